@@ -1,0 +1,119 @@
+"""Sparse feature vectors: int64 indices plus float64 values.
+
+A joint feature vector Phi(x, h) is a ``SparseVector``.  Indices may repeat until
+``coalesce`` is called; every operation that needs unique indices coalesces first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["SparseVector", "concat", "coalesce_arrays"]
+
+
+def coalesce_arrays(indices: np.ndarray, values: np.ndarray, drop_zeros: bool = True):
+    """Sum the values of repeated indices; return sorted unique indices and their sums."""
+    indices = np.asarray(indices, dtype=np.int64)
+    values = np.asarray(values, dtype=np.float64)
+    if indices.size == 0:
+        return indices, values
+    uniq, inverse = np.unique(indices, return_inverse=True)
+    summed = np.zeros(uniq.shape[0], dtype=np.float64)
+    np.add.at(summed, inverse, values)
+    if drop_zeros:
+        keep = summed != 0.0
+        uniq, summed = uniq[keep], summed[keep]
+    return uniq, summed
+
+
+@dataclass(frozen=True)
+class SparseVector:
+    """A sparse float64 vector.
+
+    Attributes
+    ----------
+    indices : int64 array of feature ids (may repeat unless coalesced)
+    values : float64 array, same length
+    """
+
+    indices: np.ndarray
+    values: np.ndarray
+
+    def __post_init__(self):
+        idx = np.ascontiguousarray(self.indices, dtype=np.int64)
+        val = np.ascontiguousarray(self.values, dtype=np.float64)
+        if idx.shape != val.shape or idx.ndim != 1:
+            raise ValueError(
+                f"SparseVector needs 1-d indices and values of equal length, got shapes "
+                f"{idx.shape} and {val.shape}"
+            )
+        object.__setattr__(self, "indices", idx)
+        object.__setattr__(self, "values", val)
+
+    @classmethod
+    def empty(cls) -> "SparseVector":
+        return cls(np.zeros(0, np.int64), np.zeros(0, np.float64))
+
+    @classmethod
+    def from_dense(cls, x: np.ndarray) -> "SparseVector":
+        x = np.asarray(x, dtype=np.float64).ravel()
+        nz = np.flatnonzero(x)
+        return cls(nz, x[nz])
+
+    @property
+    def nnz(self) -> int:
+        return int(self.indices.shape[0])
+
+    def coalesce(self) -> "SparseVector":
+        idx, val = coalesce_arrays(self.indices, self.values)
+        return SparseVector(idx, val)
+
+    def dot(self, w: np.ndarray) -> float:
+        if self.indices.size == 0:
+            return 0.0
+        return float(np.dot(w[self.indices], self.values))
+
+    def scale(self, factor: float) -> "SparseVector":
+        return SparseVector(self.indices, self.values * factor)
+
+    def __neg__(self) -> "SparseVector":
+        return SparseVector(self.indices, -self.values)
+
+    def __add__(self, other: "SparseVector") -> "SparseVector":
+        return concat([self, other]).coalesce()
+
+    def __sub__(self, other: "SparseVector") -> "SparseVector":
+        return concat([self, -other]).coalesce()
+
+    def squared_norm(self) -> float:
+        v = self.coalesce().values
+        return float(np.dot(v, v))
+
+    def to_dense(self, n_features: int) -> np.ndarray:
+        out = np.zeros(n_features, dtype=np.float64)
+        if self.indices.size:
+            if self.indices.max() >= n_features or self.indices.min() < 0:
+                raise ValueError(
+                    f"feature index out of range [0, {n_features}): "
+                    f"min {self.indices.min()}, max {self.indices.max()}"
+                )
+            np.add.at(out, self.indices, self.values)
+        return out
+
+    def add_to(self, w: np.ndarray, factor: float = 1.0) -> None:
+        """w += factor * self, in place (repeated indices handled)."""
+        if self.indices.size:
+            np.add.at(w, self.indices, factor * self.values)
+
+
+def concat(vectors) -> SparseVector:
+    """Concatenate without coalescing (a sum in sparse form)."""
+    vectors = list(vectors)
+    if not vectors:
+        return SparseVector.empty()
+    return SparseVector(
+        np.concatenate([v.indices for v in vectors]),
+        np.concatenate([v.values for v in vectors]),
+    )

@@ -1,0 +1,62 @@
+"""Typed exceptions shared by every layer.
+
+Errors say what was wrong, what was expected and how to fix it.  Input errors carry the
+file and line where they apply, so the CLI can print ``file:line: message`` and exit 2.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+
+__all__ = [
+    "LatentStructError",
+    "InputError",
+    "ModelFormatError",
+    "ConfigError",
+    "InferenceError",
+    "ConvergenceWarning",
+    "NotFittedError",
+    "warn_convergence",
+]
+
+
+class LatentStructError(Exception):
+    """Base class of every error this library raises on purpose."""
+
+
+class InputError(LatentStructError, ValueError):
+    """A data file or in-memory input is malformed.
+
+    ``path`` and ``line`` (1-based) locate the problem when it comes from a file.
+    """
+
+    def __init__(self, message: str, path: str | None = None, line: int | None = None):
+        self.message = message
+        self.path = None if path is None else str(path)
+        self.line = line
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        if self.path is None:
+            return self.message
+        if self.line is None:
+            return f"{self.path}: {self.message}"
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+class ModelFormatError(LatentStructError, ValueError):
+    """A model file is truncated, of another format version, or of another task."""
+
+
+class ConfigError(LatentStructError, ValueError):
+    """A hyperparameter, option or task name is invalid."""
+
+
+class InferenceError(LatentStructError, RuntimeError):
+    """A decoder failed or returned an inconsistent result."""
+
+
+def warn_convergence(message: str) -> None:
+    warnings.warn(message, ConvergenceWarning, stacklevel=3)
