@@ -1,0 +1,462 @@
+"""Readers and writers for the line-based corpus formats: CoNLL-2000 chunking and CoNLL-U.
+
+Every reader returns typed, immutable records and reports malformed input as
+``InputError(message, path, line)`` with the 1-based line number, so that the command line
+can print ``file:line: message``.  Messages say what was found, what was expected and how to
+fix it.  Writers go through ``atomic_write``: a file is either fully written or untouched.
+
+``read_lines`` is the shared low-level reader: it yields ``(line_number, text)`` and decodes
+each line as strict UTF-8, reporting the line of the first undecodable byte.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from latentstruct.data.atomic import atomic_write
+from latentstruct.exceptions import InputError
+
+__all__ = [
+    "read_lines",
+    "ChunkSentence",
+    "read_conll2000",
+    "write_conll2000",
+    "CONLLU_FIELDS",
+    "ConlluSentence",
+    "read_conllu",
+    "write_conllu",
+]
+
+
+# --------------------------------------------------------------------------------------
+# lines
+# --------------------------------------------------------------------------------------
+def _open_binary(path):
+    """Open ``path`` for reading bytes, turning OS errors into InputError."""
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise InputError(
+            f"no such file: {os.fspath(path)} (working directory: {Path.cwd()})"
+        ) from None
+    except IsADirectoryError:
+        raise InputError(f"{os.fspath(path)} is a directory, expected a file") from None
+    except PermissionError:
+        raise InputError(f"permission denied: cannot read {os.fspath(path)}") from None
+
+
+def read_lines(path) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)`` for each line of ``path`` (1-based numbers).
+
+    The text has its line ending (``\\n`` or ``\\r\\n``) removed.  Lines are split on
+    ``\\n`` only (never on other Unicode line separators that may occur inside a field), and
+    each is decoded as strict UTF-8; a UTF-8 byte-order mark at the start of the file is
+    dropped.  Raises ``InputError`` for a missing file and, with the line number, for
+    bytes that are not UTF-8.
+    """
+    name = os.fspath(path)
+    with _open_binary(path) as fh:
+        for lineno, raw in enumerate(fh, 1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    f"invalid UTF-8: byte 0x{raw[exc.start]:02x} at column {exc.start + 1} "
+                    f"cannot be decoded ({exc.reason}); expected UTF-8 text. Re-encode the "
+                    f"file, e.g. with `iconv -f latin1 -t utf-8`",
+                    name,
+                    lineno,
+                ) from None
+            if text.endswith("\n"):
+                text = text[:-2] if text.endswith("\r\n") else text[:-1]
+            if lineno == 1 and text.startswith("\ufeff"):
+                text = text[1:]
+            yield lineno, text
+
+
+def _is_blank(text: str) -> bool:
+    return not text or text.isspace()
+
+
+def _check_written_tag(tag, what: str, k: int, sentence_line: int) -> None:
+    if not isinstance(tag, str) or not tag or any(c.isspace() for c in tag):
+        raise InputError(
+            f"cannot write sentence {k} (read from line {sentence_line}): predicted {what} "
+            f"{tag!r} must be a non-empty string without whitespace"
+        )
+
+
+# --------------------------------------------------------------------------------------
+# CoNLL-2000 chunking
+# --------------------------------------------------------------------------------------
+_CHUNK_TAG = re.compile(r"O|[BI]-\S+")
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSentence:
+    """One CoNLL-2000 sentence.
+
+    words, pos, tags : equal-length tuples (chunk tags are IOB, e.g. ``B-NP``, ``I-NP``, ``O``)
+    line : 1-based line of the sentence's first token in the file it was read from (0 if
+        it was not read from a file)
+    """
+
+    words: tuple[str, ...]
+    pos: tuple[str, ...]
+    tags: tuple[str, ...]
+    line: int = 0
+
+    def __post_init__(self):
+        for name in ("words", "pos", "tags"):
+            value = getattr(self, name)
+            if not isinstance(value, tuple):
+                object.__setattr__(self, name, tuple(value))
+        if not len(self.words) == len(self.pos) == len(self.tags):
+            raise InputError(
+                f"ChunkSentence needs as many POS tags and chunk tags as words, got "
+                f"{len(self.words)} words, {len(self.pos)} POS tags, {len(self.tags)} chunk tags",
+                line=self.line or None,
+            )
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+
+def read_conll2000(path) -> list[ChunkSentence]:
+    """Read a CoNLL-2000 chunking file: ``word POS chunk-tag`` per line, blank line between
+    sentences (the last sentence may lack its blank line).  Columns may be separated by any
+    run of spaces or tabs.  Chunk tags must be ``O`` or ``B-TYPE`` / ``I-TYPE``.
+    """
+    name = os.fspath(path)
+    sentences: list[ChunkSentence] = []
+    words: list[str] = []
+    pos: list[str] = []
+    tags: list[str] = []
+    start = 0
+    valid_tags: set[str] = set()
+    for lineno, text in read_lines(path):
+        fields = text.split()
+        if not fields:
+            if words:
+                sentences.append(ChunkSentence(tuple(words), tuple(pos), tuple(tags), start))
+                words, pos, tags = [], [], []
+            continue
+        if len(fields) != 3:
+            raise InputError(
+                f"expected 3 columns 'word POS chunk-tag' separated by spaces, got "
+                f"{len(fields)} column{'s' if len(fields) != 1 else ''}: {text!r}. Each token "
+                f"line needs exactly these three fields; a blank line ends a sentence",
+                name,
+                lineno,
+            )
+        word, tag_pos, tag = fields
+        if tag not in valid_tags:
+            if _CHUNK_TAG.fullmatch(tag) is None:
+                raise InputError(
+                    f"invalid chunk tag {tag!r} in the third column: expected 'O' or an IOB "
+                    f"tag 'B-TYPE' / 'I-TYPE' (for example B-NP, I-VP)",
+                    name,
+                    lineno,
+                )
+            valid_tags.add(tag)
+        if not words:
+            start = lineno
+        words.append(word)
+        pos.append(tag_pos)
+        tags.append(tag)
+    if words:
+        sentences.append(ChunkSentence(tuple(words), tuple(pos), tuple(tags), start))
+    if not sentences:
+        raise InputError(
+            "contains no sentences; expected lines 'word POS chunk-tag' with a blank line "
+            "after each sentence",
+            name,
+        )
+    return sentences
+
+
+def write_conll2000(path, sentences: Sequence[ChunkSentence], predicted_tags=None) -> None:
+    """Write ``sentences`` in CoNLL-2000 format (``word POS tag``, single spaces, a blank
+    line after every sentence), with ``predicted_tags`` (one sequence per sentence) in the
+    chunk column; ``None`` writes the sentences' own tags.  The file is written atomically.
+    """
+    sentences = list(sentences)
+    if predicted_tags is None:
+        predicted_tags = [s.tags for s in sentences]
+    else:
+        predicted_tags = list(predicted_tags)
+    if len(predicted_tags) != len(sentences):
+        raise InputError(
+            f"write_conll2000 got {len(sentences)} sentences but {len(predicted_tags)} "
+            f"predicted tag sequences; pass one tag sequence per sentence"
+        )
+    chunks = []
+    for k, (sent, pred) in enumerate(zip(sentences, predicted_tags)):
+        pred = list(pred)
+        if len(pred) != len(sent.words):
+            raise InputError(
+                f"cannot write sentence {k} (read from line {sent.line}): it has "
+                f"{len(sent.words)} words but {len(pred)} predicted tags"
+            )
+        for tag in pred:
+            _check_written_tag(tag, "chunk tag", k, sent.line)
+        lines = [f"{w} {p} {t}\n" for w, p, t in zip(sent.words, sent.pos, pred)]
+        lines.append("\n")
+        chunks.append("".join(lines))
+    with atomic_write(path, "w", encoding="utf-8") as fh:
+        fh.writelines(chunks)
+
+
+# --------------------------------------------------------------------------------------
+# CoNLL-U
+# --------------------------------------------------------------------------------------
+CONLLU_FIELDS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
+_ID, _FORM, _LEMMA, _UPOS, _XPOS, _FEATS, _HEAD, _DEPREL, _DEPS, _MISC = range(10)
+_RANGE_ID = re.compile(r"([1-9][0-9]*)-([1-9][0-9]*)")
+_EMPTY_ID = re.compile(r"(?:0|[1-9][0-9]*)\.[1-9][0-9]*")
+
+
+def _is_word_id(token_id: str) -> bool:
+    return token_id.isdigit() and token_id.isascii()
+
+
+@dataclass(frozen=True, slots=True)
+class ConlluSentence:
+    """One CoNLL-U sentence, kept whole so that it can be written back unchanged.
+
+    rows : every non-comment line split into its 10 fields, in file order, including
+        multiword-token ranges (``1-2``) and empty nodes (``8.1``)
+    comments : the comment lines (with their ``#``), in order
+    line : 1-based line where the sentence starts (its first comment or row; 0 if it was
+        not read from a file)
+
+    The properties ``words``, ``upos``, ``xpos``, ``lemmas``, ``heads`` and ``deprels``
+    cover syntactic words only (integer IDs); ``word_row_indices`` gives their positions
+    in ``rows``.  ``heads`` are ints, -1 where HEAD is ``_``.
+    """
+
+    rows: tuple[tuple[str, ...], ...]
+    comments: tuple[str, ...] = ()
+    line: int = 0
+    word_row_indices: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        rows = self.rows
+        if not isinstance(rows, tuple) or not all(isinstance(r, tuple) for r in rows):
+            rows = tuple(tuple(r) for r in rows)
+            object.__setattr__(self, "rows", rows)
+        if not isinstance(self.comments, tuple):
+            object.__setattr__(self, "comments", tuple(self.comments))
+        for k, row in enumerate(rows):
+            if len(row) != 10:
+                raise InputError(
+                    f"ConlluSentence row {k} has {len(row)} fields, expected 10 "
+                    f"({' '.join(CONLLU_FIELDS)})",
+                    line=self.line or None,
+                )
+        object.__setattr__(
+            self,
+            "word_row_indices",
+            tuple(k for k, row in enumerate(rows) if _is_word_id(row[_ID])),
+        )
+
+    def _column(self, col: int) -> tuple[str, ...]:
+        rows = self.rows
+        return tuple(rows[k][col] for k in self.word_row_indices)
+
+    def __len__(self) -> int:
+        """Number of syntactic words."""
+        return len(self.word_row_indices)
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return self._column(_FORM)
+
+    @property
+    def lemmas(self) -> tuple[str, ...]:
+        return self._column(_LEMMA)
+
+    @property
+    def upos(self) -> tuple[str, ...]:
+        return self._column(_UPOS)
+
+    @property
+    def xpos(self) -> tuple[str, ...]:
+        return self._column(_XPOS)
+
+    @property
+    def heads(self) -> tuple[int, ...]:
+        return tuple(-1 if h == "_" else int(h) for h in self._column(_HEAD))
+
+    @property
+    def deprels(self) -> tuple[str, ...]:
+        return self._column(_DEPREL)
+
+
+def _conllu_error(message: str, path: str, line: int) -> InputError:
+    return InputError(message, path, line)
+
+
+def read_conllu(path) -> list[ConlluSentence]:
+    """Read a CoNLL-U file into ``ConlluSentence`` records.
+
+    Checked: 10 tab-separated fields per row; IDs are integers, ranges ``N-M`` (N < M) or
+    empty nodes ``N.M``; word IDs run 1, 2, ..., n in order; HEAD is ``_`` or an integer
+    between 0 and n; UPOS is not empty; comments come before the rows of their sentence.
+    """
+    name = os.fspath(path)
+    sentences: list[ConlluSentence] = []
+    rows: list[tuple[str, ...]] = []
+    comments: list[str] = []
+    start = 0
+    n_words = 0
+    max_head = max_head_line = 0
+    max_head_word = ""
+
+    def flush() -> None:
+        if not rows:
+            raise _conllu_error(
+                "sentence has comment lines but no word lines; expected the comments to "
+                "be followed by the rows (ID FORM LEMMA ...) of their sentence",
+                name,
+                start,
+            )
+        if max_head > n_words:
+            raise _conllu_error(
+                f"HEAD {max_head} of word {max_head_word} points past the last word of the "
+                f"sentence ({n_words} words); expected 0 (root) or a word ID 1..{n_words}",
+                name,
+                max_head_line,
+            )
+        sentences.append(ConlluSentence(tuple(rows), tuple(comments), start))
+
+    for lineno, text in read_lines(path):
+        if _is_blank(text):
+            if rows or comments:
+                flush()
+                rows, comments, n_words, max_head = [], [], 0, 0
+            continue
+        if text[0] == "#":
+            if rows:
+                raise _conllu_error(
+                    "comment line inside a sentence, after its word lines; CoNLL-U comments "
+                    "must come before the first row of their sentence (or add a blank line "
+                    "to end the sentence first)",
+                    name,
+                    lineno,
+                )
+            if not comments:
+                start = lineno
+            comments.append(text)
+            continue
+        fields = text.split("\t")
+        if len(fields) != 10:
+            raise _conllu_error(
+                f"expected 10 tab-separated fields ({' '.join(CONLLU_FIELDS)}), got "
+                f"{len(fields)}; separate the columns with single tab characters and write "
+                f"'_' for an empty field",
+                name,
+                lineno,
+            )
+        if not rows and not comments:
+            start = lineno
+        token_id = fields[_ID]
+        if _is_word_id(token_id):
+            if int(token_id) != n_words + 1:
+                raise _conllu_error(
+                    f"word ID {token_id} out of order: expected {n_words + 1}; word IDs must "
+                    f"run 1, 2, 3, ... within each sentence",
+                    name,
+                    lineno,
+                )
+            n_words += 1
+            head = fields[_HEAD]
+            if head != "_":
+                if not (head.isdigit() and head.isascii()):
+                    raise _conllu_error(
+                        f"HEAD {head!r} of word {token_id} is not an integer or '_'; expected "
+                        f"0 for the root or the ID of the head word",
+                        name,
+                        lineno,
+                    )
+                if int(head) > max_head:
+                    max_head, max_head_line, max_head_word = int(head), lineno, token_id
+            if not fields[_UPOS]:
+                raise _conllu_error(
+                    f"UPOS (column 4) of word {token_id} is empty; expected a tag such as "
+                    f"NOUN, or '_' if it is unknown",
+                    name,
+                    lineno,
+                )
+        else:
+            m = _RANGE_ID.fullmatch(token_id)
+            if m is not None:
+                if int(m.group(1)) >= int(m.group(2)):
+                    raise _conllu_error(
+                        f"bad multiword-token range {token_id!r}: the first ID must be "
+                        f"smaller than the second, e.g. '1-2'",
+                        name,
+                        lineno,
+                    )
+            elif _EMPTY_ID.fullmatch(token_id) is None:
+                raise _conllu_error(
+                    f"bad ID {token_id!r}: expected a word ID (1, 2, ...), a multiword-token "
+                    f"range (1-2) or an empty node (8.1)",
+                    name,
+                    lineno,
+                )
+        rows.append(tuple(fields))
+    if rows or comments:
+        flush()
+    if not sentences:
+        raise InputError(
+            "contains no sentences; expected CoNLL-U rows of 10 tab-separated fields with a "
+            "blank line after each sentence",
+            name,
+        )
+    return sentences
+
+
+def write_conllu(path, sentences: Sequence[ConlluSentence], predicted_upos=None) -> None:
+    """Write ``sentences`` back in CoNLL-U, with UPOS (column 4) of every word row replaced
+    by ``predicted_upos`` (one tag sequence per sentence; ``None`` keeps the original).
+
+    Comments, multiword-token ranges and empty nodes are written exactly as read, so
+    ``write_conllu(p2, read_conllu(p1))`` reproduces a well-formed, LF-terminated ``p1``
+    byte for byte.  The file is written atomically.
+    """
+    sentences = list(sentences)
+    if predicted_upos is not None:
+        predicted_upos = list(predicted_upos)
+        if len(predicted_upos) != len(sentences):
+            raise InputError(
+                f"write_conllu got {len(sentences)} sentences but {len(predicted_upos)} "
+                f"predicted tag sequences; pass one tag sequence per sentence"
+            )
+    chunks = []
+    for k, sent in enumerate(sentences):
+        if predicted_upos is None:
+            rows = sent.rows
+        else:
+            pred = list(predicted_upos[k])
+            indices = sent.word_row_indices
+            if len(pred) != len(indices):
+                raise InputError(
+                    f"cannot write sentence {k} (read from line {sent.line}): it has "
+                    f"{len(indices)} words but {len(pred)} predicted tags"
+                )
+            rows = list(sent.rows)
+            for idx, tag in zip(indices, pred):
+                _check_written_tag(tag, "UPOS", k, sent.line)
+                row = rows[idx]
+                rows[idx] = row[:_UPOS] + (tag,) + row[_UPOS + 1:]
+        lines = [c + "\n" for c in sent.comments]
+        lines.extend("\t".join(row) + "\n" for row in rows)
+        lines.append("\n")
+        chunks.append("".join(lines))
+    with atomic_write(path, "w", encoding="utf-8") as fh:
+        fh.writelines(chunks)
