@@ -1,0 +1,296 @@
+"""Model files: JSON metadata plus numpy arrays in one zip file, never pickle.
+
+A model file is an ``.npz`` archive written by ``np.savez_compressed`` (one ``<name>.npy``
+member per array) with one extra member, ``metadata.json`` (UTF-8 JSON), added with the
+``zipfile`` module.  ``np.load(path, allow_pickle=False)`` can open it directly.
+
+The metadata always holds::
+
+    format_version  int   FORMAT_VERSION of the library that wrote the file
+    library_version str   latentstruct.__version__ of that library
+    task            str   task name, e.g. "chunk" or "pos"
+    learner         str   learner name
+    task_params     dict  the task's parameters
+    learner_params  dict  the learner's hyperparameters
+    array_names     list  names of the arrays stored in the file
+
+plus anything else the caller adds.  Files are written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+import zlib
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from latentstruct import __version__
+from latentstruct.data.atomic import atomic_write
+from latentstruct.exceptions import ModelFormatError
+
+__all__ = ["FORMAT_VERSION", "METADATA_MEMBER", "save_model", "load_model", "inspect_model"]
+
+FORMAT_VERSION = 1
+METADATA_MEMBER = "metadata.json"
+
+# key -> (accepted types, description used in messages)
+_REQUIRED_KEYS: dict[str, tuple[type, str]] = {
+    "format_version": (int, "an integer"),
+    "task": (str, "a string"),
+    "learner": (str, "a string"),
+    "task_params": (dict, "a JSON object"),
+    "learner_params": (dict, "a JSON object"),
+    "array_names": (list, "a list of strings"),
+}
+
+# Errors that a damaged zip / npy / deflate stream can raise while being read.
+_CORRUPTION_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError,
+                      zlib.error, KeyError, OSError, NotImplementedError)
+
+
+def _not_a_model(path, detail: str) -> ModelFormatError:
+    return ModelFormatError(
+        f"model file {os.fspath(path)} is truncated or not a latentstruct model ({detail}); "
+        f"re-save or re-train the model"
+    )
+
+
+# --------------------------------------------------------------------------------------
+# JSON conversion
+# --------------------------------------------------------------------------------------
+def _to_json(value, where: str):
+    """A JSON-ready copy of ``value``: numpy scalars become Python scalars, tuples lists.
+
+    Anything else that JSON cannot hold (arbitrary objects, arrays, non-string keys) is
+    rejected with a message naming where it was found.
+    """
+    if isinstance(value, np.generic):  # before the Python types: np.float64 is a float
+        if isinstance(value, (np.bool_, np.integer, np.floating, np.str_)):
+            return value.item()
+        raise ModelFormatError(
+            f"cannot save model metadata: {where} is a numpy {value.dtype} scalar, which JSON "
+            f"cannot hold; convert it to a bool, int, float or str"
+        )
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            if isinstance(key, np.str_):
+                key = str(key)
+            if not isinstance(key, str):
+                raise ModelFormatError(
+                    f"cannot save model metadata: {where} has the key {key!r} of type "
+                    f"{type(key).__name__}; JSON object keys must be strings"
+                )
+            out[key] = _to_json(item, f"{where}[{key!r}]")
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_to_json(item, f"{where}[{k}]") for k, item in enumerate(value)]
+    if isinstance(value, np.ndarray):
+        raise ModelFormatError(
+            f"cannot save model metadata: {where} is a numpy array of shape {value.shape}; "
+            f"put arrays in the `arrays` argument (or convert a small one with .tolist())"
+        )
+    raise ModelFormatError(
+        f"cannot save model metadata: {where} is a {type(value).__module__}."
+        f"{type(value).__qualname__} object, which is not JSON-serialisable; store only "
+        f"dicts, lists, strings, numbers, booleans and None"
+    )
+
+
+def _check_schema(metadata, path, saving: bool) -> None:
+    """Raise ModelFormatError unless ``metadata`` has the required keys with the right types."""
+    where = "cannot save model:" if saving else f"model file {os.fspath(path)}:"
+    if not isinstance(metadata, dict):
+        raise ModelFormatError(
+            f"{where} metadata must be a JSON object, got {type(metadata).__name__}"
+        )
+    for key, (kind, description) in _REQUIRED_KEYS.items():
+        if key not in metadata:
+            raise ModelFormatError(
+                f"{where} metadata lacks the required key {key!r} ({description}); "
+                + ("add it to the metadata" if saving
+                   else "the file is damaged or was not written by latentstruct.save_model")
+            )
+        value = metadata[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ModelFormatError(
+                f"{where} metadata key {key!r} must be {description}, got "
+                f"{type(value).__name__} {value!r}"
+            )
+    bad = [n for n in metadata["array_names"] if not isinstance(n, str)]
+    if bad:
+        raise ModelFormatError(
+            f"{where} metadata key 'array_names' must be a list of strings, got {bad[0]!r}"
+        )
+
+
+# --------------------------------------------------------------------------------------
+# saving
+# --------------------------------------------------------------------------------------
+def save_model(path, metadata: dict, arrays: dict[str, np.ndarray]) -> None:
+    """Write a model file atomically.
+
+    Parameters
+    ----------
+    path : destination (conventionally ending in ``.npz``; no suffix is added)
+    metadata : JSON-serialisable dict with at least ``task`` (str), ``learner`` (str),
+        ``task_params`` (dict) and ``learner_params`` (dict).  Numpy scalars are converted;
+        other objects are rejected.  ``format_version``, ``library_version`` and
+        ``array_names`` are set here (values passed in are replaced).
+    arrays : name -> numpy array (numeric, bool or fixed-width string dtypes; object arrays
+        are rejected because they would need pickle).
+    """
+    if not isinstance(metadata, Mapping):
+        raise ModelFormatError(
+            f"cannot save model: metadata must be a dict, got {type(metadata).__name__}"
+        )
+    if not isinstance(arrays, Mapping):
+        raise ModelFormatError(
+            f"cannot save model: arrays must be a dict of name -> numpy array, got "
+            f"{type(arrays).__name__}"
+        )
+    clean_arrays: dict[str, np.ndarray] = {}
+    for name, array in arrays.items():
+        if not isinstance(name, str) or not name or name == METADATA_MEMBER:
+            raise ModelFormatError(
+                f"cannot save model: array name {name!r} is not allowed; use a non-empty "
+                f"string other than {METADATA_MEMBER!r}"
+            )
+        array = np.asarray(array)
+        if array.dtype.hasobject:
+            raise ModelFormatError(
+                f"cannot save model: array {name!r} has dtype object, which cannot be stored "
+                f"without pickle; convert it to a numeric or fixed-width string dtype"
+            )
+        clean_arrays[name] = array
+
+    meta = _to_json(dict(metadata), "metadata")
+    meta["format_version"] = FORMAT_VERSION
+    meta["library_version"] = __version__
+    meta["array_names"] = list(clean_arrays)
+    _check_schema(meta, path, saving=True)
+    try:
+        text = json.dumps(meta, ensure_ascii=False, indent=1, sort_keys=True,
+                          allow_nan=True)
+    except (TypeError, ValueError) as exc:  # pragma: no cover - _to_json rejects these first
+        raise ModelFormatError(f"cannot save model: metadata is not JSON-serialisable: {exc}")
+
+    with atomic_write(path, "w+b") as fh:
+        np.savez_compressed(fh, **clean_arrays)
+        fh.seek(0)
+        with zipfile.ZipFile(fh, mode="a", compression=zipfile.ZIP_DEFLATED) as zf:
+            zf.writestr(METADATA_MEMBER, text.encode("utf-8"))
+
+
+# --------------------------------------------------------------------------------------
+# loading
+# --------------------------------------------------------------------------------------
+def _read_metadata(zf: zipfile.ZipFile, path) -> dict:
+    try:
+        raw = zf.read(METADATA_MEMBER)
+    except KeyError:
+        raise _not_a_model(path, f"the zip archive has no {METADATA_MEMBER} member") from None
+    try:
+        metadata = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise _not_a_model(path, f"{METADATA_MEMBER} is not valid UTF-8 JSON: {exc}") from None
+    if not isinstance(metadata, dict):
+        raise _not_a_model(
+            path, f"{METADATA_MEMBER} holds a {type(metadata).__name__}, not a JSON object"
+        )
+    return metadata
+
+
+def _validate(metadata: dict, members: set[str], path, expected_task) -> None:
+    name = os.fspath(path)
+    version = metadata.get("format_version")
+    if version is None:
+        raise ModelFormatError(
+            f"model file {name}: metadata lacks the required key 'format_version'; the file "
+            f"is damaged or was not written by latentstruct.save_model"
+        )
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ModelFormatError(
+            f"model file {name}: metadata key 'format_version' must be an integer, got "
+            f"{type(version).__name__} {version!r}"
+        )
+    if version != FORMAT_VERSION:
+        written_by = metadata.get("library_version", "an unknown version")
+        raise ModelFormatError(
+            f"model file {name} has format version {version} (written by latentstruct "
+            f"{written_by}), but this library (latentstruct {__version__}) reads format "
+            f"version {FORMAT_VERSION}; use a matching latentstruct version or re-train the "
+            f"model"
+        )
+    _check_schema(metadata, path, saving=False)
+    missing = [a for a in metadata["array_names"] if a + ".npy" not in members]
+    if missing:
+        raise ModelFormatError(
+            f"model file {name}: arrays listed in its metadata are missing from the file: "
+            f"{', '.join(repr(a) for a in missing)}; the file is damaged"
+        )
+    if expected_task is not None and metadata["task"] != expected_task:
+        raise ModelFormatError(
+            f"model file {name} is a {metadata['task']!r} model, expected {expected_task!r}; "
+            f"pass a model trained for the {expected_task!r} task"
+        )
+
+
+def _open_zip(path) -> zipfile.ZipFile:
+    name = os.fspath(path)
+    if not Path(path).exists():
+        raise ModelFormatError(
+            f"no such file: {name} (working directory: {Path.cwd()}); check the model path"
+        )
+    if Path(path).is_dir():
+        raise ModelFormatError(f"model path {name} is a directory, expected a model file")
+    try:
+        return zipfile.ZipFile(path, mode="r")
+    except PermissionError:
+        raise ModelFormatError(f"permission denied: cannot read model file {name}") from None
+    except _CORRUPTION_ERRORS as exc:
+        raise _not_a_model(path, f"{type(exc).__name__}: {exc}") from None
+
+
+def inspect_model(path, *, expected_task: str | None = None) -> dict:
+    """Read and check only the metadata of a model file (arrays are not loaded)."""
+    with _open_zip(path) as zf:
+        try:
+            metadata = _read_metadata(zf, path)
+            members = set(zf.namelist())
+        except ModelFormatError:
+            raise
+        except _CORRUPTION_ERRORS as exc:
+            raise _not_a_model(path, f"{type(exc).__name__}: {exc}") from None
+    _validate(metadata, members, path, expected_task)
+    return metadata
+
+
+def load_model(path, *, expected_task: str | None = None) -> tuple[dict, dict[str, np.ndarray]]:
+    """Load a model file written by ``save_model``; return ``(metadata, arrays)``.
+
+    Raises ModelFormatError when the file is missing, truncated or corrupt, is not a
+    latentstruct model, has another format version, lacks a required metadata key, or
+    (with ``expected_task``) belongs to another task.  Never unpickles anything.
+    """
+    with _open_zip(path) as zf:
+        try:
+            metadata = _read_metadata(zf, path)
+            members = set(zf.namelist())
+            _validate(metadata, members, path, expected_task)
+            arrays: dict[str, np.ndarray] = {}
+            with np.load(path, allow_pickle=False) as npz:
+                for array_name in metadata["array_names"]:
+                    arrays[array_name] = npz[array_name]
+        except ModelFormatError:
+            raise
+        except _CORRUPTION_ERRORS as exc:
+            raise _not_a_model(path, f"{type(exc).__name__}: {exc}") from None
+    return metadata, arrays
+
