@@ -40,7 +40,10 @@ __all__ = [
     "fit_binary_squared_hinge",
 ]
 
-_INT32_MAX = np.iinfo(np.int32).max
+_UINT32_MAX = np.iinfo(np.uint32).max
+# Reassociation lets LLVM split the sparse dot products into several accumulators; no flag that
+# assumes away inf/nan (the shrinking thresholds use +-inf).
+_FASTMATH = {"reassoc", "contract"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -48,7 +51,7 @@ _INT32_MAX = np.iinfo(np.int32).max
 # --------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy", fastmath=_FASTMATH)
 def _dcd_epochs(
     indptr,
     indices,
@@ -105,8 +108,8 @@ def _dcd_epochs(
         while pos < active_size:
             k = index[pos]
             g = group[k]
-            start = indptr[k]
-            end = indptr[k + 1]
+            start = np.uint64(indptr[k])  # unsigned offsets: no negative-index wraparound code
+            end = np.uint64(indptr[k + 1])
             G = 0.0
             for p in range(start, end):
                 G += w[indices[p]] * data[p]
@@ -170,15 +173,37 @@ def _accumulate_w(indptr, indices, data, alpha, active, w):
     for k in range(alpha.shape[0]):
         a = alpha[k]
         if a != 0.0 and active[k]:
-            for p in range(indptr[k], indptr[k + 1]):
+            for p in range(np.uint64(indptr[k]), np.uint64(indptr[k + 1])):
                 w[indices[p]] += a * data[p]
+
+
+@njit(cache=True, nogil=True)
+def _csr_has_repeats(indptr, indices, n_cols):
+    """Whether some row of a CSR matrix lists a column twice (no sorting needed)."""
+    last_row = np.full(n_cols, -1, dtype=np.int64)
+    for r in range(indptr.shape[0] - 1):
+        for p in range(indptr[r], indptr[r + 1]):
+            c = indices[p]
+            if last_row[c] == r:
+                return True
+            last_row[c] = r
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _row_sqnorms(indptr, data, out):
+    for k in range(out.shape[0]):
+        acc = 0.0
+        for p in range(np.uint64(indptr[k]), np.uint64(indptr[k + 1])):
+            acc += data[p] * data[p]
+        out[k] = acc
 
 
 @njit(cache=True, nogil=True)
 def _margins(indptr, indices, data, w, out):
     for k in range(out.shape[0]):
         m = 0.0
-        for p in range(indptr[k], indptr[k + 1]):
+        for p in range(np.uint64(indptr[k]), np.uint64(indptr[k + 1])):
             m += w[indices[p]] * data[p]
         out[k] = m
 
@@ -194,7 +219,7 @@ def _objectives(indptr, indices, data, b, group, active, alpha, w, C):
         if not active[k]:
             continue
         m = 0.0
-        for p in range(indptr[k], indptr[k + 1]):
+        for p in range(np.uint64(indptr[k]), np.uint64(indptr[k + 1])):
             m += w[indices[p]] * data[p]
         g = group[k]
         viol = b[k] - m
@@ -248,7 +273,8 @@ class ConstraintPool:
         n_groups = _check_positive_int(n_groups, "n_groups")
         self._n_features = n_features
         self._n_groups = n_groups
-        self._index_dtype = np.int32 if n_features <= _INT32_MAX else np.int64
+        # unsigned feature ids: the kernels then skip numba's negative-index wraparound code
+        self._index_dtype = np.uint32 if n_features <= _UINT32_MAX else np.uint64
         self._n = 0
         self._nnz = 0
         cap, nnz_cap = 16, 256
@@ -383,13 +409,15 @@ class ConstraintPool:
         """
         if not sp.issparse(X):
             raise TypeError(f"X must be a scipy.sparse matrix (CSR), got {type(X).__name__}")
-        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
-        X.sum_duplicates()
+        X = X.tocsr()
+        if X.dtype != np.float64:
+            X = X.astype(np.float64)
         m = X.shape[0]
         if X.shape[1] > self._n_features:
             raise ValueError(
                 f"X has {X.shape[1]} columns but the pool has n_features={self._n_features}"
             )
+        X = _without_repeated_columns(X)
         b = np.asarray(b, dtype=np.float64).reshape(-1)
         groups = np.asarray(groups)
         if b.shape != (m,) or groups.shape != (m,):
@@ -417,7 +445,7 @@ class ConstraintPool:
         self._group[k0 : k0 + m] = groups
         self._alpha[k0 : k0 + m] = 0.0
         self._active[k0 : k0 + m] = True
-        self._sqnorm[k0 : k0 + m] = np.asarray(X.multiply(X).sum(axis=1)).reshape(-1)
+        _row_sqnorms(X.indptr, X.data, self._sqnorm[k0 : k0 + m])
         self._n += m
         self._nnz += nnz
         self._n_active += m
@@ -709,7 +737,7 @@ def fit_binary_squared_hinge(
     ``y`` must contain only -1 and +1; ``X`` may be dense or scipy-sparse.  ``tol`` defaults to
     LIBLINEAR's 0.1, not scikit-learn's 1e-4.
     """
-    X = sp.csr_matrix(X, dtype=np.float64)
+    X = sp.csr_matrix(X, dtype=np.float64) if not sp.issparse(X) else X.tocsr()
     y = np.asarray(y, dtype=np.float64).reshape(-1)
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
@@ -718,7 +746,10 @@ def fit_binary_squared_hinge(
     if not np.all((y == 1.0) | (y == -1.0)):
         bad = np.unique(y[(y != 1.0) & (y != -1.0)])[:5]
         raise ValueError(f"y must contain only -1 and +1, got other values such as {bad}")
-    D = sp.csr_matrix(sp.diags(y) @ X)
+    X = _without_repeated_columns(X.astype(np.float64, copy=False))
+    # d_i = y_i x_i: scale each row's values, keep its (sorted) column indices
+    D = sp.csr_matrix((X.data * np.repeat(y, np.diff(X.indptr)), X.indices, X.indptr),
+                      shape=X.shape)
     pool = ConstraintPool(max(X.shape[1], 1), X.shape[0])
     pool.add_csr(D, np.ones(X.shape[0]), np.arange(X.shape[0]))
     return solve_grouped_dcd(
@@ -729,6 +760,16 @@ def fit_binary_squared_hinge(
 # --------------------------------------------------------------------------------------------
 # validation helpers
 # --------------------------------------------------------------------------------------------
+
+
+def _without_repeated_columns(X):
+    """X itself if no row repeats a column (order within a row does not matter), else a
+    copy with the repeats summed."""
+    if X.has_canonical_format or not _csr_has_repeats(X.indptr, X.indices, X.shape[1]):
+        return X
+    X = X.copy()
+    X.sum_duplicates()
+    return X
 
 
 def _grow(arr: np.ndarray, new_len: int) -> np.ndarray:
