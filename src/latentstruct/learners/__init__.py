@@ -1,0 +1,12 @@
+"""Learners: optimisation over any task (registered by name for the CLI)."""
+
+from .base import LEARNERS, LinearStructuredLearner, get_learner_class, register_learner
+from .ssvm import StructuredSVM
+
+__all__ = [
+    "LEARNERS",
+    "LinearStructuredLearner",
+    "get_learner_class",
+    "register_learner",
+    "StructuredSVM",
+]

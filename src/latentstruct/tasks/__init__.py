@@ -1,0 +1,16 @@
+"""Tasks: features, loss and constraints of each application (registered by name)."""
+
+from .base import TASKS, Dataset, StructuredTask, get_task_class, register_task
+from .sequence import ChunkTask, PosTask, SequenceCorpus, SequenceLabellingTask
+
+__all__ = [
+    "TASKS",
+    "Dataset",
+    "StructuredTask",
+    "get_task_class",
+    "register_task",
+    "ChunkTask",
+    "PosTask",
+    "SequenceCorpus",
+    "SequenceLabellingTask",
+]

@@ -1,0 +1,135 @@
+"""What every linear structured learner shares: validation, prediction, persistence.
+
+Learners follow scikit-learn's estimator contract (hyperparameters stored unchanged in
+``__init__``, validated in ``fit``, learned attributes end in ``_``).  They never import a
+concrete task; they talk to the ``task`` parameter through ``StructuredTask``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from ..exceptions import ConfigError, InferenceError, NotFittedError
+from ..parallel import parallel_chunks
+from ..tasks.base import StructuredTask
+
+__all__ = [
+    "LinearStructuredLearner",
+    "check_positive",
+    "check_positive_int",
+    "check_nonnegative",
+    "LEARNERS",
+    "register_learner",
+    "get_learner_class",
+]
+
+
+def check_positive(name: str, value) -> float:
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not value > 0:
+        raise ConfigError(
+            f"The '{name}' parameter must be a float in the range (0, inf). Got {value!r} instead."
+        )
+    return float(value)
+
+
+def check_nonnegative(name: str, value) -> float:
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not value >= 0:
+        raise ConfigError(
+            f"The '{name}' parameter must be a float in the range [0, inf). Got {value!r} instead."
+        )
+    return float(value)
+
+
+def check_positive_int(name: str, value) -> int:
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
+        raise ConfigError(
+            f"The '{name}' parameter must be an int in the range [1, inf). Got {value!r} instead."
+        )
+    return int(value)
+
+
+class LinearStructuredLearner(BaseEstimator):
+    """Base of learners whose model is one weight vector ``coef_`` over the task's features."""
+
+    def _check_task(self) -> StructuredTask:
+        if not isinstance(self.task, StructuredTask):
+            raise ConfigError(
+                f"{type(self).__name__} needs a fitted StructuredTask as its 'task' parameter, "
+                f"got {type(self.task).__name__}"
+            )
+        self.task.check_fitted()
+        return self.task
+
+    def _check_is_fitted(self) -> None:
+        if getattr(self, "coef_", None) is None:
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                "appropriate arguments before using this estimator."
+            )
+
+    def _decode(self, X, w, Y=None, *, random_state=None) -> list:
+        """(Loss-augmented when Y is given) argmax of every example, in parallel chunks."""
+        task = self.task
+
+        def run(a, b):
+            Xs = X[a:b]
+            Ys = None if Y is None else Y[a:b]
+            return task.argmax_batch(Xs, w, Ys, random_state=random_state)
+
+        return parallel_chunks(run, len(X), getattr(self, "n_jobs", 1))
+
+    def predict(self, X) -> list:
+        """Best structure of every example under ``coef_``."""
+        self._check_is_fitted()
+        return self._decode(X, self.coef_)
+
+    def score(self, X, Y) -> dict:
+        """The task's metrics of ``predict(X)`` against ``Y``."""
+        return self.task.evaluate(Y, self.predict(X))
+
+    def _learned_state(self) -> tuple[dict, dict]:
+        """JSON-able attributes and arrays that ``_restore`` needs (for model files)."""
+        self._check_is_fitted()
+        meta = {
+            "n_iter_": int(self.n_iter_),
+            "objective_curve_": [float(v) for v in self.objective_curve_],
+        }
+        return meta, {"coef_": self.coef_}
+
+    def _restore(self, meta: dict, arrays: dict) -> None:
+        self.coef_ = np.asarray(arrays["coef_"], dtype=np.float64)
+        self.n_iter_ = int(meta.get("n_iter_", 0))
+        self.objective_curve_ = list(meta.get("objective_curve_", []))
+
+
+def raise_inexact_decoder(kind: str, example: int, value: float) -> None:
+    raise InferenceError(
+        f"{kind} argmax for example {example} is not exact: the returned structure scores "
+        f"{value:.6g} below a structure the decoder must consider (the gold structure). "
+        "The task's argmax or its joint_feature disagree; check them with "
+        "latentstruct.testing.check_decoder, or pass check_inference=False to skip this check."
+    )
+
+
+LEARNERS: dict[str, type] = {}
+
+
+def register_learner(name: str):
+    def deco(cls):
+        LEARNERS[name] = cls
+        cls.registry_name = name
+        return cls
+
+    return deco
+
+
+def get_learner_class(name: str):
+    try:
+        return LEARNERS[name]
+    except KeyError:
+        raise ConfigError(
+            f"unknown learner {name!r}; expected one of: {', '.join(sorted(LEARNERS))}"
+        ) from None

@@ -1,0 +1,144 @@
+"""The task interface: features, loss and constraints of one application.
+
+A task turns raw records into model-ready instances and defines, for a weight vector
+``w``, the part scores an inference routine maximises.  Learners only ever talk to a
+task through this interface (``joint_feature``, ``argmax``, ``loss`` and their batch
+forms), so a learner never knows which application it trains.
+
+Tasks are configured like scikit-learn estimators: keyword parameters stored unchanged,
+listed by ``get_params``.  A fitted task (its feature index and label set) is saved in
+the model file as JSON-able parameters plus numpy arrays (``get_state``/``from_state``).
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+
+from ..data.sparse import SparseVector
+from ..exceptions import ConfigError, NotFittedError
+from ..inference.result import DecodeResult
+
+__all__ = ["Dataset", "StructuredTask", "register_task", "get_task_class", "TASKS"]
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Records read from a file, with their gold structures (``None`` where unknown)."""
+
+    records: Sequence[Any]
+    targets: Sequence[Any]
+    path: str | None = None
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+
+class StructuredTask:
+    """Base class of every task.
+
+    Subclasses set ``name`` and implement ``read``, ``fit``, ``featurize``,
+    ``joint_feature``, ``argmax``, ``loss``, ``evaluate``, ``write_predictions`` and the
+    state round trip.  The batch methods default to loops over the single-instance ones;
+    tasks with fast kernels override them.
+    """
+
+    name: ClassVar[str] = ""
+    #: learner used by ``latentstruct train`` when ``--learner`` is not given
+    default_learner: ClassVar[str] = "ssvm"
+    #: whether ``read(None)`` loads data shipped with an installed package
+    has_default_data: ClassVar[bool] = False
+
+    # --- scikit-learn style parameters -------------------------------------------------
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return [p for p in sig.parameters if p != "self"]
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {k: getattr(self, k) for k in self._param_names()}
+
+    def set_params(self, **params) -> "StructuredTask":
+        valid = self._param_names()
+        for key, value in params.items():
+            if key not in valid:
+                raise ConfigError(
+                    f"unknown parameter {key!r} for task {self.name!r}; valid: {', '.join(valid)}"
+                )
+            setattr(self, key, value)
+        return self
+
+    # --- to be provided by subclasses ------------------------------------------------
+    @property
+    def n_features(self) -> int:
+        raise NotImplementedError("each task defines n_features")
+
+    def read(self, path) -> Dataset:
+        raise NotImplementedError("each task defines read")
+
+    def fit(self, dataset: Dataset) -> "StructuredTask":
+        raise NotImplementedError("each task defines fit")
+
+    def featurize(self, dataset: Dataset) -> list:
+        raise NotImplementedError("each task defines featurize")
+
+    def joint_feature(self, x, y) -> SparseVector:
+        raise NotImplementedError("each task defines joint_feature")
+
+    def argmax(self, x, w: np.ndarray, y_true=None, *, random_state=None) -> DecodeResult:
+        """Best structure for ``x`` under ``w``; loss-augmented when ``y_true`` is given."""
+        raise NotImplementedError("each task defines argmax")
+
+    def loss(self, y_true, y_pred) -> float:
+        raise NotImplementedError("each task defines loss")
+
+    def evaluate(self, targets, predictions) -> dict:
+        raise NotImplementedError("each task defines evaluate")
+
+    def write_predictions(self, path, dataset: Dataset, predictions) -> None:
+        raise NotImplementedError("each task defines write_predictions")
+
+    def get_state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        raise NotImplementedError("each task defines get_state")
+
+    @classmethod
+    def from_state(cls, params: dict, state: dict, arrays: dict[str, np.ndarray]):
+        raise NotImplementedError("each task defines from_state")
+
+    # --- generic batch forms -----------------------------------------------------------
+    def argmax_batch(self, X, w, Y=None, *, random_state=None) -> list:
+        if Y is None:
+            return [self.argmax(x, w, random_state=random_state).structure for x in X]
+        return [self.argmax(x, w, y, random_state=random_state).structure for x, y in zip(X, Y)]
+
+    def joint_feature_difference(self, x, y_a, y_b) -> SparseVector:
+        """Phi(x, y_a) - Phi(x, y_b), coalesced."""
+        return self.joint_feature(x, y_a) - self.joint_feature(x, y_b)
+
+    def check_fitted(self) -> None:
+        if not getattr(self, "fitted_", False):
+            raise NotFittedError(
+                f"task {self.name!r} has no feature index yet; call fit(dataset) on training data first"
+            )
+
+
+TASKS: dict[str, type[StructuredTask]] = {}
+
+
+def register_task(cls: type[StructuredTask]) -> type[StructuredTask]:
+    if not cls.name:
+        raise ValueError(f"{cls.__name__} needs a non-empty name to be registered")
+    TASKS[cls.name] = cls
+    return cls
+
+
+def get_task_class(name: str) -> type[StructuredTask]:
+    try:
+        return TASKS[name]
+    except KeyError:
+        raise ConfigError(
+            f"unknown task {name!r}; expected one of: {', '.join(sorted(TASKS))}"
+        ) from None

@@ -1,0 +1,482 @@
+"""First-order sequence labelling: CoNLL-2000 chunking (``chunk``) and UD UPOS tagging (``pos``).
+
+Parts are (token, label) emissions and (label, label) transitions, plus start and end
+transitions.  Each token carries a set of binary attributes (word, lowercase, affixes,
+shape, window words and POS); an emission part's feature vector is its attributes
+crossed with its label.  So with ``n_attr`` attributes and ``L`` labels the weight
+vector is laid out as
+
+    [ emissions (n_attr x L) | transitions (L x L, prev -> next) | start (L) | end (L) ]
+
+and the part scores for Viterbi are a gather over this layout.  Loss is Hamming
+(mislabelled tokens); the loss-augmented argmax adds 1 to every wrong label's unary score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit
+
+from ..data.features import feature_index_from_arrays, make_feature_index
+from ..data.readers import read_conll2000, read_conllu, write_conll2000, write_conllu
+from ..data.sparse import SparseVector, coalesce_arrays
+from ..exceptions import ConfigError, InputError
+from ..inference.result import DecodeResult
+from ..inference.viterbi import viterbi, viterbi_batch
+from .base import Dataset, StructuredTask, register_task
+from .chunk_metrics import chunk_f1
+
+__all__ = [
+    "SequenceCorpus",
+    "SequenceLabellingTask",
+    "ChunkTask",
+    "PosTask",
+    "word_shape",
+    "token_attributes",
+]
+
+
+def word_shape(word: str) -> str:
+    """Collapsed character classes: ``Xx`` for ``Hello``, ``d.d`` for ``3.14``."""
+    out = []
+    for ch in word:
+        if ch.isupper():
+            c = "X"
+        elif ch.islower():
+            c = "x"
+        elif ch.isdigit():
+            c = "d"
+        else:
+            c = ch
+        if not out or out[-1] != c:
+            out.append(c)
+    return "".join(out)
+
+
+def token_attributes(
+    words: Sequence[str],
+    pos: Sequence[str] | None,
+    *,
+    window: int = 2,
+    affix_length: int = 3,
+) -> list[list[str]]:
+    """Attribute strings of every token.
+
+    Templates: bias; the word and its lowercase; prefixes and suffixes up to
+    ``affix_length``; shape; lowercased window words in [-window, window] and the word
+    bigrams around the token; and, when ``pos`` is given, window POS tags with POS bigrams
+    and trigrams (the CoNLL-2000 baseline templates of CRFsuite's chunking example).
+    """
+    n = len(words)
+    lower = [w.lower() for w in words]
+    pad_l = ["<s>"] * window + lower + ["</s>"] * window
+    if pos is not None:
+        pad_p = ["<s>"] * window + list(pos) + ["</s>"] * window
+    out = []
+    for t in range(n):
+        w = words[t]
+        lw = lower[t]
+        c = t + window  # index into the padded lists
+        attrs = ["b", "w=" + w, "sh=" + word_shape(w)]
+        for k in range(1, affix_length + 1):
+            if len(lw) >= k:
+                attrs.append(f"p{k}={lw[:k]}")
+                attrs.append(f"s{k}={lw[-k:]}")
+        for d in range(-window, window + 1):
+            attrs.append(f"l[{d}]={pad_l[c + d]}")
+        attrs.append(f"l[-1]|l[0]={pad_l[c - 1]}|{lw}")
+        attrs.append(f"l[0]|l[1]={lw}|{pad_l[c + 1]}")
+        if pos is not None:
+            for d in range(-window, window + 1):
+                attrs.append(f"p[{d}]={pad_p[c + d]}")
+            for d in range(-window, window):
+                attrs.append(f"p[{d}]|p[{d + 1}]={pad_p[c + d]}|{pad_p[c + d + 1]}")
+            for d in range(-window, window - 1):
+                attrs.append(
+                    f"p[{d}..{d + 2}]={pad_p[c + d]}|{pad_p[c + d + 1]}|{pad_p[c + d + 2]}"
+                )
+        out.append(attrs)
+    return out
+
+
+class SequenceCorpus(Sequence):
+    """Featurised sentences as one concatenated CSR of token attributes.
+
+    ``attr_indptr[t]:attr_indptr[t+1]`` are token t's attribute ids in ``attr_ids``;
+    ``offsets[i]:offsets[i+1]`` are sentence i's tokens.  Indexing returns a one-sentence
+    ``SequenceCorpus`` view, so single-instance and batch code share one representation.
+    """
+
+    def __init__(self, attr_indptr: np.ndarray, attr_ids: np.ndarray, offsets: np.ndarray):
+        self.attr_indptr = np.ascontiguousarray(attr_indptr, dtype=np.int64)
+        self.attr_ids = np.ascontiguousarray(attr_ids, dtype=np.int64)
+        self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return self.offsets.shape[0] - 1
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.offsets[-1] - self.offsets[0])
+
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            idx = range(*i.indices(len(self)))
+            return self.subset(list(idx))
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"sentence index {i} out of range for {n} sentences")
+        t0, t1 = self.offsets[i], self.offsets[i + 1]
+        a0, a1 = self.attr_indptr[t0], self.attr_indptr[t1]
+        return SequenceCorpus(
+            self.attr_indptr[t0 : t1 + 1] - a0,
+            self.attr_ids[a0:a1],
+            np.array([0, t1 - t0], dtype=np.int64),
+        )
+
+    def subset(self, indices) -> "SequenceCorpus":
+        parts = [self[int(i)] for i in indices]
+        return concat_corpora(parts)
+
+
+def concat_corpora(parts: Sequence[SequenceCorpus]) -> SequenceCorpus:
+    if not parts:
+        return SequenceCorpus(np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(1, np.int64))
+    indptrs, offsets = [np.zeros(1, np.int64)], [np.zeros(1, np.int64)]
+    a_base = t_base = 0
+    for p in parts:
+        indptrs.append(p.attr_indptr[1:] - p.attr_indptr[0] + a_base)
+        offsets.append(p.offsets[1:] - p.offsets[0] + t_base)
+        a_base += int(p.attr_indptr[-1] - p.attr_indptr[0])
+        t_base += p.n_tokens
+    return SequenceCorpus(
+        np.concatenate(indptrs),
+        np.concatenate([p.attr_ids[p.attr_indptr[0] : p.attr_indptr[-1]] for p in parts]),
+        np.concatenate(offsets),
+    )
+
+
+@njit(cache=True)
+def _emission_scores(attr_indptr, attr_ids, emission, t0, t1):
+    """Unary scores of tokens t0..t1-1: sum of their attributes' label-weight rows."""
+    n_labels = emission.shape[1]
+    out = np.zeros((t1 - t0, n_labels))
+    for t in range(t0, t1):
+        for p in range(attr_indptr[t], attr_indptr[t + 1]):
+            row = attr_ids[p]
+            for y in range(n_labels):
+                out[t - t0, y] += emission[row, y]
+    return out
+
+
+@njit(cache=True)
+def _joint_feature_difference(attr_indptr, attr_ids, t0, t1, y_a, y_b, n_attr, n_labels):
+    """Phi(y_a) - Phi(y_b) of one sentence (tokens t0..t1-1), uncoalesced.
+
+    Emissions of tokens where the labels agree cancel and are skipped.
+    """
+    T = t1 - t0
+    n_em = 0
+    for t in range(T):
+        if y_a[t] != y_b[t]:
+            n_em += attr_indptr[t0 + t + 1] - attr_indptr[t0 + t]
+    size = 2 * n_em + 2 * (T - 1 if T > 0 else 0) + 4
+    idx = np.empty(size, np.int64)
+    val = np.empty(size, np.float64)
+    k = 0
+    trans_base = n_attr * n_labels
+    start_base = trans_base + n_labels * n_labels
+    end_base = start_base + n_labels
+    for t in range(T):
+        if y_a[t] != y_b[t]:
+            for p in range(attr_indptr[t0 + t], attr_indptr[t0 + t + 1]):
+                a = attr_ids[p] * n_labels
+                if y_a[t] >= 0:
+                    idx[k] = a + y_a[t]
+                    val[k] = 1.0
+                    k += 1
+                if y_b[t] >= 0:
+                    idx[k] = a + y_b[t]
+                    val[k] = -1.0
+                    k += 1
+    if T > 0:
+        for t in range(1, T):
+            if y_a[t - 1] >= 0 and y_a[t] >= 0:
+                idx[k] = trans_base + y_a[t - 1] * n_labels + y_a[t]
+                val[k] = 1.0
+                k += 1
+            if y_b[t - 1] >= 0 and y_b[t] >= 0:
+                idx[k] = trans_base + y_b[t - 1] * n_labels + y_b[t]
+                val[k] = -1.0
+                k += 1
+        for lab, sign in ((y_a[0], 1.0), (y_b[0], -1.0)):
+            if lab >= 0:
+                idx[k] = start_base + lab
+                val[k] = sign
+                k += 1
+        for lab, sign in ((y_a[T - 1], 1.0), (y_b[T - 1], -1.0)):
+            if lab >= 0:
+                idx[k] = end_base + lab
+                val[k] = sign
+                k += 1
+    return idx[:k], val[:k]
+
+
+class SequenceLabellingTask(StructuredTask):
+    """First-order sequence labelling with Hamming loss (base of ``chunk`` and ``pos``).
+
+    Parameters
+    ----------
+    min_count : int
+        Keep attributes seen at least this often in training.
+    feature_index : {"index", "hashing"}
+        Exact index of training attributes, or feature hashing.
+    hash_bits : int
+        Table size 2**hash_bits when hashing.
+    window : int
+        Context window (words, and POS for chunking) on each side.
+    affix_length : int
+        Longest prefix/suffix attribute.
+    """
+
+    uses_pos_input: bool = False
+
+    def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=2, affix_length=3):
+        self.min_count = min_count
+        self.feature_index = feature_index
+        self.hash_bits = hash_bits
+        self.window = window
+        self.affix_length = affix_length
+
+    # --- fitting ------------------------------------------------------------------
+    def _validate_params(self) -> None:
+        for name in ("min_count", "hash_bits", "affix_length"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or v < 1:
+                raise ConfigError(f"{name} must be a positive integer, got {v!r}")
+        if not isinstance(self.window, (int, np.integer)) or self.window < 0:
+            raise ConfigError(f"window must be a non-negative integer, got {self.window!r}")
+
+    def attribute_strings(self, record) -> list[list[str]]:
+        words, pos = self._words_pos(record)
+        return token_attributes(
+            words, pos if self.uses_pos_input else None,
+            window=self.window, affix_length=self.affix_length,
+        )
+
+    def fit(self, dataset: Dataset) -> "SequenceLabellingTask":
+        """Build the label set and the attribute index from training data."""
+        self._validate_params()
+        if len(dataset) == 0:
+            raise InputError("training data contains no sentences", dataset.path)
+        labels = sorted({tag for tags in dataset.targets for tag in tags})
+        self.labels_ = labels
+        self._label_id = {t: i for i, t in enumerate(labels)}
+        params = {"min_count": self.min_count} if self.feature_index == "index" else {"n_bits": self.hash_bits}
+        index = make_feature_index(self.feature_index, **params)
+        if self.feature_index == "index":
+            index.fit(
+                (attr for tok in self.attribute_strings(rec) for attr in tok)
+                for rec in dataset.records
+            )
+        self.attr_index_ = index
+        self.fitted_ = True
+        return self
+
+    @property
+    def n_labels(self) -> int:
+        self.check_fitted()
+        return len(self.labels_)
+
+    @property
+    def n_attributes(self) -> int:
+        self.check_fitted()
+        return len(self.attr_index_)
+
+    @property
+    def n_features(self) -> int:
+        L = self.n_labels
+        return self.n_attributes * L + L * L + 2 * L
+
+    def featurize(self, dataset: Dataset) -> SequenceCorpus:
+        self.check_fitted()
+        indptr = [0]
+        ids = []
+        offsets = [0]
+        lookup = self.attr_index_.lookup_many
+        total = 0
+        for rec in dataset.records:
+            for tok in self.attribute_strings(rec):
+                a = lookup(tok)
+                ids.append(a)
+                total += a.shape[0]
+                indptr.append(total)
+            offsets.append(len(indptr) - 1)
+        attr_ids = np.concatenate(ids) if ids else np.zeros(0, np.int64)
+        return SequenceCorpus(np.asarray(indptr), attr_ids, np.asarray(offsets))
+
+    def encode_targets(self, targets) -> list[np.ndarray]:
+        """Label strings to ids; a label never seen in training becomes -1 (always wrong)."""
+        self.check_fitted()
+        get = self._label_id.get
+        return [np.fromiter((get(t, -1) for t in tags), np.int64, len(tags)) for tags in targets]
+
+    def decode_targets(self, structures) -> list[list[str]]:
+        labels = self.labels_
+        return [[labels[i] for i in y] for y in structures]
+
+    # --- model interface -------------------------------------------------------------
+    def split_weights(self, w: np.ndarray):
+        """Views (emission (n_attr, L), transition (L, L), start (L,), end (L,)) of w."""
+        L, A = self.n_labels, self.n_attributes
+        if w.shape != (self.n_features,):
+            raise ValueError(f"weight vector must have shape ({self.n_features},), got {w.shape}")
+        e = A * L
+        return (
+            w[:e].reshape(A, L),
+            w[e : e + L * L].reshape(L, L),
+            w[e + L * L : e + L * L + L],
+            w[e + L * L + L :],
+        )
+
+    def unary_scores(self, X: SequenceCorpus, w: np.ndarray) -> np.ndarray:
+        emission, _, _, _ = self.split_weights(w)
+        return _emission_scores(X.attr_indptr, X.attr_ids, emission, X.offsets[0], X.offsets[-1])
+
+    def joint_feature(self, x: SequenceCorpus, y) -> SparseVector:
+        y = np.asarray(y, dtype=np.int64)
+        none = np.full_like(y, -1)
+        idx, val = _joint_feature_difference(
+            x.attr_indptr, x.attr_ids, x.offsets[0], x.offsets[-1], y, none,
+            self.n_attributes, self.n_labels,
+        )
+        return SparseVector(*coalesce_arrays(idx, val))
+
+    def joint_feature_difference(self, x: SequenceCorpus, y_a, y_b) -> SparseVector:
+        idx, val = _joint_feature_difference(
+            x.attr_indptr, x.attr_ids, x.offsets[0], x.offsets[-1],
+            np.asarray(y_a, np.int64), np.asarray(y_b, np.int64),
+            self.n_attributes, self.n_labels,
+        )
+        return SparseVector(*coalesce_arrays(idx, val))
+
+    def argmax(self, x: SequenceCorpus, w, y_true=None, *, random_state=None) -> DecodeResult:
+        _, trans, start, end = self.split_weights(w)
+        unary = self.unary_scores(x, w)
+        if y_true is not None:
+            unary = _hamming_augmented(unary, np.asarray(y_true, np.int64))
+        return viterbi(unary, trans, start, end, random_state=random_state)
+
+    def argmax_batch(self, X, w, Y=None, *, random_state=None) -> list:
+        if not isinstance(X, SequenceCorpus):
+            X = concat_corpora(list(X))
+        if random_state is not None:
+            return super().argmax_batch(X, w, Y, random_state=random_state)
+        _, trans, start, end = self.split_weights(w)
+        unary = self.unary_scores(X, w)
+        if Y is not None:
+            unary = _hamming_augmented(unary, np.concatenate(Y) if len(Y) else np.zeros(0, np.int64))
+        labels, _ = viterbi_batch(unary, X.offsets - X.offsets[0], trans, start, end)
+        cuts = X.offsets[1:-1] - X.offsets[0]
+        return np.split(labels, cuts)
+
+    def loss(self, y_true, y_pred) -> float:
+        return float(np.count_nonzero(np.asarray(y_true) != np.asarray(y_pred)))
+
+    # --- persistence --------------------------------------------------------------------
+    def get_state(self):
+        self.check_fitted()
+        return {"labels": list(self.labels_)}, self.attr_index_.to_arrays(prefix="attr_")
+
+    @classmethod
+    def from_state(cls, params, state, arrays):
+        task = cls(**params)
+        task.labels_ = list(state["labels"])
+        task._label_id = {t: i for i, t in enumerate(task.labels_)}
+        task.attr_index_ = feature_index_from_arrays(arrays, prefix="attr_")
+        task.fitted_ = True
+        return task
+
+
+@njit(cache=True)
+def _hamming_augmented_kernel(unary, y_true):
+    out = unary + 1.0
+    for t in range(unary.shape[0]):
+        if y_true[t] >= 0:
+            out[t, y_true[t]] -= 1.0
+    return out
+
+
+def _hamming_augmented(unary, y_true):
+    if y_true.shape[0] != unary.shape[0]:
+        raise ValueError(
+            f"gold structure has {y_true.shape[0]} tokens but the sentence has {unary.shape[0]}"
+        )
+    return _hamming_augmented_kernel(unary, y_true)
+
+
+@register_task
+class ChunkTask(SequenceLabellingTask):
+    """CoNLL-2000 chunking: ``word POS chunk`` files, scored by conlleval F1."""
+
+    name = "chunk"
+    uses_pos_input = True
+
+    @staticmethod
+    def _words_pos(record):
+        return record.words, record.pos
+
+    def read(self, path) -> Dataset:
+        sentences = read_conll2000(path)
+        return Dataset(sentences, [s.tags for s in sentences], str(path))
+
+    def evaluate(self, targets, predictions) -> dict:
+        gold = self.decode_targets_safe(targets)
+        pred = self.decode_targets(predictions)
+        scores = chunk_f1(gold, pred)
+        return {"f1": scores["f1"], "accuracy": scores["accuracy"],
+                "precision": scores["precision"], "recall": scores["recall"]}
+
+    def decode_targets_safe(self, targets):
+        # Gold labels unseen in training are -1; they can only be counted as "O"-less misses.
+        labels = self.labels_
+        return [[labels[i] if i >= 0 else "<unk>" for i in y] for y in targets]
+
+    def write_predictions(self, path, dataset, predictions) -> None:
+        write_conll2000(path, dataset.records, self.decode_targets(predictions))
+
+
+@register_task
+class PosTask(SequenceLabellingTask):
+    """Universal POS tagging on CoNLL-U (UD) files, scored by token accuracy."""
+
+    name = "pos"
+    uses_pos_input = False
+
+    def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=2, affix_length=4):
+        super().__init__(min_count, feature_index, hash_bits, window, affix_length)
+
+    @staticmethod
+    def _words_pos(record):
+        return record.words, None
+
+    def read(self, path) -> Dataset:
+        sentences = read_conllu(path)
+        return Dataset(sentences, [s.upos for s in sentences], str(path))
+
+    def evaluate(self, targets, predictions) -> dict:
+        n = correct = 0
+        for y, p in zip(targets, predictions, strict=True):
+            n += len(y)
+            correct += int(np.count_nonzero(np.asarray(y) == np.asarray(p)))
+        return {"accuracy": correct / n if n else 0.0}
+
+    def write_predictions(self, path, dataset, predictions) -> None:
+        write_conllu(path, dataset.records, self.decode_targets(predictions))
