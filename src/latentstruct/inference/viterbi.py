@@ -1,0 +1,439 @@
+"""Exact decoding of first-order chains: Viterbi, batched Viterbi and k-best Viterbi.
+
+A chain of length ``T`` over ``L`` labels is scored by
+
+    score(y) = start[y_0] + sum_t unary[t, y_t] + sum_{t>=1} transition[y_{t-1}, y_t] + end[y_{T-1}]
+
+and every function here returns the labelling that *maximises* it.  Scores may contain
+``-inf`` to forbid a label or a transition (for example ``I-NP`` after ``O`` in IOB1); ``+inf``
+and ``NaN`` are rejected.  When no labelling has a finite score the result has status
+``"infeasible"`` and score ``-inf``.
+
+This module also holds the small input validators shared by the other decoders of
+:mod:`latentstruct.inference` (they are private: names start with an underscore).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from latentstruct.exceptions import InputError
+from latentstruct.inference.result import EXACT, INFEASIBLE, DecodeResult
+
+__all__ = ["viterbi", "viterbi_batch", "kbest_viterbi", "BatchViterbiResult"]
+
+
+# ----------------------------------------------------------------------------------------
+# shared validators (used by every decoder module of this package)
+# ----------------------------------------------------------------------------------------
+def _shape_str(shape) -> str:
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _as_scores(x, name: str, ndim: int, expected: str, *, allow_neg_inf: bool = True) -> np.ndarray:
+    """Return ``x`` as a C-contiguous float64 array of ``ndim`` dimensions, or raise.
+
+    ``expected`` is the shape as it should be described in the error, e.g. ``"(T, L)"``.
+    ``-inf`` is allowed when ``allow_neg_inf`` (it forbids a part); ``+inf`` and NaN never are.
+    """
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(
+            f"{name} must be a numeric array of shape {expected}; got an object of type "
+            f"{type(x).__name__} that cannot be converted to float64 ({exc})"
+        ) from None
+    if arr.ndim != ndim:
+        raise InputError(
+            f"{name} must be a {ndim}-d array of shape {expected}; got shape {_shape_str(arr.shape)}"
+        )
+    if np.isnan(arr).any():
+        raise InputError(f"{name} contains NaN; expected finite scores (or -inf for a forbidden part)")
+    if np.isposinf(arr).any():
+        raise InputError(f"{name} contains +inf; expected finite scores (or -inf for a forbidden part)")
+    if not allow_neg_inf and np.isneginf(arr).any():
+        raise InputError(f"{name} contains -inf; this solver needs finite scores")
+    return np.ascontiguousarray(arr)
+
+
+def _check_shape(arr: np.ndarray, name: str, shape: tuple, expected: str) -> None:
+    if arr.shape != tuple(shape):
+        raise InputError(
+            f"{name} must have shape {expected} = {_shape_str(shape)}; got shape {_shape_str(arr.shape)}"
+        )
+
+
+def _as_int_array(x, name: str, expected: str) -> np.ndarray:
+    """Return ``x`` as a 1-d C-contiguous int64 array, rejecting non-integral values."""
+    arr = np.asarray(x)
+    if arr.ndim != 1:
+        raise InputError(
+            f"{name} must be a 1-d integer array of shape {expected}; got shape {_shape_str(arr.shape)}"
+        )
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
+        raise InputError(f"{name} must contain integers; got dtype {arr.dtype}")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
+            raise InputError(f"{name} must contain integers; got non-integral values")
+    return np.ascontiguousarray(arr.astype(np.int64))
+
+
+def _optional_vector(x, name: str, L: int) -> np.ndarray:
+    if x is None:
+        return np.zeros(L, dtype=np.float64)
+    arr = _as_scores(x, name, 1, "(L,)")
+    _check_shape(arr, name, (L,), "(L,)")
+    return arr
+
+
+def _rng(random_state) -> np.random.Generator:
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, (int, np.integer)):
+        raise InputError(
+            "random_state must be None, an int seed or a numpy.random.Generator; "
+            f"got {type(random_state).__name__}"
+        )
+    return np.random.default_rng(int(random_state))
+
+
+def _status(score: float) -> str:
+    return EXACT if score > -np.inf else INFEASIBLE
+
+
+def _check_chain(unary, transition, start, end):
+    unary = _as_scores(unary, "unary", 2, "(T, L)")
+    L = unary.shape[1]
+    transition = _as_scores(transition, "transition", 2, "(L, L)")
+    _check_shape(transition, "transition", (L, L), "(L, L) with L = unary.shape[1]")
+    if L == 0:
+        raise InputError("unary must have at least one label column; got shape " + _shape_str(unary.shape))
+    start = _optional_vector(start, "start", L)
+    end = _optional_vector(end, "end", L)
+    return unary, transition, start, end
+
+
+# ----------------------------------------------------------------------------------------
+# kernels
+# ----------------------------------------------------------------------------------------
+@njit(cache=True)
+def _viterbi_batch_kernel(unary, offsets, transition, start, end, labels, scores):  # pragma: no cover - numba
+    N, L = unary.shape
+    n_seq = offsets.shape[0] - 1
+    trans_t = np.ascontiguousarray(transition.T)  # trans_t[next, prev]: contiguous inner loop
+    bp = np.empty((N, L), dtype=np.int32)
+    prev = np.empty(L, dtype=np.float64)
+    cur = np.empty(L, dtype=np.float64)
+    for s in range(n_seq):
+        a = offsets[s]
+        b = offsets[s + 1]
+        if a == b:
+            scores[s] = 0.0
+            continue
+        for l in range(L):
+            prev[l] = start[l] + unary[a, l]
+        for t in range(a + 1, b):
+            for l in range(L):
+                best = -np.inf
+                arg = 0
+                row = trans_t[l]
+                for p in range(L):
+                    v = prev[p] + row[p]
+                    if v > best:
+                        best = v
+                        arg = p
+                cur[l] = best + unary[t, l]
+                bp[t, l] = arg
+            for l in range(L):
+                prev[l] = cur[l]
+        best = -np.inf
+        arg = 0
+        for l in range(L):
+            v = prev[l] + end[l]
+            if v > best:
+                best = v
+                arg = l
+        scores[s] = best
+        labels[b - 1] = arg
+        for t in range(b - 1, a, -1):
+            arg = bp[t, arg]
+            labels[t - 1] = arg
+
+
+@njit(cache=True)
+def _pick(weights, mask, u):  # pragma: no cover - numba
+    """Index i with mask[i], chosen with probability proportional to weights[i]."""
+    total = 0.0
+    last = -1
+    for i in range(weights.shape[0]):
+        if mask[i]:
+            total += weights[i]
+            last = i
+    r = u * total
+    acc = 0.0
+    for i in range(weights.shape[0]):
+        if mask[i]:
+            acc += weights[i]
+            if acc > r:
+                return i
+    return last
+
+
+@njit(cache=True)
+def _viterbi_random_kernel(unary, transition, start, end, uniforms, labels):  # pragma: no cover - numba
+    """Viterbi that samples uniformly among all optimal labellings.
+
+    Alongside the max scores it counts, per (t, label), how many optimal prefixes end there
+    (rescaled per position to avoid overflow; only ratios within a position are used), then
+    samples the back-pointers in proportion to those counts.
+    """
+    T, L = unary.shape
+    delta = np.empty((T, L), dtype=np.float64)
+    count = np.empty((T, L), dtype=np.float64)
+    for l in range(L):
+        delta[0, l] = start[l] + unary[0, l]
+        count[0, l] = 1.0
+    for t in range(1, T):
+        for l in range(L):
+            best = -np.inf
+            for p in range(L):
+                v = delta[t - 1, p] + transition[p, l]
+                if v > best:
+                    best = v
+            c = 0.0
+            for p in range(L):
+                if delta[t - 1, p] + transition[p, l] == best:
+                    c += count[t - 1, p]
+            delta[t, l] = best + unary[t, l]
+            count[t, l] = c
+        m = 0.0
+        for l in range(L):
+            if count[t, l] > m:
+                m = count[t, l]
+        if m > 0.0:
+            for l in range(L):
+                count[t, l] /= m
+    mask = np.zeros(L, dtype=np.bool_)
+    best = -np.inf
+    for l in range(L):
+        v = delta[T - 1, l] + end[l]
+        if v > best:
+            best = v
+    for l in range(L):
+        mask[l] = delta[T - 1, l] + end[l] == best
+    y = _pick(count[T - 1], mask, uniforms[T - 1])
+    labels[T - 1] = y
+    for t in range(T - 1, 0, -1):
+        b = -np.inf
+        for p in range(L):
+            v = delta[t - 1, p] + transition[p, y]
+            if v > b:
+                b = v
+        for p in range(L):
+            mask[p] = delta[t - 1, p] + transition[p, y] == b
+        y = _pick(count[t - 1], mask, uniforms[t - 1])
+        labels[t - 1] = y
+    return best
+
+
+@njit(cache=True)
+def _kbest_kernel(unary, transition, start, end, k, out_labels, out_scores):  # pragma: no cover - numba
+    """k-best Viterbi: keeps the k best distinct prefixes per (t, label), sorted descending.
+
+    Returns the number of complete labellings written to out_labels/out_scores.
+    Only finite-score labellings are kept.  Ties are broken by (previous label, rank).
+    """
+    T, L = unary.shape
+    sc = np.full((T, L, k), -np.inf)
+    bp_state = np.zeros((T, L, k), dtype=np.int64)
+    bp_rank = np.zeros((T, L, k), dtype=np.int64)
+    nv = np.zeros((T, L), dtype=np.int64)
+    for l in range(L):
+        v = start[l] + unary[0, l]
+        if v > -np.inf:
+            sc[0, l, 0] = v
+            nv[0, l] = 1
+    buf_s = np.empty(L * k, dtype=np.float64)
+    buf_p = np.empty(L * k, dtype=np.int64)
+    buf_r = np.empty(L * k, dtype=np.int64)
+    for t in range(1, T):
+        for l in range(L):
+            n = 0
+            for p in range(L):
+                for r in range(nv[t - 1, p]):
+                    v = sc[t - 1, p, r] + transition[p, l] + unary[t, l]
+                    if v > -np.inf:
+                        buf_s[n] = -v
+                        buf_p[n] = p
+                        buf_r[n] = r
+                        n += 1
+            order = np.argsort(buf_s[:n], kind="mergesort")
+            kk = min(k, n)
+            for q in range(kk):
+                o = order[q]
+                sc[t, l, q] = -buf_s[o]
+                bp_state[t, l, q] = buf_p[o]
+                bp_rank[t, l, q] = buf_r[o]
+            nv[t, l] = kk
+    n = 0
+    for l in range(L):
+        for r in range(nv[T - 1, l]):
+            v = sc[T - 1, l, r] + end[l]
+            if v > -np.inf:
+                buf_s[n] = -v
+                buf_p[n] = l
+                buf_r[n] = r
+                n += 1
+    order = np.argsort(buf_s[:n], kind="mergesort")
+    kk = min(k, n)
+    for q in range(kk):
+        o = order[q]
+        out_scores[q] = -buf_s[o]
+        y = buf_p[o]
+        r = buf_r[o]
+        for t in range(T - 1, -1, -1):
+            out_labels[q, t] = y
+            if t > 0:
+                y2 = bp_state[t, y, r]
+                r = bp_rank[t, y, r]
+                y = y2
+    return kk
+
+
+# ----------------------------------------------------------------------------------------
+# public API
+# ----------------------------------------------------------------------------------------
+def viterbi(unary, transition, start=None, end=None, *, random_state=None) -> DecodeResult:
+    """Best labelling of a first-order chain (Viterbi).
+
+    Maximises ``start[y_0] + sum_t unary[t, y_t] + sum_{t>=1} transition[y_{t-1}, y_t]
+    + end[y_{T-1}]`` over all ``y`` in ``{0..L-1}^T``.
+
+    Parameters
+    ----------
+    unary : array (T, L)
+        Label scores per position.  ``T = 0`` is allowed (empty structure, score 0).
+    transition : array (L, L)
+        ``transition[prev, next]``.
+    start, end : array (L,) or None
+        Scores of the first / last label; ``None`` means zeros.
+    random_state : None, int or numpy.random.Generator
+        ``None``: ties are broken deterministically (lowest label at each back-pointer and
+        at the last position).  Otherwise one of the equally scoring maximisers is drawn
+        uniformly at random (J-LIS section 5, footnote 7): the DP counts the optimal prefixes
+        ending in every (t, label) and samples the back-pointers in proportion to them.
+        Candidates tie only when their float scores are exactly equal.
+
+    Returns
+    -------
+    DecodeResult
+        ``structure``: int64 labels of shape (T,); ``score``: its score; status ``"exact"``,
+        or ``"infeasible"`` (score ``-inf``) when every labelling has score ``-inf``.
+
+    Complexity: O(T L^2) time, O(T L) memory.
+    """
+    unary, transition, start, end = _check_chain(unary, transition, start, end)
+    T, L = unary.shape
+    if T == 0:
+        return DecodeResult(np.zeros(0, dtype=np.int64), 0.0, EXACT)
+    labels = np.empty(T, dtype=np.int64)
+    if random_state is None:
+        scores = np.empty(1, dtype=np.float64)
+        offsets = np.array([0, T], dtype=np.int64)
+        _viterbi_batch_kernel(unary, offsets, transition, start, end, labels, scores)
+        score = float(scores[0])
+    else:
+        uniforms = _rng(random_state).random(T)
+        score = float(_viterbi_random_kernel(unary, transition, start, end, uniforms, labels))
+    return DecodeResult(labels, score, _status(score))
+
+
+class BatchViterbiResult(NamedTuple):
+    """Result of :func:`viterbi_batch`: ``labels`` int64 (N,), ``scores`` float64 (n_seq,)."""
+
+    labels: np.ndarray
+    scores: np.ndarray
+
+
+def viterbi_batch(unary, offsets, transition, start=None, end=None) -> BatchViterbiResult:
+    """Viterbi on many chains at once, sharing ``transition``, ``start`` and ``end``.
+
+    Sequence ``s`` occupies rows ``offsets[s]:offsets[s+1]`` of ``unary``; each sequence is
+    decoded exactly as :func:`viterbi` does without ``random_state`` (lowest label on ties).
+
+    Parameters
+    ----------
+    unary : array (N, L)
+        Concatenated unary scores of all sequences.
+    offsets : int array (n_seq + 1,)
+        Non-decreasing, ``offsets[0] == 0`` and ``offsets[-1] == N``.  Empty sequences are
+        allowed (score 0).
+    transition : array (L, L); start, end : array (L,) or None (zeros).
+
+    Returns
+    -------
+    BatchViterbiResult(labels, scores)
+        ``labels`` int64 (N,) aligned with the rows of ``unary``; ``scores`` float64 (n_seq,),
+        ``-inf`` for a sequence without any finite-score labelling.
+
+    Complexity: O(N L^2) time in one compiled call; memory O(N L) for back-pointers
+    (int32), allocated once.
+    """
+    unary, transition, start, end = _check_chain(unary, transition, start, end)
+    N = unary.shape[0]
+    offsets = _as_int_array(offsets, "offsets", "(n_seq + 1,)")
+    if offsets.shape[0] < 1:
+        raise InputError("offsets must have at least one entry (offsets[0] == 0); got shape (0,)")
+    if offsets[0] != 0 or offsets[-1] != N:
+        raise InputError(
+            f"offsets must start at 0 and end at N = unary.shape[0] = {N}; "
+            f"got offsets[0] = {offsets[0]}, offsets[-1] = {offsets[-1]}"
+        )
+    if offsets.shape[0] > 1 and np.any(np.diff(offsets) < 0):
+        bad = int(np.flatnonzero(np.diff(offsets) < 0)[0])
+        raise InputError(
+            f"offsets must be non-decreasing; got offsets[{bad}] = {offsets[bad]} > "
+            f"offsets[{bad + 1}] = {offsets[bad + 1]}"
+        )
+    labels = np.zeros(N, dtype=np.int64)
+    scores = np.zeros(offsets.shape[0] - 1, dtype=np.float64)
+    _viterbi_batch_kernel(unary, offsets, transition, start, end, labels, scores)
+    return BatchViterbiResult(labels, scores)
+
+
+def kbest_viterbi(unary, transition, start=None, end=None, k=1) -> list[DecodeResult]:
+    """The ``k`` best distinct labellings of a chain, by descending score.
+
+    Maximises the same score as :func:`viterbi`.  Exact: a list of the ``k`` best prefixes
+    is kept for every (position, label).  Fewer than ``k`` results are returned when fewer
+    labellings have a finite score (labellings of score ``-inf`` are never returned, so the
+    list is empty when the chain is infeasible).  Equal scores are ordered deterministically.
+
+    Parameters
+    ----------
+    unary (T, L), transition (L, L), start (L,) or None, end (L,) or None; k : int >= 1.
+
+    Returns
+    -------
+    list of DecodeResult, each with int64 labels (T,) and status ``"exact"``.
+
+    Complexity: O(T L^2 k log(L k)) time, O(T L k) memory.
+    """
+    unary, transition, start, end = _check_chain(unary, transition, start, end)
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise InputError(f"k must be an integer >= 1; got {k!r}")
+    k = int(k)
+    T, L = unary.shape
+    if T == 0:
+        return [DecodeResult(np.zeros(0, dtype=np.int64), 0.0, EXACT)]
+    if T * np.log(L) < np.log(k):  # there are only L**T labellings
+        k = L**T
+    out_labels = np.zeros((k, T), dtype=np.int64)
+    out_scores = np.zeros(k, dtype=np.float64)
+    n = _kbest_kernel(unary, transition, start, end, k, out_labels, out_scores)
+    return [DecodeResult(out_labels[q].copy(), float(out_scores[q]), EXACT) for q in range(n)]
