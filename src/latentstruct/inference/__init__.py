@@ -1,0 +1,70 @@
+"""Exact argmax (and marginals) over constrained structures; never sees features.
+
+Each decoder maximises a sum of part scores and returns a
+:class:`~latentstruct.inference.result.DecodeResult`.  Use the cheapest exact solver the
+constraint structure allows: chains -> :func:`viterbi`; monotone one-to-one alignments ->
+:func:`monotone_alignment`; one-to-one alignments -> :func:`bipartite_matching`; trees ->
+:func:`tree_max_product` / :func:`tree_sum_product`; anything else -> :class:`ILPModel`.
+"""
+
+from latentstruct.inference.alignment import alignment_to_indicator, indicator_to_alignment, monotone_alignment
+from latentstruct.inference.brute_force import (
+    all_alignments,
+    all_binary_vectors,
+    all_labelings,
+    all_sequences,
+    alignment_score,
+    brute_force,
+    brute_force_log_partition,
+    sequence_score,
+    tree_score,
+)
+from latentstruct.inference.ilp import AlignmentILP, ILPModel, SequenceILP, TreeILP
+from latentstruct.inference.loss import (
+    AlignmentAugmentation,
+    alignment_hamming_augment,
+    alignment_hamming_loss,
+    hamming_augment,
+    hamming_loss,
+)
+from latentstruct.inference.matching import bipartite_matching
+from latentstruct.inference.result import ERROR, EXACT, INFEASIBLE, TIME_LIMIT, DecodeResult
+from latentstruct.inference.tree_bp import TreeMarginals, tree_max_product, tree_sum_product
+from latentstruct.inference.viterbi import BatchViterbiResult, kbest_viterbi, viterbi, viterbi_batch
+
+__all__ = [
+    "DecodeResult",
+    "EXACT",
+    "TIME_LIMIT",
+    "INFEASIBLE",
+    "ERROR",
+    "viterbi",
+    "viterbi_batch",
+    "kbest_viterbi",
+    "BatchViterbiResult",
+    "monotone_alignment",
+    "alignment_to_indicator",
+    "indicator_to_alignment",
+    "bipartite_matching",
+    "tree_max_product",
+    "tree_sum_product",
+    "TreeMarginals",
+    "ILPModel",
+    "SequenceILP",
+    "AlignmentILP",
+    "TreeILP",
+    "hamming_augment",
+    "hamming_loss",
+    "alignment_hamming_augment",
+    "alignment_hamming_loss",
+    "AlignmentAugmentation",
+    "brute_force",
+    "all_sequences",
+    "all_labelings",
+    "all_alignments",
+    "all_binary_vectors",
+    "sequence_score",
+    "alignment_score",
+    "tree_score",
+    "brute_force_log_partition",
+]
