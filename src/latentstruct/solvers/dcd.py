@@ -102,8 +102,11 @@ def _dcd_epochs(
             index[i] = index[j]
             index[j] = tmp
 
-        pg_max_new = -np.inf
-        pg_min_new = np.inf
+        # Spread measured against 0 (LIBLINEAR starts these at -inf/+inf): otherwise an epoch
+        # whose projected gradients all share one nonzero value -- easy with several
+        # constraints per group -- would pass the test while far from optimal.
+        pg_max_new = 0.0
+        pg_min_new = 0.0
         pos = 0
         while pos < active_size:
             k = index[pos]
@@ -623,8 +626,11 @@ def solve_grouped_dcd(
     Each epoch visits the (unshrunk) constraints in a fresh random order.  With ``shrinking``,
     LIBLINEAR's heuristic removes constraints with alpha_k = 0 whose gradient exceeds the
     previous epoch's largest projected gradient.  The run stops when
-    ``max PG - min PG <= tol`` over the swept set; if that happens on the shrunk set, all
-    constraints are restored and the test is repeated, as LIBLINEAR does.
+    ``max(0, max PG) - min(0, min PG) <= tol`` over the swept set (projected gradients taken
+    at visit time); if that happens on the shrunk set, all constraints are restored and the test
+    is repeated, as LIBLINEAR does.  (LIBLINEAR omits the two zeros; with them the test cannot
+    pass while every projected gradient shares one nonzero value, which happens easily when
+    constraints share a slack.  It is never looser than LIBLINEAR's.)
 
     Parameters
     ----------
@@ -818,8 +824,14 @@ def _check_C(C, n_groups: int) -> np.ndarray:
             f"slack group), got {C!r}"
         ) from None
     if arr.ndim == 0:
-        arr = np.full(n_groups, float(arr))
-    elif arr.shape != (n_groups,):
+        value = float(arr)
+        if not (np.isfinite(value) and value > 0.0):
+            raise ConfigError(
+                f"C must be a positive finite float (or one per slack group), got {value!r}; "
+                "use a small positive C instead of 0"
+            )
+        return np.full(n_groups, value)
+    if arr.shape != (n_groups,):
         raise ConfigError(
             f"C must be a scalar or have shape ({n_groups},) (one value per slack group), "
             f"got shape {arr.shape}"
@@ -828,7 +840,8 @@ def _check_C(C, n_groups: int) -> np.ndarray:
     if bad.any():
         g = int(np.flatnonzero(bad)[0])
         raise ConfigError(
-            f"C must be positive and finite for every group, got C[{g}] = {arr[g]!r}"
-            f" ({int(bad.sum())} bad value(s)); use a small positive C instead of 0"
+            f"C must be positive and finite for every slack group, got C[{g}] = "
+            f"{float(arr[g])!r} ({int(bad.sum())} bad value(s) of {n_groups}); "
+            "use a small positive C instead of 0"
         )
     return np.ascontiguousarray(arr)
