@@ -71,14 +71,15 @@ def token_attributes(
     """
     n = len(words)
     lower = [w.lower() for w in words]
-    pad_l = ["<s>"] * window + lower + ["</s>"] * window
+    pad = max(window, 1)  # the word-bigram templates look one token either side
+    pad_l = ["<s>"] * pad + lower + ["</s>"] * pad
     if pos is not None:
-        pad_p = ["<s>"] * window + list(pos) + ["</s>"] * window
+        pad_p = ["<s>"] * pad + list(pos) + ["</s>"] * pad
     out = []
     for t in range(n):
         w = words[t]
         lw = lower[t]
-        c = t + window  # index into the padded lists
+        c = t + pad  # index into the padded lists
         attrs = ["b", "w=" + w, "sh=" + word_shape(w)]
         for k in range(1, affix_length + 1):
             if len(lw) >= k:

@@ -1,0 +1,118 @@
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn.base import clone
+
+from latentstruct.exceptions import ConfigError, ConvergenceWarning, InferenceError, NotFittedError
+from latentstruct.inference.result import DecodeResult
+from latentstruct.learners import StructuredSVM
+from latentstruct.tasks import ChunkTask
+from latentstruct.testing import all_sequences
+
+TINY = "a X B-A\nb Y B-B\n\nb Y B-B\nc Z O\na X I-A\n\nc Z O\na Y B-A\n"
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    p = tmp_path / "t.txt"
+    p.write_text(TINY, encoding="utf-8")
+    task = ChunkTask(window=0, affix_length=1)
+    ds = task.read(p)
+    task.fit(ds)
+    return task, task.featurize(ds), task.encode_targets(ds.targets)
+
+
+def exact_primal(task, X, Y, C):
+    """Solve the full margin-rescaled QP (every labelling enumerated) with SLSQP."""
+    n, m = task.n_features, len(X)
+    rows, rhs, grp = [], [], []
+    for i in range(m):
+        for y in all_sequences(len(Y[i]), task.n_labels):
+            loss = task.loss(Y[i], y)
+            if loss == 0:
+                continue
+            rows.append(task.joint_feature_difference(X[i], Y[i], y).to_dense(n))
+            rhs.append(loss)
+            grp.append(i)
+    D, b, g = np.array(rows), np.array(rhs), np.array(grp)
+
+    def f(z):
+        w, xi = z[:n], z[n:]
+        return 0.5 * w @ w + C * xi @ xi
+
+    def jac(z):
+        return np.concatenate([z[:n], 2 * C * z[n:]])
+
+    cons = {"type": "ineq", "fun": lambda z: D @ z[:n] + z[n:][g] - b,
+            "jac": lambda z: np.hstack([D, np.eye(m)[g]])}
+    res = minimize(f, np.zeros(n + m), jac=jac, constraints=[cons],
+                   bounds=[(None, None)] * n + [(0, None)] * m, method="SLSQP",
+                   options={"ftol": 1e-14, "maxiter": 2000})
+    assert res.success, res.message
+    return res.fun, res.x[:n]
+
+
+@pytest.mark.parametrize("C", [0.05, 1.0])
+def test_tiny_structural_svm_matches_exact_qp(tiny, C):
+    task, X, Y = tiny
+    opt, w_opt = exact_primal(task, X, Y, C)
+    m = StructuredSVM(task, C=C, tol=1e-10, max_iter=200, inner_tol=1e-9,
+                      inner_max_iter=100000, random_state=0).fit(X, Y)
+    assert m.objective_curve_[-1] == pytest.approx(opt, rel=1e-6)
+    np.testing.assert_allclose(m.coef_, w_opt, atol=1e-4)
+    # primal >= working-set dual at every iteration
+    for p, d in zip(m.objective_curve_[1:], m.dual_curve_):
+        assert p >= d - 1e-9
+
+
+def test_fit_returns_self_and_learns_training_data(tiny):
+    task, X, Y = tiny
+    m = StructuredSVM(task, C=10.0, random_state=0)
+    assert m.fit(X, Y) is m
+    assert m.score(X, Y)["accuracy"] == 1.0
+    assert m.coef_.shape == (task.n_features,)
+    assert m.n_iter_ == len(m.objective_curve_)
+
+
+def test_max_iter_one_warns(tiny):
+    task, X, Y = tiny
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        m = StructuredSVM(task, C=1.0, max_iter=1).fit(X, Y)
+    assert m.n_iter_ == 1
+
+
+def test_sklearn_contract(tiny):
+    task, X, Y = tiny
+    m = StructuredSVM(task, C=0.3, max_iter=7)
+    assert m.get_params()["C"] == 0.3
+    c = clone(m)
+    assert c.get_params()["max_iter"] == 7 and not hasattr(c, "coef_")
+    m.set_params(C=2.0)
+    assert m.C == 2.0
+    with pytest.raises(NotFittedError):
+        m.predict(X)
+
+
+@pytest.mark.parametrize("bad", [-1.0, 0.0, "x"])
+def test_invalid_C(tiny, bad):
+    task, X, Y = tiny
+    with pytest.raises(ConfigError, match="'C' parameter"):
+        StructuredSVM(task, C=bad).fit(X, Y)
+
+
+def test_wrong_decoder_is_detected(tiny):
+    task, X, Y = tiny
+
+    class Broken(type(task)):
+        def argmax_batch(self, X, w, Y=None, *, random_state=None):
+            # returns a poor structure whenever loss-augmented: never the true argmax
+            out = super().argmax_batch(X, w, Y)
+            return [np.full_like(y, (y[0] + 1) % self.n_labels) if Y is not None else y for y in out]
+
+    broken = Broken.from_state(task.get_params(), *task.get_state())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        with pytest.raises(InferenceError, match="not exact"):
+            StructuredSVM(broken, C=1.0, max_iter=20).fit(X, Y)
