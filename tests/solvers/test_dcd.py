@@ -303,6 +303,21 @@ def test_empty_pool_and_groups_without_constraints():
     assert res.primal == pytest.approx(1.0 / 3.0, rel=1e-9)
 
 
+def test_one_coordinate_step_is_exact():
+    """alpha_k <- max(0, alpha_k - G_k / Q_kk), Q_kk = ||d_k||^2 + 1/(2 C_g), from alpha = 0."""
+    pool = ConstraintPool(3, 2)
+    pool.add(0, SparseVector.from_dense([1.0, 2.0, 0.0]), 1.5)
+    pool.add(1, SparseVector.from_dense([0.0, 0.0, 3.0]), -1.0)  # satisfied at w = 0
+    C = np.array([0.25, 4.0])
+    res = solve_grouped_dcd(pool, C, tol=1e-12, max_iter=1, random_state=0)
+    q = 5.0 + 1.0 / (2 * 0.25)
+    np.testing.assert_allclose(res.alpha, [1.5 / q, 0.0], rtol=1e-15)
+    np.testing.assert_allclose(res.w, [1.5 / q, 3.0 / q, 0.0], rtol=1e-15)
+    # the exact step solves a one-constraint group at once; the second epoch confirms it
+    res = solve_grouped_dcd(pool, C, tol=1e-12, max_iter=10, random_state=0)
+    assert res.converged and res.n_iter == 1
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_two_constraints_one_group_closed_form(seed):
     """Two constraints share one slack: only the more violated one binds.

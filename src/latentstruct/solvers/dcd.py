@@ -650,7 +650,8 @@ def solve_grouped_dcd(
     callback : callable(epoch, primal, dual), optional
         Called after every epoch (epoch counted from 1) with the current primal and dual
         objective; its return value is ignored.  Each call costs one pass over the pool to
-        evaluate the objectives, so pass a callback only for logging or tests.
+        evaluate the objectives, so pass a callback only for logging or tests.  The callback
+        must not modify the pool.
     active_groups : array of int, optional
         Restrict the coordinate sweep to the active constraints of these groups (all other
         alpha stay fixed), e.g. for per-example updates in an online cutting-plane loop.  The
