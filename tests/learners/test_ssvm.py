@@ -58,7 +58,7 @@ def exact_primal(task, X, Y, C):
 def test_tiny_structural_svm_matches_exact_qp(tiny, C):
     task, X, Y = tiny
     opt, w_opt = exact_primal(task, X, Y, C)
-    m = StructuredSVM(task, C=C, tol=1e-10, max_iter=200, inner_tol=1e-9,
+    m = StructuredSVM(task, C=C, tol=1e-10, epsilon=0.0, max_iter=200, inner_tol=1e-9,
                       inner_max_iter=100000, random_state=0).fit(X, Y)
     assert m.objective_curve_[-1] == pytest.approx(opt, rel=1e-6)
     np.testing.assert_allclose(m.coef_, w_opt, atol=1e-4)

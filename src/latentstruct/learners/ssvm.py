@@ -8,9 +8,10 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..exceptions import ConfigError, warn_convergence
-from ..solvers.dcd import ConstraintPool, solve_grouped_dcd
+from ..solvers.dcd import ConstraintPool, DCDWorkspace
 from .base import (
     LinearStructuredLearner,
+    check_nonnegative,
     check_positive,
     check_positive_int,
     raise_inexact_decoder,
@@ -32,16 +33,21 @@ class StructuredSVM(LinearStructuredLearner):
         min_w  1/2 ||w||^2 + C sum_i xi_i^2
         s.t.   w . (Phi(x_i, y_i) - Phi(x_i, y)) >= Delta(y_i, y) - xi_i   for all i, y
 
-    solved by the n-slack cutting-plane method (Tsochantaridis et al. 2005): each outer
-    iteration runs loss-augmented inference on every example, adds the most violated
-    structure of each example to a persistent working set (one slack group per example),
-    and re-solves the working-set QP with the grouped squared-hinge dual coordinate
-    descent (J-LIS Algorithm 3; it is J-LIS Eq. (9) with B empty).  The working set and its
-    dual variables persist across outer iterations, so every QP solve is warm.
+    solved by an n-slack cutting-plane method over the grouped squared-hinge dual
+    coordinate descent (J-LIS Algorithm 3; the problem is J-LIS Eq. (9) with B empty), in
+    the online form of Illinois-SL's structured DCD: each outer iteration visits the
+    examples in random mini-batches; a mini-batch is decoded (loss-augmented) with the
+    current w, each example's most violated structure joins a persistent working set (one
+    slack group per example) when it is violated beyond that example's working-set slack,
+    and the duals of those examples are updated at once (``inner_sweeps`` epochs).  The
+    iteration ends with a full DCD solve of the working set.  The working set and its dual
+    variables persist across iterations, so every solve is warm.  ``batch_size=len(X)``
+    gives the classic batch cutting plane (Tsochantaridis et al. 2005).
 
-    Because inference is exact, ``objective_curve_[t]`` is the true primal objective of the
-    weights at iteration t, and the working-set dual lower-bounds the optimum, so training
-    stops at a certified relative duality gap ``tol``.
+    Each outer iteration starts with an exact evaluation pass (loss-augmented inference on
+    every example), so ``objective_curve_[t]`` is the true primal objective of the weights
+    at iteration t; the dual of the working set at the same duals lower-bounds the optimum,
+    so training stops at a certified relative duality gap ``tol``.
 
     Parameters
     ----------
@@ -49,12 +55,21 @@ class StructuredSVM(LinearStructuredLearner):
         A fitted task (it defines Phi, Delta and the argmax).
     C : float, default 0.1
         Cost of the squared slacks.
-    tol : float, default 1e-3
+    tol : float, default 0.01
         Relative duality gap ``(primal - dual) / primal`` at which training stops.
+    epsilon : float, default 0.01
+        A structure joins the working set only when its violation exceeds the example's
+        working-set slack by more than ``epsilon`` (SVM-struct's epsilon, in loss units).
+        Training also stops when an iteration adds nothing and the working-set solve has
+        converged: every constraint then holds to within ``epsilon`` of its slack.
     max_iter : int, default 50
         Maximum number of outer (cutting-plane) iterations.
     inner_tol, inner_max_iter : float, int
-        Projected-gradient tolerance and epoch limit of each DCD solve.
+        Projected-gradient tolerance and epoch limit of each full working-set solve.
+    batch_size : int, default 64
+        Examples decoded together between dual updates in the online pass.
+    inner_sweeps : int, default 3
+        DCD epochs over a mini-batch's constraints right after they are added.
     shrinking : bool, default True
         LIBLINEAR shrinking inside DCD.
     n_jobs : int, default 1
@@ -72,7 +87,7 @@ class StructuredSVM(LinearStructuredLearner):
     coef_ : ndarray of shape (n_features,)
     n_iter_ : int, outer iterations run
     objective_curve_ : list of float, primal objective at each outer iteration
-    dual_curve_ : list of float, working-set dual after each outer iteration's solve
+    dual_curve_ : list of float, working-set dual at the weights of ``objective_curve_``
     n_constraints_ : int, size of the final working set
     """
 
@@ -80,10 +95,13 @@ class StructuredSVM(LinearStructuredLearner):
         self,
         task=None,
         C=0.1,
-        tol=1e-3,
+        tol=1e-2,
         max_iter=50,
-        inner_tol=0.1,
-        inner_max_iter=100,
+        epsilon=0.01,
+        inner_tol=1e-3,
+        inner_max_iter=20,
+        batch_size=64,
+        inner_sweeps=3,
         shrinking=True,
         n_jobs=1,
         random_state=None,
@@ -94,8 +112,11 @@ class StructuredSVM(LinearStructuredLearner):
         self.C = C
         self.tol = tol
         self.max_iter = max_iter
+        self.epsilon = epsilon
         self.inner_tol = inner_tol
         self.inner_max_iter = inner_max_iter
+        self.batch_size = batch_size
+        self.inner_sweeps = inner_sweeps
         self.shrinking = shrinking
         self.n_jobs = n_jobs
         self.random_state = random_state
@@ -107,6 +128,7 @@ class StructuredSVM(LinearStructuredLearner):
         C = check_positive("C", self.C)
         check_positive("tol", self.tol)
         check_positive("inner_tol", self.inner_tol)
+        check_nonnegative("epsilon", self.epsilon)
         check_positive_int("max_iter", self.max_iter)
         check_positive_int("inner_max_iter", self.inner_max_iter)
         if len(X) != len(Y):
@@ -115,63 +137,75 @@ class StructuredSVM(LinearStructuredLearner):
             raise ConfigError("cannot fit on zero examples")
         return task, C
 
+    def _violations(self, task, X, Y, w, Y_hat):
+        """Loss, Phi difference and violation (Delta - w.d) of each decoded structure."""
+        n = len(X)
+        losses = np.zeros(n)
+        diffs = [None] * n
+        margins = np.zeros(n)
+        for i in range(n):
+            losses[i] = task.loss(Y[i], Y_hat[i])
+            if losses[i]:
+                diffs[i] = task.joint_feature_difference(X[i], Y[i], Y_hat[i])
+                margins[i] = diffs[i].dot(w)
+        violation = losses - margins
+        if self.check_inference:
+            bad = np.flatnonzero(violation < -_INFERENCE_SLACK * np.maximum(1.0, np.abs(margins)))
+            if bad.size:
+                raise_inexact_decoder("loss-augmented", int(bad[0]), float(-violation[bad[0]]))
+        return losses, diffs, np.maximum(violation, 0.0)
+
     def fit(self, X, Y):
         """Learn ``coef_`` from examples ``X`` and their gold structures ``Y``."""
         task, C = self._validate(X, Y)
+        batch_size = check_positive_int("batch_size", self.batch_size)
         n, n_features = len(X), task.n_features
         rng = np.random.default_rng(self.random_state)
-        pool = ConstraintPool(n_features, n)
-        w = np.zeros(n_features)
-        dual = 0.0
+        ws = DCDWorkspace(ConstraintPool(n_features, n), C, random_state=rng)
         self.objective_curve_, self.dual_curve_ = [], []
         converged = False
         bar = tqdm(total=self.max_iter, desc="ssvm", unit="iter", disable=not self.progress,
                    leave=False)
         t_start = time.perf_counter()
         it = 0
+        working_set_solved = False
         for it in range(1, self.max_iter + 1):
-            Y_hat = self._decode(X, w, Y)
-            diffs, losses = [], np.zeros(n)
-            for i in range(n):
-                losses[i] = task.loss(Y[i], Y_hat[i])
-                diffs.append(task.joint_feature_difference(X[i], Y[i], Y_hat[i]) if losses[i] else None)
-            margins = np.array([0.0 if d is None else d.dot(w) for d in diffs])
-            violation = losses - margins
-            if self.check_inference:
-                bad = np.flatnonzero(violation < -_INFERENCE_SLACK * np.maximum(1.0, np.abs(margins)))
-                if bad.size:
-                    raise_inexact_decoder("loss-augmented", int(bad[0]), float(-violation[bad[0]]))
-            xi = np.maximum(violation, 0.0)
+            # Exact evaluation: the primal at the current w, certified against the dual.
+            w = ws.w.copy()
+            _, _, xi = self._violations(task, X, Y, w, self._decode(X, w, Y))
             primal = 0.5 * float(w @ w) + C * float(xi @ xi)
+            dual = ws.objectives()[1]
             self.objective_curve_.append(primal)
-            gap = (primal - dual) / max(primal, 1e-12)
-            bar.set_postfix(objective=f"{primal:.4g}", gap=f"{gap:.2e}", ws=pool.n_active)
-            bar.update(1)
-            if gap <= self.tol:
-                converged = True
-                break
-            # Slack each example already has in the working set: add only what exceeds it.
-            ws_slack = np.zeros(n)
-            if pool.n_active:
-                ids = pool.active_ids()
-                np.maximum.at(ws_slack, pool.group_of[ids], pool.b[ids] - pool.margins(w)[ids])
-            added = 0
-            for i in np.flatnonzero(xi > ws_slack + 1e-9):
-                pool.add(int(i), diffs[i], float(losses[i]))
-                added += 1
-            if added == 0:
-                converged = True
-                break
-            res = solve_grouped_dcd(
-                pool, C, tol=self.inner_tol, max_iter=self.inner_max_iter,
-                shrinking=self.shrinking, random_state=rng,
-            )
-            w, dual = res.w, res.dual
             self.dual_curve_.append(dual)
+            gap = (primal - dual) / max(primal, 1e-12)
+            bar.set_postfix(objective=f"{primal:.4g}", gap=f"{gap:.2e}", ws=ws.pool.n_active)
+            bar.update(1)
+            if gap <= self.tol or working_set_solved:
+                converged = True
+                break
+            # Online pass: each mini-batch is decoded with the live w, its most violated
+            # structures join the working set, and its duals are updated at once.
+            added = 0
+            order = rng.permutation(n)
+            for a in range(0, n, batch_size):
+                idx = order[a : a + batch_size]
+                Xb = task.subset(X, idx)
+                Yb = [Y[i] for i in idx]
+                losses, diffs, xi_b = self._violations(task, Xb, Yb, ws.w, self._decode(Xb, ws.w, Yb))
+                ws_slack = ws.slacks(idx)
+                new = np.flatnonzero(xi_b > ws_slack + self.epsilon)
+                for j in new:
+                    ws.add(int(idx[j]), diffs[j], float(losses[j]))
+                added += new.size
+                ws.sweep(idx, n_epochs=self.inner_sweeps)
+            res = ws.solve(tol=self.inner_tol, max_iter=self.inner_max_iter, shrinking=self.shrinking)
+            # Nothing violated beyond the working set, and the working set is solved: the next
+            # evaluation is the last (its gap is then only the inner tolerance's).
+            working_set_solved = added == 0 and res.converged
         bar.close()
-        self.coef_ = w
+        self.coef_ = ws.w.copy()
         self.n_iter_ = it
-        self.n_constraints_ = pool.n_active
+        self.n_constraints_ = ws.pool.n_active
         self.fit_time_ = time.perf_counter() - t_start
         if not converged:
             warn_convergence(

@@ -8,6 +8,7 @@ from latentstruct.solvers.dcd import (
     Constraint,
     ConstraintPool,
     DCDResult,
+    DCDWorkspace,
     fit_binary_squared_hinge,
     solve_grouped_dcd,
 )
@@ -16,6 +17,7 @@ __all__ = [
     "Constraint",
     "ConstraintPool",
     "DCDResult",
+    "DCDWorkspace",
     "fit_binary_squared_hinge",
     "solve_grouped_dcd",
 ]

@@ -38,6 +38,7 @@ __all__ = [
     "DCDResult",
     "solve_grouped_dcd",
     "fit_binary_squared_hinge",
+    "DCDWorkspace",
 ]
 
 _UINT32_MAX = np.iinfo(np.uint32).max
@@ -731,6 +732,101 @@ def solve_grouped_dcd(
         n_iter=n_iter,
         converged=bool(converged),
     )
+
+
+@njit(cache=True, nogil=True)
+def _group_slacks(indptr, indices, data, b, group, w, ids, slack):
+    """slack[g] = max(slack[g], b_k - w . d_k) over constraints ``ids`` (in place)."""
+    for k in ids:
+        m = 0.0
+        for p in range(indptr[k], indptr[k + 1]):
+            m += w[indices[p]] * data[p]
+        v = b[k] - m
+        g = group[k]
+        if v > slack[g]:
+            slack[g] = v
+
+
+class DCDWorkspace:
+    """Grouped DCD with ``w`` and the group sums kept live between calls.
+
+    :func:`solve_grouped_dcd` recomputes ``w`` from alpha on every call, which is right for
+    a few large solves.  Online cutting-plane loops (decode a few examples, add their most
+    violated constraints, update those examples' duals at once, as Illinois-SL's structured
+    DCD does) instead make many small solves; this workspace runs the same kernel
+    (``_dcd_epochs``) on just the constraints of the given groups and updates ``w`` in place.
+
+    ``w`` always equals ``sum_k alpha_k d_k`` over the pool (an added constraint has alpha 0).
+    """
+
+    def __init__(self, pool: ConstraintPool, C, random_state=None):
+        if not isinstance(pool, ConstraintPool):
+            raise TypeError(f"pool must be a ConstraintPool, got {type(pool).__name__}")
+        self.pool = pool
+        self.C = _check_C(C, pool.n_groups)
+        self._half_inv_c = 0.5 / self.C
+        self._rng = np.random.default_rng(random_state)
+        self._ids_of_group: list[list[int]] = [[] for _ in range(pool.n_groups)]
+        for k in pool.active_ids():
+            self._ids_of_group[int(pool.group_of[k])].append(int(k))
+        self._refresh()
+
+    def _refresh(self) -> None:
+        self.w = self.pool.compute_w()
+        self._refresh_A()
+
+    def add(self, group: int, d: SparseVector, b: float) -> int:
+        """Add a constraint (alpha 0, so ``w`` is unchanged); returns its id."""
+        before = self.pool.n_constraints
+        k = self.pool.add(group, d, b)
+        if k >= before:  # new, not a duplicate of an active constraint
+            self._ids_of_group[group].append(k)
+        return k
+
+    def group_constraint_ids(self, groups) -> np.ndarray:
+        ids = [k for g in groups for k in self._ids_of_group[int(g)]]
+        return np.asarray(ids, dtype=np.int64)
+
+    def slacks(self, groups) -> np.ndarray:
+        """``max(0, max_{k in g} b_k - w . d_k)`` for each group in ``groups`` under the live w."""
+        groups = np.asarray(groups, dtype=np.int64)
+        out = np.zeros(self.pool.n_groups)
+        indptr, indices, data, b, group, _, _, _ = self.pool._view()
+        _group_slacks(indptr, indices, data, b, group, self.w,
+                      self.group_constraint_ids(groups), out)
+        return out[groups]
+
+    def sweep(self, groups, n_epochs: int = 1) -> int:
+        """Coordinate-descent epochs over the constraints of ``groups``; w updated in place."""
+        ids = self.group_constraint_ids(groups)
+        if ids.size == 0:
+            return 0
+        indptr, indices, data, b, group, sqnorm, alpha, _ = self.pool._view()
+        state_i = np.array([ids.shape[0]], dtype=np.int64)
+        state_f = np.array([np.inf, -np.inf], dtype=np.float64)
+        seed = int(self._rng.integers(1, np.iinfo(np.int64).max, dtype=np.int64))
+        rng_state = np.array([seed], dtype=np.uint64)
+        done, _ = _dcd_epochs(indptr, indices, data, b, group, sqnorm, alpha, self.w, self._A,
+                              self._half_inv_c, ids, state_i, state_f, rng_state, 0.0,
+                              int(n_epochs), False)
+        return int(done)
+
+    def solve(self, *, tol: float = 0.1, max_iter: int = 1000, shrinking: bool = True) -> DCDResult:
+        """A full :func:`solve_grouped_dcd` over the pool, then the live w is refreshed."""
+        res = solve_grouped_dcd(self.pool, self.C, tol=tol, max_iter=max_iter,
+                                shrinking=shrinking, random_state=self._rng)
+        self.w = res.w
+        self._refresh_A()
+        return res
+
+    def _refresh_A(self) -> None:
+        _, _, _, _, group, _, alpha, active = self.pool._view()
+        self._A = np.bincount(group[active], weights=alpha[active],
+                              minlength=self.pool.n_groups).astype(np.float64)
+
+    def objectives(self) -> tuple[float, float]:
+        """(primal, dual) over the pool's active constraints at the live w."""
+        return self.pool.objectives(self.C, self.w)
 
 
 def fit_binary_squared_hinge(

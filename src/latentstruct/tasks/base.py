@@ -114,6 +114,10 @@ class StructuredTask:
             return [self.argmax(x, w, random_state=random_state).structure for x in X]
         return [self.argmax(x, w, y, random_state=random_state).structure for x, y in zip(X, Y)]
 
+    def subset(self, X, indices):
+        """The examples ``X[i] for i in indices``, in the task's batch representation."""
+        return [X[int(i)] for i in indices]
+
     def joint_feature_difference(self, x, y_a, y_b) -> SparseVector:
         """Phi(x, y_a) - Phi(x, y_b), coalesced."""
         return self.joint_feature(x, y_a) - self.joint_feature(x, y_b)

@@ -347,6 +347,9 @@ class SequenceLabellingTask(StructuredTask):
             w[e + L * L + L :],
         )
 
+    def subset(self, X: SequenceCorpus, indices) -> SequenceCorpus:
+        return X.subset(indices)
+
     def unary_scores(self, X: SequenceCorpus, w: np.ndarray) -> np.ndarray:
         emission, _, _, _ = self.split_weights(w)
         return _emission_scores(X.attr_indptr, X.attr_ids, emission, X.offsets[0], X.offsets[-1])

@@ -1,0 +1,124 @@
+"""StructuredSVM against CRFsuite on CoNLL-2000 chunking (and UPOS tagging on UD EWT).
+
+Both systems get exactly the same attribute strings per token (``task.attribute_strings``),
+the same training sentences (CoNLL-2000 train minus a held-out dev split of its first
+``--dev`` sentences) and are scored on the same dev sentences with conlleval F1.
+CRFsuite trains with L-BFGS for 100 iterations (its defaults otherwise: c2 = 1).
+Training time counts learning only, not reading or featurising, for both.
+
+The last line printed is one JSON object with the figures.
+
+    python benchmarks/chunking_vs_crfsuite.py            # chunking
+    python benchmarks/chunking_vs_crfsuite.py --pos      # also UPOS on EWT (train -> dev)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+import warnings
+
+from latentstruct.data.paths import dataset_path, missing_data_message
+from latentstruct.exceptions import ConvergenceWarning
+from latentstruct.learners import StructuredSVM
+from latentstruct.tasks import ChunkTask, PosTask
+from latentstruct.tasks.base import Dataset
+
+
+def crfsuite_run(task, train: Dataset, dev: Dataset, iterations: int):
+    import pycrfsuite
+
+    trainer = pycrfsuite.Trainer(verbose=False)
+    for rec, tags in zip(train.records, train.targets):
+        trainer.append(task.attribute_strings(rec), list(tags))
+    trainer.set_params({"c1": 0.0, "c2": 1.0, "max_iterations": iterations,
+                        "feature.possible_transitions": True})
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "crf.model")
+        t0 = time.perf_counter()
+        trainer.train(path)
+        seconds = time.perf_counter() - t0
+        tagger = pycrfsuite.Tagger()
+        tagger.open(path)
+        pred = [tagger.tag(task.attribute_strings(rec)) for rec in dev.records]
+        tagger.close()
+    return seconds, pred
+
+
+def ssvm_run(task, train: Dataset, dev: Dataset, C: float, max_iter: int):
+    task.fit(train)
+    X, Y = task.featurize(train), task.encode_targets(train.targets)
+    Xd = task.featurize(dev)
+    model = StructuredSVM(task, C=C, max_iter=max_iter, random_state=0, progress=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        t0 = time.perf_counter()
+        model.fit(X, Y)
+        seconds = time.perf_counter() - t0
+    return seconds, task.decode_targets(model.predict(Xd)), model
+
+
+def score(task, gold, pred):
+    return task.evaluate(task.encode_targets(gold), task.encode_targets(pred))
+
+
+def compare(name, task_cls, train, dev, args):
+    print(f"[{name}] {len(train)} train / {len(dev)} dev sentences", file=sys.stderr)
+    # Warm the numba kernels on a few sentences so compile time is not counted as training.
+    warm = Dataset(train.records[:20], train.targets[:20])
+    ssvm_run(task_cls(), warm, warm, args.C, 2)
+    ssvm_s, ssvm_pred, model = ssvm_run(task_cls(), train, dev, args.C, args.max_iter)
+    crf_s, crf_pred = crfsuite_run(task_cls(), train, dev, args.crf_iterations)
+    task = task_cls()
+    task.fit(train)
+    ours, theirs = score(task, dev.targets, ssvm_pred), score(task, dev.targets, crf_pred)
+    metric = "f1" if "f1" in ours else "accuracy"
+    print(f"{name:6s} {'system':12s} {metric:>8s} {'train s':>9s}")
+    print(f"{'':6s} {'ssvm':12s} {ours[metric]:8.4f} {ssvm_s:9.1f}  ({model.n_iter_} outer iterations)")
+    print(f"{'':6s} {'crfsuite':12s} {theirs[metric]:8.4f} {crf_s:9.1f}")
+    return {
+        f"{name}_{metric}_ssvm": round(ours[metric], 4),
+        f"{name}_{metric}_crfsuite": round(theirs[metric], 4),
+        f"{name}_{metric}_ratio": round(ours[metric] / theirs[metric], 4),
+        f"{name}_train_s_ssvm": round(ssvm_s, 2),
+        f"{name}_train_s_crfsuite": round(crf_s, 2),
+        f"{name}_time_ratio": round(ssvm_s / crf_s, 3),
+        f"{name}_ssvm_outer_iterations": model.n_iter_,
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dev", type=int, default=1000, help="first N CoNLL-2000 sentences held out")
+    ap.add_argument("--C", type=float, default=0.1)
+    ap.add_argument("--max-iter", type=int, default=30)
+    ap.add_argument("--crf-iterations", type=int, default=100)
+    ap.add_argument("--pos", action="store_true", help="also UPOS tagging on UD EWT")
+    ap.add_argument("--no-chunk", action="store_true")
+    args = ap.parse_args(argv)
+
+    figures = {"C": args.C}
+    if not args.no_chunk:
+        path = dataset_path("conll2000", "train.txt")
+        if not path.exists():
+            sys.exit(missing_data_message("conll2000"))
+        full = ChunkTask().read(path)
+        dev = Dataset(full.records[: args.dev], full.targets[: args.dev])
+        train = Dataset(full.records[args.dev :], full.targets[args.dev :])
+        figures.update(compare("chunk", ChunkTask, train, dev, args))
+    if args.pos:
+        tr_path = dataset_path("ud_english_ewt", "en_ewt-ud-train.conllu")
+        dv_path = dataset_path("ud_english_ewt", "en_ewt-ud-dev.conllu")
+        if not tr_path.exists():
+            sys.exit(missing_data_message("ud_english_ewt"))
+        figures.update(compare("pos", PosTask, PosTask().read(tr_path), PosTask().read(dv_path), args))
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
