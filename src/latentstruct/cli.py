@@ -73,7 +73,7 @@ def _cmd_train(args) -> int:
     if args.train is None and not task_cls.has_default_data:
         raise ConfigError(f"task {args.task!r} needs --train PATH")
     t0 = time.perf_counter()
-    dataset = task.read(args.train)
+    dataset = task.read(args.train, split="train")
     task.fit(dataset)
     X = task.featurize(dataset)
     Y = task.encode_targets(dataset.targets)
@@ -114,17 +114,16 @@ def _load(model_path, options):
 
 def _cmd_evaluate(args) -> int:
     task, learner = _load(args.model, args.option)
-    dataset = task.read(args.test)
-    X = task.featurize(dataset)
-    Y = task.encode_targets(dataset.targets)
-    metrics = task.evaluate(Y, learner.predict(X))
+    dataset = task.read(args.test, split="test")
+    decision = getattr(learner, "decision_function", None)
+    metrics = task.evaluate_model(dataset, learner.predict, decision)
     print(json.dumps({k: round(float(v), 6) for k, v in metrics.items()}))
     return 0
 
 
 def _cmd_predict(args) -> int:
     task, learner = _load(args.model, args.option)
-    dataset = task.read(args.input)
+    dataset = task.read(args.input, split="test")
     X = task.featurize(dataset)
     task.write_predictions(args.output, dataset, learner.predict(X))
     return 0

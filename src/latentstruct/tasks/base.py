@@ -22,7 +22,14 @@ from ..data.sparse import SparseVector
 from ..exceptions import ConfigError, NotFittedError
 from ..inference.result import DecodeResult
 
-__all__ = ["Dataset", "StructuredTask", "register_task", "get_task_class", "TASKS"]
+__all__ = [
+    "Dataset",
+    "StructuredTask",
+    "LatentBinaryTask",
+    "register_task",
+    "get_task_class",
+    "TASKS",
+]
 
 
 @dataclass(frozen=True)
@@ -76,7 +83,9 @@ class StructuredTask:
     def n_features(self) -> int:
         raise NotImplementedError("each task defines n_features")
 
-    def read(self, path) -> Dataset:
+    def read(self, path, *, split: str = "train") -> Dataset:
+        """Read labelled data; ``split`` ("train" or "test") lets tasks that sample their
+        examples (negatives, deterministic subsets) draw the right portion."""
         raise NotImplementedError("each task defines read")
 
     def fit(self, dataset: Dataset) -> "StructuredTask":
@@ -100,6 +109,19 @@ class StructuredTask:
 
     def write_predictions(self, path, dataset: Dataset, predictions) -> None:
         raise NotImplementedError("each task defines write_predictions")
+
+    def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
+        """Metrics of a trained model on ``dataset``.
+
+        ``predict(X)`` returns structures (or labels); ``decision_function(X)`` real scores.
+        The default scores ``predict`` against the gold targets; ranking tasks override it
+        and use ``decision_function``.  Tasks never see the learner itself.
+        """
+        X = self.featurize(dataset)
+        return self.evaluate(self.encode_targets(dataset.targets), predict(X))
+
+    def encode_targets(self, targets) -> list:
+        return list(targets)
 
     def get_state(self) -> tuple[dict, dict[str, np.ndarray]]:
         raise NotImplementedError("each task defines get_state")
@@ -146,3 +168,36 @@ def get_task_class(name: str) -> type[StructuredTask]:
         raise ConfigError(
             f"unknown task {name!r}; expected one of: {', '.join(sorted(TASKS))}"
         ) from None
+
+
+class LatentBinaryTask(StructuredTask):
+    """A binary decision over a hidden structure: f(x) = max_{h in C(x)} w . Phi(x, h).
+
+    Used by LCLR, its two-stage baseline and the latent online learners.  Examples are
+    ``x`` with labels ``y`` in {-1, +1}; the structure ``h`` is never observed.
+
+    Subclasses implement ``latent_argmax`` (the best legal h under w, with its score
+    ``w . Phi(x, h)``), ``latent_feature`` (Phi(x, h) as a sparse vector, including any
+    bias feature that every structure shares) and ``heuristic_weights`` (the fixed part
+    scores of the two-stage baseline).  ``decision_batch`` may be overridden with a fast
+    kernel.  ``targets`` of a binary dataset are the labels, as an int array of +-1.
+    """
+
+    default_learner: ClassVar[str] = "lclr"
+
+    def latent_argmax(self, x, w: np.ndarray, *, random_state=None) -> DecodeResult:
+        raise NotImplementedError("each latent task defines latent_argmax")
+
+    def latent_feature(self, x, h) -> SparseVector:
+        raise NotImplementedError("each latent task defines latent_feature")
+
+    def heuristic_weights(self) -> np.ndarray:
+        """Weights whose argmax is the two-stage system's fixed structure."""
+        raise NotImplementedError("each latent task defines heuristic_weights")
+
+    def latent_argmax_batch(self, X, w, *, random_state=None) -> list[DecodeResult]:
+        return [self.latent_argmax(x, w, random_state=random_state) for x in X]
+
+    def decision_batch(self, X, w) -> np.ndarray:
+        """f(x) = max_h w . Phi(x, h) for every example."""
+        return np.array([r.score for r in self.latent_argmax_batch(X, w)], dtype=np.float64)

@@ -437,7 +437,7 @@ class ChunkTask(SequenceLabellingTask):
     def _words_pos(record):
         return record.words, record.pos
 
-    def read(self, path) -> Dataset:
+    def read(self, path, *, split: str = "train") -> Dataset:
         sentences = read_conll2000(path)
         return Dataset(sentences, [s.tags for s in sentences], str(path))
 
@@ -471,7 +471,7 @@ class PosTask(SequenceLabellingTask):
     def _words_pos(record):
         return record.words, None
 
-    def read(self, path) -> Dataset:
+    def read(self, path, *, split: str = "train") -> Dataset:
         sentences = read_conllu(path)
         return Dataset(sentences, [s.upos for s in sentences], str(path))
 
