@@ -95,7 +95,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dev", type=int, default=1000, help="first N CoNLL-2000 sentences held out")
     ap.add_argument("--C", type=float, default=0.1)
-    ap.add_argument("--max-iter", type=int, default=30)
+    ap.add_argument("--max-iter", type=int, default=15)
     ap.add_argument("--crf-iterations", type=int, default=100)
     ap.add_argument("--pos", action="store_true", help="also UPOS tagging on UD EWT")
     ap.add_argument("--no-chunk", action="store_true")
