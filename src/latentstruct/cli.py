@@ -1,4 +1,4 @@
-"""The ``latentstruct`` command line: train, evaluate, predict, info.
+"""The ``latentstruct`` command line: train, evaluate, predict, explain, demo, info.
 
 Exit codes: 0 success, 2 usage or input errors (malformed files, unknown task or option,
 bad hyperparameters, incompatible model files), 1 anything unexpected.
@@ -114,8 +114,10 @@ def _load(model_path, options):
 
 def _cmd_evaluate(args) -> int:
     task, learner = _load(args.model, args.option)
+    from .learners import LatentBinaryLearner
+
     dataset = task.read(args.test, split="test")
-    decision = getattr(learner, "decision_function", None)
+    decision = learner.decision_function if isinstance(learner, LatentBinaryLearner) else None
     metrics = task.evaluate_model(dataset, learner.predict, decision)
     print(json.dumps({k: round(float(v), 6) for k, v in metrics.items()}))
     return 0
@@ -126,6 +128,34 @@ def _cmd_predict(args) -> int:
     dataset = task.read(args.input, split="test")
     X = task.featurize(dataset)
     task.write_predictions(args.output, dataset, learner.predict(X))
+    return 0
+
+
+def _cmd_explain(args) -> int:
+    from .learners import LatentBinaryLearner
+    from .plotting import plot_alignment
+
+    task, learner = _load(args.model, args.option)
+    if not isinstance(learner, LatentBinaryLearner):
+        raise ConfigError(
+            f"explain draws a latent structure; this is a {task.name!r} model trained with "
+            f"{learner.registry_name!r}, which has none"
+        )
+    x = task.encode_pair(args.source, args.target)
+    h = learner.latent_argmax([x])[0]
+    score = float(learner.decision_function([x])[0])
+    cells = task.cell_scores(x, learner.coef_)
+    plot_alignment(args.source, args.target, h, args.out, score=score, cell_scores=cells,
+                   title=f"{task.name} / {learner.registry_name}")
+    print(json.dumps({"score": round(score, 6), "decision": 1 if score >= 0 else -1,
+                      "alignment": [int(j) for j in h], "picture": str(args.out)}))
+    return 0
+
+
+def _cmd_demo(args) -> int:
+    from .demo import run_demo
+
+    run_demo(lang=args.lang, out_dir=args.out, n_jobs=args.n_jobs, quiet=args.quiet)
     return 0
 
 
@@ -166,6 +196,21 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--output", required=True)
     r.add_argument("--option", action="append", metavar="KEY=VALUE")
     r.set_defaults(func=_cmd_predict)
+
+    x = sub.add_parser("explain", help="draw the latent structure a model picks for one input")
+    x.add_argument("--model", required=True)
+    x.add_argument("--source", required=True, help="first input (e.g. an English name)")
+    x.add_argument("--target", required=True, help="second input (e.g. its transliteration)")
+    x.add_argument("--out", required=True, help="output picture (.png)")
+    x.add_argument("--option", action="append", metavar="KEY=VALUE")
+    x.set_defaults(func=_cmd_explain)
+
+    d = sub.add_parser("demo", help="transliteration discovery on CLDR names: two-stage vs LCLR")
+    d.add_argument("--lang", default="he", help="he, ru or ar (default he)")
+    d.add_argument("--out", default=".", help="folder for the alignment picture")
+    d.add_argument("--n-jobs", type=int, default=1, dest="n_jobs")
+    d.add_argument("--quiet", action="store_true")
+    d.set_defaults(func=_cmd_demo)
 
     i = sub.add_parser("info", help="print a model file's metadata")
     i.add_argument("--model", required=True)
