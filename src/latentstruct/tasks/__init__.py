@@ -2,6 +2,7 @@
 
 from .base import TASKS, Dataset, StructuredTask, get_task_class, register_task
 from .sequence import ChunkTask, PosTask, SequenceCorpus, SequenceLabellingTask
+from .transliteration import TransliterationTask
 
 __all__ = [
     "TASKS",
@@ -13,4 +14,5 @@ __all__ = [
     "PosTask",
     "SequenceCorpus",
     "SequenceLabellingTask",
+    "TransliterationTask",
 ]
