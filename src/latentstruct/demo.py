@@ -20,7 +20,7 @@ __all__ = ["run_demo"]
 
 
 def run_demo(lang: str = "he", out_dir=".", n_jobs: int = 1, quiet: bool = False,
-             n_train: int = 250, n_test: int = 300, C: float = 1.0) -> dict:
+             n_train: int = 250, n_test: int = 300, C: float = 0.1) -> dict:
     """Train both systems on ``n_train`` positive CLDR pairs, rank ``n_test`` others."""
     say = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr))
     t0 = time.perf_counter()

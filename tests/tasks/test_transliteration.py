@@ -156,21 +156,24 @@ def test_decision_batch_is_fast(he_task):
 def test_weight_layout():
     task = tiny_task(bigrams=False)
     A, B = task.n_source_chars, task.n_target_chars
-    assert (A, B) == (4, 3) and task.n_features == 1 + A * B
+    assert (A, B) == (4, 3) and task.n_features == 2 + A * B
     x = task.encode_pair("ca", "yx")  # c=3, a=1; y=2, x=1
-    assert task.latent_feature(x, [0, -1]).indices.tolist() == [0, 1 + 3 * B + 2]
+    assert task.latent_feature(x, [0, -1]).indices.tolist() == [0, 1, 2 + 3 * B + 2]
+    phi2 = task.latent_feature(x, [0, 1])
+    assert phi2.values[phi2.indices.tolist().index(1)] == 2.0  # the cell feature counts edges
     task = tiny_task()
-    assert task.n_features == 1 + A * B + 2 * A * A * B * B
+    assert task.n_features == 2 + A * B + 2 * A * A * B * B
     phi = task.latent_feature(x, [-1, 1])  # a -> x; prev (c, y), next (boundary 0, boundary 0)
-    bp = 1 + A * B + ((3 * A + 1) * B + 2) * B + 1
-    bn = 1 + A * B + A * A * B * B + ((1 * A + 0) * B + 1) * B + 0
-    assert phi.indices.tolist() == [0, 1 + 1 * B + 1, bp, bn]
-    assert phi.values.tolist() == [1.0, 1.0, 1.0, 1.0]
+    bp = 2 + A * B + ((3 * A + 1) * B + 2) * B + 1
+    bn = 2 + A * B + A * A * B * B + ((1 * A + 0) * B + 1) * B + 0
+    assert phi.indices.tolist() == [0, 1, 2 + 1 * B + 1, bp, bn]
+    assert phi.values.tolist() == [1.0, 1.0, 1.0, 1.0, 1.0]
     w = np.zeros(task.n_features)
     blocks = task.split_weights(w)
     blocks["bigram_prev"][3, 1, 2, 1] = 2.0
     blocks["unigram"][1, 1] = 0.5
-    assert w[bp] == 2.0 and task.cell_scores(x, w)[1, 1] == 2.5
+    blocks["cell"][0] = 0.25
+    assert w[bp] == 2.0 and task.cell_scores(x, w)[1, 1] == 2.75
 
 
 def test_latent_feature_rejects_illegal_alignments():

@@ -32,6 +32,12 @@ def squared_hinge_objective(w: np.ndarray, decisions: np.ndarray, y: np.ndarray,
     return 0.5 * float(w @ w) + C * float(xi @ xi)
 
 
+def _structure_key(h) -> bytes:
+    """A hashable key of a structure (an int array, or anything numpy can hold)."""
+    a = np.ascontiguousarray(h)
+    return a.dtype.str.encode() + bytes(str(a.shape), "ascii") + a.tobytes()
+
+
 class LatentBinaryLearner(LinearStructuredLearner):
     """Shared prediction API of learners over a ``LatentBinaryTask``."""
 
@@ -177,7 +183,8 @@ class LCLR(LatentBinaryLearner):
     in which negatives keep their max over h.  Eq. (4) is solved by Algorithm 2, a cutting
     plane: each round decodes every negative and adds its argmax to that negative's cache
     H_j, then solves Eq. (5) (the problem restricted to the caches) with the grouped
-    squared-hinge DCD, until no cache grows.  In DCD terms a positive i is one constraint
+    squared-hinge DCD, until no cache grows.  An argmax scoring <= -1 has zero loss and is
+    not added (it cannot change Eq. (5), and at termination Eq. (5) then equals Eq. (4)).  In DCD terms a positive i is one constraint
     w . Phi(x_i, h*_i) >= 1 - xi_i, and a negative j is one constraint
     -w . Phi(x_j, h) >= 1 - xi_j per cached h, all sharing the slack xi_j.  The caches are
     global and persist across outer iterations (footnote 2), and so do their dual
@@ -281,6 +288,7 @@ class LCLR(LatentBinaryLearner):
         pool = ConstraintPool(task.n_features, len(X))
         pos_constraint = np.full(len(X), -1, dtype=np.int64)
         pos_structure: dict[int, np.ndarray] = {}
+        cache: dict[int, set] = {int(j): set() for j in neg}  # H_j, as structure keys
 
         objective = squared_hinge_objective(w, self._decisions(X, w), y, C)
         self.objective_curve_ = [objective]
@@ -305,13 +313,17 @@ class LCLR(LatentBinaryLearner):
             for rnd in range(self.max_cutting_plane_rounds):
                 added = 0
                 for j, res in zip(neg, self._latent(X_neg, w)):
-                    before = pool.n_constraints
-                    pool.add(int(j), -task.latent_feature(X[j], res.structure), 1.0)
-                    if pool.n_constraints > before:
-                        added += 1
-                    else:
+                    if res.score <= -1.0:
+                        # zero loss even at the argmax: this negative adds nothing to Eq. (5)
+                        continue
+                    key = _structure_key(res.structure)
+                    if key in cache[j]:
                         self.n_cache_hits_ += 1
-                self.cache_size_curve_.append(pool.n_active - len(pos))
+                        continue
+                    cache[j].add(key)
+                    pool.add(int(j), -task.latent_feature(X[j], res.structure), 1.0)
+                    added += 1
+                self.cache_size_curve_.append(sum(len(c) for c in cache.values()))
                 if added == 0 and rnd > 0:
                     break
                 sol = solve_grouped_dcd(pool, C, tol=self.dcd_tol, max_iter=self.dcd_max_iter,

@@ -23,8 +23,9 @@ weight vector is laid out as dense blocks (row-major)::
 
     [ bias (1) | U (A x B) | BP (A x A x B x B) | BN (A x A x B x B) ]
 
-``U[s, t]`` is ``w[1 + s*B + t]``; ``BP[a, b, c, d]`` is
-``w[1 + A*B + ((a*A + b)*B + c)*B + d]``; BN follows BP.  With ``bigrams=False`` the two
+``w[1]`` is the weight of one aligned cell (a feature every aligned pair fires, so the
+model learns how much an alignment edge is worth by itself); ``U[s, t]`` is
+``w[2 + s*B + t]``; ``BP[a, b, c, d]`` is ``w[2 + A*B + ((a*A + b)*B + c)*B + d]``; BN follows BP.  With ``bigrams=False`` the two
 bigram blocks are absent.  The cell score is ``U + BP + BN`` of the cell, and
 ``w . Phi(x, a) = w[0] + sum of the aligned cells' scores``.
 """
@@ -224,13 +225,13 @@ def _cell_score(s, t, i, j, w, A, B, bigrams):  # pragma: no cover - numba
     n = t.shape[0]
     si = s[i]
     tj = t[j]
-    v = w[1 + si * B + tj]
+    v = w[1] + w[2 + si * B + tj]
     if bigrams:
         sp = s[i - 1] if i > 0 else 0
         sn = s[i + 1] if i + 1 < m else 0
         tp = t[j - 1] if j > 0 else 0
         tn = t[j + 1] if j + 1 < n else 0
-        base = 1 + A * B
+        base = 2 + A * B
         v += w[base + ((sp * A + si) * B + tp) * B + tj]
         v += w[base + A * A * B * B + ((si * A + sn) * B + tj) * B + tn]
     return v
@@ -585,15 +586,15 @@ class TransliterationTask(LatentBinaryTask):
     @property
     def n_features(self) -> int:
         A, B = self.n_source_chars, self.n_target_chars
-        return 1 + A * B + (2 * A * A * B * B if self.bigrams else 0)
+        return 2 + A * B + (2 * A * A * B * B if self.bigrams else 0)
 
     def feature_blocks(self) -> dict[str, tuple[int, tuple[int, ...]]]:
         """``{block: (offset into w, shape)}`` for "bias", "unigram", and the bigram blocks."""
         A, B = self.n_source_chars, self.n_target_chars
-        blocks = {"bias": (0, (1,)), "unigram": (1, (A, B))}
+        blocks = {"bias": (0, (1,)), "cell": (1, (1,)), "unigram": (2, (A, B))}
         if self.bigrams:
-            blocks["bigram_prev"] = (1 + A * B, (A, A, B, B))
-            blocks["bigram_next"] = (1 + A * B + A * A * B * B, (A, A, B, B))
+            blocks["bigram_prev"] = (2 + A * B, (A, A, B, B))
+            blocks["bigram_next"] = (2 + A * B + A * A * B * B, (A, A, B, B))
         return blocks
 
     def split_weights(self, w) -> dict[str, np.ndarray]:
@@ -715,13 +716,13 @@ class TransliterationTask(LatentBinaryTask):
         rows = np.flatnonzero(a >= 0)
         cols = a[rows]
         si, tj = s[rows], t[cols]
-        parts = [np.zeros(1, np.int64), 1 + si * B + tj]
+        parts = [np.zeros(1, np.int64), np.ones(rows.shape[0], np.int64), 2 + si * B + tj]
         if self.bigrams:
             s_pad = np.concatenate([[0], s, [0]])
             t_pad = np.concatenate([[0], t, [0]])
             sp, sn = s_pad[rows], s_pad[rows + 2]
             tp, tn = t_pad[cols], t_pad[cols + 2]
-            base = 1 + A * B
+            base = 2 + A * B
             parts.append(base + ((sp * A + si) * B + tp) * B + tj)
             parts.append(base + A * A * B * B + ((si * A + sn) * B + tj) * B + tn)
         idx = np.concatenate(parts)
@@ -786,7 +787,7 @@ class TransliterationTask(LatentBinaryTask):
 
         self.check_fitted()
         w = np.zeros(self.n_features)
-        U = w[1:1 + self.n_source_chars * self.n_target_chars].reshape(
+        U = w[2:2 + self.n_source_chars * self.n_target_chars].reshape(
             self.n_source_chars, self.n_target_chars)
         tgt_roman = [anyascii(t).lower() for t in self.target_alphabet_]
         for a, s in enumerate(self.source_alphabet_, 1):
