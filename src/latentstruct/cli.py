@@ -116,6 +116,8 @@ def _cmd_evaluate(args) -> int:
     task, learner = _load(args.model, args.option)
     from .learners import LatentBinaryLearner
 
+    if args.test is None and not task.has_default_data:
+        raise ConfigError(f"evaluating a {task.name!r} model needs --test PATH")
     dataset = task.read(args.test, split="test")
     decision = learner.decision_function if isinstance(learner, LatentBinaryLearner) else None
     metrics = task.evaluate_model(dataset, learner.predict, decision)
@@ -186,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("evaluate", help="print metrics of a model on labelled data as JSON")
     e.add_argument("--model", required=True)
-    e.add_argument("--test", required=True, help="labelled data file")
+    e.add_argument("--test", help="labelled data file (optional for tasks with shipped data)")
     e.add_argument("--option", action="append", metavar="KEY=VALUE")
     e.set_defaults(func=_cmd_evaluate)
 
