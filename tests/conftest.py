@@ -2,21 +2,9 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-from latentstruct.data.paths import dataset_path, missing_data_message
-
-
-def _require(name, *parts):
-    path = dataset_path(name, *parts)
-    if not path.exists():
-        message = f"{missing_data_message(name)} (needed file: {path})"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
+from latentstruct.testing import require_data as _require
 
 
 @pytest.fixture

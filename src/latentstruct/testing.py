@@ -44,6 +44,7 @@ from latentstruct.inference.brute_force import (
 from latentstruct.inference.result import EXACT, INFEASIBLE, DecodeResult
 
 __all__ = [
+    "require_data",
     "BagTask",
     "make_bag_problem",
     "check_decoder",
@@ -319,3 +320,23 @@ def make_bag_problem(n_examples=40, bag_size=3, n_features=5, random_state=0):
         X.append(bag)
         y.append(label)
     return BagTask(n_features).fit(), X, np.array(y)
+
+
+def require_data(name: str, *parts: str):
+    """Path of a file under ``LATENTSTRUCT_DATA``; skip the calling test if it is absent.
+
+    Under ``CI=true`` a missing data file fails the test instead: CI must run every test.
+    """
+    import os
+
+    import pytest
+
+    from latentstruct.data.paths import dataset_path, missing_data_message
+
+    path = dataset_path(name, *parts)
+    if not path.exists():
+        message = f"{missing_data_message(name)} (needed file: {path})"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path

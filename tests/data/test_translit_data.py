@@ -1,3 +1,4 @@
+from latentstruct.testing import require_data
 import os
 
 import pytest
@@ -14,15 +15,6 @@ from latentstruct.data.translit import (
 from latentstruct.exceptions import ConfigError, InputError
 
 
-def require_data(name, *parts):
-    """Path of a shared data file; skip (or fail when CI=true) if it is absent."""
-    path = dataset_path(name, *parts)
-    if not path.exists():
-        message = f"{missing_data_message(name)} (needed file: {path})"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
 
 
 def write(tmp_path, content, name="pairs.tsv"):

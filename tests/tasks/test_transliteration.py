@@ -1,3 +1,4 @@
+from latentstruct.testing import require_data
 import json
 import os
 import time
@@ -361,15 +362,6 @@ def test_plot_alignment_writes_png(tmp_path, he_task):
 
 
 # ----------------------------------------------------------------------------- real data
-def require_data(name, *parts):
-    """Path of a shared data file; skip (or fail when CI=true) if it is absent."""
-    path = dataset_path(name, *parts)
-    if not path.exists():
-        message = f"{missing_data_message(name)} (needed file: {path})"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
 
 
 def test_real_wikidata_sample():
