@@ -1,6 +1,7 @@
 """Learners: optimisation over any task (registered by name for the CLI)."""
 
 from .base import LEARNERS, LinearStructuredLearner, get_learner_class, register_learner
+from .jlis import JLIS
 from .lclr import LCLR, LatentBinaryLearner, TwoStage
 from .ssvm import StructuredSVM
 
@@ -13,4 +14,5 @@ __all__ = [
     "StructuredSVM",
     "LCLR",
     "TwoStage",
+    "JLIS",
 ]

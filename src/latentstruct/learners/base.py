@@ -63,6 +63,13 @@ class LinearStructuredLearner(BaseEstimator):
         self.task.check_fitted()
         return self.task
 
+    #: whether ``fit`` also takes binary examples (X_binary, y_binary), as J-LIS does
+    uses_binary_examples = False
+
+    def coef_size(self, task) -> int:
+        """Length of ``coef_`` for ``task`` (checked when a model file is loaded)."""
+        return task.n_features
+
     def _check_is_fitted(self) -> None:
         if getattr(self, "coef_", None) is None:
             raise NotFittedError(

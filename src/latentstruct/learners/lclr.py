@@ -8,6 +8,7 @@ through the grouped squared-hinge DCD engine; they differ in whether h is learne
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -23,7 +24,14 @@ from .base import (
     register_learner,
 )
 
-__all__ = ["LCLR", "TwoStage", "LatentBinaryLearner", "squared_hinge_objective"]
+__all__ = [
+    "LCLR",
+    "TwoStage",
+    "LatentBinaryLearner",
+    "squared_hinge_objective",
+    "alternating_latent_fit",
+    "StructuredPart",
+]
 
 
 def squared_hinge_objective(w: np.ndarray, decisions: np.ndarray, y: np.ndarray, C: float) -> float:
@@ -277,74 +285,161 @@ class LCLR(LatentBinaryLearner):
         check_positive_int("max_cutting_plane_rounds", self.max_cutting_plane_rounds)
         check_positive_int("dcd_max_iter", self.dcd_max_iter)
         y = self._check_labels(X, y)
-        rng = np.random.default_rng(self.random_state)
         t_start = time.perf_counter()
-
-        w = self._initial_weights(task, X, y)
-        pos = np.flatnonzero(y > 0)
-        neg = np.flatnonzero(y < 0)
-        X_pos = task.subset(X, pos)
-        X_neg = task.subset(X, neg)
-        pool = ConstraintPool(task.n_features, len(X))
-        pos_constraint = np.full(len(X), -1, dtype=np.int64)
-        pos_structure: dict[int, np.ndarray] = {}
-        cache: dict[int, set] = {int(j): set() for j in neg}  # H_j, as structure keys
-
-        objective = squared_hinge_objective(w, self._decisions(X, w), y, C)
-        self.objective_curve_ = [objective]
-        self.cache_size_curve_ = []
-        self.n_cache_hits_ = 0
-        converged = False
-        bar = tqdm(total=self.max_iter, desc="lclr", unit="iter", disable=not self.progress,
-                   leave=False)
-        it = 0
-        for it in range(1, self.max_iter + 1):
-            # Algorithm 1, lines 3-5: latent completion of the positives.
-            for i, res in zip(pos, self._latent(X_pos, w)):
-                h = np.asarray(res.structure)
-                old = pos_structure.get(i)
-                if old is not None and old.shape == h.shape and np.array_equal(old, h):
-                    continue
-                if pos_constraint[i] >= 0:
-                    pool.deactivate(int(pos_constraint[i]))
-                pos_constraint[i] = pool.add(int(i), task.latent_feature(X[i], h), 1.0)
-                pos_structure[i] = h
-            # Algorithm 2: cutting plane over the negatives' global caches.
-            for rnd in range(self.max_cutting_plane_rounds):
-                added = 0
-                for j, res in zip(neg, self._latent(X_neg, w)):
-                    if res.score <= -1.0:
-                        # zero loss even at the argmax: this negative adds nothing to Eq. (5)
-                        continue
-                    key = _structure_key(res.structure)
-                    if key in cache[j]:
-                        self.n_cache_hits_ += 1
-                        continue
-                    cache[j].add(key)
-                    pool.add(int(j), -task.latent_feature(X[j], res.structure), 1.0)
-                    added += 1
-                self.cache_size_curve_.append(sum(len(c) for c in cache.values()))
-                if added == 0 and rnd > 0:
-                    break
-                sol = solve_grouped_dcd(pool, C, tol=self.dcd_tol, max_iter=self.dcd_max_iter,
-                                        random_state=rng)
-                w = sol.w
-            new_objective = squared_hinge_objective(w, self._decisions(X, w), y, C)
-            self.objective_curve_.append(new_objective)
-            bar.set_postfix(objective=f"{new_objective:.5g}", cache=pool.n_active)
-            bar.update(1)
-            improvement = (objective - new_objective) / max(abs(objective), 1e-12)
-            objective = new_objective
-            if improvement < self.tol:
-                converged = True
-                break
-        bar.close()
-        self.coef_ = w
-        self.n_iter_ = it
+        w0 = self._initial_weights(task, X, y)
+        run = alternating_latent_fit(self, task, X, y, C, w0, desc="lclr")
+        self.coef_ = run.w
+        self.n_iter_ = run.n_iter
+        self.objective_curve_ = run.objective_curve
+        self.cache_size_curve_ = run.cache_size_curve
+        self.n_cache_hits_ = run.n_cache_hits
         self.fit_time_ = time.perf_counter() - t_start
-        if not converged:
+        if not run.converged:
             warn_convergence(
                 f"LCLR stopped at max_iter={self.max_iter} outer iterations with a relative "
                 f"objective improvement above tol={self.tol}; increase max_iter or tol."
             )
         return self
+
+
+@dataclass(frozen=True)
+class StructuredPart:
+    """Fully labelled structures S added to the latent problem (J-LIS): examples, gold
+    structures, their task (its weights are the first ``task.n_features`` entries of w)
+    and the cost C_1 of their squared slacks."""
+
+    task: object
+    X: object
+    Y: list
+    C: float
+
+
+@dataclass(frozen=True)
+class AlternatingResult:
+    w: np.ndarray
+    n_iter: int
+    converged: bool
+    objective_curve: list
+    cache_size_curve: list
+    n_cache_hits: int
+
+
+def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: StructuredPart | None = None,
+                           random_state=None, desc="latent") -> AlternatingResult:
+    """LCLR Algorithm 1 with Algorithm 2 inside (J-LIS Algorithms 1-2 when ``structured``).
+
+    Minimises, over w (squared hinge, grouped DCD for each inner problem)::
+
+        1/2 ||w||^2 + C_1 sum_{i in S} max(0, max_h Delta(h_i, h) - w . (Phi(x_i, h_i) - Phi(x_i, h)))^2
+                    + C   sum_{j in B} max(0, 1 - y_j max_h w . Phi_B(x_j, h))^2
+
+    (the S term is absent for LCLR).  Outer iterations fix each positive's structure at its
+    argmax (latent completion); the inner cutting plane grows a global cache per negative
+    (and a working set per structured example) until nothing violated is left, solving the
+    restricted problem with the grouped DCD.  Caches and duals persist across iterations.
+    The learner supplies the hyperparameters tol, max_iter, max_cutting_plane_rounds,
+    dcd_tol, dcd_max_iter, n_jobs and progress.
+    """
+    rng = np.random.default_rng(learner.random_state if random_state is None else random_state)
+    n = len(X)
+    m = 0 if structured is None else len(structured.X)
+    w = np.array(w0, dtype=np.float64)
+    pos = np.flatnonzero(y > 0)
+    neg = np.flatnonzero(y < 0)
+    X_pos = task.subset(X, pos) if n else []
+    X_neg = task.subset(X, neg) if n else []
+    C_groups = np.full(n + m, float(C))
+    if structured is not None:
+        C_groups[n:] = structured.C
+        s_task, s_dim = structured.task, structured.task.n_features
+    pool = ConstraintPool(task.n_features, n + m)
+    pos_constraint = np.full(n, -1, dtype=np.int64)
+    pos_structure: dict[int, np.ndarray] = {}
+    cache: dict[int, set] = {int(j): set() for j in neg}  # H_j (and W_i for S), as keys
+    cache.update({n + i: set() for i in range(m)})
+    tie_rng = rng if getattr(learner, "random_tie_break", False) else None
+
+    def latent(Xs, w_):
+        return parallel_chunks(
+            lambda a, b: task.latent_argmax_batch(Xs[a:b], w_, random_state=tie_rng),
+            len(Xs), learner.n_jobs)
+
+    def structured_violations(w_):
+        """Loss-augmented argmax of every S example, its loss and Delta - w.d (>= 0)."""
+        Y_hat = parallel_chunks(
+            lambda a, b: s_task.argmax_batch(structured.X[a:b], w_[:s_dim], structured.Y[a:b]),
+            m, learner.n_jobs)
+        out = []
+        for i, yh in enumerate(Y_hat):
+            loss = s_task.loss(structured.Y[i], yh)
+            d = s_task.joint_feature_difference(structured.X[i], structured.Y[i], yh) if loss else None
+            out.append((yh, loss, d, loss - (d.dot(w_[:s_dim]) if d is not None else 0.0)))
+        return out
+
+    def objective(w_):
+        decisions = np.concatenate(parallel_chunks(
+            lambda a, b: [task.decision_batch(X[a:b], w_)], n, learner.n_jobs)) if n else np.zeros(0)
+        value = squared_hinge_objective(w_, decisions, y, C)
+        if structured is not None:
+            xi = np.array([max(v[3], 0.0) for v in structured_violations(w_)])
+            value += structured.C * float(xi @ xi)
+        return value
+
+    current = objective(w)
+    curve, cache_sizes, hits = [current], [], 0
+    converged = False
+    bar = tqdm(total=learner.max_iter, desc=desc, unit="iter", disable=not learner.progress,
+               leave=False)
+    it = 0
+    for it in range(1, learner.max_iter + 1):
+        # Algorithm 1: latent completion of the positives at the current w.
+        for i, res in zip(pos, latent(X_pos, w)):
+            h = np.asarray(res.structure)
+            old = pos_structure.get(i)
+            if old is not None and old.shape == h.shape and np.array_equal(old, h):
+                continue
+            if pos_constraint[i] >= 0:
+                pool.deactivate(int(pos_constraint[i]))
+            pos_constraint[i] = pool.add(int(i), task.latent_feature(X[i], h), 1.0)
+            pos_structure[i] = h
+        # Algorithm 2: cutting plane over the negatives' caches (and S's working sets).
+        for rnd in range(learner.max_cutting_plane_rounds):
+            added = 0
+            for j, res in zip(neg, latent(X_neg, w)):
+                if res.score <= -1.0:
+                    continue  # zero loss even at the argmax: nothing to add to Eq. (5)
+                key = _structure_key(res.structure)
+                if key in cache[j]:
+                    hits += 1
+                    continue
+                cache[j].add(key)
+                pool.add(int(j), -task.latent_feature(X[j], res.structure), 1.0)
+                added += 1
+            if structured is not None:
+                for i, (yh, loss, d, violation) in enumerate(structured_violations(w)):
+                    if violation <= 0.0:
+                        continue
+                    key = _structure_key(yh)
+                    if key in cache[n + i]:
+                        hits += 1
+                        continue
+                    cache[n + i].add(key)
+                    pool.add(n + i, d, float(loss))
+                    added += 1
+            cache_sizes.append(sum(len(c) for c in cache.values()))
+            if added == 0 and rnd > 0:
+                break
+            sol = solve_grouped_dcd(pool, C_groups, tol=learner.dcd_tol,
+                                    max_iter=learner.dcd_max_iter, random_state=rng)
+            w = sol.w
+        new = objective(w)
+        curve.append(new)
+        bar.set_postfix(objective=f"{new:.5g}", cache=pool.n_active)
+        bar.update(1)
+        improvement = (current - new) / max(abs(current), 1e-12)
+        current = new
+        if improvement < learner.tol:
+            converged = True
+            break
+    bar.close()
+    return AlternatingResult(w, it, converged, curve, cache_sizes, hits)

@@ -73,9 +73,9 @@ def load_trained(path, *, expected_task: str | None = None):
             f"{path}: model file is inconsistent ({type(exc).__name__}: {exc}); it was written "
             "by an incompatible version or edited by hand. Retrain the model."
         ) from exc
-    if learner.coef_.shape != (task.n_features,):
+    if learner.coef_.shape != (learner.coef_size(task),):
         raise ModelFormatError(
             f"{path}: weight vector has {learner.coef_.shape[0]} entries but the task's feature "
-            f"index defines {task.n_features}; the file is corrupt. Retrain the model."
+            f"index defines {learner.coef_size(task)}; the file is corrupt. Retrain the model."
         )
     return task, learner, metadata

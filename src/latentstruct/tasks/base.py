@@ -26,6 +26,7 @@ __all__ = [
     "Dataset",
     "StructuredTask",
     "LatentBinaryTask",
+    "NormalizedLatentTask",
     "register_task",
     "get_task_class",
     "TASKS",
@@ -140,6 +141,10 @@ class StructuredTask:
         """The examples ``X[i] for i in indices``, in the task's batch representation."""
         return [X[int(i)] for i in indices]
 
+    def example_size(self, x) -> int:
+        """Size of one example (tokens), the J-LIS normaliser kappa(x)."""
+        raise NotImplementedError("each task that supports J-LIS defines example_size")
+
     def joint_feature_difference(self, x, y_a, y_b) -> SparseVector:
         """Phi(x, y_a) - Phi(x, y_b), coalesced."""
         return self.joint_feature(x, y_a) - self.joint_feature(x, y_b)
@@ -201,3 +206,72 @@ class LatentBinaryTask(StructuredTask):
     def decision_batch(self, X, w) -> np.ndarray:
         """f(x) = max_h w . Phi(x, h) for every example."""
         return np.array([r.score for r in self.latent_argmax_batch(X, w)], dtype=np.float64)
+
+
+class NormalizedLatentTask(LatentBinaryTask):
+    """The binary view of a structured task used by J-LIS (Chang et al. 2010, ICML §2.2).
+
+    Phi_B(x, h) = Phi(x, h) / kappa(x), followed by one dummy (bias) feature added after the
+    normalisation, so f_B(x) = max_h w . Phi_B(x, h) asks "has x a good structure?".
+    kappa(x) is the number of tokens (``normalization="length"``, the paper's choice for
+    POS tagging and citations) or 1 (``"none"``).  The argmax over h is the structured
+    task's own (unaugmented) argmax, since kappa(x) > 0 does not change it.
+
+    The weight vector is the structured task's weights followed by the bias weight.
+    """
+
+    name = "normalized"
+
+    def __init__(self, base=None, normalization="length"):
+        self.base = base
+        self.normalization = normalization
+
+    @property
+    def n_features(self) -> int:
+        return self.base.n_features + 1
+
+    def check_fitted(self) -> None:
+        if not isinstance(self.base, StructuredTask):
+            raise ConfigError("NormalizedLatentTask needs a StructuredTask as its 'base'")
+        if self.normalization not in ("length", "none"):
+            raise ConfigError(
+                f"normalization must be 'length' or 'none', got {self.normalization!r}"
+            )
+        self.base.check_fitted()
+
+    def kappa(self, x) -> float:
+        if self.normalization == "none":
+            return 1.0
+        n = self.base.example_size(x)
+        if n <= 0:
+            raise ConfigError(
+                "a binary example has length 0; every sentence needs at least one token"
+            )
+        return float(n)
+
+    def subset(self, X, indices):
+        return self.base.subset(X, indices)
+
+    def latent_argmax(self, x, w, *, random_state=None) -> DecodeResult:
+        res = self.base.argmax(x, w[:-1], random_state=random_state)
+        return DecodeResult(res.structure, res.score / self.kappa(x) + float(w[-1]),
+                            res.status, res.stats)
+
+    def latent_argmax_batch(self, X, w, *, random_state=None) -> list[DecodeResult]:
+        structures = self.base.argmax_batch(X, w[:-1], random_state=random_state)
+        out = []
+        for i, h in enumerate(structures):
+            x = X[i]
+            score = self.base.joint_feature(x, h).dot(w[:-1]) / self.kappa(x) + float(w[-1])
+            out.append(DecodeResult(h, score))
+        return out
+
+    def latent_feature(self, x, h) -> SparseVector:
+        phi = self.base.joint_feature(x, h)
+        return SparseVector(
+            np.append(phi.indices, self.base.n_features),
+            np.append(phi.values / self.kappa(x), 1.0),
+        )
+
+    def heuristic_weights(self) -> np.ndarray:
+        raise ConfigError("J-LIS has no two-stage heuristic; initialise from S or coef_init")

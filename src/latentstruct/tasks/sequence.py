@@ -350,6 +350,9 @@ class SequenceLabellingTask(StructuredTask):
     def subset(self, X: SequenceCorpus, indices) -> SequenceCorpus:
         return X.subset(indices)
 
+    def example_size(self, x: SequenceCorpus) -> int:
+        return x.n_tokens
+
     def unary_scores(self, X: SequenceCorpus, w: np.ndarray) -> np.ndarray:
         emission, _, _, _ = self.split_weights(w)
         return _emission_scores(X.attr_indptr, X.attr_ids, emission, X.offsets[0], X.offsets[-1])

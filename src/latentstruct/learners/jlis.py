@@ -1,0 +1,168 @@
+"""J-LIS: structured learning with indirect (binary) supervision (Chang et al. 2010, ICML)."""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+
+from ..exceptions import ConfigError, ConvergenceWarning, warn_convergence
+from ..tasks.base import NormalizedLatentTask
+from .base import (
+    LinearStructuredLearner,
+    check_positive,
+    check_positive_int,
+    register_learner,
+)
+from .lclr import StructuredPart, alternating_latent_fit
+from .ssvm import StructuredSVM
+
+__all__ = ["JLIS"]
+
+
+@register_learner("jlis")
+class JLIS(LinearStructuredLearner):
+    """Joint Learning with Indirect Supervision.
+
+    Optimisation problem (J-LIS Eq. 4 with the squared hinge)::
+
+        Q(w) = 1/2 ||w||^2
+               + C1 sum_{i in S} max(0, max_h Delta(h_i, h) - w . (Phi(x_i, h_i) - Phi(x_i, h)))^2
+               + C2 sum_{i in B} max(0, 1 - y_i max_h w . Phi_B(x_i, h))^2
+
+    with Phi_B(x, h) = Phi(x, h) / kappa(x) plus a bias feature added after normalisation
+    (§2.2; kappa = number of tokens).  S holds labelled structures, B binary examples: a
+    positive has some good structure, a negative (e.g. a shuffled sentence) none.
+
+    Algorithm 1 fixes each positive's structure h^t at its argmax and minimises the convex
+    A(w, w^t); Algorithm 2 does so by cutting planes over working sets W_i (S) and V_i
+    (B-), each restricted problem (Eq. 9) solved by the grouped squared-hinge DCD (Alg. 3).
+    Working sets persist across outer iterations.  Q never increases (Theorem 1).
+    Initialised from a StructuredSVM trained on S (or ``coef_init``).
+
+    With B empty this is the structural SVM; with S empty it is LCLR over Phi_B.
+
+    Parameters
+    ----------
+    task : StructuredTask (fitted; ``example_size`` gives kappa)
+    C1, C2 : float, default 0.1 and 0.1
+        Costs of the structured and the binary squared slacks.
+    normalization : {"length", "none"}
+    tol : float, default 1e-5 -- stop when Q's relative decrease is below it
+    max_iter : int, default 20 -- outer iterations (Algorithm 1)
+    max_cutting_plane_rounds : int, default 50 -- Algorithm 2 rounds per outer iteration
+    dcd_tol, dcd_max_iter : inner DCD tolerance and epoch limit
+    random_tie_break : bool, default True -- break inference ties uniformly at random (§5, fn. 7)
+    coef_init : array of shape (n_features + 1,), optional
+    init_max_iter : int, default 30 -- outer iterations of the initial StructuredSVM
+    n_jobs, random_state, progress
+
+    Attributes
+    ----------
+    coef_ : task weights followed by the bias of Phi_B
+    n_iter_, objective_curve_ (Q at the initial weights and after each outer iteration),
+    cache_size_curve_, n_cache_hits_, fit_time_
+    """
+
+    uses_binary_examples = True
+
+    def __init__(self, task=None, C1=0.1, C2=0.1, normalization="length", tol=1e-5, max_iter=20,
+                 max_cutting_plane_rounds=50, dcd_tol=1e-3, dcd_max_iter=2000,
+                 random_tie_break=True, coef_init=None, init_max_iter=30, n_jobs=1,
+                 random_state=None, progress=False):
+        self.task = task
+        self.C1 = C1
+        self.C2 = C2
+        self.normalization = normalization
+        self.tol = tol
+        self.max_iter = max_iter
+        self.max_cutting_plane_rounds = max_cutting_plane_rounds
+        self.dcd_tol = dcd_tol
+        self.dcd_max_iter = dcd_max_iter
+        self.random_tie_break = random_tie_break
+        self.coef_init = coef_init
+        self.init_max_iter = init_max_iter
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.progress = progress
+
+    def coef_size(self, task) -> int:
+        return task.n_features + 1
+
+    def _initial_weights(self, task, X, Y) -> np.ndarray:
+        if self.coef_init is not None:
+            w0 = np.array(self.coef_init, dtype=np.float64)
+            if w0.shape != (task.n_features + 1,):
+                raise ConfigError(
+                    f"coef_init must have shape ({task.n_features + 1},) (task weights and the "
+                    f"bias of Phi_B), got {w0.shape}"
+                )
+            return w0
+        if len(X) == 0:
+            raise ConfigError(
+                "J-LIS got no structured examples (|S| = 0) and no initial weights: give "
+                "labelled structures (e.g. --option n_structured_tokens=N > 0) or coef_init"
+            )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            base = StructuredSVM(task, C=self.C1, max_iter=self.init_max_iter,
+                                 random_state=self.random_state, n_jobs=self.n_jobs).fit(X, Y)
+        return np.append(base.coef_, 0.0)
+
+    def fit(self, X, Y, X_binary=None, y_binary=None):
+        """Learn from labelled structures (X, Y) and binary examples (X_binary, y_binary)."""
+        task = self._check_task()
+        C1 = check_positive("C1", self.C1)
+        C2 = check_positive("C2", self.C2)
+        check_positive("tol", self.tol)
+        check_positive("dcd_tol", self.dcd_tol)
+        check_positive_int("max_iter", self.max_iter)
+        check_positive_int("max_cutting_plane_rounds", self.max_cutting_plane_rounds)
+        check_positive_int("dcd_max_iter", self.dcd_max_iter)
+        if len(X) != len(Y):
+            raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
+        if X_binary is None:
+            X_binary, y_binary = [], np.zeros(0)
+        y_binary = np.asarray(y_binary, dtype=np.float64)
+        if len(X_binary) != y_binary.shape[0]:
+            raise ConfigError(f"X_binary has {len(X_binary)} examples but y_binary has "
+                              f"{y_binary.shape[0]}")
+        if y_binary.size and not np.isin(y_binary, (-1, 1)).all():
+            raise ConfigError("binary labels must be -1 or +1")
+        if y_binary.size and not (y_binary < 0).any():
+            raise ConfigError(
+                "the binary examples B are all positive; J-LIS needs negative examples (inputs "
+                "with no good structure, e.g. shuffled sentences): set negatives_per_positive > 0"
+            )
+        if len(X) == 0 and y_binary.size == 0:
+            raise ConfigError("J-LIS needs structured examples S, binary examples B, or both")
+        adapter = NormalizedLatentTask(task, self.normalization)
+        adapter.check_fitted()
+        t_start = time.perf_counter()
+        w0 = self._initial_weights(task, X, Y)
+        structured = StructuredPart(task, X, list(Y), C1) if len(X) else None
+        run = alternating_latent_fit(self, adapter, X_binary, y_binary, C2, w0,
+                                     structured=structured, desc="jlis")
+        self.coef_ = run.w
+        self.n_iter_ = run.n_iter
+        self.objective_curve_ = run.objective_curve
+        self.cache_size_curve_ = run.cache_size_curve
+        self.n_cache_hits_ = run.n_cache_hits
+        self.fit_time_ = time.perf_counter() - t_start
+        if not run.converged:
+            warn_convergence(
+                f"JLIS stopped at max_iter={self.max_iter} outer iterations with a relative "
+                f"objective decrease above tol={self.tol}; increase max_iter or tol."
+            )
+        return self
+
+    def predict(self, X) -> list:
+        """Best structure of every example under the task part of ``coef_``."""
+        self._check_is_fitted()
+        return self._decode(X, self.coef_[:-1])
+
+    def decision_function(self, X) -> np.ndarray:
+        """f_B(x) = max_h coef_ . Phi_B(x, h): does x have a good structure?"""
+        self._check_is_fitted()
+        return NormalizedLatentTask(self.task, self.normalization).decision_batch(X, self.coef_)
