@@ -13,6 +13,8 @@ import json
 import sys
 import time
 
+import numpy as np
+
 from . import __version__
 from .exceptions import ConfigError, InputError, LatentStructError, ModelFormatError
 
@@ -73,14 +75,21 @@ def _cmd_train(args) -> int:
     if args.train is None and not task_cls.has_default_data:
         raise ConfigError(f"task {args.task!r} needs --train PATH")
     t0 = time.perf_counter()
-    dataset = task.read(args.train, split="train")
+    dataset = task.training_sample(task.read(args.train, split="train"))
     task.fit(dataset)
     X = task.featurize(dataset)
     Y = task.encode_targets(dataset.targets)
     learner = learner_cls(task=task, **learner_opts)
     if "progress" in learner.get_params() and "progress" not in learner_opts:
         learner.set_params(progress=not args.quiet)
-    learner.fit(X, Y)
+    if learner.uses_binary_examples:
+        binary = dataset.binary
+        if binary is None:
+            learner.fit(X, Y)
+        else:
+            learner.fit(X, Y, task.featurize(binary), np.asarray(binary.targets))
+    else:
+        learner.fit(X, Y)
     elapsed = time.perf_counter() - t0
     save_trained(args.model, task, learner,
                  extra={"train_path": str(args.train), "n_train": len(dataset),

@@ -35,11 +35,18 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Dataset:
-    """Records read from a file, with their gold structures (``None`` where unknown)."""
+    """Records read from a file, with their gold structures (``None`` where unknown).
+
+    ``binary`` optionally holds binary examples for learners with indirect supervision
+    (J-LIS): records and +-1 labels.  ``labels`` optionally lists the label inventory when
+    ``targets`` alone may not show every label (a small labelled sample).
+    """
 
     records: Sequence[Any]
     targets: Sequence[Any]
     path: str | None = None
+    binary: "Dataset | None" = None
+    labels: tuple | None = None
 
     def __len__(self) -> int:
         return len(self.records)
@@ -140,6 +147,10 @@ class StructuredTask:
     def subset(self, X, indices):
         """The examples ``X[i] for i in indices``, in the task's batch representation."""
         return [X[int(i)] for i in indices]
+
+    def training_sample(self, dataset: Dataset) -> Dataset:
+        """The training examples to use from a training file (all of it by default)."""
+        return dataset
 
     def example_size(self, x) -> int:
         """Size of one example (tokens), the J-LIS normaliser kappa(x)."""

@@ -15,6 +15,7 @@ and the part scores for Viterbi are a gather over this layout.  Loss is Hamming
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
@@ -230,6 +231,22 @@ def _joint_feature_difference(attr_indptr, attr_ids, t0, t1, y_a, y_b, n_attr, n
     return idx[:k], val[:k]
 
 
+@dataclass(frozen=True)
+class BinaryRecord:
+    """An unlabelled sentence (a J-LIS binary example): words and, if any, POS tags."""
+
+    words: tuple
+    pos: tuple | None = None
+
+    @property
+    def tokens(self) -> tuple:
+        return self.words
+
+    def permuted(self, order) -> "BinaryRecord":
+        return BinaryRecord(tuple(self.words[i] for i in order),
+                            None if self.pos is None else tuple(self.pos[i] for i in order))
+
+
 class SequenceLabellingTask(StructuredTask):
     """First-order sequence labelling with Hamming loss (base of ``chunk`` and ``pos``).
 
@@ -245,16 +262,31 @@ class SequenceLabellingTask(StructuredTask):
         Context window (words, and POS for chunking) on each side.
     affix_length : int
         Longest prefix/suffix attribute.
+    n_structured_tokens : int or None
+        For learning with indirect supervision (J-LIS): use a deterministic sample of
+        labelled sentences totalling at least this many tokens as S (None: all sentences
+        not used for B).
+    n_binary : int
+        Number of positive binary examples B+ (sentences whose labels are not used),
+        disjoint from S; each gets ``negatives_per_positive`` shuffled copies in B-.
+    negatives_per_positive : int
+    sample_seed : int
+        Seed of the S/B sample and of the shuffles.
     """
 
     uses_pos_input: bool = False
 
-    def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=2, affix_length=3):
+    def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=2, affix_length=3,
+                 n_structured_tokens=None, n_binary=0, negatives_per_positive=1, sample_seed=0):
         self.min_count = min_count
         self.feature_index = feature_index
         self.hash_bits = hash_bits
         self.window = window
         self.affix_length = affix_length
+        self.n_structured_tokens = n_structured_tokens
+        self.n_binary = n_binary
+        self.negatives_per_positive = negatives_per_positive
+        self.sample_seed = sample_seed
 
     # --- fitting ------------------------------------------------------------------
     def _validate_params(self) -> None:
@@ -272,20 +304,65 @@ class SequenceLabellingTask(StructuredTask):
             window=self.window, affix_length=self.affix_length,
         )
 
+    def training_sample(self, dataset: Dataset) -> Dataset:
+        """S and B for J-LIS: deterministic, disjoint samples of the training sentences.
+
+        Sentences are shuffled with ``sample_seed``; the first ``n_binary`` become B+ (their
+        labels unused) and each is shuffled ``negatives_per_positive`` times into B- (word
+        salads, with their POS tags moved along); S takes the following sentences until it
+        holds ``n_structured_tokens`` tokens.  Without these options the file is used whole.
+        """
+        if self.n_structured_tokens is None and not self.n_binary:
+            return dataset
+        from .negatives import shuffled_negatives
+
+        for name in ("n_binary", "negatives_per_positive", "sample_seed"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or v < 0:
+                raise ConfigError(f"{name} must be a non-negative integer, got {v!r}")
+        nst = self.n_structured_tokens
+        if nst is not None and (not isinstance(nst, (int, np.integer)) or nst < 0):
+            raise ConfigError(f"n_structured_tokens must be a non-negative integer, got {nst!r}")
+        n = len(dataset)
+        if self.n_binary > n:
+            raise ConfigError(f"n_binary={self.n_binary} but the file has only {n} sentences")
+        rng = np.random.default_rng(self.sample_seed)
+        order = rng.permutation(n)
+        b_idx, rest = order[: self.n_binary], order[self.n_binary :]
+        s_idx, tokens = [], 0
+        for i in rest:
+            if nst is not None and tokens >= nst:
+                break
+            s_idx.append(int(i))
+            tokens += len(dataset.targets[i])
+        positives = [BinaryRecord(*self._words_pos(dataset.records[i])) for i in b_idx]
+        orders = shuffled_negatives([list(range(len(r.words))) for r in positives],
+                                    self.negatives_per_positive, rng)
+        per = self.negatives_per_positive
+        negatives = [positives[k // per].permuted(o) for k, o in enumerate(orders)] if per else []
+        binary = Dataset(positives + negatives,
+                         np.array([1] * len(positives) + [-1] * len(negatives)), dataset.path)
+        labels = tuple(sorted({t for tags in dataset.targets for t in tags}))
+        return Dataset([dataset.records[i] for i in s_idx], [dataset.targets[i] for i in s_idx],
+                       dataset.path, binary=binary, labels=labels)
+
     def fit(self, dataset: Dataset) -> "SequenceLabellingTask":
-        """Build the label set and the attribute index from training data."""
+        """Build the label set and the attribute index from training data (and B+)."""
         self._validate_params()
-        if len(dataset) == 0:
+        if len(dataset) == 0 and dataset.binary is None:
             raise InputError("training data contains no sentences", dataset.path)
-        labels = sorted({tag for tags in dataset.targets for tag in tags})
+        labels = sorted({tag for tags in dataset.targets for tag in tags} | set(dataset.labels or ()))
         self.labels_ = labels
         self._label_id = {t: i for i, t in enumerate(labels)}
         params = {"min_count": self.min_count} if self.feature_index == "index" else {"n_bits": self.hash_bits}
         index = make_feature_index(self.feature_index, **params)
         if self.feature_index == "index":
+            records = list(dataset.records)
+            if dataset.binary is not None:  # B+ sentences are unlabelled inputs, fair to index
+                records += [r for r, y in zip(dataset.binary.records, dataset.binary.targets) if y > 0]
             index.fit(
                 (attr for tok in self.attribute_strings(rec) for attr in tok)
-                for rec in dataset.records
+                for rec in records
             )
         self.attr_index_ = index
         self.fitted_ = True
@@ -467,8 +544,10 @@ class PosTask(SequenceLabellingTask):
     name = "pos"
     uses_pos_input = False
 
-    def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=2, affix_length=4):
-        super().__init__(min_count, feature_index, hash_bits, window, affix_length)
+    def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=2, affix_length=4,
+                 n_structured_tokens=None, n_binary=0, negatives_per_positive=1, sample_seed=0):
+        super().__init__(min_count, feature_index, hash_bits, window, affix_length,
+                         n_structured_tokens, n_binary, negatives_per_positive, sample_seed)
 
     @staticmethod
     def _words_pos(record):
