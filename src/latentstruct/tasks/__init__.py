@@ -1,6 +1,7 @@
 """Tasks: features, loss and constraints of each application (registered by name)."""
 
 from .base import TASKS, Dataset, StructuredTask, get_task_class, register_task
+from .citations import CitationTask
 from .sequence import ChunkTask, PosTask, SequenceCorpus, SequenceLabellingTask
 from .transliteration import TransliterationTask
 
