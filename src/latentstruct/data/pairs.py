@@ -1,0 +1,428 @@
+"""Readers for sentence-pair classification corpora: MSRP paraphrases and RTE entailment.
+
+Every reader returns a list of :class:`SentencePair` (label 1 = paraphrase / entailment,
+0 = not) and reports malformed input as ``InputError(message, path, line)`` so that the
+command line can print ``file:line: message``.
+
+Formats
+-------
+``read_msrp``
+    The Microsoft Research Paraphrase Corpus release: tab-separated, header
+    ``Quality<TAB>#1 ID<TAB>#2 ID<TAB>#1 String<TAB>#2 String``.  Lines are split on TAB
+    only; double quotes are ordinary characters (the corpus has unbalanced quotes, so a CSV
+    reader with quoting on would merge rows).
+``read_glue_rte``
+    GLUE's RTE TSV: header ``index<TAB>sentence1<TAB>sentence2<TAB>label`` with labels
+    ``entailment`` / ``not_entailment``.  Same splitting rules.
+``read_rte_xml``
+    The PASCAL RTE XML: ``<pair id=".." value="TRUE|FALSE">`` (RTE-1) or
+    ``<pair id=".." entailment="YES|NO">`` (RTE-2, RTE-3), each with one ``<t>`` and one
+    ``<h>``.  Whitespace runs inside ``<t>``/``<h>`` (RTE-1 wraps long texts over lines) are
+    collapsed to single spaces.  External DTDs are never fetched.
+``read_pairs``
+    Picks one of the above from the file's extension (``.xml``) or its header line.
+
+In the TSV readers, completely blank lines are skipped; every other line must have exactly
+the header's number of columns.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from xml.parsers import expat
+
+from latentstruct.data.readers import _open_binary, read_lines
+from latentstruct.exceptions import InputError
+
+__all__ = [
+    "SentencePair",
+    "MSRP_HEADER",
+    "GLUE_RTE_HEADER",
+    "read_msrp",
+    "read_glue_rte",
+    "read_rte_xml",
+    "read_pairs",
+    "PAIR_FORMATS",
+]
+
+MSRP_HEADER = ("Quality", "#1 ID", "#2 ID", "#1 String", "#2 String")
+GLUE_RTE_HEADER = ("index", "sentence1", "sentence2", "label")
+
+
+@dataclass(frozen=True, slots=True)
+class SentencePair:
+    """One labelled sentence pair.
+
+    id : the pair's identifier (MSRP: ``"<#1 ID>_<#2 ID>"``; RTE XML: the ``id``
+        attribute; GLUE: the ``index`` column)
+    first, second : the two sentences (paraphrase: sentence 1 and 2; entailment: text T and
+        hypothesis H)
+    label : 1 (paraphrase / entails) or 0
+    line : 1-based line where the pair starts in its file (0 if not read from a file)
+    """
+
+    id: str
+    first: str
+    second: str
+    label: int
+    line: int = 0
+
+    def __post_init__(self):
+        if self.label not in (0, 1) or isinstance(self.label, bool):
+            raise InputError(
+                f"SentencePair {self.id!r}: label must be the int 1 or 0, got {self.label!r}",
+                line=self.line or None,
+            )
+
+
+# --------------------------------------------------------------------------------------
+# tab-separated files
+# --------------------------------------------------------------------------------------
+def _header_text(header: tuple[str, ...]) -> str:
+    return "<TAB>".join(header)
+
+
+def _read_tsv(
+    path,
+    header: tuple[str, ...],
+    what: str,
+    parse_row: Callable[[list[str], str, int], SentencePair],
+) -> list[SentencePair]:
+    """Shared TSV loop: check the header, split on TAB only, one pair per non-blank line."""
+    name = os.fspath(path)
+    pairs: list[SentencePair] = []
+    seen_header = False
+    n_cols = len(header)
+    for lineno, text in read_lines(path):
+        if not seen_header:
+            fields = tuple(f.strip() for f in text.split("\t"))
+            if fields != header:
+                raise InputError(
+                    f"the first line is not the {what} header: expected "
+                    f"{_header_text(header)!r}, got {text[:120]!r}. Add the header line (columns "
+                    f"separated by single tabs) or use the reader for this file's format",
+                    name,
+                    lineno,
+                )
+            seen_header = True
+            continue
+        if not text.strip():
+            continue
+        fields = text.split("\t")
+        if len(fields) != n_cols:
+            raise InputError(
+                f"expected {n_cols} tab-separated columns ({', '.join(header)}), got "
+                f"{len(fields)}. Columns are split on TAB only (quotes are plain "
+                f"characters); check for a missing or extra tab in this line",
+                name,
+                lineno,
+            )
+        pairs.append(parse_row(fields, name, lineno))
+    if not seen_header:
+        raise InputError(
+            f"the file is empty; expected the {what} header {_header_text(header)!r} and then "
+            f"one pair per line",
+            name,
+        )
+    if not pairs:
+        raise InputError(
+            f"the file has the {what} header but no pairs; expected one pair per line after it",
+            name,
+        )
+    return pairs
+
+
+def _sentence(value: str, column: str, name: str, lineno: int) -> str:
+    value = value.strip()
+    if not value:
+        raise InputError(
+            f"the {column!r} column is empty; every pair needs two non-empty sentences",
+            name,
+            lineno,
+        )
+    return value
+
+
+def _msrp_row(fields: list[str], name: str, lineno: int) -> SentencePair:
+    quality, id1, id2, s1, s2 = fields
+    quality = quality.strip()
+    if quality not in ("0", "1"):
+        raise InputError(
+            f"label (column 'Quality') must be 1 (paraphrase) or 0 (not), got {quality!r}",
+            name,
+            lineno,
+        )
+    ids = []
+    for column, value in (("#1 ID", id1), ("#2 ID", id2)):
+        value = value.strip()
+        if not value:
+            raise InputError(
+                f"the {column!r} column is empty; expected the sentence's numeric ID",
+                name,
+                lineno,
+            )
+        ids.append(value)
+    return SentencePair(
+        f"{ids[0]}_{ids[1]}",
+        _sentence(s1, "#1 String", name, lineno),
+        _sentence(s2, "#2 String", name, lineno),
+        int(quality),
+        lineno,
+    )
+
+
+def read_msrp(path) -> list[SentencePair]:
+    """Read an MSRP file (``msr_paraphrase_train.txt`` / ``_test.txt`` layout).
+
+    The first line must be the header ``Quality #1 ID #2 ID #1 String #2 String`` (tab
+    separated; a UTF-8 byte-order mark is ignored).  Each pair's ``id`` is
+    ``"<#1 ID>_<#2 ID>"``.  Raises ``InputError`` with the line for a wrong column count, a
+    label other than 0/1, an empty sentence or ID, or bytes that are not UTF-8; and for an
+    empty file or one without pairs.
+    """
+    return _read_tsv(path, MSRP_HEADER, "MSRP", _msrp_row)
+
+
+_GLUE_LABELS = {"entailment": 1, "not_entailment": 0}
+
+
+def _glue_row(fields: list[str], name: str, lineno: int) -> SentencePair:
+    index, s1, s2, label = fields
+    label = label.strip()
+    if label not in _GLUE_LABELS:
+        raise InputError(
+            f"label must be one of {', '.join(_GLUE_LABELS)}, got {label!r}",
+            name,
+            lineno,
+        )
+    index = index.strip()
+    if not index:
+        raise InputError("the 'index' column is empty; expected the pair's index", name, lineno)
+    return SentencePair(
+        index,
+        _sentence(s1, "sentence1", name, lineno),
+        _sentence(s2, "sentence2", name, lineno),
+        _GLUE_LABELS[label],
+        lineno,
+    )
+
+
+def read_glue_rte(path) -> list[SentencePair]:
+    """Read GLUE's RTE ``train.tsv`` / ``dev.tsv`` (``index sentence1 sentence2 label``).
+
+    ``entailment`` becomes label 1, ``not_entailment`` 0; ``first`` is the text and
+    ``second`` the hypothesis.  GLUE's unlabelled ``test.tsv`` (no label column) is rejected
+    by the header check.  Errors as in :func:`read_msrp`.
+    """
+    return _read_tsv(path, GLUE_RTE_HEADER, "GLUE RTE", _glue_row)
+
+
+# --------------------------------------------------------------------------------------
+# RTE XML
+# --------------------------------------------------------------------------------------
+_RTE_LABELS = {
+    "value": {"TRUE": 1, "FALSE": 0},  # RTE-1
+    "entailment": {"YES": 1, "NO": 0},  # RTE-2, RTE-3 (2-way)
+}
+_WHITESPACE = re.compile(r"\s+")
+
+
+class _RTEHandler:
+    """expat callbacks that collect <pair> elements with the line each starts on."""
+
+    def __init__(self, parser, name: str):
+        self.parser = parser
+        self.name = name
+        self.pairs: list[SentencePair] = []
+        self.ids: dict[str, int] = {}
+        self.depth = 0
+        self.pair: dict | None = None  # the <pair> being read
+        self.field: str | None = None  # "t" or "h" while inside one
+        self.chunks: list[str] = []
+
+    def error(self, message: str, line: int | None = None) -> InputError:
+        return InputError(message, self.name, line or self.parser.CurrentLineNumber)
+
+    def start(self, tag: str, attrs: dict) -> None:
+        self.depth += 1
+        line = self.parser.CurrentLineNumber
+        if tag == "pair":
+            if self.pair is not None:
+                raise self.error(
+                    f"<pair> inside the <pair> that starts on line {self.pair['line']}; "
+                    f"close each </pair> before the next one"
+                )
+            self.pair = {"line": line, "attrs": attrs, "t": None, "h": None}
+        elif tag in ("t", "h"):
+            if self.pair is None:
+                raise self.error(f"<{tag}> outside a <pair>; expected it inside <pair>...</pair>")
+            if self.field is not None:
+                raise self.error(f"<{tag}> inside <{self.field}>; close </{self.field}> first")
+            if self.pair[tag] is not None:
+                raise self.error(
+                    f"second <{tag}> in the <pair> that starts on line {self.pair['line']}; "
+                    f"a pair has exactly one <t> (text) and one <h> (hypothesis)"
+                )
+            self.field = tag
+            self.chunks = []
+            self.pair[tag] = ("", line)
+        elif self.field is not None:
+            raise self.error(
+                f"element <{tag}> inside <{self.field}>; expected plain text (escape '<' as &lt;)"
+            )
+
+    def data(self, text: str) -> None:
+        if self.field is not None:
+            self.chunks.append(text)
+
+    def end(self, tag: str) -> None:
+        self.depth -= 1
+        if tag in ("t", "h") and self.field == tag:
+            text = _WHITESPACE.sub(" ", "".join(self.chunks)).strip()
+            line = self.pair[tag][1]
+            if not text:
+                what = "text" if tag == "t" else "hypothesis"
+                raise self.error(
+                    f"empty <{tag}> ({what}) in the pair that starts on line "
+                    f"{self.pair['line']}; every pair needs a non-empty text and hypothesis",
+                    line,
+                )
+            self.pair[tag] = (text, line)
+            self.field = None
+        elif tag == "pair" and self.pair is not None:
+            self.pairs.append(self._finish(self.pair))
+            self.pair = None
+
+    def _finish(self, pair: dict) -> SentencePair:
+        line, attrs = pair["line"], pair["attrs"]
+        pair_id = attrs.get("id", "").strip()
+        if not pair_id:
+            raise self.error("<pair> has no id attribute; expected e.g. <pair id=\"12\" ...>", line)
+        if pair_id in self.ids:
+            raise self.error(
+                f"duplicate pair id {pair_id!r} (first used on line {self.ids[pair_id]}); "
+                f"pair ids must be unique within a file",
+                line,
+            )
+        present = [a for a in _RTE_LABELS if a in attrs]
+        if not present:
+            raise self.error(
+                f"pair {pair_id!r} has no label: expected value=\"TRUE|FALSE\" (RTE-1) or "
+                f"entailment=\"YES|NO\" (RTE-2/3) on the <pair> element",
+                line,
+            )
+        if len(present) > 1:
+            raise self.error(
+                f"pair {pair_id!r} has both value= and entailment= attributes; keep one label",
+                line,
+            )
+        attr = present[0]
+        raw = attrs[attr].strip()
+        labels = _RTE_LABELS[attr]
+        if raw.upper() not in labels:
+            raise self.error(
+                f"pair {pair_id!r}: {attr}={raw!r} is not a 2-way label; expected "
+                f"{' or '.join(labels)} (3-way labels such as UNKNOWN/CONTRADICTION are not "
+                f"supported: map them to NO first)",
+                line,
+            )
+        for tag, what in (("t", "text"), ("h", "hypothesis")):
+            if pair[tag] is None:
+                raise self.error(
+                    f"pair {pair_id!r} has no <{tag}> ({what}); expected one <t> and one <h>",
+                    line,
+                )
+        self.ids[pair_id] = line
+        return SentencePair(pair_id, pair["t"][0], pair["h"][0], labels[raw.upper()], line)
+
+
+def read_rte_xml(path) -> list[SentencePair]:
+    """Read a PASCAL RTE XML file (RTE-1 ``value=TRUE|FALSE``, RTE-2/3 ``entailment=YES|NO``).
+
+    ``first`` is the text T, ``second`` the hypothesis H, ``line`` the line of the
+    ``<pair>`` start tag.  Raises ``InputError`` (file and line) for malformed XML (including
+    bytes that do not match the declared encoding), a pair without a label or with an
+    unknown one, a missing, repeated or empty ``<t>``/``<h>``, a missing or duplicate
+    ``id``, entity declarations (refused, so no entity expansion), and a file with no pairs.
+    """
+    name = os.fspath(path)
+    parser = expat.ParserCreate()
+    handler = _RTEHandler(parser, name)
+    parser.StartElementHandler = handler.start
+    parser.EndElementHandler = handler.end
+    parser.CharacterDataHandler = handler.data
+
+    def refuse_entity(entity_name, *args):
+        raise InputError(
+            f"the document declares the entity {entity_name!r}; entity declarations are not "
+            f"allowed in RTE files (only the predefined &lt; &gt; &amp; &quot; &apos;)",
+            name,
+            parser.CurrentLineNumber,
+        )
+
+    parser.EntityDeclHandler = refuse_entity
+    with _open_binary(path) as fh:
+        data = fh.read()
+    if not data.strip():
+        raise InputError("the file is empty; expected an RTE XML document", name)
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError as exc:
+        raise InputError(
+            f"malformed XML: {expat.ErrorString(exc.code)} (column {exc.offset + 1}); expected "
+            f"a well-formed UTF-8 RTE document",
+            name,
+            exc.lineno,
+        ) from None
+    if not handler.pairs:
+        raise InputError(
+            "contains no <pair> elements; expected <pair id=.. entailment=..><t>..</t><h>..</h></pair>",
+            name,
+        )
+    return handler.pairs
+
+
+# --------------------------------------------------------------------------------------
+# dispatch
+# --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _TSVFormat:
+    name: str
+    header: tuple[str, ...]
+    reader: Callable[[object], list[SentencePair]]
+
+
+#: TSV formats recognised by ``read_pairs`` from their header line (the error text of
+#: ``read_pairs`` is generated from this table).
+PAIR_FORMATS: tuple[_TSVFormat, ...] = (
+    _TSVFormat("MSRP", MSRP_HEADER, read_msrp),
+    _TSVFormat("GLUE RTE", GLUE_RTE_HEADER, read_glue_rte),
+)
+
+
+def read_pairs(path) -> list[SentencePair]:
+    """Read any supported pair file: ``.xml`` as RTE XML, otherwise by the header line
+    (see ``PAIR_FORMATS``)."""
+    name = os.fspath(path)
+    if Path(name).suffix.lower() == ".xml":
+        return read_rte_xml(path)
+    first = None
+    for lineno, text in read_lines(path):
+        first = tuple(f.strip() for f in text.split("\t"))
+        break
+    if first is None:
+        raise InputError("the file is empty; expected a sentence-pair file with a header", name)
+    for fmt in PAIR_FORMATS:
+        if first == fmt.header:
+            return fmt.reader(path)
+    known = "; ".join(f"{fmt.name}: {_header_text(fmt.header)!r}" for fmt in PAIR_FORMATS)
+    raise InputError(
+        f"unknown sentence-pair format: the first line {'<TAB>'.join(first)[:120]!r} is none of "
+        f"the known headers ({known}); RTE XML files need the .xml extension",
+        name,
+        1,
+    )
