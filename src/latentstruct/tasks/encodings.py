@@ -95,8 +95,8 @@ same chunking, the vote is unanimous and each view's well-formed input comes bac
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -127,13 +127,64 @@ class Span(NamedTuple):
     end: int
 
 
+# Writers: tags of one encoding for checked, sorted, non-overlapping spans.
+def _write_iob1(spans: list[Span], n: int) -> list[str]:
+    out = ["O"] * n
+    prev = None
+    for span in spans:
+        typ, start, end = span
+        out[start:end + 1] = ["I-" + typ] * (end - start + 1)
+        if prev is not None and prev.end == start - 1 and prev.type == typ:
+            out[start] = "B-" + typ
+        prev = span
+    return out
+
+
+def _write_iob2(spans: list[Span], n: int) -> list[str]:
+    out = ["O"] * n
+    for typ, start, end in spans:
+        out[start:end + 1] = ["B-" + typ] + ["I-" + typ] * (end - start)
+    return out
+
+
+def _write_ioe1(spans: list[Span], n: int) -> list[str]:
+    out = ["O"] * n
+    nxt = None
+    for span in reversed(spans):
+        typ, start, end = span
+        out[start:end + 1] = ["I-" + typ] * (end - start + 1)
+        if nxt is not None and nxt.start == end + 1 and nxt.type == typ:
+            out[end] = "E-" + typ
+        nxt = span
+    return out
+
+
+def _write_ioe2(spans: list[Span], n: int) -> list[str]:
+    out = ["O"] * n
+    for typ, start, end in spans:
+        out[start:end + 1] = ["I-" + typ] * (end - start) + ["E-" + typ]
+    return out
+
+
+def _write_oc(spans: list[Span], n: int) -> list[str]:
+    out = ["O"] * n
+    for typ, start, end in spans:
+        if start == end:
+            out[start] = "S-" + typ
+        else:
+            out[start:end + 1] = ["B-" + typ] + ["I-" + typ] * (end - start - 1) + ["E-" + typ]
+    return out
+
+
 @dataclass(frozen=True)
 class Encoding:
-    """A chunk encoding (a view): its registry name, the prefixes it uses, a description."""
+    """A chunk encoding (a view): its registry name, the prefixes it uses, a description,
+    and the function that writes a chunking in it."""
 
     name: str
     prefixes: tuple[str, ...]
     description: str
+    write: Callable[[list[Span], int], list[str]] = field(repr=False, compare=False)
 
 
 ENCODINGS: Mapping[str, Encoding] = MappingProxyType(
@@ -142,17 +193,24 @@ ENCODINGS: Mapping[str, Encoding] = MappingProxyType(
             "iob1", ("B", "I"),
             "I inside chunks; B only on the first token of a chunk that directly follows a "
             "chunk of the same type",
+            _write_iob1,
         ),
-        "iob2": Encoding("iob2", ("B", "I"), "B on the first token of every chunk, I inside"),
+        "iob2": Encoding(
+            "iob2", ("B", "I"), "B on the first token of every chunk, I inside", _write_iob2
+        ),
         "ioe1": Encoding(
             "ioe1", ("I", "E"),
             "I inside chunks; E only on the last token of a chunk that is directly followed "
             "by a chunk of the same type",
+            _write_ioe1,
         ),
-        "ioe2": Encoding("ioe2", ("I", "E"), "E on the last token of every chunk, I inside"),
+        "ioe2": Encoding(
+            "ioe2", ("I", "E"), "E on the last token of every chunk, I inside", _write_ioe2
+        ),
         "oc": Encoding(
             "oc", ("B", "I", "E", "S"),
             "O+C: S for a one-token chunk; otherwise B first, E last, I in between",
+            _write_oc,
         ),
     }
 )
@@ -299,32 +357,6 @@ def _check_spans(spans, n: int) -> list[Span]:
     return checked
 
 
-def _write(spans: list[Span], n: int, name: str) -> list[str]:
-    """Tags of encoding ``name`` for checked, sorted, non-overlapping ``spans``."""
-    out = ["O"] * n
-    last = len(spans) - 1
-    for k, (typ, start, end) in enumerate(spans):
-        inside = "I-" + typ
-        out[start:end + 1] = [inside] * (end - start + 1)
-        if name == "iob2":
-            out[start] = "B-" + typ
-        elif name == "ioe2":
-            out[end] = "E-" + typ
-        elif name == "oc":
-            if start == end:
-                out[start] = "S-" + typ
-            else:
-                out[start] = "B-" + typ
-                out[end] = "E-" + typ
-        elif name == "iob1":
-            if k > 0 and spans[k - 1].end == start - 1 and spans[k - 1].type == typ:
-                out[start] = "B-" + typ
-        else:  # ioe1
-            if k < last and spans[k + 1].start == end + 1 and spans[k + 1].type == typ:
-                out[end] = "E-" + typ
-    return out
-
-
 def tags_from_spans(spans: Iterable[Sequence], n: int, encoding: str) -> list[str]:
     """Write the chunking ``spans`` over ``n`` tokens as tags of ``encoding``.
 
@@ -332,7 +364,7 @@ def tags_from_spans(spans: Iterable[Sequence], n: int, encoding: str) -> list[st
     ``0..n-1`` and must not overlap (``InputError`` otherwise).
     """
     enc = get_encoding(encoding)
-    return _write(_check_spans(spans, n), n, enc.name)
+    return enc.write(_check_spans(spans, n), n)
 
 
 def convert(tags: Sequence[str], source: str, target: str) -> list[str]:
@@ -343,7 +375,7 @@ def convert(tags: Sequence[str], source: str, target: str) -> list[str]:
     src = get_encoding(source)
     tgt = get_encoding(target)
     tags = _check_tags(tags, src)
-    return _write(_read(tags), len(tags), tgt.name)
+    return tgt.write(_read(tags), len(tags))
 
 
 def is_well_formed(tags: Sequence[str], encoding: str) -> bool:
@@ -437,4 +469,4 @@ def majority_vote(
             counts[tag] = counts.get(tag, 0) + 1
         voted.append(max(counts, key=counts.__getitem__))
     spans = spans_from_tags(voted, "oc")
-    return {v: _write(spans, n, v) for v in targets}
+    return {v: ENCODINGS[v].write(spans, n) for v in targets}
