@@ -150,3 +150,19 @@ def test_real_data_ssvm_dev_accuracy(require_data):
     acc = task.evaluate(task.encode_targets(dev.targets), model.predict(task.featurize(dev)))
     # measured 0.949 on 2,339 dev tokens; J-LIS reports ~90-92% with full supervision
     assert acc["accuracy"] > 0.90
+
+
+def test_jlis_sample_shuffles_citations(tiny_file):
+    task = CitationTask(n_structured_tokens=1, n_binary=1, negatives_per_positive=2, sample_seed=0)
+    assert task.get_params()["n_binary"] == 1
+    ds = task.training_sample(task.read(tiny_file))
+    assert len(ds) == 1 and ds.labels == ("author", "date", "pages", "title")
+    b = ds.binary
+    assert list(b.targets) == [1, -1, -1]
+    pos = b.records[0].tokens
+    assert pos != ds.records[0].tokens  # B+ is disjoint from S
+    for neg in b.records[1:]:
+        assert sorted(neg.tokens) == sorted(pos) and neg.tokens != pos
+    task.fit(ds)
+    X = task.featurize(b)
+    assert list(X.lengths()) == [len(pos)] * 3

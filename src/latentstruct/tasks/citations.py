@@ -120,7 +120,8 @@ def citation_attributes(
 class CitationTask(SequenceLabellingTask):
     """Cora citation field extraction: label each token author, title, date, ...
 
-    Parameters are those of :class:`~latentstruct.tasks.sequence.SequenceLabellingTask`;
+    Parameters are those of :class:`~latentstruct.tasks.sequence.SequenceLabellingTask`
+    (including the J-LIS S/B sampling options, whose B- are shuffled citations);
     ``window`` (default 1) is the neighbour range of the context attributes and
     ``affix_length`` (default 3) the longest prefix/suffix.  Reads the Cora
     ``<NEWREFERENCE>`` format (:func:`~latentstruct.data.citations.read_cora`) and writes
@@ -130,11 +131,14 @@ class CitationTask(SequenceLabellingTask):
     name = "citations"
     uses_pos_input = False
 
-    def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=1, affix_length=3):
-        super().__init__(min_count, feature_index, hash_bits, window, affix_length)
+    def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=1, affix_length=3,
+                 n_structured_tokens=None, n_binary=0, negatives_per_positive=1, sample_seed=0):
+        super().__init__(min_count, feature_index, hash_bits, window, affix_length,
+                         n_structured_tokens, n_binary, negatives_per_positive, sample_seed)
 
     @staticmethod
     def _words_pos(record):
+        # a Citation, or a BinaryRecord (J-LIS binary example) built from one
         return record.tokens, None
 
     def attribute_strings(self, record) -> list[list[str]]:
