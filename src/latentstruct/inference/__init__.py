@@ -4,7 +4,8 @@ Each decoder maximises a sum of part scores and returns a
 :class:`~latentstruct.inference.result.DecodeResult`.  Use the cheapest exact solver the
 constraint structure allows: chains -> :func:`viterbi`; monotone one-to-one alignments ->
 :func:`monotone_alignment`; one-to-one alignments -> :func:`bipartite_matching`; trees ->
-:func:`tree_max_product` / :func:`tree_sum_product`; anything else -> :class:`ILPModel`.
+:func:`tree_max_product` / :func:`tree_sum_product`; graph alignment with edge mappings (LCLR §4)
+-> :class:`GraphAlignmentILP`; anything else -> :class:`ILPModel`.
 """
 
 from latentstruct.inference.alignment import alignment_to_indicator, indicator_to_alignment, monotone_alignment
@@ -19,6 +20,15 @@ from latentstruct.inference.brute_force import (
     sequence_score,
     tree_score,
 )
+from latentstruct.inference.graph_alignment import (
+    GraphAlignment,
+    GraphAlignmentILP,
+    GraphAlignmentProblem,
+    GraphPartScores,
+    check_alignment,
+    enumerate_alignments,
+)
+from latentstruct.inference.graph_alignment import alignment_score as graph_alignment_score
 from latentstruct.inference.ilp import AlignmentILP, ILPModel, SequenceILP, TreeILP
 from latentstruct.inference.loss import (
     AlignmentAugmentation,
@@ -53,6 +63,13 @@ __all__ = [
     "SequenceILP",
     "AlignmentILP",
     "TreeILP",
+    "GraphAlignmentProblem",
+    "GraphPartScores",
+    "GraphAlignment",
+    "GraphAlignmentILP",
+    "check_alignment",
+    "enumerate_alignments",
+    "graph_alignment_score",
     "hamming_augment",
     "hamming_loss",
     "alignment_hamming_augment",
