@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from ..exceptions import ConfigError, ConvergenceWarning, warn_convergence
+from ..exceptions import ConfigError, ConvergenceWarning
 from ..tasks.base import NormalizedLatentTask
 from .base import (
     LinearStructuredLearner,
@@ -15,7 +15,7 @@ from .base import (
     check_positive_int,
     register_learner,
 )
-from .lclr import StructuredPart, alternating_latent_fit
+from .lclr import StructuredPart, alternating_latent_fit, store_alternating_result
 from .ssvm import StructuredSVM
 
 __all__ = ["JLIS"]
@@ -144,18 +144,7 @@ class JLIS(LinearStructuredLearner):
         structured = StructuredPart(task, X, list(Y), C1) if len(X) else None
         run = alternating_latent_fit(self, adapter, X_binary, y_binary, C2, w0,
                                      structured=structured, desc="jlis")
-        self.coef_ = run.w
-        self.n_iter_ = run.n_iter
-        self.objective_curve_ = run.objective_curve
-        self.cache_size_curve_ = run.cache_size_curve
-        self.n_cache_hits_ = run.n_cache_hits
-        self.fit_time_ = time.perf_counter() - t_start
-        if not run.converged:
-            warn_convergence(
-                f"JLIS stopped at max_iter={self.max_iter} outer iterations with a relative "
-                f"objective decrease above tol={self.tol}; increase max_iter or tol."
-            )
-        return self
+        return store_alternating_result(self, run, t_start)
 
     def predict(self, X) -> list:
         """Best structure of every example under the task part of ``coef_``."""

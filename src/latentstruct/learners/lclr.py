@@ -31,6 +31,7 @@ __all__ = [
     "squared_hinge_objective",
     "alternating_latent_fit",
     "StructuredPart",
+    "store_alternating_result",
 ]
 
 
@@ -288,18 +289,7 @@ class LCLR(LatentBinaryLearner):
         t_start = time.perf_counter()
         w0 = self._initial_weights(task, X, y)
         run = alternating_latent_fit(self, task, X, y, C, w0, desc="lclr")
-        self.coef_ = run.w
-        self.n_iter_ = run.n_iter
-        self.objective_curve_ = run.objective_curve
-        self.cache_size_curve_ = run.cache_size_curve
-        self.n_cache_hits_ = run.n_cache_hits
-        self.fit_time_ = time.perf_counter() - t_start
-        if not run.converged:
-            warn_convergence(
-                f"LCLR stopped at max_iter={self.max_iter} outer iterations with a relative "
-                f"objective improvement above tol={self.tol}; increase max_iter or tol."
-            )
-        return self
+        return store_alternating_result(self, run, t_start)
 
 
 @dataclass(frozen=True)
@@ -322,6 +312,22 @@ class AlternatingResult:
     objective_curve: list
     cache_size_curve: list
     n_cache_hits: int
+
+
+def store_alternating_result(learner, run: AlternatingResult, t_start: float):
+    """Set the learned attributes of ``learner`` from ``run``; warn if it did not converge."""
+    learner.coef_ = run.w
+    learner.n_iter_ = run.n_iter
+    learner.objective_curve_ = run.objective_curve
+    learner.cache_size_curve_ = run.cache_size_curve
+    learner.n_cache_hits_ = run.n_cache_hits
+    learner.fit_time_ = time.perf_counter() - t_start
+    if not run.converged:
+        warn_convergence(
+            f"{type(learner).__name__} stopped at max_iter={learner.max_iter} outer iterations "
+            f"with a relative objective decrease above tol={learner.tol}; increase max_iter or tol."
+        )
+    return learner
 
 
 def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: StructuredPart | None = None,
