@@ -1,0 +1,1051 @@
+"""Paraphrase identification and textual entailment over latent graph alignments (LCLR §4,
+§5.2, §5.3).
+
+An example is a sentence pair; its label is +1 (paraphrase / entailment) or -1.  Each
+sentence is a graph whose nodes are its words and whose edges are its dependency arcs
+(spaCy, :class:`~latentstruct.data.nlp.Parser`).  The hidden structure aligns the two
+graphs with the four variable types of §4 — word mapping, word deletion, edge mapping and
+edge deletion — tied by the constraints (6)-(11); the best alignment under ``w`` is found
+by :class:`~latentstruct.inference.graph_alignment.GraphAlignmentILP` (see that module for
+how the constraints are read).  f(x) = max_h w . Phi(x, h) is positive for a paraphrase /
+entailment.
+
+Graphs
+------
+Nodes are the sentence's tokens except punctuation (universal POS ``PUNCT``; whitespace
+tokens are already removed by the parser); a sentence made only of punctuation keeps it.
+A token whose head was dropped is attached to its nearest kept ancestor (with its own
+dependency label) or becomes a root.  Edges are ``(head, dependent)`` with the dependent's
+label.  A word is *negated* when it is a negation marker (``ParsedSentence.is_negation``) or
+has a negation marker among its dependents in the full parse.
+
+Records may be :class:`~latentstruct.data.pairs.SentencePair` (parsed on the fly; parses
+are cached on disk by the parser), ``(str, str)`` or ``(ParsedSentence, ParsedSentence)``
+tuples (no parser needed).
+
+Pruning (what has no variable)
+------------------------------
+All word pairs are scored by a cheap *affinity*, ``max(WNSim, edit similarity) + 0.01 *
+[same POS]``, where WNSim is :meth:`~latentstruct.data.wordnet.WordNet.similarity` (1.0 for
+equal lower-cased lemmas when ``use_wordnet=False``, else 0.0) and edit similarity is
+``1 - levenshtein(a, b) / max(len(a), len(b))`` on the lower-cased tokens.  Candidate word
+mappings are then
+
+* paraphrase: the ``top_k`` best G2 words of every G1 word **united with** the ``top_k``
+  best G1 words of every G2 word (ties broken by position, earliest first);
+* RTE (G1 = text, G2 = hypothesis): the ``top_k`` best text words of every hypothesis word
+  only; text words that are nobody's candidate simply stay unmapped (the text has no
+  deletion variables, §5.2).
+
+Every other word pair is pruned: it has no word-mapping variable (fixed to 0).  Candidate
+edge mappings are exactly the pairs of edges whose heads and whose dependents are both
+candidate word pairs (the problem derives them); word-deletion and edge-deletion
+variables are never pruned.  By default (``min_affinity=0``) nothing is pruned by a
+threshold, so every word keeps at least ``min(top_k, other sentence length)`` candidates on
+the side(s) that choose; ``min_affinity > 0`` also drops chosen pairs whose affinity is
+below it.
+
+Features (LCLR Table 2, plus the extras marked +)
+-------------------------------------------------
+Each part (variable) has a sparse feature vector over a :class:`~latentstruct.data.features.
+FeatureIndex` fitted on the training examples; the part score is ``w . phi_part``.  Names:
+
+word mapping ``map:``
+    ``const`` (+, the learned value of a mapping by itself); ``wnsim`` (real, the WNSim
+    value); WordNet bucket ``wn=same|syn|hi|mid|lo|0`` (equal lower-cased lemmas, WNSim 1,
+    >= 0.6, >= 0.3, > 0, 0); POS pair ``pos=A|B`` (paraphrase: sorted, RTE: text|hyp);
+    ``sp=P&wn=B`` (+, the shared POS, or ``x`` when they differ, with the WordNet bucket);
+    negation ``neg_mismatch`` (one word negated, the other not); ``antonym`` (+, WordNet
+    antonyms); paraphrase only: named entities ``ne=same|diff|one`` (both in entities of the
+    same / different types, only one in an entity) and edit-similarity bucket
+    ``ed=eq|hi|mid|lo|none`` (1, >= 0.8, >= 0.6, >= 0.4, below).  (RTE's coreference features
+    are not available with spaCy's small pipeline and are omitted.)
+word deletion ``del:``
+    ``const`` (+), ``pos=P``; paraphrase also ``ne=TYPE``.  RTE: hypothesis words only.
+edge mapping ``emap:`` (NODE-INFO)
+    ``const`` (+), ``h:wn=B`` and ``d:wn=B`` (WordNet buckets of the head and dependent
+    word mappings), ``wnsim`` (real, the product of their WNSim values: the word-mapping
+    evidence scaled by the similarity of both endpoints); paraphrase also (DEP)
+    ``dep=same`` with ``dep_same=LABEL``, or ``dep=diff``.
+edge deletion ``edel:`` (paraphrase only; RTE has none)
+    ``const`` (+), ``dep=LABEL``.
+``bias``
+    One feature every structure has (value 1), so f(x) can be negative.
+
+With ``normalize=True`` every part feature is divided by kappa(x) — the mean length
+``(n1 + n2) / 2`` for paraphrase, the hypothesis length for RTE — so that the decision reads
+fractions ("a third of the words deleted") rather than counts; the argmax is unchanged and
+the bias is not divided.  Names unseen in training are dropped at prediction time.
+
+Structures
+----------
+A legal alignment is determined by its word mappings (see the inference module), so the
+structure ``h`` handed to learners is an int64 array ``a`` of G1's length with ``a[i] = j``
+(G1 word i mapped to G2 word j) or ``-1``.  :meth:`GraphPairTask.alignment` rebuilds the
+full :class:`~latentstruct.inference.graph_alignment.GraphAlignment`, and
+:meth:`GraphPairTask.decode` returns the solver's own result.
+
+Two-stage heuristic
+-------------------
+:meth:`GraphPairTask.heuristic_weights` scores the same ILP with WNSim (§5.2: "we used
+WNSim to score alignments"): weight 1 on ``map:wnsim``, a small deletion cost (-0.1 on
+``del:const``) and a mapping constant that makes a word mapping worth it exactly when its
+WNSim exceeds ``heuristic_threshold`` (``map:const = -threshold - 0.1 x`` the number of
+sides with deletion variables).  Edge variables get no score; they follow the word
+mappings through the constraints (10)-(11), so this heuristic is solved exactly by the
+matching stage of the ILP solver.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import numbers
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..data.atomic import atomic_write
+from ..data.features import FeatureIndex, feature_index_from_arrays
+from ..data.nlp import ParsedSentence, Parser
+from ..data.pairs import SentencePair, read_glue_rte, read_msrp, read_rte_xml
+from ..data.sparse import SparseVector, coalesce_arrays
+from ..exceptions import ConfigError, InferenceError, InputError, ModelFormatError
+from ..inference.graph_alignment import (
+    GraphAlignment,
+    GraphAlignmentILP,
+    GraphAlignmentProblem,
+    GraphPartScores,
+)
+from ..inference.result import DecodeResult
+from .base import Dataset, LatentBinaryTask, register_task
+
+__all__ = [
+    "SentenceGraph",
+    "GraphPair",
+    "GraphPairTask",
+    "ParaphraseTask",
+    "RteTask",
+    "candidate_pairs",
+    "edit_similarity",
+    "binary_metrics",
+    "pair_digest",
+]
+
+_SPLITS = ("train", "test")
+_FI_PREFIX = "graph_pairs_fi_"
+#: the training-pair digests saved with an RTE model (see RteTask.read)
+_DIGEST_KEY = "graph_pairs_train_digests"
+#: names given ids first, in this order (so the heuristic and the bias have fixed ids)
+_FIXED_NAMES = ("bias", "map:const", "map:wnsim", "del:const", "emap:const", "edel:const")
+
+
+# --------------------------------------------------------------------------------------
+# graphs
+# --------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class SentenceGraph:
+    """The graph of one sentence: per-node word information and dependency edges.
+
+    ``ner`` holds the entity type (``PERSON``, ``GPE``...) or ``""``; ``negated`` is True
+    for negation markers and words with a negation dependent; ``edges`` is an int64 array
+    (E, 2) of ``(head, dependent)`` and ``labels`` the dependents' dependency labels.
+    """
+
+    tokens: tuple
+    lemmas: tuple
+    pos: tuple
+    ner: tuple
+    negated: tuple
+    edges: np.ndarray
+    labels: tuple
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    @classmethod
+    def from_parsed(cls, sent: ParsedSentence, drop_punct: bool = True) -> "SentenceGraph":
+        """The graph of a parsed sentence (punctuation dropped, see the module docstring)."""
+        if not isinstance(sent, ParsedSentence):
+            raise InputError(f"expected a ParsedSentence, got {type(sent).__name__}")
+        n = len(sent)
+        keep = [i for i in range(n) if sent.pos[i] != "SPACE"]
+        if drop_punct:
+            content = [i for i in keep if sent.pos[i] != "PUNCT"]
+            keep = content or keep
+        if not keep:
+            raise InputError(
+                f"sentence {sent.text[:60]!r} has no tokens; every sentence needs at least one word"
+            )
+        new = {old: k for k, old in enumerate(keep)}
+        neg_child = [False] * n
+        for i, h in enumerate(sent.heads):
+            if h >= 0 and sent.is_negation[i]:
+                neg_child[h] = True
+        edges, labels = [], []
+        for i in keep:
+            h = sent.heads[i]
+            while h >= 0 and h not in new:
+                h = sent.heads[h]
+            if h >= 0:
+                edges.append((new[h], new[i]))
+                labels.append(sent.deprels[i])
+
+        def pick(values):
+            return tuple(values[i] for i in keep)
+
+        ner = tuple(tag.split("-", 1)[1] if "-" in tag else "" for tag in pick(sent.ner))
+        return cls(
+            tokens=pick(sent.tokens),
+            lemmas=pick(sent.lemmas),
+            pos=pick(sent.pos),
+            ner=ner,
+            negated=tuple(bool(sent.is_negation[i] or neg_child[i]) for i in keep),
+            edges=np.array(edges, dtype=np.int64).reshape(-1, 2),
+            labels=tuple(labels),
+        )
+
+    def doubled(self) -> "SentenceGraph":
+        """The sentence concatenated with itself: two disjoint copies of the graph (§5.3)."""
+        n = len(self)
+        return SentenceGraph(self.tokens * 2, self.lemmas * 2, self.pos * 2, self.ner * 2,
+                             self.negated * 2, np.concatenate([self.edges, self.edges + n]),
+                             self.labels * 2)
+
+
+def edit_similarity(a: str, b: str) -> float:
+    """``1 - levenshtein(a, b) / max(len(a), len(b))`` (1.0 for two empty strings)."""
+    if a == b:
+        return 1.0
+    m, n = len(a), len(b)
+    if m == 0 or n == 0:
+        return 0.0
+    prev = list(range(n + 1))
+    for i in range(1, m + 1):
+        cur = [i] + [0] * n
+        ca = a[i - 1]
+        for j in range(1, n + 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != b[j - 1]))
+        prev = cur
+    return 1.0 - prev[n] / max(m, n)
+
+
+def candidate_pairs(affinity: np.ndarray, k: int, *, both_sides: bool = True,
+                    min_affinity: float = 0.0) -> np.ndarray:
+    """Candidate word pairs ``(i, j)`` (int64 (P, 2), sorted) kept by top-k pruning.
+
+    Row i keeps its ``k`` highest-affinity columns; with ``both_sides`` every column j also
+    keeps its ``k`` highest-affinity rows, and the union is returned.  Without it only the
+    columns choose (``k`` best rows of every column: RTE's hypothesis words choosing text
+    words).  Ties go to the earlier position (stable sort).  Pairs whose affinity is below
+    ``min_affinity`` are then dropped as well.
+    """
+    A = np.asarray(affinity, dtype=np.float64)
+    n1, n2 = A.shape
+    keep = np.zeros((n1, n2), dtype=bool)
+    if n1 and n2:
+        kc = min(k, n1)
+        top_rows = np.argsort(-A, axis=0, kind="stable")[:kc, :]
+        keep[top_rows, np.arange(n2)[None, :]] = True
+        if both_sides:
+            kr = min(k, n2)
+            top_cols = np.argsort(-A, axis=1, kind="stable")[:, :kr]
+            keep[np.arange(n1)[:, None], top_cols] = True
+        keep &= A >= min_affinity
+    return np.argwhere(keep).astype(np.int64).reshape(-1, 2)
+
+
+def binary_metrics(y_true, y_pred) -> dict:
+    """``{"accuracy", "f1"}`` of +-1 labels; F1 of the positive class (0 when undefined)."""
+    y = np.asarray(y_true)
+    p = np.asarray(y_pred)
+    if p.shape != y.shape:
+        raise InputError(f"{y.shape[0]} targets but predictions have shape {p.shape}")
+    if y.size == 0:
+        return {"accuracy": 0.0, "f1": 0.0}
+    tp = int(np.sum((y > 0) & (p > 0)))
+    fp = int(np.sum((y <= 0) & (p > 0)))
+    fn = int(np.sum((y > 0) & (p <= 0)))
+    f1 = 2.0 * tp / (2 * tp + fp + fn) if tp else 0.0
+    return {"accuracy": float(np.mean(y == p)), "f1": float(f1)}
+
+
+def _normalise_text(s: str) -> str:
+    return " ".join(s.lower().split())
+
+
+def pair_digest(first: str, second: str) -> bytes:
+    """sha1 of the two texts, lower-cased and with whitespace runs collapsed (20 bytes)."""
+    payload = _normalise_text(first) + "\x00" + _normalise_text(second)
+    return hashlib.sha1(payload.encode("utf-8", "surrogatepass")).digest()
+
+
+# --------------------------------------------------------------------------------------
+# featurised examples
+# --------------------------------------------------------------------------------------
+class GraphPair:
+    """One featurised sentence pair: both graphs, the alignment problem, the part-feature
+    matrix and (built on the first decode, then kept) the ILP.
+
+    ``features`` is a CSR matrix (n_variables, n_features) whose row r is the feature
+    vector of variable r in ``problem.variable_layout()`` order (already divided by
+    ``kappa``).  ``pair_index`` maps a candidate ``(i, j)`` to its ``node_pairs`` row.
+    The ILP is built with ``strengthen=True`` (the aggregated form of (11): the same legal
+    alignments, but the LP relaxation is integral more often, which cut LCLR's decoding
+    time on MSRP by about a third) and the task's ``time_limit``.  It holds HiGHS models, so
+    examples are shared between threads, never pickled.
+    """
+
+    def __init__(self, pair_id, g1: SentenceGraph, g2: SentenceGraph,
+                 problem: GraphAlignmentProblem, features, kappa: float, time_limit=None,
+                 affinity=None):
+        self.pair_id = pair_id
+        self.g1 = g1
+        self.g2 = g2
+        self.problem = problem
+        self.features = features
+        self.kappa = float(kappa)
+        self.time_limit = time_limit
+        self.affinity = affinity
+        self.pair_index = {(i, j): p for p, (i, j) in enumerate(problem.node_pairs.tolist())}
+        self._ilp: GraphAlignmentILP | None = None
+
+    @property
+    def ilp(self) -> GraphAlignmentILP:
+        """The example's solver, built on first use and reused (only objectives change)."""
+        if self._ilp is None:
+            self._ilp = GraphAlignmentILP(self.problem, time_limit=self.time_limit, strengthen=True)
+        return self._ilp
+
+    @property
+    def n1(self) -> int:
+        return self.problem.n1
+
+    @property
+    def n2(self) -> int:
+        return self.problem.n2
+
+    def __repr__(self) -> str:
+        p = self.problem
+        return (f"GraphPair(id={self.pair_id!r}, n1={p.n1}, n2={p.n2}, node_pairs={p.n_node_pairs}, "
+                f"edge_pairs={p.n_edge_pairs}, variables={p.n_variables})")
+
+
+def _check_int(name, v, *, allow_none=False, minimum=0):
+    if v is None and allow_none:
+        return
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, np.integer)) or v < minimum:
+        what = f"an integer >= {minimum}" + (" or None" if allow_none else "")
+        raise ConfigError(f"{name} must be {what}, got {v!r}")
+
+
+def _check_flag(name, v):
+    if not isinstance(v, (bool, np.bool_)):
+        raise ConfigError(f"{name} must be True or False, got {v!r}")
+
+
+def _wn_bucket(lemma_same: bool, sim: float) -> str:
+    if lemma_same:
+        return "same"
+    if sim >= 1.0:
+        return "syn"
+    if sim >= 0.6:
+        return "hi"
+    if sim >= 0.3:
+        return "mid"
+    if sim > 0.0:
+        return "lo"
+    return "0"
+
+
+def _ed_bucket(es: float) -> str:
+    if es >= 1.0:
+        return "eq"
+    if es >= 0.8:
+        return "hi"
+    if es >= 0.6:
+        return "mid"
+    if es >= 0.4:
+        return "lo"
+    return "none"
+
+
+# --------------------------------------------------------------------------------------
+# the tasks
+# --------------------------------------------------------------------------------------
+class GraphPairTask(LatentBinaryTask):
+    """Shared machinery of :class:`ParaphraseTask` and :class:`RteTask` (see the module
+    docstring).  Subclasses set the class attributes below, their parameters and ``read``.
+
+    Common parameters
+    -----------------
+    top_k : int >= 1, default 3 — candidate word mappings per word (see "Pruning").
+    min_affinity : float in [0, 2], default 0 — candidates below this affinity are pruned.
+    n_train, n_test : int or None — seeded samples of the train / test split (None: all).
+    seed : int — seed of splits and samples.
+    normalize : bool, default True — divide part features by kappa(x).
+    use_wordnet : bool, default True — WNSim from WordNet (else lemma equality only).
+    heuristic_threshold : float, default 0.5 — WNSim above which the two-stage heuristic maps.
+    time_limit : float seconds or None, default 10 — per ILP solve (status ``time_limit``
+        then returns the best legal alignment found).
+    min_count : int, default 1 — feature names seen fewer times in training are dropped.
+    pipeline, cache_dir : spaCy pipeline and parse-cache folder (:class:`Parser`).
+    """
+
+    default_learner: ClassVar[str] = "lclr"
+    #: variable types of the latent space
+    delete_nodes1: ClassVar[bool] = True
+    delete_nodes2: ClassVar[bool] = True
+    edge_deletion: ClassVar[bool] = True
+    #: pruning from both sides (paraphrase) or from G2's words only (RTE)
+    prune_both_sides: ClassVar[bool] = True
+    #: the two sentences play the same role (sorted POS pairs)
+    symmetric: ClassVar[bool] = True
+    #: Table 2 feature groups that differ between the tasks
+    named_entity_features: ClassVar[bool] = True
+    edit_distance_features: ClassVar[bool] = True
+    dependency_features: ClassVar[bool] = True
+
+    # --- parameters -------------------------------------------------------------------
+    def _validate_params(self) -> None:
+        _check_int("top_k", self.top_k, minimum=1)
+        _check_int("n_train", self.n_train, allow_none=True)
+        _check_int("n_test", self.n_test, allow_none=True)
+        _check_int("seed", self.seed)
+        _check_int("min_count", self.min_count, minimum=1)
+        _check_flag("normalize", self.normalize)
+        _check_flag("use_wordnet", self.use_wordnet)
+        a = self.min_affinity
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, numbers.Real) or not 0.0 <= a <= 2.0:
+            raise ConfigError(f"min_affinity must be a number in [0, 2], got {a!r}")
+        t = self.heuristic_threshold
+        if isinstance(t, (bool, np.bool_)) or not isinstance(t, numbers.Real) or not 0.0 <= t <= 1.0:
+            raise ConfigError(f"heuristic_threshold must be a number in [0, 1], got {t!r}")
+        tl = self.time_limit
+        if tl is not None and (isinstance(tl, (bool, np.bool_)) or not isinstance(tl, numbers.Real) or tl <= 0):
+            raise ConfigError(f"time_limit must be a positive number of seconds or None, got {tl!r}")
+
+    # --- resources (built lazily, never saved) -----------------------------------------
+    def _parser(self) -> Parser:
+        key = (self.pipeline, self.cache_dir)
+        if getattr(self, "_parser_obj", None) is None or self._parser_key != key:
+            self._parser_obj = Parser(self.pipeline, cache_dir=self.cache_dir)
+            self._parser_key = key
+        return self._parser_obj
+
+    def _wordnet(self):
+        if not self.use_wordnet:
+            return None
+        if getattr(self, "_wordnet_obj", None) is None:
+            from ..data.wordnet import WordNet
+
+            self._wordnet_obj = WordNet()
+        return self._wordnet_obj
+
+    def _edit_sim(self, a: str, b: str) -> float:
+        memo = self.__dict__.setdefault("_ed_memo", {})
+        key = (a, b) if a <= b else (b, a)
+        v = memo.get(key)
+        if v is None:
+            v = memo[key] = edit_similarity(*key)
+        return v
+
+    # --- reading --------------------------------------------------------------------------
+    def _check_split(self, split) -> None:
+        if split not in _SPLITS:
+            raise ConfigError(f"split must be one of: {', '.join(_SPLITS)}; got {split!r}")
+
+    @staticmethod
+    def _sample(items: list, n, rng_seed) -> list:
+        if not n or n >= len(items):
+            return items
+        rng = np.random.default_rng(rng_seed)
+        idx = np.sort(rng.choice(len(items), size=int(n), replace=False))
+        return [items[i] for i in idx.tolist()]
+
+    @staticmethod
+    def _dataset(pairs: list, path) -> Dataset:
+        targets = np.array([1 if p.label == 1 else -1 for p in pairs], dtype=np.int64)
+        return Dataset(list(pairs), targets, path)
+
+    # --- graphs and examples --------------------------------------------------------------
+    def _graphs(self, records, where) -> list[tuple]:
+        """(id, G1, G2) for every record (sentences parsed in one batch)."""
+        texts, kinds = [], []
+        for k, rec in enumerate(records):
+            if isinstance(rec, SentencePair):
+                texts.extend([rec.first, rec.second])
+                kinds.append("text")
+            elif isinstance(rec, tuple) and len(rec) == 2 and all(isinstance(s, ParsedSentence) for s in rec):
+                kinds.append("parsed")
+            elif isinstance(rec, tuple) and len(rec) == 2 and all(isinstance(s, str) for s in rec):
+                for s in rec:
+                    if not s.strip():
+                        raise InputError(f"record {k}: empty sentence; both sentences must be non-empty",
+                                         where)
+                texts.extend(rec)
+                kinds.append("text")
+            else:
+                raise InputError(
+                    f"record {k} must be a SentencePair, a (str, str) or a (ParsedSentence, "
+                    f"ParsedSentence) pair, got {type(rec).__name__}", where)
+        parsed = iter(self._parser().parse(texts)) if texts else iter(())
+        out = []
+        for k, (rec, kind) in enumerate(zip(records, kinds)):
+            if kind == "text":
+                s1, s2 = next(parsed), next(parsed)
+            else:
+                s1, s2 = rec
+            try:
+                g1, g2 = SentenceGraph.from_parsed(s1), SentenceGraph.from_parsed(s2)
+            except InputError as exc:
+                line = rec.line if isinstance(rec, SentencePair) and rec.line else None
+                raise InputError(f"record {k}: {exc.message}", where, line) from None
+            g1, g2 = self._transform_graphs(g1, g2)
+            pid = rec.id if isinstance(rec, SentencePair) else str(k)
+            out.append((pid, g1, g2))
+        return out
+
+    def _transform_graphs(self, g1, g2):
+        """Hook for dataset variants (Extended MSRP doubles the longer sentence)."""
+        return g1, g2
+
+    def _lexical(self, g1: SentenceGraph, g2: SentenceGraph):
+        """WNSim, lemma equality and edit-similarity matrices and the pruning affinity."""
+        wn = self._wordnet()
+        n1, n2 = len(g1), len(g2)
+        sim = np.zeros((n1, n2))
+        same = np.zeros((n1, n2), dtype=bool)
+        ed = np.zeros((n1, n2))
+        l1 = [x.lower() for x in g1.lemmas]
+        l2 = [x.lower() for x in g2.lemmas]
+        t1 = [x.lower() for x in g1.tokens]
+        t2 = [x.lower() for x in g2.tokens]
+        for i in range(n1):
+            for j in range(n2):
+                same[i, j] = l1[i] == l2[j]
+                if wn is not None:
+                    sim[i, j] = wn.similarity(g1.tokens[i], g1.pos[i], g2.tokens[j], g2.pos[j])
+                    if same[i, j]:
+                        sim[i, j] = max(sim[i, j], 1.0)
+                else:
+                    sim[i, j] = 1.0 if same[i, j] else 0.0
+                ed[i, j] = self._edit_sim(t1[i], t2[j])
+        samepos = np.array(g1.pos, dtype=object)[:, None] == np.array(g2.pos, dtype=object)[None, :]
+        affinity = np.maximum(sim, ed) + 0.01 * samepos.astype(np.float64).reshape(n1, n2)
+        return sim, same, ed, affinity
+
+    def _problem(self, g1, g2, affinity) -> GraphAlignmentProblem:
+        pairs = candidate_pairs(affinity, int(self.top_k), both_sides=self.prune_both_sides,
+                                min_affinity=float(self.min_affinity))
+        return GraphAlignmentProblem(len(g1), len(g2), g1.edges, g2.edges, pairs,
+                                     delete_nodes1=self.delete_nodes1,
+                                     delete_nodes2=self.delete_nodes2,
+                                     edge_deletion=self.edge_deletion)
+
+    def _kappa(self, g1, g2) -> float:
+        if not self.normalize:
+            return 1.0
+        if self.prune_both_sides:
+            return (len(g1) + len(g2)) / 2.0
+        return float(len(g2))
+
+    def _part_names(self, g1, g2, problem, lex) -> list[list[tuple[str, float]]]:
+        """Feature (name, value) lists of every variable, in variable-layout order."""
+        sim, same, ed, _ = lex
+        wn = self._wordnet()
+        parts: list[list[tuple[str, float]]] = []
+        buckets = {}
+        # word mappings
+        for i, j in problem.node_pairs.tolist():
+            p1, p2 = g1.pos[i], g2.pos[j]
+            s = float(sim[i, j])
+            b = _wn_bucket(bool(same[i, j]), s)
+            buckets[(i, j)] = b
+            pp = "|".join(sorted((p1, p2))) if self.symmetric else f"{p1}|{p2}"
+            f = [("map:const", 1.0), ("map:wnsim", s), (f"map:wn={b}", 1.0), (f"map:pos={pp}", 1.0),
+                 (f"map:sp={p1 if p1 == p2 else 'x'}&wn={b}", 1.0)]
+            if g1.negated[i] != g2.negated[j]:
+                f.append(("map:neg_mismatch", 1.0))
+            if wn is not None and not same[i, j] and wn.is_antonym(g1.tokens[i], p1, g2.tokens[j], p2):
+                f.append(("map:antonym", 1.0))
+            if self.named_entity_features:
+                e1, e2 = g1.ner[i], g2.ner[j]
+                if e1 and e2:
+                    f.append(("map:ne=same" if e1 == e2 else "map:ne=diff", 1.0))
+                elif e1 or e2:
+                    f.append(("map:ne=one", 1.0))
+            if self.edit_distance_features:
+                f.append((f"map:ed={_ed_bucket(float(ed[i, j]))}", 1.0))
+            parts.append(f)
+
+        def deletion(g, i):
+            f = [("del:const", 1.0), (f"del:pos={g.pos[i]}", 1.0)]
+            if self.named_entity_features and g.ner[i]:
+                f.append((f"del:ne={g.ner[i]}", 1.0))
+            return f
+
+        if problem.delete_nodes1:
+            parts.extend(deletion(g1, i) for i in range(len(g1)))
+        if problem.delete_nodes2:
+            parts.extend(deletion(g2, j) for j in range(len(g2)))
+        # edge mappings
+        pairs = problem.node_pairs
+        for (e1, e2), (ph, pd) in zip(problem.edge_pairs.tolist(), problem.edge_pair_nodes.tolist()):
+            hi, hj = pairs[ph].tolist()
+            di, dj = pairs[pd].tolist()
+            f = [("emap:const", 1.0), (f"emap:h:wn={buckets[(hi, hj)]}", 1.0),
+                 (f"emap:d:wn={buckets[(di, dj)]}", 1.0),
+                 ("emap:wnsim", float(sim[hi, hj] * sim[di, dj]))]
+            if self.dependency_features:
+                a, b = g1.labels[e1], g2.labels[e2]
+                if a == b:
+                    f.extend([("emap:dep=same", 1.0), (f"emap:dep_same={a}", 1.0)])
+                else:
+                    f.append(("emap:dep=diff", 1.0))
+            parts.append(f)
+        if problem.edge_deletion:
+            for g in (g1, g2):
+                parts.extend([("edel:const", 1.0), (f"edel:dep={lab}", 1.0)] for lab in g.labels)
+        if len(parts) != problem.n_variables:  # pragma: no cover - internal consistency
+            raise InferenceError(f"built {len(parts)} part feature lists for {problem.n_variables} variables")
+        return parts
+
+    def _raw_examples(self, dataset: Dataset):
+        where = dataset.path
+        for pid, g1, g2 in self._graphs(list(dataset.records), where):
+            lex = self._lexical(g1, g2)
+            problem = self._problem(g1, g2, lex[3])
+            yield pid, g1, g2, lex, problem, self._part_names(g1, g2, problem, lex)
+
+    # --- fitting ----------------------------------------------------------------------------
+    def fit(self, dataset: Dataset) -> "GraphPairTask":
+        """Build the feature index from the parts of every training example."""
+        self._validate_params()
+        if len(dataset) == 0:
+            raise InputError("training data contains no sentence pairs", dataset.path)
+        index = FeatureIndex(min_count=int(self.min_count))
+        for name in _FIXED_NAMES:
+            index.add(name)
+        index.fit([name for part in raw[5] for name, _ in part] for raw in self._raw_examples(dataset))
+        self.feature_index_ = index
+        self.train_digests_ = self._digests(dataset)
+        self.fitted_ = True
+        return self
+
+    @staticmethod
+    def _digests(dataset: Dataset) -> np.ndarray:
+        rows = [np.frombuffer(pair_digest(r.first, r.second), dtype=np.uint8)
+                for r in dataset.records if isinstance(r, SentencePair)]
+        return np.array(rows, dtype=np.uint8).reshape(-1, 20)
+
+    @property
+    def n_features(self) -> int:
+        self.check_fitted()
+        return len(self.feature_index_)
+
+    def _example(self, pid, g1, g2, lex, problem, parts) -> GraphPair:
+        index = self.feature_index_
+        kappa = self._kappa(g1, g2)
+        rows, cols, vals = [], [], []
+        lookup = index.lookup
+        for r, part in enumerate(parts):
+            for name, value in part:
+                c = lookup(name)
+                if c >= 0 and value != 0.0:
+                    rows.append(r)
+                    cols.append(c)
+                    vals.append(value / kappa)
+        F = sp.csr_matrix((vals, (rows, cols)), shape=(problem.n_variables, len(index)), dtype=np.float64)
+        F.sum_duplicates()
+        return GraphPair(pid, g1, g2, problem, F, kappa, self.time_limit, lex[3])
+
+    def featurize(self, dataset: Dataset) -> list[GraphPair]:
+        """One :class:`GraphPair` per record (parse, graphs, pruning, part features)."""
+        self.check_fitted()
+        self._validate_params()
+        return [self._example(*raw) for raw in self._raw_examples(dataset)]
+
+    def make_example(self, first, second, pair_id="0") -> GraphPair:
+        """Featurise one pair given as two ``ParsedSentence`` or two strings."""
+        self.check_fitted()
+        if isinstance(first, str) and isinstance(second, str):
+            rec = (first, second)
+        elif isinstance(first, ParsedSentence) and isinstance(second, ParsedSentence):
+            rec = (first, second)
+        else:
+            raise InputError(
+                f"expected two strings or two ParsedSentence objects, got {type(first).__name__} "
+                f"and {type(second).__name__}")
+        x = self.featurize(Dataset([rec], [1]))[0]
+        x.pair_id = pair_id
+        return x
+
+    def encode_pair(self, source: str, target: str) -> GraphPair:
+        """One raw sentence pair (first / text, second / hypothesis), featurised."""
+        for what, s in (("first sentence", source), ("second sentence", target)):
+            if not isinstance(s, str) or not s.strip():
+                raise InputError(f"{what} must be a non-empty string, got {s!r}")
+        return self.make_example(source, target)
+
+    def encode_targets(self, targets) -> np.ndarray:
+        y = np.asarray(targets)
+        if y.ndim != 1 or (y.size and not np.isin(y, (-1, 1)).all()):
+            raise InputError("targets must be a 1-d sequence of labels -1 or +1")
+        return y.astype(np.int64)
+
+    # --- model interface ------------------------------------------------------------------
+    def _check_w(self, w) -> np.ndarray:
+        w = np.ascontiguousarray(w, dtype=np.float64)
+        if w.shape != (self.n_features,):
+            raise InputError(f"weight vector must have shape ({self.n_features},), got {w.shape}")
+        return w
+
+    @staticmethod
+    def _check_x(x) -> GraphPair:
+        if not isinstance(x, GraphPair):
+            raise InputError(
+                f"expected a featurised sentence pair (GraphPair, from featurize or encode_pair), "
+                f"got {type(x).__name__}")
+        return x
+
+    def part_scores(self, x: GraphPair, w) -> GraphPartScores:
+        """theta_s = w . phi_s for every variable of ``x``."""
+        self.check_fitted()
+        x = self._check_x(x)
+        return GraphPartScores.from_vector(x.problem, x.features @ self._check_w(w))
+
+    def decode(self, x: GraphPair, w) -> DecodeResult:
+        """The ILP's result: a legal :class:`GraphAlignment` and its part-score sum (no bias)."""
+        res = x.ilp.solve(self.part_scores(x, w))
+        if res.structure is None:
+            raise InferenceError(
+                f"graph-alignment ILP of pair {x.pair_id!r} returned status {res.status!r} "
+                f"without an alignment ({res.stats}); raise time_limit")
+        return res
+
+    def latent_argmax(self, x, w, *, random_state=None) -> DecodeResult:
+        """Best alignment as ``a`` (see "Structures"), score w . Phi(x, a) with the bias."""
+        w = self._check_w(w)
+        res = self.decode(x, w)
+        a = np.full(x.n1, -1, dtype=np.int64)
+        mp = res.structure.mapped_pairs
+        a[mp[:, 0]] = mp[:, 1]
+        return DecodeResult(a, float(w[0] + res.score), res.status, res.stats)
+
+    def node_map(self, x: GraphPair, h) -> np.ndarray:
+        """The 0/1 word-mapping vector over ``x.problem.node_pairs`` of the structure ``h``."""
+        x = self._check_x(x)
+        a = np.asarray(h)
+        if a.shape != (x.n1,) or (x.n1 and not np.issubdtype(a.dtype, np.integer)):
+            raise InputError(f"structure must be an integer array of shape ({x.n1},), got {h!r}")
+        v = np.zeros(x.problem.n_node_pairs, dtype=np.int64)
+        for i, j in enumerate(a.tolist()):
+            if j < 0:
+                if j != -1:
+                    raise InputError(f"structure entries must be -1 or a G2 word, got {j}")
+                continue
+            p = x.pair_index.get((i, j))
+            if p is None:
+                raise InputError(f"word pair ({i}, {j}) is not a candidate mapping of pair {x.pair_id!r} "
+                                 "(it was pruned)")
+            v[p] = 1
+        return v
+
+    def alignment(self, x: GraphPair, h) -> GraphAlignment:
+        """The full legal alignment whose word mappings are ``h``."""
+        return GraphAlignment.from_node_map(x.problem, self.node_map(x, h))
+
+    def latent_feature(self, x, h) -> SparseVector:
+        """Phi(x, h): the bias plus the features of every active variable."""
+        self.check_fitted()
+        x = self._check_x(x)
+        on = np.flatnonzero(self.alignment(x, h).to_vector())
+        sub = x.features[on]
+        idx, val = coalesce_arrays(np.append(sub.indices, 0), np.append(sub.data, 1.0))
+        return SparseVector(idx, val)
+
+    def decision_batch(self, X, w) -> np.ndarray:
+        """f(x) for every example (one ILP per example)."""
+        w = self._check_w(w)
+        return np.array([self.latent_argmax(x, w).score for x in X], dtype=np.float64)
+
+    def heuristic_weights(self) -> np.ndarray:
+        """The two-stage WNSim objective (module docstring, "Two-stage heuristic")."""
+        self.check_fitted()
+        idx = self.feature_index_
+        w = np.zeros(self.n_features)
+        n_del_sides = int(self.delete_nodes1) + int(self.delete_nodes2)
+        w[idx.lookup("map:wnsim")] = 1.0
+        w[idx.lookup("del:const")] = -0.1
+        w[idx.lookup("map:const")] = -float(self.heuristic_threshold) - 0.1 * n_del_sides
+        return w
+
+    # --- explanations ----------------------------------------------------------------------
+    def cell_scores(self, x, w) -> np.ndarray:
+        """(n1, n2) word-mapping part scores; ``-inf`` where the pair was pruned."""
+        x = self._check_x(x)
+        s = self.part_scores(x, w)
+        out = np.full((x.n1, x.n2), -np.inf)
+        pairs = x.problem.node_pairs
+        out[pairs[:, 0], pairs[:, 1]] = s.node_map
+        return out
+
+    def explain(self, x, w, h=None) -> dict:
+        """What :func:`latentstruct.plotting_graph.plot_graph_alignment` draws.
+
+        ``h`` defaults to the argmax under ``w``.  Keys: ``words1``, ``words2`` (tokens),
+        ``edges1``, ``edges2`` (lists of (head, dependent, label)), ``mapped_pairs`` (list of
+        (i, j, part score)), ``mapped_edges`` (list of (G1 edge, G2 edge, part score)),
+        ``deleted1``, ``deleted2`` (word indices without a mapping), ``deleted_edges1``,
+        ``deleted_edges2`` (edge indices not mapped), ``score`` (w . Phi(x, h)), ``bias``.
+        """
+        x = self._check_x(x)
+        w = self._check_w(w)
+        if h is None:
+            h = self.latent_argmax(x, w).structure
+        al = self.alignment(x, h)
+        s = self.part_scores(x, w)
+        p = x.problem
+        mapped = [(int(i), int(j), float(s.node_map[k]))
+                  for k, (i, j) in enumerate(p.node_pairs.tolist()) if al.node_map[k]]
+        mapped_edges = [(int(a), int(b), float(s.edge_map[q]))
+                        for q, (a, b) in enumerate(p.edge_pairs.tolist()) if al.edge_map[q]]
+        m1 = {i for i, _, _ in mapped}
+        m2 = {j for _, j, _ in mapped}
+        e1 = {a for a, _, _ in mapped_edges}
+        e2 = {b for _, b, _ in mapped_edges}
+        return {
+            "words1": list(x.g1.tokens), "words2": list(x.g2.tokens),
+            "edges1": [(int(a), int(b), lab) for (a, b), lab in zip(x.g1.edges.tolist(), x.g1.labels)],
+            "edges2": [(int(a), int(b), lab) for (a, b), lab in zip(x.g2.edges.tolist(), x.g2.labels)],
+            "mapped_pairs": mapped, "mapped_edges": mapped_edges,
+            "deleted1": [i for i in range(x.n1) if i not in m1],
+            "deleted2": [j for j in range(x.n2) if j not in m2],
+            "deleted_edges1": [e for e in range(p.n_edges1) if e not in e1],
+            "deleted_edges2": [e for e in range(p.n_edges2) if e not in e2],
+            "score": float(w[0] + sum(getattr(s, name)[getattr(al, name).astype(bool)].sum()
+                                       for name in ("node_map", "del1", "del2", "edge_map",
+                                                    "edge_del1", "edge_del2"))),
+            "bias": float(w[0]),
+        }
+
+    # --- evaluation -----------------------------------------------------------------------
+    def evaluate(self, targets, predictions) -> dict:
+        """``{"accuracy", "f1"}`` (F1 of the positive class)."""
+        return binary_metrics(self.encode_targets(targets), np.asarray(predictions))
+
+    def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
+        X = self.featurize(dataset)
+        return self.evaluate(dataset.targets, predict(X))
+
+    def write_predictions(self, path, dataset: Dataset, predictions) -> None:
+        """``id<TAB>prediction<TAB>gold`` lines with labels 1 / 0 (header first), atomically."""
+        p = np.asarray(predictions)
+        if p.shape != (len(dataset.records),):
+            raise InputError(f"{len(dataset.records)} pairs but predictions have shape {p.shape}")
+        if p.size and not np.isin(p, (-1, 1)).all():
+            raise InputError("predictions must be labels -1 or +1")
+        y = self.encode_targets(dataset.targets)
+        with atomic_write(path) as fh:
+            fh.write("id\tprediction\tlabel\n")
+            for k, (rec, pred, gold) in enumerate(zip(dataset.records, p.tolist(), y.tolist())):
+                pid = rec.id if isinstance(rec, SentencePair) else str(k)
+                fh.write(f"{pid}\t{int(pred > 0)}\t{int(gold > 0)}\n")
+
+    # --- persistence ----------------------------------------------------------------------
+    def get_state(self):
+        self.check_fitted()
+        arrays = dict(self.feature_index_.to_arrays(_FI_PREFIX))
+        arrays[_DIGEST_KEY] = self.train_digests_
+        return {"n_features": len(self.feature_index_)}, arrays
+
+    @classmethod
+    def from_state(cls, params, state, arrays):
+        task = cls(**params)
+        index = feature_index_from_arrays(arrays, _FI_PREFIX)
+        n = state.get("n_features") if isinstance(state, dict) else None
+        if n != len(index):
+            raise ModelFormatError(
+                f"task state says {n!r} features but the saved feature index has {len(index)}")
+        if any(index.lookup(name) != k for k, name in enumerate(_FIXED_NAMES)):
+            raise ModelFormatError("the saved feature index does not start with the fixed "
+                                   f"features {_FIXED_NAMES}; retrain the model")
+        try:
+            digests = np.asarray(arrays[_DIGEST_KEY])
+        except KeyError:
+            raise ModelFormatError(f"model file lacks the array {_DIGEST_KEY!r}") from None
+        if digests.dtype != np.uint8 or digests.ndim != 2 or digests.shape[1] != 20:
+            raise ModelFormatError(f"{_DIGEST_KEY} must be a uint8 array (n, 20), got "
+                                   f"{digests.dtype} {digests.shape}")
+        task.feature_index_ = index
+        task.train_digests_ = digests
+        task.fitted_ = True
+        return task
+
+
+def _paths(path) -> list:
+    if path is None:
+        return []
+    if isinstance(path, (str, os.PathLike)):
+        return [path]
+    if isinstance(path, Sequence) and all(isinstance(p, (str, os.PathLike)) for p in path):
+        return list(path)
+    raise ConfigError(f"path must be a file path or a list of file paths, got {path!r}")
+
+
+@register_task
+class ParaphraseTask(GraphPairTask):
+    """Paraphrase identification on MSRP (LCLR §5.3): every variable type of §4.
+
+    ``read(path, split)`` reads an MSRP TSV file.  MSRP has no dev split and its test file
+    is held back, so a deterministic dev split is held out of the file: a permutation of
+    its pairs seeded by ``seed``; the last ``round(dev_fraction * N)`` positions form the dev
+    split (``split="test"``) and the rest the training split (``split="train"``), each kept
+    in file order.  ``dev_fraction=0`` uses the whole file for either split (e.g. to evaluate
+    on the official test file).  ``n_train`` / ``n_test`` then draw seeded samples of the
+    training / dev split.
+
+    ``extended=True`` is the Extended data set of §5.3: in every pair (train and test) the
+    longer sentence (more graph nodes; the first on a tie) is concatenated with itself —
+    two disjoint copies of its graph, which is what parsing "S S" as two sentences gives —
+    and ``n_train=None`` then means 500 sampled training pairs, as in the paper (an explicit
+    ``n_train`` wins).  Without ``extended``, ``n_train=None`` means all.
+    """
+
+    name = "paraphrase"
+    EXTENDED_N_TRAIN: ClassVar[int] = 500
+
+    def __init__(self, top_k=3, n_train=None, n_test=None, seed=0, dev_fraction=0.2,
+                 extended=False, min_affinity=0.0, normalize=True, use_wordnet=True, heuristic_threshold=0.5,
+                 time_limit=10.0, min_count=1, pipeline="en_core_web_sm", cache_dir=None):
+        self.top_k = top_k
+        self.n_train = n_train
+        self.n_test = n_test
+        self.seed = seed
+        self.dev_fraction = dev_fraction
+        self.extended = extended
+        self.min_affinity = min_affinity
+        self.normalize = normalize
+        self.use_wordnet = use_wordnet
+        self.heuristic_threshold = heuristic_threshold
+        self.time_limit = time_limit
+        self.min_count = min_count
+        self.pipeline = pipeline
+        self.cache_dir = cache_dir
+
+    def _validate_params(self) -> None:
+        super()._validate_params()
+        _check_flag("extended", self.extended)
+        r = self.dev_fraction
+        if isinstance(r, (bool, np.bool_)) or not isinstance(r, numbers.Real) or not 0.0 <= r < 1.0:
+            raise ConfigError(f"dev_fraction must be a number in [0, 1), got {r!r}")
+
+    def _transform_graphs(self, g1, g2):
+        if not self.extended:
+            return g1, g2
+        return (g1.doubled(), g2) if len(g1) >= len(g2) else (g1, g2.doubled())
+
+    def read(self, path, *, split: str = "train") -> Dataset:
+        """MSRP pairs of the train or dev split (see the class docstring), labels +-1."""
+        self._validate_params()
+        self._check_split(split)
+        paths = _paths(path)
+        if len(paths) != 1:
+            raise ConfigError(f"task 'paraphrase' reads one MSRP TSV file, got {path!r}")
+        pairs = read_msrp(paths[0])
+        N = len(pairs)
+        n_dev = int(round(self.dev_fraction * N))
+        if n_dev:
+            perm = np.random.default_rng(self.seed).permutation(N)
+            chosen = np.sort(perm[N - n_dev:] if split == "test" else perm[:N - n_dev])
+            pairs = [pairs[i] for i in chosen.tolist()]
+        if split == "train":
+            n = self.n_train
+            if n is None and self.extended:
+                n = self.EXTENDED_N_TRAIN
+            pairs = self._sample(pairs, n, [self.seed, 1])
+        else:
+            pairs = self._sample(pairs, self.n_test, [self.seed, 2])
+        return self._dataset(pairs, str(paths[0]))
+
+
+@register_task
+class RteTask(GraphPairTask):
+    """Recognising textual entailment (LCLR §5.2): G1 = text, G2 = hypothesis.
+
+    Word mapping, hypothesis word deletion and edge mapping (no text deletion variables and
+    no edge deletion, Table 2); candidate mappings are pruned from the hypothesis side only.
+
+    ``read(path, split)`` reads PASCAL RTE XML (``.xml``) or GLUE RTE TSV files; ``path``
+    may also be a list of such files (their pairs are concatenated).  Identical pairs
+    (same text and hypothesis after lower-casing and collapsing whitespace) are kept once.
+    ``split="test"`` of a *fitted* task also drops every pair identical to one of the
+    training pairs it was fitted on (their digests are saved with the model), so e.g. GLUE
+    dev — which contains RTE-1/2/3 development pairs — can test a model trained on the
+    RTE-1/2/3 dev XML files without sharing a pair.  ``n_train`` / ``n_test`` draw seeded
+    samples afterwards.
+    """
+
+    name = "rte"
+    delete_nodes1 = False
+    delete_nodes2 = True
+    edge_deletion = False
+    prune_both_sides = False
+    symmetric = False
+    named_entity_features = False
+    edit_distance_features = False
+    dependency_features = False
+
+    def __init__(self, top_k=3, n_train=None, n_test=None, seed=0, min_affinity=0.0,
+                 normalize=True, use_wordnet=True, heuristic_threshold=0.5, time_limit=10.0, min_count=1,
+                 pipeline="en_core_web_sm", cache_dir=None):
+        self.top_k = top_k
+        self.n_train = n_train
+        self.n_test = n_test
+        self.seed = seed
+        self.min_affinity = min_affinity
+        self.normalize = normalize
+        self.use_wordnet = use_wordnet
+        self.heuristic_threshold = heuristic_threshold
+        self.time_limit = time_limit
+        self.min_count = min_count
+        self.pipeline = pipeline
+        self.cache_dir = cache_dir
+
+    @staticmethod
+    def read_file(path) -> list[SentencePair]:
+        """One RTE file: ``.xml`` as PASCAL RTE XML, anything else as GLUE RTE TSV."""
+        if os.fspath(path).lower().endswith(".xml"):
+            return read_rte_xml(path)
+        return read_glue_rte(path)
+
+    def read(self, path, *, split: str = "train") -> Dataset:
+        """RTE pairs (see the class docstring), labels +-1 (+1 = entailment)."""
+        self._validate_params()
+        self._check_split(split)
+        paths = _paths(path)
+        if not paths:
+            raise ConfigError("task 'rte' needs at least one RTE XML or GLUE RTE TSV file")
+        pairs, seen = [], set()
+        exclude = set()
+        if split == "test" and getattr(self, "fitted_", False):
+            exclude = {bytes(row) for row in self.train_digests_}
+        for p in paths:
+            for pair in self.read_file(p):
+                d = pair_digest(pair.first, pair.second)
+                if d in seen or d in exclude:
+                    continue
+                seen.add(d)
+                pairs.append(pair)
+        where = ", ".join(str(p) for p in paths)
+        if not pairs:
+            raise InputError("no pairs left after removing the pairs the model was trained on", where)
+        if split == "train":
+            pairs = self._sample(pairs, self.n_train, [self.seed, 1])
+        else:
+            pairs = self._sample(pairs, self.n_test, [self.seed, 2])
+        return self._dataset(pairs, where)
