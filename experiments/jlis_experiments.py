@@ -85,7 +85,7 @@ def _ewt():
 def pos(args) -> list[dict]:
     train, dev = _ewt()
     runs = []
-    for n_binary in (250, 1000, 2000):
+    for n_binary in (1000, 2000):
         for n_tokens in (200, 400, 800, 1600):
             task = PosTask(n_structured_tokens=n_tokens, n_binary=n_binary)
             runs.append({"experiment": "pos", "n_structured_tokens": n_tokens,

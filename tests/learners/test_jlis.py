@@ -140,3 +140,29 @@ def test_bad_inputs(tiny):
         JLIS(task).fit(X, Y, only_pos, np.ones(len(only_pos)))
     with pytest.raises(ConfigError, match="'C2' parameter"):
         JLIS(task, C2=-1).fit(X, Y, XB, yB)
+
+
+def test_objective_never_increases_on_real_pos_data(require_data):
+    """J-LIS Theorem 1 on a small real subset: 100 labelled tokens of EWT plus 20 + 20 binary."""
+    from latentstruct.tasks import PosTask
+
+    path = require_data("ud_english_ewt", "en_ewt-ud-dev.conllu")
+    task = PosTask(n_structured_tokens=100, n_binary=20, negatives_per_positive=1, sample_seed=3,
+                   min_count=2)
+    sample = task.training_sample(task.read(path))
+    task.fit(sample)
+    X, Y = task.featurize(sample), task.encode_targets(sample.targets)
+    XB, yB = task.featurize(sample.binary), np.asarray(sample.binary.targets)
+    j = quiet(lambda: JLIS(task, C1=0.1, C2=1.0, max_iter=4, tol=1e-12, dcd_tol=1e-3,
+                           dcd_max_iter=1000, random_state=0).fit(X, Y, XB, yB))
+    curve = np.array(j.objective_curve_)
+    assert len(curve) >= 3
+    assert np.all(np.diff(curve) <= 1e-6 * curve[:-1]), curve
+    assert curve[-1] < curve[0]
+
+
+def test_binary_example_of_length_zero_is_rejected(tiny):
+    task, X, Y, _, _ = tiny
+    empty_sentence = task.featurize(Dataset([type("R", (), {"words": (), "pos": ()})()], [()]))
+    with pytest.raises(ConfigError, match="length 0"):
+        JLIS(task, max_iter=1).fit(X, Y, empty_sentence, np.array([-1]))
