@@ -12,7 +12,7 @@ For each language and training size, and each seed:
 
 Writes results/lclr_transliteration.json, .md and a learning-curve plot .png.
 
-    python experiments/lclr_transliteration.py                   # everything (~20 min)
+    python experiments/lclr_transliteration.py                   # everything (~10 min)
     python experiments/lclr_transliteration.py --quick           # Hebrew, 250, 3 seeds
 """
 
@@ -127,7 +127,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--C", type=float, default=0.1)
     ap.add_argument("--n-test", type=int, default=300)
-    ap.add_argument("--sizes", default="250,1000,2000")
+    ap.add_argument("--sizes", default="250,1000")
     ap.add_argument("--langs", default="he,ru,ar")
     ap.add_argument("--n-jobs", type=int, default=1)
     ap.add_argument("--out", default="results")
