@@ -3,6 +3,7 @@
 from .base import LEARNERS, LinearStructuredLearner, get_learner_class, register_learner
 from .jlis import JLIS
 from .lclr import LCLR, LatentBinaryLearner, TwoStage
+from .latent_pa import LatentPA, LCLRVariant
 from .ssvm import StructuredSVM
 
 __all__ = [

@@ -1,0 +1,461 @@
+"""Online latent passive-aggressive learning (Clifton, Whitney & Sarkar 2013, Algorithm 1)
+and the "LCLR-variant" baseline of their footnote 1.
+
+Both learn a binary decision over a hidden structure, f(x) = max_{h in C(x)} w . Phi(x, h),
+like LCLR; LatentPA does it online, one example at a time.
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from ..exceptions import ConfigError, warn_convergence
+from .base import check_positive, check_positive_int, register_learner
+from .lclr import LCLR, LatentBinaryLearner, alternating_latent_fit
+
+__all__ = ["LatentPA", "LCLRVariant", "PAEvent", "pa_step_size", "scale_to_range", "PA_VARIANTS"]
+
+#: the step-size rules of Crammer et al. (2006); "pa" is Algorithm 1 line 8 of the paper
+PA_VARIANTS = ("pa", "pa-i", "pa-ii")
+
+
+def pa_step_size(loss: float, sq_norm: float, variant: str = "pa", C: float = 1.0) -> float:
+    """The PA multiplier tau of one update w <- w + tau y phi.
+
+    It solves the one-constraint problem (Crammer et al. 2006, Eq. 2-3; Clifton et al. 2013
+    Eq. 3 and Algorithm 1 line 8), with ``loss = max(0, 1 - y w_t . phi)`` and
+    ``sq_norm = ||phi||^2``:
+
+    * ``"pa"``:    min_w 1/2 ||w - w_t||^2              s.t. y w . phi >= 1
+                   -> tau = loss / ||phi||^2                     (the paper's line 8)
+    * ``"pa-i"``:  min_w 1/2 ||w - w_t||^2 + C xi       s.t. y w . phi >= 1 - xi, xi >= 0
+                   -> tau = min(C, loss / ||phi||^2)
+    * ``"pa-ii"``: min_w 1/2 ||w - w_t||^2 + C xi^2     s.t. y w . phi >= 1 - xi
+                   -> tau = loss / (||phi||^2 + 1 / (2 C))
+
+    A zero loss gives tau = 0.  With ``phi = 0`` the constraint cannot be met by moving w;
+    PA and PA-I then return 0 (no update), PA-II its formula (which moves nothing either).
+    """
+    if loss <= 0.0:
+        return 0.0
+    if variant == "pa-ii":
+        return loss / (sq_norm + 1.0 / (2.0 * C))
+    if sq_norm <= 0.0:
+        return 0.0
+    tau = loss / sq_norm
+    if variant == "pa-i":
+        return min(C, tau)
+    return tau
+
+
+def scale_to_range(w_source: np.ndarray, w_reference: np.ndarray) -> np.ndarray:
+    """``w_source`` rescaled by one positive factor so that its largest absolute value equals
+    that of ``w_reference``.
+
+    This is how Clifton et al. (2013, §4) transfer a supervised chunker's weights to the
+    latent classifier: "we scaled them to the range of values observed after training the
+    zero-initialized chunker-classifier".  One positive factor keeps the chunker's argmax
+    (its chunkings) unchanged; the range is matched by the largest magnitude, because a
+    single factor cannot match a minimum and a maximum at once.
+    """
+    w_source = np.asarray(w_source, dtype=np.float64)
+    top = float(np.max(np.abs(w_source))) if w_source.size else 0.0
+    ref = float(np.max(np.abs(w_reference))) if np.size(w_reference) else 0.0
+    if top == 0.0:
+        return w_source.copy()
+    return w_source * (ref / top)
+
+
+@dataclass(frozen=True)
+class PAEvent:
+    """What ``LatentPA``'s ``callback`` receives.
+
+    kind : ``"step"`` after every execution of Algorithm 1 lines 5-9 (one decode and one
+        (possibly zero) update), or ``"epoch"`` at the end of each pass over the data.
+    epoch : 1-based pass number; step : steps so far (1-based); example : index into X of
+        the example just visited (-1 for ``"epoch"``); label, score, loss, tau : of the step
+        (score is w_t . Phi(x, h*) before the update).
+    coef : for ``"step"`` the live weight vector after the update (read-only; copy it to
+        keep it); for ``"epoch"`` the model's current weights (averaged when
+        ``average=True``), a fresh array.
+    """
+
+    kind: str
+    epoch: int
+    step: int
+    example: int
+    label: int
+    score: float
+    loss: float
+    tau: float
+    coef: np.ndarray
+
+
+@register_learner("latent-pa")
+class LatentPA(LatentBinaryLearner):
+    """Online passive-aggressive learning over constrained latent structures.
+
+    Optimisation: online minimisation of the latent hinge loss (Clifton et al. 2013, Eq. 2)
+
+        1/2 ||w||^2 + sum_i max(0, 1 - y_i max_{h in C(x_i)} w . Phi(x_i, h))
+
+    by Algorithm 1 of the paper: each epoch visits the examples in a random order (seeded
+    by ``random_state``); for example i it decodes h* = argmax_h w_t . Phi(x_i, h) (line 5),
+    computes the hinge loss l = max(0, 1 - y_i w_t . Phi(x_i, h*)) (lines 6-7) and makes
+    the passive-aggressive update w_{t+1} = w_t + tau y_i Phi(x_i, h*) (line 9), where tau
+    solves the one-constraint problem Eq. (3) (``pa_step_size``; line 8 is ``variant="pa"``,
+    tau = l / ||Phi||^2).  As in LCLR, a positive's structure is fixed for the step: a
+    positive is decoded and updated once per epoch.  A negative is re-decoded and updated
+    (lines 4-10 repeat) until its decoded structure is classified correctly, i.e. until the
+    score w_t . Phi(x, h*) found at line 6 is below 0 (the update of that last round is
+    still made, so its margin is enforced too), or until ``max_negative_updates`` rounds
+    have run; each visit that stops at the cap is counted in ``n_negative_cap_hits_``
+    (and reported by a ``ConvergenceWarning`` at the end of ``fit``).
+
+    Training stops after ``max_iter`` epochs, or earlier after an epoch in which no step had
+    a positive loss (every example then meets its margin).
+
+    Parameters
+    ----------
+    task : LatentBinaryTask
+    variant : {"pa", "pa-i", "pa-ii"}, default "pa"
+        Step size: the paper's PA (line 8), or PA-I / PA-II with aggressiveness ``C``.
+    C : float, default 1.0
+        Aggressiveness of PA-I and PA-II (unused by PA).
+    max_iter : int, default 10
+        Maximum number of epochs (passes over the data; the paper's T).
+    max_negative_updates : int, default 20
+        Cap on the decode-and-update rounds of one negative within one visit.
+    average : bool, default False
+        Return the average of the weight vectors after every step (lines 5-9 count as one
+        step, whether or not they updated) instead of the last one.  Training itself always
+        uses the current (not averaged) weights.
+    init : {"zeros", "heuristic"}, default "zeros"
+        Initial weights when ``coef_init`` is not given: zeros, or the task's
+        ``heuristic_weights()`` (for the grammaticality task a supervised chunker's weights)
+        multiplied by ``heuristic_scale``.
+    heuristic_scale : "auto" or float, default "auto"
+        Factor applied to the heuristic weights.  "auto" follows §4 of the paper: a
+        zero-initialised LatentPA with the same settings is trained first and the heuristic
+        weights are scaled to the range of its weights (``scale_to_range``).
+    coef_init : array of shape (n_features,), optional
+        Start from these weights (copied; takes precedence over ``init``).
+    n_jobs : int, default 1
+        Parallel inference in ``predict``/``decision_function`` (training is sequential).
+    random_state : None, int or Generator
+        Seeds the visiting order of every epoch.
+    callback : callable, optional
+        Called with a ``PAEvent`` after every step and at the end of every epoch.
+    progress : bool, default False
+        Progress bar over epochs.
+
+    Attributes
+    ----------
+    coef_ : learned weights (averaged when ``average=True``)
+    n_iter_, n_passes_ : epochs run
+    n_steps_ : executions of lines 5-9 (decodes)
+    n_updates_ : steps with a non-zero update
+    n_negative_cap_hits_ : negative visits stopped by ``max_negative_updates``
+    accuracy_curve_ : per epoch, the fraction of examples classified correctly at their
+        first decode of the epoch, before their update (progressive, "online" accuracy)
+    loss_curve_ : per epoch, the mean hinge loss at those first decodes
+    objective_curve_ : the same list as ``loss_curve_`` (the learners' common attribute)
+    init_scale_ : the factor applied to the heuristic weights (None for other inits)
+    fit_time_ : seconds
+    """
+
+    def __init__(
+        self,
+        task=None,
+        variant="pa",
+        C=1.0,
+        max_iter=10,
+        max_negative_updates=20,
+        average=False,
+        init="zeros",
+        heuristic_scale="auto",
+        coef_init=None,
+        n_jobs=1,
+        random_state=None,
+        callback=None,
+        progress=False,
+    ):
+        self.task = task
+        self.variant = variant
+        self.C = C
+        self.max_iter = max_iter
+        self.max_negative_updates = max_negative_updates
+        self.average = average
+        self.init = init
+        self.heuristic_scale = heuristic_scale
+        self.coef_init = coef_init
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.callback = callback
+        self.progress = progress
+
+    # --- validation --------------------------------------------------------------------
+    def _validate(self):
+        task = self._check_task()
+        if self.variant not in PA_VARIANTS:
+            raise ConfigError(
+                f"The 'variant' parameter of LatentPA must be one of {', '.join(PA_VARIANTS)}. "
+                f"Got {self.variant!r} instead."
+            )
+        check_positive("C", self.C)
+        check_positive_int("max_iter", self.max_iter)
+        check_positive_int("max_negative_updates", self.max_negative_updates)
+        if not isinstance(self.average, (bool, np.bool_)):
+            raise ConfigError(
+                f"The 'average' parameter of LatentPA must be a bool. Got {self.average!r} instead."
+            )
+        if self.init not in ("zeros", "heuristic"):
+            raise ConfigError(
+                f"The 'init' parameter of LatentPA must be 'zeros' or 'heuristic'. "
+                f"Got {self.init!r} instead."
+            )
+        hs = self.heuristic_scale
+        if not (hs == "auto" or (isinstance(hs, numbers.Real) and not isinstance(hs, bool)
+                                 and hs > 0)):
+            raise ConfigError(
+                f"The 'heuristic_scale' parameter of LatentPA must be 'auto' or a float in the "
+                f"range (0, inf). Got {hs!r} instead."
+            )
+        if self.callback is not None and not callable(self.callback):
+            raise ConfigError(f"callback must be callable, got {type(self.callback).__name__}")
+        return task
+
+    def _initial_weights(self, task, X, y) -> np.ndarray:
+        self.init_scale_ = None
+        if self.coef_init is not None:
+            w0 = np.array(self.coef_init, dtype=np.float64)
+            if w0.shape != (task.n_features,):
+                raise ConfigError(
+                    f"coef_init must have shape ({task.n_features},), got {w0.shape}"
+                )
+            return w0
+        if self.init == "zeros":
+            return np.zeros(task.n_features)
+        heur = np.asarray(task.heuristic_weights(), dtype=np.float64)
+        if heur.shape != (task.n_features,):
+            raise ConfigError(
+                f"the task's heuristic weights have shape {heur.shape}, expected "
+                f"({task.n_features},)"
+            )
+        if self.heuristic_scale == "auto":
+            zero = type(self)(**{**self.get_params(deep=False), "init": "zeros",
+                                 "coef_init": None, "callback": None, "progress": False})
+            ref = zero.fit(X, y).coef_
+            top = float(np.max(np.abs(heur))) if heur.size else 0.0
+            self.init_scale_ = float(np.max(np.abs(ref))) / top if top > 0 else 1.0
+        else:
+            self.init_scale_ = float(self.heuristic_scale)
+        return heur * self.init_scale_
+
+    # --- training ------------------------------------------------------------------------
+    def fit(self, X, y):
+        """Run Algorithm 1 on examples ``X`` with labels ``y`` in {-1, +1}; returns self."""
+        task = self._validate()
+        y = self._check_labels(X, y)
+        t_start = time.perf_counter()
+        w = self._initial_weights(task, X, y)
+        rng = np.random.default_rng(self.random_state)
+        variant, C = self.variant, float(self.C)
+        cap = int(self.max_negative_updates)
+        average = bool(self.average)
+        callback = self.callback
+        # Averaging: w_bar_T = (1/T) sum_{t=1..T} w_t = w_T - (1/T) sum_s (s - 1) delta_s,
+        # where delta_s is the update made at step s (1-based); u accumulates the sum.
+        u = np.zeros_like(w) if average else None
+        n = len(X)
+        step = n_updates = cap_hits = 0
+        self.accuracy_curve_, self.loss_curve_ = [], []
+        bar = tqdm(total=self.max_iter, desc="latent-pa", unit="epoch",
+                   disable=not self.progress, leave=False)
+        epoch = 0
+        for epoch in range(1, int(self.max_iter) + 1):
+            order = rng.permutation(n)
+            n_correct = 0
+            loss_sum = 0.0
+            epoch_loss_steps = 0
+            for i in order:
+                i = int(i)
+                x = X[i]
+                yi = y[i]
+                rounds = 0
+                while True:
+                    res = task.latent_argmax(x, w)  # line 5
+                    phi = task.latent_feature(x, res.structure).coalesce()
+                    score = phi.dot(w)  # line 6
+                    loss = max(0.0, 1.0 - yi * score)  # line 7
+                    tau = pa_step_size(loss, float(phi.values @ phi.values), variant, C)  # line 8
+                    step += 1
+                    if rounds == 0:
+                        n_correct += (score >= 0.0) == (yi > 0)
+                        loss_sum += loss
+                    if loss > 0.0:
+                        epoch_loss_steps += 1
+                    if tau != 0.0:  # line 9
+                        delta = (tau * yi) * phi.values
+                        w[phi.indices] += delta
+                        if average:
+                            u[phi.indices] += (step - 1) * delta
+                        n_updates += 1
+                    rounds += 1
+                    if callback is not None:
+                        view = w.view()
+                        view.flags.writeable = False
+                        callback(PAEvent("step", epoch, step, i, int(yi), float(score),
+                                         float(loss), float(tau), view))
+                    if yi > 0 or score < 0.0:  # line 10
+                        break
+                    if rounds >= cap:
+                        cap_hits += 1
+                        break
+            self.accuracy_curve_.append(n_correct / n)
+            self.loss_curve_.append(loss_sum / n)
+            bar.set_postfix(acc=f"{n_correct / n:.4f}", updates=n_updates)
+            bar.update(1)
+            if callback is not None:
+                callback(PAEvent("epoch", epoch, step, -1, 0, float("nan"), loss_sum / n,
+                                 float("nan"), self._current(w, u, step)))
+            if epoch_loss_steps == 0:
+                break
+        bar.close()
+        self.coef_ = self._current(w, u, step)
+        self.n_iter_ = self.n_passes_ = epoch
+        self.n_steps_ = step
+        self.n_updates_ = n_updates
+        self.n_negative_cap_hits_ = cap_hits
+        self.objective_curve_ = self.loss_curve_
+        self.fit_time_ = time.perf_counter() - t_start
+        if cap_hits:
+            warn_convergence(
+                f"LatentPA: {cap_hits} visits of negative examples stopped at "
+                f"max_negative_updates={cap} rounds while their decoded structure still "
+                f"scored >= 0; raise max_negative_updates to let them converge."
+            )
+        return self
+
+    @staticmethod
+    def _current(w, u, step) -> np.ndarray:
+        if u is None or step == 0:
+            return w.copy()
+        return w - u / step
+
+    # --- persistence ---------------------------------------------------------------------
+    def _learned_state(self):
+        meta, arrays = super()._learned_state()
+        meta.update({
+            "n_passes_": int(self.n_passes_),
+            "n_steps_": int(self.n_steps_),
+            "n_updates_": int(self.n_updates_),
+            "n_negative_cap_hits_": int(self.n_negative_cap_hits_),
+            "accuracy_curve_": [float(v) for v in self.accuracy_curve_],
+            "loss_curve_": [float(v) for v in self.loss_curve_],
+            "init_scale_": self.init_scale_,
+        })
+        return meta, arrays
+
+    def _restore(self, meta, arrays):
+        super()._restore(meta, arrays)
+        self.n_passes_ = int(meta.get("n_passes_", self.n_iter_))
+        self.n_steps_ = int(meta.get("n_steps_", 0))
+        self.n_updates_ = int(meta.get("n_updates_", 0))
+        self.n_negative_cap_hits_ = int(meta.get("n_negative_cap_hits_", 0))
+        self.accuracy_curve_ = list(meta.get("accuracy_curve_", []))
+        self.loss_curve_ = list(meta.get("loss_curve_", []))
+        self.init_scale_ = meta.get("init_scale_")
+
+
+@register_learner("lclr-variant")
+class LCLRVariant(LCLR):
+    """The "LCLR-variant" baseline of Clifton et al. (2013, footnote 1).
+
+    Same objective as ``LCLR`` (LCLR Eq. 3, squared hinge, C = 1/lambda) and the same
+    loop -- ``alternating_latent_fit``, LCLR Algorithm 1 with Algorithm 2 inside, caches and
+    duals kept across outer iterations -- but the inference step of the inner loop is
+    skipped: each outer iteration decodes the positives (latent completion) and the
+    negatives once, at the weights of the outer loop, adds the negatives' argmaxes to their
+    caches, and solves the problem restricted to the caches to convergence with the grouped
+    DCD; then the next outer iteration decodes again.  That is exactly one cutting-plane
+    round per outer iteration, so ``max_cutting_plane_rounds`` is fixed to 1.  (The paper's
+    baselines use a PA large-margin classifier in the inner loop; ours use the squared-hinge
+    SVM.)
+
+    Without the inner re-decoding, the negatives' structures are not maximised again within
+    an outer iteration, so the objective may increase from one outer iteration to the next
+    (LCLR's Theorem 1 does not apply) and LCLR's stopping rule -- stop when the objective
+    improves by less than ``tol`` -- would stop at the first increase.  The variant therefore
+    runs exactly ``max_iter`` outer iterations, as the paper does (40), and has no ``tol``.
+
+    Parameters: those of ``LCLR`` except ``max_cutting_plane_rounds`` and ``tol``.
+
+    Attributes
+    ----------
+    coef_, n_iter_ (= max_iter), fit_time_
+    objective_curve_ : Eq. (3) objective at the initial weights and after each outer iteration
+    cache_size_curve_ : cached negative structures after each outer iteration
+    n_cache_hits_ : negative argmaxes that were already cached
+    """
+
+    def __init__(
+        self,
+        task=None,
+        C=1.0,
+        max_iter=50,
+        dcd_tol=1e-3,
+        dcd_max_iter=2000,
+        init="two-stage",
+        coef_init=None,
+        n_jobs=1,
+        random_state=None,
+        progress=False,
+    ):
+        super().__init__(task=task, C=C, max_iter=max_iter, max_cutting_plane_rounds=1,
+                         dcd_tol=dcd_tol, dcd_max_iter=dcd_max_iter, init=init,
+                         coef_init=coef_init, n_jobs=n_jobs, random_state=random_state,
+                         progress=progress)
+
+    def fit(self, X, y):
+        task = self._check_task()
+        C = check_positive("C", self.C)
+        check_positive("dcd_tol", self.dcd_tol)
+        check_positive_int("max_iter", self.max_iter)
+        check_positive_int("dcd_max_iter", self.dcd_max_iter)
+        y = self._check_labels(X, y)
+        t_start = time.perf_counter()
+        w0 = self._initial_weights(task, X, y)
+        # LCLR's loop with one cutting-plane round per outer iteration and no early stop
+        # (an improvement below -inf never happens).
+        loop = _LoopSettings(max_iter=int(self.max_iter), max_cutting_plane_rounds=1,
+                             tol=-np.inf, dcd_tol=self.dcd_tol, dcd_max_iter=self.dcd_max_iter,
+                             n_jobs=self.n_jobs, random_state=self.random_state,
+                             progress=self.progress)
+        run = alternating_latent_fit(loop, task, X, y, C, w0, desc="lclr-variant")
+        self.coef_ = run.w
+        self.n_iter_ = run.n_iter
+        self.objective_curve_ = run.objective_curve
+        self.cache_size_curve_ = run.cache_size_curve
+        self.n_cache_hits_ = run.n_cache_hits
+        self.fit_time_ = time.perf_counter() - t_start
+        return self
+
+
+@dataclass(frozen=True)
+class _LoopSettings:
+    """The hyperparameters ``alternating_latent_fit`` reads from its learner."""
+
+    max_iter: int
+    max_cutting_plane_rounds: int
+    tol: float
+    dcd_tol: float
+    dcd_max_iter: int
+    n_jobs: int
+    random_state: object
+    progress: bool = False
