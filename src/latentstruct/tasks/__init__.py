@@ -2,6 +2,7 @@
 
 from .base import TASKS, Dataset, StructuredTask, get_task_class, register_task
 from .citations import CitationTask
+from .grammaticality import GrammaticalityTask
 from .graph_pairs import ParaphraseTask, RteTask
 from .sequence import ChunkTask, PosTask, SequenceCorpus, SequenceLabellingTask
 from .transliteration import TransliterationTask

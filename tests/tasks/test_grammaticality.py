@@ -1,0 +1,365 @@
+"""The grammaticality task: views, decoding against brute force, vote, LM negatives, tagger,
+splits, bad input and the command line."""
+
+import itertools
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from latentstruct.cli import main
+from latentstruct.exceptions import ConfigError, ConvergenceWarning, InputError
+from latentstruct.learners import LatentPA, StructuredSVM
+from latentstruct.learners.persistence import load_trained, save_trained
+from latentstruct.tasks import GrammaticalityTask, PosTask
+from latentstruct.tasks.base import Dataset
+from latentstruct.tasks.encodings import ENCODINGS, encoding_labels, is_well_formed, tags_from_spans
+from latentstruct.tasks.grammaticality import Sentence, is_heldout, view_constraints
+from latentstruct.testing import check_decoder
+
+VOCAB = [("the", "DET"), ("a", "DET"), ("dog", "NOUN"), ("cat", "NOUN"), ("market", "NOUN"),
+         ("saw", "VERB"), ("rose", "VERB"), ("sharply", "ADV"), ("in", "ADP"), (".", "PUNCT")]
+
+
+def random_sentence(rng, n):
+    idx = rng.integers(0, len(VOCAB), size=n)
+    return Sentence(tuple(VOCAB[i][0] for i in idx), tuple(VOCAB[i][1] for i in idx))
+
+
+def fitted_task(rng, **params):
+    """A task fitted on random pre-tagged sentences (no tagger, no LM needed)."""
+    task = GrammaticalityTask(min_count=1, **params)
+    records = [random_sentence(rng, int(rng.integers(1, 6))) for _ in range(60)]
+    return task.fit(Dataset(records, np.ones(len(records), dtype=int)))
+
+
+def one(task, sentence):
+    return task.featurize(Dataset([sentence], [1]))
+
+
+def chain_ok(task, h):
+    return all(is_well_formed(task.decode_structure(h)[v.name], v.name) for v in task.views_)
+
+
+# ----------------------------------------------------------------------------------------
+# views: constraints, decoding, vote
+# ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("encoding", list(ENCODINGS))
+def test_constraints_allow_exactly_the_well_formed_sequences(encoding):
+    labels = encoding_labels(["NP", "VP"], encoding)
+    trans, start, end = view_constraints(labels, encoding)
+    for n in (1, 2, 3):
+        for seq in itertools.product(range(len(labels)), repeat=n):
+            finite = start[seq[0]] + end[seq[-1]] + sum(trans[a, b] for a, b in zip(seq, seq[1:]))
+            assert np.isfinite(finite) == is_well_formed([labels[i] for i in seq], encoding), seq
+
+
+@pytest.mark.parametrize("views, types, constrained", [
+    ("iob2", "NP,VP", True), ("iob1", "NP,VP", True), ("ioe1", "NP,VP", True),
+    ("ioe2", "NP,VP", True), ("oc", "NP,VP", True), ("iob1,oc", "NP", True),
+    ("ioe2,iob2", "NP", False),
+])
+def test_views_decoding_equals_brute_force(views, types, constrained):
+    rng = np.random.default_rng(0)
+    task = fitted_task(rng, views=views, chunk_types=types, constrained=constrained)
+    sizes = [v.n_labels for v in task.views_]
+
+    def make_instance(r):
+        x = one(task, random_sentence(r, int(r.integers(1, 4 if len(sizes) == 1 else 3))))
+        w = r.normal(size=task.n_features) if r.random() < 0.5 else \
+            r.integers(-1, 2, size=task.n_features).astype(float)  # many ties
+        return x, w
+
+    def candidates(inst):
+        T = inst[0].n_tokens
+        per_view = [list(itertools.product(range(L), repeat=T)) for L in sizes]
+        for combo in itertools.product(*per_view):
+            yield np.array(combo, dtype=np.int64).reshape(len(sizes), T)
+
+    def score(inst, h):
+        if constrained and not chain_ok(task, h):
+            return -np.inf
+        return task.latent_feature(inst[0], h).dot(inst[1])
+
+    report = check_decoder(lambda inst: task.latent_argmax(inst[0], inst[1]), candidates, score,
+                           make_instance=make_instance, n_instances=25, random_state=1)
+    assert report.n_instances == 25
+
+
+def test_decision_batch_matches_single_decodes():
+    rng = np.random.default_rng(3)
+    for combine in ("concat", "vote"):
+        task = fitted_task(rng, views="iob1,iob2,ioe1,ioe2,oc", combine=combine)
+        records = [random_sentence(rng, int(rng.integers(1, 8))) for _ in range(12)]
+        X = task.featurize(Dataset(records, [1] * 12))
+        w = rng.normal(size=task.n_features)
+        batch = task.decision_batch(X, w)
+        for i in range(12):
+            res = task.latent_argmax(X[i], w)
+            assert batch[i] == pytest.approx(res.score)
+            assert res.score == pytest.approx(task.latent_feature(X[i], res.structure).dot(w))
+            assert chain_ok(task, res.structure)
+
+
+def random_chunking(rng, n):
+    spans, t = [], 0
+    while t < n:
+        if rng.random() < 0.3:
+            t += 1
+            continue
+        end = min(n - 1, t + int(rng.integers(0, 3)))
+        spans.append((str(rng.choice(["NP", "VP"])), t, end))
+        t = end + 1
+    return spans
+
+
+def test_vote_on_identical_views_returns_that_view():
+    rng = np.random.default_rng(4)
+    task = fitted_task(rng, views="iob1,iob2,ioe1,ioe2,oc", combine="vote", chunk_types="NP,VP")
+    for _ in range(30):
+        n = int(rng.integers(1, 9))
+        spans = random_chunking(rng, n)
+        h = np.array([[task._label_ids[k][t] for t in tags_from_spans(spans, n, v.name)]
+                      for k, v in enumerate(task.views_)])
+        np.testing.assert_array_equal(task.vote(h), h)
+        # three views agree on chunking A, two on B: A wins everywhere
+        other = random_chunking(rng, n)
+        mixed = h.copy()
+        for k, v in enumerate(task.views_):
+            if v.name in ("ioe2", "oc"):
+                mixed[k] = [task._label_ids[k][t] for t in tags_from_spans(other, n, v.name)]
+        np.testing.assert_array_equal(task.vote(mixed), h)
+
+
+def test_vote_of_a_single_view_is_the_view_itself():
+    rng = np.random.default_rng(5)
+    concat = fitted_task(np.random.default_rng(9), views="ioe1", combine="concat")
+    vote = fitted_task(np.random.default_rng(9), views="ioe1", combine="vote")
+    for _ in range(10):
+        x = one(concat, random_sentence(rng, int(rng.integers(1, 9))))
+        w = rng.normal(size=concat.n_features)
+        a, b = concat.latent_argmax(x, w), vote.latent_argmax(x, w)
+        np.testing.assert_array_equal(a.structure, b.structure)
+        assert a.score == pytest.approx(b.score)
+
+
+def test_feature_layout_views_are_disjoint():
+    rng = np.random.default_rng(6)
+    task = fitted_task(rng, views="iob2,oc")
+    A = task.n_attributes
+    assert [v.n_labels for v in task.views_] == [23, 45]  # CoNLL-2000's 11 chunk types
+    assert task.n_features == sum(A * L + L * L + 2 * L for L in (23, 45)) + 1
+    x = one(task, random_sentence(rng, 4))
+    h = np.zeros((2, 4), dtype=np.int64)  # "O" in both views
+    phi = task.latent_feature(x, h)
+    first = phi.indices[phi.indices < task.views_[1].offset]
+    second = phi.indices[(phi.indices >= task.views_[1].offset) & (phi.indices < task.n_features - 1)]
+    assert first.size and second.size and phi.indices[-1] == task.n_features - 1
+    with pytest.raises(InputError, match="shape"):
+        task.latent_feature(x, np.zeros((1, 4), dtype=np.int64))
+
+
+# ----------------------------------------------------------------------------------------
+# data: LM negatives, splits, bad input
+# ----------------------------------------------------------------------------------------
+NOUNS = ["market", "company", "bank", "dollar", "price", "index", "share", "output", "loan"]
+VERBS = ["rose", "fell", "said", "expects", "reported", "cut", "raised", "sold"]
+ADJS = ["strong", "weak", "new", "higher", "lower", "annual", "net"]
+
+
+def synthetic_corpus(n, seed=0):
+    rng = np.random.default_rng(seed)
+    lines = []
+    for _ in range(n):
+        c = rng.choice
+        lines.append(f"The {c(ADJS)} {c(NOUNS)} {c(VERBS)} the {c(NOUNS)} in {c(NOUNS)} .")
+    return lines
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    path = tmp_path / "sentences.txt"
+    path.write_text("\n".join(synthetic_corpus(300)) + "\n", encoding="utf-8")
+    return path
+
+
+def test_lm_negatives_reproducible_under_seed(corpus):
+    a = GrammaticalityTask(lm_corpus=str(corpus))
+    b = GrammaticalityTask(lm_corpus=str(corpus))
+    s1, s2 = a.sample_negatives(40, 3), b.sample_negatives(40, 3)
+    assert s1 == s2
+    assert s1 != a.sample_negatives(40, 4)
+    assert all(4 <= len(s) <= 60 for s in s1)
+    r1, r2 = a.read(corpus, split="train"), b.read(corpus, split="train")
+    assert r1.records == r2.records and np.array_equal(r1.targets, r2.targets)
+    t1 = a.set_params(n_negative_sets=3, test_sentences="all").read(corpus, split="test")
+    t2 = b.set_params(n_negative_sets=3, test_sentences="all").read(corpus, split="test")
+    assert t1.records == t2.records
+    n_pos = int((t1.targets > 0).sum())
+    sets = [r.negative_set for r in t1.records]
+    assert [sets.count(k) for k in range(3)] == [n_pos] * 3
+
+
+def test_heldout_split_is_deterministic_and_disjoint(corpus):
+    task = GrammaticalityTask(lm_corpus=str(corpus), heldout_fraction=0.2, negative_ratio=0.5)
+    train = task.read(corpus, split="train")
+    test = task.read(corpus, split="test")
+    pos_train = {r.words for r, t in zip(train.records, train.targets) if t > 0}
+    pos_test = {r.words for r, t in zip(test.records, test.targets) if t > 0}
+    assert pos_train and pos_test and not pos_train & pos_test
+    assert all(is_heldout(w, 0.2) for w in pos_test)
+    assert int((train.targets < 0).sum()) == round(0.5 * int((train.targets > 0).sum()))
+    # the LM never saw a held-out sentence: its trigram count is the training sentences'
+    lm = task.lm_
+    assert lm.n_sentences_ == sum(not is_heldout(s.split(), 0.2) for s in synthetic_corpus(300))
+    sample = task.set_params(n_train=10).read(corpus, split="train")
+    assert int((sample.targets > 0).sum()) == 10
+
+
+def test_bad_input(tmp_path, corpus):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("", encoding="utf-8")
+    with pytest.raises(InputError, match="contains no sentences"):
+        GrammaticalityTask(lm_corpus=str(corpus)).read(empty)
+    blank = tmp_path / "blank.txt"
+    blank.write_text("A real sentence is here .\n\nAnother one follows .\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"blank.txt:2: empty sentence"):
+        GrammaticalityTask(lm_corpus=str(corpus)).read(blank)
+    with pytest.raises(InputError, match="empty sentence"):
+        Sentence(())
+    with pytest.raises(ConfigError, match="unknown view 'iob3'"):
+        GrammaticalityTask(views="iob2,iob3").read(corpus)
+    with pytest.raises(ConfigError, match="distinct"):
+        GrammaticalityTask(views="iob2,iob2").view_names()
+    with pytest.raises(ConfigError, match="combine"):
+        GrammaticalityTask(combine="sum").read(corpus)
+    with pytest.raises(ConfigError, match="split"):
+        GrammaticalityTask(lm_corpus=str(corpus)).read(corpus, split="dev")
+    with pytest.raises(InputError, match="training data contains no sentences"):
+        GrammaticalityTask().fit(Dataset([], []))
+    untagged = Dataset([Sentence(("a", "b"))], [1])
+    with pytest.raises(ConfigError, match="needs a POS tagger"):
+        GrammaticalityTask().fit(untagged)
+    with pytest.raises(InputError, match="held-out share"):
+        GrammaticalityTask(lm_corpus=str(corpus), heldout_fraction=0.0).read(corpus, split="test")
+    with pytest.raises(ConfigError, match="no supervised chunker"):
+        fitted_task(np.random.default_rng(0)).heuristic_weights()
+
+
+# ----------------------------------------------------------------------------------------
+# the POS tagger, persistence and the command line
+# ----------------------------------------------------------------------------------------
+TAGS = {"The": "DET", "the": "DET", "in": "ADP", ".": "PUNCT", **{w: "NOUN" for w in NOUNS},
+        **{w: "VERB" for w in VERBS}, **{w: "ADJ" for w in ADJS}}
+
+
+def train_tagger(records, targets, seed=0):
+    pos = PosTask(min_count=1)
+    data = Dataset(records, targets)
+    pos.fit(data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svm = StructuredSVM(pos, C=0.1, max_iter=3, random_state=seed)
+        svm.fit(pos.featurize(data), pos.encode_targets(targets))
+    return pos, svm
+
+
+def synthetic_tagger():
+    lines = synthetic_corpus(80, seed=1)
+    records = [Sentence(tuple(s.split())) for s in lines]
+    return train_tagger(records, [tuple(TAGS[w] for w in r.words) for r in records])
+
+
+@pytest.fixture
+def tagger_file(tmp_path):
+    pos, svm = synthetic_tagger()
+    path = tmp_path / "pos.npz"
+    save_trained(path, pos, svm)
+    return path
+
+
+def test_tagger_reproducible_under_seed_on_ud(require_data):
+    path = require_data("ud_english_ewt", "en_ewt-ud-train.conllu")
+    data = PosTask().read(path)
+    records, targets = data.records[:150], data.targets[:150]
+    (p1, s1), (p2, s2) = train_tagger(records, targets), train_tagger(records, targets)
+    np.testing.assert_array_equal(s1.coef_, s2.coef_)
+    sentences = [r.words for r in data.records[200:240]]
+    tags1 = GrammaticalityTask().set_tagger(p1, s1.coef_).tag(sentences)
+    tags2 = GrammaticalityTask().set_tagger(p2, s2.coef_).tag(sentences)
+    assert tags1 == tags2
+    gold = [t for r in data.records[200:240] for t in r.upos]
+    assert np.mean(np.array([t for s in tags1 for t in s]) == np.array(gold)) > 0.6
+
+
+def test_model_round_trip_and_tags(tmp_path, corpus, tagger_file):
+    task = GrammaticalityTask(views="iob2,oc", lm_corpus=str(corpus), tagger_model=str(tagger_file),
+                              n_negative_sets=2, test_sentences="all", n_test=20)
+    train = task.read(corpus)
+    task.fit(train)
+    X, y = task.featurize(train), task.encode_targets(train.targets)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        m = LatentPA(task, max_iter=2, random_state=0).fit(X, y)
+    path = tmp_path / "g.npz"
+    save_trained(path, task, m)
+    task2, m2, _ = load_trained(path)
+    sentences = [r.words for r in train.records[:30]]
+    assert task2.tag(sentences) == task.tag(sentences)
+    assert task2.tag(sentences)[0][:2] == ("DET", "ADJ")
+    np.testing.assert_array_equal(m2.coef_, m.coef_)
+    test1, test2 = task.read(corpus, split="test"), task2.read(corpus, split="test")
+    assert test1.records == test2.records  # the stored LM samples the same negatives
+    e1 = task.evaluate_model(test1, m.predict, m.decision_function)
+    e2 = task2.evaluate_model(test2, m2.predict, m2.decision_function)
+    assert e1 == e2 and e1["n_negative_sets"] == 2 and e1["n_positives"] == 20
+
+
+@pytest.mark.parametrize("learner, extra", [
+    ("latent-pa", ["views=iob1,iob2,ioe1,ioe2,oc", "combine=vote", "max_iter=2"]),
+    ("lclr", ["views=iob2", "combine=concat", "max_iter=2", "init=zeros"]),
+    ("lclr-variant", ["views=iob2,ioe2", "max_iter=2", "init=zeros"]),
+])
+def test_cli_train_and_evaluate(tmp_path, corpus, tagger_file, capsys, learner, extra):
+    model = tmp_path / "m.npz"
+    opts = [f"tagger_model={tagger_file}", f"lm_corpus={corpus}", "n_train=60", *extra]
+    argv = ["train", "grammaticality", "--train", str(corpus), "--model", str(model),
+            "--learner", learner, "--quiet"]
+    for o in opts:
+        argv += ["--option", o]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        assert main(argv) == 0
+    capsys.readouterr()
+    assert main(["evaluate", "--model", str(model), "--test", str(corpus), "--option",
+                 "n_negative_sets=3", "--option", "n_test=30"]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert 0.0 <= out["accuracy"] <= 1.0 and out["n_negative_sets"] == 3
+
+
+def test_cli_errors(tmp_path, corpus, capsys):
+    model = tmp_path / "m.npz"
+    assert main(["train", "grammaticality", "--train", str(corpus), "--model", str(model),
+                 "--option", "views=iob2,bogus", "--quiet"]) == 2
+    assert "unknown view 'bogus'" in capsys.readouterr().err
+    assert main(["train", "grammaticality", "--train", str(corpus), "--model", str(model),
+                 "--option", f"lm_corpus={corpus}", "--quiet"]) == 2
+    assert "needs a POS tagger" in capsys.readouterr().err
+    assert not model.exists()
+
+
+def test_chunker_initialisation(tmp_path, corpus, tagger_file, require_data):
+    conll = require_data("conll2000", "train.txt")
+    task = GrammaticalityTask(views="iob2,ioe2", lm_corpus=str(corpus), tagger_model=str(tagger_file),
+                              chunker="perceptron", chunker_corpus=str(conll), chunker_sentences=60,
+                              chunker_epochs=2, n_train=60)
+    train = task.read(corpus)
+    task.fit(train)
+    w = task.heuristic_weights()
+    assert w.shape == (task.n_features,) and np.any(w != 0) and w[-1] == 0.0
+    X, y = task.featurize(train), task.encode_targets(train.targets)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        m = LatentPA(task, init="heuristic", heuristic_scale=0.5, max_iter=1, random_state=0).fit(X, y)
+    assert m.init_scale_ == 0.5
