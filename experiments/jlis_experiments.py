@@ -132,6 +132,9 @@ def plot(runs: list[dict], path: Path, name: str) -> None:
         ax.plot([r["s_tokens"] for r in rs], [100 * r["ssvm_acc"] for r in rs], "s--",
                 color="black", label="StructuredSVM")
         ax.set_xscale("log")
+        ticks = sorted({r["s_tokens"] for r in runs})
+        ax.set_xticks(ticks, [str(t) for t in ticks])
+        ax.minorticks_off()
         ax.set_xlabel("labelled tokens in S")
     ax.set_ylabel("token accuracy on dev (%)")
     ax.set_title(f"J-LIS vs StructuredSVM ({name})")
@@ -148,9 +151,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("experiment", choices=sorted(EXPERIMENTS))
     ap.add_argument("--out", default="results")
+    ap.add_argument("--replot", action="store_true", help="redraw the plot from the saved JSON")
     args = ap.parse_args(argv)
-    runs = EXPERIMENTS[args.experiment](args)
     out = Path(args.out)
+    if args.replot:
+        saved = json.loads((out / f"jlis_{args.experiment}.json").read_text())
+        plot(saved["runs"], out / f"jlis_{args.experiment}.png", args.experiment)
+        return 0
+    runs = EXPERIMENTS[args.experiment](args)
     out.mkdir(parents=True, exist_ok=True)
     stem = out / f"jlis_{args.experiment}"
     with atomic_write(f"{stem}.json") as fh:
