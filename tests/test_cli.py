@@ -151,3 +151,26 @@ def test_info_prints_metadata(chunk_model, capsys):
     meta = json.loads(out)
     assert code == 0 and meta["task"] == "chunk" and meta["learner"] == "ssvm"
     assert meta["learner_params"]["C"] == 1
+
+
+def test_jlis_from_the_cli(tmp_path, capsys):
+    rows = []
+    for k, (a, b) in enumerate([("Dogs", "bark"), ("Cats", "sleep"), ("Birds", "sing"), ("Fish", "swim")]):
+        rows.append(f"# text = {a} {b}\n1\t{a}\t_\tNOUN\tNNS\t_\t2\tnsubj\t_\t_\n"
+                    f"2\t{b}\t_\tVERB\tVBP\t_\t0\troot\t_\t_\n\n")
+    data = tmp_path / "a.conllu"
+    data.write_text("".join(rows), encoding="utf-8")
+    model = tmp_path / "jlis.npz"
+    code, _, err = run(capsys, "train", "pos", "--train", str(data), "--model", str(model),
+                       "--learner", "jlis", "--option", "n_structured_tokens=2",
+                       "--option", "n_binary=2", "--option", "max_iter=2", "--quiet")
+    assert code == 0, err
+    meta_code, out, _ = run(capsys, "info", "--model", str(model))
+    assert json.loads(out)["learner"] == "jlis"
+    code, out, _ = run(capsys, "evaluate", "--model", str(model), "--test", str(data))
+    assert code == 0 and 0.0 <= json.loads(out)["accuracy"] <= 1.0
+    # B with positives only is refused with a clear message
+    code, _, err = run(capsys, "train", "pos", "--train", str(data), "--model", str(model),
+                       "--learner", "jlis", "--option", "n_structured_tokens=2",
+                       "--option", "n_binary=2", "--option", "negatives_per_positive=0", "--quiet")
+    assert code == 2 and "all positive" in err
