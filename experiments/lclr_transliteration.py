@@ -112,6 +112,9 @@ def plot(rows: list[dict], path: Path) -> None:
                     [100 * r["two_stage_mrr_std"] for r in rs], marker="s", linestyle="--",
                     label=f"two-stage ({lang})")
     ax.set_xscale("log")
+    ticks = sorted({r["n_train"] for r in rows})
+    ax.set_xticks(ticks, [str(t) for t in ticks])
+    ax.minorticks_off()
     ax.set_xlabel("training positives")
     ax.set_ylabel("MRR on dev (%)")
     ax.set_title("Transliteration discovery (Wikidata pairs, 300 dev names ranked)")
