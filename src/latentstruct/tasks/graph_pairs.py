@@ -425,7 +425,8 @@ class GraphPairTask(LatentBinaryTask):
         if isinstance(t, (bool, np.bool_)) or not isinstance(t, numbers.Real) or not 0.0 <= t <= 1.0:
             raise ConfigError(f"heuristic_threshold must be a number in [0, 1], got {t!r}")
         tl = self.time_limit
-        if tl is not None and (isinstance(tl, (bool, np.bool_)) or not isinstance(tl, numbers.Real) or tl <= 0):
+        if tl is not None and (isinstance(tl, (bool, np.bool_)) or not isinstance(tl, numbers.Real)
+                               or tl <= 0):
             raise ConfigError(f"time_limit must be a positive number of seconds or None, got {tl!r}")
 
     # --- resources (built lazily, never saved) -----------------------------------------
@@ -728,7 +729,10 @@ class GraphPairTask(LatentBinaryTask):
         return res
 
     def latent_argmax(self, x, w, *, random_state=None) -> DecodeResult:
-        """Best alignment as ``a`` (see "Structures"), score w . Phi(x, a) with the bias."""
+        """Best alignment as ``a`` (see "Structures"), score w . Phi(x, a) with the bias.
+
+        ``random_state`` is accepted for the interface and ignored: HiGHS and the matching
+        stage break ties deterministically (the same call gives the same alignment)."""
         w = self._check_w(w)
         res = self.decode(x, w)
         a = np.full(x.n1, -1, dtype=np.int64)
