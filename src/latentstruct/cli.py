@@ -144,7 +144,6 @@ def _cmd_predict(args) -> int:
 
 def _cmd_explain(args) -> int:
     from .learners import LatentBinaryLearner
-    from .plotting import plot_alignment
 
     task, learner = _load(args.model, args.option)
     if not isinstance(learner, LatentBinaryLearner):
@@ -155,9 +154,8 @@ def _cmd_explain(args) -> int:
     x = task.encode_pair(args.source, args.target)
     h = learner.latent_argmax([x])[0]
     score = float(learner.decision_function([x])[0])
-    cells = task.cell_scores(x, learner.coef_)
-    plot_alignment(args.source, args.target, h, args.out, score=score, cell_scores=cells,
-                   title=f"{task.name} / {learner.registry_name}")
+    task.draw_explanation(x, learner.coef_, h, score, args.out,
+                          title=f"{task.name} / {learner.registry_name}")
     print(json.dumps({"score": round(score, 6), "decision": 1 if score >= 0 else -1,
                       "alignment": [int(j) for j in h], "picture": str(args.out)}))
     return 0

@@ -352,6 +352,11 @@ def test_cli_train_and_evaluate_paraphrase(tmp_path, capsys):
 
     metrics = json.loads(out)
     assert set(metrics) == {"accuracy", "f1"} and 0.0 <= metrics["accuracy"] <= 1.0
+    pic = tmp_path / "graph.png"
+    assert main(["explain", "--model", str(model), "--source", "The cat sat on the mat.",
+                 "--target", "A cat was sitting on the mat.", "--out", str(pic), *opts]) == 0
+    info = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert pic.read_bytes()[:4] == b"\x89PNG" and len(info["alignment"]) >= 5
 
 
 # --------------------------------------------------------------------------- LCLR on real MSRP

@@ -211,6 +211,10 @@ class LatentBinaryTask(StructuredTask):
         """Weights whose argmax is the two-stage system's fixed structure."""
         raise NotImplementedError("each latent task defines heuristic_weights")
 
+    def draw_explanation(self, x, w, h, score: float, path, *, title: str = "") -> None:
+        """Draw structure ``h`` of example ``x`` (scored ``score`` under ``w``) as a PNG."""
+        raise ConfigError(f"task {self.name!r} cannot draw its latent structures")
+
     def latent_argmax_batch(self, X, w, *, random_state=None) -> list[DecodeResult]:
         return [self.latent_argmax(x, w, random_state=random_state) for x in X]
 

@@ -798,6 +798,11 @@ class GraphPairTask(LatentBinaryTask):
         out[pairs[:, 0], pairs[:, 1]] = s.node_map
         return out
 
+    def draw_explanation(self, x, w, h, score, path, *, title=""):
+        from ..plotting_graph import plot_graph_alignment
+
+        plot_graph_alignment(self.explain(x, w, h), path, title=title)
+
     def explain(self, x, w, h=None) -> dict:
         """What :func:`latentstruct.plotting_graph.plot_graph_alignment` draws.
 

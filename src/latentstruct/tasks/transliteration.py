@@ -820,6 +820,13 @@ class TransliterationTask(LatentBinaryTask):
                 "pairs": pairs}
 
     # --- evaluation -----------------------------------------------------------------------
+    def draw_explanation(self, x, w, h, score, path, *, title=""):
+        from ..plotting import plot_alignment
+
+        corpus = self._as_corpus(x)
+        plot_alignment(corpus.source(0), corpus.target(0), h, path, score=score,
+                       cell_scores=self.cell_scores(x, w), title=title)
+
     def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
         """Rank every positive test target for every positive test source (LCLR §5.1).
 
