@@ -7,7 +7,7 @@ import pytest
 from scipy.optimize import minimize
 
 from latentstruct.data.sparse import SparseVector
-from latentstruct.exceptions import ConfigError, ConvergenceWarning, NotFittedError
+from latentstruct.exceptions import ConfigError, ConvergenceWarning, InferenceError, NotFittedError
 from latentstruct.inference.result import DecodeResult
 from latentstruct.learners import LCLR, LatentPA, LCLRVariant, get_learner_class
 from latentstruct.learners.latent_pa import pa_step_size, scale_to_range
@@ -276,6 +276,22 @@ class _NeverNegative(LatentBinaryTask):
 
     def latent_feature(self, x, h):
         return SparseVector(np.array([0]), np.array([x if h == 0 else -x], dtype=float))
+
+
+class _WrongScore(BagTask):
+    """Reports a score that its structure does not have."""
+
+    def latent_argmax(self, x, w, *, random_state=None):
+        res = super().latent_argmax(x, w)
+        return DecodeResult(res.structure, res.score + 0.5)
+
+
+def test_inconsistent_decoder_raises_when_checking():
+    _, X, y = make_bag_problem(n_examples=10, random_state=0)
+    task = _WrongScore(5).fit()
+    with pytest.raises(InferenceError, match="latent_argmax and latent_feature disagree"):
+        LatentPA(task, max_iter=1).fit(X, y)
+    LatentPA(task, max_iter=1, check_inference=False).fit(X, y)
 
 
 def test_cap_with_a_task_class():

@@ -336,6 +336,12 @@ def test_cli_train_and_evaluate(tmp_path, corpus, tagger_file, capsys, learner, 
                  "n_negative_sets=3", "--option", "n_test=30"]) == 0
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert 0.0 <= out["accuracy"] <= 1.0 and out["n_negative_sets"] == 3
+    pred = tmp_path / "pred.txt"
+    assert main(["predict", "--model", str(model), "--input", str(corpus), "--output", str(pred),
+                 "--option", "test_sentences=all", "--option", "n_negative_sets=0",
+                 "--option", "n_test=null"]) == 0
+    lines = pred.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 300 and all(line[:2] in ("+1", "-1") for line in lines)
 
 
 def test_cli_errors(tmp_path, corpus, capsys):

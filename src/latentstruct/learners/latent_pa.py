@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm.auto import tqdm
 
-from ..exceptions import ConfigError, warn_convergence
+from ..exceptions import ConfigError, InferenceError, warn_convergence
 from .base import check_positive, check_positive_int, register_learner
 from .lclr import LCLR, LatentBinaryLearner, alternating_latent_fit
 
@@ -151,6 +151,9 @@ class LatentPA(LatentBinaryLearner):
         Seeds the visiting order of every epoch.
     callback : callable, optional
         Called with a ``PAEvent`` after every step and at the end of every epoch.
+    check_inference : bool, default True
+        Raise ``InferenceError`` when the score the task's ``latent_argmax`` reports differs
+        from w . Phi(x, h*) computed from ``latent_feature`` (an inconsistent decoder).
     progress : bool, default False
         Progress bar over epochs.
 
@@ -183,6 +186,7 @@ class LatentPA(LatentBinaryLearner):
         n_jobs=1,
         random_state=None,
         callback=None,
+        check_inference=True,
         progress=False,
     ):
         self.task = task
@@ -197,6 +201,7 @@ class LatentPA(LatentBinaryLearner):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.callback = callback
+        self.check_inference = check_inference
         self.progress = progress
 
     # --- validation --------------------------------------------------------------------
@@ -269,6 +274,7 @@ class LatentPA(LatentBinaryLearner):
         cap = int(self.max_negative_updates)
         average = bool(self.average)
         callback = self.callback
+        check = bool(self.check_inference)
         # Averaging: w_bar_T = (1/T) sum_{t=1..T} w_t = w_T - (1/T) sum_s (s - 1) delta_s,
         # where delta_s is the update made at step s (1-based); u accumulates the sum.
         u = np.zeros_like(w) if average else None
@@ -292,6 +298,13 @@ class LatentPA(LatentBinaryLearner):
                     res = task.latent_argmax(x, w)  # line 5
                     phi = task.latent_feature(x, res.structure).coalesce()
                     score = phi.dot(w)  # line 6
+                    if check and abs(res.score - score) > 1e-6 * max(1.0, abs(score)):
+                        raise InferenceError(
+                            f"latent argmax of example {i} reports the score {res.score:.10g} "
+                            f"but w . Phi(x, h) of its structure is {score:.10g}; the task's "
+                            "latent_argmax and latent_feature disagree. Check them with "
+                            "latentstruct.testing.check_decoder, or pass check_inference=False."
+                        )
                     loss = max(0.0, 1.0 - yi * score)  # line 7
                     tau = pa_step_size(loss, float(phi.values @ phi.values), variant, C)  # line 8
                     step += 1

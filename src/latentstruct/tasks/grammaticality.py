@@ -262,7 +262,9 @@ class GrammaticalityTask(LatentBinaryTask):
     n_test : int or None, default 3000
         At most this many test positives (the first ones of the file).
     n_negative_sets : int, default 5
-        Negative sets sampled for evaluation (each as large as the positive set).
+        Negative sets sampled for evaluation (each as large as the positive set); 0 reads
+        only the positives (``latentstruct predict --option test_sentences=all --option
+        n_negative_sets=0`` labels every line of a file).
     seed : int, default 0
         Seed of the training sample and the training negatives (and the chunker's order).
     test_seed : int, default 1000
@@ -361,9 +363,11 @@ class GrammaticalityTask(LatentBinaryTask):
         r = self.negative_ratio
         if isinstance(r, bool) or not isinstance(r, (int, float)) or not r >= 0:
             raise ConfigError(f"negative_ratio must be a float >= 0, got {r!r}")
+        v = self.n_negative_sets
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise ConfigError(f"n_negative_sets must be an integer >= 0, got {v!r}")
         for name, allow_none in (("min_count", False), ("n_train", True), ("n_test", True),
-                                 ("n_negative_sets", False), ("chunker_sentences", False),
-                                 ("chunker_epochs", False)):
+                                 ("chunker_sentences", False), ("chunker_epochs", False)):
             v = getattr(self, name)
             if v is None and allow_none:
                 continue
