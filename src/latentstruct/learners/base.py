@@ -21,6 +21,7 @@ __all__ = [
     "check_positive",
     "check_positive_int",
     "check_nonnegative",
+    "check_coef_init",
     "LEARNERS",
     "register_learner",
     "get_learner_class",
@@ -49,6 +50,14 @@ def check_positive_int(name: str, value) -> int:
             f"The '{name}' parameter must be an int in the range [1, inf). Got {value!r} instead."
         )
     return int(value)
+
+
+def check_coef_init(coef_init, n_features: int, what: str = "") -> np.ndarray:
+    """A float64 copy of ``coef_init`` after checking it has ``n_features`` entries."""
+    w0 = np.array(coef_init, dtype=np.float64)
+    if w0.shape != (n_features,):
+        raise ConfigError(f"coef_init must have shape ({n_features},){what}, got {w0.shape}")
+    return w0
 
 
 class LinearStructuredLearner(BaseEstimator):

@@ -11,6 +11,7 @@ from ..exceptions import ConfigError, ConvergenceWarning
 from ..tasks.base import NormalizedLatentTask
 from .base import (
     LinearStructuredLearner,
+    check_coef_init,
     check_positive,
     check_positive_int,
     register_learner,
@@ -92,13 +93,8 @@ class JLIS(LinearStructuredLearner):
 
     def _initial_weights(self, task, X, Y) -> np.ndarray:
         if self.coef_init is not None:
-            w0 = np.array(self.coef_init, dtype=np.float64)
-            if w0.shape != (task.n_features + 1,):
-                raise ConfigError(
-                    f"coef_init must have shape ({task.n_features + 1},) (task weights and the "
-                    f"bias of Phi_B), got {w0.shape}"
-                )
-            return w0
+            return check_coef_init(self.coef_init, task.n_features + 1,
+                                   " (task weights and the bias of Phi_B)")
         if len(X) == 0:
             raise ConfigError(
                 "J-LIS got no structured examples (|S| = 0) and no initial weights: give "

@@ -15,7 +15,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..exceptions import ConfigError, InferenceError, warn_convergence
-from .base import check_positive, check_positive_int, register_learner
+from .base import check_coef_init, check_positive, check_positive_int, register_learner
 from .lclr import LCLR, LatentBinaryLearner, alternating_latent_fit
 
 __all__ = ["LatentPA", "LCLRVariant", "PAEvent", "pa_step_size", "scale_to_range", "PA_VARIANTS"]
@@ -238,12 +238,7 @@ class LatentPA(LatentBinaryLearner):
     def _initial_weights(self, task, X, y) -> np.ndarray:
         self.init_scale_ = None
         if self.coef_init is not None:
-            w0 = np.array(self.coef_init, dtype=np.float64)
-            if w0.shape != (task.n_features,):
-                raise ConfigError(
-                    f"coef_init must have shape ({task.n_features},), got {w0.shape}"
-                )
-            return w0
+            return check_coef_init(self.coef_init, task.n_features)
         if self.init == "zeros":
             return np.zeros(task.n_features)
         heur = np.asarray(task.heuristic_weights(), dtype=np.float64)

@@ -19,6 +19,7 @@ from ..solvers.dcd import ConstraintPool, solve_grouped_dcd
 from ..tasks.base import LatentBinaryTask
 from .base import (
     LinearStructuredLearner,
+    check_coef_init,
     check_positive,
     check_positive_int,
     register_learner,
@@ -263,12 +264,7 @@ class LCLR(LatentBinaryLearner):
 
     def _initial_weights(self, task, X, y) -> np.ndarray:
         if self.coef_init is not None:
-            w0 = np.array(self.coef_init, dtype=np.float64)
-            if w0.shape != (task.n_features,):
-                raise ConfigError(
-                    f"coef_init must have shape ({task.n_features},), got {w0.shape}"
-                )
-            return w0
+            return check_coef_init(self.coef_init, task.n_features)
         if self.init == "zeros":
             return np.zeros(task.n_features)
         if self.init == "two-stage":
