@@ -75,6 +75,11 @@ def _cmd_train(args) -> int:
     if args.train is None and not task_cls.has_default_data:
         raise ConfigError(f"task {args.task!r} needs --train PATH")
     t0 = time.perf_counter()
+    if getattr(task, "needs_tagger", False):
+        from .pipelines import train_pos_tagger
+
+        pos_task, pos_coef, _ = train_pos_tagger(task.tagger_sentences, verbose=not args.quiet)
+        task.set_tagger(pos_task, pos_coef)
     dataset = task.training_sample(task.read(args.train, split="train"))
     task.fit(dataset)
     X = task.featurize(dataset)

@@ -349,9 +349,6 @@ def test_cli_errors(tmp_path, corpus, capsys):
     assert main(["train", "grammaticality", "--train", str(corpus), "--model", str(model),
                  "--option", "views=iob2,bogus", "--quiet"]) == 2
     assert "unknown view 'bogus'" in capsys.readouterr().err
-    assert main(["train", "grammaticality", "--train", str(corpus), "--model", str(model),
-                 "--option", f"lm_corpus={corpus}", "--quiet"]) == 2
-    assert "needs a POS tagger" in capsys.readouterr().err
     assert not model.exists()
 
 
@@ -369,3 +366,36 @@ def test_chunker_initialisation(tmp_path, corpus, tagger_file, require_data):
         warnings.simplefilter("ignore", ConvergenceWarning)
         m = LatentPA(task, init="heuristic", heuristic_scale=0.5, max_iter=1, random_state=0).fit(X, y)
     assert m.init_scale_ == 0.5
+
+
+def test_cli_trains_default_tagger_when_none_given(tmp_path, corpus, capsys, require_data):
+    """Without tagger_model, `train grammaticality` trains the default UD EWT tagger and
+    stores it in the model: the saved tagger tags like one trained directly."""
+    from latentstruct.pipelines import train_pos_tagger
+
+    require_data("ud_english_ewt", "en_ewt-ud-train.conllu")
+    model = tmp_path / "m.npz"
+    argv = ["train", "grammaticality", "--train", str(corpus), "--model", str(model),
+            "--option", f"lm_corpus={corpus}", "--option", "n_train=40",
+            "--option", "tagger_sentences=120", "--option", "max_iter=1"]
+    assert main(argv) == 0
+    assert "training the POS tagger on 120 sentences" in capsys.readouterr().err
+    task, _, _ = load_trained(model)
+    pos, coef, acc = train_pos_tagger(120)
+    assert acc is not None and 0.6 < acc < 1.0
+    np.testing.assert_array_equal(task.tagger_coef_, coef)
+    sentences = [("The", "market", "fell", "sharply", "."), ("Stocks", "rose", "today", ".")]
+    assert task.tag(sentences) == GrammaticalityTask().set_tagger(pos, coef).tag(sentences)
+
+
+def test_cli_default_tagger_errors(tmp_path, corpus, capsys, monkeypatch):
+    model = tmp_path / "m.npz"
+    base = ["train", "grammaticality", "--train", str(corpus), "--model", str(model),
+            "--option", f"lm_corpus={corpus}", "--quiet"]
+    assert main(base + ["--option", "tagger_sentences=0"]) == 2
+    assert "tagger_sentences must be an integer >= 1" in capsys.readouterr().err
+    monkeypatch.setenv("LATENTSTRUCT_DATA", str(tmp_path / "nowhere"))
+    assert main(base) == 2
+    err = capsys.readouterr().err
+    assert "default training data is missing" in err and "tagger_model=pos.npz" in err
+    assert not model.exists()

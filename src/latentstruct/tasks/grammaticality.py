@@ -247,7 +247,11 @@ class GrammaticalityTask(LatentBinaryTask):
     tagger_model : str or None
         A ``pos`` model file (``latentstruct train pos --learner ssvm ...``) whose tagger
         gives the POS tags; needed unless every record has POS tags or ``set_tagger`` was
-        called.  The tagger is copied into this task's model file.
+        called (``latentstruct train`` without it trains the default tagger on UD EWT,
+        :func:`latentstruct.pipelines.train_pos_tagger`).  The tagger is copied into this
+        task's model file.
+    tagger_sentences : int, default 3000
+        Size of that default tagger's training sample (the first sentences of UD EWT train).
     lm_corpus : str or None
         Sentences (one per line) whose non-held-out part trains the trigram LM; default
         ``$LATENTSTRUCT_DATA/english_sentences/reuters21578_sentences.txt``.
@@ -281,9 +285,9 @@ class GrammaticalityTask(LatentBinaryTask):
     default_learner = "latent-pa"
 
     def __init__(self, views="iob2", combine="concat", constrained=True, chunk_types="conll2000",
-                 min_count=2, tagger_model=None, lm_corpus=None, heldout_fraction=0.05,
-                 n_train=None, negative_ratio=1.0, test_sentences="heldout", n_test=3000,
-                 n_negative_sets=5, seed=0, test_seed=1000, chunker=None, chunker_corpus=None,
+                 min_count=2, tagger_model=None, tagger_sentences=3000, lm_corpus=None,
+                 heldout_fraction=0.05, n_train=None, negative_ratio=1.0,
+                 test_sentences="heldout", n_test=3000, n_negative_sets=5, seed=0, test_seed=1000, chunker=None, chunker_corpus=None,
                  chunker_sentences=2000, chunker_epochs=3):
         self.views = views
         self.combine = combine
@@ -291,6 +295,7 @@ class GrammaticalityTask(LatentBinaryTask):
         self.chunk_types = chunk_types
         self.min_count = min_count
         self.tagger_model = tagger_model
+        self.tagger_sentences = tagger_sentences
         self.lm_corpus = lm_corpus
         self.heldout_fraction = heldout_fraction
         self.n_train = n_train
@@ -367,7 +372,8 @@ class GrammaticalityTask(LatentBinaryTask):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
             raise ConfigError(f"n_negative_sets must be an integer >= 0, got {v!r}")
         for name, allow_none in (("min_count", False), ("n_train", True), ("n_test", True),
-                                 ("chunker_sentences", False), ("chunker_epochs", False)):
+                                 ("chunker_sentences", False), ("chunker_epochs", False),
+                                 ("tagger_sentences", False)):
             v = getattr(self, name)
             if v is None and allow_none:
                 continue
@@ -482,6 +488,14 @@ class GrammaticalityTask(LatentBinaryTask):
         self.tagger_coef_ = coef
         self._tag_memo = None
         return self
+
+    @property
+    def needs_tagger(self) -> bool:
+        """True when no tagger is attached and ``tagger_model`` is None (the CLI then trains
+        the default one, :func:`latentstruct.pipelines.train_pos_tagger` on ``tagger_sentences``).
+        Checks the parameters first, so a bad ``tagger_sentences`` fails before any training."""
+        self._validate_params()
+        return getattr(self, "tagger_", None) is None and self.tagger_model is None
 
     def _ensure_tagger(self) -> None:
         if getattr(self, "tagger_", None) is not None:
