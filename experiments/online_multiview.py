@@ -59,11 +59,6 @@ def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
-def train_tagger(n_sentences: int, max_iter: int):
-    """The project's UPOS tagger on the first EWT train sentences; its EWT dev accuracy."""
-    return train_pos_tagger(n_sentences, C=0.1, max_iter=max_iter, random_state=0)
-
-
 def tagged(task: GrammaticalityTask, data: Dataset) -> Dataset:
     """The dataset with every record's POS tags filled in by the task's tagger."""
     tags = task.tag([r.words for r in data.records])
@@ -285,7 +280,7 @@ def plot(out: dict, path: Path) -> None:
     plt.close(fig)
 
 
-def order_seed_check(single: Setting, seeds, passes, args, command, sizes, prep_seconds) -> int:
+def order_seed_check(single: Setting, seeds, passes, args, command, sizes) -> int:
     """Online single-view with other example orders: how much the Table 2 row moves."""
     rows = []
     for seed in seeds:
@@ -346,7 +341,8 @@ def main(argv=None) -> int:
     T, P = args.iterations, args.multiview_passes
 
     log(f"training the POS tagger on {args.tagger_sentences} EWT sentences")
-    pos_task, pos_coef, tag_acc = train_tagger(args.tagger_sentences, args.tagger_iter)
+    pos_task, pos_coef, tag_acc = train_pos_tagger(args.tagger_sentences, C=0.1,
+                                                   max_iter=args.tagger_iter, random_state=0)
     log(f"  EWT dev accuracy {tag_acc:.4f}")
 
     reuters = dataset_path("english_sentences", "reuters21578_sentences.txt")
@@ -371,7 +367,7 @@ def main(argv=None) -> int:
     log(f"single view: {single.task.n_features} features ({single.seconds:.0f}s to featurise)")
     if args.order_seeds:
         return order_seed_check(single, [int(v) for v in args.order_seeds.split(",")], T, args,
-                                command, sizes, time.perf_counter() - t_all)
+                                command, sizes)
     runs["single"] = run_online(single, "online single-view", T)
     for key, name, combine in (("multi", "+ multi-view", "concat"), ("vote", "+ majority vote", "vote")):
         s = Setting(ALL_VIEWS, combine, train, test, args.min_count)

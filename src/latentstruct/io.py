@@ -47,7 +47,8 @@ _REQUIRED_KEYS: dict[str, tuple[type, str]] = {
     "array_names": (list, "a list of strings"),
 }
 
-# Errors that a damaged zip / npy / deflate stream can raise while being read.
+# Errors that a damaged zip / npy / deflate stream can raise while being read (zipfile
+# raises NotImplementedError for a member with an unknown compression method).
 _CORRUPTION_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError,
                       zlib.error, KeyError, OSError, NotImplementedError)
 

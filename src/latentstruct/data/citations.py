@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from latentstruct.data.atomic import atomic_write
-from latentstruct.data.readers import read_lines
+from latentstruct.data.readers import one_prediction_per_item, read_lines
 from latentstruct.exceptions import InputError
 
 __all__ = [
@@ -253,12 +253,8 @@ def write_cora(path, citations: Sequence[Citation], predicted_labels=None) -> No
     if predicted_labels is None:
         predicted_labels = [c.labels for c in citations]
     else:
-        predicted_labels = list(predicted_labels)
-    if len(predicted_labels) != len(citations):
-        raise InputError(
-            f"write_cora got {len(citations)} citations but {len(predicted_labels)} predicted "
-            f"label sequences; pass one label sequence per citation"
-        )
+        predicted_labels = one_prediction_per_item("write_cora", citations, predicted_labels,
+                                                   "citation", "label sequence")
     chunks = []
     for k, (cit, pred) in enumerate(zip(citations, predicted_labels)):
         pred = list(pred)

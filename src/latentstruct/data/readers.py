@@ -25,6 +25,7 @@ __all__ = [
     "ChunkSentence",
     "read_conll2000",
     "write_conll2000",
+    "one_prediction_per_item",
     "CONLLU_FIELDS",
     "ConlluSentence",
     "read_conllu",
@@ -179,6 +180,19 @@ def read_conll2000(path) -> list[ChunkSentence]:
     return sentences
 
 
+def one_prediction_per_item(writer: str, items: list, predictions, item: str,
+                            prediction: str) -> list:
+    """``predictions`` as a list, checked to hold exactly one entry per element of ``items``
+    (InputError naming ``writer`` otherwise)."""
+    predictions = list(predictions)
+    if len(predictions) != len(items):
+        raise InputError(
+            f"{writer} got {len(items)} {item}s but {len(predictions)} predicted "
+            f"{prediction}s; pass one {prediction} per {item}"
+        )
+    return predictions
+
+
 def write_conll2000(path, sentences: Sequence[ChunkSentence], predicted_tags=None) -> None:
     """Write ``sentences`` in CoNLL-2000 format (``word POS tag``, single spaces, a blank
     line after every sentence), with ``predicted_tags`` (one sequence per sentence) in the
@@ -188,12 +202,8 @@ def write_conll2000(path, sentences: Sequence[ChunkSentence], predicted_tags=Non
     if predicted_tags is None:
         predicted_tags = [s.tags for s in sentences]
     else:
-        predicted_tags = list(predicted_tags)
-    if len(predicted_tags) != len(sentences):
-        raise InputError(
-            f"write_conll2000 got {len(sentences)} sentences but {len(predicted_tags)} "
-            f"predicted tag sequences; pass one tag sequence per sentence"
-        )
+        predicted_tags = one_prediction_per_item("write_conll2000", sentences, predicted_tags,
+                                                 "sentence", "tag sequence")
     chunks = []
     for k, (sent, pred) in enumerate(zip(sentences, predicted_tags)):
         pred = list(pred)
@@ -431,12 +441,8 @@ def write_conllu(path, sentences: Sequence[ConlluSentence], predicted_upos=None)
     """
     sentences = list(sentences)
     if predicted_upos is not None:
-        predicted_upos = list(predicted_upos)
-        if len(predicted_upos) != len(sentences):
-            raise InputError(
-                f"write_conllu got {len(sentences)} sentences but {len(predicted_upos)} "
-                f"predicted tag sequences; pass one tag sequence per sentence"
-            )
+        predicted_upos = one_prediction_per_item("write_conllu", sentences, predicted_upos,
+                                                 "sentence", "tag sequence")
     chunks = []
     for k, sent in enumerate(sentences):
         if predicted_upos is None:

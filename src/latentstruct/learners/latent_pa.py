@@ -16,7 +16,7 @@ from tqdm.auto import tqdm
 
 from ..exceptions import ConfigError, InferenceError, warn_convergence
 from .base import check_coef_init, check_positive, check_positive_int, register_learner
-from .lclr import LCLR, LatentBinaryLearner, alternating_latent_fit
+from .lclr import LCLR, LatentBinaryLearner, alternating_latent_fit, store_alternating_result
 
 __all__ = ["LatentPA", "LCLRVariant", "PAEvent", "pa_step_size", "scale_to_range", "PA_VARIANTS"]
 
@@ -446,13 +446,7 @@ class LCLRVariant(LCLR):
                              n_jobs=self.n_jobs, random_state=self.random_state,
                              progress=self.progress)
         run = alternating_latent_fit(loop, task, X, y, C, w0, desc="lclr-variant")
-        self.coef_ = run.w
-        self.n_iter_ = run.n_iter
-        self.objective_curve_ = run.objective_curve
-        self.cache_size_curve_ = run.cache_size_curve
-        self.n_cache_hits_ = run.n_cache_hits
-        self.fit_time_ = time.perf_counter() - t_start
-        return self
+        return store_alternating_result(self, run, t_start, warn=False)
 
 
 @dataclass(frozen=True)

@@ -310,15 +310,17 @@ class AlternatingResult:
     n_cache_hits: int
 
 
-def store_alternating_result(learner, run: AlternatingResult, t_start: float):
-    """Set the learned attributes of ``learner`` from ``run``; warn if it did not converge."""
+def store_alternating_result(learner, run: AlternatingResult, t_start: float, *,
+                             warn: bool = True):
+    """Set the learned attributes of ``learner`` from ``run``; warn if it did not converge
+    (unless ``warn`` is False: a learner that always runs ``max_iter`` iterations)."""
     learner.coef_ = run.w
     learner.n_iter_ = run.n_iter
     learner.objective_curve_ = run.objective_curve
     learner.cache_size_curve_ = run.cache_size_curve
     learner.n_cache_hits_ = run.n_cache_hits
     learner.fit_time_ = time.perf_counter() - t_start
-    if not run.converged:
+    if warn and not run.converged:
         warn_convergence(
             f"{type(learner).__name__} stopped at max_iter={learner.max_iter} outer iterations "
             f"with a relative objective decrease above tol={learner.tol}; increase max_iter or tol."
