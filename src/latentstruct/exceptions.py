@@ -17,6 +17,8 @@ __all__ = [
     "ConfigError",
     "InferenceError",
     "ConvergenceWarning",
+    "InexactInferenceWarning",
+    "ObjectiveIncreaseWarning",
     "NotFittedError",
     "warn_convergence",
 ]
@@ -56,6 +58,14 @@ class ConfigError(LatentStructError, ValueError):
 
 class InferenceError(LatentStructError, RuntimeError):
     """A decoder failed or returned an inconsistent result."""
+
+
+class InexactInferenceWarning(UserWarning):
+    """Some decodes of a fit were not exact (time limits) or not consistent."""
+
+
+class ObjectiveIncreaseWarning(UserWarning):
+    """A latent learner's objective increased between outer iterations (Theorem 1 broken)."""
 
 
 def warn_convergence(message: str) -> None:

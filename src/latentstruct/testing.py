@@ -265,6 +265,7 @@ class BagTask(LatentBinaryTask):
     """
 
     name = "bags"
+    capabilities = frozenset({"latent-binary", "heuristic"})
 
     def __init__(self, n_features=5):
         self.n_features_in = n_features

@@ -2,12 +2,12 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize
 
 from latentstruct.exceptions import ConfigError, ConvergenceWarning
 from latentstruct.learners import JLIS, LCLR, StructuredSVM
 from latentstruct.tasks import ChunkTask
-from latentstruct.tasks.base import Dataset, NormalizedLatentTask
+from latentstruct.learners.jlis import NormalizedBinaryView
+from latentstruct.tasks.base import Dataset
 from latentstruct.testing import all_sequences
 
 TINY = "a X B-A\nb Y B-B\n\nb Y B-B\nc Z O\na X I-A\n\nc Z O\na Y B-A\n"
@@ -45,7 +45,7 @@ TIGHT = dict(tol=1e-12, dcd_tol=1e-9, dcd_max_iter=200000, max_cutting_plane_rou
 def test_empty_B_reduces_to_structural_svm(tiny):
     task, X, Y, _, _ = tiny
     C = 0.5
-    j = quiet(lambda: JLIS(task, C1=C, coef_init=np.zeros(task.n_features + 1), **TIGHT).fit(X, Y))
+    j = quiet(lambda: JLIS(task, C1=C, coef_init=np.zeros(task.n_features + 1), **TIGHT).fit(X, Y, [], []))
     s = StructuredSVM(task, C=C, tol=1e-10, epsilon=0.0, max_iter=300, inner_tol=1e-9,
                       inner_max_iter=100000, random_state=0).fit(X, Y)
     assert j.objective_curve_[-1] == pytest.approx(s.objective_curve_[-1], rel=1e-6)
@@ -59,16 +59,17 @@ def test_empty_S_reduces_to_lclr_over_phi_b(tiny):
     w0 = rng.normal(size=task.n_features + 1)
     empty = task.featurize(Dataset([], []))
     j = quiet(lambda: JLIS(task, C2=0.7, coef_init=w0, random_state=0, **TIGHT).fit(empty, [], XB, yB))
-    adapter = NormalizedLatentTask(task, "length")
+    adapter = NormalizedBinaryView(task, "length")
     lclr_kw = {k: v for k, v in TIGHT.items() if k != "random_tie_break"}
     l = quiet(lambda: LCLR(adapter, C=0.7, coef_init=w0, random_state=0, **lclr_kw).fit(XB, yB))
     np.testing.assert_allclose(j.coef_, l.coef_, atol=1e-8)
     assert j.objective_curve_ == pytest.approx(l.objective_curve_, rel=1e-9)
 
 
-def exact_inner_problem(task, X, Y, XB, yB, w0, C1, C2):
-    """Eq. (9) with every structure enumerated and the positives fixed at argmax under w0."""
-    adapter = NormalizedLatentTask(task, "length")
+def exact_inner_problem(task, X, Y, XB, yB, w0, C1, C2, exact_qp):
+    """Eq. (9) with every structure enumerated and the positives fixed at argmax under w0,
+    solved exactly by the certified reference solver of tests/conftest.py (``exact_qp``)."""
+    adapter = NormalizedBinaryView(task, "length")
     n = adapter.n_features
     rows, rhs, grp, costs = [], [], [], []
     g = 0
@@ -96,27 +97,17 @@ def exact_inner_problem(task, X, Y, XB, yB, w0, C1, C2):
         costs.append(C2)
         g += 1
     D, b, G, costs = np.array(rows), np.array(rhs), np.array(grp), np.array(costs)
-
-    def f(z):
-        return 0.5 * z[:n] @ z[:n] + costs @ z[n:] ** 2
-
-    def jac(z):
-        return np.concatenate([z[:n], 2 * costs * z[n:]])
-
-    cons = {"type": "ineq", "fun": lambda z: D @ z[:n] + z[n:][G] - b,
-            "jac": lambda z: np.hstack([D, np.eye(g)[G]])}
-    res = minimize(f, np.zeros(n + g), jac=jac, constraints=[cons], method="SLSQP",
-                   bounds=[(None, None)] * n + [(0, None)] * g,
-                   options={"ftol": 1e-14, "maxiter": 3000})
-    assert res.success, res.message
-    return res.fun, res.x[:n]
+    # min 1/2 w.w + sum_g costs_g xi_g^2  s.t.  D w + xi_G >= b, xi >= 0, in z = (w, xi)
+    A = np.block([[D, np.eye(g)[G]], [np.zeros((g, n)), np.eye(g)]])
+    z, opt, _ = exact_qp(np.concatenate([np.ones(n), 2 * costs]), A, np.concatenate([b, np.zeros(g)]))
+    return opt, z[:n]
 
 
-def test_one_outer_iteration_solves_the_convex_inner_problem_exactly(tiny):
+def test_one_outer_iteration_solves_the_convex_inner_problem_exactly(tiny, exact_qp):
     task, X, Y, XB, yB = tiny
     w0 = np.random.default_rng(3).normal(size=task.n_features + 1)
     C1, C2 = 0.5, 0.3
-    opt, w_opt = exact_inner_problem(task, X, Y, XB, yB, w0, C1, C2)
+    opt, w_opt = exact_inner_problem(task, X, Y, XB, yB, w0, C1, C2, exact_qp)
     j = quiet(lambda: JLIS(task, C1=C1, C2=C2, coef_init=w0, max_iter=1, **TIGHT).fit(X, Y, XB, yB))
     np.testing.assert_allclose(j.coef_, w_opt, atol=1e-4)
 

@@ -1,9 +1,23 @@
-"""Learners: optimisation over any task (registered by name for the CLI)."""
+"""Learners: optimisation over any task that offers the capabilities they need.
 
-from .base import LEARNERS, LinearStructuredLearner, get_learner_class, register_learner
-from .jlis import JLIS
+Each learner is registered by name for the command line (``LEARNERS``) and declares the
+task capabilities it requires; ``check_compatible`` and ``valid_learners`` use those
+declarations to refuse a mismatched (task, learner) pair before any data is read.
+"""
+
+from .alternating import StructuredPart, alternating_latent_fit, squared_hinge_objective
+from .base import (
+    LEARNERS,
+    LinearStructuredLearner,
+    check_compatible,
+    get_learner_class,
+    register_learner,
+    valid_learners,
+)
+from .inference_check import InferenceMonitor
+from .jlis import JLIS, NormalizedBinaryView
+from .latent_pa import LCLRVariant, LatentPA, pa_step_size
 from .lclr import LCLR, LatentBinaryLearner, TwoStage
-from .latent_pa import LatentPA, LCLRVariant
 from .ssvm import StructuredSVM
 
 __all__ = [
@@ -12,8 +26,18 @@ __all__ = [
     "LatentBinaryLearner",
     "get_learner_class",
     "register_learner",
+    "check_compatible",
+    "valid_learners",
+    "InferenceMonitor",
+    "StructuredPart",
+    "alternating_latent_fit",
+    "squared_hinge_objective",
     "StructuredSVM",
     "LCLR",
     "TwoStage",
     "JLIS",
+    "NormalizedBinaryView",
+    "LatentPA",
+    "LCLRVariant",
+    "pa_step_size",
 ]

@@ -1,8 +1,11 @@
-"""What every linear structured learner shares: validation, prediction, persistence.
+"""What every linear structured learner shares: validation, prediction, persistence,
+and the registry that checks a (task, learner) pair.
 
 Learners follow scikit-learn's estimator contract (hyperparameters stored unchanged in
-``__init__``, validated in ``fit``, learned attributes end in ``_``).  They never import a
-concrete task; they talk to the ``task`` parameter through ``StructuredTask``.
+``__init__``, validated in ``fit``, learned attributes end in ``_``, ``score`` returns a
+float, ``sklearn.base.clone`` works).  They never import a concrete task; each declares the
+task capabilities it needs (``required_capabilities``, names from ``tasks.contracts``) and
+talks to its ``task`` only through them.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from sklearn.base import BaseEstimator
 
 from ..exceptions import ConfigError, InferenceError, NotFittedError
 from ..parallel import parallel_chunks
-from ..tasks.base import StructuredTask
+from ..tasks.base import Task
+from ..tasks.contracts import describe
 
 __all__ = [
     "LinearStructuredLearner",
@@ -25,6 +29,8 @@ __all__ = [
     "LEARNERS",
     "register_learner",
     "get_learner_class",
+    "check_compatible",
+    "valid_learners",
 ]
 
 
@@ -63,12 +69,25 @@ def check_coef_init(coef_init, n_features: int, what: str = "") -> np.ndarray:
 class LinearStructuredLearner(BaseEstimator):
     """Base of learners whose model is one weight vector ``coef_`` over the task's features."""
 
-    def _check_task(self) -> StructuredTask:
-        if not isinstance(self.task, StructuredTask):
+    #: task capabilities every instance needs (see ``required_capabilities``)
+    requires: frozenset = frozenset()
+    #: hyperparameters that may change on a trained model (``evaluate``/``predict`` options)
+    evaluation_params: frozenset = frozenset({"n_jobs", "progress"})
+
+    @classmethod
+    def required_capabilities(cls, params: dict | None = None) -> dict[str, str]:
+        """Capabilities a learner of this class with hyperparameters ``params`` needs from its
+        task: {capability: why} (the reason is empty when the learner always needs it)."""
+        return {c: "" for c in cls.requires}
+
+    def _check_task(self) -> Task:
+        if not isinstance(self.task, Task):
             raise ConfigError(
-                f"{type(self).__name__} needs a fitted StructuredTask as its 'task' parameter, "
+                f"{type(self).__name__} needs a fitted task as its 'task' parameter, "
                 f"got {type(self.task).__name__}"
             )
+        check_compatible(type(self.task), self.task.get_params(), type(self),
+                         self.get_params(deep=False))
         self.task.check_fitted()
         return self.task
 
@@ -89,6 +108,7 @@ class LinearStructuredLearner(BaseEstimator):
     def _decode(self, X, w, Y=None, *, random_state=None) -> list:
         """(Loss-augmented when Y is given) argmax of every example, in parallel chunks."""
         task = self.task
+        X = task.as_batch(X)
 
         def run(a, b):
             Xs = X[a:b]
@@ -102,9 +122,11 @@ class LinearStructuredLearner(BaseEstimator):
         self._check_is_fitted()
         return self._decode(X, self.coef_)
 
-    def score(self, X, Y) -> dict:
-        """The task's metrics of ``predict(X)`` against ``Y``."""
-        return self.task.evaluate(Y, self.predict(X))
+    def score(self, X, Y) -> float:
+        """The task's main metric (``task.score_metric``, higher is better) of ``predict(X)``
+        against ``Y``, as scikit-learn's model selection expects."""
+        metrics = self.task.evaluate(list(Y), self.predict(X))
+        return float(metrics[self.task.score_metric])
 
     def _learned_state(self) -> tuple[dict, dict]:
         """JSON-able attributes and arrays that ``_restore`` needs (for model files)."""
@@ -131,6 +153,44 @@ def raise_inexact_decoder(kind: str, example: int, value: float) -> None:
 
 
 LEARNERS: dict[str, type] = {}
+
+
+def _learner_name(learner_cls) -> str:
+    return getattr(learner_cls, "registry_name", learner_cls.__name__)
+
+
+def _unmet(task_cls, task_params, learner_cls, learner_params) -> dict[str, str]:
+    params = {**learner_cls().get_params(deep=False), **(learner_params or {})}
+    needed = learner_cls.required_capabilities(params)
+    offered = task_cls.offered_capabilities(task_params)
+    return {c: why for c, why in needed.items() if c not in offered}
+
+
+def valid_learners(task_cls, task_params: dict | None = None) -> list[str]:
+    """Names of the registered learners that a task of ``task_cls`` supports with their
+    default hyperparameters."""
+    return sorted(name for name, cls in LEARNERS.items()
+                  if not _unmet(task_cls, task_params, cls, None))
+
+
+def check_compatible(task_cls, task_params, learner_cls, learner_params=None) -> None:
+    """Raise ``ConfigError`` unless the task offers every capability the learner needs.
+
+    Uses only classes and parameters, so it runs before any data is read; the message
+    lists what is missing and the learners that fit the task.
+    """
+    unmet = _unmet(task_cls, task_params, learner_cls, learner_params)
+    if not unmet:
+        return
+    reasons = "; ".join(f"{c}{' (' + why + ')' if why else ''}" for c, why in sorted(unmet.items()))
+    valid = valid_learners(task_cls, task_params)
+    offered = task_cls.offered_capabilities(task_params)
+    raise ConfigError(
+        f"learner {_learner_name(learner_cls)!r} cannot train task {task_cls.name!r}: it needs "
+        f"{describe(unmet)}, which the task does not offer (missing: {reasons}; the task "
+        f"offers: {', '.join(sorted(offered)) or 'nothing'}). Learners valid for "
+        f"{task_cls.name!r}: {', '.join(valid) or 'none'}"
+    )
 
 
 def register_learner(name: str):

@@ -7,8 +7,12 @@ import warnings
 
 import numpy as np
 
+from ..data.sparse import SparseVector
 from ..exceptions import ConfigError, ConvergenceWarning
-from ..tasks.base import NormalizedLatentTask
+from ..inference.result import DecodeResult
+from ..tasks.base import LatentBinaryTask
+from ..tasks.contracts import LATENT_BINARY, MAX_DECODABLE, RANDOM_TIES, SIZED
+from .alternating import StructuredPart, alternating_latent_fit, store_alternating_result
 from .base import (
     LinearStructuredLearner,
     check_coef_init,
@@ -16,10 +20,92 @@ from .base import (
     check_positive_int,
     register_learner,
 )
-from .lclr import StructuredPart, alternating_latent_fit, store_alternating_result
 from .ssvm import StructuredSVM
 
-__all__ = ["JLIS"]
+__all__ = ["JLIS", "NormalizedBinaryView"]
+
+_NORMALIZATIONS = ("length", "none")
+
+
+class NormalizedBinaryView(LatentBinaryTask):
+    """The binary view of a structured task that J-LIS learns from (Chang et al. 2010, §2.2).
+
+    Phi_B(x, h) = Phi(x, h) / kappa(x), followed by one dummy (bias) feature added after the
+    normalisation, so f_B(x) = max_h w . Phi_B(x, h) asks "has x a good structure?".
+    kappa(x) is the number of tokens (``normalization="length"``, the paper's choice for
+    POS tagging and citations) or 1 (``"none"``).  The argmax over h is the structured
+    task's own (unaugmented) argmax, since kappa(x) > 0 does not change it.  The weight
+    vector is the structured task's weights followed by the bias weight.
+
+    It is a latent-binary task (so LCLR can train on it, which the tests use to check that
+    J-LIS with S empty is LCLR over Phi_B), but J-LIS's own construction, so it lives next to
+    J-LIS and is not registered for the command line.
+    """
+
+    name = "jlis-binary-view"
+
+    def __init__(self, base=None, normalization="length"):
+        self.base = base
+        self.normalization = normalization
+
+    @classmethod
+    def offered_capabilities(cls, params=None) -> frozenset:
+        base = (params or {}).get("base")
+        ties = base is not None and RANDOM_TIES in base.offered_capabilities(base.get_params())
+        return frozenset({LATENT_BINARY} | ({RANDOM_TIES} if ties else set()))
+
+    def is_fitted(self) -> bool:
+        return self.base is not None and self.base.is_fitted()
+
+    def check_fitted(self) -> None:
+        if self.normalization not in _NORMALIZATIONS:
+            raise ConfigError(
+                f"normalization must be one of {', '.join(_NORMALIZATIONS)}, got "
+                f"{self.normalization!r}"
+            )
+        if self.base is None:
+            raise ConfigError("NormalizedBinaryView needs a fitted structured task as 'base'")
+        self.base.check_fitted()
+
+    def as_batch(self, X):
+        return self.base.as_batch(X)
+
+    @property
+    def n_features(self) -> int:
+        return self.base.n_features + 1
+
+    def kappa(self, x) -> float:
+        if self.normalization == "none":
+            return 1.0
+        n = self.base.example_size(x)
+        if n <= 0:
+            raise ConfigError(
+                "a binary example has length 0; every sentence needs at least one token"
+            )
+        return float(n)
+
+    def subset(self, X, indices):
+        return self.base.subset(X, indices)
+
+    def latent_argmax(self, x, w, *, random_state=None) -> DecodeResult:
+        res = self.base.argmax(x, w[:-1], random_state=random_state)
+        return DecodeResult(res.structure, res.score / self.kappa(x) + float(w[-1]),
+                            res.status, res.stats)
+
+    def latent_argmax_batch(self, X, w, *, random_state=None) -> list[DecodeResult]:
+        results = self.base.argmax_results(X, w[:-1], random_state=random_state)
+        return [DecodeResult(r.structure, r.score / self.kappa(X[i]) + float(w[-1]), r.status,
+                             r.stats) for i, r in enumerate(results)]
+
+    def latent_feature(self, x, h) -> SparseVector:
+        phi = self.base.joint_feature(x, h)
+        return SparseVector(
+            np.append(phi.indices, self.base.n_features),
+            np.append(phi.values / self.kappa(x), 1.0),
+        )
+
+    def decision_batch(self, X, w) -> np.ndarray:
+        return np.array([r.score for r in self.latent_argmax_batch(X, w)], dtype=np.float64)
 
 
 @register_learner("jlis")
@@ -57,21 +143,37 @@ class JLIS(LinearStructuredLearner):
     random_tie_break : bool, default True -- break inference ties uniformly at random (§5, fn. 7)
     coef_init : array of shape (n_features + 1,), optional
     init_max_iter : int, default 30 -- outer iterations of the initial StructuredSVM
-    n_jobs, random_state, progress
+    check_inference : bool, default True -- raise on a non-exact decode, a reported score
+        that is not its structure's, an argmax beaten by a known structure, or an increase
+        of Q that Theorem 1 rules out (else count them and warn)
+    n_jobs, random_state (default 0), progress
+
+    ``fit`` needs binary examples: ``X_binary=None`` is an error (an explicitly empty B,
+    ``X_binary=[]``, is allowed and gives the structural SVM on S, a reduction the tests use).
 
     Attributes
     ----------
     coef_ : task weights followed by the bias of Phi_B
-    n_iter_, objective_curve_ (Q at the initial weights and after each outer iteration),
-    cache_size_curve_, n_cache_hits_, fit_time_
+    n_iter_, converged_, stop_reason_, objective_curve_ (Q at the initial weights and after
+    each outer iteration), cache_size_curve_, n_cache_hits_, n_inexact_decodes_,
+    n_cutting_plane_cap_hits_, n_inner_not_converged_, inner_gap_curve_, fit_time_
     """
 
     uses_binary_examples = True
+    requires = frozenset({MAX_DECODABLE, SIZED})
+    evaluation_params = frozenset({"n_jobs", "progress", "check_inference"})
+
+    @classmethod
+    def required_capabilities(cls, params=None) -> dict[str, str]:
+        out = {MAX_DECODABLE: "", SIZED: "kappa(x) normalises the binary features"}
+        if (params or {}).get("random_tie_break", True):
+            out[RANDOM_TIES] = "random_tie_break=True; set it to False"
+        return out
 
     def __init__(self, task=None, C1=0.1, C2=0.1, normalization="length", tol=1e-5, max_iter=20,
                  max_cutting_plane_rounds=50, dcd_tol=1e-3, dcd_max_iter=2000,
-                 random_tie_break=True, coef_init=None, init_max_iter=30, n_jobs=1,
-                 random_state=None, progress=False):
+                 random_tie_break=True, coef_init=None, init_max_iter=30, check_inference=True,
+                 n_jobs=1, random_state=0, progress=False):
         self.task = task
         self.C1 = C1
         self.C2 = C2
@@ -84,6 +186,7 @@ class JLIS(LinearStructuredLearner):
         self.random_tie_break = random_tie_break
         self.coef_init = coef_init
         self.init_max_iter = init_max_iter
+        self.check_inference = check_inference
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.progress = progress
@@ -119,7 +222,15 @@ class JLIS(LinearStructuredLearner):
         if len(X) != len(Y):
             raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
         if X_binary is None:
-            X_binary, y_binary = [], np.zeros(0)
+            raise ConfigError(
+                "J-LIS got no binary examples B; without them it is the structural SVM. Give "
+                "binary examples (X_binary, y_binary) -- on the command line --option "
+                "n_binary=N draws N positive sentences and negatives_per_positive shuffles of "
+                "each -- or use StructuredSVM (--learner ssvm)"
+            )
+        X = task.as_batch(X) if len(X) else X
+        if len(X_binary):
+            X_binary = task.as_batch(X_binary)
         y_binary = np.asarray(y_binary, dtype=np.float64)
         if len(X_binary) != y_binary.shape[0]:
             raise ConfigError(f"X_binary has {len(X_binary)} examples but y_binary has "
@@ -133,14 +244,14 @@ class JLIS(LinearStructuredLearner):
             )
         if len(X) == 0 and y_binary.size == 0:
             raise ConfigError("J-LIS needs structured examples S, binary examples B, or both")
-        adapter = NormalizedLatentTask(task, self.normalization)
+        adapter = NormalizedBinaryView(task, self.normalization)
         adapter.check_fitted()
         t_start = time.perf_counter()
         w0 = self._initial_weights(task, X, Y)
         structured = StructuredPart(task, X, list(Y), C1) if len(X) else None
-        run = alternating_latent_fit(self, adapter, X_binary, y_binary, C2, w0,
-                                     structured=structured, desc="jlis")
-        return store_alternating_result(self, run, t_start)
+        run, monitor = alternating_latent_fit(self, adapter, X_binary, y_binary, C2, w0,
+                                              structured=structured, desc="jlis")
+        return store_alternating_result(self, run, t_start, monitor)
 
     def predict(self, X) -> list:
         """Best structure of every example under the task part of ``coef_``."""
@@ -150,4 +261,5 @@ class JLIS(LinearStructuredLearner):
     def decision_function(self, X) -> np.ndarray:
         """f_B(x) = max_h coef_ . Phi_B(x, h): does x have a good structure?"""
         self._check_is_fitted()
-        return NormalizedLatentTask(self.task, self.normalization).decision_batch(X, self.coef_)
+        X = self.task.as_batch(X)
+        return NormalizedBinaryView(self.task, self.normalization).decision_batch(X, self.coef_)

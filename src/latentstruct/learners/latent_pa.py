@@ -14,9 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm.auto import tqdm
 
-from ..exceptions import ConfigError, InferenceError, warn_convergence
+from ..exceptions import ConfigError, warn_convergence
+from ..tasks.contracts import HEURISTIC, LATENT_BINARY
+from .alternating import alternating_latent_fit, store_alternating_result
 from .base import check_coef_init, check_positive, check_positive_int, register_learner
-from .lclr import LCLR, LatentBinaryLearner, alternating_latent_fit, store_alternating_result
+from .inference_check import InferenceMonitor
+from .lclr import LCLR, LatentBinaryLearner
 
 __all__ = ["LatentPA", "LCLRVariant", "PAEvent", "pa_step_size", "scale_to_range", "PA_VARIANTS"]
 
@@ -184,7 +187,7 @@ class LatentPA(LatentBinaryLearner):
         heuristic_scale="auto",
         coef_init=None,
         n_jobs=1,
-        random_state=None,
+        random_state=0,
         callback=None,
         check_inference=True,
         progress=False,
@@ -203,6 +206,14 @@ class LatentPA(LatentBinaryLearner):
         self.callback = callback
         self.check_inference = check_inference
         self.progress = progress
+
+    @classmethod
+    def required_capabilities(cls, params=None) -> dict[str, str]:
+        params = params or {}
+        out = {LATENT_BINARY: ""}
+        if params.get("init", "zeros") == "heuristic" and params.get("coef_init") is None:
+            out[HEURISTIC] = "init='heuristic' starts from the task's heuristic weights"
+        return out
 
     # --- validation --------------------------------------------------------------------
     def _validate(self):
@@ -261,6 +272,7 @@ class LatentPA(LatentBinaryLearner):
     def fit(self, X, y):
         """Run Algorithm 1 on examples ``X`` with labels ``y`` in {-1, +1}; returns self."""
         task = self._validate()
+        X = task.as_batch(X)
         y = self._check_labels(X, y)
         t_start = time.perf_counter()
         w = self._initial_weights(task, X, y)
@@ -270,6 +282,7 @@ class LatentPA(LatentBinaryLearner):
         average = bool(self.average)
         callback = self.callback
         check = bool(self.check_inference)
+        monitor = InferenceMonitor("LatentPA", check)
         # Averaging: w_bar_T = (1/T) sum_{t=1..T} w_t = w_T - (1/T) sum_s (s - 1) delta_s,
         # where delta_s is the update made at step s (1-based); u accumulates the sum.
         u = np.zeros_like(w) if average else None
@@ -291,15 +304,11 @@ class LatentPA(LatentBinaryLearner):
                 rounds = 0
                 while True:
                     res = task.latent_argmax(x, w)  # line 5
+                    monitor.observe([res], "latent argmax", [i])
                     phi = task.latent_feature(x, res.structure).coalesce()
                     score = phi.dot(w)  # line 6
-                    if check and abs(res.score - score) > 1e-6 * max(1.0, abs(score)):
-                        raise InferenceError(
-                            f"latent argmax of example {i} reports the score {res.score:.10g} "
-                            f"but w . Phi(x, h) of its structure is {score:.10g}; the task's "
-                            "latent_argmax and latent_feature disagree. Check them with "
-                            "latentstruct.testing.check_decoder, or pass check_inference=False."
-                        )
+                    if check:
+                        monitor.consistent(float(res.score), score, "latent argmax", i)
                     loss = max(0.0, 1.0 - yi * score)  # line 7
                     tau = pa_step_size(loss, float(phi.values @ phi.values), variant, C)  # line 8
                     step += 1
@@ -341,7 +350,10 @@ class LatentPA(LatentBinaryLearner):
         self.n_updates_ = n_updates
         self.n_negative_cap_hits_ = cap_hits
         self.objective_curve_ = self.loss_curve_
+        self.converged_ = epoch_loss_steps == 0
+        self.n_inexact_decodes_ = monitor.n_inexact
         self.fit_time_ = time.perf_counter() - t_start
+        monitor.warn()
         if cap_hits:
             warn_convergence(
                 f"LatentPA: {cap_hits} visits of negative examples stopped at "
@@ -403,10 +415,13 @@ class LCLRVariant(LCLR):
     runs exactly ``max_iter`` outer iterations, as the paper does (40), and has no ``tol``.
 
     Parameters: those of ``LCLR`` except ``max_cutting_plane_rounds`` and ``tol``.
+    ``check_inference`` checks statuses and scores as in LCLR, but not Theorem 1.
 
     Attributes
     ----------
     coef_, n_iter_ (= max_iter), fit_time_
+    converged_ : whether the last outer iteration changed nothing (no positive's structure
+        changed, no structure was added to a cache): a fixed point of the loop
     objective_curve_ : Eq. (3) objective at the initial weights and after each outer iteration
     cache_size_curve_ : cached negative structures after each outer iteration
     n_cache_hits_ : negative argmaxes that were already cached
@@ -421,14 +436,17 @@ class LCLRVariant(LCLR):
         dcd_max_iter=2000,
         init="two-stage",
         coef_init=None,
+        random_tie_break=False,
+        check_inference=True,
         n_jobs=1,
-        random_state=None,
+        random_state=0,
         progress=False,
     ):
         super().__init__(task=task, C=C, max_iter=max_iter, max_cutting_plane_rounds=1,
                          dcd_tol=dcd_tol, dcd_max_iter=dcd_max_iter, init=init,
-                         coef_init=coef_init, n_jobs=n_jobs, random_state=random_state,
-                         progress=progress)
+                         coef_init=coef_init, random_tie_break=random_tie_break,
+                         check_inference=check_inference, n_jobs=n_jobs,
+                         random_state=random_state, progress=progress)
 
     def fit(self, X, y):
         task = self._check_task()
@@ -436,28 +454,12 @@ class LCLRVariant(LCLR):
         check_positive("dcd_tol", self.dcd_tol)
         check_positive_int("max_iter", self.max_iter)
         check_positive_int("dcd_max_iter", self.dcd_max_iter)
+        X = task.as_batch(X)
         y = self._check_labels(X, y)
         t_start = time.perf_counter()
         w0 = self._initial_weights(task, X, y)
-        # LCLR's loop with one cutting-plane round per outer iteration and no early stop
-        # (an improvement below -inf never happens).
-        loop = _LoopSettings(max_iter=int(self.max_iter), max_cutting_plane_rounds=1,
-                             tol=-np.inf, dcd_tol=self.dcd_tol, dcd_max_iter=self.dcd_max_iter,
-                             n_jobs=self.n_jobs, random_state=self.random_state,
-                             progress=self.progress)
-        run = alternating_latent_fit(loop, task, X, y, C, w0, desc="lclr-variant")
-        return store_alternating_result(self, run, t_start, warn=False)
-
-
-@dataclass(frozen=True)
-class _LoopSettings:
-    """The hyperparameters ``alternating_latent_fit`` reads from its learner."""
-
-    max_iter: int
-    max_cutting_plane_rounds: int
-    tol: float
-    dcd_tol: float
-    dcd_max_iter: int
-    n_jobs: int
-    random_state: object
-    progress: bool = False
+        # LCLR's loop with one cutting-plane round per outer iteration (max_cutting_plane_rounds
+        # is fixed to 1 by __init__) and no early stop: Theorem 1 does not apply to it.
+        run, monitor = alternating_latent_fit(self, task, X, y, C, w0, desc="lclr-variant",
+                                              monotone=False)
+        return store_alternating_result(self, run, t_start, monitor, fixed_schedule=True)

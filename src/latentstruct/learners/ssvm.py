@@ -8,6 +8,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..exceptions import ConfigError, warn_convergence
+from ..tasks.contracts import MAX_DECODABLE
 from ..solvers.dcd import ConstraintPool, DCDWorkspace
 from .base import (
     LinearStructuredLearner,
@@ -74,8 +75,8 @@ class StructuredSVM(LinearStructuredLearner):
         LIBLINEAR shrinking inside DCD.
     n_jobs : int, default 1
         Parallel inference over examples (joblib).
-    random_state : None, int or Generator
-        Seeds DCD's permutations.
+    random_state : int, None or Generator, default 0
+        Seeds DCD's permutations and the mini-batch order (runs are reproducible by default).
     check_inference : bool, default True
         Raise ``InferenceError`` when a loss-augmented argmax scores below the gold
         structure (an inexact or inconsistent decoder).
@@ -91,6 +92,9 @@ class StructuredSVM(LinearStructuredLearner):
     n_constraints_ : int, size of the final working set
     """
 
+    requires = frozenset({MAX_DECODABLE})
+    evaluation_params = frozenset({"n_jobs", "progress", "check_inference"})
+
     def __init__(
         self,
         task=None,
@@ -104,7 +108,7 @@ class StructuredSVM(LinearStructuredLearner):
         inner_sweeps=3,
         shrinking=True,
         n_jobs=1,
-        random_state=None,
+        random_state=0,
         check_inference=True,
         progress=False,
     ):
@@ -158,6 +162,7 @@ class StructuredSVM(LinearStructuredLearner):
     def fit(self, X, Y):
         """Learn ``coef_`` from examples ``X`` and their gold structures ``Y``."""
         task, C = self._validate(X, Y)
+        X, Y = task.as_batch(X), list(Y)
         batch_size = check_positive_int("batch_size", self.batch_size)
         n, n_features = len(X), task.n_features
         rng = np.random.default_rng(self.random_state)
@@ -207,6 +212,7 @@ class StructuredSVM(LinearStructuredLearner):
         self.n_iter_ = it
         self.n_constraints_ = ws.pool.n_active
         self.fit_time_ = time.perf_counter() - t_start
+        self.converged_ = converged
         if not converged:
             warn_convergence(
                 f"StructuredSVM stopped at max_iter={self.max_iter} outer iterations with a "

@@ -1,17 +1,29 @@
-"""The task interface: features, loss and constraints of one application.
+"""The task interfaces: features, loss and constraints of one application.
 
 A task turns raw records into model-ready instances and defines, for a weight vector
-``w``, the part scores an inference routine maximises.  Learners only ever talk to a
-task through this interface (``joint_feature``, ``argmax``, ``loss`` and their batch
-forms), so a learner never knows which application it trains.
+``w``, the part scores an inference routine maximises.  ``Task`` holds what every task
+shares (parameters, reading, featurising, evaluation, persistence); what a task can do for
+a learner is a *capability* (``tasks.contracts``), declared in its ``capabilities``:
+
+* ``StructuredTask`` (max-decodable): ``argmax`` (plain and loss-augmented),
+  ``joint_feature`` and ``loss`` of labelled structures;
+* ``LatentBinaryTask`` (latent-binary): a binary decision over a hidden structure,
+  ``latent_argmax`` and ``latent_feature``;
+
+plus optional capabilities (heuristic, sized, random-ties, marginalizable, label-factored,
+explainable).  Learners only ever talk to a task through these interfaces, so a learner
+never knows which application it trains.
 
 Tasks are configured like scikit-learn estimators: keyword parameters stored unchanged,
 listed by ``get_params``.  A fitted task (its feature index and label set) is saved in
 the model file as JSON-able parameters plus numpy arrays (``get_state``/``from_state``).
+Once fitted, only the parameters a task lists in ``evaluation_params`` may change; the
+others fed its featurisation, and changing them would silently change the model.
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
 from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
@@ -21,12 +33,13 @@ import numpy as np
 from ..data.sparse import SparseVector
 from ..exceptions import ConfigError, NotFittedError
 from ..inference.result import DecodeResult
+from .contracts import LATENT_BINARY, MAX_DECODABLE
 
 __all__ = [
     "Dataset",
+    "Task",
     "StructuredTask",
     "LatentBinaryTask",
-    "NormalizedLatentTask",
     "register_task",
     "get_task_class",
     "TASKS",
@@ -52,39 +65,84 @@ class Dataset:
         return len(self.records)
 
 
-class StructuredTask:
-    """Base class of every task.
+class Task:
+    """What every task shares: parameters, data, evaluation and persistence.
 
-    Subclasses set ``name`` and implement ``read``, ``fit``, ``featurize``,
-    ``joint_feature``, ``argmax``, ``loss``, ``evaluate``, ``write_predictions`` and the
-    state round trip.  The batch methods default to loops over the single-instance ones;
-    tasks with fast kernels override them.
+    Subclasses set ``name`` and ``capabilities`` and implement ``read``, ``fit``,
+    ``featurize``, ``evaluate``, ``write_predictions`` and the state round trip, plus the
+    methods of their capabilities.
     """
 
     name: ClassVar[str] = ""
+    #: capabilities this task offers (names from ``tasks.contracts``)
+    capabilities: ClassVar[frozenset] = frozenset()
+    #: parameters that may change after fit (they select evaluation data, not features)
+    evaluation_params: ClassVar[frozenset] = frozenset()
     #: learner used by ``latentstruct train`` when ``--learner`` is not given
     default_learner: ClassVar[str] = "ssvm"
     #: whether ``read(None)`` loads data shipped with an installed package
     has_default_data: ClassVar[bool] = False
+    #: the metric of ``evaluate`` that a learner's ``score`` returns (higher is better)
+    score_metric: ClassVar[str] = "accuracy"
+
+    @classmethod
+    def offered_capabilities(cls, params: dict | None = None) -> frozenset:
+        """Capabilities a task of this class offers with ``params`` (default: its own)."""
+        return frozenset(cls.capabilities)
 
     # --- scikit-learn style parameters -------------------------------------------------
     @classmethod
     def _param_names(cls) -> list[str]:
         sig = inspect.signature(cls.__init__)
-        return [p for p in sig.parameters if p != "self"]
+        return [p for p in sig.parameters if p not in ("self", "args", "kwargs")]
+
+    @classmethod
+    def param_defaults(cls) -> dict:
+        """Parameter name -> default value, from the signature of ``__init__``."""
+        sig = inspect.signature(cls.__init__)
+        return {k: p.default for k, p in sig.parameters.items() if k in cls._param_names()}
 
     def get_params(self, deep: bool = True) -> dict:
         return {k: getattr(self, k) for k in self._param_names()}
 
-    def set_params(self, **params) -> "StructuredTask":
+    def set_params(self, **params) -> "Task":
         valid = self._param_names()
+        fitted = self.is_fitted()
         for key, value in params.items():
             if key not in valid:
                 raise ConfigError(
                     f"unknown parameter {key!r} for task {self.name!r}; valid: {', '.join(valid)}"
                 )
+            if fitted and key not in self.evaluation_params and not _same(getattr(self, key), value):
+                allowed = ", ".join(sorted(self.evaluation_params)) or "none"
+                raise ConfigError(
+                    f"cannot change {key!r} of a fitted {self.name!r} task: it fed the model's "
+                    f"features or data at training time ({key}={getattr(self, key)!r}); retrain "
+                    f"with the new value instead. Parameters that may change after training: "
+                    f"{allowed}"
+                )
             setattr(self, key, value)
         return self
+
+    def __sklearn_clone__(self) -> "Task":
+        """scikit-learn's ``clone`` of a task.
+
+        A fitted task is part of the data representation: the examples ``X`` a learner is
+        fitted on were featurised with its index, so a clone must keep that state (a
+        refitted or unfitted copy would not match ``X``).  The clone is a shallow copy:
+        the fitted state is never mutated after ``fit``, so sharing it is safe, while
+        parameters set on the clone do not reach the original.  An unfitted task clones to
+        a new unfitted task with the same parameters.
+        """
+        if self.is_fitted():
+            return copy.copy(self)
+        return type(self)(**self.get_params())
+
+    def __repr__(self) -> str:
+        defaults = self.param_defaults()
+        changed = {k: v for k, v in self.get_params().items()
+                   if not _same(defaults.get(k, inspect.Parameter.empty), v)}
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
     # --- to be provided by subclasses ------------------------------------------------
     @property
@@ -96,21 +154,11 @@ class StructuredTask:
         examples (negatives, deterministic subsets) draw the right portion."""
         raise NotImplementedError("each task defines read")
 
-    def fit(self, dataset: Dataset) -> "StructuredTask":
+    def fit(self, dataset: Dataset) -> "Task":
         raise NotImplementedError("each task defines fit")
 
-    def featurize(self, dataset: Dataset) -> list:
+    def featurize(self, dataset: Dataset):
         raise NotImplementedError("each task defines featurize")
-
-    def joint_feature(self, x, y) -> SparseVector:
-        raise NotImplementedError("each task defines joint_feature")
-
-    def argmax(self, x, w: np.ndarray, y_true=None, *, random_state=None) -> DecodeResult:
-        """Best structure for ``x`` under ``w``; loss-augmented when ``y_true`` is given."""
-        raise NotImplementedError("each task defines argmax")
-
-    def loss(self, y_true, y_pred) -> float:
-        raise NotImplementedError("each task defines loss")
 
     def evaluate(self, targets, predictions) -> dict:
         raise NotImplementedError("each task defines evaluate")
@@ -138,19 +186,71 @@ class StructuredTask:
     def from_state(cls, params: dict, state: dict, arrays: dict[str, np.ndarray]):
         raise NotImplementedError("each task defines from_state")
 
-    # --- generic batch forms -----------------------------------------------------------
-    def argmax_batch(self, X, w, Y=None, *, random_state=None) -> list:
-        if Y is None:
-            return [self.argmax(x, w, random_state=random_state).structure for x in X]
-        return [self.argmax(x, w, y, random_state=random_state).structure for x, y in zip(X, Y)]
-
+    # --- generic helpers -----------------------------------------------------------------
     def subset(self, X, indices):
         """The examples ``X[i] for i in indices``, in the task's batch representation."""
         return [X[int(i)] for i in indices]
 
+    def as_batch(self, X):
+        """``X`` in the task's batch representation.
+
+        scikit-learn's splitters index a custom sequence into a plain list of single
+        examples; tasks whose batch is one array-backed object (a corpus) join such a list
+        back into one here.  Learners call it at the top of ``fit`` and ``predict``.
+        """
+        return X
+
     def training_sample(self, dataset: Dataset) -> Dataset:
         """The training examples to use from a training file (all of it by default)."""
         return dataset
+
+    def is_fitted(self) -> bool:
+        return bool(getattr(self, "fitted_", False))
+
+    def check_fitted(self) -> None:
+        if not self.is_fitted():
+            raise NotFittedError(
+                f"task {self.name!r} has no feature index yet; call fit(dataset) on training data first"
+            )
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b) and type(a) is type(b)
+    except (ValueError, TypeError):
+        return a is b
+
+
+class StructuredTask(Task):
+    """A task with labelled structures (capability ``max-decodable``).
+
+    Subclasses implement ``argmax`` (plain, and loss-augmented when ``y_true`` is given),
+    ``joint_feature`` and ``loss``; the batch forms default to loops over them and tasks
+    with fast kernels override them.  ``example_size`` (capability ``sized``) is kappa(x)
+    for J-LIS.
+    """
+
+    capabilities: ClassVar[frozenset] = frozenset({MAX_DECODABLE})
+
+    def joint_feature(self, x, y) -> SparseVector:
+        raise NotImplementedError("each structured task defines joint_feature")
+
+    def argmax(self, x, w: np.ndarray, y_true=None, *, random_state=None) -> DecodeResult:
+        """Best structure for ``x`` under ``w``; loss-augmented when ``y_true`` is given."""
+        raise NotImplementedError("each structured task defines argmax")
+
+    def loss(self, y_true, y_pred) -> float:
+        raise NotImplementedError("each structured task defines loss")
+
+    def argmax_results(self, X, w, Y=None, *, random_state=None) -> list[DecodeResult]:
+        """``DecodeResult`` of every example (with its status), loss-augmented with ``Y``."""
+        if Y is None:
+            return [self.argmax(x, w, random_state=random_state) for x in X]
+        return [self.argmax(x, w, y, random_state=random_state) for x, y in zip(X, Y)]
+
+    def argmax_batch(self, X, w, Y=None, *, random_state=None) -> list:
+        """The structures of ``argmax_results`` (fast kernels override this)."""
+        return [r.structure for r in self.argmax_results(X, w, Y, random_state=random_state)]
 
     def example_size(self, x) -> int:
         """Size of one example (tokens), the J-LIS normaliser kappa(x)."""
@@ -160,24 +260,18 @@ class StructuredTask:
         """Phi(x, y_a) - Phi(x, y_b), coalesced."""
         return self.joint_feature(x, y_a) - self.joint_feature(x, y_b)
 
-    def check_fitted(self) -> None:
-        if not getattr(self, "fitted_", False):
-            raise NotFittedError(
-                f"task {self.name!r} has no feature index yet; call fit(dataset) on training data first"
-            )
+
+TASKS: dict[str, type[Task]] = {}
 
 
-TASKS: dict[str, type[StructuredTask]] = {}
-
-
-def register_task(cls: type[StructuredTask]) -> type[StructuredTask]:
+def register_task(cls: type[Task]) -> type[Task]:
     if not cls.name:
         raise ValueError(f"{cls.__name__} needs a non-empty name to be registered")
     TASKS[cls.name] = cls
     return cls
 
 
-def get_task_class(name: str) -> type[StructuredTask]:
+def get_task_class(name: str) -> type[Task]:
     try:
         return TASKS[name]
     except KeyError:
@@ -186,7 +280,7 @@ def get_task_class(name: str) -> type[StructuredTask]:
         ) from None
 
 
-class LatentBinaryTask(StructuredTask):
+class LatentBinaryTask(Task):
     """A binary decision over a hidden structure: f(x) = max_{h in C(x)} w . Phi(x, h).
 
     Used by LCLR, its two-stage baseline and the latent online learners.  Examples are
@@ -199,6 +293,7 @@ class LatentBinaryTask(StructuredTask):
     kernel.  ``targets`` of a binary dataset are the labels, as an int array of +-1.
     """
 
+    capabilities: ClassVar[frozenset] = frozenset({LATENT_BINARY})
     default_learner: ClassVar[str] = "lclr"
 
     def latent_argmax(self, x, w: np.ndarray, *, random_state=None) -> DecodeResult:
@@ -211,82 +306,9 @@ class LatentBinaryTask(StructuredTask):
         """Weights whose argmax is the two-stage system's fixed structure."""
         raise NotImplementedError("each latent task defines heuristic_weights")
 
-    def draw_explanation(self, x, w, h, score: float, path, *, title: str = "") -> None:
-        """Draw structure ``h`` of example ``x`` (scored ``score`` under ``w``) as a PNG."""
-        raise ConfigError(f"task {self.name!r} cannot draw its latent structures")
-
     def latent_argmax_batch(self, X, w, *, random_state=None) -> list[DecodeResult]:
         return [self.latent_argmax(x, w, random_state=random_state) for x in X]
 
     def decision_batch(self, X, w) -> np.ndarray:
         """f(x) = max_h w . Phi(x, h) for every example."""
         return np.array([r.score for r in self.latent_argmax_batch(X, w)], dtype=np.float64)
-
-
-class NormalizedLatentTask(LatentBinaryTask):
-    """The binary view of a structured task used by J-LIS (Chang et al. 2010, ICML §2.2).
-
-    Phi_B(x, h) = Phi(x, h) / kappa(x), followed by one dummy (bias) feature added after the
-    normalisation, so f_B(x) = max_h w . Phi_B(x, h) asks "has x a good structure?".
-    kappa(x) is the number of tokens (``normalization="length"``, the paper's choice for
-    POS tagging and citations) or 1 (``"none"``).  The argmax over h is the structured
-    task's own (unaugmented) argmax, since kappa(x) > 0 does not change it.
-
-    The weight vector is the structured task's weights followed by the bias weight.
-    """
-
-    name = "normalized"
-
-    def __init__(self, base=None, normalization="length"):
-        self.base = base
-        self.normalization = normalization
-
-    @property
-    def n_features(self) -> int:
-        return self.base.n_features + 1
-
-    def check_fitted(self) -> None:
-        if not isinstance(self.base, StructuredTask):
-            raise ConfigError("NormalizedLatentTask needs a StructuredTask as its 'base'")
-        if self.normalization not in ("length", "none"):
-            raise ConfigError(
-                f"normalization must be 'length' or 'none', got {self.normalization!r}"
-            )
-        self.base.check_fitted()
-
-    def kappa(self, x) -> float:
-        if self.normalization == "none":
-            return 1.0
-        n = self.base.example_size(x)
-        if n <= 0:
-            raise ConfigError(
-                "a binary example has length 0; every sentence needs at least one token"
-            )
-        return float(n)
-
-    def subset(self, X, indices):
-        return self.base.subset(X, indices)
-
-    def latent_argmax(self, x, w, *, random_state=None) -> DecodeResult:
-        res = self.base.argmax(x, w[:-1], random_state=random_state)
-        return DecodeResult(res.structure, res.score / self.kappa(x) + float(w[-1]),
-                            res.status, res.stats)
-
-    def latent_argmax_batch(self, X, w, *, random_state=None) -> list[DecodeResult]:
-        structures = self.base.argmax_batch(X, w[:-1], random_state=random_state)
-        out = []
-        for i, h in enumerate(structures):
-            x = X[i]
-            score = self.base.joint_feature(x, h).dot(w[:-1]) / self.kappa(x) + float(w[-1])
-            out.append(DecodeResult(h, score))
-        return out
-
-    def latent_feature(self, x, h) -> SparseVector:
-        phi = self.base.joint_feature(x, h)
-        return SparseVector(
-            np.append(phi.indices, self.base.n_features),
-            np.append(phi.values / self.kappa(x), 1.0),
-        )
-
-    def heuristic_weights(self) -> np.ndarray:
-        raise ConfigError("J-LIS has no two-stage heuristic; initialise from S or coef_init")

@@ -27,10 +27,13 @@ from ..exceptions import ConfigError, InputError
 from ..inference.result import DecodeResult
 from ..inference.viterbi import viterbi, viterbi_batch
 from .base import Dataset, StructuredTask, register_task
+from .contracts import MAX_DECODABLE, RANDOM_TIES, SIZED
 from .chunk_metrics import chunk_f1
 
 __all__ = [
     "SequenceCorpus",
+    "as_corpus",
+    "concat_corpora",
     "SequenceLabellingTask",
     "ChunkTask",
     "PosTask",
@@ -130,6 +133,9 @@ class SequenceCorpus(Sequence):
         if isinstance(i, slice):
             idx = range(*i.indices(len(self)))
             return self.subset(list(idx))
+        if isinstance(i, (list, np.ndarray)):
+            return self.subset(np.arange(len(self))[np.asarray(i)] if np.asarray(i).dtype == bool
+                               else i)
         n = len(self)
         if i < 0:
             i += n
@@ -146,6 +152,20 @@ class SequenceCorpus(Sequence):
     def subset(self, indices) -> "SequenceCorpus":
         parts = [self[int(i)] for i in indices]
         return concat_corpora(parts)
+
+
+def as_corpus(X) -> SequenceCorpus:
+    """``X`` as one ``SequenceCorpus``: a corpus as it is, a list of corpora joined."""
+    if isinstance(X, SequenceCorpus):
+        return X
+    parts = list(X)
+    bad = [type(p).__name__ for p in parts if not isinstance(p, SequenceCorpus)]
+    if bad:
+        raise TypeError(
+            f"expected featurised sentences (a SequenceCorpus from task.featurize, or a list "
+            f"of them), got a list holding {bad[0]}"
+        )
+    return concat_corpora(parts)
 
 
 def concat_corpora(parts: Sequence[SequenceCorpus]) -> SequenceCorpus:
@@ -275,6 +295,7 @@ class SequenceLabellingTask(StructuredTask):
     """
 
     uses_pos_input: bool = False
+    capabilities = frozenset({MAX_DECODABLE, SIZED, RANDOM_TIES})
 
     def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=2, affix_length=3,
                  n_structured_tokens=None, n_binary=0, negatives_per_positive=1, sample_seed=0):
@@ -425,7 +446,10 @@ class SequenceLabellingTask(StructuredTask):
         )
 
     def subset(self, X: SequenceCorpus, indices) -> SequenceCorpus:
-        return X.subset(indices)
+        return self.as_batch(X).subset(indices)
+
+    def as_batch(self, X) -> SequenceCorpus:
+        return as_corpus(X)
 
     def example_size(self, x: SequenceCorpus) -> int:
         return x.n_tokens
@@ -459,8 +483,7 @@ class SequenceLabellingTask(StructuredTask):
         return viterbi(unary, trans, start, end, random_state=random_state)
 
     def argmax_batch(self, X, w, Y=None, *, random_state=None) -> list:
-        if not isinstance(X, SequenceCorpus):
-            X = concat_corpora(list(X))
+        X = as_corpus(X)
         if random_state is not None:
             return super().argmax_batch(X, w, Y, random_state=random_state)
         _, trans, start, end = self.split_weights(w)
@@ -512,6 +535,7 @@ class ChunkTask(SequenceLabellingTask):
 
     name = "chunk"
     uses_pos_input = True
+    score_metric = "f1"
 
     @staticmethod
     def _words_pos(record):

@@ -1,0 +1,337 @@
+"""The alternating loop shared by LCLR, J-LIS and the LCLR-variant.
+
+LCLR Algorithm 1 (latent completion of the positives, then a convex problem) with
+Algorithm 2 inside (a cutting plane over per-negative caches, each restricted problem solved
+by the grouped squared-hinge DCD); with a structured part S it is J-LIS Algorithms 1-2.
+
+The loop does not trust its decoders (:class:`~latentstruct.learners.inference_check.
+InferenceMonitor`): non-exact statuses are counted per outer iteration, a reported score
+must be the score of its structure, and an argmax must not score below a structure the loop
+already holds (the positive's previous completion, a cached structure, the gold structure).
+Theorem 1 is checked at run time: the objective may not increase between outer iterations
+by more than the last inner solve's duality gap.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from ..exceptions import (
+    ConvergenceWarning,
+    InferenceError,
+    ObjectiveIncreaseWarning,
+    warn_convergence,
+)
+from ..parallel import parallel_chunks
+from ..solvers.dcd import ConstraintPool, solve_grouped_dcd
+from .inference_check import InferenceMonitor, _tol
+
+__all__ = [
+    "StructuredPart",
+    "AlternatingResult",
+    "alternating_latent_fit",
+    "store_alternating_result",
+    "squared_hinge_objective",
+]
+
+
+def squared_hinge_objective(w: np.ndarray, decisions: np.ndarray, y: np.ndarray, C: float) -> float:
+    """1/2 ||w||^2 + C sum_i max(0, 1 - y_i f(x_i))^2  (LCLR Eq. 3 with lambda = 1/C)."""
+    xi = np.maximum(0.0, 1.0 - y * decisions)
+    return 0.5 * float(w @ w) + C * float(xi @ xi)
+
+
+def _structure_key(h) -> bytes:
+    """A hashable key of a structure (an int array, or anything numpy can hold)."""
+    a = np.ascontiguousarray(h)
+    return a.dtype.str.encode() + bytes(str(a.shape), "ascii") + a.tobytes()
+
+
+@dataclass(frozen=True)
+class StructuredPart:
+    """Fully labelled structures S added to the latent problem (J-LIS): examples, gold
+    structures, their task (its weights are the first ``task.n_features`` entries of w)
+    and the cost C_1 of their squared slacks."""
+
+    task: object
+    X: object
+    Y: list
+    C: float
+
+
+@dataclass(frozen=True)
+class AlternatingResult:
+    """What one run of the loop did (stored on the learner by ``store_alternating_result``)."""
+
+    w: np.ndarray
+    w_init: np.ndarray
+    n_iter: int
+    converged: bool
+    stop_reason: str  # "tol", "fixed_point", "max_iter" or "objective_increase"
+    objective_curve: list
+    cache_size_curve: list
+    n_cache_hits: int
+    n_inexact_per_iter: list = field(default_factory=list)
+    n_inconsistent: int = 0
+    n_cutting_plane_cap_hits: int = 0
+    n_inner_not_converged: int = 0
+    inner_gap_curve: list = field(default_factory=list)
+
+
+def store_alternating_result(learner, run: AlternatingResult, t_start: float, monitor=None, *,
+                             fixed_schedule: bool = False):
+    """Set the learned attributes of ``learner`` from ``run`` and warn about what went wrong:
+    no convergence, cutting-plane cap hits, inner solves that hit their epoch limit,
+    non-exact decodes, weights that never moved.  ``fixed_schedule``: the learner runs
+    ``max_iter`` outer iterations of one cutting-plane round by design (the LCLR-variant),
+    so neither is worth a warning."""
+    learner.coef_ = run.w
+    learner.n_iter_ = run.n_iter
+    learner.converged_ = bool(run.converged)
+    learner.stop_reason_ = run.stop_reason
+    learner.objective_curve_ = run.objective_curve
+    learner.cache_size_curve_ = run.cache_size_curve
+    learner.n_cache_hits_ = run.n_cache_hits
+    learner.n_inexact_decodes_ = list(run.n_inexact_per_iter)
+    learner.n_inconsistent_decodes_ = run.n_inconsistent
+    learner.n_cutting_plane_cap_hits_ = run.n_cutting_plane_cap_hits
+    learner.n_inner_not_converged_ = run.n_inner_not_converged
+    learner.inner_gap_curve_ = run.inner_gap_curve
+    learner.fit_time_ = time.perf_counter() - t_start
+    name = type(learner).__name__
+    if run.stop_reason == "max_iter" and not fixed_schedule:
+        warn_convergence(
+            f"{name} stopped at max_iter={learner.max_iter} outer iterations before it "
+            f"converged; increase max_iter (or tol).")
+    if run.n_cutting_plane_cap_hits and not fixed_schedule:
+        warn_convergence(
+            f"{name}: the cutting plane (Algorithm 2) stopped at max_cutting_plane_rounds="
+            f"{learner.max_cutting_plane_rounds} in {run.n_cutting_plane_cap_hits} outer "
+            "iterations with violated structures left; increase max_cutting_plane_rounds.")
+    if run.n_inner_not_converged:
+        warn_convergence(
+            f"{name}: {run.n_inner_not_converged} inner DCD solves stopped at dcd_max_iter="
+            f"{learner.dcd_max_iter} epochs before reaching dcd_tol={learner.dcd_tol}; "
+            "increase dcd_max_iter or dcd_tol.")
+    if np.array_equal(run.w, run.w_init) and run.n_iter > 0:
+        warnings.warn(
+            f"{name}: the weights never moved from their initial value. From w = 0 every "
+            "structure ties; with deterministic tie-breaking the latent completion can be a "
+            "fixed point. Set random_tie_break=True, or start from init='two-stage' or coef_init.",
+            ConvergenceWarning, stacklevel=3)
+    if monitor is not None:
+        monitor.warn()
+    return learner
+
+
+def _seeded_latent(task, Xs, w, seeds, a, b):
+    """Latent argmax of examples a..b-1, each with its own seed (ties broken at random).
+
+    Per-example seeds make the result independent of how examples are split into chunks, so
+    ``n_jobs`` never changes the model."""
+    return [task.latent_argmax(Xs[k], w, random_state=int(seeds[k])) for k in range(a, b)]
+
+
+def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: StructuredPart | None = None,
+                           random_state=None, desc="latent", monotone=True) -> AlternatingResult:
+    """LCLR Algorithm 1 with Algorithm 2 inside (J-LIS Algorithms 1-2 when ``structured``).
+
+    Minimises, over w (squared hinge, grouped DCD for each inner problem)::
+
+        1/2 ||w||^2 + C_1 sum_{i in S} max(0, max_h Delta(h_i, h) - w . (Phi(x_i, h_i) - Phi(x_i, h)))^2
+                    + C   sum_{j in B} max(0, 1 - y_j max_h w . Phi_B(x_j, h))^2
+
+    (the S term is absent for LCLR).  Outer iterations fix each positive's structure at its
+    argmax (latent completion); the inner cutting plane grows a global cache per negative
+    (and a working set per structured example) until nothing violated is left, solving the
+    restricted problem with the grouped DCD.  Caches and duals persist across iterations.
+
+    The learner supplies the hyperparameters tol, max_iter, max_cutting_plane_rounds,
+    dcd_tol, dcd_max_iter, n_jobs, progress, random_state, random_tie_break and
+    check_inference.  With ``monotone`` (LCLR, J-LIS) training stops when the relative
+    decrease falls below ``tol``, and an increase larger than the inner solve's duality gap
+    raises ``InferenceError`` under ``check_inference`` (or, when the cutting plane was capped
+    or decodes were inexact, warns, restores the previous weights and stops).  Without it
+    (the LCLR-variant, which skips inner re-decoding) all ``max_iter`` iterations run and
+    ``converged`` means the last iteration changed nothing (a fixed point).
+    """
+    rng = np.random.default_rng(learner.random_state if random_state is None else random_state)
+    check = bool(getattr(learner, "check_inference", True))
+    monitor = InferenceMonitor(type(learner).__name__, check)
+    n = len(X)
+    m = 0 if structured is None else len(structured.X)
+    w = np.array(w0, dtype=np.float64)
+    w_init = w.copy()
+    pos = np.flatnonzero(y > 0)
+    neg = np.flatnonzero(y < 0)
+    X_pos = task.subset(X, pos) if n else []
+    X_neg = task.subset(X, neg) if n else []
+    C_groups = np.full(n + m, float(C))
+    if structured is not None:
+        C_groups[n:] = structured.C
+        s_task, s_dim = structured.task, structured.task.n_features
+    pool = ConstraintPool(task.n_features, n + m)
+    pos_constraint = np.full(n, -1, dtype=np.int64)
+    pos_structure: dict[int, np.ndarray] = {}
+    pos_phi: dict[int, object] = {}
+    # H_j (and W_i for S): cached structure key -> its feature vector (scores of known
+    # structures are what an argmax must not fall below).
+    cache: dict[int, dict] = {int(j): {} for j in neg}
+    cache.update({n + i: {} for i in range(m)})
+    tie_break = bool(getattr(learner, "random_tie_break", False))
+    n_jobs = learner.n_jobs
+
+    def latent(Xs, idx, w_, what):
+        if tie_break:
+            seeds = rng.integers(0, np.iinfo(np.int64).max, size=len(Xs))
+            results = parallel_chunks(lambda a, b: _seeded_latent(task, Xs, w_, seeds, a, b),
+                                      len(Xs), n_jobs)
+        else:
+            results = parallel_chunks(lambda a, b: task.latent_argmax_batch(Xs[a:b], w_),
+                                      len(Xs), n_jobs)
+        monitor.observe(results, what, idx)
+        return results
+
+    def checked_phi(x, res, w_, what, example):
+        phi = task.latent_feature(x, res.structure)
+        if check:
+            monitor.consistent(float(res.score), phi.dot(w_), what, example)
+        return phi
+
+    def structured_violations(w_):
+        """Loss-augmented argmax of every S example, its loss and Delta - w.d (>= 0)."""
+        results = parallel_chunks(
+            lambda a, b: s_task.argmax_results(structured.X[a:b], w_[:s_dim], structured.Y[a:b]),
+            m, n_jobs)
+        monitor.observe(results, "loss-augmented argmax", None)
+        out = []
+        for i, res in enumerate(results):
+            yh = res.structure
+            loss = s_task.loss(structured.Y[i], yh)
+            d = s_task.joint_feature_difference(structured.X[i], structured.Y[i], yh) if loss else None
+            violation = loss - (d.dot(w_[:s_dim]) if d is not None else 0.0)
+            # The gold structure has violation 0: a true loss-augmented argmax is never below.
+            monitor.not_worse(violation, 0.0, "loss-augmented argmax (structured example)", i)
+            out.append((yh, loss, d, violation))
+        return out
+
+    def objective(w_):
+        decisions = np.concatenate(parallel_chunks(
+            lambda a, b: [task.decision_batch(X[a:b], w_)], n, n_jobs)) if n else np.zeros(0)
+        value = squared_hinge_objective(w_, decisions, y, C)
+        if structured is not None:
+            xi = np.array([max(v[3], 0.0) for v in structured_violations(w_)])
+            value += structured.C * float(xi @ xi)
+        return value
+
+    current = objective(w)
+    curve, cache_sizes, gaps, hits = [current], [], [], 0
+    cap_hits = inner_not_converged = 0
+    converged, stop_reason = False, "max_iter"
+    bar = tqdm(total=learner.max_iter, desc=desc, unit="iter", disable=not learner.progress,
+               leave=False)
+    it = 0
+    last_gap = 0.0
+    for it in range(1, learner.max_iter + 1):
+        w_prev = w.copy()
+        changes = 0
+        # Algorithm 1: latent completion of the positives at the current w.
+        for k, (i, res) in enumerate(zip(pos, latent(X_pos, pos, w, "latent completion"))):
+            h = np.asarray(res.structure)
+            old = pos_structure.get(i)
+            if old is not None and check:
+                monitor.not_worse(float(res.score), pos_phi[i].dot(w), "latent completion", int(i))
+            if old is not None and old.shape == h.shape and np.array_equal(old, h):
+                continue
+            phi = checked_phi(X_pos[k], res, w, "latent completion", int(i))
+            if pos_constraint[i] >= 0:
+                pool.deactivate(int(pos_constraint[i]))
+            pos_constraint[i] = pool.add(int(i), phi, 1.0)
+            pos_structure[i] = h
+            pos_phi[i] = phi
+            changes += 1
+        # Algorithm 2: cutting plane over the negatives' caches (and S's working sets).
+        capped = True
+        for rnd in range(learner.max_cutting_plane_rounds):
+            added = 0
+            for k, (j, res) in enumerate(zip(neg, latent(X_neg, neg, w, "negative's argmax"))):
+                j = int(j)
+                if check and cache[j]:
+                    known = max(phi.dot(w) for phi in cache[j].values())
+                    monitor.not_worse(float(res.score), known, "negative's argmax", j)
+                if res.score <= -1.0:
+                    continue  # zero loss even at the argmax: nothing to add to Eq. (5)
+                key = _structure_key(res.structure)
+                if key in cache[j]:
+                    hits += 1
+                    continue
+                phi = checked_phi(X_neg[k], res, w, "negative's argmax", j)
+                cache[j][key] = phi
+                pool.add(j, -phi, 1.0)
+                added += 1
+            if structured is not None:
+                for i, (yh, loss, d, violation) in enumerate(structured_violations(w)):
+                    if violation <= 0.0:
+                        continue
+                    key = _structure_key(yh)
+                    if key in cache[n + i]:
+                        hits += 1
+                        continue
+                    cache[n + i][key] = d
+                    pool.add(n + i, d, float(loss))
+                    added += 1
+            cache_sizes.append(sum(len(c) for c in cache.values()))
+            changes += added
+            if added == 0 and rnd > 0:
+                capped = False
+                break
+            sol = solve_grouped_dcd(pool, C_groups, tol=learner.dcd_tol,
+                                    max_iter=learner.dcd_max_iter, random_state=rng)
+            w = sol.w
+            last_gap = max(float(sol.gap), 0.0)
+            inner_not_converged += not sol.converged
+        cap_hits += capped
+        gaps.append(last_gap)
+        monitor.end_iteration()
+        new = objective(w)
+        curve.append(new)
+        bar.set_postfix(objective=f"{new:.5g}", cache=pool.n_active)
+        bar.update(1)
+        if not monotone:
+            converged = changes == 0
+            stop_reason = "fixed_point" if converged else "max_iter"
+            current = new
+            continue
+        if new > current + last_gap + _tol(current):
+            message = (
+                f"{type(learner).__name__}: the objective increased from {current:.10g} to "
+                f"{new:.10g} at outer iteration {it}, more than the inner solve's duality gap "
+                f"({last_gap:.3g}); with exact inference Theorem 1 rules this out")
+            trusted = not capped and not monitor.per_iteration[-1]
+            if check and trusted:
+                raise InferenceError(
+                    message + ". The latent argmax is not a maximum: check the task's decoder "
+                    "with latentstruct.testing.check_decoder, or pass check_inference=False.")
+            warnings.warn(
+                message + ("" if trusted else " (this iteration hit the cutting-plane cap or "
+                           "had inexact decodes)") + "; training stops and keeps the weights "
+                "before the increase.", ObjectiveIncreaseWarning, stacklevel=3)
+            w = w_prev
+            curve.pop()  # the curve ends at the objective of the weights kept
+            stop_reason = "objective_increase"
+            break
+        improvement = (current - new) / max(abs(current), 1e-12)
+        current = new
+        if improvement < learner.tol:
+            converged, stop_reason = True, "tol"
+            break
+    bar.close()
+    run = AlternatingResult(w, w_init, it, converged, stop_reason, curve, cache_sizes, hits,
+                            monitor.per_iteration, monitor.n_inconsistent, cap_hits,
+                            inner_not_converged, gaps)
+    return run, monitor

@@ -1,0 +1,117 @@
+"""Capabilities: what a task offers and what a learner needs.
+
+A task is not one wide base class.  It declares the capabilities it offers in its class
+attribute ``capabilities``; each learner declares the ones it needs
+(``required_capabilities``).  :func:`check_compatible` checks a (task, learner) pair from
+their classes and hyperparameters alone, so the command line refuses a mismatch before any
+data is read, and its error lists the learners that fit.
+
+Each capability names the methods that provide it.  :func:`missing_methods` checks that a
+task class really implements (overrides) every method of every capability it declares; the
+test suite runs it over every registered task, so a declaration cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "Capability",
+    "CAPABILITIES",
+    "MAX_DECODABLE",
+    "LATENT_BINARY",
+    "HEURISTIC",
+    "SIZED",
+    "RANDOM_TIES",
+    "MARGINALIZABLE",
+    "LABEL_FACTORED",
+    "EXPLAINABLE",
+    "capability",
+    "missing_methods",
+    "describe",
+]
+
+
+@dataclass(frozen=True)
+class Capability:
+    """One capability: its name, the methods that provide it, and what it means."""
+
+    name: str
+    methods: tuple[str, ...]
+    meaning: str
+
+
+CAPABILITIES: dict[str, Capability] = {}
+
+
+def _define(name: str, methods: tuple[str, ...], meaning: str) -> str:
+    CAPABILITIES[name] = Capability(name, methods, meaning)
+    return name
+
+
+#: plain and loss-augmented argmax over structures, Phi(x, y) and the structured loss
+MAX_DECODABLE = _define(
+    "max-decodable", ("argmax", "joint_feature", "loss"),
+    "argmax (plain and loss-augmented), joint_feature and loss of a labelled structure")
+#: a binary decision over a hidden structure: latent completion and its feature vector
+LATENT_BINARY = _define(
+    "latent-binary", ("latent_argmax", "latent_feature"),
+    "latent completion argmax_h w.Phi(x, h) and Phi(x, h) for a binary decision")
+#: fixed weights whose argmax is a two-stage system's heuristic structure
+HEURISTIC = _define(
+    "heuristic", ("heuristic_weights",),
+    "weights of a heuristic structure (the two-stage baseline, LCLR's initialisation)")
+#: the size kappa(x) of an example (J-LIS's normaliser of the binary features)
+SIZED = _define("sized", ("example_size",), "the size kappa(x) of an example (tokens)")
+#: argmax breaks ties uniformly at random among all optima when given a random_state
+RANDOM_TIES = _define(
+    "random-ties", (),
+    "decoders that break ties uniformly at random among all optima when given random_state")
+#: log-partition and marginals over structures (log-linear learners)
+MARGINALIZABLE = _define(
+    "marginalizable", ("log_partition", "marginals", "expected_feature"),
+    "log-partition, node/edge marginals and expected features over structures")
+#: per-part label lists and input feature rows; part scores from a label matrix (DISTRO)
+LABEL_FACTORED = _define(
+    "label-factored",
+    ("label_factored_parts", "part_scores_from_label_matrix", "argmax_from_part_scores",
+     "label_counts"),
+    "per-part input feature rows and labels; part scores from a label matrix")
+#: one input pair can be encoded and its chosen structure described as data
+EXPLAINABLE = _define(
+    "explainable", ("encode_pair", "explain"),
+    "encode one input pair and describe the structure a model picks (latentstruct explain)")
+
+
+def capability(name: str) -> Capability:
+    try:
+        return CAPABILITIES[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown capability {name!r}; known: {', '.join(sorted(CAPABILITIES))}"
+        ) from None
+
+
+def missing_methods(task_cls, base_classes: tuple[type, ...]) -> dict[str, list[str]]:
+    """Methods of declared capabilities that ``task_cls`` does not implement.
+
+    A method counts as implemented when some class in ``task_cls``'s MRO other than the
+    abstract ``base_classes`` (whose methods only raise) defines it.  Returns
+    {capability: [missing method, ...]} (empty when the declaration is honest).
+    """
+    out: dict[str, list[str]] = {}
+    for cap_name in sorted(getattr(task_cls, "capabilities", ())):
+        cap = capability(cap_name)
+        missing = []
+        for method in cap.methods:
+            owners = [k for k in task_cls.__mro__ if method in vars(k)]
+            if not owners or all(k in base_classes for k in owners):
+                missing.append(method)
+        if missing:
+            out[cap_name] = missing
+    return out
+
+
+def describe(names) -> str:
+    """``name (meaning)`` for each capability, comma-separated, for error messages."""
+    return "; ".join(f"{n} ({capability(n).meaning})" for n in sorted(names))
