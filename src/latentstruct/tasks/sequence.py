@@ -27,7 +27,8 @@ from ..exceptions import ConfigError, InputError
 from ..inference.result import DecodeResult
 from ..inference.viterbi import viterbi, viterbi_batch
 from .base import Dataset, StructuredTask, register_task
-from .contracts import MAX_DECODABLE, RANDOM_TIES, SIZED
+from .contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, RANDOM_TIES, SIZED
+from .sequence_capabilities import LabelFactoredSequence, MarginalizableSequence
 from .chunk_metrics import chunk_f1
 
 __all__ = [
@@ -267,7 +268,7 @@ class BinaryRecord:
                             None if self.pos is None else tuple(self.pos[i] for i in order))
 
 
-class SequenceLabellingTask(StructuredTask):
+class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, StructuredTask):
     """First-order sequence labelling with Hamming loss (base of ``chunk`` and ``pos``).
 
     Parameters
@@ -295,7 +296,7 @@ class SequenceLabellingTask(StructuredTask):
     """
 
     uses_pos_input: bool = False
-    capabilities = frozenset({MAX_DECODABLE, SIZED, RANDOM_TIES})
+    capabilities = frozenset({MAX_DECODABLE, SIZED, RANDOM_TIES, MARGINALIZABLE, LABEL_FACTORED})
 
     def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=2, affix_length=3,
                  n_structured_tokens=None, n_binary=0, negatives_per_positive=1, sample_seed=0):
