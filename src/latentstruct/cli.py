@@ -46,6 +46,9 @@ def _route_options(options: list[str], task_cls, learner_cls) -> tuple[dict, dic
     """Send each ``--option`` to the task or the learner by parameter name."""
     task_keys = set(task_cls._param_names())
     learner_keys = set(learner_cls().get_params(deep=False)) - {"task"}
+    both = task_keys & learner_keys
+    if both:  # pragma: no cover - a registry invariant, checked by the test suite
+        raise ConfigError(f"options {sorted(both)} belong to both the task and the learner")
     task_opts, learner_opts = {}, {}
     for text in options or []:
         key, value = parse_option(text)
@@ -62,18 +65,33 @@ def _route_options(options: list[str], task_cls, learner_cls) -> tuple[dict, dic
     return task_opts, learner_opts
 
 
-def _cmd_train(args) -> int:
+def _task_and_learner_classes(task_name, learner_name):
     from .learners import get_learner_class
-    from .learners.persistence import save_trained
     from .tasks import get_task_class
 
-    task_cls = get_task_class(args.task)
-    learner_name = args.learner or task_cls.default_learner
-    learner_cls = get_learner_class(learner_name)
+    task_cls = get_task_class(task_name)
+    return task_cls, get_learner_class(learner_name or task_cls.default_learner)
+
+
+def _cmd_train(args) -> int:
+    from .learners import check_compatible
+    from .learners.persistence import save_trained
+
+    task_cls, learner_cls = _task_and_learner_classes(args.task, args.learner)
+    learner_name = learner_cls.registry_name
     task_opts, learner_opts = _route_options(args.option, task_cls, learner_cls)
+    # Before any data is read: the pair must fit, and the learner's needs must be met.
+    check_compatible(task_cls, {**task_cls.param_defaults(), **task_opts}, learner_cls, learner_opts)
     task = task_cls(**task_opts)
     if args.train is None and not task_cls.has_default_data:
         raise ConfigError(f"task {args.task!r} needs --train PATH")
+    if learner_cls.uses_binary_examples and not task.draws_binary_examples():
+        raise ConfigError(
+            f"learner {learner_name!r} learns from binary examples as well as labelled "
+            f"structures, and task {args.task!r} draws none with these options; give "
+            f"--option n_binary=N (N training sentences become positive binary examples, each "
+            f"with negatives_per_positive shuffled negatives), or use --learner ssvm"
+        )
     t0 = time.perf_counter()
     if getattr(task, "needs_tagger", False):
         from .pipelines import train_pos_tagger
@@ -89,10 +107,7 @@ def _cmd_train(args) -> int:
         learner.set_params(progress=not args.quiet)
     if learner.uses_binary_examples:
         binary = dataset.binary
-        if binary is None:
-            learner.fit(X, Y)
-        else:
-            learner.fit(X, Y, task.featurize(binary), np.asarray(binary.targets))
+        learner.fit(X, Y, task.featurize(binary), np.asarray(binary.targets))
     else:
         learner.fit(X, Y)
     elapsed = time.perf_counter() - t0
@@ -100,34 +115,47 @@ def _cmd_train(args) -> int:
                  extra={"train_path": str(args.train), "n_train": len(dataset),
                         "train_seconds": round(elapsed, 3)})
     if not args.quiet:
+        n_binary = "" if dataset.binary is None else f" and {len(dataset.binary)} binary"
         print(
-            f"trained {learner_name} on {len(dataset)} {args.task} examples in {elapsed:.1f}s "
+            f"trained {learner_name} on {len(dataset)}{n_binary} {args.task} examples in {elapsed:.1f}s "
             f"({learner.n_iter_} iterations); model written to {args.model}",
             file=sys.stderr,
         )
     return 0
 
 
-def _load(model_path, options):
+def _load(model_path, options, command):
+    """Load a model and apply ``--option``s: only parameters declared as evaluation-time
+    (they choose evaluation data or inference resources); anything that fed the features or
+    the training is refused, since changing it would silently change the model."""
     from .learners.persistence import load_trained
 
     task, learner, meta = load_trained(model_path)
+    task_ok, learner_ok = set(task.evaluation_params), set(learner.evaluation_params)
+    allowed = ", ".join(sorted(task_ok | learner_ok)) or "none"
     for text in options or []:
         key, value = parse_option(text)
-        if key in task._param_names():
+        if key in task_ok:
             task.set_params(**{key: value})
-        elif key in learner.get_params(deep=False):
+        elif key in learner_ok:
             learner.set_params(**{key: value})
+        elif key in task._param_names() or key in learner.get_params(deep=False):
+            raise ConfigError(
+                f"option {key!r} cannot change at {command} time: it fed the model's features or "
+                f"its training ({key}={task.get_params().get(key, learner.get_params(deep=False).get(key))!r} "
+                f"in {model_path}); retrain with --option {key}=... instead. Options {command} "
+                f"accepts for this {task.name!r} model: {allowed}"
+            )
         else:
             raise ConfigError(
-                f"unknown option {key!r} for evaluating a {task.name!r} model; valid: "
-                f"{', '.join(sorted(set(task._param_names()) | set(learner.get_params(deep=False)) - {'task'}))}"
+                f"unknown option {key!r} for a {task.name!r} model; options {command} accepts: "
+                f"{allowed}"
             )
     return task, learner
 
 
 def _cmd_evaluate(args) -> int:
-    task, learner = _load(args.model, args.option)
+    task, learner = _load(args.model, args.option, "evaluate")
     from .learners import LatentBinaryLearner
 
     if args.test is None and not task.has_default_data:
@@ -140,7 +168,7 @@ def _cmd_evaluate(args) -> int:
 
 
 def _cmd_predict(args) -> int:
-    task, learner = _load(args.model, args.option)
+    task, learner = _load(args.model, args.option, "predict")
     dataset = task.read(args.input, split="test")
     X = task.featurize(dataset)
     task.write_predictions(args.output, dataset, learner.predict(X))
@@ -150,11 +178,21 @@ def _cmd_predict(args) -> int:
 def _cmd_explain(args) -> int:
     from .learners import LatentBinaryLearner
 
-    task, learner = _load(args.model, args.option)
+    from .tasks import TASKS
+    from .tasks.contracts import EXPLAINABLE
+
+    task, learner = _load(args.model, args.option, "explain")
+    explainable = sorted(n for n, c in TASKS.items() if EXPLAINABLE in c.offered_capabilities())
+    if EXPLAINABLE not in task.offered_capabilities(task.get_params()):
+        raise ConfigError(
+            f"explain draws the latent structure of one input pair; task {task.name!r} cannot "
+            f"(it is not explainable). Tasks explain supports: {', '.join(explainable)}"
+        )
     if not isinstance(learner, LatentBinaryLearner):
         raise ConfigError(
-            f"explain draws a latent structure; this is a {task.name!r} model trained with "
-            f"{learner.registry_name!r}, which has none"
+            f"explain draws a latent structure; this {task.name!r} model was trained with "
+            f"{learner.registry_name!r}, which has none. Train it with one of: "
+            f"lclr, two-stage, lclr-variant, latent-pa"
         )
     x = task.encode_pair(args.source, args.target)
     h = learner.latent_argmax([x])[0]
@@ -180,6 +218,55 @@ def _cmd_info(args) -> int:
     return 0
 
 
+def describe_options(task_name: str | None, learner_name: str | None) -> str:
+    """The options of a task and a learner with their defaults and meanings, and the
+    learners valid for the task (what ``latentstruct train TASK --help`` adds)."""
+    from .learners import LEARNERS, valid_learners
+    from .options import option_table
+    from .tasks import TASKS
+
+    if task_name is None:
+        lines = ["tasks (latentstruct train TASK --help lists a task's options):"]
+        for name, cls in sorted(TASKS.items()):
+            lines.append(f"  {name:<16}default learner {cls.default_learner}; learners: "
+                         f"{', '.join(valid_learners(cls))}")
+        lines.append("learners: " + ", ".join(sorted(LEARNERS)))
+        return "\n".join(lines)
+    task_cls, learner_cls = _task_and_learner_classes(task_name, learner_name)
+    lname = learner_cls.registry_name
+    default = " (the task's default)" if learner_name is None else ""
+    return "\n".join([
+        f"options of task {task_name!r} (--option KEY=VALUE):",
+        option_table(task_cls, task_cls.param_defaults()),
+        "",
+        f"options of learner {lname!r}{default} (--option KEY=VALUE; --learner NAME to change):",
+        option_table(learner_cls, learner_cls().get_params(deep=False)),
+        "",
+        f"learners valid for {task_name!r}: {', '.join(valid_learners(task_cls))}",
+        f"evaluate/predict accept only: "
+        f"{', '.join(sorted(set(task_cls.evaluation_params) | set(learner_cls.evaluation_params)))}",
+    ])
+
+
+class _TrainHelp(argparse.Action):
+    """``train --help`` that also lists the options of the task (and learner) named so far."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.print_help()
+        print()
+        try:
+            print(describe_options(getattr(namespace, "task", None),
+                                   getattr(namespace, "learner", None)))
+        except ConfigError as exc:
+            print(f"latentstruct: error: {exc}", file=sys.stderr)
+            parser.exit(2)
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="latentstruct",
@@ -188,8 +275,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"latentstruct {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    t = sub.add_parser("train", help="train a model on a task")
-    t.add_argument("task", help="task name (chunk, pos, ...)")
+    t = sub.add_parser("train", help="train a model on a task", add_help=False,
+                       description="Train a model. 'latentstruct train TASK [--learner NAME] "
+                                   "--help' lists the task's and the learner's options.")
+    t.add_argument("-h", "--help", action=_TrainHelp,
+                   help="show this help and the options of TASK (and --learner) if given")
+    t.add_argument("task", help="task name (chunk, pos, citations, translit, paraphrase, rte, "
+                                "grammaticality)")
     t.add_argument("--train", help="training data file")
     t.add_argument("--model", required=True, help="output model file (.npz)")
     t.add_argument("--learner", help="learner name (default: the task's)")

@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator
 from ..exceptions import ConfigError, InferenceError, NotFittedError
 from ..parallel import parallel_chunks
 from ..tasks.base import Task
-from ..tasks.contracts import describe
+from ..tasks.contracts import capability
 
 __all__ = [
     "LinearStructuredLearner",
@@ -182,14 +182,13 @@ def check_compatible(task_cls, task_params, learner_cls, learner_params=None) ->
     unmet = _unmet(task_cls, task_params, learner_cls, learner_params)
     if not unmet:
         return
-    reasons = "; ".join(f"{c}{' (' + why + ')' if why else ''}" for c, why in sorted(unmet.items()))
+    needs = "; ".join(
+        f"{c} ({capability(c).meaning}{', needed because ' + why if why else ''})"
+        for c, why in sorted(unmet.items()))
     valid = valid_learners(task_cls, task_params)
-    offered = task_cls.offered_capabilities(task_params)
     raise ConfigError(
-        f"learner {_learner_name(learner_cls)!r} cannot train task {task_cls.name!r}: it needs "
-        f"{describe(unmet)}, which the task does not offer (missing: {reasons}; the task "
-        f"offers: {', '.join(sorted(offered)) or 'nothing'}). Learners valid for "
-        f"{task_cls.name!r}: {', '.join(valid) or 'none'}"
+        f"learner {_learner_name(learner_cls)!r} cannot train task {task_cls.name!r}, which "
+        f"lacks: {needs}. Learners valid for {task_cls.name!r}: {', '.join(valid) or 'none'}"
     )
 
 

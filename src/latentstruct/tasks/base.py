@@ -204,6 +204,11 @@ class Task:
         """The training examples to use from a training file (all of it by default)."""
         return dataset
 
+    def draws_binary_examples(self) -> bool:
+        """Whether ``training_sample`` attaches binary examples (``Dataset.binary``) for
+        learners with indirect supervision (J-LIS); decided from parameters alone."""
+        return False
+
     def is_fitted(self) -> bool:
         return bool(getattr(self, "fitted_", False))
 

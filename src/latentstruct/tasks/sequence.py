@@ -28,6 +28,7 @@ from ..inference.result import DecodeResult
 from ..inference.viterbi import viterbi, viterbi_batch
 from .base import Dataset, StructuredTask, register_task
 from .contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, RANDOM_TIES, SIZED
+from .sampling import indirect_supervision_sample
 from .sequence_capabilities import LabelFactoredSequence, MarginalizableSequence
 from .chunk_metrics import chunk_f1
 
@@ -263,6 +264,9 @@ class BinaryRecord:
     def tokens(self) -> tuple:
         return self.words
 
+    def __len__(self) -> int:
+        return len(self.words)
+
     def permuted(self, order) -> "BinaryRecord":
         return BinaryRecord(tuple(self.words[i] for i in order),
                             None if self.pos is None else tuple(self.pos[i] for i in order))
@@ -336,37 +340,14 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         """
         if self.n_structured_tokens is None and not self.n_binary:
             return dataset
-        from .negatives import shuffled_negatives
+        return indirect_supervision_sample(
+            dataset, n_structured_tokens=self.n_structured_tokens, n_binary=self.n_binary,
+            negatives_per_positive=self.negatives_per_positive, seed=self.sample_seed,
+            binary_record=lambda rec: BinaryRecord(*self._words_pos(rec)))
 
-        for name in ("n_binary", "negatives_per_positive", "sample_seed"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or v < 0:
-                raise ConfigError(f"{name} must be a non-negative integer, got {v!r}")
-        nst = self.n_structured_tokens
-        if nst is not None and (not isinstance(nst, (int, np.integer)) or nst < 0):
-            raise ConfigError(f"n_structured_tokens must be a non-negative integer, got {nst!r}")
-        n = len(dataset)
-        if self.n_binary > n:
-            raise ConfigError(f"n_binary={self.n_binary} but the file has only {n} sentences")
-        rng = np.random.default_rng(self.sample_seed)
-        order = rng.permutation(n)
-        b_idx, rest = order[: self.n_binary], order[self.n_binary :]
-        s_idx, tokens = [], 0
-        for i in rest:
-            if nst is not None and tokens >= nst:
-                break
-            s_idx.append(int(i))
-            tokens += len(dataset.targets[i])
-        positives = [BinaryRecord(*self._words_pos(dataset.records[i])) for i in b_idx]
-        orders = shuffled_negatives([list(range(len(r.words))) for r in positives],
-                                    self.negatives_per_positive, rng)
-        per = self.negatives_per_positive
-        negatives = [positives[k // per].permuted(o) for k, o in enumerate(orders)] if per else []
-        binary = Dataset(positives + negatives,
-                         np.array([1] * len(positives) + [-1] * len(negatives)), dataset.path)
-        labels = tuple(sorted({t for tags in dataset.targets for t in tags}))
-        return Dataset([dataset.records[i] for i in s_idx], [dataset.targets[i] for i in s_idx],
-                       dataset.path, binary=binary, labels=labels)
+    def draws_binary_examples(self) -> bool:
+        """Whether ``training_sample`` draws binary examples B (``n_binary`` > 0)."""
+        return bool(self.n_binary)
 
     def fit(self, dataset: Dataset) -> "SequenceLabellingTask":
         """Build the label set and the attribute index from training data (and B+)."""

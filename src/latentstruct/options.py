@@ -1,0 +1,98 @@
+"""Option tables for the command line: each parameter of a task or learner with its default
+and the first sentence of its docstring entry.
+
+The tables are generated from the classes themselves (``__init__``'s signature and the
+numpy-style "Parameters" section of the class docstring), so they cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+__all__ = ["parameter_docs", "option_table"]
+
+_ENTRY = re.compile(r"^(?P<names>[A-Za-z_][\w, ]*?)\s*:\s*(?P<rest>.*)$")
+
+
+def parameter_docs(cls) -> dict[str, str]:
+    """name -> one-line meaning, from the "Parameters" sections of ``cls`` and its bases."""
+    out: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        doc = inspect.getdoc(klass) if "__doc__" in vars(klass) else None
+        if doc:
+            out.update(_parse(doc))
+    return out
+
+
+def _parse(doc: str) -> dict[str, str]:
+    lines = doc.splitlines()
+    out: dict[str, str] = {}
+    in_params = False
+    current: list[str] = []
+    text: list[str] = []
+
+    kind = ""
+
+    def flush():
+        if current:
+            meaning = " ".join(t.strip() for t in text).strip() or kind
+            for name in current:
+                out.setdefault(name, meaning)
+
+    for k, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped in ("Parameters", "Common parameters") and k + 1 < len(lines) \
+                and set(lines[k + 1].strip()) <= {"-"} and lines[k + 1].strip():
+            in_params = True
+            continue
+        if not in_params:
+            continue
+        if set(stripped) <= {"-"} and stripped:
+            continue
+        if stripped in ("Attributes", "Returns", "Notes", "Examples", "Raises", "See Also"):
+            flush()
+            current, text = [], []
+            in_params = False
+            continue
+        m = _ENTRY.match(line) if line and not line[0].isspace() else None
+        if m:
+            flush()
+            current = [n.strip() for n in m.group("names").split(",") if n.strip()]
+            rest = m.group("rest")
+            # "name : type -- meaning" (a compact form some docstrings use)
+            text = [rest.split("--", 1)[1]] if "--" in rest else []
+            if "—" in rest:
+                text = [rest.split("—", 1)[1]]
+            kind = rest.split("--", 1)[0].split("—", 1)[0].strip()
+        elif current and stripped:
+            text.append(stripped)
+        elif current and not stripped and text:
+            flush()
+            current, text = [], []
+    flush()
+    return {k: _first_sentence(v) for k, v in out.items()}
+
+
+def _first_sentence(text: str) -> str:
+    m = re.match(r"(.+?[.;])(\s+[A-Z`]|$)", text)
+    return (m.group(1) if m else text).rstrip(";")
+
+
+def option_table(cls, params: dict, *, skip=("task",), width: int = 100) -> str:
+    """Lines ``  name=default  meaning`` for each parameter of ``cls``."""
+    docs = parameter_docs(cls)
+    rows = []
+    for name, default in params.items():
+        if name in skip:
+            continue
+        shown = "None" if default is None else (default if isinstance(default, str) else repr(default))
+        rows.append((f"{name}={shown}", docs.get(name, "")))
+    if not rows:
+        return "  (none)"
+    pad = min(max(len(a) for a, _ in rows) + 2, 34)
+    out = []
+    for a, b in rows:
+        line = f"  {a:<{pad}}{b}" if len(a) < pad else f"  {a}\n  {'':<{pad}}{b}"
+        out.append(line[:width * 3])
+    return "\n".join(out)
