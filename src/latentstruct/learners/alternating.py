@@ -199,8 +199,7 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
 
     def checked_phi(x, res, w_, what, example):
         phi = task.latent_feature(x, res.structure)
-        if check:
-            monitor.consistent(float(res.score), phi.dot(w_), what, example)
+        monitor.consistent(float(res.score), phi.dot(w_), what, example)
         return phi
 
     def structured_violations(w_):
@@ -244,7 +243,7 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
         for k, (i, res) in enumerate(zip(pos, latent(X_pos, pos, w, "latent completion"))):
             h = np.asarray(res.structure)
             old = pos_structure.get(i)
-            if old is not None and check:
+            if old is not None:
                 monitor.not_worse(float(res.score), pos_phi[i].dot(w), "latent completion", int(i))
             if old is not None and old.shape == h.shape and np.array_equal(old, h):
                 continue
@@ -261,7 +260,7 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
             added = 0
             for k, (j, res) in enumerate(zip(neg, latent(X_neg, neg, w, "negative's argmax"))):
                 j = int(j)
-                if check and cache[j]:
+                if cache[j]:
                     known = max(phi.dot(w) for phi in cache[j].values())
                     monitor.not_worse(float(res.score), known, "negative's argmax", j)
                 if res.score <= -1.0:

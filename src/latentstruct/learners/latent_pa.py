@@ -155,8 +155,11 @@ class LatentPA(LatentBinaryLearner):
     callback : callable, optional
         Called with a ``PAEvent`` after every step and at the end of every epoch.
     check_inference : bool, default True
-        Raise ``InferenceError`` when the score the task's ``latent_argmax`` reports differs
-        from w . Phi(x, h*) computed from ``latent_feature`` (an inconsistent decoder).
+        Raise ``InferenceError`` when a decode's status is not exact, when the score the
+        task's ``latent_argmax`` reports differs from w . Phi(x, h*) computed from
+        ``latent_feature`` (an inconsistent decoder), or when the argmax scores below the
+        structure the same example was last decoded to (not a maximum).  With False these
+        are counted and warned about.
     progress : bool, default False
         Progress bar over epochs.
 
@@ -283,6 +286,7 @@ class LatentPA(LatentBinaryLearner):
         callback = self.callback
         check = bool(self.check_inference)
         monitor = InferenceMonitor("LatentPA", check)
+        last_phi: dict = {}
         # Averaging: w_bar_T = (1/T) sum_{t=1..T} w_t = w_T - (1/T) sum_s (s - 1) delta_s,
         # where delta_s is the update made at step s (1-based); u accumulates the sum.
         u = np.zeros_like(w) if average else None
@@ -307,8 +311,11 @@ class LatentPA(LatentBinaryLearner):
                     monitor.observe([res], "latent argmax", [i])
                     phi = task.latent_feature(x, res.structure).coalesce()
                     score = phi.dot(w)  # line 6
-                    if check:
-                        monitor.consistent(float(res.score), score, "latent argmax", i)
+                    monitor.consistent(float(res.score), score, "latent argmax", i)
+                    # The structure this example was last decoded to is a candidate too.
+                    if i in last_phi:
+                        monitor.not_worse(score, last_phi[i].dot(w), "latent argmax", i)
+                    last_phi[i] = phi
                     loss = max(0.0, 1.0 - yi * score)  # line 7
                     tau = pa_step_size(loss, float(phi.values @ phi.values), variant, C)  # line 8
                     step += 1
