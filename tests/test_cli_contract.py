@@ -1,0 +1,85 @@
+"""The command line's side of the task <-> learner contract: mismatches refused before data is
+read, discoverable options, evaluation-time options only, explain only where it applies."""
+
+import json
+
+import pytest
+
+from latentstruct.cli import main
+
+
+def run(capsys, *argv):
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # argparse's --help
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def chunk_model(tmp_path, tiny_chunk_file, capsys):
+    model = tmp_path / "chunk.npz"
+    code, _, _ = run(capsys, "train", "chunk", "--train", str(tiny_chunk_file), "--model", str(model),
+                     "--option", "C=1", "--quiet")
+    assert code == 0
+    return model
+
+
+def test_mismatched_learner_exits_2_with_the_valid_ones(tmp_path, capsys):
+    model = tmp_path / "m.npz"
+    code, out, err = run(capsys, "train", "translit", "--learner", "ssvm", "--model", str(model))
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err
+    assert "'ssvm' cannot train task 'translit'" in lines[0]
+    assert "Learners valid for 'translit': latent-pa, lclr, lclr-variant, two-stage" in lines[0]
+    assert not model.exists()
+
+
+def test_mismatch_is_found_before_any_data_is_read(tmp_path, capsys):
+    missing = tmp_path / "no-such-file.txt"
+    code, _, err = run(capsys, "train", "chunk", "--learner", "lclr", "--train", str(missing),
+                       "--model", str(tmp_path / "m.npz"))
+    assert code == 2 and "cannot train task 'chunk'" in err and "no-such-file" not in err
+
+
+def test_jlis_without_binary_examples_says_how_to_give_them(tmp_path, capsys):
+    missing = tmp_path / "no-such-file.conllu"
+    code, _, err = run(capsys, "train", "pos", "--learner", "jlis", "--train", str(missing),
+                       "--model", str(tmp_path / "m.npz"))
+    assert code == 2 and "--option n_binary=N" in err and "no-such-file" not in err
+
+
+def test_train_task_help_lists_options_defaults_and_learners(capsys):
+    code, out, _ = run(capsys, "train", "chunk", "--help")
+    assert code == 0
+    assert "options of task 'chunk'" in out and "window=2" in out
+    assert "options of learner 'ssvm'" in out and "C=0.1" in out and "Cost of the squared slacks" in out
+    assert "learners valid for 'chunk':" in out and "ssvm" in out
+    code, out, _ = run(capsys, "train", "translit", "--learner", "two-stage", "--help")
+    assert code == 0 and "options of learner 'two-stage'" in out and "lang=he" in out
+    code, out, _ = run(capsys, "train", "--help")
+    assert code == 0 and "translit" in out and "default learner lclr" in out
+
+
+def test_evaluate_refuses_options_that_fed_the_features(chunk_model, tiny_chunk_file, capsys):
+    code, out, err = run(capsys, "evaluate", "--model", str(chunk_model), "--test", str(tiny_chunk_file),
+                         "--option", "window=0")
+    assert code == 2 and out == ""
+    assert "'window' cannot change at evaluate time" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run(capsys, "predict", "--model", str(chunk_model), "--input", str(tiny_chunk_file),
+                       "--output", str(chunk_model.parent / "p.txt"), "--option", "C=5")
+    assert code == 2 and "'C' cannot change at predict time" in err
+    assert not (chunk_model.parent / "p.txt").exists()
+    code, out, _ = run(capsys, "evaluate", "--model", str(chunk_model), "--test", str(tiny_chunk_file),
+                       "--option", "n_jobs=2")
+    assert code == 0 and json.loads(out)["f1"] == 1.0
+
+
+def test_explain_refuses_a_task_that_is_not_explainable(chunk_model, tmp_path, capsys):
+    code, out, err = run(capsys, "explain", "--model", str(chunk_model), "--source", "a",
+                         "--target", "b", "--out", str(tmp_path / "x.png"))
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert "not explainable" in err and "paraphrase, rte, translit" in err
+    assert not (tmp_path / "x.png").exists()
