@@ -197,8 +197,10 @@ def _cmd_explain(args) -> int:
     x = task.encode_pair(args.source, args.target)
     h = learner.latent_argmax([x])[0]
     score = float(learner.decision_function([x])[0])
-    task.draw_explanation(x, learner.coef_, h, score, args.out,
-                          title=f"{task.name} / {learner.registry_name}")
+    from .plotting import draw_explanation  # lazy: matplotlib is imported only when drawing
+
+    draw_explanation(task.explain(x, learner.coef_, h), args.out,
+                     title=f"{task.name} / {learner.registry_name}")
     print(json.dumps({"score": round(score, 6), "decision": 1 if score >= 0 else -1,
                       "alignment": [int(j) for j in h], "picture": str(args.out)}))
     return 0

@@ -2,12 +2,22 @@
 word pairs, the mapped edges and the deletions (matplotlib, Agg canvas, no pyplot state).
 
 :func:`plot_graph_alignment` draws the explanation dictionary returned by
-:meth:`latentstruct.tasks.graph_pairs.GraphPairTask.explain`: the first sentence (G1) is the
-top row and the second (G2) the bottom row, words in reading order.  Dependency edges are
-arcs above the top row and below the bottom row, drawn from head to dependent: solid green
-when the edge is mapped to an edge of the other graph, dashed grey otherwise (deleted).  A
-blue line joins every mapped word pair, labelled with its part score; words without a
-mapping are grey (deleted).
+:meth:`latentstruct.tasks.graph_pairs.GraphPairTask.explain` (usually reached through
+:func:`latentstruct.plotting.draw_explanation`).  The first sentence (G1) is the top row
+and the second (G2) the bottom row, words in reading order.  Dependency edges are arcs
+above the top row and below the bottom row, drawn from head to dependent (the arrow points
+at the dependent): solid green when the edge is mapped to an edge of the other graph, with
+the edge-mapping part score on the G1 arc; dashed grey otherwise (deleted), with the
+edge-deletion part score in red where the task has edge-deletion variables.  A blue line
+joins every mapped word pair, labelled with its part score; words without a mapping are
+grey, with their word-deletion part score in red next to them.  So every part score of the
+alignment is shown once, and the title adds them up with the bias to the total.
+
+Layout: arcs are stacked by nesting (an arc is higher than every arc inside it) and raised
+further while their label would overlap a label already placed on the same level; the
+word-mapping labels slide along their lines to the first position that does not overlap
+another label.  Vertical positions are in inches, so label sizes do not depend on the
+sentence length.
 """
 
 from __future__ import annotations
@@ -18,11 +28,18 @@ import numpy as np
 
 from .data.atomic import atomic_write
 from .exceptions import InputError
+from .plotting import FONT_FAMILY, _estimate_width_inches, _wrap, score_heading
 
 __all__ = ["plot_graph_alignment"]
 
-FONT_FAMILY = "DejaVu Sans"
 _REQUIRED = ("words1", "words2", "edges1", "edges2", "mapped_pairs", "mapped_edges")
+_MAPPED = "tab:green"
+_DELETED = "#aaaaaa"
+_DELETION_SCORE = "#c0392b"
+_WORD_FONT = 9.0
+_ARC_FONT = 6.5
+_PAIR_FONT = 7.0
+_LINE = 1.25  # line height in font sizes
 
 
 def _check_edges(edges, n: int, what: str) -> list[tuple[int, int, str]]:
@@ -37,10 +54,59 @@ def _check_edges(edges, n: int, what: str) -> list[tuple[int, int, str]]:
     return out
 
 
-def _positions(words) -> np.ndarray:
-    """x centre of every word: slots as wide as the word (at least 3 characters) + a gap."""
+def _scored(rows, what: str, limit: int, arity: int) -> list[tuple]:
+    """Rows ``(index..., score)`` with ``arity`` indices, each below ``limit[k]``."""
+    out = []
+    for k, row in enumerate(rows or ()):
+        try:
+            ids = tuple(int(v) for v in row[:arity])
+            score = float(row[arity])
+            ok = len(row) == arity + 1 and all(0 <= v < lim for v, lim in zip(ids, limit))
+        except (TypeError, ValueError, IndexError):
+            ok = False
+        if not ok:
+            names = ", ".join(["index"] * arity)
+            raise InputError(f"{what}[{k}] = {row!r} must be ({names}, score) in range")
+        out.append((*ids, score))
+    return out
+
+
+def _positions(words) -> tuple[np.ndarray, float]:
+    """x centre of every word and the row's width: slots as wide as the word (at least 3
+    characters) plus a gap, in character units."""
     widths = np.array([max(len(w), 3) for w in words], dtype=np.float64) + 1.5
-    return np.cumsum(widths) - widths / 2.0
+    return np.cumsum(widths) - widths / 2.0, float(widths.sum())
+
+
+def _text_height(text: str, fontsize: float) -> float:
+    return (str(text).count("\n") + 1) * _LINE * fontsize / 72.0
+
+
+def _overlaps(box, boxes) -> bool:
+    x0, x1, y0, y1 = box
+    return any(x0 < b1 and b0 < x1 and y0 < c1 and c0 < y1 for b0, b1, c0, c1 in boxes)
+
+
+def _arc_levels(edges, xs, half_widths) -> list[int]:
+    """Level (1, 2, ...) of every arc: above every arc nested inside it, and raised while its
+    label (centred on the arc's top) would overlap a label already placed on that level."""
+    order = sorted(range(len(edges)), key=lambda e: (abs(xs[edges[e][0]] - xs[edges[e][1]]),
+                                                     min(xs[edges[e][0]], xs[edges[e][1]])))
+    level = [0] * len(edges)
+    placed: dict[int, list[tuple[float, float]]] = {}
+    spans = []
+    for e in order:
+        h, d, _ = edges[e]
+        lo, hi = sorted((xs[h], xs[d]))
+        inner = [lev for (a, b, lev) in spans if lo <= a and b <= hi]
+        lev = 1 + max(inner, default=0)
+        mid, half = (lo + hi) / 2.0, half_widths[e]
+        while any(mid - half < b and a < mid + half for a, b in placed.get(lev, ())):
+            lev += 1
+        placed.setdefault(lev, []).append((mid - half, mid + half))
+        spans.append((lo, hi, lev))
+        level[e] = lev
+    return level
 
 
 def plot_graph_alignment(explanation: Mapping, path, *, title=None) -> None:
@@ -48,16 +114,18 @@ def plot_graph_alignment(explanation: Mapping, path, *, title=None) -> None:
 
     Parameters
     ----------
-    explanation : mapping with ``words1``, ``words2`` (lists of str), ``edges1``, ``edges2``
-        (lists of (head, dependent, label)), ``mapped_pairs`` (list of (i, j, score)),
-        ``mapped_edges`` (list of (G1 edge index, G2 edge index, score)) and optionally
-        ``score`` (the total, shown in the title) — the output of ``GraphPairTask.explain``.
+    explanation : mapping, the output of ``GraphPairTask.explain``
+        Required: ``words1``, ``words2`` (lists of str), ``edges1``, ``edges2`` (lists of
+        (head, dependent, label)), ``mapped_pairs`` (list of (i, j, score)) and
+        ``mapped_edges`` (list of (G1 edge index, G2 edge index, score)).  Optional:
+        ``word_deletions1``/``2`` (list of (word, score)), ``edge_deletions1``/``2`` (list of
+        (edge, score)), ``score`` and ``bias`` (the title's total and its breakdown, see
+        :func:`latentstruct.plotting.score_breakdown`).
     path : output file (.png)
     title : str, optional
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
-    from matplotlib.patches import FancyArrowPatch
 
     if not isinstance(explanation, Mapping):
         raise InputError(f"explanation must be a mapping (GraphPairTask.explain), got "
@@ -70,65 +138,165 @@ def plot_graph_alignment(explanation: Mapping, path, *, title=None) -> None:
     n1, n2 = len(words1), len(words2)
     edges1 = _check_edges(explanation["edges1"], n1, "edges1")
     edges2 = _check_edges(explanation["edges2"], n2, "edges2")
-    pairs = []
-    for k, p in enumerate(explanation["mapped_pairs"]):
-        if len(p) != 3 or not (0 <= int(p[0]) < n1 and 0 <= int(p[1]) < n2):
-            raise InputError(f"mapped_pairs[{k}] = {p!r} must be (G1 word, G2 word, score) in range")
-        pairs.append((int(p[0]), int(p[1]), float(p[2])))
-    mapped_e1, mapped_e2 = set(), set()
-    for k, q in enumerate(explanation["mapped_edges"]):
-        if len(q) != 3 or not (0 <= int(q[0]) < len(edges1) and 0 <= int(q[1]) < len(edges2)):
-            raise InputError(f"mapped_edges[{k}] = {q!r} must be (G1 edge, G2 edge, score) in range")
-        mapped_e1.add(int(q[0]))
-        mapped_e2.add(int(q[1]))
+    pairs = _scored(explanation["mapped_pairs"], "mapped_pairs", (n1, n2), 2)
+    mapped_edges = _scored(explanation["mapped_edges"], "mapped_edges",
+                           (len(edges1), len(edges2)), 2)
+    wdel1 = dict(_scored(explanation.get("word_deletions1"), "word_deletions1", (n1,), 1))
+    wdel2 = dict(_scored(explanation.get("word_deletions2"), "word_deletions2", (n2,), 1))
+    edel1 = dict(_scored(explanation.get("edge_deletions1"), "edge_deletions1",
+                         (len(edges1),), 1))
+    edel2 = dict(_scored(explanation.get("edge_deletions2"), "edge_deletions2",
+                         (len(edges2),), 1))
+    emap1: dict[int, list[float]] = {}
+    emap2: set[int] = set()
+    for a, b, s in mapped_edges:
+        emap1.setdefault(a, []).append(s)
+        emap2.add(b)
+    heading, breakdown = score_heading(explanation, title or "graph alignment")
 
-    x1, x2 = _positions(words1), _positions(words2)
-    total = max(x1[-1] if n1 else 0.0, x2[-1] if n2 else 0.0, 1.0)
-    x1 = x1 + (total - (x1[-1] if n1 else 0.0)) / 2.0  # centre the shorter row
-    x2 = x2 + (total - (x2[-1] if n2 else 0.0)) / 2.0
-    fig = Figure(figsize=(min(max(6.0, 0.11 * total + 1.5), 60.0), 5.2))
+    # ---- horizontal layout: x in character slots ----------------------------------------
+    (x1, w1), (x2, w2) = _positions(words1), _positions(words2)
+    total = max(w1, w2, 1.0)
+    x1 = x1 + (total - w1) / 2.0  # centre the shorter row
+    x2 = x2 + (total - w2) / 2.0
+    x_lo, x_hi = -1.0, total + 1.0
+    fig_w = min(max(7.0, 0.11 * (x_hi - x_lo) + 1.0,
+                    _estimate_width_inches(breakdown, 9.0) + 0.6), 60.0)
+    inch_per_x = fig_w / (x_hi - x_lo)
+
+    def half_width(text: str, fontsize: float) -> float:  # in x units, with padding
+        return (_estimate_width_inches(text, fontsize) / 2.0 + 0.07) / inch_per_x
+
+    def edge_label(e, lab, mapped_scores, deletion) -> tuple[str, str]:
+        if mapped_scores is not None:
+            if mapped_scores:
+                return lab + "\n" + " ".join(f"{s:+.2f}" for s in mapped_scores), _MAPPED
+            return lab, _MAPPED
+        if e in deletion:
+            return f"{lab}\n{deletion[e]:+.2f}", _DELETION_SCORE
+        return lab, "#888888"
+
+    labels1 = [edge_label(e, lab, emap1.get(e), edel1) for e, (_, _, lab) in enumerate(edges1)]
+    labels2 = [edge_label(e, lab, [] if e in emap2 else None, edel2)
+               for e, (_, _, lab) in enumerate(edges2)]
+    step = 2 * _LINE * _ARC_FONT / 72.0 + 0.09  # one level: a two-line label and a gap
+    lev1 = _arc_levels(edges1, x1, [half_width(t, _ARC_FONT) for t, _ in labels1])
+    lev2 = _arc_levels(edges2, x2, [half_width(t, _ARC_FONT) for t, _ in labels2])
+
+    # ---- vertical layout: y in inches ----------------------------------------------------
+    box_half = 0.13  # half the height of a word box
+    band = 1.7  # between the rows: mapping lines, their labels and deletion scores
+    legend = _wrap("Top: sentence 1 (text), bottom: sentence 2 (hypothesis).  Blue: word "
+                   "mappings (part score).  Green arcs: mapped edges (edge-mapping score on the "
+                   "top arc).\nGrey: words and edges without a mapping; red numbers: their "
+                   "deletion scores.  Arrows point from head to dependent.", fig_w - 0.4, 7.0)
+    head = 0.45 + (0.3 if breakdown else 0.0) + 0.14 * (legend.count("\n") + 1) + 0.1
+    arcs2 = (max(lev2, default=0) + 0.6) * step
+    arcs1 = (max(lev1, default=0) + 0.6) * step
+    y2 = 0.15 + arcs2 + box_half
+    y1 = y2 + band
+    top = y1 + box_half + arcs1
+    fig_h = top + head
+    fig = Figure(figsize=(fig_w, fig_h))
     FigureCanvasAgg(fig)
-    ax = fig.add_axes((0.01, 0.02, 0.98, 0.84))
-    ax.set_xlim(-1.0, total + 2.0)
-    ax.set_ylim(-1.5, 2.5)
+    ax = fig.add_axes((0.0, 0.0, 1.0, top / fig_h))
+    ax.set_xlim(x_lo, x_hi)
+    ax.set_ylim(0.0, top)
     ax.axis("off")
-    y1, y2 = 1.0, 0.0
 
-    def arcs(edges, xs, y, mapped, up):
-        for e, (h, d, lab) in enumerate(edges):
-            span = abs(xs[h] - xs[d])
-            rad = (-0.35 if up else 0.35) * (1 if xs[d] > xs[h] else -1)
-            base = y + (0.16 if up else -0.16)
+    # ---- dependency arcs -----------------------------------------------------------------
+    t = np.linspace(0.0, 1.0, 121)
+    shape = (1.0 - np.abs(2.0 * t - 1.0) ** 4) ** 0.25  # flat-topped arc with steep sides
+
+    def arcs(edges, xs, levels, labels, mapped, y, up):
+        sign = 1.0 if up else -1.0
+        base = y + sign * box_half
+        for e, (h, d, _) in enumerate(edges):
             on = e in mapped
-            arrow = FancyArrowPatch((xs[h], base), (xs[d], base), arrowstyle="-|>", mutation_scale=8,
-                                    connectionstyle=f"arc3,rad={rad}", lw=1.4 if on else 0.8,
-                                    color="tab:green" if on else "#aaaaaa",
-                                    linestyle="-" if on else (0, (3, 2)))
-            ax.add_patch(arrow)
-            height = min(0.35 * span / max(total, 1.0) * 6.0, 0.85) * (1 if up else -1)
-            ax.text((xs[h] + xs[d]) / 2.0, base + height * 0.55, lab, fontsize=6, ha="center",
-                    va="center", color="tab:green" if on else "#888888", family=FONT_FAMILY)
+            colour = _MAPPED if on else _DELETED
+            height = levels[e] * step
+            xs_arc = xs[h] + (xs[d] - xs[h]) * t
+            ys_arc = base + sign * height * shape
+            ax.plot(xs_arc, ys_arc, color=colour, lw=1.3 if on else 0.9,
+                    linestyle="-" if on else (0, (3, 2)), solid_capstyle="butt")
+            tip = min(0.1, 0.5 * height)
+            ax.annotate("", xy=(xs[d], base), xytext=(xs[d], base + sign * tip),
+                        arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 0.9,
+                                    "mutation_scale": 7, "shrinkA": 0, "shrinkB": 0})
+            text, text_colour = labels[e]
+            ax.text((xs[h] + xs[d]) / 2.0, base + sign * height, text, fontsize=_ARC_FONT,
+                    ha="center", va="center", color=text_colour, family=FONT_FAMILY,
+                    linespacing=1.0,
+                    bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none",
+                          "alpha": 0.9})
 
-    arcs(edges1, x1, y1, mapped_e1, True)
-    arcs(edges2, x2, y2, mapped_e2, False)
-    for i, j, s in pairs:
-        ax.plot([x1[i], x2[j]], [y1 - 0.14, y2 + 0.14], color="tab:blue", lw=1.4)
-        ax.text(0.5 * (x1[i] + x2[j]), 0.5, f"{s:+.2f}", fontsize=6.5, ha="center", va="center",
-                family=FONT_FAMILY,
-                bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8})
+    arcs(edges1, x1, lev1, labels1, set(emap1), y1, True)
+    arcs(edges2, x2, lev2, labels2, emap2, y2, False)
+
+    # ---- words and word-deletion scores --------------------------------------------------
     on1 = {i for i, _, _ in pairs}
     on2 = {j for _, j, _ in pairs}
     box = {"boxstyle": "round,pad=0.2", "fc": "#f4f4f4", "ec": "#999999"}
-    for xs, y, words, on in ((x1, y1, words1, on1), (x2, y2, words2, on2)):
+    placed = []  # boxes (x0, x1, y0, y1) of the labels between the rows
+    del_y = 0.27
+    for xs, y, words, on, dels, sign in ((x1, y1, words1, on1, wdel1, -1.0),
+                                         (x2, y2, words2, on2, wdel2, 1.0)):
         for k, w in enumerate(words):
-            ax.text(xs[k], y, w, fontsize=9, ha="center", va="center", family=FONT_FAMILY,
-                    color="black" if k in on else "#9a9a9a", bbox=box)
-    heading = title if title else "graph alignment"
-    if explanation.get("score") is not None:
-        heading = f"{heading}   score = {float(explanation['score']):.3f}"
-    fig.suptitle(heading, y=0.97, fontsize=11, family=FONT_FAMILY)
-    fig.text(0.5, 0.875, "top: sentence 1 (text), bottom: sentence 2 (hypothesis)\nblue: mapped "
-             "words (part score); green arcs: mapped edges; grey: deleted words and edges",
-             ha="center", fontsize=7, color="#555555", family=FONT_FAMILY)
+            ax.text(xs[k], y, w, fontsize=_WORD_FONT, ha="center", va="center",
+                    family=FONT_FAMILY, color="black" if k in on else "#9a9a9a", bbox=box)
+            if k in dels:
+                text = f"{dels[k]:+.2f}"
+                yy = y + sign * del_y
+                ax.text(xs[k], yy, text, fontsize=_PAIR_FONT, ha="center", va="center",
+                        family=FONT_FAMILY, color=_DELETION_SCORE,
+                        bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none",
+                              "alpha": 0.9})
+                hw, hh = half_width(text, _PAIR_FONT), _text_height(text, _PAIR_FONT) / 2.0
+                placed.append((xs[k] - hw, xs[k] + hw, yy - hh, yy + hh))
+
+    # ---- word mappings: lines, labels slid along them to free places ---------------------
+    ya, yb = y1 - box_half, y2 + box_half
+    for i, j, _ in pairs:
+        ax.plot([x1[i], x2[j]], [ya, yb], color="tab:blue", lw=1.3)
+    lo_y, hi_y = y2 + del_y + 0.2, y1 - del_y - 0.2
+    fractions = np.linspace(0.0, 1.0, 13)
+    fractions = fractions[np.argsort(np.abs(fractions - 0.5), kind="stable")]  # middle first
+
+    def line_x(i, j, yy):
+        return x1[i] + (yy - ya) / (yb - ya) * (x2[j] - x1[i])
+
+    for i, j, s in sorted(pairs, key=lambda p: (x1[p[0]] + x2[p[1]], p[0])):
+        text = f"{s:+.2f}"
+        hw, hh = half_width(text, _PAIR_FONT), _text_height(text, _PAIR_FONT) / 2.0 + 0.03
+        best = None
+        for f in fractions:
+            yy = hi_y - f * (hi_y - lo_y)
+            xx = line_x(i, j, yy)
+            cand = (xx - hw, xx + hw, yy - hh, yy + hh)
+            # never cover another label; rather not sit on another mapping line either
+            # (the label would look like that line's)
+            crossing = sum(abs(line_x(a, b, yy) - xx) < hw for a, b, _ in pairs
+                           if (a, b) != (i, j))
+            key = (_overlaps(cand, placed), crossing)
+            if best is None or key < best[0]:
+                best = (key, xx, yy, cand)
+            if key == (False, 0):
+                break
+        _, xx, yy, cand = best
+        placed.append(cand)
+        ax.text(xx, yy, text, fontsize=_PAIR_FONT, ha="center", va="center", color="tab:blue",
+                family=FONT_FAMILY,
+                bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.9})
+
+    # ---- title, breakdown, legend ---------------------------------------------------------
+    def at(inches_from_top: float) -> float:
+        return 1.0 - inches_from_top / fig_h
+
+    fig.text(0.5, at(0.22), heading, ha="center", va="center", fontsize=11, family=FONT_FAMILY)
+    if breakdown:
+        fig.text(0.5, at(0.5), breakdown, ha="center", va="center", fontsize=9,
+                 family=FONT_FAMILY)
+    fig.text(0.5, at(head - 0.05), legend, ha="center", va="bottom", fontsize=7,
+             color="#555555", family=FONT_FAMILY, linespacing=1.3)
     with atomic_write(path, "wb") as fh:
         fig.savefig(fh, format="png", dpi=110)

@@ -1,13 +1,16 @@
 """Paraphrase / RTE graph-alignment tasks: argmax vs brute force on hand-made parses, the
-constraints (6)-(11), score = w . Phi, LCLR's monotone objective on real MSRP, bad input."""
+constraints (6)-(11), score = w . Phi, LCLR's monotone objective on real MSRP, bad input.
 
-import os
+Tests that parse text or use WordNet similarity (``use_wordnet=True``, the tasks' default) take
+the ``require_spacy`` / ``require_wordnet`` fixtures of tests/conftest.py: they skip when spaCy's
+en_core_web_sm or the WordNet dictionary is missing, and fail under CI=true."""
+
 import warnings
 
 import numpy as np
 import pytest
 
-from latentstruct.data.nlp import ParsedSentence, resolve_pipeline
+from latentstruct.data.nlp import ParsedSentence
 from latentstruct.exceptions import ConfigError, ConvergenceWarning, InputError, NotFittedError
 from latentstruct.inference.graph_alignment import (
     alignment_score,
@@ -61,15 +64,6 @@ def fitted(cls, rng, n_pairs=6, max_len=4, **params):
     params.setdefault("use_wordnet", False)
     task = cls(**params).fit(Dataset(records, np.ones(n_pairs, dtype=np.int64)))
     return task, records
-
-
-def _require_pipeline():
-    try:
-        resolve_pipeline("en_core_web_sm")
-    except ConfigError as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(str(exc))
-        pytest.skip(str(exc))
 
 
 MSRP_HEADER = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n"
@@ -220,6 +214,7 @@ def test_features_and_heuristic():
 
 
 def test_plot_graph_alignment(tmp_path):
+    from latentstruct.plotting import draw_explanation
     from latentstruct.plotting_graph import plot_graph_alignment
 
     a = sent(["the", "cat", "sat"], ["DET", "NOUN", "VERB"], [1, 2, -1], ["det", "nsubj", "ROOT"])
@@ -227,10 +222,53 @@ def test_plot_graph_alignment(tmp_path):
     task = ParaphraseTask(use_wordnet=False).fit(Dataset([(a, b)], [1]))
     x = task.make_example(a, b)
     out = tmp_path / "g.png"
-    plot_graph_alignment(task.explain(x, task.heuristic_weights()), out, title="t")
+    e = task.explain(x, task.heuristic_weights())
+    assert e["kind"] == "graph-alignment"
+    draw_explanation(e, out, title="t")
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    plot_graph_alignment(e, tmp_path / "g2.png")
+    assert (tmp_path / "g2.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(InputError, match="lacks"):
         plot_graph_alignment({"words1": []}, tmp_path / "bad.png")
+    with pytest.raises(InputError, match="lacks"):
+        draw_explanation({"kind": "graph-alignment", "words1": []}, tmp_path / "bad.png")
+    assert not (tmp_path / "bad.png").exists()
+
+
+@pytest.mark.parametrize("cls", [ParaphraseTask, RteTask])
+def test_explain_adds_up_to_the_learners_decision_value(cls):
+    """explain(x, coef_, h) is JSON; every active part is listed once, so bias + parts is
+    its score; with the learner's own alignment that is the learner's decision value."""
+    import json
+
+    rng = np.random.default_rng(11)
+    task, records = fitted(cls, rng, n_pairs=10, max_len=5)
+    X = task.featurize(Dataset(records, np.ones(10, dtype=np.int64)))
+    y = np.array([1, -1] * 5)
+    two = TwoStage(task, C=1.0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        lclr = LCLR(task, C=1.0, coef_init=two.coef_, max_iter=3, progress=False).fit(X, y)
+    for learner in (two, lclr):
+        decisions = learner.decision_function(X)
+        for x, h, f in zip(X, learner.latent_argmax(X), decisions):
+            e = task.explain(x, learner.coef_, h)
+            assert json.loads(json.dumps(e)) == e
+            parts = (sum(p[-1] for p in e["mapped_pairs"] + e["mapped_edges"])
+                     + sum(p[1] for k in ("word_deletions1", "word_deletions2",
+                                          "edge_deletions1", "edge_deletions2") for p in e[k]))
+            assert e["bias"] == learner.coef_[0]
+            assert e["bias"] + parts == pytest.approx(e["score"], abs=1e-9)
+            assert e["score"] == pytest.approx(f, abs=1e-9)
+            # every word is mapped or deleted exactly once (G1 of RTE: no deletion variables)
+            assert sorted([i for i, _, _ in e["mapped_pairs"]] + [i for i, _ in e["word_deletions1"]]) \
+                == (list(range(x.n1)) if cls.delete_nodes1 else sorted(i for i, _, _ in e["mapped_pairs"]))
+            assert sorted([j for _, j, _ in e["mapped_pairs"]] + [j for j, _ in e["word_deletions2"]]) \
+                == list(range(x.n2))
+            if not cls.edge_deletion:
+                assert e["edge_deletions1"] == [] and e["edge_deletions2"] == []
+    x = X[0]
+    assert task.explain(x, lclr.coef_)["score"] == pytest.approx(lclr.decision_function([x])[0])
 
 
 def test_state_round_trip(tmp_path):
@@ -306,8 +344,7 @@ def test_non_utf8_and_bad_rte_xml(tmp_path):
         task.encode_pair("", "x")
 
 
-def test_rte_test_split_excludes_training_pairs(tmp_path):
-    _require_pipeline()
+def test_rte_test_split_excludes_training_pairs(tmp_path, require_spacy, require_wordnet):
     xml = tmp_path / "train.xml"
     xml.write_text('<entailment-corpus>\n'
                    '<pair id="1" entailment="YES"><t>A cat sat on the mat.</t><h>A cat sat.</h></pair>\n'
@@ -330,8 +367,7 @@ def test_rte_test_split_excludes_training_pairs(tmp_path):
     assert X[0].problem.delete_nodes1 is False
 
 
-def test_cli_train_and_evaluate_paraphrase(tmp_path, capsys):
-    _require_pipeline()
+def test_cli_train_and_evaluate_paraphrase(tmp_path, capsys, require_spacy, require_wordnet):
     from latentstruct.cli import main
 
     rows = [(1, 1, 2, "The cat sat on the mat.", "A cat was sitting on the mat."),
@@ -360,8 +396,7 @@ def test_cli_train_and_evaluate_paraphrase(tmp_path, capsys):
 
 
 # --------------------------------------------------------------------------- LCLR on real MSRP
-def test_lclr_objective_never_increases_on_real_msrp():
-    _require_pipeline()
+def test_lclr_objective_never_increases_on_real_msrp(require_spacy, require_wordnet):
     path = require_data("msrp", "train.tsv")
     task = ParaphraseTask(n_train=60)
     train = task.read(path, split="train")

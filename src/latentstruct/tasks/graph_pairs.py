@@ -122,6 +122,7 @@ from ..inference.graph_alignment import (
 )
 from ..inference.result import DecodeResult
 from .base import Dataset, LatentBinaryTask, register_task
+from .contracts import EXPLAINABLE, HEURISTIC, LATENT_BINARY
 
 __all__ = [
     "SentenceGraph",
@@ -396,6 +397,10 @@ class GraphPairTask(LatentBinaryTask):
     """
 
     default_learner: ClassVar[str] = "lclr"
+    # No random-ties: the ILP breaks ties deterministically (random_state is ignored).
+    capabilities = frozenset({LATENT_BINARY, HEURISTIC, EXPLAINABLE})
+    # the test sample, the ILP time limit and where parses are cached; nothing that makes features
+    evaluation_params = frozenset({"n_test", "time_limit", "cache_dir"})
     #: variable types of the latent space
     delete_nodes1: ClassVar[bool] = True
     delete_nodes2: ClassVar[bool] = True
@@ -798,19 +803,37 @@ class GraphPairTask(LatentBinaryTask):
         out[pairs[:, 0], pairs[:, 1]] = s.node_map
         return out
 
-    def draw_explanation(self, x, w, h, score, path, *, title=""):
-        from ..plotting_graph import plot_graph_alignment
-
-        plot_graph_alignment(self.explain(x, w, h), path, title=title)
-
     def explain(self, x, w, h=None) -> dict:
-        """What :func:`latentstruct.plotting_graph.plot_graph_alignment` draws.
+        """The alignment ``h`` of one pair with every active part's score, as JSON-able data.
 
-        ``h`` defaults to the argmax under ``w``.  Keys: ``words1``, ``words2`` (tokens),
-        ``edges1``, ``edges2`` (lists of (head, dependent, label)), ``mapped_pairs`` (list of
-        (i, j, part score)), ``mapped_edges`` (list of (G1 edge, G2 edge, part score)),
-        ``deleted1``, ``deleted2`` (word indices without a mapping), ``deleted_edges1``,
-        ``deleted_edges2`` (edge indices not mapped), ``score`` (w . Phi(x, h)), ``bias``.
+        ``h`` (the structure of :meth:`latent_argmax`: G1 word -> G2 word or -1) defaults to
+        the argmax under ``w``; pass the learner's own choice (a two-stage model keeps its
+        heuristic alignment).  Drawn by :func:`latentstruct.plotting.draw_explanation`.
+
+        Returns a dict of plain Python values (``json.dumps`` works):
+
+        ``kind``
+            ``"graph-alignment"``.
+        ``words1``, ``words2``
+            The tokens of G1 (first sentence / text) and G2 (second / hypothesis).
+        ``edges1``, ``edges2``
+            ``[head, dependent, label]`` dependency edges.
+        ``mapped_pairs``
+            ``[i, j, part score]`` for every word mapping that is on.
+        ``mapped_edges``
+            ``[G1 edge, G2 edge, part score]`` for every edge mapping that is on.
+        ``word_deletions1``, ``word_deletions2``
+            ``[word, part score]`` for every word-deletion variable that is on (none for the
+            text of RTE, whose words have no deletion variables).
+        ``edge_deletions1``, ``edge_deletions2``
+            ``[edge, part score]`` for every edge-deletion variable that is on (none for RTE).
+        ``deleted1``, ``deleted2``, ``deleted_edges1``, ``deleted_edges2``
+            Indices of the words / edges without a mapping.
+        ``bias``
+            The bias weight, which every alignment scores.
+        ``score``
+            w . Phi(x, h) = bias + the sum of all part scores listed above; for the model's
+            own alignment this is its decision value.
         """
         x = self._check_x(x)
         w = self._check_w(w)
@@ -819,27 +842,36 @@ class GraphPairTask(LatentBinaryTask):
         al = self.alignment(x, h)
         s = self.part_scores(x, w)
         p = x.problem
-        mapped = [(int(i), int(j), float(s.node_map[k]))
-                  for k, (i, j) in enumerate(p.node_pairs.tolist()) if al.node_map[k]]
-        mapped_edges = [(int(a), int(b), float(s.edge_map[q]))
-                        for q, (a, b) in enumerate(p.edge_pairs.tolist()) if al.edge_map[q]]
+
+        def on(name) -> list[int]:
+            return np.flatnonzero(getattr(al, name)).tolist()
+
+        mapped = [[int(p.node_pairs[k, 0]), int(p.node_pairs[k, 1]), float(s.node_map[k])]
+                  for k in on("node_map")]
+        mapped_edges = [[int(p.edge_pairs[q, 0]), int(p.edge_pairs[q, 1]), float(s.edge_map[q])]
+                        for q in on("edge_map")]
         m1 = {i for i, _, _ in mapped}
         m2 = {j for _, j, _ in mapped}
         e1 = {a for a, _, _ in mapped_edges}
         e2 = {b for _, b, _ in mapped_edges}
         return {
-            "words1": list(x.g1.tokens), "words2": list(x.g2.tokens),
-            "edges1": [(int(a), int(b), lab) for (a, b), lab in zip(x.g1.edges.tolist(), x.g1.labels)],
-            "edges2": [(int(a), int(b), lab) for (a, b), lab in zip(x.g2.edges.tolist(), x.g2.labels)],
+            "kind": "graph-alignment",
+            "words1": [str(t) for t in x.g1.tokens], "words2": [str(t) for t in x.g2.tokens],
+            "edges1": [[int(a), int(b), str(lab)]
+                       for (a, b), lab in zip(x.g1.edges.tolist(), x.g1.labels)],
+            "edges2": [[int(a), int(b), str(lab)]
+                       for (a, b), lab in zip(x.g2.edges.tolist(), x.g2.labels)],
             "mapped_pairs": mapped, "mapped_edges": mapped_edges,
+            "word_deletions1": [[k, float(s.del1[k])] for k in on("del1")],
+            "word_deletions2": [[k, float(s.del2[k])] for k in on("del2")],
+            "edge_deletions1": [[k, float(s.edge_del1[k])] for k in on("edge_del1")],
+            "edge_deletions2": [[k, float(s.edge_del2[k])] for k in on("edge_del2")],
             "deleted1": [i for i in range(x.n1) if i not in m1],
             "deleted2": [j for j in range(x.n2) if j not in m2],
             "deleted_edges1": [e for e in range(p.n_edges1) if e not in e1],
             "deleted_edges2": [e for e in range(p.n_edges2) if e not in e2],
-            "score": float(w[0] + sum(getattr(s, name)[getattr(al, name).astype(bool)].sum()
-                                       for name in ("node_map", "del1", "del2", "edge_map",
-                                                    "edge_del1", "edge_del2"))),
             "bias": float(w[0]),
+            "score": float(self.latent_feature(x, h).dot(w)),
         }
 
     # --- evaluation -----------------------------------------------------------------------
@@ -927,6 +959,8 @@ class ParaphraseTask(GraphPairTask):
 
     name = "paraphrase"
     EXTENDED_N_TRAIN: ClassVar[int] = 500
+
+    evaluation_params = GraphPairTask.evaluation_params | {"dev_fraction"}
 
     def __init__(self, top_k=3, n_train=None, n_test=None, seed=0, dev_fraction=0.2,
                  extended=False, min_affinity=0.0, normalize=True, use_wordnet=True, heuristic_threshold=0.5,

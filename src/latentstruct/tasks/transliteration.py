@@ -46,6 +46,7 @@ from ..exceptions import ConfigError, InputError, ModelFormatError
 from ..inference.alignment import monotone_alignment
 from ..inference.result import EXACT, DecodeResult
 from .base import Dataset, LatentBinaryTask, register_task
+from .contracts import EXPLAINABLE, HEURISTIC, LATENT_BINARY, RANDOM_TIES
 
 __all__ = [
     "TransliterationTask",
@@ -462,6 +463,9 @@ class TransliterationTask(LatentBinaryTask):
     name = "translit"
     has_default_data = True
     default_learner = "lclr"
+    capabilities = frozenset({LATENT_BINARY, HEURISTIC, RANDOM_TIES, EXPLAINABLE})
+    #: the size of the test split may change at evaluation; everything else fed training
+    evaluation_params = frozenset({"n_test"})
 
     def __init__(self, lang="he", n_train=250, n_test=300, neg_ratio=0.1, seed=0, bigrams=True):
         self.lang = lang
@@ -669,6 +673,9 @@ class TransliterationTask(LatentBinaryTask):
     def subset(self, X, indices):
         return self._as_corpus(X).subset(indices)
 
+    def as_batch(self, X) -> TranslitCorpus:
+        return self._as_corpus(X)
+
     # --- model interface ------------------------------------------------------------------
     def _check_w(self, w) -> np.ndarray:
         w = np.ascontiguousarray(w, dtype=np.float64)
@@ -799,34 +806,65 @@ class TransliterationTask(LatentBinaryTask):
                     U[a, b] = 1.0
         return w
 
-    def explain(self, x, w) -> dict:
-        """The chosen alignment of one pair with its cell scores, for pictures and the CLI.
+    def explain(self, x, w, h=None) -> dict:
+        """The alignment ``h`` of one pair with its part scores, as JSON-able data.
 
-        Returns ``source``/``target`` (strings when known), ``alignment`` (int64 (m,)),
-        ``cell_scores`` ((m, n)), ``score`` (w . Phi, with the bias), ``bias`` and ``pairs``:
-        a list of (i, j, source char, target char, cell score) for the aligned cells.
+        ``h`` (int (m,), entries -1 or a target position) defaults to the best alignment
+        under ``w`` (:meth:`latent_argmax`); pass the learner's own choice (a two-stage
+        model keeps its heuristic alignment) to describe what that model scores.  Drawn by
+        :func:`latentstruct.plotting.draw_explanation`.
+
+        Returns a dict of plain Python values (``json.dumps`` works):
+
+        ``kind``
+            ``"character-alignment"``.
+        ``source``, ``target``
+            The words (``None`` when ``x`` was built from character ids only).
+        ``source_chars``, ``target_chars``
+            One string per character (``"?"`` for an id unseen in training when the word
+            is unknown).
+        ``alignment``
+            ``h`` as a list of ints.
+        ``cell_scores``
+            (m, n) nested lists: w . phi_ij of aligning source i with target j.
+        ``pairs``
+            ``[i, j, source char, target char, part score]`` for every aligned cell.
+        ``bias``
+            w[0], the score every alignment shares.
+        ``score``
+            w . Phi(x, h) = bias + the sum of the pairs' part scores (unaligned characters
+            score nothing); for the model's own alignment this is its decision value.
         """
-        x, _, _ = self._pair(x)
+        x, s_ids, t_ids = self._pair(x)
+        w = self._check_w(w)
         cells = self.cell_scores(x, w)
-        res = self.latent_argmax(x, w)
+        m, n = cells.shape
+        if h is None:
+            h = self.latent_argmax(x, w).structure
+        a = self._check_alignment(h, m, n)
         source, target = x.source(0), x.target(0)
-        pairs = [
-            (int(i), int(j), None if source is None else source[i],
-             None if target is None else target[j], float(cells[i, j]))
-            for i, j in enumerate(res.structure.tolist()) if j >= 0
-        ]
-        return {"source": source, "target": target, "alignment": res.structure,
-                "cell_scores": cells, "score": res.score, "bias": float(np.asarray(w)[0]),
-                "pairs": pairs}
+
+        def chars(word, ids, alphabet):
+            if word is not None:
+                return list(word)
+            return [alphabet[k - 1] if k > 0 else "?" for k in ids.tolist()]
+
+        src_chars = chars(source, s_ids, self.source_alphabet_)
+        tgt_chars = chars(target, t_ids, self.target_alphabet_)
+        pairs = [[i, j, src_chars[i], tgt_chars[j], float(cells[i, j])]
+                 for i, j in enumerate(a.tolist()) if j >= 0]
+        return {
+            "kind": "character-alignment",
+            "source": source, "target": target,
+            "source_chars": src_chars, "target_chars": tgt_chars,
+            "alignment": [int(j) for j in a.tolist()],
+            "cell_scores": cells.tolist(),
+            "pairs": pairs,
+            "bias": float(w[0]),
+            "score": float(self.latent_feature(x, a).dot(w)),
+        }
 
     # --- evaluation -----------------------------------------------------------------------
-    def draw_explanation(self, x, w, h, score, path, *, title=""):
-        from ..plotting import plot_alignment
-
-        corpus = self._as_corpus(x)
-        plot_alignment(corpus.source(0), corpus.target(0), h, path, score=score,
-                       cell_scores=self.cell_scores(x, w), title=title)
-
     def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
         """Rank every positive test target for every positive test source (LCLR §5.1).
 
