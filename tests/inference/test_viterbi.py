@@ -1,7 +1,5 @@
 """Viterbi, batched Viterbi and k-best Viterbi against brute-force enumeration."""
 
-import time
-
 import numpy as np
 import pytest
 
@@ -163,20 +161,21 @@ def test_viterbi_batch_no_sequences_and_all_empty():
     assert scores.tolist() == [0.0, 0.0]
 
 
-def test_viterbi_batch_is_fast():
+def test_viterbi_batch_on_a_large_batch_equals_per_sequence_viterbi():
+    """A CoNLL-sized batch in one call equals per-sentence Viterbi (no timing assertion:
+    tests do not measure wall-clock time)."""
     rng = np.random.default_rng(5)
     L = 23  # CoNLL-2000 chunk tags in IOB2
     lengths = rng.integers(1, 48, size=9000)
     unary, offsets = _random_batch(rng, lengths, L)
     tr = rng.normal(size=(L, L))
-    viterbi_batch(unary[:10], [0, 10], tr, None, None)  # compile / load from cache
-    t0 = time.perf_counter()
     labels, scores = viterbi_batch(unary, offsets, tr, None, None)
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 3.0, f"viterbi_batch took {elapsed:.2f} s for {unary.shape[0]} tokens"
-    for s in rng.integers(0, 9000, size=5):
+    assert labels.shape == (unary.shape[0],) and scores.shape == (9000,)
+    for s in np.concatenate([[0, 8999], rng.integers(0, 9000, size=200)]):
         a, b = offsets[s], offsets[s + 1]
-        assert scores_close(scores[s], viterbi(unary[a:b], tr).score)
+        ref = viterbi(unary[a:b], tr)
+        assert scores_close(scores[s], ref.score)
+        assert scores_close(sequence_score(labels[a:b], unary[a:b], tr, None, None), scores[s])
 
 
 def test_kbest_matches_sorted_enumeration():

@@ -4,7 +4,6 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize
 
 from latentstruct.data.sparse import SparseVector
 from latentstruct.exceptions import ConfigError, ConvergenceWarning, InferenceError, NotFittedError
@@ -24,21 +23,48 @@ def closed_form_tau(loss, sq, variant, C):
     return {"pa": loss / sq, "pa-i": min(C, loss / sq), "pa-ii": loss / (sq + 1 / (2 * C))}[variant]
 
 
-def solve_qp(w_t, phi, y, variant, C):
-    """min 1/2||w - w_t||^2 (+ C xi or C xi^2) s.t. y w.phi >= 1 (- xi), xi >= 0, by SLSQP."""
-    d = w_t.size
+def qp_objective(tau, xi, sq, variant, C):
+    """1/2||w - w_t||^2 (+ C xi or C xi^2) at w = w_t + tau y phi (||w - w_t||^2 = tau^2 sq)."""
+    slack = {"pa": 0.0, "pa-i": C * xi, "pa-ii": C * xi * xi}[variant]
+    return 0.5 * tau * tau * sq + slack
 
-    def obj(z):
-        w, xi = z[:d], z[d]
-        slack = {"pa": 0.0, "pa-i": C * xi, "pa-ii": C * xi * xi}[variant]
-        return 0.5 * np.sum((w - w_t) ** 2) + slack
 
-    cons = [{"type": "ineq", "fun": lambda z: y * (z[:d] @ phi) - 1.0 + (0 if variant == "pa" else z[d])}]
-    bounds = [(None, None)] * d + [(0.0, 0.0) if variant == "pa" else (0.0, None)]
-    res = minimize(obj, np.append(w_t, 0.0), method="SLSQP", constraints=cons, bounds=bounds,
-                   options={"ftol": 1e-14, "maxiter": 500})
-    assert res.success, res.message
-    return res.x[:d]
+def solve_qp_exactly(margin, sq, variant, C):
+    """The exact optimum (tau, xi) of the one-constraint PA problem, by KKT enumeration.
+
+    min_w 1/2||w - w_t||^2 (+ C xi or C xi^2) s.t. y w.phi >= 1 - xi, xi >= 0 (xi = 0 for
+    "pa"), with margin = y w_t.phi and sq = ||phi||^2 > 0.  Writing w = w_t + tau y phi + v
+    with v orthogonal to phi, v only adds 1/2||v||^2 and does not enter the constraint, so
+    v = 0 and the problem is the 2-variable convex QP
+
+        min_{tau, xi} 1/2 sq tau^2 + g(xi)   s.t.  sq tau + xi >= r := 1 - margin,  xi >= 0.
+
+    Its optimum is the minimiser of the objective on the affine hull of its active set, so
+    it is among the candidates below (one per active set, each the stationary point of the
+    objective on that set); the feasible candidate of lowest objective is the optimum.
+    Independent of ``pa_step_size`` and of any iterative optimiser.
+    """
+    assert sq > 0
+    r = 1.0 - margin
+    cands = [(0.0, 0.0)]  # constraint inactive, xi = 0 (xi > 0 with it inactive is never stationary)
+    cands.append((r / sq, 0.0))  # constraint active, xi = 0
+    if variant == "pa-i":  # active, xi > 0: d/dxi [(r - xi)^2 / (2 sq) + C xi] = 0
+        xi = r - C * sq
+        cands.append(((r - xi) / sq, xi))
+    if variant == "pa-ii":  # active, xi > 0: d/dxi [(r - xi)^2 / (2 sq) + C xi^2] = 0
+        xi = r / (1.0 + 2.0 * C * sq)
+        cands.append(((r - xi) / sq, xi))
+    feasible = [(t, x) for t, x in cands
+                if x >= 0.0 and (variant != "pa" or x == 0.0) and sq * t + x >= r - 1e-12 * (1 + abs(r))]
+    return min(feasible, key=lambda c: qp_objective(c[0], c[1], sq, variant, C))
+
+
+def reduced_objective(tau, r, sq, variant, C):
+    """The objective with xi minimised out for a given tau (inf where infeasible)."""
+    xi = np.maximum(0.0, r - sq * tau)
+    if variant == "pa":
+        return np.where(xi > 0, np.inf, 0.5 * sq * tau * tau)
+    return qp_objective(tau, xi, sq, variant, C)
 
 
 @pytest.mark.parametrize("variant", ["pa", "pa-i", "pa-ii"])
@@ -50,12 +76,29 @@ def test_pa_step_solves_its_qp(variant, seed):
     phi = rng.normal(size=d)
     y = float(rng.choice([-1, 1]))
     C = float(rng.choice([0.05, 0.5, 5.0]))
-    loss = max(0.0, 1.0 - y * w_t @ phi)
+    margin = float(y * w_t @ phi)
+    loss = max(0.0, 1.0 - margin)
     sq = float(phi @ phi)
     tau = pa_step_size(loss, sq, variant, C)
     assert tau == pytest.approx(closed_form_tau(loss, sq, variant, C), rel=1e-12, abs=1e-15)
+
+    tau_ref, xi_ref = solve_qp_exactly(margin, sq, variant, C)
+    # the reference is the minimum of the (convex) reduced problem: no point of a fine grid
+    # around it, nor its neighbours, does better
+    r = 1.0 - margin
+    grid = tau_ref + np.concatenate([np.linspace(-3, 3, 6001) * (1 + abs(tau_ref)), [-1e-7, 1e-7]])
+    f_ref = qp_objective(tau_ref, xi_ref, sq, variant, C)
+    assert f_ref <= np.min(reduced_objective(grid, r, sq, variant, C)) + 1e-12
+
+    # the library's step is that optimum: same tau, same point w, same objective, feasible
+    assert tau == pytest.approx(tau_ref, rel=1e-12, abs=1e-15)
     w_new = w_t + tau * y * phi
-    np.testing.assert_allclose(w_new, solve_qp(w_t, phi, y, variant, C), atol=1e-6)
+    np.testing.assert_allclose(w_new, w_t + tau_ref * y * phi, rtol=0, atol=1e-12)
+    new_margin = float(y * w_new @ phi)
+    xi_new = 0.0 if variant == "pa" else max(0.0, 1.0 - new_margin)
+    assert new_margin >= 1.0 - xi_new - 1e-12
+    f_new = 0.5 * float(np.sum((w_new - w_t) ** 2)) + qp_objective(0.0, xi_new, sq, variant, C)
+    assert f_new == pytest.approx(f_ref, rel=1e-10, abs=1e-14)
     if variant == "pa" and loss > 0:
         assert y * w_new @ phi == pytest.approx(1.0)
 
@@ -289,7 +332,7 @@ class _WrongScore(BagTask):
 def test_inconsistent_decoder_raises_when_checking():
     _, X, y = make_bag_problem(n_examples=10, random_state=0)
     task = _WrongScore(5).fit()
-    with pytest.raises(InferenceError, match="latent_argmax and latent_feature disagree"):
+    with pytest.raises(InferenceError, match="argmax and its feature map disagree"):
         LatentPA(task, max_iter=1).fit(X, y)
     LatentPA(task, max_iter=1, check_inference=False).fit(X, y)
 
