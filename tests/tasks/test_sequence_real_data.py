@@ -16,7 +16,11 @@ def _train_eval(task, train, dev, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(task.featurize(train), task.encode_targets(train.targets))
-    return model, model.score(task.featurize(dev), task.encode_targets(dev.targets))
+    X_dev, Y_dev = task.featurize(dev), task.encode_targets(dev.targets)
+    scores = task.evaluate(Y_dev, model.predict(X_dev))
+    # score() is the task's main metric, as scikit-learn's model selection wants it
+    assert model.score(X_dev, Y_dev) == scores[task.score_metric]
+    return model, scores
 
 
 def test_chunking_on_a_conll2000_subset(require_data):
