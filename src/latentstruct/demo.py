@@ -12,8 +12,9 @@ import sys
 import time
 from pathlib import Path
 
+from .exceptions import ConfigError
 from .learners import LCLR, TwoStage
-from .plotting import plot_alignment
+from .plotting import draw_explanation
 from .tasks.transliteration import TransliterationTask
 
 __all__ = ["run_demo"]
@@ -23,6 +24,9 @@ def run_demo(lang: str = "he", out_dir=".", n_jobs: int = 1, quiet: bool = False
              n_train: int = 250, n_test: int = 300, C: float = 0.1) -> dict:
     """Train both systems on ``n_train`` positive CLDR pairs, rank ``n_test`` others."""
     say = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr))
+    if not Path(out_dir).is_dir():  # checked before the work, not after it
+        raise ConfigError(f"--out {out_dir}: no such directory; create it first or pass an "
+                          "existing folder for the alignment picture")
     t0 = time.perf_counter()
     task = TransliterationTask(lang=lang, n_train=n_train, n_test=n_test)
     train = task.read(None, split="train")
@@ -45,9 +49,8 @@ def run_demo(lang: str = "he", out_dir=".", n_jobs: int = 1, quiet: bool = False
     source, target = test.records[0]
     x = task.encode_pair(source, target)
     out = Path(out_dir) / f"demo_alignment_{lang}.png"
-    plot_alignment(source, target, lclr.latent_argmax([x])[0], out,
-                   score=float(lclr.decision_function([x])[0]),
-                   cell_scores=task.cell_scores(x, lclr.coef_), title=f"LCLR alignment ({lang})")
+    draw_explanation(task.explain(x, lclr.coef_, lclr.latent_argmax([x])[0]), out,
+                     title=f"LCLR alignment ({lang})")
     print(f"alignment picture: {out}")
     say(f"demo finished in {time.perf_counter() - t0:.1f}s")
     return rows

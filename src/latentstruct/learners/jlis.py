@@ -16,6 +16,7 @@ from .alternating import StructuredPart, alternating_latent_fit, store_alternati
 from .base import (
     LinearStructuredLearner,
     check_coef_init,
+    check_nonnegative,
     check_positive,
     check_positive_int,
     register_learner,
@@ -139,6 +140,8 @@ class JLIS(LinearStructuredLearner):
     tol : float, default 1e-5 -- stop when Q's relative decrease is below it
     max_iter : int, default 20 -- outer iterations (Algorithm 1)
     max_cutting_plane_rounds : int, default 50 -- Algorithm 2 rounds per outer iteration
+    epsilon : float, default 1e-3 -- a structure joins a working set only when its violation
+        exceeds the set's by more than this (SVM-struct's epsilon)
     dcd_tol, dcd_max_iter : inner DCD tolerance and epoch limit
     random_tie_break : bool, default True -- break inference ties uniformly at random (§5, fn. 7)
     coef_init : array of shape (n_features + 1,), optional
@@ -171,7 +174,7 @@ class JLIS(LinearStructuredLearner):
         return out
 
     def __init__(self, task=None, C1=0.1, C2=0.1, normalization="length", tol=1e-5, max_iter=20,
-                 max_cutting_plane_rounds=50, dcd_tol=1e-3, dcd_max_iter=2000,
+                 max_cutting_plane_rounds=50, epsilon=1e-3, dcd_tol=1e-3, dcd_max_iter=2000,
                  random_tie_break=True, coef_init=None, init_max_iter=30, check_inference=True,
                  n_jobs=1, random_state=0, progress=False):
         self.task = task
@@ -181,6 +184,7 @@ class JLIS(LinearStructuredLearner):
         self.tol = tol
         self.max_iter = max_iter
         self.max_cutting_plane_rounds = max_cutting_plane_rounds
+        self.epsilon = epsilon
         self.dcd_tol = dcd_tol
         self.dcd_max_iter = dcd_max_iter
         self.random_tie_break = random_tie_break
@@ -219,6 +223,7 @@ class JLIS(LinearStructuredLearner):
         check_positive_int("max_iter", self.max_iter)
         check_positive_int("max_cutting_plane_rounds", self.max_cutting_plane_rounds)
         check_positive_int("dcd_max_iter", self.dcd_max_iter)
+        check_nonnegative("epsilon", self.epsilon)
         if len(X) != len(Y):
             raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
         if X_binary is None:

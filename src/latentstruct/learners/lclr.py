@@ -25,6 +25,7 @@ from .alternating import (
 from .base import (
     LinearStructuredLearner,
     check_coef_init,
+    check_nonnegative,
     check_positive,
     check_positive_int,
     register_learner,
@@ -218,6 +219,9 @@ class LCLR(LatentBinaryLearner):
         Maximum outer iterations (Algorithm 1).
     max_cutting_plane_rounds : int, default 50
         Maximum rounds of Algorithm 2 per outer iteration.
+    epsilon : float, default 1e-3
+        A negative's argmax joins its cache only when its hinge 1 + w.Phi(x, h) exceeds the
+        cache's by more than this (SVM-struct's epsilon; 0 adds every new violated structure).
     dcd_tol, dcd_max_iter : float, int
         Tolerance and epoch limit of each Eq. (5) solve.
     init : {"two-stage", "zeros"}, default "two-stage"
@@ -264,6 +268,7 @@ class LCLR(LatentBinaryLearner):
         tol=1e-5,
         max_iter=50,
         max_cutting_plane_rounds=50,
+        epsilon=1e-3,
         dcd_tol=1e-3,
         dcd_max_iter=2000,
         init="two-stage",
@@ -279,6 +284,7 @@ class LCLR(LatentBinaryLearner):
         self.tol = tol
         self.max_iter = max_iter
         self.max_cutting_plane_rounds = max_cutting_plane_rounds
+        self.epsilon = epsilon
         self.dcd_tol = dcd_tol
         self.dcd_max_iter = dcd_max_iter
         self.init = init
@@ -318,6 +324,7 @@ class LCLR(LatentBinaryLearner):
         check_positive_int("max_iter", self.max_iter)
         check_positive_int("max_cutting_plane_rounds", self.max_cutting_plane_rounds)
         check_positive_int("dcd_max_iter", self.dcd_max_iter)
+        check_nonnegative("epsilon", self.epsilon)
         X = task.as_batch(X)
         y = self._check_labels(X, y)
         t_start = time.perf_counter()
