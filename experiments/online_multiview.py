@@ -47,7 +47,7 @@ from latentstruct.data.paths import dataset_path
 from latentstruct.exceptions import ConvergenceWarning
 from latentstruct.learners import LCLR, LatentPA, LCLRVariant
 from latentstruct.learners.latent_pa import scale_to_range
-from latentstruct.pipelines import train_pos_tagger
+from latentstruct.pipelines import train_chunker, train_pos_tagger
 from latentstruct.tasks import GrammaticalityTask
 from latentstruct.tasks.base import Dataset
 from latentstruct.tasks.grammaticality import Sentence
@@ -407,6 +407,7 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         chunk = Setting("iob2", "concat", train, test, args.min_count, tagger=(pos_task, pos_coef),
                         chunker="perceptron", chunker_sentences=2000, chunker_epochs=3)
+        train_chunker(chunk.task)  # the averaged-perceptron learner, outside the task
         chunker_seconds = time.perf_counter() - t0
         heur = chunk.task.heuristic_weights()
         zero = runs["single"]["model"]  # the zero-initialised single-view model, T passes

@@ -92,12 +92,10 @@ def _cmd_train(args) -> int:
             f"--option n_binary=N (N training sentences become positive binary examples, each "
             f"with negatives_per_positive shuffled negatives), or use --learner ssvm"
         )
-    t0 = time.perf_counter()
-    if getattr(task, "needs_tagger", False):
-        from .pipelines import train_pos_tagger
+    from .pipelines import attach_chunker, attach_tagger
 
-        pos_task, pos_coef, _ = train_pos_tagger(task.tagger_sentences, verbose=not args.quiet)
-        task.set_tagger(pos_task, pos_coef)
+    t0 = time.perf_counter()
+    attach_tagger(task, verbose=not args.quiet)  # tasks that read POS tags from a tagger
     dataset = task.training_sample(task.read(args.train, split="train"))
     task.fit(dataset)
     X = task.featurize(dataset)
@@ -105,6 +103,8 @@ def _cmd_train(args) -> int:
     learner = learner_cls(task=task, **learner_opts)
     if "progress" in learner.get_params() and "progress" not in learner_opts:
         learner.set_params(progress=not args.quiet)
+    # a supervised chunker for the heuristic weights the learner starts from, if it needs one
+    attach_chunker(task, learner, verbose=not args.quiet)
     if learner.uses_binary_examples:
         binary = dataset.binary
         learner.fit(X, Y, task.featurize(binary), np.asarray(binary.targets))

@@ -1,25 +1,45 @@
 """Ready-made training recipes that combine a task with a learner (above the learner layer).
 
-:func:`train_pos_tagger` is the project's own UPOS tagger (``PosTask`` + ``StructuredSVM``),
-used wherever POS tags are needed and none are given: the ``grammaticality`` task's
-``latentstruct train`` without ``--option tagger_model=...``, and the online multi-view
-experiment.
+Tasks never train, load or save anything that needs a learner or a model file; the steps
+that do live here, and ``latentstruct train`` calls them around ``task.fit``:
+
+1. :func:`attach_tagger` before reading the training data: gives a task that tags its
+   sentences (``grammaticality``) its POS tagger, loaded from the ``tagger_model`` file or,
+   without one, trained by :func:`train_pos_tagger` -- the project's own UPOS tagger
+   (``PosTask`` + ``StructuredSVM``), also used by the online multi-view experiment;
+2. :func:`attach_chunker` after ``task.fit`` and once the learner is built: when the
+   learner needs the task's heuristic weights (or the task asks for them, ``chunker``),
+   trains the supervised chunker with :func:`train_chunker` (an averaged
+   ``StructuredPerceptron`` on the task's ``chunking_task()``) and attaches its weights.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 
 import numpy as np
 
 from .data.paths import dataset_path, missing_data_message
-from .exceptions import ConfigError, ConvergenceWarning
+from .exceptions import ConfigError, ConvergenceWarning, ModelFormatError
 from .learners import StructuredSVM
+from .learners.perceptron import StructuredPerceptron
+from .learners.persistence import load_trained
 from .tasks import PosTask
 from .tasks.base import Dataset
+from .tasks.contracts import HEURISTIC
 
-__all__ = ["train_pos_tagger", "DEFAULT_TAGGER_SENTENCES"]
+__all__ = [
+    "train_pos_tagger",
+    "load_pos_tagger",
+    "attach_tagger",
+    "train_chunker",
+    "learner_needs_heuristic",
+    "needs_chunker",
+    "attach_chunker",
+    "DEFAULT_TAGGER_SENTENCES",
+]
 
 #: sentences of UD EWT train used by the default tagger (EWT dev accuracy ~0.92, ~20 s)
 DEFAULT_TAGGER_SENTENCES = 3000
@@ -75,3 +95,113 @@ def train_pos_tagger(n_sentences: int = DEFAULT_TAGGER_SENTENCES, *, C: float = 
         if verbose:
             print(f"  POS tagger accuracy on {dev_path}: {acc:.4f}", file=sys.stderr)
     return pos, svm.coef_, acc
+
+
+def load_pos_tagger(path) -> tuple[PosTask, np.ndarray]:
+    """``(pos_task, coef)`` of a ``pos`` model file (``latentstruct train pos --learner
+    ssvm``).  ``ModelFormatError`` naming the file when it is missing, corrupt, of another
+    task, or its weights are not the tagger's features; ``ConfigError`` for a path that is
+    not a string."""
+    if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
+        raise ConfigError(f"tagger_model must be the path of a pos model file, got {path!r}")
+    try:
+        pos_task, learner, _ = load_trained(path, expected_task="pos")
+    except ModelFormatError as exc:
+        raise ModelFormatError(
+            f"cannot use tagger_model={os.fspath(path)!r} as the POS tagger: {exc}. Give a "
+            "model written by `latentstruct train pos --learner ssvm ...`"
+        ) from None
+    coef = np.asarray(learner.coef_, dtype=np.float64)
+    if coef.shape != (pos_task.n_features,):
+        raise ModelFormatError(
+            f"{os.fspath(path)}: the tagger's weight vector has shape {coef.shape}, expected "
+            f"({pos_task.n_features},); give a pos model trained with ssvm"
+        )
+    return pos_task, coef
+
+
+def attach_tagger(task, *, verbose: bool = False) -> tuple[PosTask, np.ndarray] | None:
+    """Give ``task`` its POS tagger when it uses one and has none attached yet.
+
+    For a task with ``set_tagger`` (``grammaticality``): when ``tagger_model`` is given,
+    the ``pos`` model file is loaded (:func:`load_pos_tagger`); otherwise the default tagger
+    is trained on ``task.tagger_sentences`` sentences of UD EWT (:func:`train_pos_tagger`).
+    Returns the attached ``(pos_task, coef)``, or None when nothing was needed (another
+    task, or a tagger already attached).  Call it before ``task.read``/``task.fit``.
+    """
+    if not hasattr(task, "set_tagger") or not hasattr(task, "needs_tagger"):
+        return None
+    if task.needs_tagger:  # validates the parameters; no tagger and no tagger_model
+        pos_task, coef, _ = train_pos_tagger(task.tagger_sentences, verbose=verbose)
+    elif task.has_tagger():
+        return None
+    else:
+        if verbose:
+            print(f"loading the POS tagger from {task.tagger_model}", file=sys.stderr)
+        pos_task, coef = load_pos_tagger(task.tagger_model)
+    task.set_tagger(pos_task, coef)
+    return pos_task, coef
+
+
+def train_chunker(task, *, verbose: bool = False) -> np.ndarray:
+    """Train the supervised chunker of a fitted ``grammaticality`` task and attach it.
+
+    Fits ``StructuredPerceptron(task.chunking_task(), max_iter=task.chunker_epochs,
+    average=True, random_state=task.seed)`` on ``task.chunk_training_data()`` (the first
+    ``chunker_sentences`` sentences of CoNLL-2000, every view at once: the views' weight
+    blocks are disjoint, so this is one averaged perceptron per view) and attaches the
+    weights with ``task.set_chunker_weights``; they are then ``task.heuristic_weights()``.
+    Returns the weights.
+    """
+    if not hasattr(task, "chunking_task"):
+        raise ConfigError(
+            f"task {getattr(task, 'name', type(task).__name__)!r} has no supervised chunker "
+            "to train (train_chunker is for the grammaticality task)"
+        )
+    view = task.chunking_task()
+    X, Y = task.chunk_training_data()
+    if verbose:
+        print(f"training the supervised chunker (averaged perceptron, {task.chunker_epochs} "
+              f"epochs) on {len(X)} sentences of CoNLL-2000", file=sys.stderr)
+    perceptron = StructuredPerceptron(view, max_iter=task.chunker_epochs, average=True,
+                                      random_state=task.seed, progress=verbose)
+    perceptron.fit(X, Y)
+    if verbose:
+        print(f"  training mistakes per epoch: "
+              f"{', '.join(f'{m:g}' for m in perceptron.objective_curve_)}", file=sys.stderr)
+    task.set_chunker_weights(perceptron.coef_)
+    return perceptron.coef_
+
+
+def learner_needs_heuristic(learner) -> bool:
+    """Whether fitting ``learner`` calls ``task.heuristic_weights()``, as the learner declares
+    it (capability ``heuristic`` in its ``required_capabilities`` for its hyperparameters):
+    TwoStage always, LCLR / LCLR-variant with ``init="two-stage"`` and LatentPA with
+    ``init="heuristic"``, when no ``coef_init`` replaces the initialisation."""
+    required = getattr(type(learner), "required_capabilities", None)
+    if required is None:
+        return False
+    return HEURISTIC in required(learner.get_params(deep=False))
+
+
+def needs_chunker(task, learner) -> bool:
+    """Whether the pipeline trains ``task``'s supervised chunker before fitting
+    ``learner``: ``chunker="perceptron"`` always, ``"auto"`` when the learner needs heuristic
+    weights (:func:`learner_needs_heuristic`), None never; False for tasks without one."""
+    if not hasattr(task, "chunking_task"):
+        return False
+    chunker = getattr(task, "chunker", None)
+    if chunker == "perceptron":
+        return True
+    if chunker == "auto":
+        return learner_needs_heuristic(learner)
+    return False
+
+
+def attach_chunker(task, learner, *, verbose: bool = False) -> np.ndarray | None:
+    """Train and attach ``task``'s supervised chunker when :func:`needs_chunker` says so
+    and none is attached yet.  Call it after ``task.fit`` and before ``learner.fit``.
+    Returns the weights trained, or None."""
+    if not needs_chunker(task, learner) or task.heuristic_ready():
+        return None
+    return train_chunker(task, verbose=verbose)

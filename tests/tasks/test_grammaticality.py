@@ -1,5 +1,6 @@
 """The grammaticality task: views, decoding against brute force, vote, LM negatives, tagger,
-splits, bad input and the command line."""
+splits (held-out share of the training file, every sentence of another file), the chunking
+view of the supervised chunker, bad input and the command line."""
 
 import itertools
 import json
@@ -11,11 +12,25 @@ import pytest
 from latentstruct.cli import main
 from latentstruct.exceptions import ConfigError, ConvergenceWarning, InputError
 from latentstruct.learners import LatentPA, StructuredSVM
+from latentstruct.learners.perceptron import StructuredPerceptron
 from latentstruct.learners.persistence import load_trained, save_trained
+from latentstruct.pipelines import attach_tagger, train_chunker
 from latentstruct.tasks import GrammaticalityTask, PosTask
 from latentstruct.tasks.base import Dataset
-from latentstruct.tasks.encodings import ENCODINGS, encoding_labels, is_well_formed, tags_from_spans
-from latentstruct.tasks.grammaticality import Sentence, is_heldout, view_constraints
+from latentstruct.tasks.encodings import (
+    ENCODINGS,
+    convert,
+    encoding_labels,
+    is_well_formed,
+    tags_from_spans,
+)
+from latentstruct.tasks.grammaticality import (
+    ChunkingView,
+    Sentence,
+    is_heldout,
+    sentences_digest,
+    view_constraints,
+)
 from latentstruct.testing import check_decoder
 
 VOCAB = [("the", "DET"), ("a", "DET"), ("dog", "NOUN"), ("cat", "NOUN"), ("market", "NOUN"),
@@ -161,6 +176,114 @@ def test_feature_layout_views_are_disjoint():
 
 
 # ----------------------------------------------------------------------------------------
+# the chunking view (the supervised chunker's problem)
+# ----------------------------------------------------------------------------------------
+def test_chunking_view_features_are_the_latent_features_without_bias():
+    rng = np.random.default_rng(7)
+    task = fitted_task(rng, views="iob2,oc", chunk_types="NP,VP")
+    view = task.chunking_task()
+    assert isinstance(view, ChunkingView) and view.n_features == task.n_features
+    for _ in range(10):
+        n = int(rng.integers(1, 7))
+        x = one(task, random_sentence(rng, n))
+        h = np.stack([rng.integers(0, v.n_labels, size=n) for v in task.views_])
+        g = np.stack([rng.integers(0, v.n_labels, size=n) for v in task.views_])
+        w = rng.normal(size=task.n_features)
+        phi, lat = view.joint_feature(x, h), task.latent_feature(x, h)
+        dense = phi.to_dense(task.n_features)
+        dense[-1] += 1.0  # the bias, which every latent structure has
+        np.testing.assert_array_equal(dense, lat.to_dense(task.n_features))
+        assert phi.dot(w) == pytest.approx(lat.dot(w) - w[-1])
+        diff = view.joint_feature_difference(x, h, g)
+        assert diff.dot(w) == pytest.approx(phi.dot(w) - view.joint_feature(x, g).dot(w))
+        assert view.loss(h, g) == float(np.sum(h != g))
+    with pytest.raises(InputError, match="shape"):
+        view.loss(np.zeros((2, 3), np.int64), np.zeros((1, 3), np.int64))
+
+
+@pytest.mark.parametrize("views, constrained", [("iob2,oc", True), ("ioe1", True),
+                                                ("iob1,ioe2", False)])
+def test_chunking_view_argmax_equals_brute_force(views, constrained):
+    rng = np.random.default_rng(8)
+    task = fitted_task(rng, views=views, chunk_types="NP", constrained=constrained)
+    view = task.chunking_task()
+    sizes = [v.n_labels for v in task.views_]
+
+    def make_instance(r):
+        x = one(task, random_sentence(r, int(r.integers(1, 4))))
+        w = r.normal(size=task.n_features) if r.random() < 0.5 else \
+            r.integers(-1, 2, size=task.n_features).astype(float)  # many ties
+        gold = None
+        if r.random() < 0.5:  # loss-augmented
+            gold = np.stack([r.integers(0, L, size=x.n_tokens) for L in sizes])
+        return x, w, gold
+
+    def candidates(inst):
+        T = inst[0].n_tokens
+        per_view = [list(itertools.product(range(L), repeat=T)) for L in sizes]
+        for combo in itertools.product(*per_view):
+            yield np.array(combo, dtype=np.int64).reshape(len(sizes), T)
+
+    def score(inst, h):
+        x, w, gold = inst
+        if constrained and not chain_ok(task, h):
+            return -np.inf
+        return view.joint_feature(x, h).dot(w) + (0.0 if gold is None else view.loss(gold, h))
+
+    report = check_decoder(lambda inst: view.argmax(inst[0], inst[1], inst[2]), candidates, score,
+                           make_instance=make_instance, n_instances=30, random_state=2)
+    assert report.n_instances == 30
+
+
+def test_chunking_view_batch_matches_single_decodes():
+    rng = np.random.default_rng(9)
+    task = fitted_task(rng, views="iob1,iob2,ioe1,ioe2,oc", combine="vote")
+    view = task.chunking_task()
+    records = [random_sentence(rng, int(rng.integers(1, 8))) for _ in range(12)]
+    X = task.featurize(Dataset(records, [1] * 12))
+    w = rng.normal(size=task.n_features)
+    Y = [np.stack([rng.integers(0, v.n_labels, size=len(r.words)) for v in task.views_])
+         for r in records]
+    for gold in (None, Y):
+        batch = view.argmax_batch(X, w, gold)
+        for i in range(12):
+            res = view.argmax(X[i], w, None if gold is None else gold[i])
+            np.testing.assert_array_equal(batch[i], res.structure)
+            assert res.exact and chain_ok(task, res.structure)
+            if gold is None:  # every view decoded on its own, the vote plays no part
+                assert res.score == pytest.approx(view.joint_feature(X[i], res.structure).dot(w))
+    np.testing.assert_array_equal(view.subset(X, [3, 1]).lengths(), X.lengths()[[3, 1]])
+
+
+def test_perceptron_learns_chunks_through_the_view():
+    """The chunking view is an ordinary max-decodable task: a perceptron on it fits
+    chunkings that follow the POS tags, and its weights are valid heuristic weights."""
+    rng = np.random.default_rng(10)
+    task = fitted_task(rng, views="iob2,ioe2", chunk_types="NP,VP")
+    view = task.chunking_task()
+    records = [random_sentence(rng, int(rng.integers(2, 8))) for _ in range(40)]
+    X = task.featurize(Dataset(records, [1] * 40))
+    Y = []
+    for r in records:
+        spans = [("NP" if p in ("DET", "NOUN") else "VP", t, t) for t, p in enumerate(r.pos)
+                 if p in ("NOUN", "VERB")]
+        Y.append(np.array([[task._label_ids[k][t] for t in tags_from_spans(spans, len(r.words),
+                                                                           v.name)]
+                           for k, v in enumerate(task.views_)]))
+    m = StructuredPerceptron(view, max_iter=30, random_state=0).fit(X, Y)
+    assert m.objective_curve_[-1] == 0
+    assert view.evaluate(Y, m.predict(X))["accuracy"] == 1.0
+    assert not task.heuristic_ready()
+    task.set_chunker_weights(m.coef_)
+    assert task.heuristic_ready() and m.coef_[-1] == 0.0
+    np.testing.assert_array_equal(task.heuristic_weights(), m.coef_)
+    with pytest.raises(ConfigError, match="shape"):
+        task.set_chunker_weights(m.coef_[:-1])
+    task.fit(Dataset(records, [1] * 40))  # a new feature space drops the weights
+    assert not task.heuristic_ready()
+
+
+# ----------------------------------------------------------------------------------------
 # data: LM negatives, splits, bad input
 # ----------------------------------------------------------------------------------------
 NOUNS = ["market", "company", "bank", "dollar", "price", "index", "share", "output", "loan"]
@@ -217,6 +340,47 @@ def test_heldout_split_is_deterministic_and_disjoint(corpus):
     assert int((sample.targets > 0).sum()) == 10
 
 
+def test_test_sentences_auto_holds_out_only_on_the_training_file(tmp_path, corpus):
+    task = GrammaticalityTask(lm_corpus=str(corpus), heldout_fraction=0.2, n_negative_sets=1,
+                              n_test=None)
+    assert task.test_sentences == "auto"
+    all_lines = [tuple(s.split()) for s in synthetic_corpus(300)]
+    heldout = [s for s in all_lines if is_heldout(s, 0.2)]
+
+    def positives(ds):
+        return [r.words for r, t in zip(ds.records, ds.targets) if t > 0]
+
+    # no training file read yet: held out (the behaviour of models without a digest)
+    assert positives(task.read(corpus, split="test")) == heldout
+    task.read(corpus, split="train")
+    assert task.train_digest_ == sentences_digest(all_lines)
+    assert positives(task.read(corpus, split="test")) == heldout
+    # the same sentences with other line endings and spacing are the same file
+    crlf = tmp_path / "crlf.txt"
+    crlf.write_bytes(("\r\n".join("  " + s + " " for s in synthetic_corpus(300)) + "\r\n")
+                     .encode("utf-8"))
+    assert positives(task.read(crlf, split="test")) == heldout
+    # a file of new sentences is scored in full (at most n_test)
+    new_lines = synthetic_corpus(40, seed=5)
+    other = tmp_path / "new.txt"
+    other.write_text("\n".join(new_lines) + "\n", encoding="utf-8")
+    test = task.read(other, split="test")
+    assert positives(test) == [tuple(s.split()) for s in new_lines]
+    assert int((test.targets < 0).sum()) == 40
+    assert len(positives(task.set_params(n_test=25).read(other, split="test"))) == 25
+    # explicit choices
+    task.set_params(n_test=None, test_sentences="heldout")
+    assert positives(task.read(other, split="test")) == [
+        tuple(s.split()) for s in new_lines if is_heldout(s.split(), 0.2)]
+    task.set_params(test_sentences="all")
+    assert positives(task.read(corpus, split="test")) == all_lines
+    # a different training file changes the digest
+    task.set_params(test_sentences="auto").read(other, split="train")
+    assert positives(task.read(corpus, split="test")) == all_lines
+    assert positives(task.read(other, split="test")) == [
+        tuple(s.split()) for s in new_lines if is_heldout(s.split(), 0.2)]
+
+
 def test_bad_input(tmp_path, corpus):
     empty = tmp_path / "empty.txt"
     empty.write_text("", encoding="utf-8")
@@ -243,8 +407,15 @@ def test_bad_input(tmp_path, corpus):
         GrammaticalityTask().fit(untagged)
     with pytest.raises(InputError, match="held-out share"):
         GrammaticalityTask(lm_corpus=str(corpus), heldout_fraction=0.0).read(corpus, split="test")
-    with pytest.raises(ConfigError, match="no supervised chunker"):
+    with pytest.raises(ConfigError, match="no supervised chunker.*train_chunker"):
         fitted_task(np.random.default_rng(0)).heuristic_weights()
+    with pytest.raises(ConfigError, match="chunker must be 'auto', 'perceptron' or None"):
+        GrammaticalityTask(chunker="crf").read(corpus)
+    with pytest.raises(ConfigError, match="test_sentences"):
+        GrammaticalityTask(test_sentences="some").read(corpus)
+    # tagger_model is loaded by the pipeline, never by the task itself
+    with pytest.raises(ConfigError, match="attach_tagger"):
+        GrammaticalityTask(tagger_model="pos.npz").fit(untagged)
 
 
 # ----------------------------------------------------------------------------------------
@@ -296,6 +467,9 @@ def test_tagger_reproducible_under_seed_on_ud(require_data):
 def test_model_round_trip_and_tags(tmp_path, corpus, tagger_file):
     task = GrammaticalityTask(views="iob2,oc", lm_corpus=str(corpus), tagger_model=str(tagger_file),
                               n_negative_sets=2, test_sentences="all", n_test=20)
+    pos_task, coef = attach_tagger(task)  # the task never reads tagger_model itself
+    assert task.has_tagger() and isinstance(pos_task, PosTask)
+    assert attach_tagger(task) is None  # already attached
     train = task.read(corpus)
     task.fit(train)
     X, y = task.featurize(train), task.encode_targets(train.targets)
@@ -309,6 +483,8 @@ def test_model_round_trip_and_tags(tmp_path, corpus, tagger_file):
     assert task2.tag(sentences) == task.tag(sentences)
     assert task2.tag(sentences)[0][:2] == ("DET", "ADJ")
     np.testing.assert_array_equal(m2.coef_, m.coef_)
+    assert task2.train_digest_ == task.train_digest_ == sentences_digest(
+        [s.split() for s in synthetic_corpus(300)])
     test1, test2 = task.read(corpus, split="test"), task2.read(corpus, split="test")
     assert test1.records == test2.records  # the stored LM samples the same negatives
     e1 = task.evaluate_model(test1, m.predict, m.decision_function)
@@ -317,6 +493,8 @@ def test_model_round_trip_and_tags(tmp_path, corpus, tagger_file):
 
 
 @pytest.mark.parametrize("learner, extra", [
+    # decode-then-vote is not a maximisation (module docstring): the task says so
+    # (argmax_is_maximum), and the learners' "never below a known structure" check is skipped
     ("latent-pa", ["views=iob1,iob2,ioe1,ioe2,oc", "combine=vote", "max_iter=2"]),
     ("lclr", ["views=iob2", "combine=concat", "max_iter=2", "init=zeros"]),
     ("lclr-variant", ["views=iob2,ioe2", "max_iter=2", "init=zeros"]),
@@ -342,6 +520,37 @@ def test_cli_train_and_evaluate(tmp_path, corpus, tagger_file, capsys, learner, 
                  "--option", "n_test=null"]) == 0
     lines = pred.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 300 and all(line[:2] in ("+1", "-1") for line in lines)
+    # a file of new sentences is scored in full, with no option (test_sentences="auto")
+    new = tmp_path / "new.txt"
+    new.write_text("\n".join(synthetic_corpus(40, seed=9)) + "\n", encoding="utf-8")
+    assert main(["evaluate", "--model", str(model), "--test", str(new), "--option",
+                 "n_negative_sets=1"]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["n_positives"] == 40
+    assert main(["predict", "--model", str(model), "--input", str(new), "--output", str(pred),
+                 "--option", "n_negative_sets=0"]) == 0
+    assert len(pred.read_text(encoding="utf-8").splitlines()) == 40
+
+
+def test_cli_two_stage_init_trains_the_chunker(tmp_path, corpus, tagger_file, capsys,
+                                               require_data):
+    """chunker="auto" (default): `train` trains the supervised chunker because LCLR-variant
+    starts from the two-stage model; with chunker=None that pair is refused up front."""
+    conll = require_data("conll2000", "train.txt")
+    model = tmp_path / "m.npz"
+    argv = ["train", "grammaticality", "--train", str(corpus), "--model", str(model),
+            "--learner", "lclr-variant"]
+    for o in (f"tagger_model={tagger_file}", f"lm_corpus={corpus}", f"chunker_corpus={conll}",
+              "n_train=60", "chunker_sentences=50", "chunker_epochs=1", "max_iter=2"):
+        argv += ["--option", o]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        assert main(argv) == 0
+    assert "training the supervised chunker" in capsys.readouterr().err
+    task, learner, _ = load_trained(model)
+    assert learner.init == "two-stage" and task.chunker == "auto"
+    assert main(argv + ["--option", "chunker=null", "--quiet"]) == 2
+    assert "lacks: heuristic" in capsys.readouterr().err
 
 
 def test_cli_errors(tmp_path, corpus, capsys):
@@ -352,14 +561,58 @@ def test_cli_errors(tmp_path, corpus, capsys):
     assert not model.exists()
 
 
+CONLL_TINY = """\
+The DT B-NP
+market NN I-NP
+rose VBD B-VP
+sharply RB B-ADVP
+. . O
+
+The DT B-NP
+bank NN I-NP
+cut VBD B-VP
+the DT B-NP
+loan NN I-NP
+. . O
+"""
+
+
+def test_chunk_training_data_converts_gold_to_every_view(tmp_path, corpus, tagger_file):
+    conll = tmp_path / "chunks.txt"
+    conll.write_text(CONLL_TINY, encoding="utf-8")
+    task = GrammaticalityTask(views="iob1,ioe2,oc", lm_corpus=str(corpus),
+                              chunker_corpus=str(conll), tagger_model=str(tagger_file), n_train=40)
+    attach_tagger(task)
+    task.fit(task.read(corpus))
+    X, Y = task.chunk_training_data()
+    assert len(X) == 2 and [y.shape for y in Y] == [(3, 5), (3, 6)]
+    gold = [["B-NP", "I-NP", "B-VP", "B-ADVP", "O"],
+            ["B-NP", "I-NP", "B-VP", "B-NP", "I-NP", "O"]]
+    for y, g in zip(Y, gold):
+        for view, tags in task.decode_structure(y).items():
+            assert tags == convert(g, "iob2", view)
+    # a chunk type outside chunk_types is an input error at its line
+    narrow = GrammaticalityTask(chunk_types="NP,VP", lm_corpus=str(corpus),
+                                chunker_corpus=str(conll), tagger_model=str(tagger_file),
+                                n_train=40)
+    attach_tagger(narrow)
+    narrow.fit(narrow.read(corpus))
+    with pytest.raises(InputError, match=r"chunks.txt:1: chunk types \['ADVP'\]"):
+        narrow.chunk_training_data()
+
+
 def test_chunker_initialisation(tmp_path, corpus, tagger_file, require_data):
     conll = require_data("conll2000", "train.txt")
     task = GrammaticalityTask(views="iob2,ioe2", lm_corpus=str(corpus), tagger_model=str(tagger_file),
                               chunker="perceptron", chunker_corpus=str(conll), chunker_sentences=60,
                               chunker_epochs=2, n_train=60)
+    attach_tagger(task)
     train = task.read(corpus)
     task.fit(train)
-    w = task.heuristic_weights()
+    assert not task.heuristic_ready()  # fit trains nothing
+    w = train_chunker(task)
+    assert task.heuristic_ready()
+    np.testing.assert_array_equal(task.heuristic_weights(), w)
     assert w.shape == (task.n_features,) and np.any(w != 0) and w[-1] == 0.0
     X, y = task.featurize(train), task.encode_targets(train.targets)
     with warnings.catch_warnings():
@@ -399,3 +652,20 @@ def test_cli_default_tagger_errors(tmp_path, corpus, capsys, monkeypatch):
     err = capsys.readouterr().err
     assert "default training data is missing" in err and "tagger_model=pos.npz" in err
     assert not model.exists()
+
+
+def test_cli_explain_on_a_grammaticality_model_exits_2(tmp_path, corpus, tagger_file, capsys):
+    model = tmp_path / "m.npz"
+    argv = ["train", "grammaticality", "--train", str(corpus), "--model", str(model),
+            "--learner", "latent-pa", "--quiet", "--option", f"tagger_model={tagger_file}",
+            "--option", f"lm_corpus={corpus}", "--option", "n_train=40", "--option", "max_iter=1"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(argv) == 0
+    capsys.readouterr()
+    code = main(["explain", "--model", str(model), "--source", "a", "--target", "b",
+                 "--out", str(tmp_path / "x.png")])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "task 'grammaticality' cannot" in err and "paraphrase, rte, translit" in err
+    assert not (tmp_path / "x.png").exists()

@@ -18,6 +18,7 @@ from .inference_check import InferenceMonitor
 from .jlis import JLIS, NormalizedBinaryView
 from .latent_pa import LCLRVariant, LatentPA, pa_step_size
 from .lclr import LCLR, LatentBinaryLearner, TwoStage
+from .perceptron import StructuredPerceptron
 from .ssvm import StructuredSVM
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "alternating_latent_fit",
     "squared_hinge_objective",
     "StructuredSVM",
+    "StructuredPerceptron",
     "LCLR",
     "TwoStage",
     "JLIS",

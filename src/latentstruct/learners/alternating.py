@@ -192,6 +192,8 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
     # (SVM-struct's epsilon); at termination every example's true hinge is then within eps
     # of its cached one, which bounds how far Eq. (5) can sit below Eq. (4).
     eps = float(getattr(learner, "epsilon", 0.0))
+    # A decode-then-vote decoder is no maximiser: "not below a known structure" cannot hold.
+    maximiser = task.argmax_is_maximum()
 
     def latent(Xs, idx, w_, what):
         if tie_break:
@@ -257,7 +259,7 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
         for k, (i, res) in enumerate(zip(pos, latent(X_pos, pos, w, "latent completion"))):
             h = np.asarray(res.structure)
             old = pos_structure.get(i)
-            if old is not None:
+            if old is not None and maximiser:
                 monitor.not_worse(float(res.score), pos_phi[i].dot(w), "latent completion", int(i))
             if old is not None and old.shape == h.shape and np.array_equal(old, h):
                 continue
@@ -278,7 +280,8 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
                 xi = 0.0
                 if cache[j]:
                     known = max(phi.dot(w) for phi in cache[j].values())
-                    monitor.not_worse(float(res.score), known, "negative's argmax", j)
+                    if maximiser:
+                        monitor.not_worse(float(res.score), known, "negative's argmax", j)
                     xi = max(0.0, 1.0 + known)
                 slack_excess += 2.0 * eps * xi + eps * eps
                 if res.score <= -1.0:
@@ -339,14 +342,15 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
                 f"{new:.10g} at outer iteration {it}, more than the inner solve's duality gap "
                 f"and the cutting plane's epsilon allow ({allowed:.3g}); with exact inference "
                 "Theorem 1 rules this out")
-            trusted = not capped and not monitor.per_iteration[-1]
+            trusted = not capped and not monitor.per_iteration[-1] and maximiser
             if check and trusted:
                 raise InferenceError(
                     message + ". The latent argmax is not a maximum: check the task's decoder "
                     "with latentstruct.testing.check_decoder, or pass check_inference=False.")
             warnings.warn(
-                message + ("" if trusted else " (this iteration hit the cutting-plane cap or "
-                           "had inexact decodes)") + "; training stops and keeps the weights "
+                message + ("" if trusted else " (this iteration hit the cutting-plane cap, had "
+                           "inexact decodes, or the task's decoder is not a maximiser)")
+                + "; training stops and keeps the weights "
                 "before the increase.", ObjectiveIncreaseWarning, stacklevel=3)
             w = w_prev
             curve.pop()  # the curve ends at the objective of the weights kept

@@ -287,6 +287,7 @@ class LatentPA(LatentBinaryLearner):
         check = bool(self.check_inference)
         monitor = InferenceMonitor("LatentPA", check)
         last_phi: dict = {}
+        maximiser = task.argmax_is_maximum()  # False for decode-then-vote
         # Averaging: w_bar_T = (1/T) sum_{t=1..T} w_t = w_T - (1/T) sum_s (s - 1) delta_s,
         # where delta_s is the update made at step s (1-based); u accumulates the sum.
         u = np.zeros_like(w) if average else None
@@ -313,7 +314,7 @@ class LatentPA(LatentBinaryLearner):
                     score = phi.dot(w)  # line 6
                     monitor.consistent(float(res.score), score, "latent argmax", i)
                     # The structure this example was last decoded to is a candidate too.
-                    if i in last_phi:
+                    if maximiser and i in last_phi:
                         monitor.not_worse(score, last_phi[i].dot(w), "latent argmax", i)
                     last_phi[i] = phi
                     loss = max(0.0, 1.0 - yi * score)  # line 7

@@ -212,6 +212,15 @@ class Task:
     def is_fitted(self) -> bool:
         return bool(getattr(self, "fitted_", False))
 
+    def argmax_is_maximum(self) -> bool:
+        """Whether the decoders return a true maximum of the score (with its status).
+
+        False for a decoder that is a fixed procedure by design, such as decode-then-vote
+        over several views: learners then skip the check that an argmax never scores below
+        a known structure (it would not hold) and treat an objective increase as a warning.
+        """
+        return True
+
     def check_fitted(self) -> None:
         if not self.is_fitted():
             raise NotFittedError(

@@ -31,10 +31,14 @@ view.  With ``constrained=True`` (default) every view's sequence must be well-fo
   the voted chunking written in each view; the score is w . Phi(x, h_voted).  This is
   decode-then-vote, as in the paper, not an argmax of the score.
 
-POS tags come from the project's own ``pos`` tagger (``PosTask``), trained beforehand with
-``latentstruct train pos --learner ssvm`` and given as ``tagger_model`` (or attached with
-``set_tagger``); its weights and feature index are stored in this task's model file.
-Records that already carry POS tags (``Sentence.pos``) are used as they are.
+POS tags come from the project's own ``pos`` tagger (``PosTask``), attached with
+``set_tagger`` before the sentences are read and fitted.  The task never loads or trains a
+tagger itself: :func:`latentstruct.pipelines.attach_tagger` (called by ``latentstruct
+train``) loads the ``pos`` model file given as ``tagger_model`` (``latentstruct train pos
+--learner ssvm``) or, without one, trains the default tagger on ``tagger_sentences``
+sentences of UD EWT (:func:`latentstruct.pipelines.train_pos_tagger`).  The tagger's weights
+and feature index are stored in this task's model file.  Records that already carry POS
+tags (``Sentence.pos``) are used as they are.
 
 Data.  Positives are sentences, one per line (``data.lm.read_sentences``: tokenized, empty
 lines are errors).  A deterministic share ``heldout_fraction`` of all sentences is held out
@@ -43,20 +47,40 @@ so the split depends only on the sentence.  The trigram LM (``data.lm.TrigramLM`
 interpolated Kneser-Ney) is fitted on the non-held-out sentences of ``lm_corpus`` the first
 time negatives are needed, and stored in the model file.  Training (``read(path, "train")``)
 uses the non-held-out sentences of the file (optionally ``n_train`` of them, a seeded
-sample) and ``round(negative_ratio * n)`` LM samples (seed ``seed``).  Evaluation
-(``read(path, "test")``) uses the held-out sentences of the file (``test_sentences="heldout"``,
-the default; ``"all"`` takes every line, for a file of new sentences), at most ``n_test``,
-and ``n_negative_sets`` sets of as many LM samples, set k drawn with seed ``test_seed + k``;
-the reported accuracy is the mean over the sets of the accuracy on the positives plus that
-set (§4).  LM samples are drawn conditioned on 4 <= length <= 60 tokens, the length filter
-of the Reuters sentence file, so length alone does not separate the classes.
+sample) and ``round(negative_ratio * n)`` LM samples (seed ``seed``); it also records a
+digest of the file's sentences (BLAKE2b), stored in the model file.  Evaluation
+(``read(path, "test")``) takes its positives according to ``test_sentences``:
 
-Initialisation from a supervised chunker (§4).  With ``chunker="perceptron"``, ``fit``
-also trains an averaged structured perceptron chunker on CoNLL-2000 (``chunker_corpus``,
-first ``chunker_sentences`` sentences, tagged by the same POS tagger and featurised with the
-same templates, one chunker per view in that view's encoding).  Its weights are the task's
-``heuristic_weights()``, used by ``LatentPA(init="heuristic")`` (which scales them as §4
-says) and by LCLR's two-stage initialisation.
+* ``"auto"`` (default): the held-out sentences when the file's sentences have the training
+  file's digest (evaluating on the training file), otherwise every sentence of the file (a
+  file of new sentences).  A task that never read a training file (or a model saved before
+  the digest was recorded) falls back to the held-out sentences;
+* ``"heldout"``: always the held-out sentences of the file;
+* ``"all"``: every sentence of the file;
+
+at most ``n_test`` of them (the first ones), and ``n_negative_sets`` sets of as many LM
+samples, set k drawn with seed ``test_seed + k``; the reported accuracy is the mean over the
+sets of the accuracy on the positives plus that set (§4).  LM samples are drawn conditioned
+on 4 <= length <= 60 tokens, the length filter of the Reuters sentence file, so length alone
+does not separate the classes.
+
+Initialisation from a supervised chunker (§4).  ``heuristic_weights()`` -- used by
+``LatentPA(init="heuristic")`` (which scales them as §4 says), by ``TwoStage`` and by the
+two-stage initialisation of ``LCLR`` / ``LCLRVariant`` -- are the weights of a supervised
+chunker in this task's feature space, one chunker per view in that view's encoding.  The
+task does not train it (``fit`` only indexes features); it offers the supervised problem:
+``chunking_task()`` is a max-decodable view of the task (``ChunkingView``: structures are
+the chunk tags of every view, Phi is ``latent_feature`` without the bias, argmax is the
+per-view constrained Viterbi) and ``chunk_training_data()`` its examples, the first
+``chunker_sentences`` sentences of CoNLL-2000 (``chunker_corpus``) tagged by the task's POS
+tagger.  :func:`latentstruct.pipelines.train_chunker` fits an averaged structured
+perceptron (``learners.StructuredPerceptron``, ``chunker_epochs`` epochs, seed ``seed``) on
+them and attaches its weights with ``set_chunker_weights``.  The parameter ``chunker`` says
+when ``latentstruct train`` (:func:`latentstruct.pipelines.attach_chunker`) does that:
+``"auto"`` (default) only when the learner needs heuristic weights (LCLR / LCLR-variant
+with ``init="two-stage"``, TwoStage, LatentPA with ``init="heuristic"``), ``"perceptron"``
+always, ``None`` never.  The chunker's weights are not stored in the model file (TwoStage
+stores the heuristic weights it used).
 """
 
 from __future__ import annotations
@@ -75,10 +99,10 @@ from ..data.paths import dataset_path
 from ..data.readers import read_conll2000
 from ..data.sparse import SparseVector, coalesce_arrays
 from ..exceptions import ConfigError, InputError, ModelFormatError, NotFittedError
-from ..inference.result import EXACT, DecodeResult
+from ..inference.result import EXACT, INFEASIBLE, DecodeResult
 from ..inference.viterbi import viterbi_batch
-from ..io import load_model
-from .base import Dataset, LatentBinaryTask, register_task
+from .base import Dataset, LatentBinaryTask, StructuredTask, register_task
+from .contracts import HEURISTIC, LATENT_BINARY, MAX_DECODABLE, SIZED
 from .encodings import (
     ENCODINGS,
     convert,
@@ -90,17 +114,20 @@ from .sequence import (
     PosTask,
     SequenceCorpus,
     _emission_scores,
+    _hamming_augmented,
     _joint_feature_difference,
-    concat_corpora,
+    as_corpus,
 )
 
 __all__ = [
     "GrammaticalityTask",
+    "ChunkingView",
     "Sentence",
     "CONLL2000_CHUNK_TYPES",
     "ngram_attributes",
     "view_constraints",
     "is_heldout",
+    "sentences_digest",
 ]
 
 #: the 11 chunk types of CoNLL-2000 (23 tags per IOB/IOE view)
@@ -109,8 +136,8 @@ CONLL2000_CHUNK_TYPES = ("ADJP", "ADVP", "CONJP", "INTJ", "LST", "NP", "PP", "PR
 #: lengths of LM samples used as negatives (the Reuters sentence file keeps 4..60 tokens)
 NEGATIVE_MIN_LENGTH, NEGATIVE_MAX_LENGTH = 4, 60
 _COMBINE = ("concat", "vote")
-_TEST_SENTENCES = ("heldout", "all")
-_CHUNKERS = (None, "perceptron")
+_TEST_SENTENCES = ("auto", "heldout", "all")
+_CHUNKERS = (None, "perceptron", "auto")
 _TAG_BATCH = 2000
 
 
@@ -142,6 +169,17 @@ def is_heldout(tokens: Sequence[str], fraction: float) -> bool:
     digest = hashlib.blake2b(" ".join(tokens).encode("utf-8", "surrogatepass"),
                              digest_size=8).digest()
     return int.from_bytes(digest, "big") / 2.0**64 < fraction
+
+
+def sentences_digest(sentences: Sequence[Sequence[str]]) -> str:
+    """BLAKE2b (hex) of tokenized sentences: each sentence's tokens joined by spaces, the
+    sentences joined by newlines.  Two files with the same sentences share the digest
+    (whatever their line endings or spacing)."""
+    h = hashlib.blake2b(digest_size=16)
+    for s in sentences:
+        h.update(" ".join(s).encode("utf-8", "surrogatepass"))
+        h.update(b"\n")
+    return h.hexdigest()
 
 
 def ngram_attributes(words: Sequence[str], pos: Sequence[str]) -> list[list[str]]:
@@ -246,10 +284,12 @@ class GrammaticalityTask(LatentBinaryTask):
         Keep attributes seen at least this often in the training sentences.
     tagger_model : str or None
         A ``pos`` model file (``latentstruct train pos --learner ssvm ...``) whose tagger
-        gives the POS tags; needed unless every record has POS tags or ``set_tagger`` was
-        called (``latentstruct train`` without it trains the default tagger on UD EWT,
-        :func:`latentstruct.pipelines.train_pos_tagger`).  The tagger is copied into this
-        task's model file.
+        gives the POS tags.  The task does not read it:
+        :func:`latentstruct.pipelines.attach_tagger` loads it and calls ``set_tagger``
+        (``latentstruct train`` does).  Without it, ``attach_tagger`` trains the default
+        tagger on UD EWT (:func:`latentstruct.pipelines.train_pos_tagger`).  A tagger is
+        needed unless every record has POS tags.  The tagger is copied into this task's
+        model file.
     tagger_sentences : int, default 3000
         Size of that default tagger's training sample (the first sentences of UD EWT train).
     lm_corpus : str or None
@@ -261,34 +301,56 @@ class GrammaticalityTask(LatentBinaryTask):
         Use a seeded sample of this many training positives (None: all).
     negative_ratio : float, default 1.0
         Training negatives per training positive.
-    test_sentences : {"heldout", "all"}, default "heldout"
-        Positives of ``read(path, "test")``: the held-out sentences of the file, or all.
+    test_sentences : {"auto", "heldout", "all"}, default "auto"
+        Positives of ``read(path, "test")``: "auto" takes the held-out sentences when the
+        file is the training file (same sentence digest) and every sentence otherwise;
+        "heldout" and "all" force either choice.
     n_test : int or None, default 3000
         At most this many test positives (the first ones of the file).
     n_negative_sets : int, default 5
         Negative sets sampled for evaluation (each as large as the positive set); 0 reads
         only the positives (``latentstruct predict --option test_sentences=all --option
-        n_negative_sets=0`` labels every line of a file).
+        n_negative_sets=0 --option n_test=null`` labels every line of a file).
     seed : int, default 0
         Seed of the training sample and the training negatives (and the chunker's order).
     test_seed : int, default 1000
         Negative set k of the evaluation is drawn with seed ``test_seed + k``.
-    chunker : {None, "perceptron"}
-        Train a supervised chunker in ``fit`` for ``heuristic_weights`` (§4's initialisation).
+    chunker : {"auto", "perceptron", None}, default "auto"
+        When the training pipeline (:func:`latentstruct.pipelines.attach_chunker`, called by
+        ``latentstruct train`` after ``fit``) trains the supervised chunker whose weights are
+        ``heuristic_weights`` (§4's initialisation): "auto" only when the learner needs
+        them (LCLR / LCLR-variant with init="two-stage", TwoStage, LatentPA with
+        init="heuristic"), "perceptron" always, None never.  ``fit`` itself never trains
+        it; in code, call :func:`latentstruct.pipelines.train_chunker` after ``fit``.
     chunker_corpus : str or None
         CoNLL-2000 file; default ``$LATENTSTRUCT_DATA/conll2000/train.txt``.
     chunker_sentences : int, default 2000
+        The chunker trains on the first sentences of ``chunker_corpus``.
     chunker_epochs : int, default 3
+        Epochs of the chunker's averaged perceptron.
     """
 
     name = "grammaticality"
     default_learner = "latent-pa"
+    #: heuristic weights are those of the supervised chunker (not offered with chunker=None)
+    capabilities = frozenset({LATENT_BINARY, HEURISTIC})
+    #: what evaluate/predict may change: which sentences and negatives are scored
+    evaluation_params = frozenset({"test_sentences", "n_test", "n_negative_sets", "test_seed"})
+
+    @classmethod
+    def offered_capabilities(cls, params: dict | None = None) -> frozenset:
+        """With ``chunker=None`` no chunker is ever trained, so there are no heuristic
+        weights (a learner that needs them is refused before any data is read)."""
+        caps = frozenset(cls.capabilities)
+        if params is not None and params.get("chunker", "auto") is None:
+            caps -= {HEURISTIC}
+        return caps
 
     def __init__(self, views="iob2", combine="concat", constrained=True, chunk_types="conll2000",
                  min_count=2, tagger_model=None, tagger_sentences=3000, lm_corpus=None,
                  heldout_fraction=0.05, n_train=None, negative_ratio=1.0,
-                 test_sentences="heldout", n_test=3000, n_negative_sets=5, seed=0, test_seed=1000, chunker=None, chunker_corpus=None,
-                 chunker_sentences=2000, chunker_epochs=3):
+                 test_sentences="auto", n_test=3000, n_negative_sets=5, seed=0, test_seed=1000,
+                 chunker="auto", chunker_corpus=None, chunker_sentences=2000, chunker_epochs=3):
         self.views = views
         self.combine = combine
         self.constrained = constrained
@@ -361,7 +423,9 @@ class GrammaticalityTask(LatentBinaryTask):
                 f"{self.test_sentences!r}"
             )
         if self.chunker not in _CHUNKERS:
-            raise ConfigError(f"chunker must be None or 'perceptron', got {self.chunker!r}")
+            raise ConfigError(
+                f"chunker must be 'auto', 'perceptron' or None, got {self.chunker!r}"
+            )
         f = self.heldout_fraction
         if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0.0 <= f < 1.0:
             raise ConfigError(f"heldout_fraction must be a float in [0, 1), got {f!r}")
@@ -425,9 +489,11 @@ class GrammaticalityTask(LatentBinaryTask):
         """Positives from ``path`` (one sentence per line) and LM-sampled negatives.
 
         ``split="train"``: the non-held-out sentences (a seeded sample of ``n_train``) and
-        ``round(negative_ratio * n)`` negatives; ``split="test"``: the held-out sentences
-        (or all, see ``test_sentences``), at most ``n_test``, and ``n_negative_sets`` sets of
-        as many negatives.  Raises ``InputError`` (file:line) for an empty line or file.
+        ``round(negative_ratio * n)`` negatives; the digest of the file's sentences is
+        recorded as ``train_digest_``.  ``split="test"``: the held-out sentences or all of
+        them (``test_sentences``; "auto" holds out only when the file has the training
+        file's digest), at most ``n_test``, and ``n_negative_sets`` sets of as many
+        negatives.  Raises ``InputError`` (file:line) for an empty line or file.
         """
         self._validate_params()
         if split not in ("train", "test"):
@@ -435,6 +501,7 @@ class GrammaticalityTask(LatentBinaryTask):
         sentences = read_sentences(path)
         name = os.fspath(path)
         if split == "train":
+            self.train_digest_ = sentences_digest(sentences)
             pos = [s for s in sentences if not self.is_heldout(s)]
             if not pos:
                 raise InputError(
@@ -449,7 +516,7 @@ class GrammaticalityTask(LatentBinaryTask):
             neg = self.sample_negatives(int(round(self.negative_ratio * len(pos))), self.seed)
             records = [Sentence(tuple(s)) for s in pos] + [Sentence(tuple(s)) for s in neg]
         else:
-            if self.test_sentences == "heldout":
+            if self.heldout_test(sentences):
                 pos = [s for s in sentences if self.is_heldout(s)]
                 if not pos:
                     raise InputError(
@@ -471,6 +538,17 @@ class GrammaticalityTask(LatentBinaryTask):
         targets = np.array([1] * len(pos) + [-1] * len(neg), dtype=np.int64)
         return Dataset(records, targets, name)
 
+    def heldout_test(self, sentences) -> bool:
+        """Whether ``read(path, "test")`` of these sentences keeps only the held-out share:
+        always for ``test_sentences="heldout"``, never for "all", and for "auto" when they
+        are the training file's sentences (same digest) or no training digest is known."""
+        if self.test_sentences == "heldout":
+            return True
+        if self.test_sentences == "all":
+            return False
+        train = getattr(self, "train_digest_", None)
+        return train is None or sentences_digest(sentences) == train
+
     # ------------------------------------------------------------------------------------
     # POS tagger
     # ------------------------------------------------------------------------------------
@@ -489,16 +567,21 @@ class GrammaticalityTask(LatentBinaryTask):
         self._tag_memo = None
         return self
 
+    def has_tagger(self) -> bool:
+        """Whether a POS tagger is attached (``set_tagger``, or loaded with the model)."""
+        return getattr(self, "tagger_", None) is not None
+
     @property
     def needs_tagger(self) -> bool:
-        """True when no tagger is attached and ``tagger_model`` is None (the CLI then trains
-        the default one, :func:`latentstruct.pipelines.train_pos_tagger` on ``tagger_sentences``).
+        """True when no tagger is attached and ``tagger_model`` is None: the training
+        pipeline then trains the default one (:func:`latentstruct.pipelines.attach_tagger`,
+        which calls :func:`latentstruct.pipelines.train_pos_tagger` on ``tagger_sentences``).
         Checks the parameters first, so a bad ``tagger_sentences`` fails before any training."""
         self._validate_params()
-        return getattr(self, "tagger_", None) is None and self.tagger_model is None
+        return not self.has_tagger() and self.tagger_model is None
 
     def _ensure_tagger(self) -> None:
-        if getattr(self, "tagger_", None) is not None:
+        if self.has_tagger():
             return
         if self.tagger_model is None:
             raise ConfigError(
@@ -506,15 +589,11 @@ class GrammaticalityTask(LatentBinaryTask):
                 "`latentstruct train pos --train en_ewt-ud-train.conllu --model pos.npz "
                 "--learner ssvm` and pass --option tagger_model=pos.npz (or call set_tagger)"
             )
-        metadata, arrays = load_model(self.tagger_model, expected_task="pos")
-        pos_task = PosTask.from_state(metadata["task_params"], metadata["task_state"], arrays)
-        coef = np.asarray(arrays.get("coef_"))
-        if coef.shape != (pos_task.n_features,):
-            raise ModelFormatError(
-                f"{self.tagger_model}: the tagger's weight vector has shape {coef.shape}, "
-                f"expected ({pos_task.n_features},); give a pos model trained with ssvm"
-            )
-        self.set_tagger(pos_task, coef)
+        raise ConfigError(
+            f"the grammaticality task needs a POS tagger: tagger_model={self.tagger_model!r} "
+            "is given but not loaded; the task does not read model files itself -- call "
+            "latentstruct.pipelines.attach_tagger(task) (or set_tagger) before read/fit"
+        )
 
     def tag(self, sentences: Sequence[Sequence[str]]) -> list[tuple]:
         """UPOS tags of tokenized sentences from the tagger (deterministic)."""
@@ -565,7 +644,9 @@ class GrammaticalityTask(LatentBinaryTask):
 
     def fit(self, dataset: Dataset) -> "GrammaticalityTask":
         """Index the attributes of the training sentences (tagging them first) and set up
-        the views; with ``chunker="perceptron"`` also train the supervised chunker."""
+        the views.  Nothing is trained here: the supervised chunker of ``heuristic_weights``
+        is trained afterwards by :func:`latentstruct.pipelines.train_chunker` (any weights
+        attached before are dropped, as the feature space changes)."""
         self._validate_params()
         if len(dataset) == 0:
             raise InputError("training data contains no sentences", dataset.path)
@@ -579,8 +660,6 @@ class GrammaticalityTask(LatentBinaryTask):
         self._setup_views()
         self.fitted_ = True
         self.chunker_coef_ = None
-        if self.chunker == "perceptron":
-            self.chunker_coef_ = self._train_chunker()
         return self
 
     @property
@@ -614,7 +693,7 @@ class GrammaticalityTask(LatentBinaryTask):
         return np.asarray(targets, dtype=np.int64)
 
     def subset(self, X: SequenceCorpus, indices) -> SequenceCorpus:
-        return X.subset(indices)
+        return as_corpus(X).subset(indices)
 
     def example_size(self, x: SequenceCorpus) -> int:
         return x.n_tokens
@@ -638,16 +717,25 @@ class GrammaticalityTask(LatentBinaryTask):
 
     @staticmethod
     def _as_corpus(X) -> SequenceCorpus:
-        return X if isinstance(X, SequenceCorpus) else concat_corpora(list(X))
+        return as_corpus(X)
 
-    def _decode_views(self, X: SequenceCorpus, w: np.ndarray):
-        """Per view: (unary (N, L), offsets, masked transition/start/end, labels (N,),
-        scores (n_seq,)) of the independent Viterbi decoding of every sentence."""
+    def as_batch(self, X) -> SequenceCorpus:
+        return as_corpus(X)
+
+    def _decode_views(self, X: SequenceCorpus, w: np.ndarray, Y=None):
+        """Per view: (unary (N, L), masked transition/start/end, labels (N,), scores
+        (n_seq,)) of the independent Viterbi decoding of every sentence, and the sentence
+        offsets.  With gold structures ``Y`` (one (n_views, T_i) array per sentence) the
+        unary scores are Hamming-loss-augmented (+1 on every tag but the gold one)."""
         offsets = X.offsets - X.offsets[0]
         out = []
-        for view in self.views_:
+        for k, view in enumerate(self.views_):
             E, T, S, En = self._view_weights(w, view)
             unary = _emission_scores(X.attr_indptr, X.attr_ids, E, X.offsets[0], X.offsets[-1])
+            if Y is not None:
+                gold = (np.concatenate([y[k] for y in Y]) if len(Y)
+                        else np.zeros(0, np.int64))
+                unary = _hamming_augmented(unary, np.ascontiguousarray(gold, dtype=np.int64))
             T, S, En = T + view.trans_mask, S + view.start_mask, En + view.end_mask
             res = viterbi_batch(unary, offsets, T, S, En)
             out.append((unary, T, S, En, res.labels, res.scores))
@@ -688,6 +776,11 @@ class GrammaticalityTask(LatentBinaryTask):
             out.append(DecodeResult(h, score, EXACT))
         return out
 
+    def argmax_is_maximum(self) -> bool:
+        """Decode-then-vote (``combine="vote"``) is the paper's procedure, not a maximum of
+        w . Phi(x, h); per-view Viterbi (``"concat"``) is exact."""
+        return self.combine != "vote"
+
     def latent_argmax(self, x, w, *, random_state=None) -> DecodeResult:
         return self.latent_argmax_batch(x, w)[0]
 
@@ -714,21 +807,32 @@ class GrammaticalityTask(LatentBinaryTask):
                 )
         return h
 
-    def latent_feature(self, x: SequenceCorpus, h) -> SparseVector:
-        """Phi(x, h): each view's emission, transition, start and end indicators in its own
-        block, plus the bias."""
+    def _views_feature(self, x: SequenceCorpus, h_a, h_b=None, *, bias: float = 0.0
+                       ) -> SparseVector:
+        """Phi_views(x, h_a) - Phi_views(x, h_b) (h_b None: zero) plus ``bias`` times the
+        bias feature: each view's emission, transition, start and end indicators in its
+        own block."""
         self.check_fitted()
         T = x.n_tokens
-        h = self._check_structure(h, T)
+        h_a = self._check_structure(h_a, T)
+        h_b = (np.full(h_a.shape, -1, dtype=np.int64) if h_b is None
+               else self._check_structure(h_b, T))
         A = len(self.attr_index_)
-        none = np.full(T, -1, dtype=np.int64)
-        idx, val = [np.array([self._bias_index], np.int64)], [np.ones(1)]
+        idx, val = [], []
+        if bias:
+            idx.append(np.array([self._bias_index], np.int64))
+            val.append(np.array([float(bias)]))
         for k, v in enumerate(self.views_):
             i, vv = _joint_feature_difference(x.attr_indptr, x.attr_ids, x.offsets[0],
-                                              x.offsets[-1], h[k], none, A, v.n_labels)
+                                              x.offsets[-1], h_a[k], h_b[k], A, v.n_labels)
             idx.append(i + v.offset)
             val.append(vv)
         return SparseVector(*coalesce_arrays(np.concatenate(idx), np.concatenate(val)))
+
+    def latent_feature(self, x: SequenceCorpus, h) -> SparseVector:
+        """Phi(x, h): each view's emission, transition, start and end indicators in its own
+        block, plus the bias."""
+        return self._views_feature(x, h, bias=1.0)
 
     def decode_structure(self, h) -> dict[str, list[str]]:
         """Tag strings of a structure, by view."""
@@ -739,9 +843,20 @@ class GrammaticalityTask(LatentBinaryTask):
     # ------------------------------------------------------------------------------------
     # supervised chunker (initialisation, §4)
     # ------------------------------------------------------------------------------------
-    def _train_chunker(self) -> np.ndarray:
-        """Averaged structured perceptron on CoNLL-2000, all views at once (their blocks are
-        disjoint, so this is one perceptron per view), in this task's feature space."""
+    def chunking_task(self) -> "ChunkingView":
+        """The supervised chunking problem in this task's feature space (a max-decodable
+        ``ChunkingView``), for training the chunker of ``heuristic_weights``."""
+        self.check_fitted()
+        return ChunkingView(self)
+
+    def chunk_training_data(self) -> tuple[SequenceCorpus, list[np.ndarray]]:
+        """``(X, Y)`` of ``chunking_task()``: the first ``chunker_sentences`` sentences of
+        ``chunker_corpus`` (CoNLL-2000), tagged by this task's POS tagger and featurised with
+        its templates, and their gold chunkings written in every view's encoding (int
+        arrays (n_views, T)).  ``InputError`` (file:line) for a chunk type outside
+        ``chunk_types``."""
+        self.check_fitted()
+        self._validate_params()
         path = self.chunker_corpus or dataset_path("conll2000", "train.txt")
         sents = read_conll2000(path)[: int(self.chunker_sentences)]
         known = set(self.chunk_types_)
@@ -755,36 +870,44 @@ class GrammaticalityTask(LatentBinaryTask):
             records.append(Sentence(s.words))
             gold.append(np.array([[self._label_ids[k][t] for t in convert(s.tags, "iob2", v.name)]
                                   for k, v in enumerate(self.views_)], dtype=np.int64))
+        if not records:
+            raise InputError("the chunker corpus contains no sentences", str(path))
         X = self._featurize_records(records, self.tag([r.words for r in records]))
-        n_w = self.n_features
-        w = np.zeros(n_w)
-        u = np.zeros(n_w)
-        A = len(self.attr_index_)
-        rng = np.random.default_rng(self.seed)
-        step = 0
-        for _ in range(int(self.chunker_epochs)):
-            for i in rng.permutation(len(records)):
-                step += 1
-                x = X[int(i)]
-                offsets, decoded = self._decode_views(x, w)
-                for k, v in enumerate(self.views_):
-                    pred, g = decoded[k][4], gold[int(i)][k]
-                    if np.array_equal(pred, g):
-                        continue
-                    idx, val = _joint_feature_difference(x.attr_indptr, x.attr_ids, 0,
-                                                         x.n_tokens, g, pred, A, v.n_labels)
-                    idx = idx + v.offset
-                    np.add.at(w, idx, val)
-                    np.add.at(u, idx, (step - 1) * val)
-        return w - u / max(step, 1)
+        return X, gold
+
+    def set_chunker_weights(self, coef) -> "GrammaticalityTask":
+        """Attach a supervised chunker's weights (shape ``(n_features,)``, in the layout of
+        ``chunking_task()``) as ``heuristic_weights``."""
+        self.check_fitted()
+        coef = np.array(coef, dtype=np.float64)
+        if coef.shape != (self.n_features,):
+            raise ConfigError(
+                f"chunker weights must have shape ({self.n_features},) -- this task's "
+                f"n_features -- got {coef.shape}; train them with "
+                "latentstruct.pipelines.train_chunker(task) after fit"
+            )
+        if not np.all(np.isfinite(coef)):
+            raise ConfigError("chunker weights must be finite")
+        self.chunker_coef_ = coef
+        return self
+
+    def heuristic_ready(self) -> bool:
+        """Whether ``heuristic_weights()`` is available (chunker weights are attached)."""
+        return (bool(getattr(self, "fitted_", False))
+                and getattr(self, "chunker_coef_", None) is not None)
 
     def heuristic_weights(self) -> np.ndarray:
-        """The supervised chunker's weights (``chunker="perceptron"``), unscaled, bias 0."""
+        """The supervised chunker's weights (unscaled, bias 0), attached by
+        :func:`latentstruct.pipelines.train_chunker` or ``set_chunker_weights``."""
         self.check_fitted()
         if getattr(self, "chunker_coef_", None) is None:
             raise ConfigError(
-                "this grammaticality task has no supervised chunker to initialise from; set "
-                "chunker=perceptron before fit, or initialise the learner from zeros"
+                "this grammaticality task has no supervised chunker to initialise from (the "
+                "learner asks for heuristic_weights: LCLR / lclr-variant with "
+                "init=two-stage, two-stage, or latent-pa with init=heuristic). In code, call "
+                "latentstruct.pipelines.train_chunker(task) after task.fit; `latentstruct "
+                "train` trains it unless chunker=None (leave chunker=auto or set "
+                "chunker=perceptron); or initialise the learner from zeros (init=zeros)"
             )
         return self.chunker_coef_.copy()
 
@@ -842,6 +965,7 @@ class GrammaticalityTask(LatentBinaryTask):
             "views": [v.name for v in self.views_],
             "tagger_params": self.tagger_.get_params(),
             "tagger_state": t_state,
+            "train_digest": getattr(self, "train_digest_", None),
         }
         arrays = dict(self.attr_index_.to_arrays(prefix="gattr_"))
         arrays.update({"tagger_" + k: v for k, v in t_arrays.items()})
@@ -876,8 +1000,124 @@ class GrammaticalityTask(LatentBinaryTask):
             raise ModelFormatError(f"grammaticality model state lacks {exc}") from None
         task._setup_views()
         task.chunker_coef_ = None
+        # models saved before the digest was recorded have none: "auto" then holds out
+        task.train_digest_ = state.get("train_digest")
         task.fitted_ = True
         return task
+
+
+class ChunkingView(StructuredTask):
+    """The supervised chunking problem of a fitted ``GrammaticalityTask`` (max-decodable).
+
+    Built by ``GrammaticalityTask.chunking_task()`` to train the chunker whose weights are
+    the task's ``heuristic_weights`` (Clifton et al. 2013, §4); not registered for the
+    command line (it reads no files: its data come from ``chunk_training_data()``).
+
+    * examples ``x``: the task's featurised sentences (``SequenceCorpus``);
+    * structures ``y``: int arrays (n_views, T), the chunk tags of the sentence in every
+      view's encoding (tag ids of ``task.views_[k].labels``);
+    * Phi(x, y): the task's ``latent_feature(x, y)`` without the bias entry -- the same
+      weight layout and ``n_features`` as the task, so learned weights are directly the
+      task's heuristic weights (with bias weight 0);
+    * argmax: every view decoded independently by its (constrained, when the task is)
+      Viterbi, exact; with ``y_true`` loss-augmented by the Hamming loss over all views'
+      tags.  The ``combine`` of the task plays no part;
+    * loss: Hamming loss over all views' tags.
+    """
+
+    name = "grammaticality-chunking"
+    capabilities = frozenset({MAX_DECODABLE, SIZED})
+
+    def __init__(self, task=None):
+        self.task = task
+
+    def _base(self) -> GrammaticalityTask:
+        if not isinstance(self.task, GrammaticalityTask):
+            raise ConfigError(
+                f"ChunkingView needs a fitted GrammaticalityTask as its 'task', got "
+                f"{type(self.task).__name__}"
+            )
+        return self.task
+
+    def is_fitted(self) -> bool:
+        return isinstance(self.task, GrammaticalityTask) and bool(
+            getattr(self.task, "fitted_", False))
+
+    def check_fitted(self) -> None:
+        self._base().check_fitted()
+
+    @property
+    def n_features(self) -> int:
+        return self._base().n_features
+
+    def subset(self, X: SequenceCorpus, indices) -> SequenceCorpus:
+        return GrammaticalityTask._as_corpus(X).subset(indices)
+
+    def as_batch(self, X):
+        return GrammaticalityTask._as_corpus(X)
+
+    def example_size(self, x: SequenceCorpus) -> int:
+        return x.n_tokens
+
+    def joint_feature(self, x: SequenceCorpus, y) -> SparseVector:
+        return self._base()._views_feature(x, y)
+
+    def joint_feature_difference(self, x: SequenceCorpus, y_a, y_b) -> SparseVector:
+        return self._base()._views_feature(x, y_a, y_b)
+
+    def _decode(self, X, w, Y=None) -> list[DecodeResult]:
+        task = self._base()
+        w = task._check_w(w)
+        X = task._as_corpus(X)
+        if Y is not None:
+            if len(Y) != len(X):
+                raise InputError(f"{len(X)} sentences but {len(Y)} gold structures")
+            lengths = X.lengths()
+            Y = [task._check_structure(y, int(lengths[i])) for i, y in enumerate(Y)]
+        offsets, decoded = task._decode_views(X, w, Y)
+        out = []
+        for s in range(len(offsets) - 1):
+            a, b = int(offsets[s]), int(offsets[s + 1])
+            h = np.stack([d[4][a:b] for d in decoded]).astype(np.int64, copy=False)
+            score = float(sum(d[5][s] for d in decoded))
+            out.append(DecodeResult(h, score, EXACT if np.isfinite(score) else INFEASIBLE))
+        return out
+
+    def argmax(self, x: SequenceCorpus, w, y_true=None, *, random_state=None) -> DecodeResult:
+        """Per-view Viterbi (Hamming-loss-augmented over all views with ``y_true``); the
+        score is w . Phi(x, y) (plus the loss when augmented)."""
+        return self._decode(x, w, None if y_true is None else [y_true])[0]
+
+    def argmax_results(self, X, w, Y=None, *, random_state=None) -> list[DecodeResult]:
+        return self._decode(X, w, Y)
+
+    def argmax_batch(self, X, w, Y=None, *, random_state=None) -> list:
+        return [r.structure for r in self._decode(X, w, Y)]
+
+    def loss(self, y_true, y_pred) -> float:
+        a, b = np.asarray(y_true), np.asarray(y_pred)
+        if a.shape != b.shape:
+            raise InputError(
+                f"structures of shape {a.shape} and {b.shape} cannot be compared; both must be "
+                "(n_views, n_tokens)"
+            )
+        return float(np.count_nonzero(a != b))
+
+    def encode_targets(self, targets) -> list[np.ndarray]:
+        return [np.asarray(t, dtype=np.int64) for t in targets]
+
+    def evaluate(self, targets, predictions) -> dict:
+        """Tag accuracy over all views' tags, and per view (``accuracy_<view>``)."""
+        task = self._base()
+        out = {}
+        total = correct = 0
+        for k, v in enumerate(task.views_):
+            n = sum(int(np.asarray(t)[k].size) for t in targets)
+            c = sum(int(np.count_nonzero(np.asarray(t)[k] == np.asarray(p)[k]))
+                    for t, p in zip(targets, predictions, strict=True))
+            out[f"accuracy_{v.name}"] = c / n if n else 0.0
+            total, correct = total + n, correct + c
+        return {"accuracy": correct / total if total else 0.0, **out}
 
 
 def _chain_score(unary, trans, start, end, labels) -> float:
