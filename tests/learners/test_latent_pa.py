@@ -274,15 +274,20 @@ def test_lclr_variant_one_decode_per_outer_iteration():
     task0, X, y = make_bag_problem(n_examples=40, bag_size=4, random_state=1)
     task = _CountingBags(task0.n_features).fit()
     m = LCLRVariant(task, init="zeros", max_iter=6, random_state=0).fit(X, y)
-    assert m.n_iter_ == 6 and len(m.objective_curve_) == 7
-    assert len(m.cache_size_curve_) == 6  # one cutting-plane round per outer iteration
-    assert np.all(np.diff(m.cache_size_curve_) >= 0)
-    assert m.cache_size_curve_[-1] <= 6 * (y < 0).sum()
+    # this problem reaches a fixed point (nothing changes) at the 4th outer iteration
+    T = m.n_iter_
+    assert T == 4 and m.converged_ and m.stop_reason_ == "fixed_point"
+    assert len(m.objective_curve_) == T + 1
+    assert len(m.cache_size_curve_) == T  # one cutting-plane round per outer iteration
+    assert np.all(np.diff(m.cache_size_curve_) >= 0) and m.cache_size_curve_[-1] == m.cache_size_curve_[-2]
+    assert m.cache_size_curve_[-1] <= T * (y < 0).sum()
     assert "max_cutting_plane_rounds" not in m.get_params() and "tol" not in m.get_params()
     # the initial objective (n decodes), then per outer iteration: positives (n+), negatives
     # (n-) once -- no decoding inside the inner solve -- and the objective (n).
     n, n_pos, n_neg = len(X), (y > 0).sum(), (y < 0).sum()
-    assert task.calls == n + 6 * (n_pos + n_neg + n)
+    assert task.calls == n + T * (n_pos + n_neg + n)
+    short = LCLRVariant(task, init="zeros", max_iter=2, random_state=0).fit(X, y)
+    assert short.n_iter_ == 2 and not short.converged_ and short.stop_reason_ == "max_iter"
 
 
 def test_lclr_variant_with_one_structure_per_example_is_the_svm():

@@ -160,8 +160,8 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
     decrease falls below ``tol``, and an increase larger than the inner solve's duality gap
     raises ``InferenceError`` under ``check_inference`` (or, when the cutting plane was capped
     or decodes were inexact, warns, restores the previous weights and stops).  Without it
-    (the LCLR-variant, which skips inner re-decoding) all ``max_iter`` iterations run and
-    ``converged`` means the last iteration changed nothing (a fixed point).
+    (the LCLR-variant, which skips inner re-decoding) the loop runs ``max_iter`` iterations
+    or until one changes nothing (a fixed point: ``converged``).
     """
     rng = np.random.default_rng(learner.random_state if random_state is None else random_state)
     check = bool(getattr(learner, "check_inference", True))
@@ -329,9 +329,12 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
         bar.set_postfix(objective=f"{new:.5g}", cache=pool.n_active)
         bar.update(1)
         if not monotone:
-            converged = changes == 0
-            stop_reason = "fixed_point" if converged else "max_iter"
             current = new
+            if changes == 0:
+                # No completion changed and no cache grew: every later iteration would solve
+                # the same restricted problem again, so this is where the loop ends.
+                converged, stop_reason = True, "fixed_point"
+                break
             continue
         # Theorem 1 with an inexact inner solve: Q(w_t+1) <= Eq. (5)(w_t+1) + C * slack_excess
         # <= Eq. (5)'s optimum + gap + C * slack_excess <= Q(w_t) + gap + C * slack_excess.

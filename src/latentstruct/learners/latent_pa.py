@@ -420,16 +420,18 @@ class LCLRVariant(LCLR):
     an outer iteration, so the objective may increase from one outer iteration to the next
     (LCLR's Theorem 1 does not apply) and LCLR's stopping rule -- stop when the objective
     improves by less than ``tol`` -- would stop at the first increase.  The variant therefore
-    runs exactly ``max_iter`` outer iterations, as the paper does (40), and has no ``tol``.
+    runs ``max_iter`` outer iterations, as the paper does (40), and has no ``tol``; it stops
+    earlier only at a fixed point (an iteration that changed no structure and no cache).
 
     Parameters: those of ``LCLR`` except ``max_cutting_plane_rounds`` and ``tol``.
     ``check_inference`` checks statuses and scores as in LCLR, but not Theorem 1.
 
     Attributes
     ----------
-    coef_, n_iter_ (= max_iter), fit_time_
-    converged_ : whether the last outer iteration changed nothing (no positive's structure
-        changed, no structure was added to a cache): a fixed point of the loop
+    coef_, n_iter_ (max_iter, or fewer at a fixed point), fit_time_
+    converged_ : whether an outer iteration changed nothing (no positive's structure changed,
+        no structure was added to a cache): a fixed point, where the loop stops since every
+        later iteration would solve the same restricted problem again
     objective_curve_ : Eq. (3) objective at the initial weights and after each outer iteration
     cache_size_curve_ : cached negative structures after each outer iteration
     n_cache_hits_ : negative argmaxes that were already cached
