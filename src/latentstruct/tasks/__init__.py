@@ -1,21 +1,39 @@
-"""Tasks: features, loss and constraints of each application (registered by name)."""
+"""Tasks: features, loss and constraints of each application (registered by name).
 
-from .base import TASKS, Dataset, StructuredTask, get_task_class, register_task
+Each task declares the capabilities it offers (``tasks.contracts``); learners declare the
+ones they need.
+"""
+
+from .base import TASKS, Dataset, LatentBinaryTask, StructuredTask, Task, get_task_class, register_task
 from .citations import CitationTask
-from .grammaticality import GrammaticalityTask
-from .graph_pairs import ParaphraseTask, RteTask
+from .contracts import CAPABILITIES, Capability, missing_methods
+from .grammaticality import ChunkingView, GrammaticalityTask
+from .graph_pairs import GraphPairTask, ParaphraseTask, RteTask
+from .sampling import indirect_supervision_sample
 from .sequence import ChunkTask, PosTask, SequenceCorpus, SequenceLabellingTask
 from .transliteration import TransliterationTask
 
 __all__ = [
     "TASKS",
     "Dataset",
+    "Task",
     "StructuredTask",
+    "LatentBinaryTask",
     "get_task_class",
     "register_task",
+    "CAPABILITIES",
+    "Capability",
+    "missing_methods",
+    "indirect_supervision_sample",
     "ChunkTask",
     "PosTask",
+    "CitationTask",
     "SequenceCorpus",
     "SequenceLabellingTask",
     "TransliterationTask",
+    "GraphPairTask",
+    "ParaphraseTask",
+    "RteTask",
+    "GrammaticalityTask",
+    "ChunkingView",
 ]
