@@ -277,14 +277,23 @@ def _character_picture(src: list[str], tgt: list[str], a: np.ndarray, labels: di
         ax.text(x_tgt[j], 0.0, ch, fontsize=18, ha="center", va="center", family=FONT_FAMILY,
                 color="black" if j in aligned_tgt else "#999999", bbox=box)
 
+    finish_figure(fig, path, fig_h, heading, breakdown, legend,
+                  rows=(0.25, 0.55, head - 0.1), sizes=(12, 9.5))
+
+
+def finish_figure(fig, path, fig_h: float, heading: str, breakdown: str, legend: str, *,
+                  rows: tuple[float, float, float], sizes: tuple[float, float]) -> None:
+    """Write the title (score), its breakdown and the legend at ``rows`` (inches from the
+    top) and save ``fig`` as a PNG atomically: the part shared by every explanation picture."""
     def at(inches_from_top: float) -> float:
         return 1.0 - inches_from_top / fig_h
 
-    fig.text(0.5, at(0.25), heading, ha="center", va="center", fontsize=12, family=FONT_FAMILY)
+    fig.text(0.5, at(rows[0]), heading, ha="center", va="center", fontsize=sizes[0],
+             family=FONT_FAMILY)
     if breakdown:
-        fig.text(0.5, at(0.55), breakdown, ha="center", va="center", fontsize=9.5,
+        fig.text(0.5, at(rows[1]), breakdown, ha="center", va="center", fontsize=sizes[1],
                  family=FONT_FAMILY)
-    fig.text(0.5, at(head - 0.1), legend, ha="center", va="bottom", fontsize=7,
+    fig.text(0.5, at(rows[2]), legend, ha="center", va="bottom", fontsize=7,
              color="#555555", family=FONT_FAMILY, linespacing=1.3)
     with atomic_write(path, "wb") as fh:
         fig.savefig(fh, format="png", dpi=110)

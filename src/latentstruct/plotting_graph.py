@@ -26,9 +26,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .data.atomic import atomic_write
 from .exceptions import InputError
-from .plotting import FONT_FAMILY, _estimate_width_inches, _wrap, score_heading
+from .plotting import FONT_FAMILY, _estimate_width_inches, _wrap, finish_figure, score_heading
 
 __all__ = ["plot_graph_alignment"]
 
@@ -289,14 +288,5 @@ def plot_graph_alignment(explanation: Mapping, path, *, title=None) -> None:
                 bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.9})
 
     # ---- title, breakdown, legend ---------------------------------------------------------
-    def at(inches_from_top: float) -> float:
-        return 1.0 - inches_from_top / fig_h
-
-    fig.text(0.5, at(0.22), heading, ha="center", va="center", fontsize=11, family=FONT_FAMILY)
-    if breakdown:
-        fig.text(0.5, at(0.5), breakdown, ha="center", va="center", fontsize=9,
-                 family=FONT_FAMILY)
-    fig.text(0.5, at(head - 0.05), legend, ha="center", va="bottom", fontsize=7,
-             color="#555555", family=FONT_FAMILY, linespacing=1.3)
-    with atomic_write(path, "wb") as fh:
-        fig.savefig(fh, format="png", dpi=110)
+    finish_figure(fig, path, fig_h, heading, breakdown, legend,
+                  rows=(0.22, 0.5, head - 0.05), sizes=(11, 9))
