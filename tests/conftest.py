@@ -184,3 +184,16 @@ def tiny_chunk_file(tmp_path):
     path = tmp_path / "tiny.txt"
     path.write_text(TINY_CHUNK, encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def chunk_model(tmp_path, tiny_chunk_file, capsys):
+    """A chunk model trained by the CLI on the tiny file (C=1 fits it exactly)."""
+    from latentstruct.cli import main
+
+    model = tmp_path / "chunk.npz"
+    code = main(["train", "chunk", "--train", str(tiny_chunk_file), "--model", str(model),
+                 "--option", "C=1", "--quiet"])
+    capsys.readouterr()
+    assert code == 0 and model.exists()
+    return model

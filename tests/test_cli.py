@@ -23,15 +23,6 @@ def run(capsys, *argv):
     return code, out, err
 
 
-@pytest.fixture
-def chunk_model(tmp_path, tiny_chunk_file, capsys):
-    model = tmp_path / "chunk.npz"
-    code, _, _ = run(capsys, "train", "chunk", "--train", str(tiny_chunk_file), "--model", str(model),
-                     "--option", "C=1", "--quiet")
-    assert code == 0 and model.exists()
-    return model
-
-
 def test_parse_option_types():
     assert parse_option("C=0.5") == ("C", 0.5)
     assert parse_option("max_iter=3") == ("max_iter", 3)

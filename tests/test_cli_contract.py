@@ -17,15 +17,6 @@ def run(capsys, *argv):
     return code, out, err
 
 
-@pytest.fixture
-def chunk_model(tmp_path, tiny_chunk_file, capsys):
-    model = tmp_path / "chunk.npz"
-    code, _, _ = run(capsys, "train", "chunk", "--train", str(tiny_chunk_file), "--model", str(model),
-                     "--option", "C=1", "--quiet")
-    assert code == 0
-    return model
-
-
 def test_mismatched_learner_exits_2_with_the_valid_ones(tmp_path, capsys):
     model = tmp_path / "m.npz"
     code, out, err = run(capsys, "train", "translit", "--learner", "ssvm", "--model", str(model))
