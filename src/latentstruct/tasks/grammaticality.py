@@ -715,10 +715,6 @@ class GrammaticalityTask(LatentBinaryTask):
             raise ValueError(f"weight vector must have shape ({self.n_features},), got {w.shape}")
         return w
 
-    @staticmethod
-    def _as_corpus(X) -> SequenceCorpus:
-        return as_corpus(X)
-
     def as_batch(self, X) -> SequenceCorpus:
         return as_corpus(X)
 
@@ -758,7 +754,7 @@ class GrammaticalityTask(LatentBinaryTask):
         """Best structure of every sentence (concat: exact per-view Viterbi; vote: the
         vote of the per-view Viterbi chunkings) with its score w . Phi(x, h)."""
         w = self._check_w(w)
-        X = self._as_corpus(X)
+        X = as_corpus(X)
         offsets, decoded = self._decode_views(X, w)
         bias = float(w[self._bias_index])
         out = []
@@ -788,7 +784,7 @@ class GrammaticalityTask(LatentBinaryTask):
         if self.combine == "vote":
             return super().decision_batch(X, w)
         w = self._check_w(w)
-        _, decoded = self._decode_views(self._as_corpus(X), w)
+        _, decoded = self._decode_views(as_corpus(X), w)
         return sum(d[5] for d in decoded) + float(w[self._bias_index])
 
     def _check_structure(self, h, T: int) -> np.ndarray:
@@ -893,8 +889,7 @@ class GrammaticalityTask(LatentBinaryTask):
 
     def heuristic_ready(self) -> bool:
         """Whether ``heuristic_weights()`` is available (chunker weights are attached)."""
-        return (bool(getattr(self, "fitted_", False))
-                and getattr(self, "chunker_coef_", None) is not None)
+        return self.is_fitted() and getattr(self, "chunker_coef_", None) is not None
 
     def heuristic_weights(self) -> np.ndarray:
         """The supervised chunker's weights (unscaled, bias 0), attached by
@@ -1040,8 +1035,7 @@ class ChunkingView(StructuredTask):
         return self.task
 
     def is_fitted(self) -> bool:
-        return isinstance(self.task, GrammaticalityTask) and bool(
-            getattr(self.task, "fitted_", False))
+        return isinstance(self.task, GrammaticalityTask) and self.task.is_fitted()
 
     def check_fitted(self) -> None:
         self._base().check_fitted()
@@ -1051,10 +1045,10 @@ class ChunkingView(StructuredTask):
         return self._base().n_features
 
     def subset(self, X: SequenceCorpus, indices) -> SequenceCorpus:
-        return GrammaticalityTask._as_corpus(X).subset(indices)
+        return as_corpus(X).subset(indices)
 
     def as_batch(self, X):
-        return GrammaticalityTask._as_corpus(X)
+        return as_corpus(X)
 
     def example_size(self, x: SequenceCorpus) -> int:
         return x.n_tokens
@@ -1068,7 +1062,7 @@ class ChunkingView(StructuredTask):
     def _decode(self, X, w, Y=None) -> list[DecodeResult]:
         task = self._base()
         w = task._check_w(w)
-        X = task._as_corpus(X)
+        X = as_corpus(X)
         if Y is not None:
             if len(Y) != len(X):
                 raise InputError(f"{len(X)} sentences but {len(Y)} gold structures")
