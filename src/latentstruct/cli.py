@@ -111,9 +111,13 @@ def _cmd_train(args) -> int:
     else:
         learner.fit(X, Y)
     elapsed = time.perf_counter() - t0
-    save_trained(args.model, task, learner,
-                 extra={"train_path": str(args.train), "n_train": len(dataset),
-                        "train_seconds": round(elapsed, 3)})
+    from .kbest_lists import data_digest
+
+    extra = {"train_path": str(args.train), "n_train": len(dataset),
+             "train_seconds": round(elapsed, 3)}
+    if args.train is not None:  # identifies the data (k-best lists name their parser by it)
+        extra["train_digest"] = data_digest(args.train)
+    save_trained(args.model, task, learner, extra=extra)
     if not args.quiet:
         n_binary = "" if dataset.binary is None else f" and {len(dataset.binary)} binary"
         print(
@@ -203,6 +207,30 @@ def _cmd_explain(args) -> int:
                      title=f"{task.name} / {learner.registry_name}")
     print(json.dumps({"score": round(score, 6), "decision": 1 if score >= 0 else -1,
                       "alignment": [int(j) for j in h], "picture": str(args.out)}))
+    return 0
+
+
+def _cmd_kbest(args) -> int:
+    from .kbest_lists import jackknife_kbest, write_model_kbest
+    from .learners.persistence import load_trained
+
+    if args.k < 1:
+        raise ConfigError(f"-k must be a positive integer, got {args.k}")
+    task, learner, meta = load_trained(args.model)
+    if not hasattr(type(task), "kbest"):
+        raise ConfigError(f"k-best lists are trees of a dependency parser; {args.model} is a "
+                          f"{task.name!r} model (train one with `latentstruct train dep`)")
+    t0 = time.perf_counter()
+    if args.folds is None:
+        n = write_model_kbest(task, learner, meta, args.input, args.output, args.k,
+                              verbose=not args.quiet)
+    else:
+        n = jackknife_kbest(task, learner, meta, args.input, args.output, args.k, args.folds,
+                            verbose=not args.quiet)
+    if not args.quiet:
+        how = "" if args.folds is None else f" ({args.folds}-fold jackknife)"
+        print(f"wrote the {args.k} best trees of {n} sentences{how} to {args.output} in "
+              f"{time.perf_counter() - t0:.1f}s", file=sys.stderr)
     return 0
 
 
@@ -312,6 +340,20 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--out", required=True, help="output picture (.png)")
     x.add_argument("--option", action="append", metavar="KEY=VALUE")
     x.set_defaults(func=_cmd_explain)
+
+    k = sub.add_parser("kbest", help="write each sentence's k best parses (for reranking)",
+                       description="Write the k best trees of every sentence under a 'dep' "
+                                   "model as a k-best file (JSON lines; see README). With "
+                                   "--folds N, INPUT must be the model's training data: each "
+                                   "fold is parsed by a parser trained on the other folds.")
+    k.add_argument("--model", required=True, help="a 'dep' model file")
+    k.add_argument("--input", required=True, help="CoNLL-U file, .dp file or .dp directory")
+    k.add_argument("--output", required=True, help="output k-best file")
+    k.add_argument("-k", type=int, default=16, help="trees per sentence (default 16)")
+    k.add_argument("--folds", type=int, default=None,
+                   help="jackknife: parse the model's training data in N folds")
+    k.add_argument("--quiet", action="store_true")
+    k.set_defaults(func=_cmd_kbest)
 
     d = sub.add_parser("demo", help="transliteration discovery on CLDR names: two-stage vs LCLR")
     d.add_argument("--lang", default="he", help="he, ru or ar (default he)")
