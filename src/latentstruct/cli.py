@@ -211,12 +211,13 @@ def _cmd_explain(args) -> int:
 
 
 def _cmd_kbest(args) -> int:
+    from .io import inspect_model
     from .kbest_lists import jackknife_kbest, write_model_kbest
-    from .learners.persistence import load_trained
 
     if args.k < 1:
         raise ConfigError(f"-k must be a positive integer, got {args.k}")
-    task, learner, meta = load_trained(args.model)
+    task, learner = _load(args.model, args.option, "kbest")
+    meta = inspect_model(args.model)
     if not hasattr(type(task), "kbest"):
         raise ConfigError(f"k-best lists are trees of a dependency parser; {args.model} is a "
                           f"{task.name!r} model (train one with `latentstruct train dep`)")
@@ -352,6 +353,8 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("-k", type=int, default=16, help="trees per sentence (default 16)")
     k.add_argument("--folds", type=int, default=None,
                    help="jackknife: parse the model's training data in N folds")
+    k.add_argument("--option", action="append", metavar="KEY=VALUE",
+                   help="evaluation-time task option, e.g. ptb_split=heldout (repeatable)")
     k.add_argument("--quiet", action="store_true")
     k.set_defaults(func=_cmd_kbest)
 

@@ -41,6 +41,13 @@ from latentstruct.inference.matching import bipartite_matching
 from latentstruct.inference.result import ERROR, EXACT, INFEASIBLE, TIME_LIMIT, DecodeResult
 from latentstruct.inference.tree_bp import TreeMarginals, tree_max_product, tree_sum_product
 from latentstruct.inference.viterbi import BatchViterbiResult, kbest_viterbi, viterbi, viterbi_batch
+from latentstruct.inference.eisner import KBestTrees, eisner, eisner_batch, eisner_kbest, head_hamming_augmented
+from latentstruct.inference.brute_force import (
+    all_dependency_trees,
+    brute_force_dependency,
+    dependency_score,
+    projective_trees,
+)
 
 __all__ = [
     "DecodeResult",
@@ -84,4 +91,13 @@ __all__ = [
     "alignment_score",
     "tree_score",
     "brute_force_log_partition",
+    "eisner",
+    "eisner_kbest",
+    "eisner_batch",
+    "head_hamming_augmented",
+    "KBestTrees",
+    "projective_trees",
+    "all_dependency_trees",
+    "dependency_score",
+    "brute_force_dependency",
 ]

@@ -8,6 +8,7 @@ candidates grows exponentially).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Iterable, Iterator
@@ -15,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from latentstruct.exceptions import InputError
+from latentstruct.inference.eisner import _check_dependency_scores
 from latentstruct.inference.result import EXACT, INFEASIBLE, DecodeResult
 from latentstruct.inference.tree_bp import TreeMarginals, _check_tree_scores
 from latentstruct.inference.viterbi import _as_int_array, _check_chain, _shape_str
@@ -29,6 +31,10 @@ __all__ = [
     "alignment_score",
     "tree_score",
     "brute_force_log_partition",
+    "projective_trees",
+    "all_dependency_trees",
+    "dependency_score",
+    "brute_force_dependency",
 ]
 
 
@@ -182,3 +188,113 @@ def brute_force_log_partition(unary, parents, edge_scores) -> TreeMarginals:
             if parents[i] >= 0:
                 edge[i, y[parents[i]], y[i]] += py
     return TreeMarginals(node, edge, log_z)
+
+
+# ----------------------------------------------------------------------------------------
+# dependency trees (reference for latentstruct.inference.eisner)
+# ----------------------------------------------------------------------------------------
+_MAX_TREE_WORDS = 7
+
+
+def _is_tree(h: tuple) -> bool:
+    """``h[m]`` is the head of word m (h[0] unused): every word reaches 0, no self-loop or cycle."""
+    n = len(h) - 1
+    for m in range(1, n + 1):
+        v = m
+        for _ in range(n):
+            v = h[v]
+            if v == 0:
+                break
+        if v != 0:  # n steps without reaching ROOT: a cycle
+            return False
+    return True
+
+
+def _is_projective(h: tuple) -> bool:
+    """No two arcs cross, ROOT's arcs drawn from position 0 (arcs sharing an end never cross)."""
+    arcs = [(min(h[m], m), max(h[m], m)) for m in range(1, len(h))]
+    for a, b in arcs:
+        for c, d in arcs:
+            if a < c < b < d:
+                return False
+    return True
+
+
+@functools.lru_cache(maxsize=None)
+def _dependency_trees(n: int, single_root: bool, projective: bool) -> tuple:
+    out = []
+    for heads in itertools.product(range(n + 1), repeat=n):
+        h = (0, *heads)
+        if any(h[m] == m for m in range(1, n + 1)):
+            continue
+        if single_root and heads.count(0) != 1:
+            continue
+        if not _is_tree(h):
+            continue
+        if projective and not _is_projective(h):
+            continue
+        out.append(heads)
+    return tuple(out)
+
+
+def all_dependency_trees(n: int, *, single_root: bool = True, projective: bool = True) -> Iterator[np.ndarray]:
+    """Yield every dependency tree over words ``1..n`` rooted at ROOT = 0, as int64 heads (n,).
+
+    ``heads[m - 1]`` is the head of word ``m``.  Enumerates all ``(n + 1)**n`` head
+    assignments and keeps those forming a tree (every word reaches 0, no cycle), with exactly
+    one word attached to 0 when ``single_root``, and, when ``projective``, no two crossing
+    arcs (arcs from ROOT count as arcs from position 0).  Counts: all trees
+    ``(n + 1)**(n - 1)`` (single root ``n**(n - 1)``); projective ones 1, 3, 12, 55, 273, 1428
+    (single root 1, 2, 7, 30, 143, 728) for n = 1..6.  Lexicographic order of ``heads``.
+    ``1 <= n <= 7`` (the enumeration is cached per argument triple).
+    """
+    n = _check_count(n, "n")
+    if not 1 <= n <= _MAX_TREE_WORDS:
+        raise InputError(f"n must be between 1 and {_MAX_TREE_WORDS} for tree enumeration; got {n}")
+    for heads in _dependency_trees(n, bool(single_root), bool(projective)):
+        yield np.array(heads, dtype=np.int64)
+
+
+def projective_trees(n: int, *, single_root: bool = True) -> Iterator[np.ndarray]:
+    """Yield every projective dependency tree over words ``1..n`` (int64 heads (n,), ROOT = 0).
+
+    Same as ``all_dependency_trees(n, single_root=single_root, projective=True)``;
+    ``1 <= n <= 7``.
+    """
+    yield from all_dependency_trees(n, single_root=single_root, projective=True)
+
+
+def dependency_score(heads, scores) -> float:
+    """``sum_{m=1..n} scores[heads[m - 1], m]`` for heads (n,) and scores (n + 1, n + 1). O(n)."""
+    S = _check_dependency_scores(scores)
+    n = S.shape[0] - 1
+    h = _as_int_array(heads, "heads", "(n,)")
+    if h.shape[0] != n or h.min() < 0 or h.max() > n:
+        raise InputError(f"heads must be {n} integers in [0, {n}]; got {h.tolist()}")
+    s = 0.0
+    for m in range(1, n + 1):
+        s += S[h[m - 1], m]
+    return float(s)
+
+
+def brute_force_dependency(scores, *, single_root: bool = True, k: int = 1) -> list[tuple[np.ndarray, float]]:
+    """The ``k`` best projective trees by enumeration: a list of (heads int64 (n,), score).
+
+    Sorted by score descending (equal scores in the enumeration order of
+    :func:`projective_trees`); trees of score ``-inf`` are left out, so fewer than ``k``
+    (possibly none) are returned when fewer trees have a finite score.  Scores as in
+    :func:`latentstruct.inference.eisner.eisner`; ``1 <= n <= 7``.
+    """
+    S = _check_dependency_scores(scores)
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise InputError(f"k must be an integer >= 1; got {k!r}")
+    n = S.shape[0] - 1
+    scored = []
+    for heads in projective_trees(n, single_root=single_root):
+        s = 0.0
+        for m in range(1, n + 1):
+            s += S[heads[m - 1], m]
+        if s > -math.inf:
+            scored.append((heads, float(s)))
+    scored.sort(key=lambda hs: -hs[1])  # stable: ties keep the enumeration order
+    return scored[: int(k)]
