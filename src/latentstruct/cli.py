@@ -167,7 +167,7 @@ def _cmd_evaluate(args) -> int:
     dataset = task.read(args.test, split="test")
     decision = learner.decision_function if isinstance(learner, LatentBinaryLearner) else None
     metrics = task.evaluate_model(dataset, learner.predict, decision)
-    print(json.dumps({k: round(float(v), 6) for k, v in metrics.items()}))
+    print(json.dumps({k: None if v is None else round(float(v), 6) for k, v in metrics.items()}))
     return 0
 
 
@@ -311,8 +311,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "--help' lists the task's and the learner's options.")
     t.add_argument("-h", "--help", action=_TrainHelp,
                    help="show this help and the options of TASK (and --learner) if given")
-    t.add_argument("task", help="task name (chunk, pos, citations, translit, paraphrase, rte, "
-                                "grammaticality)")
+    t.add_argument("task", help="task name (chunk, pos, dep, rerank, citations, translit, "
+                                "paraphrase, rte, grammaticality)")
     t.add_argument("--train", help="training data file")
     t.add_argument("--model", required=True, help="output model file (.npz)")
     t.add_argument("--learner", help="learner name (default: the task's)")

@@ -142,3 +142,21 @@ def test_missing_nltk_is_a_config_error(monkeypatch, tmp_path):
     monkeypatch.setattr(builtins, "__import__", fake_import)
     with pytest.raises(ConfigError, match='pip install "nltk>=3.8"'):
         wordnet_module._open_reader(tmp_path)
+
+
+# ------------------------------------------------------------------------------ supersenses
+def test_supersenses_in_wordnet_sense_order(wn):
+    # Koo & Collins (2005, §4.1): "shares has the supersenses noun.possession, noun.act and
+    # noun.artifact"; "in does not have any WordNet supersenses"
+    assert wn.supersenses("shares", "NOUN") == ("noun.possession", "noun.act", "noun.artifact")
+    assert wn.supersenses("share", "n") == wn.supersenses("shares", "NOUN")  # base form
+    assert wn.supersenses("bought", "VERB") == ("verb.possession", "verb.stative", "verb.cognition")
+    assert wn.supersenses("in", "ADP") == ()
+    assert wn.supersenses("the", "DET") == ()
+    assert wn.supersenses("xyzzyqq", "NOUN") == ()
+    assert wn.supersenses("heavy", "ADJ") == ("adj.all",)
+    names = {line.split("\t")[1] for line in lexnames_text().splitlines() if line.strip()}
+    assert set(wn.supersenses("bank", "NOUN")) <= names
+    assert wn.supersenses("bank", "NOUN")[0] == "noun.object"  # sloping land, the first sense
+    with pytest.raises(ConfigError, match="unknown POS"):
+        wn.supersenses("dog", "NN")

@@ -179,6 +179,7 @@ class WordNet:
         self._anto: dict[tuple, bool] = {}
         self._base: dict[tuple, str] = {}
         self._synsets: dict[tuple, tuple] = {}
+        self._supersenses: dict[tuple, tuple] = {}
         self._up: dict[str, dict] = {}
 
     def __repr__(self) -> str:
@@ -207,6 +208,27 @@ class WordNet:
         if key not in self._synsets:
             self._synsets[key] = tuple(self.reader.synsets(base, p)) if base else ()
         return self._synsets[key]
+
+    def supersenses(self, word: str, pos: str) -> tuple[str, ...]:
+        """The supersenses of ``word`` with WordNet POS of ``pos``: the lexicographer-file
+        names (``noun.person``, ``verb.motion``, ...; see ``lexnames(5WN)``) of its synsets.
+
+        Each name appears once, in the order of its first synset in WordNet's sense order
+        (most frequent sense first), so ``shares``/``NOUN`` gives ``("noun.possession",
+        "noun.act", "noun.artifact")`` (Koo & Collins 2005, §4.1).  Words are reduced to
+        their base form first (:meth:`base_form`).  Empty for a word WordNet does not list
+        and for tags without WordNet entries (``ADP``, ``DET``, ...).
+        """
+        p = wordnet_pos(pos)
+        if p is None:
+            return ()
+        key = (self.base_form(word, pos), p)
+        if key not in self._supersenses:
+            names: dict[str, None] = {}
+            for synset in self.synsets(word, pos):
+                names.setdefault(synset.lexname(), None)
+            self._supersenses[key] = tuple(names)
+        return self._supersenses[key]
 
     def _upward(self, synset) -> dict:
         """{synset name: fewest steps} reachable from ``synset`` within max_distance."""

@@ -18,7 +18,9 @@ from .inference_check import InferenceMonitor
 from .jlis import JLIS, NormalizedBinaryView
 from .latent_pa import LCLRVariant, LatentPA, pa_step_size
 from .lclr import LCLR, LatentBinaryLearner, TwoStage
+from .mixture import RerankerMixture, mixture_scores, tune_mixture_weights
 from .perceptron import StructuredPerceptron
+from .reranker import HiddenVariableReranker
 from .ssvm import StructuredSVM
 
 __all__ = [
@@ -42,4 +44,8 @@ __all__ = [
     "LatentPA",
     "LCLRVariant",
     "pa_step_size",
+    "HiddenVariableReranker",
+    "RerankerMixture",
+    "mixture_scores",
+    "tune_mixture_weights",
 ]

@@ -2,6 +2,8 @@
 
 ``dcd``: grouped squared-hinge (L2-loss) dual coordinate descent over a persistent
 :class:`ConstraintPool` -- the one QP engine of StructuredSVM, LCLR and J-LIS.
+``sgd``: stochastic gradient descent (lazy L2) and L-BFGS over a loss given as a callable --
+the optimisers of the log-linear hidden-variable reranker.
 """
 
 from latentstruct.solvers.dcd import (
@@ -12,6 +14,7 @@ from latentstruct.solvers.dcd import (
     fit_binary_squared_hinge,
     solve_grouped_dcd,
 )
+from latentstruct.solvers.sgd import LBFGSResult, SGDResult, lbfgs, scatter_add, sgd
 
 __all__ = [
     "Constraint",
@@ -20,4 +23,9 @@ __all__ = [
     "DCDWorkspace",
     "fit_binary_squared_hinge",
     "solve_grouped_dcd",
+    "SGDResult",
+    "LBFGSResult",
+    "sgd",
+    "lbfgs",
+    "scatter_add",
 ]

@@ -7,8 +7,10 @@ ones they need.
 from .base import TASKS, Dataset, LatentBinaryTask, StructuredTask, Task, get_task_class, register_task
 from .citations import CitationTask
 from .contracts import CAPABILITIES, Capability, missing_methods
+from .dependency import DependencyTask
 from .grammaticality import ChunkingView, GrammaticalityTask
 from .graph_pairs import GraphPairTask, ParaphraseTask, RteTask
+from .rerank import RerankCorpus, RerankTask
 from .sampling import indirect_supervision_sample
 from .sequence import ChunkTask, PosTask, SequenceCorpus, SequenceLabellingTask
 from .transliteration import TransliterationTask
@@ -36,4 +38,7 @@ __all__ = [
     "RteTask",
     "GrammaticalityTask",
     "ChunkingView",
+    "DependencyTask",
+    "RerankTask",
+    "RerankCorpus",
 ]

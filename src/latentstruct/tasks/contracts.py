@@ -26,6 +26,7 @@ __all__ = [
     "MARGINALIZABLE",
     "LABEL_FACTORED",
     "EXPLAINABLE",
+    "CANDIDATE_LIST",
     "capability",
     "missing_methods",
     "describe",
@@ -81,6 +82,16 @@ LABEL_FACTORED = _define(
 EXPLAINABLE = _define(
     "explainable", ("encode_pair", "explain"),
     "encode one input pair and describe the structure a model picks (latentstruct explain)")
+
+#: a list of candidate structures per example, each with hidden variables summed out
+#: (Koo & Collins 2005, §3.2): per-candidate log Z_j = log sum_h exp(w.Phi(t_j, h)),
+#: sum_j c_j F(t_j) with F(t) = E_{h|t}[Phi(t, h)], and the max-product h* per candidate.
+#: Encoded targets expose ``oracle``, the indices of the candidates to be ranked first.
+CANDIDATE_LIST = _define(
+    "candidate-list",
+    ("candidate_log_partitions", "candidate_expected_features", "candidate_max_product"),
+    "per-candidate log Z_j = log sum_h exp(w.Phi(t_j, h)), sum_j c_j E_{h|t_j}[Phi(t_j, h)] "
+    "for given coefficients c, and the max-product hidden assignment of each candidate")
 
 
 def capability(name: str) -> Capability:

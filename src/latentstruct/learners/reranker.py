@@ -1,0 +1,270 @@
+"""The hidden-variable log-linear reranker of Koo & Collins (2005)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from ..exceptions import ConfigError, warn_convergence
+from ..solvers.sgd import SCHEDULES, lbfgs, scatter_add, sgd
+from ..tasks.contracts import CANDIDATE_LIST, MARGINALIZABLE
+from .base import (
+    LinearStructuredLearner, check_nonnegative, check_positive, check_positive_int,
+    register_learner,
+)
+
+__all__ = ["HiddenVariableReranker", "candidate_loss", "candidate_coefficients"]
+
+SOLVERS = ("sgd", "lbfgs")
+
+
+def _lse(a: np.ndarray) -> float:
+    m = float(a.max())
+    return m + float(np.log(np.exp(a - m).sum()))
+
+
+def candidate_loss(log_z: np.ndarray, oracle: np.ndarray) -> float:
+    """−log Σ_{j ∈ oracle} p(t_j | s) = log Σ_j Z_j − log Σ_{j ∈ oracle} Z_j."""
+    return _lse(log_z) - _lse(log_z[oracle])
+
+
+def candidate_coefficients(log_z: np.ndarray, oracle: np.ndarray) -> np.ndarray:
+    """p − q: p = softmax(log Z) over all candidates, q = softmax over the oracle set (zero
+    elsewhere); the gradient of :func:`candidate_loss` is Σ_j (p_j − q_j) F(t_j)."""
+    if oracle.max() >= log_z.shape[0]:
+        raise ConfigError(f"oracle candidate {int(oracle.max())} does not exist; the sentence "
+                          f"has {log_z.shape[0]} candidates (targets and examples misaligned?)")
+    p = np.exp(log_z - _lse(log_z))
+    lo = log_z[oracle]
+    p[oracle] -= np.exp(lo - _lse(lo))
+    return p
+
+
+@register_learner("hidden-reranker")
+class HiddenVariableReranker(LinearStructuredLearner):
+    """Conditional log-linear reranker with hidden variables (Koo & Collins 2005, §3).
+
+    Model (Eq. 2): p(t_j | s) = Z_j / Σ_j' Z_j' with Z_j = Σ_h exp(Θ · Φ(t_j, h)), the sum over
+    the hidden values h of candidate t_j computed exactly by the task (belief propagation on
+    the tree D(t_j), §3.1–3.2).  Objective (Eq. 3 with tied oracles and an L2 term)::
+
+        J(Θ) = (1/n) Σ_i [ log Σ_j Z_ij − log Σ_{j ∈ O_i} Z_ij ] + (alpha/2) ||Θ||²
+
+    where O_i is the oracle set of sentence i (the task's targets; several candidates when
+    they tie).  J is Eq. 3 divided by n plus (n·alpha/2)||Θ||², so ``alpha`` is "per example":
+    the same alpha regularises equally on a small and a large training set.  Its gradient is
+    (1/n) Σ_i Σ_j (p_ij − q_ij) F(t_ij) + alpha Θ, p = softmax(log Z_i·) over the candidates, q
+    the same over O_i, F(t) = E_{h|t}[Φ(t, h)] (§3.2).  J is non-convex when there are hidden
+    values or tied oracles (a difference of log-partitions); with domain "none" and one oracle
+    per sentence it is the convex conditional log-linear (maxent) reranker.
+
+    Parameters
+    ----------
+    task : a fitted task with capabilities marginalizable and candidate-list (``rerank``)
+    solver : {"sgd", "lbfgs"}, default "sgd"
+        Stochastic gradient descent (the paper's choice) or SciPy's L-BFGS-B on the full J.
+    eta0 : float, default 0.05
+        Initial SGD learning rate.
+    schedule : {"bottou", "inverse_time", "constant"}, default "bottou"
+        SGD learning-rate schedule (``latentstruct.solvers.sgd``): bottou is
+        eta0 / (1 + eta0·alpha·t) over steps t.
+    n_epochs : int, default 10
+        SGD passes over the training sentences (in a seeded random order each).
+    max_iter : int, default 200
+        L-BFGS iterations (solver "lbfgs").
+    alpha : float, default 1e-4
+        L2 strength, per example (J = mean loss + alpha/2 ||Θ||²); 0 is allowed.
+    init_noise : float, default 0.01
+        Standard deviation of the Gaussian noise the weights start from.  Needed: at Θ = 0
+        the sub-values of one class (NN_1 … NN_5) have identical templates, get identical
+        gradients and would never separate.
+    random_state : None, int or Generator, default 0
+        Seeds the initial noise and the SGD visiting order.
+    tol : float or None, default 1e-4
+        SGD: stop when an epoch lowers the running objective by less than tol relative
+        (None: run n_epochs). L-BFGS: the gradient tolerance gtol (None: 1e-6).
+    progress : bool, default False
+        Progress bar over epochs / iterations.
+    verbose : bool, default False
+        Print the objective after every epoch / iteration to stderr.
+
+    Attributes
+    ----------
+    coef_ : ndarray (n_features,)
+    loss_curve_ : list of float, J after every epoch (SGD: the mean of the example losses met
+        during the epoch plus the L2 term) or L-BFGS iteration
+    n_iter_ : int, epochs or iterations run
+    converged_ : bool, whether the tol test stopped the run
+    fit_time_ : float, seconds
+    """
+
+    requires = frozenset({MARGINALIZABLE, CANDIDATE_LIST})
+    evaluation_params = frozenset({"progress", "verbose"})
+
+    def __init__(self, task=None, solver="sgd", eta0=0.05, schedule="bottou", n_epochs=10,
+                 max_iter=200, alpha=1e-4, init_noise=0.01, random_state=0, tol=1e-4,
+                 progress=False, verbose=False):
+        self.task = task
+        self.solver = solver
+        self.eta0 = eta0
+        self.schedule = schedule
+        self.n_epochs = n_epochs
+        self.max_iter = max_iter
+        self.alpha = alpha
+        self.init_noise = init_noise
+        self.random_state = random_state
+        self.tol = tol
+        self.progress = progress
+        self.verbose = verbose
+
+    # --- validation ----------------------------------------------------------------------
+    def _validate(self, X, Y):
+        task = self._check_task()
+        if self.solver not in SOLVERS:
+            raise ConfigError(f"The 'solver' parameter must be one of {', '.join(SOLVERS)}. "
+                              f"Got {self.solver!r} instead.")
+        if self.schedule not in SCHEDULES:
+            raise ConfigError(f"The 'schedule' parameter must be one of {', '.join(SCHEDULES)}. "
+                              f"Got {self.schedule!r} instead.")
+        check_positive("eta0", self.eta0)
+        check_positive_int("n_epochs", self.n_epochs)
+        check_positive_int("max_iter", self.max_iter)
+        check_nonnegative("alpha", self.alpha)
+        check_nonnegative("init_noise", self.init_noise)
+        if self.tol is not None:
+            check_nonnegative("tol", self.tol)
+        for name in ("progress", "verbose"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ConfigError(f"The '{name}' parameter must be a bool. Got "
+                                  f"{getattr(self, name)!r} instead.")
+        X, Y = task.as_batch(X), list(Y)
+        if len(X) != len(Y):
+            raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
+        if len(X) == 0:
+            raise ConfigError("cannot fit on zero examples")
+        oracles = []
+        for i, y in enumerate(Y):
+            try:
+                o = np.asarray(y.oracle)
+            except AttributeError:
+                raise ConfigError(f"target {i} has no 'oracle' (the candidates to rank first); "
+                                  f"encode the targets with task.encode_targets") from None
+            if o.ndim != 1 or o.size == 0 or o.dtype.kind not in "iu" or o.min() < 0:
+                raise ConfigError(f"target {i} must name a non-empty set of candidate indices; "
+                                  f"got oracle={o!r}")
+            oracles.append(o.astype(np.int64))
+        return task, X, oracles
+
+    # --- the objective -------------------------------------------------------------------
+    def _mean_loss_grad(self, task, X, oracles, w):
+        """(1/n) Σ_i ℓ_i(w) and its dense gradient (no L2 term)."""
+        grad = np.zeros(task.n_features)
+        total = 0.0
+        for i in range(len(X)):
+            o = oracles[i]
+            res = task.candidate_expected_features(
+                X[i], w, lambda lz, o=o: candidate_coefficients(lz, o), sparse=True)
+            total += candidate_loss(res.log_partitions, o)
+            scatter_add(grad, res.features.indices, res.features.values)
+        n = len(X)
+        return total / n, grad / n
+
+    def objective(self, X, Y, w) -> tuple[float, np.ndarray]:
+        """J(w) and its gradient (dense) on examples X with targets Y (see the class docs)."""
+        task, X, oracles = self._validate(X, Y)
+        w = np.asarray(w, dtype=np.float64)
+        loss, grad = self._mean_loss_grad(task, X, oracles, w)
+        alpha = float(self.alpha)
+        return loss + 0.5 * alpha * float(w @ w), grad + alpha * w
+
+    # --- fitting -------------------------------------------------------------------------
+    def fit(self, X, Y):
+        """Learn ``coef_`` from featurised k-best lists X and their targets Y."""
+        task, X, oracles = self._validate(X, Y)
+        t_start = time.perf_counter()
+        rng = np.random.default_rng(self.random_state)
+        w0 = float(self.init_noise) * rng.standard_normal(task.n_features)
+        sgd_run = self.solver == "sgd"
+        total = int(self.n_epochs if sgd_run else self.max_iter)
+        bar = tqdm(total=total, desc="hidden-reranker", unit="epoch" if sgd_run else "iter",
+                   disable=not self.progress, leave=False)
+
+        def report(step, value):
+            bar.set_postfix(objective=f"{value:.6g}")
+            bar.update(1)
+            if self.verbose:
+                print(f"hidden-reranker {self.solver} {step}: objective {value:.6g} "
+                      f"({time.perf_counter() - t_start:.1f}s)", file=sys.stderr)
+
+        try:
+            if sgd_run:
+                def example(i, v, scale):
+                    o = oracles[i]
+                    res = task.candidate_expected_features(
+                        X[i], v, lambda lz: candidate_coefficients(lz, o), scale=scale,
+                        sparse=True)
+                    return candidate_loss(res.log_partitions, o), res.features
+
+                res = sgd(example, len(X), w0, schedule=self.schedule, eta0=self.eta0,
+                          alpha=self.alpha, n_epochs=self.n_epochs, random_state=rng,
+                          tol=self.tol, callback=report)
+                limit = f"n_epochs={self.n_epochs}"
+            else:
+                res = lbfgs(lambda w: self._mean_loss_grad(task, X, oracles, w), w0,
+                            alpha=self.alpha, max_iter=self.max_iter,
+                            tol=1e-6 if self.tol is None else max(float(self.tol), 1e-300),
+                            callback=report)
+                limit = f"max_iter={self.max_iter} ({res.message})"
+        finally:
+            bar.close()
+        self.coef_ = res.w
+        self.loss_curve_ = [float(v) for v in res.objective_curve]
+        self.n_iter_ = int(res.n_iter)
+        self.converged_ = bool(res.converged)
+        self.fit_time_ = time.perf_counter() - t_start
+        if not self.converged_ and (self.tol is not None or not sgd_run):
+            warn_convergence(f"HiddenVariableReranker ({self.solver}) stopped at {limit} before "
+                             f"reaching tol={self.tol}; raise the limit or the tolerance")
+        return self
+
+    # --- prediction ----------------------------------------------------------------------
+    def _log_z(self, X) -> list[np.ndarray]:
+        self._check_is_fitted()
+        task = self.task
+        X = task.as_batch(X)
+        return [task.candidate_log_partitions(X[i], self.coef_) for i in range(len(X))]
+
+    def predict(self, X) -> list[int]:
+        """Index of the best candidate of every sentence: argmax_j log Z_j, an exact sum over
+        the hidden values (§6.2); ties go to the lower index (the base parser's order)."""
+        return [int(np.argmax(lz)) for lz in self._log_z(X)]
+
+    def predict_log_proba(self, X) -> list[np.ndarray]:
+        """log p(t_j | s) of every candidate of every sentence (for mixtures, §4.3)."""
+        return [lz - _lse(lz) for lz in self._log_z(X)]
+
+    def decode_hidden(self, X) -> list:
+        """The max-product hidden assignment h* of each sentence's predicted candidate (§6.3):
+        a ``DecodeResult`` whose structure gives each word's domain index (value class
+        ``v // n_sub``, sub-value ``v % n_sub``) and whose score is max_h Θ·Φ(t, h)."""
+        self._check_is_fitted()
+        X = self.task.as_batch(X)
+        chosen = self.predict(X)
+        return [self.task.candidate_max_product(X[i], self.coef_)[j]
+                for i, j in enumerate(chosen)]
+
+    # --- persistence ---------------------------------------------------------------------
+    def _learned_state(self) -> tuple[dict, dict]:
+        self._check_is_fitted()
+        meta = {"n_iter_": int(self.n_iter_), "loss_curve_": list(self.loss_curve_),
+                "converged_": bool(self.converged_)}
+        return meta, {"coef_": self.coef_}
+
+    def _restore(self, meta: dict, arrays: dict) -> None:
+        self.coef_ = np.asarray(arrays["coef_"], dtype=np.float64)
+        self.n_iter_ = int(meta.get("n_iter_", 0))
+        self.loss_curve_ = [float(v) for v in meta.get("loss_curve_", [])]
+        self.converged_ = bool(meta.get("converged_", False))

@@ -1,0 +1,551 @@
+"""First-order (arc-factored) dependency parsing (``dep``): projective trees by Eisner.
+
+A sentence's structure is its dependency tree, decoded exactly over projective trees by
+:func:`latentstruct.inference.eisner.eisner` from per-arc scores.  Features are
+MSTParser-style first-order arc features plus, for labelled trees, label features of each
+arc (:mod:`latentstruct.tasks.dependency_features`).
+
+**Structures.**  A tree y of an n-word sentence is an int64 array of shape (3, n)::
+
+    y[0]  heads: y[0, m-1] is the head of word m, 0 for ROOT
+    y[1]  label ids (indices into ``labels_``); -1 when unlabelled or a gold label unseen
+          in training (such a gold label never matches a prediction)
+    y[2]  1 where the word is scored by UAS/LAS (``data.dependency.punctuation_mask``)
+
+Row 2 is carried along for evaluation (decoders copy it from the featurised sentence) and
+never affects scores, losses or features; (2, n) arrays of heads and labels are accepted
+wherever a structure is read.
+
+**Weight layout** (``n_features`` entries)::
+
+    [ arc block: 2**hash_bits | label block: 2**label_hash_bits rows x n_labels ]
+
+A label feature (context c, label l) is ``2**hash_bits + c * n_labels + l``; unlabelled
+tasks have no label block.  score(h, m, l) = arc(h, m) + label(h, m, l).
+
+**Decoding and loss.**  The first-order labelled argmax folds the best label into each arc,
+s(h, m) = arc(h, m) + max_l label(h, m, l), runs Eisner on s and reads each chosen arc's
+label back.  The loss counts head and label errors::
+
+    Delta(y, y') = #{m : h'_m != h_m} + #{m : h'_m != h_m or l'_m != l_m}
+
+(unlabelled: the first term only), i.e. (1 - UAS) + (1 - LAS) over all words, punctuation
+included.  It decomposes over arcs, so the loss-augmented argmax is exact: +1 on arc h -> m
+when h is not m's gold head, and +1 *inside* the max for every label l when h is not the
+gold head or l is not the gold label.  Gold trees that are not projective (0.3 % of UD
+EWT's training words sit in 2.3 % of its sentences) cannot be decoded; the loss-augmented
+argmax returns the gold tree itself when it scores higher than every projective tree, so
+it is an exact maximum over the projective trees and the gold one.
+"""
+
+from __future__ import annotations
+
+import numbers
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from ..data.dependency import (
+    PTB_SPLITS,
+    DependencySentence,
+    punctuation_mask,
+    read_dependencies,
+    write_dependencies,
+)
+from ..data.sparse import SparseVector
+from ..exceptions import ConfigError, InputError
+from ..inference.eisner import eisner, eisner_kbest
+from ..inference.result import DecodeResult
+from .base import Dataset, StructuredTask, register_task
+from .contracts import MAX_DECODABLE, SIZED
+from .dependency_features import (
+    DepCorpus,
+    as_dep_corpus,
+    is_projective,
+    phi_difference,
+    score_batch,
+    token_codes,
+    tree_label_score,
+)
+from .dependency_tagging import TaggerMixin
+
+__all__ = ["DependencyTask", "DepTarget"]
+
+
+class DepTarget(NamedTuple):
+    """A gold tree as read: heads (0 = root), label strings ('_' unlabelled), scored mask."""
+
+    heads: tuple
+    deprels: tuple
+    scored: tuple
+
+
+_EMPTY = np.zeros(0, np.int64)
+
+
+@register_task
+class DependencyTask(TaggerMixin, StructuredTask):
+    """Projective first-order dependency parsing of CoNLL-U or PTB ``.dp`` data, by UAS.
+
+    Parameters
+    ----------
+    hash_bits : int, default 22
+        Arc features are hashed into 2**hash_bits weights.
+    label_hash_bits : int, default 18
+        Label contexts are hashed into 2**label_hash_bits rows of one weight per label.
+    single_root : {"auto", True, False}
+        Decode trees with exactly one word attached to ROOT; "auto": True for CoNLL-U
+        training data (UD requires it), False for ``.dp`` data.
+    labelled : {"auto", True, False}
+        Predict dependency labels too; "auto": when the training data has DEPRELs.
+    pos : {"gold", "predicted"}
+        POS tags for the features: the file's own, or UPOS predicted by the project's
+        tagger (``latentstruct train`` attaches one, see ``tagger_model``); not for ``.dp``.
+    pos_column : {"auto", "upos", "xpos"}
+        Which gold POS column feeds the features; "auto": UPOS for CoNLL-U, the PTB tag
+        (xpos) for ``.dp``.
+    distance_bins : tuple of int, default (1, 2, 3, 4, 5, 10)
+        Starts of the arc-length bins conjoined with every arc template (increasing, from 1).
+        A comma-separated string such as "1,2,4,8" is accepted.
+    ptb_split : {"all", "train", "heldout", "auto"}
+        Documents read from a directory of wsj_NNNN.dp files: all of them, wsj_0001-0119,
+        wsj_0120-0142, or "auto" (the train documents for training data, the held-out ones
+        for test data).  Files are always read whole.
+    tagger_model : str or None
+        With pos="predicted": a ``pos`` model file used as the tagger; without one,
+        ``latentstruct train`` trains the default tagger on UD EWT.
+    tagger_sentences : int, default 3000
+        Training sentences of that default tagger (the first ones of UD EWT train).
+
+    Notes
+    -----
+    Recommended learner settings for UD EWT train (12.5k sentences): see the module
+    docstring of ``latentstruct.tasks.dependency`` and the project README.
+    """
+
+    name = "dep"
+    score_metric = "uas"
+    default_learner = "ssvm"
+    capabilities = frozenset({MAX_DECODABLE, SIZED})
+    evaluation_params = frozenset({"ptb_split"})
+
+    def __init__(self, hash_bits=22, label_hash_bits=18, single_root="auto", labelled="auto",
+                 pos="gold", pos_column="auto", distance_bins=(1, 2, 3, 4, 5, 10),
+                 ptb_split="all", tagger_model=None, tagger_sentences=3000):
+        self.hash_bits = hash_bits
+        self.label_hash_bits = label_hash_bits
+        self.single_root = single_root
+        self.labelled = labelled
+        self.pos = pos
+        self.pos_column = pos_column
+        self.distance_bins = distance_bins
+        self.ptb_split = ptb_split
+        self.tagger_model = tagger_model
+        self.tagger_sentences = tagger_sentences
+
+    # --- parameters -------------------------------------------------------------------
+    def _validate_params(self) -> None:
+        for name, lo, hi in (("hash_bits", 4, 30), ("label_hash_bits", 1, 26)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not lo <= v <= hi:
+                raise ConfigError(f"{name} must be an integer in [{lo}, {hi}], got {v!r}")
+        for name, allowed in (("single_root", ("auto", True, False)),
+                              ("labelled", ("auto", True, False)),
+                              ("pos", ("gold", "predicted")),
+                              ("pos_column", ("auto", "upos", "xpos")),
+                              ("ptb_split", (*PTB_SPLITS, "auto"))):
+            v = getattr(self, name)
+            if not any(v is a or (isinstance(a, str) and v == a) for a in allowed):
+                raise ConfigError(f"{name} must be one of {', '.join(map(repr, allowed))}, "
+                                  f"got {v!r}")
+        if self.pos == "predicted" and self.pos_column == "xpos":
+            raise ConfigError("pos='predicted' tags words with the project's UPOS tagger, so "
+                              "pos_column must be 'upos' or 'auto', not 'xpos'")
+        self._bins()
+        self._validate_tagger_params()
+
+    def _bins(self) -> np.ndarray:
+        raw = self.distance_bins
+        if isinstance(raw, str):
+            try:
+                raw = [int(t) for t in raw.split(",") if t.strip()]
+            except ValueError:
+                raise ConfigError(f"distance_bins must be increasing integers such as "
+                                  f"'1,2,3,4,5,10', got {self.distance_bins!r}") from None
+        try:
+            bins = [int(b) for b in raw if not isinstance(b, bool) and int(b) == b]
+        except (TypeError, ValueError):
+            bins = []
+        if (not bins or len(bins) != len(list(raw)) or bins[0] != 1
+                or any(a >= b for a, b in zip(bins, bins[1:]))):
+            raise ConfigError(f"distance_bins must be strictly increasing integers starting at "
+                              f"1, such as (1, 2, 3, 4, 5, 10), got {self.distance_bins!r}")
+        return np.asarray(bins, dtype=np.int64)
+
+    # --- data --------------------------------------------------------------------------
+    def read(self, path, *, split: str = "train") -> Dataset:
+        """Read CoNLL-U / ``.dp`` trees; ``split`` picks the PTB documents when
+        ``ptb_split="auto"`` ("train": wsj_0001-0119, anything else: wsj_0120-0142)."""
+        self._validate_params()
+        if path is None:
+            raise ConfigError("the dep task needs a data path (a .conllu file, a .dp file or a "
+                              "directory of .dp files)")
+        doc_split = "all"
+        if Path(path).is_dir():
+            doc_split = self.ptb_split
+            if doc_split == "auto":
+                doc_split = "train" if split == "train" else "heldout"
+        single_root = None if self.single_root == "auto" else bool(self.single_root)
+        records = read_dependencies(path, single_root=single_root, split=doc_split)
+        if self.pos == "predicted" and any(r.file_format == "dp" for r in records):
+            raise ConfigError(
+                "pos='predicted' needs UD data: the project's tagger predicts UPOS, while .dp "
+                "files carry PTB tags; use pos='gold' for .dp data")
+        targets = [DepTarget(r.heads, r.deprels, tuple(punctuation_mask(r).tolist()))
+                   for r in records]
+        return Dataset(records, targets, str(path))
+
+    def fit(self, dataset: Dataset) -> "DependencyTask":
+        """Resolve the "auto" parameters from the training data and collect the labels."""
+        self._validate_params()
+        records = list(dataset.records)
+        if not records:
+            raise InputError("training data contains no sentences", dataset.path)
+        formats = {r.file_format for r in records}
+        fmt = "conllu" if formats == {"conllu"} else "dp" if formats == {"dp"} else "mixed"
+        if fmt == "mixed" and "auto" in (self.pos_column, self.single_root):
+            raise ConfigError("the training data mixes CoNLL-U and .dp sentences; set "
+                              "pos_column and single_root explicitly")
+        if self.pos == "predicted" and fmt != "conllu":
+            raise ConfigError("pos='predicted' needs CoNLL-U (UD) training data: the tagger "
+                              "predicts UPOS and .dp files have PTB tags only")
+        self.data_format_ = fmt
+        self.pos_column_ = ("upos" if fmt == "conllu" else "xpos") \
+            if self.pos_column == "auto" else self.pos_column
+        self.single_root_ = (fmt == "conllu") if self.single_root == "auto" \
+            else bool(self.single_root)
+        has_labels = any(r.labelled for r in records)
+        self.labelled_ = has_labels if self.labelled == "auto" else bool(self.labelled)
+        if self.labelled_:
+            for r in records:
+                if "_" in r.deprels:
+                    k = r.deprels.index("_")
+                    raise InputError(
+                        f"word {k + 1} ({r.words[k]!r}) has no DEPREL ('_') but the task is "
+                        f"labelled; give every word a label, or set labelled=False",
+                        r.path or dataset.path, r.line or None)
+            self.labels_ = sorted({d for r in records for d in r.deprels})
+        else:
+            self.labels_ = []
+        self._label_id = {t: i for i, t in enumerate(self.labels_)}
+        if self.pos == "gold":
+            self._check_pos_column(records, dataset.path)
+        self.bins_ = self._bins()
+        self.fitted_ = True
+        return self
+
+    def _check_pos_column(self, records, path) -> None:
+        column = self.pos_column_
+        if all(t == "_" for r in records for t in getattr(r, column)):
+            other = "xpos" if column == "upos" else "upos"
+            raise InputError(f"the {column.upper()} column is empty ('_') in every sentence, so "
+                             f"it cannot feed the features; set pos_column={other!r}", path)
+
+    def resolved_single_root(self) -> bool:
+        """Whether decoding attaches exactly one word to ROOT (``single_root`` resolved)."""
+        self.check_fitted()
+        return bool(self.single_root_)
+
+    def is_labelled(self) -> bool:
+        """Whether the task predicts labels (``labelled`` resolved from the training data)."""
+        self.check_fitted()
+        return bool(self.labelled_)
+
+    @property
+    def n_labels(self) -> int:
+        self.check_fitted()
+        return len(self.labels_)
+
+    @property
+    def n_arc_features(self) -> int:
+        return 1 << int(self.hash_bits)
+
+    @property
+    def n_features(self) -> int:
+        self.check_fitted()
+        n = self.n_arc_features
+        if self.labelled_:
+            n += self.n_labels << int(self.label_hash_bits)
+        return n
+
+    def _pos_tags(self, records) -> list[tuple]:
+        if self.pos == "predicted":
+            return self.tag([r.words for r in records])
+        column = self.pos_column_
+        return [getattr(r, column) for r in records]
+
+    def featurize(self, dataset: Dataset) -> DepCorpus:
+        """Token codes of every sentence (ROOT first) as one ``DepCorpus``."""
+        self.check_fitted()
+        records = list(dataset.records)
+        tags = self._pos_tags(records)
+        words, prefixes, pos, scored, offsets = [], [], [], [], [0]
+        for r, p in zip(records, tags):
+            if not isinstance(r, DependencySentence):
+                raise InputError(f"the dep task featurises DependencySentence records, got "
+                                 f"{type(r).__name__}")
+            cw, cx, cp = token_codes(r.words, p)
+            words.append(cw)
+            prefixes.append(cx)
+            pos.append(cp)
+            scored.append(np.concatenate([[0], punctuation_mask(r).astype(np.int64)]))
+            offsets.append(offsets[-1] + len(r) + 1)
+
+        def cat(parts):
+            return np.concatenate(parts) if parts else _EMPTY
+
+        return DepCorpus(cat(words), cat(prefixes), cat(pos), cat(scored), np.asarray(offsets))
+
+    def encode_targets(self, targets) -> list[np.ndarray]:
+        """Gold trees to (3, n) arrays; a label unseen in training becomes -1."""
+        self.check_fitted()
+        out = []
+        get = self._label_id.get
+        for t in targets:
+            heads = np.asarray(t[0], dtype=np.int64)
+            n = heads.shape[0]
+            y = np.empty((3, n), dtype=np.int64)
+            y[0] = heads
+            y[1] = [get(d, -1) for d in t[1]] if self.labelled_ else -1
+            y[2] = np.asarray(t[2], dtype=np.int64) if len(t) > 2 else 1
+            out.append(y)
+        return out
+
+    def decode_targets(self, structures) -> list[DepTarget]:
+        """(3, n) arrays to ``DepTarget`` (label strings, '_' when unlabelled)."""
+        labels = self.labels_
+        out = []
+        for y in structures:
+            y = np.asarray(y)
+            deprels = tuple(labels[i] if i >= 0 else "_" for i in y[1].tolist()) \
+                if self.labelled_ else ("_",) * y.shape[1]
+            scored = tuple(bool(v) for v in y[2]) if y.shape[0] > 2 else (True,) * y.shape[1]
+            out.append(DepTarget(tuple(y[0].tolist()), deprels, scored))
+        return out
+
+    # --- model interface ---------------------------------------------------------------
+    def subset(self, X, indices) -> DepCorpus:
+        return as_dep_corpus(X).subset(indices)
+
+    def as_batch(self, X) -> DepCorpus:
+        return as_dep_corpus(X)
+
+    def example_size(self, x) -> int:
+        return as_dep_corpus(x).n_tokens
+
+    def _check_w(self, w) -> np.ndarray:
+        w = np.asarray(w, dtype=np.float64)
+        if w.shape != (self.n_features,):
+            raise ValueError(f"weight vector must have shape ({self.n_features},), got {w.shape}")
+        return w
+
+    def _kernel_args(self):
+        return (np.int64(self.n_arc_features - 1), np.int64(self.n_arc_features),
+                np.int64((1 << int(self.label_hash_bits)) - 1),
+                np.int64(self.n_labels if self.labelled_ else 0), self.bins_)
+
+    def _scores(self, X: DepCorpus, w, Y=None):
+        mask, n_arc, lmask, L, bins = self._kernel_args()
+        if Y is None:
+            gh = gl = _EMPTY
+        else:
+            Y = list(Y)
+            if len(Y) != len(X):
+                raise ValueError(f"{len(X)} sentences but {len(Y)} gold trees")
+            lengths = X.lengths()
+            for i, y in enumerate(Y):
+                if np.shape(y)[1] != lengths[i]:
+                    raise ValueError(f"gold tree {i} has {np.shape(y)[1]} words but the "
+                                     f"sentence has {lengths[i]}")
+            gh = np.concatenate([np.asarray(y[0], np.int64) for y in Y]) if Y else _EMPTY
+            gl = np.concatenate([np.asarray(y[1], np.int64) for y in Y]) if Y else _EMPTY
+            if not self.labelled_:
+                gl = np.full_like(gh, -1)
+        return score_batch(X.word, X.prefix, X.pos, X.offsets, self._check_w(w), mask, n_arc,
+                           lmask, L, bins, gh, gl, Y is not None)
+
+    def arc_scores(self, x, w, *, with_labels: bool = False):
+        """The (n+1, n+1) arc scores of one sentence with the best label folded in.
+
+        ``S[h, m]`` = arc(h, m) + max_l label(h, m, l) (-inf on the diagonal and in column 0;
+        row/column 0 is ROOT).  With ``with_labels`` also the (n+1, n+1) int array of the
+        maximising label ids (-1 when unlabelled).
+        """
+        x = self._one(x)
+        S, B, sq = self._scores(x, w)
+        n1 = int(x.offsets[1] - x.offsets[0])
+        S = S.reshape(n1, n1)
+        return (S, B.reshape(n1, n1).astype(np.int64)) if with_labels else S
+
+    def _one(self, x) -> DepCorpus:
+        x = as_dep_corpus(x)
+        if len(x) != 1:
+            raise ValueError(f"expected one featurised sentence, got {len(x)}")
+        return x
+
+    def _phi(self, x: DepCorpus, y_a, y_b=None):
+        mask, n_arc, lmask, L, bins = self._kernel_args()
+        n = int(x.offsets[1] - x.offsets[0]) - 1
+        ya = np.asarray(y_a, np.int64)
+        if ya.ndim != 2 or ya.shape[1] != n:
+            raise ValueError(f"structure must have shape (3, {n}) (heads, labels, scored), got "
+                             f"{ya.shape}")
+        none = np.full(n, -1, np.int64)
+        la = ya[1] if self.labelled_ else none
+        if y_b is None:
+            hb = lb = none
+        else:
+            yb = np.asarray(y_b, np.int64)
+            hb, lb = yb[0], (yb[1] if self.labelled_ else none)
+        return SparseVector(*phi_difference(x.word, x.prefix, x.pos, x.offsets[0], n + 1, ya[0],
+                                            la, hb, lb, mask, n_arc, lmask, L, bins))
+
+    def joint_feature(self, x, y) -> SparseVector:
+        """Phi(x, y): the arc features of every arc of y plus its label features."""
+        return self._phi(self._one(x), y)
+
+    def joint_feature_difference(self, x, y_a, y_b) -> SparseVector:
+        return self._phi(self._one(x), y_a, y_b)
+
+    def loss(self, y_true, y_pred) -> float:
+        """Head errors plus (labelled) words with a wrong head or label."""
+        a, b = np.asarray(y_true), np.asarray(y_pred)
+        wrong_head = a[0] != b[0]
+        loss = int(np.count_nonzero(wrong_head))
+        if self.labelled_:
+            loss += int(np.count_nonzero(wrong_head | (a[1] != b[1])))
+        return float(loss)
+
+    def argmax(self, x, w, y_true=None, *, random_state=None) -> DecodeResult:
+        """Best projective tree of one sentence; loss-augmented when ``y_true`` is given."""
+        Y = None if y_true is None else [y_true]
+        return self.argmax_results(self._one(x), w, Y)[0]
+
+    def argmax_results(self, X, w, Y=None, *, random_state=None) -> list[DecodeResult]:
+        X = as_dep_corpus(X)
+        S, B, sq = self._scores(X, w, Y)
+        out = []
+        for i in range(len(X)):
+            n1 = int(X.offsets[i + 1] - X.offsets[i])
+            Si, Bi = S[sq[i]:sq[i + 1]], B[sq[i]:sq[i + 1]]
+            heads = _EMPTY if n1 == 1 else np.asarray(
+                eisner(Si.reshape(n1, n1), single_root=self.single_root_).structure, np.int64)
+            # the score of the returned tree under the (folded, augmented) arc scores
+            score, labels = tree_label_score(Si, Bi, heads)
+            score = float(score)
+            y = np.empty((3, n1 - 1), np.int64)
+            y[0] = heads
+            y[1] = labels if self.labelled_ else -1
+            y[2] = X.scored[X.offsets[i] + 1:X.offsets[i + 1]]
+            if Y is not None:
+                y, score = self._gold_if_better(X[i], w, np.asarray(Y[i]), y, score)
+            out.append(DecodeResult(y, score))
+        return out
+
+    def _gold_if_better(self, x, w, gold, y, score):
+        """The gold tree when it is not projective and beats the loss-augmented argmax."""
+        if is_projective(np.ascontiguousarray(gold[0], dtype=np.int64)):
+            return y, score
+        gold_score = self._phi(x, gold).dot(w)
+        if gold_score > score + 1e-9 * max(1.0, abs(score)):
+            g = np.array(y)
+            g[0] = gold[0]
+            g[1] = gold[1] if self.labelled_ else -1
+            return g, gold_score
+        return y, score
+
+    def argmax_batch(self, X, w, Y=None, *, random_state=None) -> list:
+        return [r.structure for r in self.argmax_results(X, w, Y)]
+
+    def kbest(self, x, w, k: int) -> list[tuple[np.ndarray, tuple, float]]:
+        """The ``k`` best projective trees of one sentence, best first.
+
+        Each is ``(heads, deprels, score)``: heads (n,) int64 (0 = root), label strings chosen
+        per arc as in the 1-best decoder ('_' when unlabelled), and the model score w . Phi.
+        """
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+            raise ConfigError(f"k must be a positive integer, got {k!r}")
+        S, B = self.arc_scores(x, w, with_labels=True)
+        n = S.shape[0] - 1
+        if n == 0:
+            return [(_EMPTY.copy(), (), 0.0)]
+        trees = eisner_kbest(S, int(k), single_root=self.single_root_)
+        out = []
+        for heads, score in zip(np.asarray(trees.heads), np.asarray(trees.scores)):
+            heads = np.asarray(heads, dtype=np.int64)
+            ids = B[heads, np.arange(1, n + 1)]
+            deprels = tuple(self.labels_[i] for i in ids) if self.labelled_ else ("_",) * n
+            out.append((heads, deprels, float(score)))
+        return out
+
+    # --- evaluation ----------------------------------------------------------------------
+    def evaluate(self, targets, predictions) -> dict:
+        """UAS and LAS over the scored (non-punctuation) words.
+
+        Returns ``{"uas", "las" (None when unlabelled), "n_tokens_scored", "n_sentences",
+        "pos" ("gold" or "predicted")}``.
+        """
+        scored = correct_h = correct_l = n_sent = 0
+        for y, p in zip(targets, predictions, strict=True):
+            y, p = np.asarray(y), np.asarray(p)
+            mask = y[2].astype(bool) if y.shape[0] > 2 else np.ones(y.shape[1], bool)
+            ok = (y[0] == p[0]) & mask
+            scored += int(mask.sum())
+            correct_h += int(ok.sum())
+            correct_l += int((ok & (y[1] == p[1]) & (y[1] >= 0)).sum())
+            n_sent += 1
+        return {
+            "uas": correct_h / scored if scored else 0.0,
+            "las": (correct_l / scored if scored else 0.0) if self.labelled_ else None,
+            "n_tokens_scored": scored,
+            "n_sentences": n_sent,
+            "pos": self.pos,
+        }
+
+    def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
+        """The numeric metrics of ``evaluate`` (what ``latentstruct evaluate`` prints):
+        ``las`` is left out when unlabelled and ``pos`` (a string) always."""
+        metrics = super().evaluate_model(dataset, predict, decision_function)
+        return {k: v for k, v in metrics.items() if isinstance(v, (int, float))}
+
+    def write_predictions(self, path, dataset: Dataset, predictions) -> None:
+        """CoNLL-U with the predicted HEAD and DEPREL ('_' when unlabelled)."""
+        trees = self.decode_targets(predictions)
+        write_dependencies(path, dataset.records, [t.heads for t in trees],
+                           [t.deprels for t in trees])
+
+    # --- persistence ---------------------------------------------------------------------
+    def get_state(self):
+        self.check_fitted()
+        state = {"labels": list(self.labels_), "labelled": bool(self.labelled_),
+                 "single_root": bool(self.single_root_), "pos_column": self.pos_column_,
+                 "data_format": self.data_format_}
+        arrays: dict = {}
+        self._tagger_state(state, arrays)
+        return state, arrays
+
+    @classmethod
+    def from_state(cls, params, state, arrays):
+        task = cls(**params)
+        task._validate_params()
+        task.labels_ = list(state["labels"])
+        task._label_id = {t: i for i, t in enumerate(task.labels_)}
+        task.labelled_ = bool(state["labelled"])
+        task.single_root_ = bool(state["single_root"])
+        task.pos_column_ = state["pos_column"]
+        task.data_format_ = state["data_format"]
+        task.bins_ = task._bins()
+        task._restore_tagger(state, arrays)
+        task.fitted_ = True
+        return task

@@ -1,0 +1,558 @@
+"""First-order arc features of the dependency task: token codes, the corpus and numba kernels.
+
+A sentence of n words is stored as n + 1 *positions*: position 0 is the artificial ROOT,
+position k the k-th word.  Each position carries three integer codes, MurmurHash3 values
+of strings (``HashingIndex(32)``): the lowercased word, its 5-character prefix and the POS
+tag; ROOT has codes of its own.  A feature is a conjunction of a template id and some
+codes, hashed in numba (FNV-style multiply-xor, then MurmurHash3's 64-bit finaliser) into
+``[0, 2**hash_bits)``.  Nothing is hashed in Python per arc.
+
+Arc templates for h -> m (McDonald, Crammer & Pereira 2005, Table 1), with w/x/p the word,
+prefix-5 and POS and p-1/p+1 the neighbours' POS (``<S>``/``</S>`` beyond the sentence)::
+
+    unigram     hw.hp  hw  hp  mw.mp  mw  mp   and the same with prefixes hx / mx
+    bigram      hw.hp.mw.mp  hp.mw.mp  hw.mw.mp  hw.hp.mp  hw.hp.mw  hw.mw  hp.mp
+                and the six word templates again with prefixes
+    surrounding hp.hp+1.mp-1.mp  hp-1.hp.mp-1.mp  hp.hp+1.mp.mp+1  hp-1.hp.mp.mp+1
+                and their four trigram back-offs (dropping the outer neighbour)
+    in-between  hp.bp.mp for every *distinct* POS bp strictly between h and m
+                (deduplicated: a binary feature, not a count)
+    bias        the empty template
+
+Every template fires twice: alone and conjoined with the direction (h < m or h > m) and
+the binned distance |h - m| (``distance_bins``: bin i holds distances from bins[i] up to
+the next bin's start; the last bin is open).
+
+Label templates for the label l of h -> m (hashed into ``[0, 2**label_hash_bits)``, each
+context owning a row of L weights, one per label)::
+
+    hp.mp.dir   mw   mp   hw   hp   hp.mp
+
+The same function produces the features for scoring all arcs and for Phi(x, y), so the
+decoded score always equals w . Phi.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit
+
+from ..data.features import HashingIndex
+
+__all__ = [
+    "DepCorpus",
+    "concat_dep_corpora",
+    "as_dep_corpus",
+    "token_codes",
+    "score_batch",
+    "phi_difference",
+    "is_projective",
+    "tree_label_score",
+]
+
+_P = np.int64(0x100000001B3)
+_M1 = np.int64(0xFF51AFD7ED558CCD - (1 << 64))
+_M2 = np.int64(0xC4CEB9FE1A85EC53 - (1 << 64))
+_SEED = np.int64(0x9E3779B97F4A7C15 - (1 << 64))
+_HASH32 = HashingIndex(32)
+
+# codes of the positions outside the sentence (left of ROOT, right of the last word)
+_START = np.int64(_HASH32.lookup("b\x1f<S>"))
+_END = np.int64(_HASH32.lookup("b\x1f</S>"))
+#: n_templates emitted per arc besides the in-between ones (each emits two features)
+N_ARC_TEMPLATES = 36
+N_LABEL_CONTEXTS = 6
+_SETSIZE = 256  # open-addressing set of in-between POS codes (> any tag set)
+
+
+def token_codes(words: Sequence[str], pos: Sequence[str]) -> tuple[np.ndarray, ...]:
+    """(word, prefix, pos) code arrays over the n + 1 positions of a sentence (ROOT first)."""
+    lower = [w.lower() for w in words]
+    names_w = ["r\x1fword"] + ["w\x1f" + w for w in lower]
+    names_x = ["r\x1fprefix"] + ["x\x1f" + w[:5] for w in lower]
+    names_p = ["r\x1fpos"] + ["p\x1f" + p for p in pos]
+    return (_HASH32.lookup_many(names_w), _HASH32.lookup_many(names_x),
+            _HASH32.lookup_many(names_p))
+
+
+class DepCorpus(Sequence):
+    """Featurised sentences: concatenated per-position codes with sentence offsets.
+
+    ``offsets[i]:offsets[i+1]`` are sentence i's positions (ROOT first), so sentence i has
+    ``offsets[i+1] - offsets[i] - 1`` words.  ``scored`` marks the words counted by
+    UAS/LAS (0 at ROOT).  Indexing returns a one-sentence ``DepCorpus`` view; slices and
+    lists of indices return subsets, so single-instance and batch code share one type.
+    """
+
+    def __init__(self, word, prefix, pos, scored, offsets):
+        self.word = np.ascontiguousarray(word, dtype=np.int64)
+        self.prefix = np.ascontiguousarray(prefix, dtype=np.int64)
+        self.pos = np.ascontiguousarray(pos, dtype=np.int64)
+        self.scored = np.ascontiguousarray(scored, dtype=np.int64)
+        self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return self.offsets.shape[0] - 1
+
+    def lengths(self) -> np.ndarray:
+        """Words per sentence (ROOT not counted)."""
+        return np.diff(self.offsets) - 1
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.lengths().sum())
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return self.subset(range(*i.indices(len(self))))
+        if isinstance(i, (list, np.ndarray)):
+            arr = np.asarray(i)
+            return self.subset(np.flatnonzero(arr) if arr.dtype == bool else arr)
+        n = len(self)
+        i = int(i)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"sentence index {i} out of range for {n} sentences")
+        a, b = self.offsets[i], self.offsets[i + 1]
+        view = object.__new__(DepCorpus)  # slices of contiguous int64 arrays: no checks needed
+        view.word, view.prefix, view.pos = self.word[a:b], self.prefix[a:b], self.pos[a:b]
+        view.scored = self.scored[a:b]
+        view.offsets = np.array([0, b - a], dtype=np.int64)
+        return view
+
+    def subset(self, indices) -> "DepCorpus":
+        return concat_dep_corpora([self[int(i)] for i in indices])
+
+
+def concat_dep_corpora(parts: Sequence[DepCorpus]) -> DepCorpus:
+    if not parts:
+        z = np.zeros(0, np.int64)
+        return DepCorpus(z, z, z, z, np.zeros(1, np.int64))
+    offsets = [np.zeros(1, np.int64)]
+    base = 0
+    for p in parts:
+        offsets.append(p.offsets[1:] - p.offsets[0] + base)
+        base += int(p.offsets[-1] - p.offsets[0])
+
+    def cat(name):
+        return np.concatenate([getattr(p, name)[p.offsets[0]:p.offsets[-1]] for p in parts])
+
+    return DepCorpus(cat("word"), cat("prefix"), cat("pos"), cat("scored"),
+                     np.concatenate(offsets))
+
+
+def as_dep_corpus(X) -> DepCorpus:
+    """``X`` as one ``DepCorpus``: a corpus as it is, a list of corpora joined."""
+    if isinstance(X, DepCorpus):
+        return X
+    parts = list(X)
+    bad = [type(p).__name__ for p in parts if not isinstance(p, DepCorpus)]
+    if bad:
+        raise TypeError(f"expected featurised sentences (a DepCorpus from task.featurize, or a "
+                        f"list of them), got a list holding {bad[0]}")
+    return concat_dep_corpora(parts)
+
+
+# --------------------------------------------------------------------------------------
+# hashing
+# --------------------------------------------------------------------------------------
+@njit(cache=True, nogil=True, inline="always")
+def _lsr(x, k):
+    return (x >> k) & ((np.int64(1) << (64 - k)) - 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fmix(x):
+    x ^= _lsr(x, 33)
+    x *= _M1
+    x ^= _lsr(x, 33)
+    x *= _M2
+    x ^= _lsr(x, 33)
+    return x
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _c(state, v):
+    return (state ^ v) * _P
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _t(template):
+    return (np.int64(template) + _SEED) * _P
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _put(out, k, state, dd, mask):
+    out[k] = _fmix(state) & mask
+    out[k + 1] = _fmix(_c(state, dd)) & mask
+    return k + 2
+
+
+@njit(cache=True, nogil=True)
+def _dirdist(h, m, bins):
+    d = m - h if m > h else h - m
+    b = 0
+    for i in range(1, bins.shape[0]):
+        if d >= bins[i]:
+            b = i
+    return np.int64(1 + b + (64 if h < m else 0))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _head_states(word, pre, pos, t0, h):
+    """States of the templates that see the head only: hw.hp hw hp hx.hp hx."""
+    hw, hx, hp = word[t0 + h], pre[t0 + h], pos[t0 + h]
+    return (_c(_c(_t(1), hw), hp), _c(_t(2), hw), _c(_t(3), hp), _c(_c(_t(7), hx), hp),
+            _c(_t(8), hx))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mod_states(word, pre, pos, t0, m):
+    """States of the templates that see the modifier only: mw.mp mw mp mx.mp mx."""
+    mw, mx, mp = word[t0 + m], pre[t0 + m], pos[t0 + m]
+    return (_c(_c(_t(4), mw), mp), _c(_t(5), mw), _c(_t(6), mp), _c(_c(_t(9), mx), mp),
+            _c(_t(10), mx))
+
+
+@njit(cache=True, nogil=True)
+def single_alone_ids(word, pre, pos, t0, t, mask, out):
+    """Ids of the direction-free features of position t's one-ended templates: as a head
+    (``out[0:5]``) and as a modifier (``out[5:10]``); ``_arc_feats`` leaves them out when
+    called with ``one_ended_alone=False`` so that a scorer can add them once per position."""
+    hs = _head_states(word, pre, pos, t0, t)
+    ms = _mod_states(word, pre, pos, t0, t)
+    for j in range(5):
+        out[j] = _fmix(hs[j]) & mask
+        out[5 + j] = _fmix(ms[j]) & mask
+
+
+@njit(cache=True, nogil=True)
+def _arc_feats(word, pre, pos, t0, n1, h, m, between, nb, dd, mask, one_ended_alone, out):
+    """Write the feature ids of arc h -> m into ``out``; return how many.
+
+    With ``one_ended_alone`` False the direction-free features of the templates that see
+    only the head or only the modifier are left out (see ``single_alone_ids``).
+    """
+    hw, hx, hp = word[t0 + h], pre[t0 + h], pos[t0 + h]
+    mw, mx, mp = word[t0 + m], pre[t0 + m], pos[t0 + m]
+    hpl = pos[t0 + h - 1] if h > 0 else _START
+    hpr = pos[t0 + h + 1] if h + 1 < n1 else _END
+    mpl = pos[t0 + m - 1] if m > 0 else _START
+    mpr = pos[t0 + m + 1] if m + 1 < n1 else _END
+    k = 0
+    k = _put(out, k, _t(0), dd, mask)
+    # unigrams
+    hs = _head_states(word, pre, pos, t0, h)
+    ms = _mod_states(word, pre, pos, t0, m)
+    for j in range(5):
+        if one_ended_alone:
+            out[k] = _fmix(hs[j]) & mask
+            out[k + 1] = _fmix(ms[j]) & mask
+            k += 2
+        out[k] = _fmix(_c(hs[j], dd)) & mask
+        out[k + 1] = _fmix(_c(ms[j], dd)) & mask
+        k += 2
+    # bigrams
+    k = _put(out, k, _c(_c(_c(_c(_t(11), hw), hp), mw), mp), dd, mask)
+    k = _put(out, k, _c(_c(_c(_t(12), hp), mw), mp), dd, mask)
+    k = _put(out, k, _c(_c(_c(_t(13), hw), mw), mp), dd, mask)
+    k = _put(out, k, _c(_c(_c(_t(14), hw), hp), mp), dd, mask)
+    k = _put(out, k, _c(_c(_c(_t(15), hw), hp), mw), dd, mask)
+    k = _put(out, k, _c(_c(_t(16), hw), mw), dd, mask)
+    k = _put(out, k, _c(_c(_t(17), hp), mp), dd, mask)
+    k = _put(out, k, _c(_c(_c(_c(_t(18), hx), hp), mx), mp), dd, mask)
+    k = _put(out, k, _c(_c(_c(_t(19), hp), mx), mp), dd, mask)
+    k = _put(out, k, _c(_c(_c(_t(20), hx), mx), mp), dd, mask)
+    k = _put(out, k, _c(_c(_c(_t(21), hx), hp), mp), dd, mask)
+    k = _put(out, k, _c(_c(_c(_t(22), hx), hp), mx), dd, mask)
+    k = _put(out, k, _c(_c(_t(23), hx), mx), dd, mask)
+    # surrounding POS four-grams and their trigram back-offs
+    k = _put(out, k, _c(_c(_c(_c(_t(24), hp), hpr), mpl), mp), dd, mask)
+    k = _put(out, k, _c(_c(_c(_c(_t(25), hpl), hp), mpl), mp), dd, mask)
+    k = _put(out, k, _c(_c(_c(_c(_t(26), hp), hpr), mp), mpr), dd, mask)
+    k = _put(out, k, _c(_c(_c(_c(_t(27), hpl), hp), mp), mpr), dd, mask)
+    k = _put(out, k, _c(_c(_c(_t(28), hp), hpr), mp), dd, mask)
+    k = _put(out, k, _c(_c(_c(_t(29), hp), mpl), mp), dd, mask)
+    k = _put(out, k, _c(_c(_c(_t(30), hpl), hp), mp), dd, mask)
+    k = _put(out, k, _c(_c(_c(_t(31), hp), mp), mpr), dd, mask)
+    # word + neighbouring POS of the other end
+    k = _put(out, k, _c(_c(_c(_t(32), hw), mp), mpl), dd, mask)
+    k = _put(out, k, _c(_c(_c(_t(33), hw), mp), mpr), dd, mask)
+    k = _put(out, k, _c(_c(_c(_t(34), mw), hp), hpl), dd, mask)
+    k = _put(out, k, _c(_c(_c(_t(35), mw), hp), hpr), dd, mask)
+    # in between
+    for i in range(nb):
+        k = _put(out, k, _c(_c(_c(_t(40), hp), between[i]), mp), dd, mask)
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _label_ctx_pair(word, pos, t0, h, m, lmask, out):
+    """Label contexts 0 (hp.mp.dir) and 5 (hp.mp) of arc h -> m."""
+    hp, mp = pos[t0 + h], pos[t0 + m]
+    d = np.int64(1 if h < m else 2)
+    out[0] = _fmix(_c(_c(_c(_t(101), hp), mp), d)) & lmask
+    out[5] = _fmix(_c(_c(_t(106), hp), mp)) & lmask
+
+
+@njit(cache=True, nogil=True)
+def _label_ctx_mod(word, pos, t0, m, lmask, out):
+    """Label contexts 1 (mw) and 2 (mp): the modifier's alone."""
+    out[1] = _fmix(_c(_t(102), word[t0 + m])) & lmask
+    out[2] = _fmix(_c(_t(103), pos[t0 + m])) & lmask
+
+
+@njit(cache=True, nogil=True)
+def _label_ctx_head(word, pos, t0, h, lmask, out):
+    """Label contexts 3 (hw) and 4 (hp): the head's alone."""
+    out[3] = _fmix(_c(_t(104), word[t0 + h])) & lmask
+    out[4] = _fmix(_c(_t(105), pos[t0 + h])) & lmask
+
+
+@njit(cache=True, nogil=True)
+def _label_ctx(word, pos, t0, h, m, lmask, out):
+    """The six label contexts of arc h -> m (ids of rows of the label block)."""
+    _label_ctx_pair(word, pos, t0, h, m, lmask, out)
+    _label_ctx_mod(word, pos, t0, m, lmask, out)
+    _label_ctx_head(word, pos, t0, h, lmask, out)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _set_add(code, keys, stamps, cur):
+    """Add ``code`` to the set stamped ``cur``; True when it was not in it yet."""
+    slot = code & (_SETSIZE - 1)
+    while stamps[slot] == cur:
+        if keys[slot] == code:
+            return False
+        slot = (slot + 1) & (_SETSIZE - 1)
+    stamps[slot] = cur
+    keys[slot] = code
+    return True
+
+
+# --------------------------------------------------------------------------------------
+# scoring every arc
+# --------------------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def score_batch(word, pre, pos, offsets, w, mask, n_arc, lmask, n_labels, bins,
+                gold_h, gold_l, augment):
+    """Folded arc scores of every sentence, flat: ``(S, best_label, sq_offsets)``.
+
+    Sentence i's (n+1, n+1) matrix is ``S[sq_offsets[i]:sq_offsets[i+1]]`` row-major,
+    ``S[h, m]`` = arc(h, m) + max_l label(h, m, l) (-inf on the diagonal and column 0), and
+    ``best_label`` holds the maximising label (-1 when unlabelled).  With ``augment`` the
+    scores are loss-augmented against ``gold_h``/``gold_l`` (flat over words): +1 on the
+    arc when h is not the gold head, and +1 inside the max for every label when h is not
+    the gold head or l is not the gold label.
+    """
+    n_sent = offsets.shape[0] - 1
+    sq = np.zeros(n_sent + 1, np.int64)
+    longest = 1
+    for i in range(n_sent):
+        n1 = offsets[i + 1] - offsets[i]
+        sq[i + 1] = sq[i] + n1 * n1
+        longest = max(longest, n1)
+    S = np.empty(sq[n_sent])
+    B = np.full(sq[n_sent], -1, np.int32)
+    buf = np.empty(2 * (N_ARC_TEMPLATES + longest), np.int64)
+    between = np.empty(longest, np.int64)
+    keys = np.zeros(_SETSIZE, np.int64)
+    stamps = np.zeros(_SETSIZE, np.int64)
+    ctx = np.empty(N_LABEL_CONTEXTS, np.int64)
+    L1 = max(n_labels, 1)
+    lscore = np.empty(L1)
+    # label scores of the contexts that see one end only, per position: as head, as modifier
+    head_lab = np.zeros((longest, L1))
+    mod_lab = np.zeros((longest, L1))
+    # direction-free one-ended arc features, per position: as head, as modifier
+    head_alone = np.zeros(longest)
+    mod_alone = np.zeros(longest)
+    ids = np.empty(10, np.int64)
+    cur = 0
+    for i in range(n_sent):
+        t0 = offsets[i]
+        n1 = offsets[i + 1] - t0
+        base = sq[i]
+        g0 = t0 - i  # first word of sentence i in the flat gold arrays
+        for t in range(n1):
+            single_alone_ids(word, pre, pos, t0, t, mask, ids)
+            head_alone[t] = w[ids[0]] + w[ids[1]] + w[ids[2]] + w[ids[3]] + w[ids[4]]
+            mod_alone[t] = w[ids[5]] + w[ids[6]] + w[ids[7]] + w[ids[8]] + w[ids[9]]
+        if n_labels > 0:
+            for t in range(n1):
+                _label_ctx_head(word, pos, t0, t, lmask, ctx)
+                _label_ctx_mod(word, pos, t0, t, lmask, ctx)
+                for lab in range(n_labels):
+                    head_lab[t, lab] = 0.0
+                    mod_lab[t, lab] = 0.0
+                for c in (3, 4):
+                    row = n_arc + ctx[c] * n_labels
+                    for lab in range(n_labels):
+                        head_lab[t, lab] += w[row + lab]
+                for c in (1, 2):
+                    row = n_arc + ctx[c] * n_labels
+                    for lab in range(n_labels):
+                        mod_lab[t, lab] += w[row + lab]
+        for h in range(n1):
+            S[base + h * n1] = -np.inf
+            S[base + h * n1 + h] = -np.inf
+            for direction in range(2):
+                if direction == 0:
+                    start, stop, step = h + 1, n1, 1
+                else:
+                    start, stop, step = h - 1, 0, -1
+                cur += 1
+                nb = 0
+                for m in range(start, stop, step):
+                    dd = _dirdist(h, m, bins)
+                    k = _arc_feats(word, pre, pos, t0, n1, h, m, between, nb, dd, mask, False,
+                                   buf)
+                    s = head_alone[h] + mod_alone[m]
+                    for j in range(k):
+                        s += w[buf[j]]
+                    wrong_head = augment and gold_h[g0 + m - 1] != h
+                    if wrong_head:
+                        s += 1.0
+                    if n_labels > 0:
+                        _label_ctx_pair(word, pos, t0, h, m, lmask, ctx)
+                        r0 = n_arc + ctx[0] * n_labels
+                        r5 = n_arc + ctx[5] * n_labels
+                        for lab in range(n_labels):
+                            lscore[lab] = (head_lab[h, lab] + mod_lab[m, lab])\
+                                + (w[r0 + lab] + w[r5 + lab])
+                        gl = gold_l[g0 + m - 1] if augment else -2
+                        best = -np.inf
+                        bl = 0
+                        for lab in range(n_labels):
+                            v = lscore[lab]
+                            if augment and (wrong_head or lab != gl):
+                                v += 1.0
+                            if v > best:
+                                best = v
+                                bl = lab
+                        s += best
+                        B[base + h * n1 + m] = bl
+                    S[base + h * n1 + m] = s
+                    if _set_add(pos[t0 + m], keys, stamps, cur):
+                        between[nb] = pos[t0 + m]
+                        nb += 1
+    return S, B, sq
+
+
+# --------------------------------------------------------------------------------------
+# Phi
+# --------------------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def _emit_part(word, pre, pos, t0, n1, h, m, lab, sign, with_arc, mask, n_arc, lmask,
+               n_labels, bins, buf, between, keys, stamps, cur, ctx, idx, val, k):
+    if with_arc:
+        lo, hi = (h, m) if h < m else (m, h)
+        nb = 0
+        for t in range(lo + 1, hi):
+            if _set_add(pos[t0 + t], keys, stamps, cur):
+                between[nb] = pos[t0 + t]
+                nb += 1
+        c = _arc_feats(word, pre, pos, t0, n1, h, m, between, nb, _dirdist(h, m, bins),
+                       mask, True, buf)
+        for j in range(c):
+            idx[k] = buf[j]
+            val[k] = sign
+            k += 1
+    if n_labels > 0 and lab >= 0:
+        _label_ctx(word, pos, t0, h, m, lmask, ctx)
+        for c in range(N_LABEL_CONTEXTS):
+            idx[k] = n_arc + ctx[c] * n_labels + lab
+            val[k] = sign
+            k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def phi_difference(word, pre, pos, t0, n1, ha, la, hb, lb, mask, n_arc, lmask, n_labels,
+                   bins):
+    """Phi(y_a) - Phi(y_b) of one sentence, coalesced ``(indices, values)``.
+
+    ``ha``/``la`` (heads, label ids) of y_a; ``hb``/``lb`` of y_b, or heads of -1 for "no
+    structure" (then the result is Phi(y_a)).  Words whose head and label agree cancel and
+    are skipped; a word whose head agrees but label differs contributes label features only.
+    """
+    n = n1 - 1
+    size = 2 * n * (2 * (N_ARC_TEMPLATES + n1) + N_LABEL_CONTEXTS) + 1
+    idx = np.empty(size, np.int64)
+    val = np.empty(size, np.float64)
+    buf = np.empty(2 * (N_ARC_TEMPLATES + n1), np.int64)
+    between = np.empty(n1, np.int64)
+    keys = np.zeros(_SETSIZE, np.int64)
+    stamps = np.zeros(_SETSIZE, np.int64)
+    ctx = np.empty(N_LABEL_CONTEXTS, np.int64)
+    k = 0
+    cur = 0
+    for m in range(1, n1):
+        a_h, a_l, b_h, b_l = ha[m - 1], la[m - 1], hb[m - 1], lb[m - 1]
+        if a_h == b_h and a_l == b_l:
+            continue
+        same_head = a_h == b_h
+        if a_h >= 0:
+            cur += 1
+            k = _emit_part(word, pre, pos, t0, n1, a_h, m, a_l, 1.0, not same_head, mask,
+                           n_arc, lmask, n_labels, bins, buf, between, keys, stamps, cur, ctx,
+                           idx, val, k)
+        if b_h >= 0:
+            cur += 1
+            k = _emit_part(word, pre, pos, t0, n1, b_h, m, b_l, -1.0, not same_head, mask,
+                           n_arc, lmask, n_labels, bins, buf, between, keys, stamps, cur, ctx,
+                           idx, val, k)
+    return _coalesce(idx[:k], val[:k])
+
+
+@njit(cache=True, nogil=True)
+def _coalesce(idx, val):
+    """Sorted unique indices with their summed values, zero sums dropped."""
+    order = np.argsort(idx)
+    out_i = np.empty(idx.shape[0], np.int64)
+    out_v = np.empty(idx.shape[0], np.float64)
+    k = 0
+    j = 0
+    while j < order.shape[0]:
+        i = idx[order[j]]
+        v = 0.0
+        while j < order.shape[0] and idx[order[j]] == i:
+            v += val[order[j]]
+            j += 1
+        if v != 0.0:
+            out_i[k] = i
+            out_v[k] = v
+            k += 1
+    return out_i[:k], out_v[:k]
+
+
+@njit(cache=True, nogil=True)
+def tree_label_score(S, B, heads):
+    """Sum of ``S[heads[m-1], m]`` over the words, and the labels ``B`` picks on those arcs."""
+    n = heads.shape[0]
+    n1 = n + 1
+    total = 0.0
+    labels = np.empty(n, np.int64)
+    for m in range(1, n1):
+        h = heads[m - 1]
+        total += S[h * n1 + m]
+        labels[m - 1] = B[h * n1 + m]
+    return total, labels
+
+
+@njit(cache=True, nogil=True)
+def is_projective(heads):
+    """Whether the tree ``heads`` (1-based, 0 = root) has no crossing arcs (ROOT included)."""
+    n = heads.shape[0]
+    for a in range(1, n + 1):
+        h1 = heads[a - 1]
+        lo1, hi1 = (h1, a) if h1 < a else (a, h1)
+        for b in range(a + 1, n + 1):
+            h2 = heads[b - 1]
+            lo2, hi2 = (h2, b) if h2 < b else (b, h2)
+            if lo1 < lo2 < hi1 < hi2 or lo2 < lo1 < hi2 < hi1:
+                return False
+    return True
