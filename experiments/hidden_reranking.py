@@ -144,7 +144,7 @@ def one_corpus(name, spec, args, work: Path) -> dict:
     choices["base"] = [0] * len(eval_t)
     choices["oracle"] = [int(t.correct_heads.argmax()) for t in eval_t]
     models = {}
-    for mname, domain, graph in [("no-hidden", "none", "head"), *HIDDEN_MODELS]:
+    for mname, domain, graph in [("no-hidden", "no-hidden", "head"), *HIDDEN_MODELS]:
         if args.models and mname not in args.models and mname != "no-hidden":
             continue
         print(f"[{name}] reranker {mname}", file=sys.stderr)

@@ -52,10 +52,10 @@ def quiet(fn):
         return fn()
 
 
-@pytest.mark.parametrize("domain, graph", [("pos", "sibling"), ("relation", "head"), ("none", "head")])
+@pytest.mark.parametrize("domain, graph", [("pos", "sibling"), ("relation", "head"), ("no-hidden", "head")])
 def test_gradient_matches_finite_differences(domain, graph):
     task, X, Y = prepared(tiny(), domain=domain, graph=graph,
-                          n_hidden=None if domain == "none" else 2, hash_bits=6)
+                          n_hidden=None if domain == "no-hidden" else 2, hash_bits=6)
     assert Y[0].oracle.tolist() == [0, 1]  # the tied set is the target
     learner = HiddenVariableReranker(task, alpha=0.1)
     w = np.random.default_rng(0).normal(size=task.n_features) * 0.5
@@ -86,7 +86,7 @@ def test_loss_and_coefficients():
 
 def test_without_hidden_values_it_is_a_conditional_log_linear_model():
     header, sents = synthetic_kbest(40, 5, random_state=3)
-    task, X, Y = prepared(sents, header, domain="none", hash_bits=8)
+    task, X, Y = prepared(sents, header, domain="no-hidden", hash_bits=8)
     keep = [i for i, y in enumerate(Y) if y.oracle.size == 1]  # convex: one oracle each
     X, Y = task.subset(X, keep), [Y[i] for i in keep]
     assert len(Y) > 25

@@ -138,7 +138,7 @@ def test_feature_vector_has_one_entry_per_template():
 
 
 # --- sums over hidden values against enumeration ------------------------------------------------
-CASES = [("none", "head", None), ("pos", "head", 2), ("pos", "sibling", 3), ("relation", "head", 2),
+CASES = [("no-hidden", "head", None), ("pos", "head", 2), ("pos", "sibling", 3), ("relation", "head", 2),
          ("lexical", "sibling", 2), ("relation", "sibling", 1)]
 
 
@@ -223,7 +223,7 @@ def test_sum_product_kernel_equals_tree_bp_with_padded_domains():
 
 # --- domains ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("domain, n_hidden, size", [
-    ("pos", None, 5), ("lexical", None, 3), ("relation", None, 5), ("none", None, 1),
+    ("pos", None, 5), ("lexical", None, 3), ("relation", None, 5), ("no-hidden", None, 1),
     ("pos", 2, 2), ("lexical", 4, 4)])
 def test_domain_sizes(domain, n_hidden, size):
     task, X, _ = fig2(domain=domain, n_hidden=n_hidden)
@@ -335,7 +335,7 @@ def test_parameters_are_validated_at_fit():
     ds = kbest_dataset(header(), tiny_sentences())
     for params, match in [(dict(domain="cluster"), "domain must be one of"),
                           (dict(graph="chain"), "graph must be one of"),
-                          (dict(domain="none", n_hidden=3), "domain 'none' has one value"),
+                          (dict(domain="no-hidden", n_hidden=3), "domain 'no-hidden' has one value"),
                           (dict(n_hidden=0), "n_hidden"), (dict(hash_bits=40), "hash_bits"),
                           (dict(pos_column="tag"), "pos_column"), (dict(base_score=1), "base_score")]:
         with pytest.raises(ConfigError, match=match):

@@ -17,7 +17,7 @@ paper's sizes): ``"lexical"`` (the lowercased word × 3, refinement), ``"pos"`` 
 clustering), ``"relation"`` (the word's relation to its head in the candidate × 5, our
 analogue of the highest nonterminal), ``"supersense"`` (each of the word's first
 ``max_supersenses`` WordNet supersenses × 3; a word without one falls back to POS × 5), and
-``"none"`` (one value per word: a plain conditional log-linear reranker over the same
+``"no-hidden"`` (one value per word: a plain conditional log-linear reranker over the same
 templates, the no-hidden-variable ablation).
 
 **Features** are hashed into 2**hash_bits weights; weight index 2**hash_bits (the last) is
@@ -67,10 +67,10 @@ from .rerank_scoring import sentence_forward, sentence_max_product, sentence_sca
 __all__ = ["RerankTask", "RerankCorpus", "KBestRecords", "RerankTarget", "RerankMarginals",
            "CandidateExpectation", "kbest_dataset", "DOMAINS", "GRAPHS"]
 
-DOMAINS = ("none", "lexical", "pos", "relation", "supersense")
+DOMAINS = ("no-hidden", "lexical", "pos", "relation", "supersense")
 GRAPHS = ("head", "sibling")
 #: the paper's sub-values per class (§4.1); the supersense fallback splits the POS into 5
-PAPER_N_HIDDEN = {"none": 1, "lexical": 3, "pos": 5, "relation": 5, "supersense": 3}
+PAPER_N_HIDDEN = {"no-hidden": 1, "lexical": 3, "pos": 5, "relation": 5, "supersense": 3}
 SUPERSENSE_FALLBACK = 5
 _CHUNK = 512
 _EMPTY = np.zeros(0)
@@ -117,8 +117,8 @@ class RerankTask(Task):
 
     Parameters
     ----------
-    domain : {"none", "lexical", "pos", "relation", "supersense"}, default "pos"
-        Hidden-value domain of each word (§4.1); "none" is the plain log-linear reranker.
+    domain : {"no-hidden", "lexical", "pos", "relation", "supersense"}, default "pos"
+        Hidden-value domain of each word (§4.1); "no-hidden" is the plain log-linear reranker.
     graph : {"head", "sibling"}, default "head"
         The tree D(t) that pairwise features follow: head-modifier or sibling links (§4.2).
     n_hidden : int or None, default None
@@ -165,8 +165,8 @@ class RerankTask(Task):
         if nh is not None and (isinstance(nh, bool) or not isinstance(nh, (int, np.integer))
                                or not 1 <= nh <= 1000):
             raise ConfigError(f"n_hidden must be None or an integer in [1, 1000]; got {nh!r}")
-        if self.domain == "none" and nh not in (None, 1):
-            raise ConfigError(f"domain 'none' has one value per word; n_hidden must be None or "
+        if self.domain == "no-hidden" and nh not in (None, 1):
+            raise ConfigError(f"domain 'no-hidden' has one value per word; n_hidden must be None or "
                               f"1, got {nh!r} (choose another domain to split words)")
         if not isinstance(self.base_score, (bool, np.bool_)):
             raise ConfigError(f"base_score must be a bool; got {self.base_score!r}")
@@ -228,6 +228,10 @@ class RerankTask(Task):
     def _sub(self) -> int:
         return int(self.n_hidden) if self.n_hidden is not None else PAPER_N_HIDDEN[self.domain]
 
+    def n_sub_values(self) -> int:
+        """Sub-values per class (value v of a word's domain is sub-value v % n_sub_values)."""
+        return self._sub()
+
     def _wordnet(self) -> WordNet:
         if getattr(self, "_wn", None) is None:
             self._wn = WordNet()
@@ -236,7 +240,7 @@ class RerankTask(Task):
     def _word_classes(self, words, tags):
         """(ncls, nsub, classes) of each word for the word-level domains."""
         dom, sub = self.domain, self._sub()
-        if dom == "none":
+        if dom == "no-hidden":
             return [(1, 1, (TAGS[0],))] * len(words)
         if dom == "lexical":
             return [(1, sub, (atom("word:" + w),)) for w in words]
