@@ -193,11 +193,16 @@ def hidden_analysis(model, evals, top_tags=("NOUN", "VERB", "ADJ", "ADP", "NN", 
     hidden = learner.decode_hidden(X)
     n_sub = task.n_sub_values()
     table = defaultdict(Counter)
+    example = None
     for sent, j, h in zip(evals.records, chosen, hidden):
         tags = sent.upos if sent.upos[0] != "_" else sent.xpos
         for word, tag, v in zip(sent.words, tags, h.structure):
             table[(tag, int(v) % n_sub)][word.lower()] += 1
-    out = {}
+        if example is None and 8 <= len(sent) <= 12 and sent.words[-1] in (".", "?", "!"):
+            example = {"words": list(sent.words), "heads": list(sent.candidates[j].heads),
+                       "deprels": list(sent.candidates[j].deprels),
+                       "hidden": [f"{t}_{int(v) % n_sub + 1}" for t, v in zip(tags, h.structure)]}
+    out = {"example": example} if example else {}
     for tag in top_tags:
         rows = {f"{tag}_{s + 1}": [w for w, _ in table[(tag, s)].most_common(top_words)]
                 for s in range(n_sub) if table[(tag, s)]}
@@ -225,6 +230,8 @@ def markdown(results: dict, command: str) -> str:
         if r.get("analysis"):
             lines += ["Hidden values of frequent POS tags (pos/head model, decoded h*):", ""]
             for tag, rows in r["analysis"].items():
+                if tag == "example":
+                    continue
                 for sub, words in rows.items():
                     lines.append(f"- {sub}: {', '.join(words)}")
             lines.append("")
@@ -259,6 +266,31 @@ def main():
     (RESULTS / f"{stem}.json").write_text(json.dumps(payload, indent=2, default=str) + "\n")
     (RESULTS / f"{stem}.md").write_text(markdown(results, command) + "\n")
     print(markdown(results, command))
+    draw(results)
+
+
+def draw(results: dict) -> None:
+    """The bar chart of every corpus with results on disk, and this run's example trees."""
+    from latentstruct.plotting_dependency import draw_dependency_tree, draw_system_scores
+
+    for name, r in results.items():
+        ex = (r.get("analysis") or {}).get("example")
+        if ex:
+            draw_dependency_tree(ex["words"], ex["heads"], RESULTS / f"hidden_reranking_tree_{name}.png",
+                                 node_labels=ex["hidden"],
+                                 arc_labels=None if set(ex["deprels"]) == {"_"} else ex["deprels"],
+                                 title=f"{r['corpus']}: reranked tree and decoded hidden values "
+                                       f"h* (pos/head model)")
+    panels = {}
+    for name in ("ewt", "ptb"):
+        f = RESULTS / f"hidden_reranking_{name}.json"
+        if f.exists():
+            r = json.loads(f.read_text())["results"][name]
+            panels[f"{r['corpus']} (k={r['k']})"] = {
+                s: 100 * m["uas"] for s, m in r["systems"].items() if s != "oracle"}
+    if panels:
+        draw_system_scores(panels, RESULTS / "hidden_reranking.png",
+                           title="Reranking k-best dependency trees: UAS by system")
 
 
 if __name__ == "__main__":
