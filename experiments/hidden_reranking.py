@@ -157,8 +157,10 @@ def one_corpus(name, spec, args, work: Path) -> dict:
         return mix, mix.predict([models[m]["eval_logp"] for m in names], base_eval)
 
     mix_names = [m for m in MIX if m in models]
+    all_hidden = [m for m, _, _ in HIDDEN_MODELS if m in models]
     mix, choices["MIX"] = mixture(mix_names)
     mixp, choices["MIX+no-hidden"] = mixture(mix_names + ["no-hidden"])
+    mixa, choices["MIX-all+no-hidden"] = mixture(all_hidden + ["no-hidden"])
     for sname, choice in choices.items():
         metrics = probe.evaluate(eval_t, choice)
         systems[sname] = {"uas": metrics["uas"], "las": metrics["las"]}
@@ -180,7 +182,9 @@ def one_corpus(name, spec, args, work: Path) -> dict:
             "systems": systems, "sign_tests": tests,
             "mix_weights": {"MIX": dict(zip(mix_names + ["base"], mix.all_weights.tolist())),
                             "MIX+no-hidden": dict(zip(mix_names + ["no-hidden", "base"],
-                                                      mixp.all_weights.tolist()))},
+                                                      mixp.all_weights.tolist())),
+                            "MIX-all+no-hidden": dict(zip(all_hidden + ["no-hidden", "base"],
+                                                          mixa.all_weights.tolist()))},
             "analysis": analysis}
 
 
@@ -243,7 +247,7 @@ def main():
     p.add_argument("--corpus", choices=["ewt", "ptb", "both"], default="both")
     p.add_argument("--k", type=int, default=16)
     p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--tune-fraction", type=float, default=0.15)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--models", nargs="*", help="hidden models to run (default: all)")

@@ -218,9 +218,14 @@ def _cmd_kbest(args) -> int:
         raise ConfigError(f"-k must be a positive integer, got {args.k}")
     task, learner = _load(args.model, args.option, "kbest")
     meta = inspect_model(args.model)
-    if not hasattr(type(task), "kbest"):
-        raise ConfigError(f"k-best lists are trees of a dependency parser; {args.model} is a "
-                          f"{task.name!r} model (train one with `latentstruct train dep`)")
+    from .tasks import TASKS
+    from .tasks.contracts import KBEST
+
+    if KBEST not in task.offered_capabilities(task.get_params()):
+        listing = sorted(n for n, c in TASKS.items() if KBEST in c.offered_capabilities())
+        raise ConfigError(f"{args.model} is a {task.name!r} model, which writes no k-best lists; "
+                          f"tasks that do: {', '.join(listing)} (train one with "
+                          f"`latentstruct train dep`)")
     t0 = time.perf_counter()
     if args.folds is None:
         n = write_model_kbest(task, learner, meta, args.input, args.output, args.k,

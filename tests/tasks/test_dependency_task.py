@@ -16,6 +16,7 @@ from latentstruct.tasks import TASKS
 from latentstruct.tasks.base import Dataset
 from latentstruct.tasks.contracts import MAX_DECODABLE, SIZED
 from latentstruct.tasks.dependency import DependencyTask, DepTarget
+from latentstruct.tasks.dependency_corpus import token_codes
 
 WORDS = ["the", "dog", "barks", "at", "a", "cat", "Loudly"]
 UPOS = ["DET", "NOUN", "VERB", "ADP", "PUNCT"]
@@ -36,7 +37,8 @@ def _sentence(rng, n, *, fmt="conllu", heads=None):
 
 
 def _dataset(sentences):
-    targets = [DepTarget(s.heads, s.deprels, tuple(punctuation_mask(s).tolist())) for s in sentences]
+    targets = [DepTarget(s.heads, s.deprels, tuple(punctuation_mask(s).tolist()))
+               for s in sentences]
     return Dataset(sentences, targets)
 
 
@@ -148,7 +150,9 @@ def test_phi_of_the_decoded_tree_matches_its_score_on_longer_sentences():
         assert res.score == pytest.approx(task.joint_feature(x, res.structure).dot(w)
                                           + task.loss(y, res.structure), rel=1e-10)
         d = task.joint_feature_difference(x, y, res.structure)
+        assert np.unique(d.indices).size == d.nnz and np.all(d.values != 0)  # coalesced
         phi_diff = task.joint_feature(x, y) - task.joint_feature(x, res.structure)
+        d = d.coalesce()  # sorted
         assert np.array_equal(d.indices, phi_diff.indices)
         assert np.allclose(d.values, phi_diff.values)
     for res, x in zip(task.argmax_results(X, w), X):
@@ -226,7 +230,8 @@ def test_kbest_lists_are_best_first_and_scored_by_the_model():
     x = X[i]
     lists = task.kbest(x, w, 6)
     best = task.argmax(x, w)
-    assert np.array_equal(lists[0][0], best.structure[0]) and lists[0][2] == pytest.approx(best.score)
+    assert np.array_equal(lists[0][0], best.structure[0])
+    assert lists[0][2] == pytest.approx(best.score)
     scores = [s for _, _, s in lists]
     assert scores == sorted(scores, reverse=True) and len(lists) == 6
     S = task.arc_scores(x, w)
@@ -336,7 +341,8 @@ def test_ssvm_learns_to_parse_the_ptb_sample(require_data):
     directory = require_data("ptb_wsj_sample", "dependency")
     task = DependencyTask(hash_bits=20, ptb_split="auto")
     full, held = task.read(directory), task.read(directory, split="test")
-    assert {r.path.rsplit("_", 1)[1] for r in held.records} <= {f"{k:04d}.dp" for k in range(120, 143)}
+    held_docs = {r.path.rsplit("_", 1)[1] for r in held.records}
+    assert held_docs <= {f"{k:04d}.dp" for k in range(120, 143)}
     train = Dataset(full.records[:300], full.targets[:300])
     dev = Dataset(held.records[:200], held.targets[:200])
     _, metrics = _train_and_score(task, train, dev, C=0.1, max_iter=8)
@@ -357,12 +363,48 @@ def test_predicted_pos_comes_from_the_attached_tagger(require_data, tmp_path):
     task.fit(data)
     tags = task.tag([r.words for r in data.records])
     assert [len(t) for t in tags] == [len(r) for r in data.records]
-    gold_codes = DependencyTask(hash_bits=16, label_hash_bits=10).fit(data).featurize(data).pos
     X = task.featurize(data)
-    assert X.pos.shape == gold_codes.shape and not np.array_equal(X.pos, gold_codes) \
-        or all(t == r.upos for t, r in zip(tags, data.records))
+    # the POS codes are those of the tagger's tags, not of the gold UPOS
+    assert np.array_equal(X.pos, np.concatenate([token_codes(r.words, t)[2]
+                                                 for r, t in zip(data.records, tags)]))
+    assert any(t != r.upos for t, r in zip(tags, data.records))
     state, arrays = task.get_state()
     again = DependencyTask.from_state(task.get_params(), state, arrays)
     assert np.array_equal(again.featurize(data).pos, X.pos)
     with pytest.raises(ConfigError, match="without its tagger"):
         DependencyTask(pos="predicted").fit(data).get_state()
+
+
+# --- command line ----------------------------------------------------------------------------
+def _conllu_rows(rows):
+    return "".join(f"{i}\t{w}\t{w}\t{u}\t_\t_\t{h}\t{d}\t_\t_\n" for i, (w, u, h, d) in
+                   enumerate(rows, 1)) + "\n"
+
+
+TINY_UD = "# sent_id = 1\n" + _conllu_rows([
+    ("Dogs", "NOUN", 2, "nsubj"), ("bark", "VERB", 0, "root"), (".", "PUNCT", 2, "punct")]) \
+    + _conllu_rows([("Cats", "NOUN", 2, "nsubj"), ("see", "VERB", 0, "root"),
+                    ("dogs", "NOUN", 2, "obj"), (".", "PUNCT", 2, "punct")])
+
+
+def test_the_command_line_trains_evaluates_and_predicts(tmp_path, capsys):
+    from latentstruct.cli import main
+
+    data = tmp_path / "tiny.conllu"
+    data.write_text(TINY_UD, encoding="utf-8")
+    model, out = tmp_path / "dep.npz", tmp_path / "pred.conllu"
+    assert main(["train", "dep", "--train", str(data), "--model", str(model), "--quiet",
+                 "--option", "C=1", "--option", "hash_bits=12",
+                 "--option", "distance_bins=1,2,4"]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", "--model", str(model), "--test", str(data)]) == 0
+    metrics = json.loads(capsys.readouterr().out)
+    assert metrics == {"uas": 1.0, "las": 1.0, "n_tokens_scored": 5.0, "n_sentences": 2.0}
+    assert main(["predict", "--model", str(model), "--input", str(data),
+                 "--output", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == TINY_UD
+    bad = tmp_path / "bad.conllu"
+    bad.write_text(_conllu_rows([("a", "X", 2, "dep"), ("b", "X", 1, "dep"),
+                                 ("c", "X", 0, "root")]), encoding="utf-8")
+    assert main(["train", "dep", "--train", str(bad), "--model", str(model), "--quiet"]) == 2
+    assert f"{bad}:1: the heads form a cycle" in capsys.readouterr().err

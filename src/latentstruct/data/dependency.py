@@ -36,7 +36,12 @@ from pathlib import Path
 import numpy as np
 
 from latentstruct.data.atomic import atomic_write
-from latentstruct.data.readers import ConlluSentence, one_prediction_per_item, read_conllu, read_lines
+from latentstruct.data.readers import (
+    ConlluSentence,
+    one_prediction_per_item,
+    read_conllu,
+    read_lines,
+)
 from latentstruct.exceptions import ConfigError, InputError
 
 __all__ = [

@@ -26,6 +26,7 @@ __all__ = [
     "MARGINALIZABLE",
     "LABEL_FACTORED",
     "EXPLAINABLE",
+    "KBEST",
     "CANDIDATE_LIST",
     "capability",
     "missing_methods",
@@ -92,6 +93,10 @@ CANDIDATE_LIST = _define(
     ("candidate_log_partitions", "candidate_expected_features", "candidate_max_product"),
     "per-candidate log Z_j = log sum_h exp(w.Phi(t_j, h)), sum_j c_j E_{h|t_j}[Phi(t_j, h)] "
     "for given coefficients c, and the max-product hidden assignment of each candidate")
+
+
+#: the k best structures of an input under weights w, with their scores (reranking lists)
+KBEST = _define("k-best", ("kbest",), "the k best structures and their scores (latentstruct kbest)")
 
 
 def capability(name: str) -> Capability:

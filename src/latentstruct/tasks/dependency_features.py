@@ -1,10 +1,8 @@
-"""First-order arc features of the dependency task: token codes, the corpus and numba kernels.
+"""First-order arc and label features of the dependency task, as numba kernels.
 
-A sentence of n words is stored as n + 1 *positions*: position 0 is the artificial ROOT,
-position k the k-th word.  Each position carries three integer codes, MurmurHash3 values
-of strings (``HashingIndex(32)``): the lowercased word, its 5-character prefix and the POS
-tag; ROOT has codes of its own.  A feature is a conjunction of a template id and some
-codes, hashed in numba (FNV-style multiply-xor, then MurmurHash3's 64-bit finaliser) into
+Sentences come as per-position codes (:mod:`latentstruct.tasks.dependency_corpus`;
+position 0 is ROOT).  A feature is a conjunction of a template id and some codes, hashed in
+numba (FNV-style multiply-xor, then MurmurHash3's 64-bit finaliser) into
 ``[0, 2**hash_bits)``.  Nothing is hashed in Python per arc.
 
 Arc templates for h -> m (McDonald, Crammer & Pereira 2005, Table 1), with w/x/p the word,
@@ -15,6 +13,7 @@ prefix-5 and POS and p-1/p+1 the neighbours' POS (``<S>``/``</S>`` beyond the se
                 and the six word templates again with prefixes
     surrounding hp.hp+1.mp-1.mp  hp-1.hp.mp-1.mp  hp.hp+1.mp.mp+1  hp-1.hp.mp.mp+1
                 and their four trigram back-offs (dropping the outer neighbour)
+    word+POS    hw.mp.mp-1  hw.mp.mp+1  mw.hp.hp-1  mw.hp.hp+1
     in-between  hp.bp.mp for every *distinct* POS bp strictly between h and m
                 (deduplicated: a binary feature, not a count)
     bias        the empty template
@@ -24,9 +23,14 @@ the binned distance |h - m| (``distance_bins``: bin i holds distances from bins[
 the next bin's start; the last bin is open).
 
 Label templates for the label l of h -> m (hashed into ``[0, 2**label_hash_bits)``, each
-context owning a row of L weights, one per label)::
+context owning a row of L weights, one per label), with dir the arc's direction::
 
-    hp.mp.dir   mw   mp   hw   hp   hp.mp
+    both ends   hp.mp.dir  hp.mp
+    head        hw  hp  hw.hp  hw.dir  hp.dir
+    modifier    mw  mp  mw.mp  mx  mp-1.mp.mp+1  mw.dir  mp.dir
+
+One-ended contexts are summed once per position and direction, so an arc costs only the
+two rows of its both-ends contexts.
 
 The same function produces the features for scoring all arcs and for Phi(x, y), so the
 decoded score always equals w . Phi.
@@ -34,126 +38,32 @@ decoded score always equals w . Phi.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 from numba import njit
 
 from ..data.features import HashingIndex
 
 __all__ = [
-    "DepCorpus",
-    "concat_dep_corpora",
-    "as_dep_corpus",
-    "token_codes",
     "score_batch",
     "phi_difference",
     "is_projective",
     "tree_label_score",
+    "single_alone_ids",
+    "START_CODE",
+    "END_CODE",
 ]
 
 _P = np.int64(0x100000001B3)
 _M1 = np.int64(0xFF51AFD7ED558CCD - (1 << 64))
 _M2 = np.int64(0xC4CEB9FE1A85EC53 - (1 << 64))
 _SEED = np.int64(0x9E3779B97F4A7C15 - (1 << 64))
-_HASH32 = HashingIndex(32)
-
 # codes of the positions outside the sentence (left of ROOT, right of the last word)
-_START = np.int64(_HASH32.lookup("b\x1f<S>"))
-_END = np.int64(_HASH32.lookup("b\x1f</S>"))
+START_CODE = _START = np.int64(HashingIndex(32).lookup("b\x1f<S>"))
+END_CODE = _END = np.int64(HashingIndex(32).lookup("b\x1f</S>"))
 #: n_templates emitted per arc besides the in-between ones (each emits two features)
 N_ARC_TEMPLATES = 36
-N_LABEL_CONTEXTS = 6
+N_LABEL_CONTEXTS = 14
 _SETSIZE = 256  # open-addressing set of in-between POS codes (> any tag set)
-
-
-def token_codes(words: Sequence[str], pos: Sequence[str]) -> tuple[np.ndarray, ...]:
-    """(word, prefix, pos) code arrays over the n + 1 positions of a sentence (ROOT first)."""
-    lower = [w.lower() for w in words]
-    names_w = ["r\x1fword"] + ["w\x1f" + w for w in lower]
-    names_x = ["r\x1fprefix"] + ["x\x1f" + w[:5] for w in lower]
-    names_p = ["r\x1fpos"] + ["p\x1f" + p for p in pos]
-    return (_HASH32.lookup_many(names_w), _HASH32.lookup_many(names_x),
-            _HASH32.lookup_many(names_p))
-
-
-class DepCorpus(Sequence):
-    """Featurised sentences: concatenated per-position codes with sentence offsets.
-
-    ``offsets[i]:offsets[i+1]`` are sentence i's positions (ROOT first), so sentence i has
-    ``offsets[i+1] - offsets[i] - 1`` words.  ``scored`` marks the words counted by
-    UAS/LAS (0 at ROOT).  Indexing returns a one-sentence ``DepCorpus`` view; slices and
-    lists of indices return subsets, so single-instance and batch code share one type.
-    """
-
-    def __init__(self, word, prefix, pos, scored, offsets):
-        self.word = np.ascontiguousarray(word, dtype=np.int64)
-        self.prefix = np.ascontiguousarray(prefix, dtype=np.int64)
-        self.pos = np.ascontiguousarray(pos, dtype=np.int64)
-        self.scored = np.ascontiguousarray(scored, dtype=np.int64)
-        self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
-
-    def __len__(self) -> int:
-        return self.offsets.shape[0] - 1
-
-    def lengths(self) -> np.ndarray:
-        """Words per sentence (ROOT not counted)."""
-        return np.diff(self.offsets) - 1
-
-    @property
-    def n_tokens(self) -> int:
-        return int(self.lengths().sum())
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return self.subset(range(*i.indices(len(self))))
-        if isinstance(i, (list, np.ndarray)):
-            arr = np.asarray(i)
-            return self.subset(np.flatnonzero(arr) if arr.dtype == bool else arr)
-        n = len(self)
-        i = int(i)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError(f"sentence index {i} out of range for {n} sentences")
-        a, b = self.offsets[i], self.offsets[i + 1]
-        view = object.__new__(DepCorpus)  # slices of contiguous int64 arrays: no checks needed
-        view.word, view.prefix, view.pos = self.word[a:b], self.prefix[a:b], self.pos[a:b]
-        view.scored = self.scored[a:b]
-        view.offsets = np.array([0, b - a], dtype=np.int64)
-        return view
-
-    def subset(self, indices) -> "DepCorpus":
-        return concat_dep_corpora([self[int(i)] for i in indices])
-
-
-def concat_dep_corpora(parts: Sequence[DepCorpus]) -> DepCorpus:
-    if not parts:
-        z = np.zeros(0, np.int64)
-        return DepCorpus(z, z, z, z, np.zeros(1, np.int64))
-    offsets = [np.zeros(1, np.int64)]
-    base = 0
-    for p in parts:
-        offsets.append(p.offsets[1:] - p.offsets[0] + base)
-        base += int(p.offsets[-1] - p.offsets[0])
-
-    def cat(name):
-        return np.concatenate([getattr(p, name)[p.offsets[0]:p.offsets[-1]] for p in parts])
-
-    return DepCorpus(cat("word"), cat("prefix"), cat("pos"), cat("scored"),
-                     np.concatenate(offsets))
-
-
-def as_dep_corpus(X) -> DepCorpus:
-    """``X`` as one ``DepCorpus``: a corpus as it is, a list of corpora joined."""
-    if isinstance(X, DepCorpus):
-        return X
-    parts = list(X)
-    bad = [type(p).__name__ for p in parts if not isinstance(p, DepCorpus)]
-    if bad:
-        raise TypeError(f"expected featurised sentences (a DepCorpus from task.featurize, or a "
-                        f"list of them), got a list holding {bad[0]}")
-    return concat_dep_corpora(parts)
 
 
 # --------------------------------------------------------------------------------------
@@ -291,33 +201,57 @@ def _arc_feats(word, pre, pos, t0, n1, h, m, between, nb, dd, mask, one_ended_al
 
 @njit(cache=True, nogil=True)
 def _label_ctx_pair(word, pos, t0, h, m, lmask, out):
-    """Label contexts 0 (hp.mp.dir) and 5 (hp.mp) of arc h -> m."""
+    """Label contexts that see both ends: hp.mp.dir and hp.mp (``out[0:2]``)."""
     hp, mp = pos[t0 + h], pos[t0 + m]
     d = np.int64(1 if h < m else 2)
     out[0] = _fmix(_c(_c(_c(_t(101), hp), mp), d)) & lmask
-    out[5] = _fmix(_c(_c(_t(106), hp), mp)) & lmask
+    out[1] = _fmix(_c(_c(_t(102), hp), mp)) & lmask
 
 
 @njit(cache=True, nogil=True)
-def _label_ctx_mod(word, pos, t0, m, lmask, out):
-    """Label contexts 1 (mw) and 2 (mp): the modifier's alone."""
-    out[1] = _fmix(_c(_t(102), word[t0 + m])) & lmask
-    out[2] = _fmix(_c(_t(103), pos[t0 + m])) & lmask
+def _label_ctx_head(word, pre, pos, t0, h, d, lmask, out):
+    """Label contexts of the head alone: hw hp hw.hp (``out[2:5]``) and, with the arc's
+    direction d, hw.dir hp.dir (``out[5:7]``)."""
+    hw, hp = word[t0 + h], pos[t0 + h]
+    out[2] = _fmix(_c(_t(103), hw)) & lmask
+    out[3] = _fmix(_c(_t(104), hp)) & lmask
+    out[4] = _fmix(_c(_c(_t(105), hw), hp)) & lmask
+    out[5] = _fmix(_c(_c(_t(106), hw), d)) & lmask
+    out[6] = _fmix(_c(_c(_t(107), hp), d)) & lmask
 
 
 @njit(cache=True, nogil=True)
-def _label_ctx_head(word, pos, t0, h, lmask, out):
-    """Label contexts 3 (hw) and 4 (hp): the head's alone."""
-    out[3] = _fmix(_c(_t(104), word[t0 + h])) & lmask
-    out[4] = _fmix(_c(_t(105), pos[t0 + h])) & lmask
+def _label_ctx_mod(word, pre, pos, t0, n1, m, d, lmask, out):
+    """Label contexts of the modifier alone: mw mp mw.mp mx mp-1.mp.mp+1 (``out[7:12]``)
+    and, with the arc's direction d, mw.dir mp.dir (``out[12:14]``)."""
+    mw, mx, mp = word[t0 + m], pre[t0 + m], pos[t0 + m]
+    mpl = pos[t0 + m - 1] if m > 0 else _START
+    mpr = pos[t0 + m + 1] if m + 1 < n1 else _END
+    out[7] = _fmix(_c(_t(108), mw)) & lmask
+    out[8] = _fmix(_c(_t(109), mp)) & lmask
+    out[9] = _fmix(_c(_c(_t(110), mw), mp)) & lmask
+    out[10] = _fmix(_c(_t(111), mx)) & lmask
+    out[11] = _fmix(_c(_c(_c(_t(112), mpl), mp), mpr)) & lmask
+    out[12] = _fmix(_c(_c(_t(113), mw), d)) & lmask
+    out[13] = _fmix(_c(_c(_t(114), mp), d)) & lmask
 
 
 @njit(cache=True, nogil=True)
-def _label_ctx(word, pos, t0, h, m, lmask, out):
-    """The six label contexts of arc h -> m (ids of rows of the label block)."""
+def _label_ctx(word, pre, pos, t0, n1, h, m, lmask, out):
+    """The N_LABEL_CONTEXTS label contexts of arc h -> m (rows of the label block)."""
+    d = np.int64(1 if h < m else 2)
     _label_ctx_pair(word, pos, t0, h, m, lmask, out)
-    _label_ctx_mod(word, pos, t0, m, lmask, out)
-    _label_ctx_head(word, pos, t0, h, lmask, out)
+    _label_ctx_head(word, pre, pos, t0, h, d, lmask, out)
+    _label_ctx_mod(word, pre, pos, t0, n1, m, d, lmask, out)
+
+
+@njit(cache=True, nogil=True)
+def _add_rows(w, n_arc, n_labels, ctx, lo, hi, out):
+    """out += the label rows of contexts ctx[lo:hi]."""
+    for c in range(lo, hi):
+        row = n_arc + ctx[c] * n_labels
+        for lab in range(n_labels):
+            out[lab] += w[row + lab]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -364,9 +298,10 @@ def score_batch(word, pre, pos, offsets, w, mask, n_arc, lmask, n_labels, bins,
     ctx = np.empty(N_LABEL_CONTEXTS, np.int64)
     L1 = max(n_labels, 1)
     lscore = np.empty(L1)
-    # label scores of the contexts that see one end only, per position: as head, as modifier
-    head_lab = np.zeros((longest, L1))
-    mod_lab = np.zeros((longest, L1))
+    # label scores of the contexts that see one end only, per position and direction
+    # (0: the head is left of the modifier, 1: right): as head, as modifier
+    head_lab = np.zeros((longest, 2, L1))
+    mod_lab = np.zeros((longest, 2, L1))
     # direction-free one-ended arc features, per position: as head, as modifier
     head_alone = np.zeros(longest)
     mod_alone = np.zeros(longest)
@@ -383,19 +318,13 @@ def score_batch(word, pre, pos, offsets, w, mask, n_arc, lmask, n_labels, bins,
             mod_alone[t] = w[ids[5]] + w[ids[6]] + w[ids[7]] + w[ids[8]] + w[ids[9]]
         if n_labels > 0:
             for t in range(n1):
-                _label_ctx_head(word, pos, t0, t, lmask, ctx)
-                _label_ctx_mod(word, pos, t0, t, lmask, ctx)
-                for lab in range(n_labels):
-                    head_lab[t, lab] = 0.0
-                    mod_lab[t, lab] = 0.0
-                for c in (3, 4):
-                    row = n_arc + ctx[c] * n_labels
-                    for lab in range(n_labels):
-                        head_lab[t, lab] += w[row + lab]
-                for c in (1, 2):
-                    row = n_arc + ctx[c] * n_labels
-                    for lab in range(n_labels):
-                        mod_lab[t, lab] += w[row + lab]
+                for di in range(2):
+                    _label_ctx_head(word, pre, pos, t0, t, np.int64(di + 1), lmask, ctx)
+                    _label_ctx_mod(word, pre, pos, t0, n1, t, np.int64(di + 1), lmask, ctx)
+                    head_lab[t, di, :n_labels] = 0.0
+                    mod_lab[t, di, :n_labels] = 0.0
+                    _add_rows(w, n_arc, n_labels, ctx, 2, 7, head_lab[t, di])
+                    _add_rows(w, n_arc, n_labels, ctx, 7, 14, mod_lab[t, di])
         for h in range(n1):
             S[base + h * n1] = -np.inf
             S[base + h * n1 + h] = -np.inf
@@ -419,10 +348,11 @@ def score_batch(word, pre, pos, offsets, w, mask, n_arc, lmask, n_labels, bins,
                     if n_labels > 0:
                         _label_ctx_pair(word, pos, t0, h, m, lmask, ctx)
                         r0 = n_arc + ctx[0] * n_labels
-                        r5 = n_arc + ctx[5] * n_labels
+                        r1 = n_arc + ctx[1] * n_labels
+                        di = 0 if h < m else 1
                         for lab in range(n_labels):
-                            lscore[lab] = (head_lab[h, lab] + mod_lab[m, lab])\
-                                + (w[r0 + lab] + w[r5 + lab])
+                            lscore[lab] = (head_lab[h, di, lab] + mod_lab[m, di, lab])\
+                                + (w[r0 + lab] + w[r1 + lab])
                         gl = gold_l[g0 + m - 1] if augment else -2
                         best = -np.inf
                         bl = 0
@@ -462,7 +392,7 @@ def _emit_part(word, pre, pos, t0, n1, h, m, lab, sign, with_arc, mask, n_arc, l
             val[k] = sign
             k += 1
     if n_labels > 0 and lab >= 0:
-        _label_ctx(word, pos, t0, h, m, lmask, ctx)
+        _label_ctx(word, pre, pos, t0, n1, h, m, lmask, ctx)
         for c in range(N_LABEL_CONTEXTS):
             idx[k] = n_arc + ctx[c] * n_labels + lab
             val[k] = sign
@@ -473,7 +403,8 @@ def _emit_part(word, pre, pos, t0, n1, h, m, lab, sign, with_arc, mask, n_arc, l
 @njit(cache=True, nogil=True)
 def phi_difference(word, pre, pos, t0, n1, ha, la, hb, lb, mask, n_arc, lmask, n_labels,
                    bins):
-    """Phi(y_a) - Phi(y_b) of one sentence, coalesced ``(indices, values)``.
+    """Phi(y_a) - Phi(y_b) of one sentence as coalesced ``(indices, values)`` (unique
+    indices, not sorted).
 
     ``ha``/``la`` (heads, label ids) of y_a; ``hb``/``lb`` of y_b, or heads of -1 for "no
     structure" (then the result is Phi(y_a)).  Words whose head and label agree cancel and
@@ -510,23 +441,37 @@ def phi_difference(word, pre, pos, t0, n1, ha, la, hb, lb, mask, n_arc, lmask, n
 
 @njit(cache=True, nogil=True)
 def _coalesce(idx, val):
-    """Sorted unique indices with their summed values, zero sums dropped."""
-    order = np.argsort(idx)
-    out_i = np.empty(idx.shape[0], np.int64)
-    out_v = np.empty(idx.shape[0], np.float64)
+    """Unique indices (in first-seen order) with their summed values, zero sums dropped.
+
+    An open-addressing table, O(len(idx)): sorting would cost more than building Phi.
+    """
+    n = idx.shape[0]
+    size = 16
+    while size < 2 * n:
+        size *= 2
+    slots = np.full(size, -1, np.int64)  # position in the output of the index held
+    out_i = np.empty(n, np.int64)
+    out_v = np.empty(n, np.float64)
     k = 0
-    j = 0
-    while j < order.shape[0]:
-        i = idx[order[j]]
-        v = 0.0
-        while j < order.shape[0] and idx[order[j]] == i:
-            v += val[order[j]]
-            j += 1
-        if v != 0.0:
-            out_i[k] = i
-            out_v[k] = v
+    for j in range(n):
+        key = idx[j]
+        slot = _fmix(key) & (size - 1)
+        while slots[slot] >= 0 and out_i[slots[slot]] != key:
+            slot = (slot + 1) & (size - 1)
+        if slots[slot] < 0:
+            slots[slot] = k
+            out_i[k] = key
+            out_v[k] = val[j]
             k += 1
-    return out_i[:k], out_v[:k]
+        else:
+            out_v[slots[slot]] += val[j]
+    kept = 0
+    for j in range(k):
+        if out_v[j] != 0.0:
+            out_i[kept] = out_i[j]
+            out_v[kept] = out_v[j]
+            kept += 1
+    return out_i[:kept], out_v[:kept]
 
 
 @njit(cache=True, nogil=True)

@@ -104,4 +104,5 @@ class TaggerMixin:
             pos_task = PosTask.from_state(state["tagger_params"], state["tagger_state"], t_arrays)
             self.set_tagger(pos_task, arrays["tagger_coef"])
         except KeyError as exc:
-            raise ModelFormatError(f"dep model with pos='predicted' lacks its tagger: {exc}") from None
+            raise ModelFormatError(
+                f"dep model with pos='predicted' lacks its tagger: {exc}") from None
