@@ -14,7 +14,7 @@ from latentstruct.inference.brute_force import projective_trees
 from latentstruct.learners import StructuredSVM
 from latentstruct.tasks import TASKS
 from latentstruct.tasks.base import Dataset
-from latentstruct.tasks.contracts import MAX_DECODABLE, SIZED
+from latentstruct.tasks.contracts import KBEST, MAX_DECODABLE, SIZED
 from latentstruct.tasks.dependency import DependencyTask, DepTarget
 from latentstruct.tasks.dependency_corpus import token_codes
 
@@ -72,7 +72,7 @@ def _brute_force(task, x, w, gold=None, extra=()):
 # --- registry and contract ------------------------------------------------------------
 def test_the_task_is_registered_with_its_capabilities():
     assert TASKS["dep"] is DependencyTask
-    assert DependencyTask.capabilities == {MAX_DECODABLE, SIZED}
+    assert DependencyTask.capabilities == {MAX_DECODABLE, SIZED, KBEST}
     assert DependencyTask.score_metric == "uas" and DependencyTask.default_learner == "ssvm"
 
 

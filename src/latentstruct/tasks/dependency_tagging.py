@@ -18,7 +18,7 @@ import numpy as np
 
 from ..exceptions import ConfigError, ModelFormatError
 from .base import Dataset
-from .sequence import PosTask
+from .sequence import PosTask, check_tagger
 
 __all__ = ["TaggerMixin"]
 
@@ -44,15 +44,8 @@ class TaggerMixin:
 
     def set_tagger(self, pos_task: PosTask, coef: np.ndarray):
         """Use a fitted ``PosTask`` with weights ``coef`` as the UPOS tagger."""
-        if not isinstance(pos_task, PosTask):
-            raise ConfigError(f"the tagger must be a fitted PosTask, got {type(pos_task).__name__}")
-        pos_task.check_fitted()
-        coef = np.asarray(coef, dtype=np.float64)
-        if coef.shape != (pos_task.n_features,):
-            raise ConfigError(
-                f"tagger weights must have shape ({pos_task.n_features},), got {coef.shape}")
+        self.tagger_coef_ = check_tagger(pos_task, coef)
         self.tagger_ = pos_task
-        self.tagger_coef_ = coef
         return self
 
     def has_tagger(self) -> bool:

@@ -112,6 +112,7 @@ from .encodings import (
 )
 from .sequence import (
     PosTask,
+    check_tagger,
     SequenceCorpus,
     _emission_scores,
     _hamming_augmented,
@@ -554,16 +555,8 @@ class GrammaticalityTask(LatentBinaryTask):
     # ------------------------------------------------------------------------------------
     def set_tagger(self, pos_task: PosTask, coef: np.ndarray) -> "GrammaticalityTask":
         """Use a fitted ``PosTask`` with weights ``coef`` as the POS tagger."""
-        if not isinstance(pos_task, PosTask):
-            raise ConfigError(f"the tagger must be a fitted PosTask, got {type(pos_task).__name__}")
-        pos_task.check_fitted()
-        coef = np.asarray(coef, dtype=np.float64)
-        if coef.shape != (pos_task.n_features,):
-            raise ConfigError(
-                f"tagger weights must have shape ({pos_task.n_features},), got {coef.shape}"
-            )
+        self.tagger_coef_ = check_tagger(pos_task, coef)
         self.tagger_ = pos_task
-        self.tagger_coef_ = coef
         self._tag_memo = None
         return self
 

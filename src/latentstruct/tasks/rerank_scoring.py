@@ -241,6 +241,18 @@ def sentence_forward(theta, scale, mask, base_index, want_marginals, s, sent_can
 
 
 @njit(cache=True)
+def _emit(out, idx, val, m, i, gv, dense):  # pragma: no cover - numba
+    """Add gv at feature i: into the dense ``out``, or as entry m of (idx, val); returns the
+    next free entry."""
+    if dense:
+        out[i] += gv
+        return m
+    idx[m] = i
+    val[m] = gv
+    return m + 1
+
+
+@njit(cache=True)
 def sentence_scatter(coef, NM, EM, mask, base_index, dense, out, s, sent_cand_ptr,
                      cand_node_ptr, base_val, node_row, edge_row, bp_parent, row_ptr, erow_ptr,
                      sent_K, nrow_tmpl, nrow_vs, erow_tmpl, erow_vsp, erow_vsc, vs_dom,
@@ -290,13 +302,7 @@ def sentence_scatter(coef, NM, EM, mask, base_index, dense, out, s, sent_cand_pt
                 continue
             value = vs_vals[vs, v]
             for t in range(N_NODE_TEMPLATES):
-                i = np.int64(_fmix(ft[t] ^ value) & mask)
-                if dense:
-                    out[i] += gv
-                else:
-                    idx[m] = i
-                    val[m] = gv
-                    m += 1
+                m = _emit(out, idx, val, m, np.int64(_fmix(ft[t] ^ value) & mask), gv, dense)
     ta = np.empty(N_EDGE_TEMPLATES, np.uint64)
     for e in range(e0, e1):
         vp, vc = erow_vsp[e], erow_vsc[e]
@@ -309,20 +315,9 @@ def sentence_scatter(coef, NM, EM, mask, base_index, dense, out, s, sent_cand_pt
                     continue
                 vb = vs_vals[vc, b]
                 for t in range(N_EDGE_TEMPLATES):
-                    i = np.int64(_fmix(ta[t] ^ vb) & mask)
-                    if dense:
-                        out[i] += gv
-                    else:
-                        idx[m] = i
-                        val[m] = gv
-                        m += 1
+                    m = _emit(out, idx, val, m, np.int64(_fmix(ta[t] ^ vb) & mask), gv, dense)
     if gbase != 0.0:
-        if dense:
-            out[base_index] += gbase
-        else:
-            idx[m] = base_index
-            val[m] = gbase
-            m += 1
+        m = _emit(out, idx, val, m, base_index, gbase, dense)
     return idx[:m], val[:m]
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "PosTask",
     "word_shape",
     "token_attributes",
+    "check_tagger",
 ]
 
 
@@ -572,3 +573,16 @@ class PosTask(SequenceLabellingTask):
 
     def write_predictions(self, path, dataset, predictions) -> None:
         write_conllu(path, dataset.records, self.decode_targets(predictions))
+
+
+def check_tagger(pos_task, coef) -> np.ndarray:
+    """``coef`` as float64 after checking that ``(pos_task, coef)`` is a usable POS tagger: a
+    fitted :class:`PosTask` and weights of its size (for tasks that read tags from one)."""
+    if not isinstance(pos_task, PosTask):
+        raise ConfigError(f"the tagger must be a fitted PosTask, got {type(pos_task).__name__}")
+    pos_task.check_fitted()
+    coef = np.asarray(coef, dtype=np.float64)
+    if coef.shape != (pos_task.n_features,):
+        raise ConfigError(
+            f"tagger weights must have shape ({pos_task.n_features},), got {coef.shape}")
+    return coef
