@@ -56,6 +56,16 @@ def parser_id(metadata: dict) -> str:
     return hashlib.blake2b(text.encode("ascii"), digest_size=12).hexdigest()
 
 
+def _sentence_id(record, fallback) -> str:
+    """The CoNLL-U ``# sent_id`` of a sentence when it has one, else its 1-based number."""
+    conllu = getattr(record, "conllu", None)
+    for comment in (conllu.comments if conllu is not None else ()):
+        key, _, value = comment.lstrip("#").partition("=")
+        if key.strip() == "sent_id" and value.strip():
+            return value.strip()
+    return str(fallback)
+
+
 def kbest_sentences(task, coef: np.ndarray, records, k: int, *, ids=None,
                     with_gold: bool = True, progress=None) -> list[KBestSentence]:
     """The k best trees of every sentence of ``records`` under ``(task, coef)``."""
@@ -69,7 +79,7 @@ def kbest_sentences(task, coef: np.ndarray, records, k: int, *, ids=None,
         gold = with_gold and all(h >= 0 for h in rec.heads)
         labelled = gold and any(d != "_" for d in rec.deprels)
         out.append(KBestSentence(
-            id=str(ids[i]) if ids is not None else str(i + 1),
+            id=_sentence_id(rec, ids[i] if ids is not None else i + 1),
             words=rec.words, lemmas=rec.lemmas, upos=rec.upos, xpos=rec.xpos,
             scored=tuple(bool(s) for s in punctuation_mask(rec)),
             gold_heads=tuple(rec.heads) if gold else None,
