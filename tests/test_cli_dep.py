@@ -90,6 +90,7 @@ def test_kbest_plain_and_jackknife_then_rerank(dep_setup, capsys):
     assert code == 0, err
     header, sents = read_kbest(dev_lists)
     assert header.k == 4 and header.folds == 1 and len(sents) == 15
+    assert [s.id for s in sents[:3]] == ["s1", "s2", "s3"]  # the CoNLL-U sent_id
     assert all(1 <= len(s.candidates) <= 4 for s in sents)
     assert all(np.all(np.diff([c.score for c in s.candidates]) <= 1e-9) for s in sents)
     code, _, err = run(capsys, "kbest", "--model", model, "--input", train, "--output",
