@@ -161,3 +161,12 @@ def test_malformed_trees_exit_2_with_file_and_line(tmp_path, capsys, case):
     assert f"{bad}:" in err and needle in err
     line = int(err.split(f"{bad}:")[1].split(":")[0])
     assert 5 <= line <= 7  # a row of the bad sentence
+
+
+def test_kbest_checks_its_output_path_before_parsing(dep_setup, capsys):
+    tmp_path, train, dev, model = dep_setup
+    code, _, err = run(capsys, "kbest", "--model", model, "--input", dev, "--output", tmp_path)
+    assert code == 2 and "is a directory" in err
+    code, _, err = run(capsys, "kbest", "--model", model, "--input", dev, "--output",
+                       tmp_path / "missing" / "x.kbest", "--folds", 2)
+    assert code == 2 and "does not exist" in err and "fold 1/2" not in err
