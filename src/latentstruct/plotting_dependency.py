@@ -20,6 +20,14 @@ def _pyplot():
     return plt
 
 
+def _save(plt, fig, path) -> None:
+    """Lay out, write as PNG atomically, and free the figure."""
+    fig.tight_layout()
+    with atomic_write(path, "wb") as fh:
+        fig.savefig(fh, format="png", dpi=110)
+    plt.close(fig)
+
+
 def draw_dependency_tree(words: Sequence[str], heads: Sequence[int], path, *,
                          node_labels: Sequence[str] | None = None,
                          arc_labels: Sequence[str] | None = None, title: str = "") -> None:
@@ -64,10 +72,7 @@ def draw_dependency_tree(words: Sequence[str], heads: Sequence[int], path, *,
                     bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none"})
     if title:
         ax.set_title(title, fontsize=10)
-    fig.tight_layout()
-    with atomic_write(path, "wb") as fh:
-        fig.savefig(fh, format="png", dpi=110)
-    plt.close(fig)
+    _save(plt, fig, path)
 
 
 def draw_system_scores(panels: Mapping[str, Mapping[str, float]], path, *,
@@ -90,7 +95,4 @@ def draw_system_scores(panels: Mapping[str, Mapping[str, float]], path, *,
         ax.set_title(panel, fontsize=10)
     if title:
         fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
-    with atomic_write(path, "wb") as fh:
-        fig.savefig(fh, format="png", dpi=110)
-    plt.close(fig)
+    _save(plt, fig, path)

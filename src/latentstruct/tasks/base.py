@@ -37,6 +37,7 @@ from .contracts import LATENT_BINARY, MAX_DECODABLE
 
 __all__ = [
     "Dataset",
+    "join_corpora",
     "Task",
     "StructuredTask",
     "LatentBinaryTask",
@@ -63,6 +64,21 @@ class Dataset:
 
     def __len__(self) -> int:
         return len(self.records)
+
+
+
+def join_corpora(X, corpus_cls: type, concat):
+    """``X`` as one featurised corpus of type ``corpus_cls``: a corpus as it is, a list of
+    corpora joined by ``concat`` (the shared ``as_batch`` of the corpus-backed tasks)."""
+    if isinstance(X, corpus_cls):
+        return X
+    parts = list(X)
+    bad = [type(p).__name__ for p in parts if not isinstance(p, corpus_cls)]
+    if bad:
+        name = corpus_cls.__name__
+        raise TypeError(f"expected featurised sentences (a {name} from task.featurize, or a "
+                        f"list of them), got a list holding {bad[0]}")
+    return concat(parts)
 
 
 class Task:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..data.features import HashingIndex
+from .base import join_corpora
 
 __all__ = ["DepCorpus", "concat_dep_corpora", "as_dep_corpus", "token_codes"]
 
@@ -99,11 +100,4 @@ def concat_dep_corpora(parts: Sequence[DepCorpus]) -> DepCorpus:
 
 def as_dep_corpus(X) -> DepCorpus:
     """``X`` as one ``DepCorpus``: a corpus as it is, a list of corpora joined."""
-    if isinstance(X, DepCorpus):
-        return X
-    parts = list(X)
-    bad = [type(p).__name__ for p in parts if not isinstance(p, DepCorpus)]
-    if bad:
-        raise TypeError(f"expected featurised sentences (a DepCorpus from task.featurize, or a "
-                        f"list of them), got a list holding {bad[0]}")
-    return concat_dep_corpora(parts)
+    return join_corpora(X, DepCorpus, concat_dep_corpora)

@@ -26,7 +26,7 @@ from ..data.sparse import SparseVector, coalesce_arrays
 from ..exceptions import ConfigError, InputError
 from ..inference.result import DecodeResult
 from ..inference.viterbi import viterbi, viterbi_batch
-from .base import Dataset, StructuredTask, register_task
+from .base import Dataset, StructuredTask, join_corpora, register_task
 from .contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, RANDOM_TIES, SIZED
 from .sampling import indirect_supervision_sample
 from .sequence_capabilities import LabelFactoredSequence, MarginalizableSequence
@@ -159,16 +159,7 @@ class SequenceCorpus(Sequence):
 
 def as_corpus(X) -> SequenceCorpus:
     """``X`` as one ``SequenceCorpus``: a corpus as it is, a list of corpora joined."""
-    if isinstance(X, SequenceCorpus):
-        return X
-    parts = list(X)
-    bad = [type(p).__name__ for p in parts if not isinstance(p, SequenceCorpus)]
-    if bad:
-        raise TypeError(
-            f"expected featurised sentences (a SequenceCorpus from task.featurize, or a list "
-            f"of them), got a list holding {bad[0]}"
-        )
-    return concat_corpora(parts)
+    return join_corpora(X, SequenceCorpus, concat_corpora)
 
 
 def concat_corpora(parts: Sequence[SequenceCorpus]) -> SequenceCorpus:
