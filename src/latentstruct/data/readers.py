@@ -244,9 +244,10 @@ class ConlluSentence:
     line : 1-based line where the sentence starts (its first comment or row; 0 if it was
         not read from a file)
 
-    The properties ``words``, ``upos``, ``xpos``, ``lemmas``, ``heads`` and ``deprels``
-    cover syntactic words only (integer IDs); ``word_row_indices`` gives their positions
-    in ``rows``.  ``heads`` are ints, -1 where HEAD is ``_``.
+    The properties ``words``, ``upos``, ``xpos``, ``feats``, ``lemmas``, ``heads`` and
+    ``deprels`` cover syntactic words only (integer IDs); ``word_row_indices`` gives their
+    positions in ``rows``.  ``heads`` are ints, -1 where HEAD is ``_``; ``feats`` are the
+    raw FEATS strings (``Case=Erg|Number=Sing``, or ``_``).
     """
 
     rows: tuple[tuple[str, ...], ...]
@@ -297,6 +298,17 @@ class ConlluSentence:
     @property
     def xpos(self) -> tuple[str, ...]:
         return self._column(_XPOS)
+
+    @property
+    def feats(self) -> tuple[str, ...]:
+        return self._column(_FEATS)
+
+    def word_line(self, k: int) -> int:
+        """1-based file line of syntactic word ``k`` (0-based), or 0 when the sentence was
+        not read from a file.  Comments and rows of a sentence are contiguous lines."""
+        if not self.line:
+            return 0
+        return self.line + len(self.comments) + self.word_row_indices[k]
 
     @property
     def heads(self) -> tuple[int, ...]:
@@ -431,14 +443,20 @@ def read_conllu(path) -> list[ConlluSentence]:
     return sentences
 
 
-def write_conllu(path, sentences: Sequence[ConlluSentence], predicted_upos=None) -> None:
-    """Write ``sentences`` back in CoNLL-U, with UPOS (column 4) of every word row replaced
-    by ``predicted_upos`` (one tag sequence per sentence; ``None`` keeps the original).
+def write_conllu(path, sentences: Sequence[ConlluSentence], predicted_upos=None, *,
+                 column: str = "UPOS") -> None:
+    """Write ``sentences`` back in CoNLL-U, with ``column`` (``"UPOS"``, column 4, or
+    ``"XPOS"``, column 5) of every word row replaced by ``predicted_upos`` (one tag sequence
+    per sentence; ``None`` keeps the original).
 
     Comments, multiword-token ranges and empty nodes are written exactly as read, so
     ``write_conllu(p2, read_conllu(p1))`` reproduces a well-formed, LF-terminated ``p1``
     byte for byte.  The file is written atomically.
     """
+    if column not in ("UPOS", "XPOS"):
+        raise ValueError(f"write_conllu writes predicted tags into 'UPOS' or 'XPOS', got "
+                         f"column={column!r}")
+    col = _UPOS if column == "UPOS" else _XPOS
     sentences = list(sentences)
     if predicted_upos is not None:
         predicted_upos = one_prediction_per_item("write_conllu", sentences, predicted_upos,
@@ -457,9 +475,9 @@ def write_conllu(path, sentences: Sequence[ConlluSentence], predicted_upos=None)
                 )
             rows = list(sent.rows)
             for idx, tag in zip(indices, pred):
-                _check_written_tag(tag, "UPOS", k, sent.line)
+                _check_written_tag(tag, column, k, sent.line)
                 row = rows[idx]
-                rows[idx] = row[:_UPOS] + (tag,) + row[_UPOS + 1:]
+                rows[idx] = row[:col] + (tag,) + row[col + 1:]
         lines = [c + "\n" for c in sent.comments]
         lines.extend("\t".join(row) + "\n" for row in rows)
         lines.append("\n")

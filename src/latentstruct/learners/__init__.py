@@ -14,6 +14,7 @@ from .base import (
     register_learner,
     valid_learners,
 )
+from .distro import DISTRO
 from .inference_check import InferenceMonitor
 from .jlis import JLIS, NormalizedBinaryView
 from .latent_pa import LCLRVariant, LatentPA, pa_step_size
@@ -21,6 +22,7 @@ from .lclr import LCLR, LatentBinaryLearner, TwoStage
 from .mixture import RerankerMixture, mixture_scores, tune_mixture_weights
 from .perceptron import StructuredPerceptron
 from .reranker import HiddenVariableReranker
+from .sgd_ssvm import SGDStructuredSVM
 from .ssvm import StructuredSVM
 
 __all__ = [
@@ -48,4 +50,6 @@ __all__ = [
     "RerankerMixture",
     "mixture_scores",
     "tune_mixture_weights",
+    "DISTRO",
+    "SGDStructuredSVM",
 ]

@@ -8,6 +8,7 @@ from .base import TASKS, Dataset, LatentBinaryTask, StructuredTask, Task, get_ta
 from .citations import CitationTask
 from .contracts import CAPABILITIES, Capability, missing_methods
 from .dependency import DependencyTask
+from .doccls import DocumentClassificationTask, DocumentMatrix
 from .grammaticality import ChunkingView, GrammaticalityTask
 from .graph_pairs import GraphPairTask, ParaphraseTask, RteTask
 from .rerank import RerankCorpus, RerankTask
@@ -39,6 +40,8 @@ __all__ = [
     "GrammaticalityTask",
     "ChunkingView",
     "DependencyTask",
+    "DocumentClassificationTask",
+    "DocumentMatrix",
     "RerankTask",
     "RerankCorpus",
 ]

@@ -77,7 +77,7 @@ MARGINALIZABLE = _define(
 LABEL_FACTORED = _define(
     "label-factored",
     ("label_factored_parts", "part_scores_from_label_matrix", "argmax_from_part_scores",
-     "label_counts"),
+     "label_counts", "label_factored_batch", "argmax_from_part_scores_batch"),
     "per-part input feature rows and labels; part scores from a label matrix")
 #: one input pair can be encoded and its chosen structure described as data
 EXPLAINABLE = _define(

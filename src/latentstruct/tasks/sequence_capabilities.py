@@ -35,7 +35,8 @@ from ..data.sparse import SparseVector, coalesce_arrays
 from ..exceptions import InputError
 from ..inference.chain import ChainMarginals, chain_sum_product
 from ..inference.result import DecodeResult
-from ..inference.viterbi import viterbi
+from ..inference.viterbi import viterbi, viterbi_batch
+from .label_factored import LabelFactoredBatch, check_unary, gold_labels
 
 __all__ = [
     "ChainPartScores",
@@ -329,3 +330,35 @@ class LabelFactoredSequence(SequencePartScores):
         first = int(y[0]) if T else -1
         last = int(y[-1]) if T else -1
         return SequenceLabelCounts(y, pairs, first, last, L)
+
+    # --- the batch form (what the DISTRO learner uses; see tasks/label_factored.py) ---------
+    def label_factored_batch(self, X) -> LabelFactoredBatch:
+        """Every sentence of corpus ``X`` at once: token rows (csr (N, n_attributes)), sentence
+        offsets, L and the chain's part arities."""
+        X = self.as_batch(X)
+        t0, t1 = int(X.offsets[0]), int(X.offsets[-1])
+        a0 = int(X.attr_indptr[t0])
+        indptr = np.array(X.attr_indptr[t0 : t1 + 1] - a0, dtype=np.int64)
+        ids = np.array(X.attr_ids[a0 : int(X.attr_indptr[t1])], dtype=np.int64)
+        # entries stay in the task's own order, a repeated attribute as two entries: the
+        # products then sum exactly as the one-hot emission scores do
+        rows = sp.csr_matrix((np.ones(ids.size), ids, indptr), shape=(t1 - t0, self.n_attributes))
+        offsets = np.asarray(X.offsets, dtype=np.int64) - t0
+        return LabelFactoredBatch(rows, offsets, self.n_labels, PART_ARITY)
+
+    def argmax_from_part_scores_batch(self, batch_offsets, unary, transition, start, end,
+                                      Y=None) -> np.ndarray:
+        """Exact best labelling of every sentence (one compiled Viterbi call), concatenated.
+
+        ``batch_offsets`` are the sentence boundaries in the rows of ``unary`` (N, L); ``Y``
+        (concatenated gold labels, or a list per sentence) adds the Hamming loss.  Ties go to
+        the lowest label, as in :func:`viterbi_batch`.
+        """
+        offsets = np.asarray(batch_offsets, dtype=np.int64)
+        N = int(offsets[-1]) if offsets.size else 0
+        unary = check_unary(unary, N, self.n_labels)
+        if Y is not None:
+            from .sequence import _hamming_augmented
+
+            unary = _hamming_augmented(unary, gold_labels(Y, N))
+        return viterbi_batch(unary, offsets, transition, start, end).labels

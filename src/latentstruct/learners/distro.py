@@ -1,0 +1,389 @@
+"""DISTRO: distributed structured output (Srikumar & Manning 2014), Algorithm 1.
+
+Each label l has a unit vector a_l (column l of the label matrix A, d × L); a part's features
+are the tensor product of its labels' vectors with its input features (Eq. 3), so related
+labels share weights.  The learner minimises (Eqs. 5–6)
+
+    f(w, A) = λ1/2 ||w||² + λ2 ||A||_* + (1/N) Σ_i max_y [Δ(y, y_i) + s(x_i, y) − s(x_i, y_i)]
+
+over w = (W_E, W_T, s_v, e_v) and A with unit columns, Δ the Hamming loss, by alternating
+minimisation (Algorithm 1):
+
+    A0 random;  w0 ≈ argmin_w f(w, A0)
+    for t = 1..T:  A_t ≈ argmin_A f(w_{t−1}, A);  w_t ≈ argmin_w f(w, A_t)
+
+The w-step is a structural SVM for fixed A, run as mini-batch Pegasos SGD (``weight_epochs``
+epochs, :mod:`latentstruct.solvers.structured_sgd`); the A-step is proximal stochastic
+subgradient (``label_epochs`` epochs): after each mini-batch a subgradient step on A, the
+nuclear-norm prox (singular-value soft-thresholding), and column renormalisation
+(:mod:`latentstruct.solvers.label_matrix`).  All inference goes through the task's own exact
+decoder with part scores unary = R W_E A, transition = Aᵀ W_T A, start/end = vᵀ A.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from ..exceptions import ConfigError, InexactInferenceWarning, InferenceError, InputError
+from ..solvers.label_matrix import (LABEL_INITS, effective_rank, init_label_matrix,
+                                     prox_label_matrix, single_threaded_blas)
+from ..solvers.structured_sgd import check_eta0, minibatches, search_eta0, step_size
+from ..tasks.contracts import LABEL_FACTORED
+from ..tasks.label_factored import gold_labels
+from .base import (LinearStructuredLearner, check_nonnegative, check_positive_int,
+                   register_learner)
+from .distro_model import DistroParams
+
+__all__ = ["DISTRO"]
+
+THRESHOLDS = ("step", "constant")
+# a loss-augmented structure must score at least the gold one; allow for float rounding
+_INFERENCE_SLACK = 1e-7
+# objective passes decode this many examples at a time (bounds the memory of U and unary)
+_CHUNK = 4096
+
+
+@register_learner("distro")
+class DISTRO(LinearStructuredLearner):
+    """DISTRO (Srikumar & Manning 2014): label vectors, tensor-product features and a
+    nuclear-norm penalty on the label matrix, learned by alternating minimisation
+    (Algorithm 1; the objective is Eqs. 5–6).
+
+    Parameters
+    ----------
+    task : label-factored task
+        A fitted task offering the label-factored capability (``pos``, ``chunk``, ``doccls``).
+    n_components : int, default 20
+        Dimension d of the label vectors (rows of A).
+    lambda1 : float, default 0.25
+        Weight of the L2 penalty λ1/2 ||w||² (the release's 20NG value).
+    lambda2 : float, default 0.004
+        Weight of the nuclear-norm penalty λ2 ||A||_* (the release's 20NG value, 0.004096).
+    n_iter : int, default 5
+        Alternations T of Algorithm 1 (the paper's 5).
+    weight_epochs, label_epochs : int, default 5
+        SGD epochs of each w-step and each A-step (the paper's 5 and 5).
+    batch_size : int, default 20
+        Examples per mini-batch (the release's 20).
+    eta0 : "auto" or float, default "auto"
+        Initial step size; "auto" runs Bottou's doubling/halving search on a 10% sample.
+    threshold : {"step", "constant"}, default "step"
+        Singular-value threshold of each prox: "step" is η_t·λ2, the exact proximal step
+        of λ2||A||_*; "constant" is 0.01·λ2 whatever the step, as the authors' release does.
+    label_init : {"auto", "uniform", "onehot"}, default "auto"
+        A0: uniform [0, 1) then normalised (d <= L), one-hot (d > L, or on request: the §5.2
+        control).
+    update_labels : bool, default True
+        Learn A; False keeps A0 fixed (with label_init="onehot" this is the one-hot SSVM).
+    n_restarts : int, default 3
+        Random A0s tried; each runs the initial w-step and one alternation and the one with
+        the lowest training objective continues (§5: bad initialisations are discarded by
+        their objective).
+    max_weights : int, default 134217728
+        Refuse n_components × n_attributes above this (2**27 floats = 1 GiB).
+    random_state : int, default 0
+        Seeds A0, the mini-batch order and the eta0 sample.
+    check_inference : bool, default True
+        Raise when a loss-augmented decode scores below the gold structure (an inexact
+        decoder); otherwise count and warn.
+    progress : bool, default False
+        Show a progress bar with the phase, objective and rank of A.
+    """
+
+    requires = frozenset({LABEL_FACTORED})
+    evaluation_params = frozenset({"progress"})
+
+    def __init__(self, task=None, n_components=20, lambda1=0.25, lambda2=0.004, n_iter=5,
+                 weight_epochs=5, label_epochs=5, batch_size=20, eta0="auto", threshold="step",
+                 label_init="auto", update_labels=True, n_restarts=3, max_weights=2 ** 27,
+                 random_state=0, check_inference=True, progress=False):
+        self.task = task
+        self.n_components = n_components
+        self.lambda1 = lambda1
+        self.lambda2 = lambda2
+        self.n_iter = n_iter
+        self.weight_epochs = weight_epochs
+        self.label_epochs = label_epochs
+        self.batch_size = batch_size
+        self.eta0 = eta0
+        self.threshold = threshold
+        self.label_init = label_init
+        self.update_labels = update_labels
+        self.n_restarts = n_restarts
+        self.max_weights = max_weights
+        self.random_state = random_state
+        self.check_inference = check_inference
+        self.progress = progress
+
+    # --- validation -------------------------------------------------------------------------
+    def _validate(self) -> None:
+        check_positive_int("n_components", self.n_components)
+        self._lambda1 = check_nonnegative("lambda1", self.lambda1)
+        self._lambda2 = check_nonnegative("lambda2", self.lambda2)
+        if self.n_iter != 0:
+            check_positive_int("n_iter", self.n_iter)
+        for name in ("weight_epochs", "label_epochs", "batch_size", "n_restarts", "max_weights"):
+            check_positive_int(name, getattr(self, name))
+        self._eta0 = check_eta0(self.eta0, self._lambda1)
+        if self.threshold not in THRESHOLDS:
+            raise ConfigError(f"threshold must be one of {', '.join(THRESHOLDS)}; got {self.threshold!r}")
+        if self.label_init not in LABEL_INITS:
+            raise ConfigError(f"label_init must be one of {', '.join(LABEL_INITS)}; got {self.label_init!r}")
+        for name in ("update_labels", "check_inference", "progress"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ConfigError(f"{name} must be true or false; got {getattr(self, name)!r}")
+        if isinstance(self.random_state, bool) or not isinstance(self.random_state, (int, np.integer)) \
+                or self.random_state < 0:
+            raise ConfigError(f"random_state must be a non-negative int; got {self.random_state!r}")
+
+    # --- the pieces of Algorithm 1 ----------------------------------------------------------
+    def _decode(self, params: DistroParams, rows, offsets, y=None, U=None):
+        """(labels, unary, chain scores) of the examples; loss-augmented when y is given."""
+        if U is None:
+            U = params.token_embeddings(rows)
+        unary = U @ params.A
+        chain = params.label_scores()
+        z = self.task.argmax_from_part_scores_batch(offsets, unary, *chain, Y=y)
+        return np.asarray(z, dtype=np.int64), unary, chain
+
+    def _hinge(self, params, rows, offsets, y, U=None) -> np.ndarray:
+        """max_y [Δ + s(y) − s(y_i)] of every example, checking that the decoder is exact."""
+        z, unary, chain = self._decode(params, rows, offsets, y, U)
+        lengths = np.diff(offsets)
+        ex = np.repeat(np.arange(lengths.shape[0]), lengths)
+        delta = np.bincount(ex, weights=(z != y).astype(np.float64), minlength=lengths.shape[0])
+        h = delta + params.structure_scores(unary, offsets, z, chain) \
+            - params.structure_scores(unary, offsets, y, chain)
+        bad = h < -_INFERENCE_SLACK * (1.0 + np.abs(delta))
+        if bad.any():
+            self.n_inexact_decodes_ += int(bad.sum())
+            if self.check_inference:
+                raise InferenceError(
+                    f"the task's decoder is not exact: {int(bad.sum())} loss-augmented "
+                    f"structures score below the gold one (by up to {-h.min():.3g}); check its "
+                    "argmax_from_part_scores_batch, or pass check_inference=False")
+        return np.maximum(h, 0.0)
+
+    def _objective(self, params, data) -> float:
+        rows, offsets, y, n = data
+        total = 0.0
+        for a in range(0, n, _CHUNK):
+            r, o, yy = self._slice(data, np.arange(a, min(n, a + _CHUNK)))
+            total += float(self._hinge(params, r, o, yy).sum())
+        with np.errstate(all="ignore"):
+            nuclear = float(np.linalg.svd(params.A, compute_uv=False).sum())
+        return 0.5 * self._lambda1 * params.weight_sq_norm() + self._lambda2 * nuclear + total / max(n, 1)
+
+    @staticmethod
+    def _slice(data, idx):
+        """(rows, offsets, gold labels) of examples ``idx``."""
+        batch, _, y, _ = data
+        rows, offsets = batch.example_rows(idx)
+        return rows, offsets, y[_part_indices(batch.offsets, idx, offsets)]
+
+    def _weight_epochs(self, params, data, n_epochs, rng, eta0, bar=None) -> None:
+        """Mini-batch Pegasos on w with A fixed (the schedule restarts here, as in the release)."""
+        lam, t = self._lambda1, 0
+        n = data[3]
+        for _ in range(n_epochs):
+            for idx in minibatches(n, self.batch_size, rng):
+                rows, offsets, y = self._slice(data, idx)
+                z, _, _ = self._decode(params, rows, offsets, y)
+                eta = step_size(eta0, lam, t)
+                params.shrink(1.0 - eta * lam)
+                params.weight_step(rows, offsets, z, y, eta / idx.size)
+                t += 1
+            if bar is not None:
+                bar.update(1)
+
+    def _label_epochs(self, params, data, n_epochs, rng, eta0, bar=None) -> None:
+        """Proximal stochastic subgradient on A with w fixed."""
+        lam, t = self._lambda1, 0
+        batch, _, _, n = data
+        U_all = params.token_embeddings(batch.rows)  # W is fixed for the whole A-step
+        for _ in range(n_epochs):
+            for idx in minibatches(n, self.batch_size, rng):
+                rows, offsets, y = self._slice(data, idx)
+                U = U_all[_part_indices(batch.offsets, idx, offsets)]
+                z, _, _ = self._decode(params, rows, offsets, y, U)
+                eta = step_size(eta0, lam, t)
+                G = params.label_gradient(U, offsets, z, y)
+                tau = eta * self._lambda2 if self.threshold == "step" else 0.01 * self._lambda2
+                previous = params.A
+                params.A, _ = prox_label_matrix(previous - (eta / idx.size) * G, tau, previous)
+                t += 1
+            if bar is not None:
+                bar.update(1)
+
+    def _search_eta0(self, params, data, rng) -> float:
+        if self._eta0 != "auto":
+            return self._eta0
+        n = data[3]
+        m = min(n, max(self.batch_size * 5, n // 10))
+        sample = np.sort(rng.choice(n, size=m, replace=False))
+        batch, _, y, _ = data
+        rows, offsets = batch.example_rows(sample)
+        sub_y = self._slice(data, sample)[2]
+        sub = (_SubBatch(rows, offsets), None, sub_y, m)
+
+        def trial(e):
+            p = params.copy()
+            self._weight_epochs(p, sub, 1, np.random.default_rng(0), e)
+            return self._objective(p, sub)
+
+        best, self.eta0_trials_ = search_eta0(trial, self._lambda1)
+        return best
+
+    # --- fit / predict ----------------------------------------------------------------------
+    def fit(self, X, Y) -> "DISTRO":
+        """Learn W and A from examples ``X`` and encoded structures ``Y``; returns self."""
+        self._validate()
+        task = self._check_task()
+        batch = task.label_factored_batch(X)
+        n = batch.n_examples
+        if n == 0:
+            raise InputError("no training examples")
+        if len(Y) != n:
+            raise InputError(f"X has {n} examples but Y has {len(Y)} structures")
+        y = gold_labels(Y, int(batch.offsets[-1]))
+        F, L, d = batch.rows.shape[1], batch.n_labels, int(self.n_components)
+        if d * F > self.max_weights:
+            raise ConfigError(
+                f"n_components={d} with {F} input features needs {d * F:,} emission weights, "
+                f"above max_weights={self.max_weights:,}; lower n_components or raise max_weights")
+        transitions = batch.has_transitions
+        data = (batch, None, y, n)
+        self.n_inexact_decodes_ = 0
+        rng = np.random.default_rng(self.random_state)
+        t0 = time.perf_counter()
+        starts = self.n_restarts if (self.update_labels and self.label_init != "onehot") else 1
+        one = self.weight_epochs + self.label_epochs  # epochs of one alternation
+        phases = starts * (self.weight_epochs + one * (self.n_iter > 0)) + max(self.n_iter - 1, 0) * one
+        bar = tqdm(total=phases, desc="distro", unit="epoch", disable=not self.progress,
+                   leave=False)
+        try:
+            blas = single_threaded_blas()
+            A0s = [init_label_matrix(d, L, self.label_init, rng) for _ in range(starts)]
+            eta0 = self._search_eta0(DistroParams.zeros(F, A0s[0], transitions), data,
+                                     np.random.default_rng([self.random_state, 1]))
+            self.eta0_ = eta0
+            candidates = []
+            for r, A0 in enumerate(A0s):
+                params = DistroParams.zeros(F, A0, transitions)
+                curve = []
+                self._weight_epochs(params, data, self.weight_epochs, rng, eta0, bar)
+                curve.append(self._objective(params, data))
+                if self.n_iter > 0:
+                    self._alternate(params, data, rng, eta0, curve, bar, first=True)
+                candidates.append((curve[-1], r, params, curve))
+                self._show(bar, "restart", r, curve[-1], params)
+            self.restart_objectives_ = [c[0] for c in candidates]
+            _, self.restart_, params, curve = min(candidates, key=lambda c: (c[0], c[1]))
+            for it in range(1, self.n_iter):
+                self._alternate(params, data, rng, eta0, curve, bar, first=False)
+                self._show(bar, "iteration", it + 1, curve[-1], params)
+        finally:
+            bar.close()
+            blas.unregister()
+        self._set_learned(params, F, L, transitions)
+        self.objective_curve_ = curve
+        self.n_iter_ = int(self.n_iter)
+        self.fit_seconds_ = time.perf_counter() - t0
+        if self.n_inexact_decodes_:
+            warnings.warn(f"{self.n_inexact_decodes_} loss-augmented decodes scored below the "
+                          "gold structure (an inexact decoder)", InexactInferenceWarning, stacklevel=2)
+        return self
+
+    def _alternate(self, params, data, rng, eta0, curve, bar, first: bool) -> None:
+        """One alternation of Algorithm 1: an A-step (if labels are learned), then a w-step."""
+        if self.update_labels:
+            self._label_epochs(params, data, self.label_epochs, rng, eta0, bar)
+            curve.append(self._objective(params, data))
+        elif bar is not None:
+            bar.update(self.label_epochs)
+        self._weight_epochs(params, data, self.weight_epochs, rng, eta0, bar)
+        curve.append(self._objective(params, data))
+
+    def _show(self, bar, what, k, objective, params) -> None:
+        if bar is not None and not bar.disable:
+            s = np.linalg.svd(params.A, compute_uv=False)
+            bar.set_postfix_str(f"{what} {k}: objective {objective:.4g}, "
+                                f"rank {effective_rank(s, params.A.shape)}")
+
+    def _set_learned(self, params: DistroParams, F: int, L: int, transitions: bool) -> None:
+        self.n_attributes_, self.n_labels_, self.has_transitions_ = F, L, bool(transitions)
+        self.coef_ = params.pack()
+        self._params = DistroParams.unpack(self.coef_, F, int(self.n_components), L, transitions)
+        s = np.linalg.svd(self._params.A, compute_uv=False)
+        self.label_matrix_ = self._params.A
+        self.singular_values_ = s
+        self.effective_rank_ = effective_rank(s, self._params.A.shape)
+
+    def coef_size(self, task) -> int:
+        return DistroParams.packed_size(self.n_attributes_, int(self.n_components),
+                                        task.n_labels, self.has_transitions_)
+
+    def predict(self, X) -> list:
+        """Best structure of every example (exact decoding with the learned W and A)."""
+        self._check_is_fitted()
+        batch = self.task.label_factored_batch(X)
+        out = []
+        for a in range(0, batch.n_examples, _CHUNK):
+            idx = np.arange(a, min(batch.n_examples, a + _CHUNK))
+            rows, offsets = batch.example_rows(idx)
+            z, _, _ = self._decode(self._params, rows, offsets)
+            out += np.split(z, offsets[1:-1])
+        return out
+
+    def label_similarity(self) -> np.ndarray:
+        """AᵀA (L × L): cosine similarities of the learned label vectors."""
+        self._check_is_fitted()
+        return self.label_matrix_.T @ self.label_matrix_
+
+    # --- model files ------------------------------------------------------------------------
+    def _learned_state(self) -> tuple[dict, dict]:
+        meta, arrays = super()._learned_state()
+        meta.update({"n_attributes_": int(self.n_attributes_), "n_labels_": int(self.n_labels_),
+                     "has_transitions_": bool(self.has_transitions_), "eta0_": float(self.eta0_),
+                     "effective_rank_": int(self.effective_rank_),
+                     "restart_objectives_": [float(v) for v in self.restart_objectives_]})
+        return meta, arrays
+
+    def _restore(self, meta: dict, arrays: dict) -> None:
+        super()._restore(meta, arrays)
+        F, L = int(meta["n_attributes_"]), int(meta["n_labels_"])
+        transitions = bool(meta["has_transitions_"])
+        d = int(self.n_components)
+        if self.coef_.shape != (DistroParams.packed_size(F, d, L, transitions),):
+            raise ValueError(f"DISTRO weights have {self.coef_.shape[0]} entries; expected "
+                             f"{DistroParams.packed_size(F, d, L, transitions)}")
+        self.eta0_ = float(meta.get("eta0_", 0.0))
+        self.restart_objectives_ = list(meta.get("restart_objectives_", []))
+        self._set_learned(DistroParams.unpack(self.coef_, F, d, L, transitions), F, L, transitions)
+
+
+def _part_indices(all_offsets, idx, offsets) -> np.ndarray:
+    """Indices of the parts of examples ``idx`` (whose stacked ``offsets`` are given)."""
+    n = int(offsets[-1])
+    shift = np.repeat(all_offsets[idx] - offsets[:-1], np.diff(offsets))
+    return np.arange(n, dtype=np.int64) + shift
+
+
+class _SubBatch:
+    """A sample of a LabelFactoredBatch (rows and offsets already cut out)."""
+
+    def __init__(self, rows, offsets):
+        self.rows, self.offsets = rows, offsets
+
+    @property
+    def n_examples(self) -> int:
+        return int(self.offsets.shape[0] - 1)
+
+    def example_rows(self, indices):
+        from ..tasks.label_factored import LabelFactoredBatch
+
+        return LabelFactoredBatch.example_rows(self, indices)
