@@ -69,9 +69,19 @@ def prox_label_matrix(A: np.ndarray, tau: float, previous: np.ndarray) -> tuple[
     """One DISTRO proximal step after a gradient step: soft-threshold the singular values of
     ``A`` by ``tau``, then renormalise the columns (``previous`` revives a zeroed column).
 
+    A threshold above every singular value would leave no direction for any label; the top
+    singular pair is then kept at a vanishing length, so A becomes rank one (every a_l = ±u_1)
+    rather than being reset to ``previous``.
+
     Returns (A_new, singular values after thresholding, before renormalisation)."""
-    B, s = singular_value_threshold(A, tau)
-    return normalize_columns(B, previous), s
+    if tau < 0:
+        raise ConfigError(f"the threshold must be >= 0; got {tau}")
+    U, s, Vt = np.linalg.svd(A, full_matrices=False)
+    kept = np.maximum(s - tau, 0.0)
+    if kept.size and kept[0] == 0.0 and s[0] > 0:
+        kept[0] = 1e-9 * s[0]
+    B = (U * kept) @ Vt
+    return normalize_columns(B, previous), kept
 
 
 def init_label_matrix(d: int, n_labels: int, kind: str, rng: np.random.Generator) -> np.ndarray:
