@@ -186,6 +186,11 @@ def _cmd_explain(args) -> int:
     from .tasks.contracts import EXPLAINABLE
 
     task, learner = _load(args.model, args.option, "explain")
+    if getattr(learner, "registry_name", "") == "distro":
+        return _explain_label_matrix(task, learner, args.out)
+    if args.source is None or args.target is None:
+        raise ConfigError("explain draws the structure a model picks for one input pair; give "
+                          "--source TEXT and --target TEXT")
     explainable = sorted(n for n, c in TASKS.items() if EXPLAINABLE in c.offered_capabilities())
     if EXPLAINABLE not in task.offered_capabilities(task.get_params()):
         raise ConfigError(
@@ -207,6 +212,32 @@ def _cmd_explain(args) -> int:
                      title=f"{task.name} / {learner.registry_name}")
     print(json.dumps({"score": round(score, 6), "decision": 1 if score >= 0 else -1,
                       "alignment": [int(j) for j in h], "picture": str(args.out)}))
+    return 0
+
+
+def _explain_label_matrix(task, learner, out) -> int:
+    """A DISTRO model: draw its label similarities and singular values; print a summary."""
+    from pathlib import Path
+
+    out = Path(out)
+    if out.is_dir():
+        raise ConfigError(f"--out {out} is a directory; give a file path such as {out}/labels.png")
+    if not out.parent.is_dir():
+        raise ConfigError(f"--out {out}: folder {out.parent} does not exist; create it first")
+    from .plotting_labels import draw_label_matrix  # lazy: matplotlib only when drawing
+
+    A = learner.label_matrix_
+    labels = list(task.labels_)
+    order = draw_label_matrix(A, labels, out, singular_values=learner.singular_values_,
+                              title=f"{task.name} / distro (d = {A.shape[0]})")
+    sim = A.T @ A
+    np.fill_diagonal(sim, -np.inf)
+    pairs = np.dstack(np.unravel_index(np.argsort(-sim, axis=None), sim.shape))[0]
+    closest = [[labels[i], labels[j], round(float(sim[i, j]), 4)] for i, j in pairs if i < j][:10]
+    print(json.dumps({"n_components": int(A.shape[0]), "n_labels": len(labels),
+                      "rank": int(learner.effective_rank_),
+                      "singular_values": [round(float(v), 6) for v in learner.singular_values_],
+                      "closest_labels": closest, "order": order, "picture": str(out)}))
     return 0
 
 
@@ -346,10 +377,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--option", action="append", metavar="KEY=VALUE")
     r.set_defaults(func=_cmd_predict)
 
-    x = sub.add_parser("explain", help="draw the latent structure a model picks for one input")
+    x = sub.add_parser("explain", help="draw the latent structure a model picks for one input, "
+                                       "or a DISTRO model's label similarities")
     x.add_argument("--model", required=True)
-    x.add_argument("--source", required=True, help="first input (e.g. an English name)")
-    x.add_argument("--target", required=True, help="second input (e.g. its transliteration)")
+    x.add_argument("--source", help="first input (e.g. an English name); not for distro models")
+    x.add_argument("--target", help="second input (e.g. its transliteration); not for distro models")
     x.add_argument("--out", required=True, help="output picture (.png)")
     x.add_argument("--option", action="append", metavar="KEY=VALUE")
     x.set_defaults(func=_cmd_explain)

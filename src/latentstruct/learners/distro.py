@@ -285,7 +285,7 @@ class DISTRO(LinearStructuredLearner):
             _, self.restart_, params, curve = min(candidates, key=lambda c: (c[0], c[1]))
             for it in range(1, self.n_iter):
                 self._alternate(params, data, rng, eta0, curve, bar, first=False)
-                self._show(bar, "iteration", it + 1, curve[-1], params)
+                self._show(bar, "alternation", it + 1, curve[-1], params)
         finally:
             bar.close()
             blas.unregister()

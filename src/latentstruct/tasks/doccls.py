@@ -190,32 +190,38 @@ class DocumentClassificationTask(StructuredTask):
     Parameters
     ----------
     features : {"tokens", "tfidf"}
-        Input features of a document: binary indicators of its word tokens, or their tf-idf
-        weights (raw counts times smoothed idf ``ln((1 + n) / (1 + df)) + 1``, each document
-        L2-normalised, as scikit-learn's TfidfVectorizer).
+        Input features of a document: binary indicators of its word tokens, or their
+        L2-normalised tf-idf weights.  The tf-idf weights are raw counts times the smoothed
+        idf ``ln((1 + n) / (1 + df)) + 1`` of the n training documents, as scikit-learn's
+        TfidfVectorizer computes them.
     min_count : int, default 1
         Keep words that occur in at least this many training documents.
     lowercase : bool, default True
         Lower-case the text before tokenising.  Tokens are runs of two or more word
         characters (scikit-learn's CountVectorizer default pattern).
     strip_headers : bool, default False
-        Drop each document's header block, everything before its first blank line (as
-        scikit-learn's ``remove=("headers",)``; a text without a blank line becomes empty).
+        Drop each document's header block (everything before its first blank line).  As in
+        scikit-learn's ``remove=("headers",)``, a text without a blank line becomes empty.
     split : {"all", "train", "eval"}
-        Which documents ``read`` keeps: all, or the by-date train or eval part of each label
-        (a label's documents ordered by integer id, the last ``eval_fraction`` of them eval).
-        May change after training: train with split=train, evaluate with split=eval.
+        Which documents of a file are read: all, or the by-date "train" or "eval" part.
+        Each label's documents are ordered by integer id and the last ``eval_fraction`` of
+        them form the eval part.  May change after training: train with split=train,
+        evaluate with split=eval.
     eval_fraction : float, default 0.2
-        Share of each label's documents (rounded; at least 1 and at most all but one of a
-        label with two or more) in the eval part.
+        Share of each label's documents in the eval part (rounded; at least 1 and at most
+        all but one of a label with two or more documents).  Fixed once trained, so that the
+        eval part stays disjoint from the training part.
 
     Notes
     -----
     On the 20 Newsgroups bydate training file (11,314 posts, 20 labels) the split gives
     9,050 train and 2,264 eval documents; every eval post of a label has a larger id than
     every train post of that label.  ``latentstruct train doccls --option split=train``
-    (StructuredSVM defaults, binary tokens, 101,631 words) and ``evaluate --option
-    split=eval`` reach accuracy 0.8794 on the eval part (train time about 60 s).
+    (StructuredSVM defaults: C=0.1, squared slacks; binary tokens, 106,588 words) converges
+    in 9 iterations, about 45 s on one core, and ``latentstruct evaluate --option
+    split=eval`` gives accuracy 0.856 (``features=tfidf``: 0.887).  For reference,
+    scikit-learn's LinearSVC(multi_class="crammer_singer", fit_intercept=False), the
+    L1-slack variant, gets 0.865 / 0.849 / 0.844 at C = 0.01 / 0.1 / 1 on the same features.
     """
 
     name = "doccls"
@@ -265,6 +271,12 @@ class DocumentClassificationTask(StructuredTask):
                               '{"id": ..., "label": ..., "text": ...} objects')
         docs = read_documents(path, allow_unlabelled=split != "train")
         if self.split != "all":
+            unlabelled = next((d for d in docs if d.label is None), None)
+            if unlabelled is not None:
+                raise InputError(
+                    f"this document has no label, and split={self.split!r} picks the by-date "
+                    f"part of each label; give every line a label, or read the whole file "
+                    f"with split='all' (--option split=all)", path, unlabelled.line)
             train_idx, eval_idx = split_by_date(docs, float(self.eval_fraction), path=path)
             keep = train_idx if self.split == "train" else eval_idx
             docs = [docs[int(k)] for k in keep]
