@@ -752,6 +752,9 @@ def check_tagger(pos_task, coef) -> np.ndarray:
     if not isinstance(pos_task, PosTask):
         raise ConfigError(f"the tagger must be a fitted PosTask, got {type(pos_task).__name__}")
     pos_task.check_fitted()
+    if getattr(pos_task, "tag_column", "upos") != "upos":
+        raise ConfigError(f"the tagger must predict UPOS; this pos model was trained with "
+                          f"tag_column={pos_task.tag_column!r}. Train one with tag_column=upos")
     coef = np.asarray(coef, dtype=np.float64)
     if coef.shape != (pos_task.n_features,):
         raise ConfigError(
