@@ -92,6 +92,8 @@ def test_init_label_matrix():
     np.testing.assert_array_equal(O[:5], np.eye(5))
     assert not O[5:].any()
     np.testing.assert_array_equal(init_label_matrix(5, 5, "onehot", rng), np.eye(5))
+    np.testing.assert_array_equal(init_label_matrix(5, 5, "auto", rng), np.eye(5))  # d = L
+    assert (init_label_matrix(5, 5, "uniform", rng) > 0).all()
     with pytest.raises(ConfigError, match="n_components >= the number of labels"):
         init_label_matrix(3, 5, "onehot", rng)
     with pytest.raises(ConfigError, match="label_init"):

@@ -69,6 +69,9 @@ class DistroParams:
     start: np.ndarray | None
     end: np.ndarray | None
     A: np.ndarray
+    #: mini-batch steps taken so far by w-steps and A-steps (the step-size schedules' t)
+    t_w: int = 0
+    t_a: int = 0
 
     @classmethod
     def zeros(cls, n_attributes: int, A: np.ndarray, transitions: bool) -> "DistroParams":
@@ -83,7 +86,7 @@ class DistroParams:
     def copy(self) -> "DistroParams":
         c = lambda a: None if a is None else a.copy()  # noqa: E731
         return DistroParams(self.V.copy(), self.scale, c(self.W_T), c(self.start), c(self.end),
-                            self.A.copy())
+                            self.A.copy(), self.t_w, self.t_a)
 
     def emission(self) -> np.ndarray:
         return self.scale * self.V
