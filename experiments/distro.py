@@ -111,6 +111,11 @@ def run_one(corpus: str, system: str, seed: int, lambda1: float, lambda2: float,
            "objective": m.objective_curve_[-1], "objective_curve": m.objective_curve_,
            "eta0": m.eta0_, "restart_objectives": m.restart_objectives_,
            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    log = os.environ.get("DISTRO_RUN_LOG")
+    if log:  # one line per finished run, for watching a long experiment
+        with open(log, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({k: out[k] for k in ("corpus", "system", "seed", "accuracy", "rank",
+                                                     "fit_s", "objective")}) + "\n")
     if seed == 0 and system.startswith("DISTRO"):
         out["label_matrix"] = m.label_matrix_.tolist()
         out["labels"] = list(task.labels_)

@@ -167,7 +167,7 @@ def _cmd_evaluate(args) -> int:
     dataset = task.read(args.test, split="test")
     decision = learner.decision_function if isinstance(learner, LatentBinaryLearner) else None
     metrics = task.evaluate_model(dataset, learner.predict, decision)
-    print(json.dumps({k: None if v is None else round(float(v), 6) for k, v in metrics.items()}))
+    print(json.dumps({k: _metric_value(v) for k, v in metrics.items()}))
     return 0
 
 
@@ -213,6 +213,17 @@ def _cmd_explain(args) -> int:
     print(json.dumps({"score": round(score, 6), "decision": 1 if score >= 0 else -1,
                       "alignment": [int(j) for j in h], "picture": str(args.out)}))
     return 0
+
+
+def _metric_value(v):
+    """A metric for JSON: counts stay integers, rates are rounded to 6 decimals."""
+    if v is None:
+        return None
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    return round(float(v), 6)
 
 
 def _explain_label_matrix(task, learner, out) -> int:
