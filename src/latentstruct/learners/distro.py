@@ -71,6 +71,8 @@ class DISTRO(LinearStructuredLearner):
         Examples per mini-batch (the release's 20).
     eta0 : "auto" or float, default "auto"
         Initial step size; "auto" runs Bottou's doubling/halving search on a 10% sample.
+    label_eta0 : None or float, default None
+        Initial step size of the A-steps (None: the w-steps' eta0).
     threshold : {"step", "constant"}, default "step"
         Singular-value threshold of each prox: "step" is η_t·λ2, the exact proximal step
         of λ2||A||_*; "constant" is 0.01·λ2 whatever the step, as the authors' release does.
@@ -103,7 +105,8 @@ class DISTRO(LinearStructuredLearner):
     evaluation_params = frozenset({"progress"})
 
     def __init__(self, task=None, n_components=20, lambda1=0.25, lambda2=0.004, n_iter=5,
-                 weight_epochs=5, label_epochs=5, batch_size=20, eta0="auto", threshold="step",
+                 weight_epochs=5, label_epochs=5, batch_size=20, eta0="auto", label_eta0=None,
+                 threshold="step",
                  label_init="auto", update_labels=True, restart_schedule=False, n_restarts=3, max_weights=2 ** 27,
                  random_state=0, check_inference=True, progress=False):
         self.task = task
@@ -115,6 +118,7 @@ class DISTRO(LinearStructuredLearner):
         self.label_epochs = label_epochs
         self.batch_size = batch_size
         self.eta0 = eta0
+        self.label_eta0 = label_eta0
         self.threshold = threshold
         self.label_init = label_init
         self.update_labels = update_labels
@@ -135,6 +139,10 @@ class DISTRO(LinearStructuredLearner):
         for name in ("weight_epochs", "label_epochs", "batch_size", "n_restarts", "max_weights"):
             check_positive_int(name, getattr(self, name))
         self._eta0 = check_eta0(self.eta0, self._lambda1)
+        if self.label_eta0 is not None:
+            check_eta0(self.label_eta0, self._lambda1)
+            if isinstance(self.label_eta0, str):
+                raise ConfigError(f"label_eta0 must be a positive number or None; got {self.label_eta0!r}")
         if self.threshold not in THRESHOLDS:
             raise ConfigError(f"threshold must be one of {', '.join(THRESHOLDS)}; got {self.threshold!r}")
         if self.label_init not in LABEL_INITS:
@@ -311,7 +319,8 @@ class DISTRO(LinearStructuredLearner):
     def _alternate(self, params, data, rng, eta0, curve, bar, first: bool) -> None:
         """One alternation of Algorithm 1: an A-step (if labels are learned), then a w-step."""
         if self.update_labels:
-            self._label_epochs(params, data, self.label_epochs, rng, eta0, bar)
+            eta_a = eta0 if self.label_eta0 is None else float(self.label_eta0)
+            self._label_epochs(params, data, self.label_epochs, rng, eta_a, bar)
             curve.append(self._objective(params, data))
         elif bar is not None:
             bar.update(self.label_epochs)
