@@ -51,14 +51,15 @@ def check_eta0(eta0, lam: float) -> str | float:
     return float(eta0)
 
 
-def search_eta0(trial: Callable[[float], float], lam: float) -> tuple[float, dict[float, float]]:
-    """Bottou's search: the η0 in {2^k} ∩ [2^-5, 2^5] (and η0 λ < 1) that ``trial`` rates
+def search_eta0(trial: Callable[[float], float], lam: float,
+                eta_range: tuple[float, float] = ETA0_RANGE) -> tuple[float, dict[float, float]]:
+    """Bottou's search: the η0 in {2^k} ∩ ``eta_range`` (and η0 λ < 1) that ``trial`` rates
     lowest, found by trying 1, then doubling or halving while the objective improves.
 
     ``trial(eta0)`` runs one epoch on a sample from the same start and returns the sample's
     objective.  Returns (best η0, {η0: objective} of every trial).
     """
-    lo, hi = ETA0_RANGE
+    lo, hi = eta_range
     if lam > 0:
         hi = min(hi, 0.5 / lam)
     seen: dict[float, float] = {}
