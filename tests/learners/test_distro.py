@@ -201,6 +201,9 @@ def test_fit_learns_unit_columns_and_records_attributes(tmp_path):
     # initial w-step, then (A-step, w-step) per alternation
     assert len(m.objective_curve_) == 1 + 2 * 2
     assert len(m.restart_objectives_) == 2
+    # the descent guard: the objective never rises from one phase to the next
+    assert all(b <= a * (1 + 1e-9) for a, b in zip(m.objective_curve_, m.objective_curve_[1:]))
+    assert m.n_reverted_phases_ >= 0
     assert m.restart_objectives_[m.restart_] == min(m.restart_objectives_)
     # learning made progress: at w = 0 every hinge is the sentence length (all labels tie)
     at_zero = np.mean([len(y) for y in Y]) + 0.01 * np.linalg.svd(m.label_matrix_, compute_uv=False).sum()
@@ -268,3 +271,16 @@ def test_tasks_without_the_capability_are_refused_before_data():
 
     with pytest.raises(ConfigError, match="label-factored"):
         check_compatible(get_task_class("translit"), {}, DISTRO, {})
+
+
+def test_descent_guard_undoes_a_phase_that_raises_the_objective(tmp_path):
+    task, X, Y = tiny_task(tmp_path, 5, n_sent=40, vocab=8, learnable=True)
+    kw = dict(n_components=3, lambda1=0.01, n_iter=3, weight_epochs=2, label_epochs=2,
+              eta0=0.5, label_eta0=500.0)  # A-steps far too large: they wreck the labels
+    guarded = DISTRO(task, **kw).fit(X, Y)
+    assert guarded.n_reverted_phases_ >= 1
+    curve = guarded.objective_curve_
+    assert all(b <= a * (1 + 1e-9) for a, b in zip(curve, curve[1:]))
+    free = DISTRO(task, descent_guard=False, **kw).fit(X, Y)
+    assert any(b > a for a, b in zip(free.objective_curve_, free.objective_curve_[1:]))
+    assert guarded.objective_curve_[-1] < free.objective_curve_[-1]

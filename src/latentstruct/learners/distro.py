@@ -90,6 +90,9 @@ class DISTRO(LinearStructuredLearner):
         default t runs on across the alternations, so the last w-step ends with small steps
         as the one-hot baseline's 25 epochs do (restarting left the objective higher after
         each w-step than before it on 20 Newsgroups).
+    descent_guard : bool, default True
+        Undo a w-step or A-step that raised the training objective (counted in
+        ``n_reverted_phases_``), so the objective never rises between phases.
     n_restarts : int, default 3
         Random A0s tried; each runs the initial w-step and one alternation and the one with
         the lowest training objective continues (§5: bad initialisations are discarded by
@@ -111,7 +114,8 @@ class DISTRO(LinearStructuredLearner):
     def __init__(self, task=None, n_components=20, lambda1=0.25, lambda2=0.004, n_iter=5,
                  weight_epochs=5, label_epochs=5, batch_size=20, eta0="auto", label_eta0="auto",
                  threshold="step",
-                 label_init="auto", update_labels=True, restart_schedule=False, n_restarts=3, max_weights=2 ** 27,
+                 label_init="auto", update_labels=True, restart_schedule=False,
+                 descent_guard=True, n_restarts=3, max_weights=2 ** 27,
                  random_state=0, check_inference=True, progress=False):
         self.task = task
         self.n_components = n_components
@@ -127,6 +131,7 @@ class DISTRO(LinearStructuredLearner):
         self.label_init = label_init
         self.update_labels = update_labels
         self.restart_schedule = restart_schedule
+        self.descent_guard = descent_guard
         self.n_restarts = n_restarts
         self.max_weights = max_weights
         self.random_state = random_state
@@ -149,7 +154,8 @@ class DISTRO(LinearStructuredLearner):
             raise ConfigError(f"threshold must be one of {', '.join(THRESHOLDS)}; got {self.threshold!r}")
         if self.label_init not in LABEL_INITS:
             raise ConfigError(f"label_init must be one of {', '.join(LABEL_INITS)}; got {self.label_init!r}")
-        for name in ("update_labels", "restart_schedule", "check_inference", "progress"):
+        for name in ("update_labels", "restart_schedule", "descent_guard", "check_inference",
+                     "progress"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ConfigError(f"{name} must be true or false; got {getattr(self, name)!r}")
         if isinstance(self.random_state, bool) or not isinstance(self.random_state, (int, np.integer)) \
@@ -291,6 +297,7 @@ class DISTRO(LinearStructuredLearner):
         transitions = batch.has_transitions
         data = (batch, None, y, n)
         self.n_inexact_decodes_ = 0
+        self.n_reverted_phases_ = 0
         self._label_eta0 = None
         rng = np.random.default_rng(self.random_state)
         t0 = time.perf_counter()
@@ -346,12 +353,28 @@ class DISTRO(LinearStructuredLearner):
                 eta_a = self._label_eta0
             else:
                 eta_a = float(self.label_eta0)
-            self._label_epochs(params, data, self.label_epochs, rng, eta_a, bar)
-            curve.append(self._objective(params, data))
+            self._guarded(params, data, curve,
+                          lambda: self._label_epochs(params, data, self.label_epochs, rng, eta_a, bar))
         elif bar is not None:
             bar.update(self.label_epochs)
-        self._weight_epochs(params, data, self.weight_epochs, rng, eta0, bar)
-        curve.append(self._objective(params, data))
+        self._guarded(params, data, curve,
+                      lambda: self._weight_epochs(params, data, self.weight_epochs, rng, eta0, bar))
+
+    def _guarded(self, params, data, curve, step) -> None:
+        """Run one phase (a w-step or an A-step); if it raised the training objective, undo
+        it (the step-size schedule keeps its progress) so that ``objective_curve_`` never
+        rises: each phase approximately minimises f over its block (Algorithm 1), and a
+        stochastic phase that made f worse is one Algorithm 1 would not take."""
+        before = params.copy() if self.descent_guard else None
+        step()
+        f = self._objective(params, data)
+        if before is not None and f > curve[-1] * (1.0 + 1e-9):
+            t_w, t_a = params.t_w, params.t_a
+            params.assign(before)
+            params.t_w, params.t_a = t_w, t_a
+            self.n_reverted_phases_ += 1
+            f = curve[-1]
+        curve.append(f)
 
     def _show(self, bar, what, k, objective, params) -> None:
         if bar is not None and not bar.disable:

@@ -88,6 +88,11 @@ class DistroParams:
         return DistroParams(self.V.copy(), self.scale, c(self.W_T), c(self.start), c(self.end),
                             self.A.copy(), self.t_w, self.t_a)
 
+    def assign(self, other: "DistroParams") -> None:
+        """Take every field of ``other`` (in place, so holders of this object see it)."""
+        for name in ("V", "scale", "W_T", "start", "end", "A", "t_w", "t_a"):
+            setattr(self, name, getattr(other, name))
+
     def emission(self) -> np.ndarray:
         return self.scale * self.V
 
