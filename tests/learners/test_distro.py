@@ -9,6 +9,7 @@ from sklearn.base import clone
 
 from latentstruct.exceptions import ConfigError, InferenceError
 from latentstruct.learners import DISTRO, SGDStructuredSVM, check_compatible
+from latentstruct.learners.distro import _Data
 from latentstruct.learners.distro_model import DistroParams
 from latentstruct.tasks import ChunkTask
 
@@ -166,7 +167,7 @@ def test_identity_label_matrix_reduces_to_the_one_hot_ssvm(tmp_path, seed):
     rows, offsets = batch.example_rows(np.arange(len(X)))
     z, _, _ = distro._decode(p, rows, offsets, np.concatenate(Y))
     np.testing.assert_array_equal(z, np.concatenate(task.argmax_batch(Xb, w, Y)))
-    data = (batch, None, np.concatenate(Y), len(X))
+    data = _Data(batch, np.concatenate(Y), len(X))
     assert distro._objective(p, data) - distro._lambda2 * L == pytest.approx(
         sgd._objective(w, Xb, Y, np.arange(len(X))), rel=1e-12)
     # two epochs of mini-batch SGD from that point, same permutations

@@ -239,7 +239,7 @@ def write_documents(path, documents: Sequence[Document], predicted=None) -> None
         line = json.dumps(obj, ensure_ascii=False)
         try:
             line.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate, read from a \uDXXX escape
+        except UnicodeEncodeError:  # a lone surrogate (from a \ud800-\udfff JSON escape)
             line = json.dumps(obj)
         lines.append(line + "\n")
     with atomic_write(path, "w") as fh:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -191,7 +192,7 @@ class DISTRO(LinearStructuredLearner):
         return np.maximum(h, 0.0)
 
     def _objective(self, params, data) -> float:
-        rows, offsets, y, n = data
+        n = data.n
         total = 0.0
         for a in range(0, n, _CHUNK):
             r, o, yy = self._slice(data, np.arange(a, min(n, a + _CHUNK)))
@@ -203,7 +204,7 @@ class DISTRO(LinearStructuredLearner):
     @staticmethod
     def _slice(data, idx):
         """(rows, offsets, gold labels) of examples ``idx``."""
-        batch, _, y, _ = data
+        batch, y = data.batch, data.y
         rows, offsets = batch.example_rows(idx)
         return rows, offsets, y[_part_indices(batch.offsets, idx, offsets)]
 
@@ -211,7 +212,7 @@ class DISTRO(LinearStructuredLearner):
         """Mini-batch Pegasos on w with A fixed; t continues from the last w-step unless
         ``restart_schedule`` (the release restarts it at every call)."""
         lam, t = self._lambda1, (0 if self.restart_schedule else params.t_w)
-        n = data[3]
+        n = data.n
         for _ in range(n_epochs):
             for idx in minibatches(n, self.batch_size, rng):
                 rows, offsets, y = self._slice(data, idx)
@@ -227,7 +228,7 @@ class DISTRO(LinearStructuredLearner):
     def _label_epochs(self, params, data, n_epochs, rng, eta0, bar=None) -> None:
         """Proximal stochastic subgradient on A with w fixed (t as for the w-steps)."""
         lam, t = self._lambda1, (0 if self.restart_schedule else params.t_a)
-        batch, _, _, n = data
+        batch, n = data.batch, data.n
         U_all = params.token_embeddings(batch.rows)  # W is fixed for the whole A-step
         for _ in range(n_epochs):
             for idx in minibatches(n, self.batch_size, rng):
@@ -271,11 +272,11 @@ class DISTRO(LinearStructuredLearner):
         return best
 
     def _sample(self, data, rng):
-        n = data[3]
+        n = data.n
         m = min(n, max(self.batch_size * 5, n // 10))
         sample = np.sort(rng.choice(n, size=m, replace=False))
-        rows, offsets = data[0].example_rows(sample)
-        return (_SubBatch(rows, offsets), None, self._slice(data, sample)[2], m)
+        rows, offsets = data.batch.example_rows(sample)
+        return _Data(_SubBatch(rows, offsets), self._slice(data, sample)[2], m)
 
     # --- fit / predict ----------------------------------------------------------------------
     def fit(self, X, Y) -> "DISTRO":
@@ -295,7 +296,7 @@ class DISTRO(LinearStructuredLearner):
                 f"n_components={d} with {F} input features needs {d * F:,} emission weights, "
                 f"above max_weights={self.max_weights:,}; lower n_components or raise max_weights")
         transitions = batch.has_transitions
-        data = (batch, None, y, n)
+        data = _Data(batch, y, n)
         self.n_inexact_decodes_ = 0
         self.n_reverted_phases_ = 0
         self._label_eta0 = None
@@ -320,13 +321,13 @@ class DISTRO(LinearStructuredLearner):
                 self._weight_epochs(params, data, self.weight_epochs, rng, eta0, bar)
                 curve.append(self._objective(params, data))
                 if self.n_iter > 0:
-                    self._alternate(params, data, rng, eta0, curve, bar, first=True)
+                    self._alternate(params, data, rng, eta0, curve, bar)
                 candidates.append((curve[-1], r, params, curve))
                 self._show(bar, "restart", r, curve[-1], params)
             self.restart_objectives_ = [c[0] for c in candidates]
             _, self.restart_, params, curve = min(candidates, key=lambda c: (c[0], c[1]))
             for it in range(1, self.n_iter):
-                self._alternate(params, data, rng, eta0, curve, bar, first=False)
+                self._alternate(params, data, rng, eta0, curve, bar)
                 self._show(bar, "alternation", it + 1, curve[-1], params)
         finally:
             bar.close()
@@ -341,7 +342,7 @@ class DISTRO(LinearStructuredLearner):
                           "gold structure (an inexact decoder)", InexactInferenceWarning, stacklevel=2)
         return self
 
-    def _alternate(self, params, data, rng, eta0, curve, bar, first: bool) -> None:
+    def _alternate(self, params, data, rng, eta0, curve, bar) -> None:
         """One alternation of Algorithm 1: an A-step (if labels are learned), then a w-step."""
         if self.update_labels:
             if self.label_eta0 is None:
@@ -439,6 +440,15 @@ def _part_indices(all_offsets, idx, offsets) -> np.ndarray:
     n = int(offsets[-1])
     shift = np.repeat(all_offsets[idx] - offsets[:-1], np.diff(offsets))
     return np.arange(n, dtype=np.int64) + shift
+
+
+class _Data(NamedTuple):
+    """The training data as the learner's loops see it: a LabelFactoredBatch (or a sample of
+    one), the concatenated gold labels of its parts, and the number of examples."""
+
+    batch: object
+    y: np.ndarray
+    n: int
 
 
 class _SubBatch:

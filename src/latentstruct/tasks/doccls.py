@@ -35,7 +35,8 @@ from ..inference.result import DecodeResult
 from .base import Dataset, StructuredTask, join_corpora, register_task
 from .contracts import LABEL_FACTORED, MAX_DECODABLE, SIZED
 from .label_factored import LabelFactoredBatch, check_unary, gold_labels
-from .sequence_capabilities import ChainPartScores, SequenceLabelCounts, SequenceLabelParts, _dense
+from .sequence_capabilities import (ChainPartScores, SequenceLabelCounts, SequenceLabelParts,
+                                    emission_scores_from_label_matrix)
 
 __all__ = [
     "DocumentMatrix",
@@ -486,13 +487,7 @@ class DocumentClassificationTask(StructuredTask):
         are zeros.  W_E : (n_attributes, d); A : (d, L).
         """
         L = parts.n_labels
-        A = np.asarray(A, dtype=np.float64)
-        if A.ndim != 2 or A.shape[1] != L:
-            raise InputError(f"A must have shape (d, L) with L = {L} labels; got shape {A.shape}")
-        d = A.shape[0]
-        A = _dense(A, "A", (d, L), "(d, L)")
-        W_E = _dense(W_E, "W_E", (parts.rows.shape[1], d), "(n_attributes, d)")
-        unary = np.asarray(parts.rows @ W_E) @ A
+        unary, _ = emission_scores_from_label_matrix(parts, W_E, A)
         return ChainPartScores(unary, np.zeros((L, L)), np.zeros(L), np.zeros(L))
 
     def argmax_from_part_scores(self, x, unary, transition=None, start=None, end=None,

@@ -240,6 +240,18 @@ def _dense(x, name: str, shape: tuple, expected: str) -> np.ndarray:
     return arr
 
 
+def emission_scores_from_label_matrix(parts, W_E, A) -> tuple[np.ndarray, np.ndarray]:
+    """(unary = R W_E A, A as checked float64) for parts with input rows R; W_E (F, d), A (d, L)."""
+    L = parts.n_labels
+    A = np.asarray(A, dtype=np.float64)
+    if A.ndim != 2 or A.shape[1] != L:
+        raise InputError(f"A must have shape (d, L) with L = {L} labels; got shape {A.shape}")
+    d = A.shape[0]
+    A = _dense(A, "A", (d, L), "(d, L)")
+    W_E = _dense(W_E, "W_E", (parts.rows.shape[1], d), "(n_attributes, d)")
+    return np.asarray(parts.rows @ W_E) @ A, A
+
+
 class LabelFactoredSequence(SequencePartScores):
     """Capability *label-factored*: part scores from a label matrix (DISTRO).
 
@@ -276,17 +288,11 @@ class LabelFactoredSequence(SequencePartScores):
             unary (T, L) = R W_E A; transition (L, L) = Aᵀ W_T A; start (L,) = start_vecᵀ A;
             end (L,) = end_vecᵀ A.
         """
-        L = parts.n_labels
-        A = np.asarray(A, dtype=np.float64)
-        if A.ndim != 2 or A.shape[1] != L:
-            raise InputError(f"A must have shape (d, L) with L = {L} labels; got shape {A.shape}")
+        unary, A = emission_scores_from_label_matrix(parts, W_E, A)
         d = A.shape[0]
-        A = _dense(A, "A", (d, L), "(d, L)")
-        W_E = _dense(W_E, "W_E", (parts.rows.shape[1], d), "(n_attributes, d)")
         W_T = _dense(W_T, "W_T", (d, d), "(d, d)")
         start_vec = _dense(start_vec, "start_vec", (d,), "(d,)")
         end_vec = _dense(end_vec, "end_vec", (d,), "(d,)")
-        unary = np.asarray(parts.rows @ W_E) @ A
         return ChainPartScores(unary, A.T @ W_T @ A, start_vec @ A, end_vec @ A)
 
     def argmax_from_part_scores(self, x, unary, transition, start, end, y_true=None, *,
