@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import warnings
 
-from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
 __all__ = [
     "LatentStructError",
@@ -69,4 +68,16 @@ class ObjectiveIncreaseWarning(UserWarning):
 
 
 def warn_convergence(message: str) -> None:
+    from sklearn.exceptions import ConvergenceWarning
+
     warnings.warn(message, ConvergenceWarning, stacklevel=3)
+
+
+def __getattr__(name):
+    # scikit-learn's warning and error classes, imported on first use: importing
+    # scikit-learn takes about a second, and `latentstruct --help` must not pay for it.
+    if name in ("ConvergenceWarning", "NotFittedError"):
+        import sklearn.exceptions
+
+        return getattr(sklearn.exceptions, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

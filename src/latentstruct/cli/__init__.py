@@ -1,0 +1,122 @@
+"""The ``latentstruct`` command line: train, evaluate, predict, explain, demo, info.
+
+Exit codes: 0 success, 2 usage or input errors (malformed files, unknown task or option,
+bad hyperparameters, incompatible model files), 1 anything unexpected.
+Outputs (model files, predictions) are written atomically: a failed run never leaves a
+half-written file behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import __version__
+from ..exceptions import ConfigError, InputError, LatentStructError, ModelFormatError
+from .common import parse_option
+from .help import TrainHelp, describe_options
+
+__all__ = ["main", "parse_option", "build_parser", "describe_options"]
+
+
+def _lazy(module: str, name: str):
+    """The command function ``name`` of ``latentstruct.cli.<module>``, imported on call: the
+    heavy imports (numpy, scikit-learn, numba) happen only when a command runs, so ``--help``
+    stays fast."""
+
+    def run(args):
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{module}"), name)(args)
+
+    return run
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="latentstruct",
+        description="Discriminative learning over constrained latent structures.",
+    )
+    p.add_argument("--version", action="version", version=f"latentstruct {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    t = sub.add_parser("train", help="train a model on a task", add_help=False,
+                       description="Train a model. 'latentstruct train TASK [--learner NAME] "
+                                   "--help' lists the task's and the learner's options.")
+    t.add_argument("-h", "--help", action=TrainHelp,
+                   help="show this help and the options of TASK (and --learner) if given")
+    t.add_argument("task", help="task name (chunk, pos, dep, rerank, citations, translit, "
+                                "paraphrase, rte, grammaticality)")
+    t.add_argument("--train", help="training data file")
+    t.add_argument("--model", required=True, help="output model file (.npz)")
+    t.add_argument("--learner", help="learner name (default: the task's)")
+    t.add_argument("--option", action="append", metavar="KEY=VALUE",
+                   help="task or learner parameter, routed by name (repeatable)")
+    t.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    t.set_defaults(func=_lazy("train", "cmd_train"))
+
+    e = sub.add_parser("evaluate", help="print metrics of a model on labelled data as JSON")
+    e.add_argument("--model", required=True)
+    e.add_argument("--test", help="labelled data file (optional for tasks with shipped data)")
+    e.add_argument("--option", action="append", metavar="KEY=VALUE")
+    e.set_defaults(func=_lazy("evaluate", "cmd_evaluate"))
+
+    r = sub.add_parser("predict", help="write the input back with predicted structures")
+    r.add_argument("--model", required=True)
+    r.add_argument("--input", required=True)
+    r.add_argument("--output", required=True)
+    r.add_argument("--option", action="append", metavar="KEY=VALUE")
+    r.set_defaults(func=_lazy("evaluate", "cmd_predict"))
+
+    x = sub.add_parser("explain", help="draw the latent structure a model picks for one input, "
+                                       "or a DISTRO model's label similarities")
+    x.add_argument("--model", required=True)
+    x.add_argument("--source", help="first input (e.g. an English name); not for distro models")
+    x.add_argument("--target", help="second input (e.g. its transliteration); not for distro models")
+    x.add_argument("--out", required=True, help="output picture (.png)")
+    x.add_argument("--option", action="append", metavar="KEY=VALUE")
+    x.set_defaults(func=_lazy("explain", "cmd_explain"))
+
+    k = sub.add_parser("kbest", help="write each sentence's k best parses (for reranking)",
+                       description="Write the k best trees of every sentence under a 'dep' "
+                                   "model as a k-best file (JSON lines; see README). With "
+                                   "--folds N, INPUT must be the model's training data: each "
+                                   "fold is parsed by a parser trained on the other folds.")
+    k.add_argument("--model", required=True, help="a 'dep' model file")
+    k.add_argument("--input", required=True, help="CoNLL-U file, .dp file or .dp directory")
+    k.add_argument("--output", required=True, help="output k-best file")
+    k.add_argument("-k", type=int, default=16, help="trees per sentence (default 16)")
+    k.add_argument("--folds", type=int, default=None,
+                   help="jackknife: parse the model's training data in N folds")
+    k.add_argument("--option", action="append", metavar="KEY=VALUE",
+                   help="evaluation-time task option, e.g. ptb_split=heldout (repeatable)")
+    k.add_argument("--quiet", action="store_true")
+    k.set_defaults(func=_lazy("kbest", "cmd_kbest"))
+
+    d = sub.add_parser("demo", help="transliteration discovery on CLDR names: two-stage vs LCLR")
+    d.add_argument("--lang", default="he", help="he, ru or ar (default he)")
+    d.add_argument("--out", default=".", help="folder for the alignment picture")
+    d.add_argument("--n-jobs", type=int, default=1, dest="n_jobs")
+    d.add_argument("--quiet", action="store_true")
+    d.set_defaults(func=_lazy("info", "cmd_demo"))
+
+    i = sub.add_parser("info", help="print a model file's metadata")
+    i.add_argument("--model", required=True)
+    i.set_defaults(func=_lazy("info", "cmd_info"))
+    return p
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (InputError, ConfigError, ModelFormatError) as exc:
+        print(f"latentstruct: error: {exc}", file=sys.stderr)
+        return 2
+    except LatentStructError as exc:
+        print(f"latentstruct: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("latentstruct: interrupted", file=sys.stderr)
+        return 130

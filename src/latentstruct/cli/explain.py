@@ -1,0 +1,75 @@
+"""``latentstruct explain``: the latent structure of one input pair, or a DISTRO model's
+label matrix."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from ..exceptions import ConfigError
+from .common import load_for
+
+__all__ = ["cmd_explain"]
+
+
+def cmd_explain(args) -> int:
+    from ..learners import LatentBinaryLearner
+
+    from ..tasks import TASKS
+    from ..tasks.contracts import EXPLAINABLE
+
+    task, learner = load_for(args.model, args.option, "explain")
+    if getattr(learner, "registry_name", "") == "distro":
+        return _explain_label_matrix(task, learner, args.out)
+    if args.source is None or args.target is None:
+        raise ConfigError("explain draws the structure a model picks for one input pair; give "
+                          "--source TEXT and --target TEXT")
+    explainable = sorted(n for n, c in TASKS.items() if EXPLAINABLE in c.offered_capabilities())
+    if EXPLAINABLE not in task.offered_capabilities(task.get_params()):
+        raise ConfigError(
+            f"explain draws the latent structure of one input pair; task {task.name!r} cannot "
+            f"(it is not explainable). Tasks explain supports: {', '.join(explainable)}"
+        )
+    if not isinstance(learner, LatentBinaryLearner):
+        raise ConfigError(
+            f"explain draws a latent structure; this {task.name!r} model was trained with "
+            f"{learner.registry_name!r}, which has none. Train it with one of: "
+            f"lclr, two-stage, lclr-variant, latent-pa"
+        )
+    x = task.encode_pair(args.source, args.target)
+    h = learner.latent_argmax([x])[0]
+    score = float(learner.decision_function([x])[0])
+    from ..plotting import draw_explanation  # lazy: matplotlib is imported only when drawing
+
+    draw_explanation(task.explain(x, learner.coef_, h), args.out,
+                     title=f"{task.name} / {learner.registry_name}")
+    print(json.dumps({"score": round(score, 6), "decision": 1 if score >= 0 else -1,
+                      "alignment": [int(j) for j in h], "picture": str(args.out)}))
+    return 0
+
+
+def _explain_label_matrix(task, learner, out) -> int:
+    """A DISTRO model: draw its label similarities and singular values; print a summary."""
+    from pathlib import Path
+
+    out = Path(out)
+    if out.is_dir():
+        raise ConfigError(f"--out {out} is a directory; give a file path such as {out}/labels.png")
+    if not out.parent.is_dir():
+        raise ConfigError(f"--out {out}: folder {out.parent} does not exist; create it first")
+    from ..plotting_labels import draw_label_matrix  # lazy: matplotlib only when drawing
+
+    A = learner.label_matrix_
+    labels = list(task.labels_)
+    order = draw_label_matrix(A, labels, out, singular_values=learner.singular_values_,
+                              title=f"{task.name} / distro (d = {A.shape[0]})")
+    sim = A.T @ A
+    np.fill_diagonal(sim, -np.inf)
+    pairs = np.dstack(np.unravel_index(np.argsort(-sim, axis=None), sim.shape))[0]
+    closest = [[labels[i], labels[j], round(float(sim[i, j]), 4)] for i, j in pairs if i < j][:10]
+    print(json.dumps({"n_components": int(A.shape[0]), "n_labels": len(labels),
+                      "rank": int(learner.effective_rank_),
+                      "singular_values": [round(float(v), 6) for v in learner.singular_values_],
+                      "closest_labels": closest, "order": order, "picture": str(out)}))
+    return 0

@@ -1,0 +1,48 @@
+"""``latentstruct kbest``."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from ..exceptions import ConfigError
+from .common import load_for
+
+__all__ = ["cmd_kbest"]
+
+
+def cmd_kbest(args) -> int:
+    from ..io import inspect_model
+    from ..kbest_lists import jackknife_kbest, write_model_kbest
+
+    if args.k < 1:
+        raise ConfigError(f"-k must be a positive integer, got {args.k}")
+    from pathlib import Path
+
+    out = Path(args.output)  # checked before the (long) parsing, not after it
+    if out.is_dir():
+        raise ConfigError(f"--output {out} is a directory; give a file path such as {out}/lists.kbest")
+    if not out.parent.is_dir():
+        raise ConfigError(f"--output {out}: folder {out.parent} does not exist; create it first")
+    task, learner = load_for(args.model, args.option, "kbest")
+    meta = inspect_model(args.model)
+    from ..tasks import TASKS
+    from ..tasks.contracts import KBEST
+
+    if KBEST not in task.offered_capabilities(task.get_params()):
+        listing = sorted(n for n, c in TASKS.items() if KBEST in c.offered_capabilities())
+        raise ConfigError(f"{args.model} is a {task.name!r} model, which writes no k-best lists; "
+                          f"tasks that do: {', '.join(listing)} (train one with "
+                          f"`latentstruct train dep`)")
+    t0 = time.perf_counter()
+    if args.folds is None:
+        n = write_model_kbest(task, learner, meta, args.input, args.output, args.k,
+                              verbose=not args.quiet)
+    else:
+        n = jackknife_kbest(task, learner, meta, args.input, args.output, args.k, args.folds,
+                            verbose=not args.quiet)
+    if not args.quiet:
+        how = "" if args.folds is None else f" ({args.folds}-fold jackknife)"
+        print(f"wrote the {args.k} best trees of {n} sentences{how} to {args.output} in "
+              f"{time.perf_counter() - t0:.1f}s", file=sys.stderr)
+    return 0
