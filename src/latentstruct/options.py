@@ -10,14 +10,29 @@ from __future__ import annotations
 import inspect
 import re
 
-__all__ = ["parameter_docs", "option_table"]
+__all__ = ["parameter_docs", "parameter_types", "option_table"]
 
 _ENTRY = re.compile(r"^(?P<names>[A-Za-z_][\w, ]*?)\s*:\s*(?P<rest>.*)$")
 
 
 def parameter_docs(cls) -> dict[str, str]:
     """name -> one-line meaning, from the "Parameters" sections of ``cls`` and its bases."""
-    out: dict[str, str] = {}
+    return {k: meaning for k, (meaning, _) in _entries(cls).items()}
+
+
+def parameter_types(cls) -> dict[str, str]:
+    """name -> the type its docstring declares ("int", "float", "{'step', 'constant'}"...),
+    without the ", default ..." part."""
+    out = {}
+    for name, (_, kind) in _entries(cls).items():
+        kind = re.split(r",\s*(default|optional)\b", kind)[0].strip()
+        if kind:
+            out[name] = kind
+    return out
+
+
+def _entries(cls) -> dict[str, tuple[str, str]]:
+    out: dict[str, tuple[str, str]] = {}
     for klass in reversed(cls.__mro__):
         doc = inspect.getdoc(klass) if "__doc__" in vars(klass) else None
         if doc:
@@ -25,9 +40,9 @@ def parameter_docs(cls) -> dict[str, str]:
     return out
 
 
-def _parse(doc: str) -> dict[str, str]:
+def _parse(doc: str) -> dict[str, tuple[str, str]]:
     lines = doc.splitlines()
-    out: dict[str, str] = {}
+    out: dict[str, tuple[str, str]] = {}
     in_params = False
     current: list[str] = []
     text: list[str] = []
@@ -38,7 +53,7 @@ def _parse(doc: str) -> dict[str, str]:
         if current:
             meaning = " ".join(t.strip() for t in text).strip() or kind
             for name in current:
-                out.setdefault(name, meaning)
+                out.setdefault(name, (meaning, kind))
 
     for k, line in enumerate(lines):
         stripped = line.strip()
@@ -71,7 +86,7 @@ def _parse(doc: str) -> dict[str, str]:
             flush()
             current, text = [], []
     flush()
-    return {k: _first_sentence(v) for k, v in out.items()}
+    return {k: (_first_sentence(v), kind) for k, (v, kind) in out.items()}
 
 
 def _first_sentence(text: str) -> str:
@@ -81,13 +96,17 @@ def _first_sentence(text: str) -> str:
 
 def option_table(cls, params: dict, *, skip=("task",), width: int = 100) -> str:
     """Lines ``  name=default  meaning`` for each parameter of ``cls``."""
-    docs = parameter_docs(cls)
+    docs, types = parameter_docs(cls), parameter_types(cls)
     rows = []
     for name, default in params.items():
         if name in skip:
             continue
         shown = "None" if default is None else (default if isinstance(default, str) else repr(default))
-        rows.append((f"{name}={shown}", docs.get(name, "")))
+        kind = types.get(name) or (type(default).__name__ if default is not None else "")
+        meaning = docs.get(name, "")
+        if kind and kind != meaning:
+            meaning = f"({kind}) {meaning}".rstrip()
+        rows.append((f"{name}={shown}", meaning))
     if not rows:
         return "  (none)"
     pad = min(max(len(a) for a, _ in rows) + 2, 34)

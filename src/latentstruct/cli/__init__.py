@@ -45,14 +45,21 @@ def build_parser() -> argparse.ArgumentParser:
                                    "--help' lists the task's and the learner's options.")
     t.add_argument("-h", "--help", action=TrainHelp,
                    help="show this help and the options of TASK (and --learner) if given")
-    t.add_argument("task", help="task name (chunk, pos, dep, rerank, citations, translit, "
-                                "paraphrase, rte, grammaticality)")
+    t.add_argument("task", nargs="?", help="task name (chunk, pos, dep, rerank, citations, "
+                                           "translit, paraphrase, rte, grammaticality, doccls); "
+                                           "optional with --config")
     t.add_argument("--train", help="training data file")
     t.add_argument("--model", required=True, help="output model file (.npz)")
     t.add_argument("--learner", help="learner name (default: the task's)")
     t.add_argument("--option", action="append", metavar="KEY=VALUE",
                    help="task or learner parameter, routed by name (repeatable)")
-    t.add_argument("--quiet", action="store_true", help="no progress bar or summary")
+    t.add_argument("--seed", type=int, default=None,
+                   help="seed of the learner's random_state and the task's sampling (default: "
+                        "their defaults, 0; always recorded in the model)")
+    t.add_argument("--config", metavar="FILE",
+                   help="run configuration (.toml or .json; or a model .npz to replay its run); "
+                        "command-line values win")
+    t.add_argument("--quiet", action="store_true", help="no progress bar, summary or warnings")
     t.set_defaults(func=_lazy("train", "cmd_train"))
 
     e = sub.add_parser("evaluate", help="print metrics of a model on labelled data as JSON")
@@ -102,21 +109,62 @@ def build_parser() -> argparse.ArgumentParser:
 
     i = sub.add_parser("info", help="print a model file's metadata")
     i.add_argument("--model", required=True)
+    i.add_argument("--as-config", action="store_true", dest="as_config",
+                   help="print the run configuration that retrains the model (JSON, for "
+                        "train --config)")
     i.set_defaults(func=_lazy("info", "cmd_info"))
+
+    o = sub.add_parser("options", help="list the options of a task and a learner",
+                       description="List every option of TASK and of its learner (default: "
+                                   "the task's) with its default and meaning; with no TASK, "
+                                   "list the tasks and learners.")
+    o.add_argument("task", nargs="?", help="task name")
+    o.add_argument("--learner", help="learner name (default: the task's)")
+    o.set_defaults(func=_lazy("info", "cmd_options"))
     return p
+
+
+_MAX_MESSAGE = 1000  # characters of an error or warning printed (a bad input can be huge)
+
+
+def _one_line(text) -> str:
+    """A message as one line of bounded length."""
+    text = " ".join(str(text).split())
+    if len(text) > _MAX_MESSAGE:
+        text = f"{text[:_MAX_MESSAGE]}… ({len(text) - _MAX_MESSAGE} more characters)"
+    return text
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    # one clean line: no source file, line number or source line of library internals
+    print(f"latentstruct: warning: {_one_line(message)} ({category.__name__})",
+          file=sys.stderr if file is None else file)
+
+
+def _error(exc, code: int) -> int:
+    print(f"latentstruct: error: {_one_line(exc)}", file=sys.stderr)
+    return code
 
 
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except (InputError, ConfigError, ModelFormatError) as exc:
-        print(f"latentstruct: error: {exc}", file=sys.stderr)
-        return 2
-    except LatentStructError as exc:
-        print(f"latentstruct: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("latentstruct: interrupted", file=sys.stderr)
-        return 130
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        if getattr(args, "quiet", False):
+            warnings.simplefilter("ignore")
+        try:
+            return args.func(args)
+        except (InputError, ConfigError, ModelFormatError) as exc:
+            return _error(exc, 2)
+        except LatentStructError as exc:
+            return _error(exc, 1)
+        except OSError as exc:
+            # a full disk, a permission denied, a read-only file system: the user's to fix
+            where = f"{exc.filename}: " if exc.filename else ""
+            return _error(f"{where}{exc.strerror or exc}", 2)
+        except KeyboardInterrupt:
+            print("latentstruct: interrupted", file=sys.stderr)
+            return 130

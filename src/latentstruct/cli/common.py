@@ -40,8 +40,13 @@ def route_options(options: list[str], task_cls, learner_cls) -> tuple[dict, dict
     if both:  # pragma: no cover - a registry invariant, checked by the test suite
         raise ConfigError(f"options {sorted(both)} belong to both the task and the learner")
     task_opts, learner_opts = {}, {}
+    seen = set()
     for text in options or []:
-        key, value = parse_option(text)
+        # a (key, value) pair comes from a run configuration, a string from --option
+        key, value = text if isinstance(text, tuple) else parse_option(text)
+        if key in seen:
+            raise ConfigError(f"option {key!r} is given twice; give each --option once")
+        seen.add(key)
         if key in task_keys:
             task_opts[key] = value
         elif key in learner_keys:
@@ -72,8 +77,12 @@ def load_for(model_path, options, command):
     task, learner, meta = load_trained(model_path)
     task_ok, learner_ok = set(task.evaluation_params), set(learner.evaluation_params)
     allowed = ", ".join(sorted(task_ok | learner_ok)) or "none"
+    seen = set()
     for text in options or []:
         key, value = parse_option(text)
+        if key in seen:
+            raise ConfigError(f"option {key!r} is given twice; give each --option once")
+        seen.add(key)
         if key in task_ok:
             task.set_params(**{key: value})
         elif key in learner_ok:

@@ -1,10 +1,10 @@
-"""``latentstruct demo`` and ``latentstruct info``."""
+"""``latentstruct demo``, ``latentstruct info`` and ``latentstruct options``."""
 
 from __future__ import annotations
 
 import json
 
-__all__ = ["cmd_demo", "cmd_info"]
+__all__ = ["cmd_demo", "cmd_info", "cmd_options"]
 
 
 def cmd_demo(args) -> int:
@@ -17,5 +17,19 @@ def cmd_demo(args) -> int:
 def cmd_info(args) -> int:
     from ..io import inspect_model
 
-    print(json.dumps(inspect_model(args.model), indent=2, sort_keys=True))
+    metadata = inspect_model(args.model)
+    if getattr(args, "as_config", False):
+        from .runconfig import run_config_from_metadata
+
+        # JSON is valid input for `latentstruct train --config FILE.json`
+        print(json.dumps(run_config_from_metadata(metadata), indent=2, sort_keys=True))
+    else:
+        print(json.dumps(metadata, indent=2, sort_keys=True))
+    return 0
+
+
+def cmd_options(args) -> int:
+    from .help import describe_options
+
+    print(describe_options(args.task, args.learner))
     return 0

@@ -17,9 +17,11 @@ def cmd_train(args) -> int:
     from ..learners import check_compatible
     from ..learners.persistence import save_trained
 
+    options, recorded = _options_with_config(args)
     task_cls, learner_cls = task_and_learner_classes(args.task, args.learner)
     learner_name = learner_cls.registry_name
-    task_opts, learner_opts = route_options(args.option, task_cls, learner_cls)
+    task_opts, learner_opts = route_options(options, task_cls, learner_cls)
+    seed = _apply_seed(args.seed, task_cls, learner_cls, task_opts, learner_opts)
     # Before any data is read: the pair must fit, and the learner's needs must be met.
     check_compatible(task_cls, {**task_cls.param_defaults(), **task_opts}, learner_cls, learner_opts)
     task = task_cls(**task_opts)
@@ -54,9 +56,10 @@ def cmd_train(args) -> int:
     from ..kbest_lists import data_digest
 
     extra = {"train_path": str(args.train), "n_train": len(dataset),
-             "train_seconds": round(elapsed, 3)}
+             "train_seconds": round(elapsed, 3), "seed": seed}
     if args.train is not None:  # identifies the data (k-best lists name their parser by it)
         extra["train_digest"] = data_digest(args.train)
+    _check_replayed_data(recorded, extra.get("train_digest"), args.train)
     save_trained(args.model, task, learner, extra=extra)
     if not args.quiet:
         n_binary = "" if dataset.binary is None else f" and {len(dataset.binary)} binary"
@@ -66,3 +69,65 @@ def cmd_train(args) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _options_with_config(args):
+    """Fill ``args`` from ``--config`` (command-line values win); return the options to
+    route and the metadata of the model the configuration came from, if it came from one."""
+    if args.config is None:
+        if args.task is None:
+            raise ConfigError("train needs a TASK (latentstruct train TASK ...) or --config FILE")
+        return list(args.option or []), None
+    from .runconfig import load_run_config, merge_options
+
+    config, recorded = load_run_config(args.config)
+    if args.task is None:
+        args.task = config.get("task")
+        if args.task is None:
+            raise ConfigError(f"--config {args.config} names no task; add task = \"NAME\" or "
+                              f"give it on the command line")
+    elif config.get("task") not in (None, args.task):
+        raise ConfigError(f"--config {args.config} is for task {config['task']!r}, but the "
+                          f"command line says {args.task!r}")
+    if args.learner is None:
+        args.learner = config.get("learner")
+    if args.seed is None:
+        args.seed = config.get("seed")
+    if args.train is None and recorded is None:  # a model file's paths are never used
+        args.train = config.get("train")
+    if args.train is None and recorded is not None and config.get("train"):
+        raise ConfigError(f"--config {args.config} is a model file; it was trained on "
+                          f"{config['train']!r}, but paths in a model file are not used: give "
+                          f"--train PATH (its digest is checked against the model's)")
+    return merge_options(config.get("options") or {}, args.option), recorded
+
+
+def _apply_seed(seed, task_cls, learner_cls, task_opts, learner_opts) -> int:
+    """``--seed N`` seeds the learner (``random_state``) and the task's own sampling
+    (``seed`` or ``sample_seed``) unless an ``--option`` sets them; returns the seed the
+    run records (the learner's ``random_state``, 0 by default)."""
+    task_seed_keys = [k for k in ("seed", "sample_seed") if k in task_cls._param_names()]
+    if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
+            raise ConfigError(f"--seed must be an integer in [0, 2**32 - 1], got {seed!r}")
+        if "random_state" in learner_cls().get_params(deep=False):
+            learner_opts.setdefault("random_state", seed)
+        for key in task_seed_keys:
+            task_opts.setdefault(key, seed)
+    recorded = learner_opts.get("random_state",
+                                learner_cls().get_params(deep=False).get("random_state"))
+    return recorded if isinstance(recorded, int) and not isinstance(recorded, bool) else seed
+
+
+def _check_replayed_data(recorded, digest, train_path) -> None:
+    """Replaying a model's run on other data is allowed, but said."""
+    if recorded is None:
+        return
+    expected = (recorded.get("extra") or {}).get("train_digest")
+    if expected and digest and expected != digest:
+        import warnings
+
+        warnings.warn(f"--train {train_path} is not the data the --config model was trained "
+                      f"on (digests differ); the new model will differ from it", UserWarning,
+                      stacklevel=2)
+

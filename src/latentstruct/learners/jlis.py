@@ -149,7 +149,9 @@ class JLIS(LinearStructuredLearner):
     check_inference : bool, default True -- raise on a non-exact decode, a reported score
         that is not its structure's, an argmax beaten by a known structure, or an increase
         of Q that Theorem 1 rules out (else count them and warn)
-    n_jobs, random_state (default 0), progress
+    n_jobs : int, default 1 -- worker threads for inference over examples
+    random_state : int or None, default 0 -- seed of the tie-breaking and sampling
+    progress : bool, default False -- show a progress bar over outer iterations
 
     ``fit`` needs binary examples: ``X_binary=None`` is an error (an explicitly empty B,
     ``X_binary=[]``, is allowed and gives the structural SVM on S, a reduction the tests use).

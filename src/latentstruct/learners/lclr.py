@@ -114,6 +114,8 @@ class TwoStage(LatentBinaryLearner):
     random_state : int, None or Generator, default 0
     check_inference : bool, default True
         Raise ``InferenceError`` when a heuristic decode is not exact (else count and warn).
+    progress : bool, default False
+        Show progress over the heuristic decodes and the DCD solve.
 
     Attributes
     ----------

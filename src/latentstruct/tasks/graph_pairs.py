@@ -955,6 +955,13 @@ class ParaphraseTask(GraphPairTask):
     two disjoint copies of its graph, which is what parsing "S S" as two sentences gives —
     and ``n_train=None`` then means 500 sampled training pairs, as in the paper (an explicit
     ``n_train`` wins).  Without ``extended``, ``n_train=None`` means all.
+
+    Parameters
+    ----------
+    dev_fraction : float, default 0.2
+        Fraction of the file's pairs held out as the dev split (0: the whole file).
+    extended : bool, default False
+        Build the Extended data set of §5.3 (the longer sentence doubled).
     """
 
     name = "paraphrase"

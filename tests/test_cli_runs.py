@@ -1,0 +1,244 @@
+"""The command line as a user meets it: option listings, run configurations that replay a
+run, seeds, duplicate options, one-line warnings and OS errors, and a light `--help`."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from latentstruct.cli import main
+from latentstruct.learners import LEARNERS
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def arrays(path):
+    with np.load(path) as npz:
+        return {k: npz[k] for k in npz.files if not k.startswith("metadata")}
+
+
+def assert_same_model(a, b):
+    A, B = arrays(a), arrays(b)
+    assert sorted(A) == sorted(B)
+    for k in A:
+        np.testing.assert_array_equal(A[k], B[k], err_msg=k)
+
+
+# ------------------------------------------------------------------------------ options
+@pytest.mark.parametrize("learner", sorted(LEARNERS))
+def test_options_lists_every_learner_option_with_default_and_meaning(capsys, learner):
+    from latentstruct.learners import get_learner_class
+    from latentstruct.options import parameter_docs
+
+    cls = get_learner_class(learner)
+    task = "translit" if "latent-binary" in str(cls.required_capabilities(cls().get_params())) \
+        else "chunk"
+    if learner == "hidden-reranker":
+        task = "rerank"
+    code, out, err = run(capsys, "options", task, "--learner", learner)
+    if code != 0:  # the pair is incompatible: the listing says which learners fit instead
+        pytest.skip(f"{learner} does not train {task}: {err}")
+    docs = parameter_docs(cls)
+    for name, default in cls().get_params(deep=False).items():
+        if name == "task":
+            continue
+        shown = "None" if default is None else (default if isinstance(default, str) else repr(default))
+        line = next((ln for ln in out.splitlines() if ln.strip().startswith(f"{name}=")), None)
+        assert line is not None, f"{name} missing from `options {task} --learner {learner}`"
+        assert line.strip().startswith(f"{name}={shown}")
+        assert docs.get(name), f"{learner}.{name} has no docstring entry"
+
+
+def test_options_without_task_lists_tasks_and_learners(capsys):
+    code, out, _ = run(capsys, "options")
+    assert code == 0
+    assert "chunk" in out and "default learner ssvm" in out and "learners:" in out
+
+
+def test_options_shows_types(capsys):
+    code, out, _ = run(capsys, "options", "dep")
+    line = next(ln for ln in out.splitlines() if ln.strip().startswith("hash_bits="))
+    assert "hash_bits=22" in line and "(int)" in line
+
+
+def test_unknown_task_in_options_exits_2(capsys):
+    code, _, err = run(capsys, "options", "nosuchtask")
+    assert code == 2 and "nosuchtask" in err
+
+
+def test_help_does_not_import_the_heavy_stack():
+    # `latentstruct --help` must stay fast: building the parser imports neither numpy's
+    # consumers nor scikit-learn, numba or the task registry
+    code = ("import sys; from latentstruct.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in ('sklearn', 'numba', 'scipy', 'latentstruct.tasks', "
+            "'latentstruct.learners') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+# ------------------------------------------------------------------------- duplicates
+def test_duplicate_option_is_an_error(tmp_path, tiny_chunk_file, capsys):
+    model = tmp_path / "m.npz"
+    code, _, err = run(capsys, "train", "chunk", "--train", tiny_chunk_file, "--model", model,
+                       "--option", "C=0.1", "--option", "C=1")
+    assert code == 2 and "'C' is given twice" in err and not model.exists()
+
+
+def test_duplicate_option_at_evaluate_is_an_error(tiny_chunk_file, chunk_model, capsys):
+    code, _, err = run(capsys, "evaluate", "--model", chunk_model, "--test", tiny_chunk_file,
+                       "--option", "n_jobs=1", "--option", "n_jobs=2")
+    assert code == 2 and "given twice" in err
+
+
+# ------------------------------------------------------------- seeds and reproducibility
+def _train(capsys, tmp_path, name, data, *extra):
+    model = tmp_path / name
+    code, _, err = run(capsys, "train", "chunk", "--train", data, "--model", model,
+                       "--learner", "perceptron", "--option", "max_iter=3", "--quiet", *extra)
+    assert code == 0, err
+    return model
+
+
+def test_identical_commands_give_identical_models(tmp_path, tiny_chunk_file, capsys):
+    # the perceptron shuffles the examples every epoch: only a recorded seed makes it repeat
+    a = _train(capsys, tmp_path, "a.npz", tiny_chunk_file)
+    b = _train(capsys, tmp_path, "b.npz", tiny_chunk_file)
+    assert_same_model(a, b)
+    meta = json.loads(run(capsys, "info", "--model", a)[1])
+    assert meta["extra"]["seed"] == 0 and meta["learner_params"]["random_state"] == 0
+
+
+def test_seed_is_used_and_recorded(tmp_path, tiny_chunk_file, capsys):
+    a = _train(capsys, tmp_path, "a.npz", tiny_chunk_file, "--seed", "7")
+    b = _train(capsys, tmp_path, "b.npz", tiny_chunk_file, "--seed", "7")
+    assert_same_model(a, b)
+    meta = json.loads(run(capsys, "info", "--model", a)[1])
+    assert meta["extra"]["seed"] == 7 and meta["learner_params"]["random_state"] == 7
+    assert meta["task_params"]["sample_seed"] == 7
+    # an explicit --option wins over --seed
+    c = _train(capsys, tmp_path, "c.npz", tiny_chunk_file, "--seed", "7",
+               "--option", "random_state=1")
+    meta = json.loads(run(capsys, "info", "--model", c)[1])
+    assert meta["learner_params"]["random_state"] == 1 and meta["extra"]["seed"] == 1
+
+
+def test_seed_changes_a_seeded_learner(tmp_path, capsys):
+    # enough examples that the epoch order matters to the averaged perceptron
+    rows = []
+    words = ["dogs", "cats", "birds", "fish", "cows", "owls", "rats", "bees"]
+    verbs = ["bark", "sleep", "sing", "swim", "moo", "hoot", "run", "buzz"]
+    for k in range(40):
+        w, v = words[k % 8], verbs[(3 * k) % 8]
+        rows.append(f"the DT B-NP\n{w} NNS I-NP\n{v} VBP B-VP\n. . O\n\n")
+    data = tmp_path / "d.txt"
+    data.write_text("".join(rows), encoding="utf-8")
+    a = _train(capsys, tmp_path, "a.npz", data, "--seed", "1")
+    b = _train(capsys, tmp_path, "b.npz", data, "--seed", "2")
+    A, B = arrays(a), arrays(b)
+    assert not np.array_equal(A["coef_"], B["coef_"])
+
+
+@pytest.mark.parametrize("bad", ["-1", "abc", "1.5"])
+def test_bad_seed_exits_2(tmp_path, tiny_chunk_file, capsys, bad):
+    try:
+        code, _, err = run(capsys, "train", "chunk", "--train", tiny_chunk_file,
+                           "--model", tmp_path / "m.npz", "--seed", bad)
+    except SystemExit as exc:  # argparse refuses non-integers
+        code, err = exc.code, capsys.readouterr().err
+    assert code == 2 and "seed" in err
+
+
+# ------------------------------------------------------------------- run configurations
+def test_config_replays_a_model_run(tmp_path, tiny_chunk_file, capsys):
+    a = _train(capsys, tmp_path, "a.npz", tiny_chunk_file, "--seed", "5")
+    code, out, _ = run(capsys, "info", "--model", a, "--as-config")
+    config = json.loads(out)
+    assert config["task"] == "chunk" and config["learner"] == "perceptron" and config["seed"] == 5
+    assert config["options"]["max_iter"] == 3 and "progress" not in config["options"]
+    path = tmp_path / "run.json"
+    path.write_text(out, encoding="utf-8")
+    b = tmp_path / "b.npz"
+    code, _, err = run(capsys, "train", "--config", path, "--model", b, "--quiet")
+    assert code == 0, err
+    assert_same_model(a, b)
+    # straight from the model file: its training path is never used, --train is required
+    c = tmp_path / "c.npz"
+    code, _, err = run(capsys, "train", "--config", a, "--model", c, "--quiet")
+    assert code == 2 and "--train" in err and not c.exists()
+    code, _, err = run(capsys, "train", "--config", a, "--train", tiny_chunk_file,
+                       "--model", c, "--quiet")
+    assert code == 0, err
+    assert_same_model(a, c)
+
+
+def test_toml_config_and_command_line_precedence(tmp_path, tiny_chunk_file, capsys):
+    path = tmp_path / "run.toml"
+    path.write_text(f'task = "chunk"\nlearner = "perceptron"\ntrain = "{tiny_chunk_file}"\n'
+                    f'seed = 3\n[options]\nmax_iter = 2\n', encoding="utf-8")
+    a = tmp_path / "a.npz"
+    code, _, err = run(capsys, "train", "--config", path, "--model", a, "--quiet",
+                       "--option", "max_iter=4")
+    assert code == 0, err
+    meta = json.loads(run(capsys, "info", "--model", a)[1])
+    assert meta["learner"] == "perceptron" and meta["learner_params"]["max_iter"] == 4
+    assert meta["extra"]["seed"] == 3
+
+
+@pytest.mark.parametrize("text,needle", [
+    ('task = "chunk"\nbogus = 1\n', "unknown key"),
+    ('task = 3\n', "'task' must be a str"),
+    ('task = "chunk"\n[options]\nC = [1, 2]\n', "option 'C'"),
+    ('task = "chunk\n', "not valid TOML"),
+])
+def test_bad_config_files_exit_2(tmp_path, capsys, text, needle):
+    path = tmp_path / "run.toml"
+    path.write_text(text, encoding="utf-8")
+    code, _, err = run(capsys, "train", "--config", path, "--model", tmp_path / "m.npz")
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_config_task_conflict(tmp_path, capsys):
+    path = tmp_path / "run.json"
+    path.write_text('{"task": "pos"}', encoding="utf-8")
+    code, _, err = run(capsys, "train", "chunk", "--config", path, "--model", tmp_path / "m.npz")
+    assert code == 2 and "'pos'" in err
+
+
+def test_train_without_task_or_config(tmp_path, capsys):
+    code, _, err = run(capsys, "train", "--model", tmp_path / "m.npz")
+    assert code == 2 and "TASK" in err
+
+
+# ---------------------------------------------------------------- warnings and OS errors
+def test_warnings_are_one_clean_line_and_quiet_silences_them(tmp_path, tiny_chunk_file, capsys):
+    args = ["train", "chunk", "--train", tiny_chunk_file, "--model", tmp_path / "m.npz",
+            "--option", "max_iter=1", "--option", "tol=1e-12"]
+    code, _, err = run(capsys, *args)
+    assert code == 0
+    warning_lines = [ln for ln in err.splitlines() if "Warning" in ln or "warning:" in ln]
+    assert warning_lines and all(ln.startswith("latentstruct: warning: ") for ln in warning_lines)
+    assert ".py:" not in err  # no internal source location
+    code, _, err = run(capsys, *args, "--quiet")
+    assert code == 0 and err == ""
+
+
+def test_os_error_is_one_line_exit_2(tmp_path, tiny_chunk_file, capsys, monkeypatch):
+    import errno
+
+    import latentstruct.io
+
+    def full_disk(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "m.npz"))
+
+    monkeypatch.setattr(latentstruct.io, "save_model", full_disk)
+    monkeypatch.setattr("latentstruct.learners.persistence.save_model", full_disk)
+    code, _, err = run(capsys, "train", "chunk", "--train", tiny_chunk_file,
+                       "--model", tmp_path / "m.npz", "--quiet")
+    assert code == 2 and "No space left on device" in err
+    assert len(err.strip().splitlines()) == 1
