@@ -66,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--model", required=True)
     e.add_argument("--test", help="labelled data file (optional for tasks with shipped data)")
     e.add_argument("--option", action="append", metavar="KEY=VALUE")
+    e.add_argument("--quiet", action="store_true", help="no progress bars or warnings")
     e.set_defaults(func=_lazy("evaluate", "cmd_evaluate"))
 
     r = sub.add_parser("predict", help="write the input back with predicted structures")
@@ -73,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--input", required=True)
     r.add_argument("--output", required=True)
     r.add_argument("--option", action="append", metavar="KEY=VALUE")
+    r.add_argument("--quiet", action="store_true", help="no progress bars or warnings")
     r.set_defaults(func=_lazy("evaluate", "cmd_predict"))
 
     x = sub.add_parser("explain", help="draw the latent structure a model picks for one input, "
@@ -153,10 +155,14 @@ def main(argv=None) -> int:
 
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
-        if getattr(args, "quiet", False):
+        quiet = getattr(args, "quiet", False)
+        if quiet:
             warnings.simplefilter("ignore")
+        from ..data.progress import show_progress
+
         try:
-            return args.func(args)
+            with show_progress(not quiet):  # bars on stderr for phases over 2 s
+                return args.func(args)
         except (InputError, ConfigError, ModelFormatError) as exc:
             return _error(exc, 2)
         except LatentStructError as exc:

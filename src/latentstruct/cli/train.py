@@ -62,9 +62,14 @@ def cmd_train(args) -> int:
     _check_replayed_data(recorded, extra.get("train_digest"), args.train)
     save_trained(args.model, task, learner, extra=extra)
     if not args.quiet:
-        n_binary = "" if dataset.binary is None else f" and {len(dataset.binary)} binary"
+        if dataset.binary is None:
+            what = f"{len(dataset)} {args.task} examples"
+        else:  # J-LIS: say both kinds of supervision, and the binary split
+            y = np.asarray(dataset.binary.targets)
+            what = (f"{len(dataset)} labelled {args.task} examples and {len(y)} binary ones "
+                    f"({int((y > 0).sum())} positive, {int((y <= 0).sum())} negative)")
         print(
-            f"trained {learner_name} on {len(dataset)}{n_binary} {args.task} examples in {elapsed:.1f}s "
+            f"trained {learner_name} on {what} in {elapsed:.1f}s "
             f"({learner.n_iter_} iterations); model written to {args.model}",
             file=sys.stderr,
         )
