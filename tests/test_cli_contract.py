@@ -3,7 +3,6 @@ read, discoverable options, evaluation-time options only, explain only where it 
 
 import json
 
-import pytest
 
 from latentstruct.cli import main
 

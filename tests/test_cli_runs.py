@@ -82,6 +82,19 @@ def test_help_does_not_import_the_heavy_stack():
     assert out.stdout.strip() == "[]"
 
 
+def test_static_task_names_match_the_registry(capsys):
+    from latentstruct.cli.help import TASK_NAMES
+    from latentstruct.tasks import TASKS
+
+    assert sorted(TASK_NAMES) == sorted(TASKS)
+    try:
+        main(["train", "--help"])
+    except SystemExit as exc:
+        assert exc.code == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in TASK_NAMES) and "latentstruct options" in out
+
+
 # ------------------------------------------------------------------------- duplicates
 def test_duplicate_option_is_an_error(tmp_path, tiny_chunk_file, capsys):
     model = tmp_path / "m.npz"

@@ -14,12 +14,14 @@ PKG = Path(latentstruct.__file__).parent
 # layer -> layers it must never import (anywhere in the module, functions included)
 FORBIDDEN = {
     "data": {"inference", "tasks", "learners", "solvers", "cli", "pipelines", "io", "plotting",
-             "plotting_graph", "demo"},
+             "plotting_graph", "demo", "inspection"},
     "inference": {"tasks", "learners", "cli", "pipelines", "io", "plotting", "plotting_graph",
-                  "demo"},
-    "solvers": {"tasks", "learners", "cli", "pipelines", "io", "plotting", "plotting_graph", "demo"},
-    "tasks": {"learners", "cli", "pipelines", "io", "plotting", "plotting_graph", "demo"},
-    "learners": {"cli", "pipelines", "plotting", "plotting_graph", "demo"},
+                  "demo", "inspection"},
+    "solvers": {"tasks", "learners", "cli", "pipelines", "io", "plotting", "plotting_graph", "demo",
+                "inspection"},
+    "tasks": {"learners", "cli", "pipelines", "io", "plotting", "plotting_graph", "demo",
+              "inspection"},
+    "learners": {"cli", "pipelines", "plotting", "plotting_graph", "demo", "inspection"},
 }
 
 

@@ -227,3 +227,56 @@ def test_tasks_never_import_plotting_or_model_io():
     bad = [f"{path.name}:{line}: {name}" for path in files
            for line, name in _imported_modules(path, "latentstruct.tasks") if _forbidden(name)]
     assert bad == [], "tasks must describe structures as data, not draw or read models"
+
+
+# ------------------------------------------------------------------------------ label layout
+def _text_boxes(fig) -> list:
+    """(text, window extent) of every text of a drawn figure, its rounded box included."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    out = []
+    for t in [*(t for ax in fig.axes for t in ax.texts), *fig.texts]:
+        if t.get_text():
+            box = t.get_bbox_patch()
+            out.append((t.get_text(), (box or t).get_window_extent(renderer)))
+    return out
+
+
+PARALLEL = {
+    "kind": "graph-alignment", "words1": ["a", "b", "c"], "words2": ["x", "y"],
+    # three edges between a and b (two parallel, one reversed), one beside them
+    "edges1": [[0, 1, "nsubj"], [0, 1, "dobj"], [1, 0, "conj"], [1, 2, "amod"]],
+    "edges2": [[0, 1, "nsubj"], [0, 1, "obj"]],
+    "mapped_pairs": [[0, 0, 0.5], [1, 1, -0.25]], "mapped_edges": [[0, 0, 0.125]],
+    "word_deletions1": [[2, -0.3]], "edge_deletions1": [[1, 0.2], [2, 0.1], [3, 0.05]],
+    "edge_deletions2": [[1, -0.4]], "bias": 1.0, "score": 1.0 + 0.25 + 0.125 - 0.3 + 0.35 - 0.4,
+}
+
+
+def test_graph_picture_labels_never_overlap_with_parallel_edges():
+    from latentstruct.plotting import explanation_figure
+
+    boxes = _text_boxes(explanation_figure(PARALLEL, title="parallel"))
+    texts = [t for t, _ in boxes]
+    # 5 words, 6 arc labels, 2 mapping scores, 1 deletion score, title, breakdown, legend
+    assert len(boxes) == 5 + 6 + 2 + 1 + 3
+    assert "nsubj\n+0.12" in texts and "dobj\n+0.20" in texts and "conj\n+0.10" in texts
+    overlapping = [(a, b) for i, (a, ba) in enumerate(boxes) for b, bb in boxes[i + 1:]
+                   if ba.overlaps(bb)]
+    assert overlapping == []
+    assert "= 0.250 (2 word mappings) + 0.125 (1 edge mapping)" in texts[-2]
+    assert texts[-2].endswith("+ 1.000 (bias)")  # the shown terms add up: no "other parts"
+
+
+def test_plot_alignment_shows_the_bias_so_the_terms_add_up(tmp_path, monkeypatch):
+    import latentstruct.plotting as plotting
+
+    figures = []
+    monkeypatch.setattr(plotting, "save_png", lambda fig, path: figures.append(fig))
+    cells = np.array([[0.25, 0.0], [0.0, 0.0], [0.0, 0.5]])
+    plot_alignment("abc", "xy", [0, -1, 1], tmp_path / "a.png", score=1.0, cell_scores=cells,
+                   bias=0.25, title="t")
+    plot_alignment("abc", "xy", [0, -1, 1], tmp_path / "b.png", score=1.0, cell_scores=cells)
+    with_bias, without = ([t.get_text() for t in fig.texts] for fig in figures)
+    assert with_bias[:2] == ["t    score 1.000", "= 0.750 (2 aligned characters) + 0.250 (bias)"]
+    assert without[1] == "= 0.750 (2 aligned characters) + 0.250 (other parts)"

@@ -15,10 +15,10 @@ __all__ = [
     "ModelFormatError",
     "ConfigError",
     "InferenceError",
-    "ConvergenceWarning",
+    "ConvergenceWarning",  # noqa: F822 - provided lazily by __getattr__
     "InexactInferenceWarning",
     "ObjectiveIncreaseWarning",
-    "NotFittedError",
+    "NotFittedError",  # noqa: F822 - provided lazily by __getattr__
     "warn_convergence",
 ]
 

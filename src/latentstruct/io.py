@@ -15,6 +15,12 @@ The metadata always holds::
     array_names     list  names of the arrays stored in the file
 
 plus anything else the caller adds.  Files are written atomically.
+
+A model file may come from anyone, so loading trusts none of it: before anything is read,
+the sizes the zip directory declares are checked (``metadata.json`` at most 16 MiB, each
+array and all arrays together at most ``max_model_bytes()``, 4 GiB by default), then each
+array's npy header (its dtype must be bool, integer, float or -- where allowed -- text, and
+its shape must fit the limit and match the member's size) before its data is allocated.
 """
 
 from __future__ import annotations
@@ -30,12 +36,24 @@ import numpy as np
 
 from latentstruct import __version__
 from latentstruct.data.atomic import atomic_write
-from latentstruct.exceptions import ModelFormatError
+from latentstruct.exceptions import ConfigError, ModelFormatError
 
-__all__ = ["FORMAT_VERSION", "METADATA_MEMBER", "save_model", "load_model", "inspect_model"]
+__all__ = ["FORMAT_VERSION", "METADATA_MEMBER", "MAX_METADATA_BYTES", "DEFAULT_MAX_MODEL_BYTES",
+           "MAX_MODEL_BYTES_ENV", "max_model_bytes", "save_model", "load_model",
+           "inspect_model"]
 
 FORMAT_VERSION = 1
 METADATA_MEMBER = "metadata.json"
+#: largest uncompressed metadata.json read (real ones are a few kB)
+MAX_METADATA_BYTES = 16 * 2**20
+#: default largest uncompressed size of one array, and of all arrays of a file
+DEFAULT_MAX_MODEL_BYTES = 4 * 2**30
+#: environment variable that overrides DEFAULT_MAX_MODEL_BYTES
+MAX_MODEL_BYTES_ENV = "LATENTSTRUCT_MAX_MODEL_BYTES"
+# deflate's largest expansion is about 1032:1
+_MAX_DEFLATE_RATIO = 1040
+# array dtype kinds a model file may hold besides text: bool, signed, unsigned, float
+_NUMERIC_KINDS = frozenset("biuf")
 
 # key -> (accepted types, description used in messages)
 _REQUIRED_KEYS: dict[str, tuple[type, str]] = {
@@ -144,8 +162,9 @@ def save_model(path, metadata: dict, arrays: dict[str, np.ndarray]) -> None:
         ``task_params`` (dict) and ``learner_params`` (dict).  Numpy scalars are converted;
         other objects are rejected.  ``format_version``, ``library_version`` and
         ``array_names`` are set here (values passed in are replaced).
-    arrays : name -> numpy array (numeric, bool or fixed-width string dtypes; object arrays
-        are rejected because they would need pickle).
+    arrays : name -> numpy array (bool, integer, float or fixed-width str dtypes; object
+        arrays are rejected because they would need pickle, and so are the other kinds,
+        which ``load_model`` refuses).
     """
     if not isinstance(metadata, Mapping):
         raise ModelFormatError(
@@ -169,6 +188,13 @@ def save_model(path, metadata: dict, arrays: dict[str, np.ndarray]) -> None:
                 f"cannot save model: array {name!r} has dtype object, which cannot be stored "
                 f"without pickle; convert it to a numeric or fixed-width string dtype"
             )
+        dtype = array.dtype
+        if dtype.kind not in _NUMERIC_KINDS | {"U"} or dtype.fields is not None:
+            # what load_model accepts: bool, integer, float and str arrays
+            raise ModelFormatError(
+                f"cannot save model: array {name!r} has dtype {dtype}; model files hold bool, "
+                f"integer, float or fixed-width str arrays; convert it to one of those"
+            )
         clean_arrays[name] = array
 
     meta = _to_json(dict(metadata), "metadata")
@@ -190,6 +216,139 @@ def save_model(path, metadata: dict, arrays: dict[str, np.ndarray]) -> None:
 
 
 # --------------------------------------------------------------------------------------
+# limits: a model file may come from anywhere, so its sizes are checked before reading
+# --------------------------------------------------------------------------------------
+def max_model_bytes() -> int:
+    """The largest uncompressed size (bytes) of one array and of all arrays of a model file:
+    ``$LATENTSTRUCT_MAX_MODEL_BYTES`` if set, else ``DEFAULT_MAX_MODEL_BYTES`` (4 GiB)."""
+    raw = os.environ.get(MAX_MODEL_BYTES_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_MODEL_BYTES
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise ConfigError(
+            f"${MAX_MODEL_BYTES_ENV} must be a positive integer number of bytes, got {raw!r}; "
+            f"unset it for the default ({DEFAULT_MAX_MODEL_BYTES})"
+        )
+    return value
+
+
+def _too_big(path, what: str, size: int, limit: int, scope: str) -> ModelFormatError:
+    hint = "" if scope == METADATA_MEMBER else f" (if you trust it, raise ${MAX_MODEL_BYTES_ENV})"
+    return ModelFormatError(
+        f"model file {os.fspath(path)}: {what} would take {size} bytes, above the limit of "
+        f"{limit} bytes for {scope}; the file is damaged or not a latentstruct model{hint}"
+    )
+
+
+def _check_members(zf: zipfile.ZipFile, path, limit: int) -> dict[str, zipfile.ZipInfo]:
+    """Check the sizes the zip central directory declares, before anything is read.
+
+    zipfile never returns more than a member's declared ``file_size`` (and fails the CRC
+    check when the data disagree), so these declared sizes bound what reading can cost.
+    """
+    infos: dict[str, zipfile.ZipInfo] = {}
+    total = 0
+    for info in zf.infolist():
+        name = info.filename
+        if name in infos:
+            raise _not_a_model(path, f"the zip archive has two members named {name!r}")
+        infos[name] = info
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise _not_a_model(path, f"member {name!r} uses zip compression method "
+                                     f"{info.compress_type}; model files use deflate")
+        size = info.file_size
+        if name == METADATA_MEMBER:
+            if size > MAX_METADATA_BYTES:
+                raise _too_big(path, METADATA_MEMBER, size, MAX_METADATA_BYTES, METADATA_MEMBER)
+        elif size > limit:
+            raise _too_big(path, f"member {name!r}", size, limit, "one array")
+        else:
+            total += size
+        # deflate expands at most ~1032:1; a member declaring more is a bomb or a lie
+        stored = info.compress_type == zipfile.ZIP_STORED and size != info.compress_size
+        if stored or size > _MAX_DEFLATE_RATIO * info.compress_size + 1024:
+            raise _not_a_model(path, f"member {name!r} declares {size} bytes from "
+                                     f"{info.compress_size} compressed bytes, more than the "
+                                     f"compression can produce")
+    if total > limit:
+        raise _too_big(path, "the arrays together", total, limit, "all arrays together")
+    return infos
+
+
+class _CountingReader:
+    """A read-only stream that counts the bytes read (the length of an npy header)."""
+
+    def __init__(self, fp):
+        self._fp = fp
+        self.n_read = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._fp.read(size)
+        self.n_read += len(data)
+        return data
+
+
+def _array_header(fp, path, name: str):
+    """``(shape, fortran_order, dtype, header_bytes)`` of an npy stream (no data read)."""
+    counted = _CountingReader(fp)
+    version = np.lib.format.read_magic(counted)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(counted)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(counted)
+    else:
+        raise _not_a_model(path, f"array {name!r} is in npy format version {version}; model "
+                                 f"files use versions 1.0 and 2.0")
+    return shape, fortran, dtype, counted.n_read
+
+
+def _check_array(path, name: str, shape, dtype: np.dtype, header_bytes: int,
+                 info: zipfile.ZipInfo, limit: int, allow_text: bool) -> None:
+    where = f"model file {os.fspath(path)}: array {name!r}"
+    if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None:
+        raise ModelFormatError(
+            f"{where} has dtype {dtype}; model arrays are plain bool, integer, float"
+            + (" or text" if allow_text else "") + " arrays (never objects or records); the "
+            "file is damaged or was not written by latentstruct"
+        )
+    kinds = _NUMERIC_KINDS | ({"U"} if allow_text else set())
+    if dtype.kind not in kinds:
+        expected = "bool, integer, float" + (" or text" if allow_text else "")
+        raise ModelFormatError(
+            f"{where} has dtype {dtype} (kind {dtype.kind!r}); expected {expected}; the file "
+            f"is damaged or was not written by latentstruct"
+        )
+    nbytes = dtype.itemsize
+    for dim in shape:
+        nbytes *= int(dim)  # Python ints: no overflow
+    if nbytes > limit:
+        raise _too_big(path, f"array {name!r} of shape {tuple(shape)} and dtype {dtype}",
+                       nbytes, limit, "one array")
+    if header_bytes + nbytes != info.file_size:
+        raise _not_a_model(path, f"array {name!r} declares shape {tuple(shape)} and dtype "
+                                 f"{dtype} ({nbytes} bytes), but its zip member holds "
+                                 f"{info.file_size - header_bytes} bytes of data")
+
+
+def _read_arrays(zf: zipfile.ZipFile, path, names, infos, limit: int,
+                 allow_text) -> dict[str, np.ndarray]:
+    arrays: dict[str, np.ndarray] = {}
+    for name in names:
+        info = infos[name + ".npy"]
+        with zf.open(info) as fp:
+            shape, _, dtype, header_bytes = _array_header(fp, path, name)
+        text_ok = allow_text is None or bool(allow_text(name))
+        _check_array(path, name, shape, dtype, header_bytes, info, limit, text_ok)
+        with zf.open(info) as fp:  # sizes are known now, so read_array allocates no more
+            arrays[name] = np.lib.format.read_array(fp, allow_pickle=False)
+    return arrays
+
+
+# --------------------------------------------------------------------------------------
 # loading
 # --------------------------------------------------------------------------------------
 def _read_metadata(zf: zipfile.ZipFile, path) -> dict:
@@ -199,8 +358,10 @@ def _read_metadata(zf: zipfile.ZipFile, path) -> dict:
         raise _not_a_model(path, f"the zip archive has no {METADATA_MEMBER} member") from None
     try:
         metadata = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise _not_a_model(path, f"{METADATA_MEMBER} is not valid UTF-8 JSON: {exc}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        # ValueError: bad JSON or an integer too long to convert; RecursionError: nesting
+        detail = str(exc) or type(exc).__name__
+        raise _not_a_model(path, f"{METADATA_MEMBER} is not valid UTF-8 JSON: {detail}") from None
     if not isinstance(metadata, dict):
         raise _not_a_model(
             path, f"{METADATA_MEMBER} holds a {type(metadata).__name__}, not a JSON object"
@@ -261,37 +422,44 @@ def _open_zip(path) -> zipfile.ZipFile:
 
 def inspect_model(path, *, expected_task: str | None = None) -> dict:
     """Read and check only the metadata of a model file (arrays are not loaded)."""
+    limit = max_model_bytes()
     with _open_zip(path) as zf:
         try:
+            infos = _check_members(zf, path, limit)
             metadata = _read_metadata(zf, path)
-            members = set(zf.namelist())
         except ModelFormatError:
             raise
         except _CORRUPTION_ERRORS as exc:
             raise _not_a_model(path, f"{type(exc).__name__}: {exc}") from None
-    _validate(metadata, members, path, expected_task)
+    _validate(metadata, set(infos), path, expected_task)
     return metadata
 
 
-def load_model(path, *, expected_task: str | None = None) -> tuple[dict, dict[str, np.ndarray]]:
+def load_model(path, *, expected_task: str | None = None,
+               allow_text=None) -> tuple[dict, dict[str, np.ndarray]]:
     """Load a model file written by ``save_model``; return ``(metadata, arrays)``.
 
     Raises ModelFormatError when the file is missing, truncated or corrupt, is not a
     latentstruct model, has another format version, lacks a required metadata key, or
     (with ``expected_task``) belongs to another task.  Never unpickles anything.
+
+    A model file may come from anywhere, so before anything is read the sizes are checked
+    against limits: ``metadata.json`` at most ``MAX_METADATA_BYTES`` (16 MiB), each array
+    and all arrays together at most ``max_model_bytes()`` (4 GiB, or
+    ``$LATENTSTRUCT_MAX_MODEL_BYTES``), and each array's npy header must agree with its zip
+    member.  Array dtypes must be bool, integer or float; fixed-width text only for the
+    arrays ``allow_text(name)`` accepts (``allow_text=None``: any array, as ``save_model``
+    stores text arrays).
     """
+    limit = max_model_bytes()
     with _open_zip(path) as zf:
         try:
+            infos = _check_members(zf, path, limit)
             metadata = _read_metadata(zf, path)
-            members = set(zf.namelist())
-            _validate(metadata, members, path, expected_task)
-            arrays: dict[str, np.ndarray] = {}
-            with np.load(path, allow_pickle=False) as npz:
-                for array_name in metadata["array_names"]:
-                    arrays[array_name] = npz[array_name]
+            _validate(metadata, set(infos), path, expected_task)
+            arrays = _read_arrays(zf, path, metadata["array_names"], infos, limit, allow_text)
         except ModelFormatError:
             raise
         except _CORRUPTION_ERRORS as exc:
             raise _not_a_model(path, f"{type(exc).__name__}: {exc}") from None
     return metadata, arrays
-

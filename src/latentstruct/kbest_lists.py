@@ -136,12 +136,16 @@ def jackknife_kbest(task, learner, metadata, input_path, output_path, k: int, fo
                       if not (isinstance(v, str) and v.startswith("<"))}
     bounds = np.linspace(0, n, folds + 1).round().astype(int)
     sents: list[KBestSentence] = []
-    tagger = None
+    # the model file is data: its parameters pass through params_from_file (paths it names
+    # are not used), and a tagger comes from the loaded model, never from a path it records
+    fold_params = task_cls.params_from_file(metadata["task_params"])
+    tagger = ((task.tagger_, task.tagger_coef_)
+              if getattr(task, "tagger_", None) is not None else None)
     for f in range(folds):
         t0 = time.perf_counter()
         lo, hi = int(bounds[f]), int(bounds[f + 1])
         train_idx = [i for i in range(n) if not lo <= i < hi]
-        fold_task = task_cls(**metadata["task_params"])
+        fold_task = task_cls(**fold_params)
         if tagger is None:
             tagger = attach_tagger(fold_task, verbose=verbose)
         elif hasattr(fold_task, "set_tagger"):

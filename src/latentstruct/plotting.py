@@ -11,6 +11,8 @@ JSON-able dict with a ``"kind"``); this module draws such a description:
     (:func:`score_breakdown`).
 :func:`plot_alignment`
     The character-alignment picture from raw words and an alignment.
+:func:`explanation_figure`
+    The matplotlib ``Figure`` of an explanation, unsaved (to inspect or embed it).
 
 matplotlib is imported inside the drawing functions only, so importing this module (and
 the command line) stays cheap.  Pictures are written atomically.
@@ -30,6 +32,8 @@ __all__ = [
     "GRAPH_ALIGNMENT",
     "EXPLANATION_KINDS",
     "draw_explanation",
+    "explanation_figure",
+    "save_png",
     "score_breakdown",
     "score_heading",
     "plot_alignment",
@@ -70,19 +74,23 @@ def draw_explanation(explanation: Mapping, path, *, title: str = "") -> None:
     InputError
         The explanation's data are malformed.
     """
+    save_png(explanation_figure(explanation, title=title), path)
+
+
+def explanation_figure(explanation: Mapping, *, title: str = ""):
+    """The matplotlib ``Figure`` that :func:`draw_explanation` saves (same checks)."""
     explanation = _check_mapping(explanation)
     kind = explanation.get("kind")
     if kind == CHARACTER_ALIGNMENT:
-        _draw_character_alignment(explanation, path, title=title)
-    elif kind == GRAPH_ALIGNMENT:
-        from .plotting_graph import plot_graph_alignment
+        return _character_alignment_figure(explanation, title=title)
+    if kind == GRAPH_ALIGNMENT:
+        from .plotting_graph import graph_alignment_figure
 
-        plot_graph_alignment(explanation, path, title=title)
-    else:
-        raise ConfigError(
-            f"cannot draw an explanation of kind {kind!r}; supported kinds: "
-            f"{', '.join(EXPLANATION_KINDS)}"
-        )
+        return graph_alignment_figure(explanation, title=title)
+    raise ConfigError(
+        f"cannot draw an explanation of kind {kind!r}; supported kinds: "
+        f"{', '.join(EXPLANATION_KINDS)}"
+    )
 
 
 def _part_sum(rows, what: str, score_at: int) -> tuple[int, float]:
@@ -215,7 +223,7 @@ def _chars(explanation: Mapping, chars_key: str, word_key: str) -> list[str]:
     return chars
 
 
-def _draw_character_alignment(explanation: Mapping, path, *, title: str = "") -> None:
+def _character_alignment_figure(explanation: Mapping, *, title: str = ""):
     src = _chars(explanation, "source_chars", "source")
     tgt = _chars(explanation, "target_chars", "target")
     if "alignment" not in explanation:
@@ -228,11 +236,11 @@ def _draw_character_alignment(explanation: Mapping, path, *, title: str = "") ->
                              f"score) of an aligned cell")
         labels[int(row[0])] = float(row[4])
     heading, breakdown = score_heading(explanation, title or "character alignment")
-    _character_picture(src, tgt, a, labels, heading, breakdown, path)
+    return _character_picture(src, tgt, a, labels, heading, breakdown)
 
 
 def _character_picture(src: list[str], tgt: list[str], a: np.ndarray, labels: dict,
-                       heading: str, breakdown: str, path) -> None:
+                       heading: str, breakdown: str):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -277,14 +285,15 @@ def _character_picture(src: list[str], tgt: list[str], a: np.ndarray, labels: di
         ax.text(x_tgt[j], 0.0, ch, fontsize=18, ha="center", va="center", family=FONT_FAMILY,
                 color="black" if j in aligned_tgt else "#999999", bbox=box)
 
-    finish_figure(fig, path, fig_h, heading, breakdown, legend,
-                  rows=(0.25, 0.55, head - 0.1), sizes=(12, 9.5))
+    add_headings(fig, fig_h, heading, breakdown, legend,
+                 rows=(0.25, 0.55, head - 0.1), sizes=(12, 9.5))
+    return fig
 
 
-def finish_figure(fig, path, fig_h: float, heading: str, breakdown: str, legend: str, *,
-                  rows: tuple[float, float, float], sizes: tuple[float, float]) -> None:
+def add_headings(fig, fig_h: float, heading: str, breakdown: str, legend: str, *,
+                 rows: tuple[float, float, float], sizes: tuple[float, float]) -> None:
     """Write the title (score), its breakdown and the legend at ``rows`` (inches from the
-    top) and save ``fig`` as a PNG atomically: the part shared by every explanation picture."""
+    top): the part shared by every explanation picture."""
     def at(inches_from_top: float) -> float:
         return 1.0 - inches_from_top / fig_h
 
@@ -295,22 +304,27 @@ def finish_figure(fig, path, fig_h: float, heading: str, breakdown: str, legend:
                  family=FONT_FAMILY)
     fig.text(0.5, at(rows[2]), legend, ha="center", va="bottom", fontsize=7,
              color="#555555", family=FONT_FAMILY, linespacing=1.3)
+
+
+def save_png(fig, path) -> None:
+    """Save ``fig`` as a PNG at ``path``, atomically."""
     with atomic_write(path, "wb") as fh:
         fig.savefig(fh, format="png", dpi=110)
 
 
 def plot_alignment(source: str, target: str, alignment, path, *, score=None,
-                   cell_scores=None, title=None) -> None:
+                   cell_scores=None, title=None, bias=None) -> None:
     """Draw the alignment of ``source`` and ``target`` characters and save it as a PNG.
 
     Source characters form the top row and target characters the bottom row, both in
     logical order from left to right (right-to-left scripts are not mirrored, as the
     subtitle says).  A line joins each aligned pair ``(i, alignment[i])``, labelled with
     ``cell_scores[i, alignment[i]]`` when ``cell_scores`` ((m, n)) is given; unaligned
-    characters are grey.  ``score`` (the total) goes into the title.  The file is written
-    atomically.  With a task at hand prefer
-    ``draw_explanation(task.explain(x, w, h), path)``, whose title also breaks the score
-    down into the part scores and the bias.
+    characters are grey.  ``score`` (the total) goes into the title; with ``cell_scores``
+    a second line breaks it down into the shown cell scores, the ``bias`` and, if these do
+    not add up to ``score`` (no bias given), the rest as "other parts", so the terms shown
+    always sum to the score.  The file is written atomically.  With a task at hand prefer
+    ``draw_explanation(task.explain(x, w, h), path)``.
 
     Parameters
     ----------
@@ -320,6 +334,8 @@ def plot_alignment(source: str, target: str, alignment, path, *, score=None,
     score : float, optional
     cell_scores : array (len(source), len(target)), optional
     title : str, optional
+    bias : float, optional
+        The score every alignment gets (the model's bias weight).
     """
     if not isinstance(source, str) or not isinstance(target, str):
         raise InputError(f"source and target must be strings, got {source!r} and {target!r}")
@@ -332,6 +348,12 @@ def plot_alignment(source: str, target: str, alignment, path, *, score=None,
             raise InputError(f"cell_scores must have shape ({m}, {n}), got {cells.shape}")
         labels = {i: float(cells[i, j]) for i, j in enumerate(a.tolist()) if j >= 0}
     heading = title if title else "alignment"
-    if score is not None:
+    breakdown = ""
+    if score is not None and cell_scores is not None:
+        parts = {"kind": CHARACTER_ALIGNMENT, "score": float(score), "bias": bias,
+                 "pairs": [[i, int(a[i]), "", "", s] for i, s in labels.items()]}
+        heading, breakdown = score_heading(parts, heading)
+    elif score is not None:
         heading = f"{heading}    score {_signed(float(score), True)}"
-    _character_picture(list(source), list(target), a, labels, heading, "", path)
+    save_png(_character_picture(list(source), list(target), a, labels, heading, breakdown),
+             path)

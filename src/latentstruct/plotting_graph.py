@@ -27,9 +27,10 @@ from collections.abc import Mapping
 import numpy as np
 
 from .exceptions import InputError
-from .plotting import FONT_FAMILY, _estimate_width_inches, _wrap, finish_figure, score_heading
+from .plotting import (FONT_FAMILY, _estimate_width_inches, _wrap, add_headings, save_png,
+                       score_heading)
 
-__all__ = ["plot_graph_alignment"]
+__all__ = ["plot_graph_alignment", "graph_alignment_figure"]
 
 _REQUIRED = ("words1", "words2", "edges1", "edges2", "mapped_pairs", "mapped_edges")
 _MAPPED = "tab:green"
@@ -123,6 +124,11 @@ def plot_graph_alignment(explanation: Mapping, path, *, title=None) -> None:
     path : output file (.png)
     title : str, optional
     """
+    save_png(graph_alignment_figure(explanation, title=title), path)
+
+
+def graph_alignment_figure(explanation: Mapping, *, title=None):
+    """The matplotlib ``Figure`` that :func:`plot_graph_alignment` saves (same checks)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -288,5 +294,6 @@ def plot_graph_alignment(explanation: Mapping, path, *, title=None) -> None:
                 bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.9})
 
     # ---- title, breakdown, legend ---------------------------------------------------------
-    finish_figure(fig, path, fig_h, heading, breakdown, legend,
-                  rows=(0.22, 0.5, head - 0.05), sizes=(11, 9))
+    add_headings(fig, fig_h, heading, breakdown, legend,
+                 rows=(0.22, 0.5, head - 0.05), sizes=(11, 9))
+    return fig

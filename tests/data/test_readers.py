@@ -1,9 +1,7 @@
 from latentstruct.testing import require_data
-import os
 
 import pytest
 
-from latentstruct.data.paths import dataset_path, missing_data_message
 from latentstruct.data.readers import (
     ChunkSentence,
     ConlluSentence,

@@ -5,7 +5,6 @@ import pytest
 from sklearn.base import clone
 
 from latentstruct.exceptions import ConfigError, ConvergenceWarning, InferenceError, NotFittedError
-from latentstruct.inference.result import DecodeResult
 from latentstruct.learners import StructuredSVM
 from latentstruct.tasks import ChunkTask
 from latentstruct.testing import all_sequences

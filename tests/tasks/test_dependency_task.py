@@ -399,7 +399,10 @@ def test_the_command_line_trains_evaluates_and_predicts(tmp_path, capsys):
     capsys.readouterr()
     assert main(["evaluate", "--model", str(model), "--test", str(data)]) == 0
     metrics = json.loads(capsys.readouterr().out)
+    per_relation = metrics.pop("per_type")  # the breakdown evaluate prints with the totals
+    assert metrics.pop("counts") == {"tokens": 5, "correct_heads": 5}
     assert metrics == {"uas": 1.0, "las": 1.0, "n_tokens_scored": 5.0, "n_sentences": 2.0}
+    assert all(r["uas"] == r["las"] == 1.0 for r in per_relation.values())
     assert main(["predict", "--model", str(model), "--input", str(data),
                  "--output", str(out)]) == 0
     assert out.read_text(encoding="utf-8") == TINY_UD

@@ -387,7 +387,10 @@ def test_cli_train_and_evaluate_paraphrase(tmp_path, capsys, require_spacy, requ
     import json
 
     metrics = json.loads(out)
-    assert set(metrics) == {"accuracy", "f1"} and 0.0 <= metrics["accuracy"] <= 1.0
+    assert set(metrics) == {"accuracy", "f1", "confusion"} and 0.0 <= metrics["accuracy"] <= 1.0
+    c = metrics["confusion"]  # the breakdown behind the totals
+    assert c["tp"] + c["fp"] + c["fn"] + c["tn"] == 6
+    assert metrics["accuracy"] == pytest.approx((c["tp"] + c["tn"]) / 6)
     pic = tmp_path / "graph.png"
     assert main(["explain", "--model", str(model), "--source", "The cat sat on the mat.",
                  "--target", "A cat was sitting on the mat.", "--out", str(pic), *opts]) == 0

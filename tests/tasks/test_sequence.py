@@ -1,9 +1,7 @@
 import numpy as np
 import pytest
 
-from latentstruct.inference import viterbi
 from latentstruct.tasks import ChunkTask, PosTask
-from latentstruct.tasks.base import Dataset
 from latentstruct.tasks.sequence import SequenceCorpus, token_attributes, word_shape
 from latentstruct.testing import all_sequences, check_decoder
 

@@ -2,7 +2,6 @@
 
 import warnings
 
-import pytest
 
 from latentstruct.exceptions import ConvergenceWarning
 from latentstruct.learners import StructuredSVM

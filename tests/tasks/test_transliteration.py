@@ -1,12 +1,10 @@
 from latentstruct.testing import require_data
 import json
-import os
 import warnings
 
 import numpy as np
 import pytest
 
-from latentstruct.data.paths import dataset_path, missing_data_message
 from latentstruct.exceptions import ConfigError, ConvergenceWarning, InputError, ModelFormatError
 from latentstruct.inference import AlignmentILP
 from latentstruct.learners import LCLR, TwoStage

@@ -1,4 +1,4 @@
-"""The ``latentstruct`` command line: train, evaluate, predict, explain, demo, info.
+"""The ``latentstruct`` command line: train, evaluate, predict, explain, inspect, demo, info.
 
 Exit codes: 0 success, 2 usage or input errors (malformed files, unknown task or option,
 bad hyperparameters, incompatible model files), 1 anything unexpected.
@@ -59,20 +59,31 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--config", metavar="FILE",
                    help="run configuration (.toml or .json; or a model .npz to replay its run); "
                         "command-line values win")
+    t.add_argument("--checkpoint", metavar="PATH",
+                   help="write the training state to PATH after every outer iteration/epoch")
+    t.add_argument("--resume", metavar="PATH",
+                   help="continue from a --checkpoint file (same data and options; the "
+                        "result equals an uninterrupted run)")
     t.add_argument("--quiet", action="store_true", help="no progress bar, summary or warnings")
     t.set_defaults(func=_lazy("train", "cmd_train"))
 
-    e = sub.add_parser("evaluate", help="print metrics of a model on labelled data as JSON")
+    e = sub.add_parser("evaluate", help="print metrics of a model on labelled data, with "
+                                        "counts and per-type scores")
     e.add_argument("--model", required=True)
     e.add_argument("--test", help="labelled data file (optional for tasks with shipped data)")
     e.add_argument("--option", action="append", metavar="KEY=VALUE")
+    e.add_argument("--format", choices=("json", "table"), default="json",
+                   help="json: one JSON object (default); table: aligned text like conlleval")
     e.add_argument("--quiet", action="store_true", help="no progress bars or warnings")
     e.set_defaults(func=_lazy("evaluate", "cmd_evaluate"))
 
     r = sub.add_parser("predict", help="write the input back with predicted structures")
     r.add_argument("--model", required=True)
-    r.add_argument("--input", required=True)
-    r.add_argument("--output", required=True)
+    r.add_argument("--input", required=True,
+                   help="data to tag; gold labels may be absent (chunk: 'word POS' lines; pos: "
+                        "CoNLL-U, or plain text with one sentence per line; citations: plain "
+                        "references, one per line)")
+    r.add_argument("--output", required=True, help="output file, or - for standard output")
     r.add_argument("--option", action="append", metavar="KEY=VALUE")
     r.add_argument("--quiet", action="store_true", help="no progress bars or warnings")
     r.set_defaults(func=_lazy("evaluate", "cmd_predict"))
@@ -108,6 +119,14 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--n-jobs", type=int, default=1, dest="n_jobs")
     d.add_argument("--quiet", action="store_true")
     d.set_defaults(func=_lazy("info", "cmd_demo"))
+
+    n = sub.add_parser("inspect", help="list a model's strongest features per label, its label "
+                                       "transitions and bias")
+    n.add_argument("--model", required=True)
+    n.add_argument("--top", type=int, default=20, help="features per label (default 20)")
+    n.add_argument("--format", choices=("table", "json"), default="table",
+                   help="table: aligned text (default); json: one JSON object")
+    n.set_defaults(func=_lazy("inspect", "cmd_inspect"))
 
     i = sub.add_parser("info", help="print a model file's metadata")
     i.add_argument("--model", required=True)

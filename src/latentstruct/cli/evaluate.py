@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from ..exceptions import ConfigError
 from .common import load_for, metric_value
 
-__all__ = ["cmd_evaluate", "cmd_predict"]
+__all__ = ["cmd_evaluate", "cmd_predict", "json_ready"]
+
+
+def json_ready(v):
+    """Metrics for JSON, nested dicts included: counts stay integers, rates are rounded."""
+    if isinstance(v, dict):
+        return {str(k): json_ready(x) for k, x in v.items()}
+    return metric_value(v)
 
 
 def cmd_evaluate(args) -> int:
@@ -18,14 +26,40 @@ def cmd_evaluate(args) -> int:
         raise ConfigError(f"evaluating a {task.name!r} model needs --test PATH")
     dataset = task.read(args.test, split="test")
     decision = learner.decision_function if isinstance(learner, LatentBinaryLearner) else None
-    metrics = task.evaluate_model(dataset, learner.predict, decision)
-    print(json.dumps({k: metric_value(v) for k, v in metrics.items()}))
+    metrics = json_ready(task.evaluate_report(dataset, learner.predict, decision))
+    if getattr(args, "format", "json") == "table":
+        from ..tasks.reports import format_table
+
+        print(format_table(metrics))
+    else:
+        print(json.dumps(metrics))
     return 0
 
 
 def cmd_predict(args) -> int:
+    from ..data.atomic import check_output_path
+
+    # before the model is loaded or anything is read: a bad --output fails at once
+    to_stdout = check_output_path(args.output, what="--output", allow_stdout=True) is None
     task, learner = load_for(args.model, args.option, "predict")
     dataset = task.read(args.input, split="test")
-    X = task.featurize(dataset)
-    task.write_predictions(args.output, dataset, learner.predict(X))
+    predictions = learner.predict(task.featurize(dataset))
+    if not to_stdout:
+        task.write_predictions(args.output, dataset, predictions)
+        return 0
+    # the task writers write files (atomically); stdout gets a finished file's text
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory(prefix="latentstruct-predict-") as tmp:
+        out = Path(tmp) / "predictions"
+        task.write_predictions(out, dataset, predictions)
+        data = out.read_bytes()
+    sys.stdout.flush()
+    binary = getattr(sys.stdout, "buffer", None)
+    if binary is not None:  # the bytes as written (UTF-8), whatever the terminal's encoding
+        binary.write(data)
+        binary.flush()
+    else:
+        sys.stdout.write(data.decode("utf-8"))
     return 0

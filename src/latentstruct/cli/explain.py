@@ -19,6 +19,9 @@ def cmd_explain(args) -> int:
     from ..tasks import TASKS
     from ..tasks.contracts import EXPLAINABLE
 
+    from ..data.atomic import check_output_path
+
+    check_output_path(args.out, what="--out")
     task, learner = load_for(args.model, args.option, "explain")
     if getattr(learner, "registry_name", "") == "distro":
         return _explain_label_matrix(task, learner, args.out)
@@ -53,11 +56,7 @@ def _explain_label_matrix(task, learner, out) -> int:
     """A DISTRO model: draw its label similarities and singular values; print a summary."""
     from pathlib import Path
 
-    out = Path(out)
-    if out.is_dir():
-        raise ConfigError(f"--out {out} is a directory; give a file path such as {out}/labels.png")
-    if not out.parent.is_dir():
-        raise ConfigError(f"--out {out}: folder {out.parent} does not exist; create it first")
+    out = Path(out)  # checked by cmd_explain before the model was loaded
     from ..plotting_labels import draw_label_matrix  # lazy: matplotlib only when drawing
 
     A = learner.label_matrix_

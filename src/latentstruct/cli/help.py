@@ -8,7 +8,13 @@ import sys
 from ..exceptions import ConfigError
 from .common import task_and_learner_classes
 
-__all__ = ["describe_options", "TrainHelp"]
+__all__ = ["describe_options", "TrainHelp", "TASK_NAMES"]
+
+# The registered tasks, named without importing them (the registries pull in scikit-learn
+# and numba: over a second), so `latentstruct train --help` stays fast.  A test checks that
+# this list equals the registry.
+TASK_NAMES = ("chunk", "citations", "dep", "doccls", "grammaticality", "paraphrase", "pos",
+              "rerank", "rte", "translit")
 
 
 def describe_options(task_name: str | None, learner_name: str | None) -> str:
@@ -51,9 +57,14 @@ class TrainHelp(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         parser.print_help()
         print()
+        task = getattr(namespace, "task", None)
+        if task is None:  # no imports: the names, and where the full listing is
+            print(f"tasks: {', '.join(TASK_NAMES)}\n'latentstruct train TASK --help' or "
+                  f"'latentstruct options TASK' lists a task's options; 'latentstruct "
+                  f"options' lists each task's learners")
+            parser.exit(0)
         try:
-            print(describe_options(getattr(namespace, "task", None),
-                                   getattr(namespace, "learner", None)))
+            print(describe_options(task, getattr(namespace, "learner", None)))
         except ConfigError as exc:
             print(f"latentstruct: error: {exc}", file=sys.stderr)
             parser.exit(2)

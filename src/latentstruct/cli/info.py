@@ -8,8 +8,13 @@ __all__ = ["cmd_demo", "cmd_info", "cmd_options"]
 
 
 def cmd_demo(args) -> int:
+    from pathlib import Path
+
+    from ..data.atomic import check_output_path
     from ..demo import run_demo
 
+    # the picture's path is checked before the demo's training, not after it
+    check_output_path(Path(args.out) / f"demo_alignment_{args.lang}.png", what="--out")
     run_demo(lang=args.lang, out_dir=args.out, n_jobs=args.n_jobs, quiet=args.quiet)
     return 0
 

@@ -17,13 +17,9 @@ def cmd_kbest(args) -> int:
 
     if args.k < 1:
         raise ConfigError(f"-k must be a positive integer, got {args.k}")
-    from pathlib import Path
+    from ..data.atomic import check_output_path
 
-    out = Path(args.output)  # checked before the (long) parsing, not after it
-    if out.is_dir():
-        raise ConfigError(f"--output {out} is a directory; give a file path such as {out}/lists.kbest")
-    if not out.parent.is_dir():
-        raise ConfigError(f"--output {out}: folder {out.parent} does not exist; create it first")
+    check_output_path(args.output, what="--output")  # before the (long) parsing, not after it
     task, learner = load_for(args.model, args.option, "kbest")
     meta = inspect_model(args.model)
     from ..tasks import TASKS

@@ -17,6 +17,9 @@ def cmd_train(args) -> int:
     from ..learners import check_compatible
     from ..learners.persistence import save_trained
 
+    from ..data.atomic import check_output_path
+
+    check_output_path(args.model, what="--model")  # before the (long) training, not after
     options, recorded = _options_with_config(args)
     task_cls, learner_cls = task_and_learner_classes(args.task, args.learner)
     learner_name = learner_cls.registry_name
@@ -25,6 +28,12 @@ def cmd_train(args) -> int:
     # Before any data is read: the pair must fit, and the learner's needs must be met.
     check_compatible(task_cls, {**task_cls.param_defaults(), **task_opts}, learner_cls, learner_opts)
     task = task_cls(**task_opts)
+    fit_kw = {k: v for k in ("checkpoint", "resume") if (v := getattr(args, k, None))}
+    if fit_kw:  # before any data: a --resume checkpoint must match the command line
+        from ..learners.checkpoint import check_cli_options
+
+        check_cli_options(fit_kw.get("checkpoint"), fit_kw.get("resume"), task, learner_cls,
+                          learner_opts)
     if args.train is None and not task_cls.has_default_data:
         raise ConfigError(f"task {args.task!r} needs --train PATH")
     if learner_cls.uses_binary_examples and not task.draws_binary_examples():
@@ -49,9 +58,9 @@ def cmd_train(args) -> int:
     attach_chunker(task, learner, verbose=not args.quiet)
     if learner.uses_binary_examples:
         binary = dataset.binary
-        learner.fit(X, Y, task.featurize(binary), np.asarray(binary.targets))
+        learner.fit(X, Y, task.featurize(binary), np.asarray(binary.targets), **fit_kw)
     else:
-        learner.fit(X, Y)
+        learner.fit(X, Y, **fit_kw)
     elapsed = time.perf_counter() - t0
     from ..kbest_lists import data_digest
 

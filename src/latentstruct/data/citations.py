@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from latentstruct.data.atomic import atomic_write
-from latentstruct.data.readers import one_prediction_per_item, read_lines
+from latentstruct.data.readers import excerpt, one_prediction_per_item, read_lines
 from latentstruct.exceptions import InputError
 
 __all__ = [
@@ -113,7 +113,7 @@ def _parse_citation(text: str, name: str, lineno: int) -> Citation:
         if m is None:
             if open_field is None:
                 raise InputError(
-                    f"token {word!r} (word {k} of the line) lies outside any field; every "
+                    f"token {excerpt(word)} (word {k} of the line) lies outside any field; every "
                     f"token must be inside a '<field> ... </field>' span. Wrap it in the "
                     f"field it belongs to",
                     name,
@@ -269,18 +269,18 @@ def write_cora(path, citations: Sequence[Citation], predicted_labels=None) -> No
         for label in pred:
             if not isinstance(label, str) or _LABEL.fullmatch(label) is None:
                 raise InputError(
-                    f"cannot write {where}: label {label!r} is not a valid field name; "
+                    f"cannot write {where}: label {excerpt(label)} is not a valid field name; "
                     f"expected a letter followed by letters, digits, '_', '.' or '-'"
                 )
         for tok in cit.tokens:
             if not isinstance(tok, str) or not tok or any(c.isspace() for c in tok):
                 raise InputError(
-                    f"cannot write {where}: token {tok!r} must be a non-empty string without "
+                    f"cannot write {where}: token {excerpt(tok)} must be a non-empty string without "
                     f"whitespace"
                 )
             if _TAG.fullmatch(tok) is not None:
                 raise InputError(
-                    f"cannot write {where}: token {tok!r} looks like a field tag and would "
+                    f"cannot write {where}: token {excerpt(tok)} looks like a field tag and would "
                     f"be read back as one"
                 )
         parts = []

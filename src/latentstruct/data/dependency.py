@@ -38,6 +38,7 @@ import numpy as np
 from latentstruct.data.atomic import atomic_write
 from latentstruct.data.readers import (
     ConlluSentence,
+    excerpt,
     one_prediction_per_item,
     read_conllu,
     read_lines,
@@ -153,18 +154,18 @@ def check_tree(heads: Sequence[int], words: Sequence[str], *, single_root: bool,
 
     for k, h in enumerate(heads):
         if h == -1:
-            fail(k, f"HEAD of word {k + 1} ({words[k]!r}) is missing ('_'); expected 0 for the "
+            fail(k, f"HEAD of word {k + 1} ({excerpt(words[k])}) is missing ('_'); expected 0 for the "
                     f"root or the number of the head word (1..{n})")
         if not 0 <= h <= n:
-            fail(k, f"HEAD {h} of word {k + 1} ({words[k]!r}) is out of range; expected 0 for "
+            fail(k, f"HEAD {h} of word {k + 1} ({excerpt(words[k])}) is out of range; expected 0 for "
                     f"the root or a word number 1..{n}")
     roots = [k for k, h in enumerate(heads) if h == 0]
     if not roots and n:
         fail(0, f"the sentence has no root: no word has HEAD 0; expected "
                 f"{'exactly one' if single_root else 'at least one'} word attached to the root")
     if single_root and len(roots) > 1:
-        fail(roots[1], f"word {roots[1] + 1} ({words[roots[1]]!r}) is a second root (word "
-                       f"{roots[0] + 1}, {words[roots[0]]!r}, already has HEAD 0); a single "
+        fail(roots[1], f"word {roots[1] + 1} ({excerpt(words[roots[1]])}) is a second root (word "
+                       f"{roots[0] + 1}, {excerpt(words[roots[0]])}, already has HEAD 0); a single "
                        f"root is required (UD trees have exactly one), so attach this word to "
                        f"another word or read the file with single_root=False")
     state = [0] * (n + 1)  # 0 unvisited, 1 on the current path, 2 known to reach the root
@@ -180,7 +181,7 @@ def check_tree(heads: Sequence[int], words: Sequence[str], *, single_root: bool,
             cycle = path_nodes[path_nodes.index(v):]
             first = min(cycle)
             order = cycle[cycle.index(first):] + cycle[:cycle.index(first)]
-            names = " -> ".join(f"{m} {words[m - 1]!r}" for m in order + [first])
+            names = " -> ".join(f"{m} {excerpt(words[m - 1])}" for m in order + [first])
             fail(first - 1, f"the heads form a cycle (each word's head is the next): {names}; "
                             f"a dependency tree has no cycles, every word must lead to the root")
         for u in path_nodes:
@@ -234,17 +235,19 @@ def _read_dp(path: str, single_root: bool) -> list[DependencySentence]:
         if len(fields) != 3:
             raise InputError(
                 f"expected 3 tab-separated columns 'word<TAB>POS<TAB>head', got {len(fields)}: "
-                f"{text!r}; each token line of a .dp file holds the word, its PTB tag and its "
-                f"head (0 for the root), and a blank line ends a sentence", path, lineno)
+                f"{excerpt(text)}; each token line of a .dp file holds the word, its PTB tag and "
+                f"its head (0 for the root), and a blank line ends a sentence", path, lineno)
         word, tag, head = fields
         if not word or not tag:
-            raise InputError(f"empty {'word' if not word else 'POS tag'} in {text!r}; expected "
-                             f"'word<TAB>POS<TAB>head' with non-empty fields", path, lineno)
+            raise InputError(f"empty {'word' if not word else 'POS tag'} in {excerpt(text)}; "
+                             f"expected 'word<TAB>POS<TAB>head' with non-empty fields", path, lineno)
         head = head.strip()
-        if not (head.isdigit() and head.isascii()):
+        # more than 9 digits is no word number, and int() of thousands of digits fails
+        if not (head.isdigit() and head.isascii()) or len(head) > 9:
             raise InputError(
-                f"head {head!r} of word {len(words) + 1} ({word!r}) is not a non-negative "
-                f"integer; expected 0 for the root or the 1-based number of the head word",
+                f"head {excerpt(head)} of word {len(words) + 1} ({excerpt(word)}) is not a "
+                f"non-negative integer of at most 9 digits; expected 0 for the root or the "
+                f"1-based number of the head word",
                 path, lineno)
         words.append(word)
         tags.append(tag)
@@ -345,7 +348,7 @@ def read_dependencies(path, *, single_root: bool | None = None,
 def _check_label(label, k: int, sent: DependencySentence) -> str:
     if not isinstance(label, str) or not label or any(c.isspace() for c in label):
         raise InputError(f"cannot write sentence {k} (read from line {sent.line}): predicted "
-                         f"DEPREL {label!r} must be a non-empty string without whitespace")
+                         f"DEPREL {excerpt(label)} must be a non-empty string without whitespace")
     return label
 
 

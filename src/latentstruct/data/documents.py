@@ -32,15 +32,28 @@ from typing import Any, Mapping
 import numpy as np
 
 from latentstruct.data.atomic import atomic_write
-from latentstruct.data.readers import one_prediction_per_item, read_lines
+from latentstruct.data.readers import (
+    excerpt,
+    one_prediction_per_item,
+    parse_json_line,
+    read_lines,
+)
 from latentstruct.exceptions import InputError
 
-__all__ = ["Document", "read_documents", "write_documents", "split_by_date", "DOCUMENT_KEYS"]
+__all__ = ["Document", "read_documents", "write_documents", "split_by_date", "DOCUMENT_KEYS",
+           "MAX_DOCUMENT_LINE_CHARS"]
 
 #: the keys the reader interprets; every other key of a line is kept in ``Document.extra``
 DOCUMENT_KEYS = ("id", "label", "text")
 
 _EXAMPLE = '{"id": "49960", "label": "alt.atheism", "text": "..."}'
+
+#: Longest line (one JSON document, in characters) ``read_documents`` accepts: 65 times the
+#: longest 20 Newsgroups post (77,015 characters as a JSON line).  Documents are tokenised
+#: in linear time, so the limit only keeps a file without line breaks (or a binary file)
+#: from being read whole into memory; such a line is refused, not split, since a piece of
+#: it is not a JSON object.
+MAX_DOCUMENT_LINE_CHARS = 5_000_000
 
 
 @dataclass(frozen=True)
@@ -126,7 +139,8 @@ def read_documents(path, *, allow_unlabelled: bool = False) -> list[Document]:
     Raises
     ------
     InputError
-        With ``path`` and the line: undecodable bytes, invalid JSON, a line that is not a
+        With ``path`` and the line: undecodable bytes, a NUL byte, a line longer than
+        :data:`MAX_DOCUMENT_LINE_CHARS`, invalid JSON, a line that is not a
         JSON object, a missing or blank ``text`` (or ``label``), a non-string ``id``,
         ``label`` or ``text``, an id repeated within a label; with ``path`` only: a file
         without any document.
@@ -136,15 +150,11 @@ def read_documents(path, *, allow_unlabelled: bool = False) -> list[Document]:
     seen: dict[tuple[str, str], int] = {}
     label_how = ("Give every line a label" + (
         "" if allow_unlabelled else " (only `latentstruct predict` reads unlabelled documents)"))
-    for lineno, text in read_lines(path):
+    for lineno, text in read_lines(path, max_chars=MAX_DOCUMENT_LINE_CHARS):
         if not text.strip():
             continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"not valid JSON ({exc.msg} at column {exc.colno}); expected one JSON object "
-                f"per line such as {_EXAMPLE}", name, lineno) from None
+        obj = parse_json_line(text, name, lineno,
+                              f"expected one JSON object per line such as {_EXAMPLE}")
         if not isinstance(obj, dict):
             raise InputError(
                 f"the line holds {_describe(obj)}, not a JSON object; expected one object per "
@@ -159,7 +169,7 @@ def read_documents(path, *, allow_unlabelled: bool = False) -> list[Document]:
             first = seen.setdefault((label, doc_id), lineno)
             if first != lineno:
                 raise InputError(
-                    f"id {doc_id!r} of label {label!r} was already used on line {first}; "
+                    f"id {excerpt(doc_id)} of label {excerpt(label)} was already used on line {first}; "
                     f"expected ids unique within a label (the by-date split orders a label's "
                     f"documents by id). Remove the duplicate line or give it its own id",
                     name, lineno)
@@ -233,7 +243,7 @@ def write_documents(path, documents: Sequence[Document], predicted=None) -> None
             label = predicted[k]
             if not isinstance(label, str):
                 raise InputError(f"cannot write document {k} (read from line {doc.line}): the "
-                                 f"predicted label {label!r} is not a string")
+                                 f"predicted label {excerpt(label)} is not a string")
             obj.pop("predicted", None)
             obj["predicted"] = label
         line = json.dumps(obj, ensure_ascii=False)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from ..exceptions import InputError
 from .atomic import atomic_write
-from .readers import read_lines
+from .readers import excerpt, parse_json_line, read_lines
 
 __all__ = [
     "KBEST_FORMAT",
@@ -52,6 +52,10 @@ KBEST_VERSION = 1
 MAX_K = 1000
 MAX_WORDS = 1000
 MAX_SENTENCES = 10_000_000
+#: Longest line (characters) of a k-best file: room for MAX_K candidates of MAX_WORDS words
+#: with their relation names (about 40 characters per word and candidate as JSON).  A
+#: longer line cannot be a valid sentence line, and is refused before it is parsed.
+MAX_LINE_CHARS = 64_000_000
 
 
 @dataclass(frozen=True)
@@ -132,7 +136,7 @@ def _header(obj, path: str) -> KBestHeader:
     if not isinstance(obj, dict) or obj.get("format") != KBEST_FORMAT:
         raise _fail(f"not a k-best file; {hint}", path, 1)
     if obj.get("version") != KBEST_VERSION:
-        raise _fail(f"k-best format version {obj.get('version')!r} is not supported; this "
+        raise _fail(f"k-best format version {excerpt(obj.get('version'))} is not supported; this "
                     f"latentstruct reads version {KBEST_VERSION} (re-run `latentstruct kbest`)",
                     path, 1)
     types = {"parser_id": str, "k": int, "single_root": bool, "labelled": bool, "pos": str,
@@ -140,11 +144,11 @@ def _header(obj, path: str) -> KBestHeader:
     for key, typ in types.items():
         value = obj.get(key)
         if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
-            raise _fail(f"header field {key!r} must be a {typ.__name__}, got {value!r}", path, 1)
+            raise _fail(f"header field {key!r} must be a {typ.__name__}, got {excerpt(value)}", path, 1)
     if not 1 <= obj["k"] <= MAX_K:
         raise _fail(f"header k={obj['k']} is outside 1..{MAX_K}", path, 1)
     if obj["pos"] not in ("gold", "predicted"):
-        raise _fail(f"header pos must be 'gold' or 'predicted', got {obj['pos']!r}", path, 1)
+        raise _fail(f"header pos must be 'gold' or 'predicted', got {excerpt(obj['pos'])}", path, 1)
     return KBestHeader(**{k: obj[k] for k in types})
 
 
@@ -215,7 +219,7 @@ def _sentence(obj, header: KBestHeader, path: str, line: int) -> KBestSentence:
         deprels = _str_list(c, "deprels", n, path, line)
         score = c.get("score")
         if not isinstance(score, (int, float)) or isinstance(score, bool) or not math.isfinite(score):
-            raise _fail(f"{what}: score must be a finite number, got {score!r}", path, line)
+            raise _fail(f"{what}: score must be a finite number, got {excerpt(score)}", path, line)
         if out and score > out[-1].score + 1e-6 * max(1.0, abs(score)):
             raise _fail(f"{what}: candidates must be sorted best first by score", path, line)
         out.append(KBestCandidate(heads, deprels, float(score)))
@@ -234,14 +238,11 @@ def read_kbest(path) -> tuple[KBestHeader, list[KBestSentence]]:
     name = os.fspath(path)
     header = None
     sentences: list[KBestSentence] = []
-    for lineno, text in read_lines(path):
+    for lineno, text in read_lines(path, max_chars=MAX_LINE_CHARS):
         if not text.strip():
             continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise _fail(f"not valid JSON ({exc.msg} at column {exc.colno}); each line of a "
-                        f"k-best file is one JSON object", name, lineno) from None
+        obj = parse_json_line(text, name, lineno,
+                              "each line of a k-best file is one JSON object")
         if header is None:
             if lineno != 1:
                 raise _fail("the header must be on line 1", name, lineno)

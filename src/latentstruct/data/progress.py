@@ -14,7 +14,7 @@ import contextlib
 import contextvars
 from collections.abc import Iterable, Iterator
 
-__all__ = ["track", "show_progress", "progress_enabled"]
+__all__ = ["track", "progress_bar", "show_progress", "progress_enabled"]
 
 _ENABLED: contextvars.ContextVar[bool] = contextvars.ContextVar("latentstruct_progress",
                                                                 default=False)
@@ -49,3 +49,25 @@ def track(items: Iterable, desc: str, *, total: int | None = None, unit: str = "
     with tqdm(items, desc=desc, total=total, unit=unit, delay=delay, leave=False,
               dynamic_ncols=True) as bar:
         yield from bar
+
+
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
+def progress_bar(total: int, desc: str, *, unit: str = "it", delay: float = 2.0):
+    """A context manager yielding a bar with ``update(n)``: tqdm's when bars are on, a
+    silent one otherwise (for loops that advance by more than one item at a time)."""
+    if not _ENABLED.get():
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, delay=delay, leave=False,
+                dynamic_ncols=True)

@@ -6,11 +6,15 @@ can print ``file:line: message``.  Messages say what was found, what was expecte
 fix it.  Writers go through ``atomic_write``: a file is either fully written or untouched.
 
 ``read_lines`` is the shared low-level reader: it yields ``(line_number, text)`` and decodes
-each line as strict UTF-8, reporting the line of the first undecodable byte.
+each line as strict UTF-8, reporting the line of the first undecodable byte.  It also refuses,
+with the line, a NUL byte (binary or corrupt input) and a line longer than ``MAX_LINE_CHARS``
+characters (see there).  Messages that quote input go through :func:`excerpt`, so a huge
+malformed line never floods the terminal.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -21,16 +25,106 @@ from latentstruct.data.atomic import atomic_write
 from latentstruct.exceptions import InputError
 
 __all__ = [
+    "MAX_LINE_CHARS",
+    "excerpt",
     "read_lines",
+    "parse_json_line",
     "ChunkSentence",
     "read_conll2000",
     "write_conll2000",
     "one_prediction_per_item",
     "CONLLU_FIELDS",
+    "UPOS_TAGS",
     "ConlluSentence",
     "read_conllu",
     "write_conllu",
 ]
+
+
+# --------------------------------------------------------------------------------------
+# limits and excerpts
+# --------------------------------------------------------------------------------------
+#: Longest line, in characters without its line ending, that the line readers accept.  The
+#: longest line of the shared corpora is 1,439 characters (GLUE RTE) for the token, sentence
+#: and pair formats; a longer line is not a record of these formats but a file without line
+#: breaks, a binary file or an attack, and per-character feature extraction on it would run
+#: for minutes (a 10 MB translit line took 292 s).  Such a line is refused, not split or
+#: truncated: cutting it would silently invent records the file does not contain.  Readers
+#: whose records are legitimately longer (JSON documents, k-best lists) pass their own limit.
+MAX_LINE_CHARS = 100_000
+_COUNT_CAP = 1 << 30  # stop counting an overlong line after this many more bytes
+
+
+def excerpt(value, limit: int = 120) -> str:
+    """``repr(value)``, shortened for error messages that quote input.
+
+    A string longer than ``limit`` characters is cut to its first ``limit`` characters and
+    ``"… (N more characters)"`` appended, so an error that quotes input stays one short line
+    however long the input is; other values are shown by their ``repr``, cut the same way.
+
+    >>> excerpt("abc")
+    "'abc'"
+    >>> excerpt("x" * 130, limit=4)
+    "'xxxx'… (126 more characters)"
+    """
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return repr(value)
+        return f"{value[:limit]!r}… ({len(value) - limit:,} more characters)"
+    shown = repr(value)
+    if len(shown) <= limit:
+        return shown
+    return f"{shown[:limit]}… ({len(shown) - limit:,} more characters)"
+
+
+def _nul_error(raw: bytes, name: str, lineno: int) -> InputError:
+    k = raw.index(b"\x00")
+    utf16 = lineno == 1 and raw[:2] in (b"\xff\xfe", b"\xfe\xff")
+    hint = (" It starts with a UTF-16 byte-order mark: re-encode it as UTF-8, e.g. with "
+            "`iconv -f utf-16 -t utf-8`" if utf16 else
+            " Expected UTF-8 text; check that the right file was given")
+    return InputError(
+        f"line contains a NUL byte; the file is binary or corrupt (first NUL at byte {k + 1} "
+        f"of the line).{hint}",
+        name,
+        lineno,
+    )
+
+
+def _too_long_error(n_chars: int, max_chars: int, name: str, lineno: int,
+                    at_least: bool = False) -> InputError:
+    size = f"more than {n_chars:,}" if at_least else f"{n_chars:,}"
+    return InputError(
+        f"line is {size} characters long, over the limit of {max_chars:,} characters per "
+        f"line; it is refused, not split (no record of this format is that long: the file "
+        f"probably lacks line breaks or is not a text file of this format)",
+        name,
+        lineno,
+    )
+
+
+def _count_rest(fh, head: bytes) -> tuple[int, bool]:
+    """Characters of an overlong line whose first bytes are ``head`` (the rest is read from
+    ``fh`` up to the line end, in chunks, without keeping it); and whether counting stopped
+    at the cap (the line is longer still)."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    n = len(decoder.decode(head))
+    read = 0
+    while True:
+        chunk = fh.readline(1 << 20)
+        if not chunk:
+            break
+        read += len(chunk)
+        if chunk.endswith(b"\n"):
+            tail = decoder.decode(chunk, final=True)
+            n += len(tail) - (2 if tail.endswith("\r\n") else 1)
+            return n, False
+        n += len(decoder.decode(chunk))
+        if read > _COUNT_CAP:
+            return n, True
+    return n + len(decoder.decode(b"", final=True)), False
 
 
 # --------------------------------------------------------------------------------------
@@ -50,18 +144,36 @@ def _open_binary(path):
         raise InputError(f"permission denied: cannot read {os.fspath(path)}") from None
 
 
-def read_lines(path) -> Iterator[tuple[int, str]]:
+def read_lines(path, *, max_chars: int = MAX_LINE_CHARS) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for each line of ``path`` (1-based numbers).
 
     The text has its line ending (``\\n`` or ``\\r\\n``) removed.  Lines are split on
     ``\\n`` only (never on other Unicode line separators that may occur inside a field), and
     each is decoded as strict UTF-8; a UTF-8 byte-order mark at the start of the file is
-    dropped.  Raises ``InputError`` for a missing file and, with the line number, for
-    bytes that are not UTF-8.
+    dropped.  Raises ``InputError`` for a missing file and, with the line number, for a NUL
+    byte (``"line contains a NUL byte; the file is binary or corrupt"``), for bytes that are
+    not UTF-8, and for a line longer than ``max_chars`` characters (default
+    :data:`MAX_LINE_CHARS`).
+
+    The length is checked before any decoding or per-character work, and at most
+    ``4 * max_chars + 2`` bytes of a line are held in memory: a longer line is counted in
+    chunks for the message and refused.
     """
     name = os.fspath(path)
+    # a line of max_chars characters takes at most 4 bytes each plus "\r\n"
+    byte_limit = 4 * int(max_chars) + 2
     with _open_binary(path) as fh:
-        for lineno, raw in enumerate(fh, 1):
+        lineno = 0
+        while True:
+            raw = fh.readline(byte_limit)
+            if not raw:
+                return
+            lineno += 1
+            if b"\x00" in raw:
+                raise _nul_error(raw, name, lineno)
+            if len(raw) == byte_limit and not raw.endswith(b"\n"):
+                n_chars, capped = _count_rest(fh, raw)
+                raise _too_long_error(n_chars, max_chars, name, lineno, capped)
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -76,7 +188,25 @@ def read_lines(path) -> Iterator[tuple[int, str]]:
                 text = text[:-2] if text.endswith("\r\n") else text[:-1]
             if lineno == 1 and text.startswith("\ufeff"):
                 text = text[1:]
+            if len(raw) > max_chars and len(text) > max_chars:
+                raise _too_long_error(len(text), max_chars, name, lineno)
             yield lineno, text
+
+
+def parse_json_line(text: str, name: str, lineno: int, expected: str):
+    """``json.loads(text)``, with every way it can fail as ``InputError(name, lineno)``:
+    ``"not valid JSON (<why>); <expected>"``.  Besides syntax errors that covers nesting too
+    deep for the parser (a RecursionError) and integers of more than 4,300 digits (Python's
+    conversion limit, a bare ValueError)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        why = f"{exc.msg} at column {exc.colno}"
+    except RecursionError:
+        why = "arrays or objects nested too deeply"
+    except ValueError as exc:
+        why = excerpt(str(exc).split(":")[0], 80)[1:-1]
+    raise InputError(f"not valid JSON ({why}); {expected}", name, lineno)
 
 
 def _is_blank(text: str) -> bool:
@@ -87,7 +217,7 @@ def _check_written_tag(tag, what: str, k: int, sentence_line: int) -> None:
     if not isinstance(tag, str) or not tag or any(c.isspace() for c in tag):
         raise InputError(
             f"cannot write sentence {k} (read from line {sentence_line}): predicted {what} "
-            f"{tag!r} must be a non-empty string without whitespace"
+            f"{excerpt(tag)} must be a non-empty string without whitespace"
         )
 
 
@@ -149,7 +279,7 @@ def read_conll2000(path) -> list[ChunkSentence]:
         if len(fields) != 3:
             raise InputError(
                 f"expected 3 columns 'word POS chunk-tag' separated by spaces, got "
-                f"{len(fields)} column{'s' if len(fields) != 1 else ''}: {text!r}. Each token "
+                f"{len(fields)} column{'s' if len(fields) != 1 else ''}: {excerpt(text)}. Each token "
                 f"line needs exactly these three fields; a blank line ends a sentence",
                 name,
                 lineno,
@@ -158,7 +288,7 @@ def read_conll2000(path) -> list[ChunkSentence]:
         if tag not in valid_tags:
             if _CHUNK_TAG.fullmatch(tag) is None:
                 raise InputError(
-                    f"invalid chunk tag {tag!r} in the third column: expected 'O' or an IOB "
+                    f"invalid chunk tag {excerpt(tag)} in the third column: expected 'O' or an IOB "
                     f"tag 'B-TYPE' / 'I-TYPE' (for example B-NP, I-VP)",
                     name,
                     lineno,
@@ -226,8 +356,21 @@ def write_conll2000(path, sentences: Sequence[ChunkSentence], predicted_tags=Non
 # --------------------------------------------------------------------------------------
 CONLLU_FIELDS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
 _ID, _FORM, _LEMMA, _UPOS, _XPOS, _FEATS, _HEAD, _DEPREL, _DEPS, _MISC = range(10)
-_RANGE_ID = re.compile(r"([1-9][0-9]*)-([1-9][0-9]*)")
+# IDs and heads of more than 9 digits are refused before int(): no sentence has a billion
+# words, and int() of a 5,000-digit string raises a bare ValueError.
+_MAX_DIGITS = 9
+_RANGE_ID = re.compile(r"([1-9][0-9]{0,8})-([1-9][0-9]{0,8})")
 _EMPTY_ID = re.compile(r"(?:0|[1-9][0-9]*)\.[1-9][0-9]*")
+#: The 17 Universal POS tags of UD v2 (https://universaldependencies.org/u/pos/), the values
+#: UPOS (column 4) may take besides '_'.
+UPOS_TAGS = frozenset((
+    "ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON",
+    "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X",
+))
+# UD v1 called CCONJ "CONJ"; v1 treebanks (the shared Basque BDT v1.4) still use it.
+_UD1_UPOS = frozenset(("CONJ",))
+_ALLOWED_UPOS = UPOS_TAGS | _UD1_UPOS | {"_"}
+_UPOS_LIST = " ".join(sorted(UPOS_TAGS))
 
 
 def _is_word_id(token_id: str) -> bool:
@@ -319,8 +462,24 @@ class ConlluSentence:
         return self._column(_DEPREL)
 
 
+def _shown_id(token_id: str) -> str:
+    """A numeric ID as written, or an excerpt when it is absurdly long."""
+    return token_id if len(token_id) <= 20 else excerpt(token_id, 20)
+
+
 def _conllu_error(message: str, path: str, line: int) -> InputError:
     return InputError(message, path, line)
+
+
+def _upos_error(tag: str, what: str, name: str, line: int) -> InputError:
+    found = "empty" if not tag else f"{excerpt(tag)}, not a Universal POS tag"
+    return _conllu_error(
+        f"UPOS (column 4) of {what} is {found}; expected one of the 17 UD tags "
+        f"{_UPOS_LIST} (or CONJ, UD v1's CCONJ), or '_' if it is unknown. Language-specific "
+        f"tags belong in XPOS (column 5)",
+        name,
+        line,
+    )
 
 
 def read_conllu(path) -> list[ConlluSentence]:
@@ -328,7 +487,9 @@ def read_conllu(path) -> list[ConlluSentence]:
 
     Checked: 10 tab-separated fields per row; IDs are integers, ranges ``N-M`` (N < M) or
     empty nodes ``N.M``; word IDs run 1, 2, ..., n in order; HEAD is ``_`` or an integer
-    between 0 and n; UPOS is not empty; comments come before the rows of their sentence.
+    between 0 and n; UPOS of words and empty nodes is one of :data:`UPOS_TAGS`, ``CONJ``
+    (UD v1's name of CCONJ) or ``_`` (XPOS is free); comments come before the rows of their
+    sentence.  Lines are read by :func:`read_lines` (NUL bytes, UTF-8, line length).
     """
     name = os.fspath(path)
     sentences: list[ConlluSentence] = []
@@ -388,10 +549,10 @@ def read_conllu(path) -> list[ConlluSentence]:
             start = lineno
         token_id = fields[_ID]
         if _is_word_id(token_id):
-            if int(token_id) != n_words + 1:
+            if len(token_id) > _MAX_DIGITS or int(token_id) != n_words + 1:
                 raise _conllu_error(
-                    f"word ID {token_id} out of order: expected {n_words + 1}; word IDs must "
-                    f"run 1, 2, 3, ... within each sentence",
+                    f"word ID {_shown_id(token_id)} out of order: expected {n_words + 1}; word "
+                    f"IDs must run 1, 2, 3, ... within each sentence",
                     name,
                     lineno,
                 )
@@ -400,37 +561,41 @@ def read_conllu(path) -> list[ConlluSentence]:
             if head != "_":
                 if not (head.isdigit() and head.isascii()):
                     raise _conllu_error(
-                        f"HEAD {head!r} of word {token_id} is not an integer or '_'; expected "
-                        f"0 for the root or the ID of the head word",
+                        f"HEAD {excerpt(head)} of word {token_id} is not an integer or '_'; "
+                        f"expected 0 for the root or the ID of the head word",
+                        name,
+                        lineno,
+                    )
+                if len(head) > _MAX_DIGITS:
+                    raise _conllu_error(
+                        f"HEAD {excerpt(head)} of word {token_id} is out of range (more than "
+                        f"{_MAX_DIGITS} digits); expected 0 (root) or the ID of the head word",
                         name,
                         lineno,
                     )
                 if int(head) > max_head:
                     max_head, max_head_line, max_head_word = int(head), lineno, token_id
-            if not fields[_UPOS]:
-                raise _conllu_error(
-                    f"UPOS (column 4) of word {token_id} is empty; expected a tag such as "
-                    f"NOUN, or '_' if it is unknown",
-                    name,
-                    lineno,
-                )
+            if fields[_UPOS] not in _ALLOWED_UPOS:
+                raise _upos_error(fields[_UPOS], f"word {token_id}", name, lineno)
         else:
             m = _RANGE_ID.fullmatch(token_id)
             if m is not None:
                 if int(m.group(1)) >= int(m.group(2)):
                     raise _conllu_error(
-                        f"bad multiword-token range {token_id!r}: the first ID must be "
+                        f"bad multiword-token range {excerpt(token_id)}: the first ID must be "
                         f"smaller than the second, e.g. '1-2'",
                         name,
                         lineno,
                     )
             elif _EMPTY_ID.fullmatch(token_id) is None:
                 raise _conllu_error(
-                    f"bad ID {token_id!r}: expected a word ID (1, 2, ...), a multiword-token "
-                    f"range (1-2) or an empty node (8.1)",
+                    f"bad ID {excerpt(token_id)}: expected a word ID (1, 2, ...), a "
+                    f"multiword-token range (1-2) or an empty node (8.1)",
                     name,
                     lineno,
                 )
+            elif fields[_UPOS] not in _ALLOWED_UPOS:
+                raise _upos_error(fields[_UPOS], f"empty node {_shown_id(token_id)}", name, lineno)
         rows.append(tuple(fields))
     if rows or comments:
         flush()

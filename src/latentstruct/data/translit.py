@@ -17,10 +17,12 @@ import re
 import unicodedata
 
 from ..exceptions import ConfigError, InputError
-from .readers import read_lines
+from .readers import excerpt, read_lines
 
 __all__ = [
     "LANGUAGES",
+    "MAX_WORD_CHARS",
+    "check_word_length",
     "check_language",
     "read_translit_tsv",
     "cldr_pairs",
@@ -34,6 +36,27 @@ LANGUAGES = ("he", "ru", "ar")
 # Invisible bidirectional controls: LRM/RLM (U+200E/U+200F), the embedding and override
 # controls U+202A-U+202E, the isolates U+2066-U+2069 and the Arabic letter mark U+061C.
 _DIRECTION_MARKS = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069\u061c]")
+
+
+#: Longest word (characters, either side) a transliteration pair may have.  The Wikidata
+#: name files top out at 21 (English) and 42 (target) characters.  Every pair costs an
+#: m x n alignment and evaluation aligns every source with every target, so one absurd
+#: word would stall training and evaluation; it is refused, not truncated, because a cut
+#: word is a different name.
+MAX_WORD_CHARS = 100
+
+
+def check_word_length(word: str, what: str, path=None, line=None) -> None:
+    """Raise ``InputError`` (with ``path``/``line`` when given) if ``word`` is longer than
+    :data:`MAX_WORD_CHARS` characters."""
+    if len(word) > MAX_WORD_CHARS:
+        raise InputError(
+            f"{what} is {len(word):,} characters long ({excerpt(word, 40)}), over the limit of "
+            f"{MAX_WORD_CHARS} characters per word; it is refused, not truncated (pairs are "
+            f"single names, and every pair is aligned character by character)",
+            path,
+            line,
+        )
 
 
 def check_language(lang) -> str:
@@ -62,8 +85,10 @@ def read_translit_tsv(path) -> list[tuple[str, str]]:
     not returned.  Lines that are empty are skipped.
 
     Raises ``InputError`` (with the file and the 1-based line) for a line without exactly 3
-    TAB-separated columns, an empty source or target, a bad count, bytes that are not UTF-8,
-    a missing file, and a file that contains no pairs.
+    TAB-separated columns, an empty source or target, a word longer than
+    :data:`MAX_WORD_CHARS` characters, a bad count, a NUL byte, bytes that are not UTF-8, a
+    line longer than ``readers.MAX_LINE_CHARS``, a missing file, and a file that contains no
+    pairs.
     """
     name = str(path)
     pairs: list[tuple[str, str]] = []
@@ -88,10 +113,14 @@ def read_translit_tsv(path) -> list[tuple[str, str]]:
                 name,
                 lineno,
             )
+        check_word_length(source, "the English word in column 1", name, lineno)
+        check_word_length(target, "the target word in column 2", name, lineno)
         count = cols[2].strip()
         if not count.isascii() or not count.isdigit():
             raise InputError(
-                f"count in column 3 must be a non-negative integer, got {cols[2]!r}", name, lineno
+                f"count in column 3 must be a non-negative integer, got {excerpt(cols[2])}",
+                name,
+                lineno,
             )
         pairs.append((source, target))
     if not pairs:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 
 __all__ = ["DecodeResult", "EXACT", "TIME_LIMIT", "INFEASIBLE", "ERROR"]
 

@@ -2,7 +2,10 @@
 
 Each learner is registered by name for the command line (``LEARNERS``) and declares the
 task capabilities it requires; ``check_compatible`` and ``valid_learners`` use those
-declarations to refuse a mismatched (task, learner) pair before any data is read.
+declarations to refuse a mismatched (task, learner) pair before any data is read.  Each
+also declares what its hyperparameters may be (``learners.params``), checked in ``fit`` and
+in ``check_compatible``; and each iterative learner's ``fit`` takes ``checkpoint=`` and
+``resume=`` (``learners.checkpoint``).
 """
 
 from .alternating import StructuredPart, alternating_latent_fit, squared_hinge_objective
@@ -14,6 +17,7 @@ from .base import (
     register_learner,
     valid_learners,
 )
+from .checkpoint import Checkpoint
 from .distro import DISTRO
 from .inference_check import InferenceMonitor
 from .jlis import JLIS, NormalizedBinaryView
@@ -33,6 +37,7 @@ __all__ = [
     "register_learner",
     "check_compatible",
     "valid_learners",
+    "Checkpoint",
     "InferenceMonitor",
     "StructuredPart",
     "alternating_latent_fit",

@@ -29,6 +29,7 @@ from ..exceptions import (
 )
 from ..parallel import parallel_chunks
 from ..solvers.dcd import ConstraintPool, solve_grouped_dcd
+from .alternating_state import pack_loop, unpack_loop
 from .inference_check import InferenceMonitor, _tol
 
 __all__ = [
@@ -138,7 +139,8 @@ def _seeded_latent(task, Xs, w, seeds, a, b):
 
 
 def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: StructuredPart | None = None,
-                           random_state=None, desc="latent", monotone=True) -> AlternatingResult:
+                           random_state=None, desc="latent", monotone=True,
+                           session=None) -> AlternatingResult:
     """LCLR Algorithm 1 with Algorithm 2 inside (J-LIS Algorithms 1-2 when ``structured``).
 
     Minimises, over w (squared hinge, grouped DCD for each inner problem)::
@@ -162,14 +164,19 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
     or decodes were inexact, warns, restores the previous weights and stops).  Without it
     (the LCLR-variant, which skips inner re-decoding) the loop runs ``max_iter`` iterations
     or until one changes nothing (a fixed point: ``converged``).
+
+    ``session`` (a :class:`~latentstruct.learners.checkpoint.CheckpointSession`) receives the
+    loop's whole state after every outer iteration; when it resumes one, ``w0`` is ignored
+    and the loop continues from the saved state.
     """
     rng = np.random.default_rng(learner.random_state if random_state is None else random_state)
     check = bool(getattr(learner, "check_inference", True))
     monitor = InferenceMonitor(type(learner).__name__, check)
     n = len(X)
     m = 0 if structured is None else len(structured.X)
-    w = np.array(w0, dtype=np.float64)
-    w_init = w.copy()
+    resumed = session is not None and session.resuming
+    w = None if resumed else np.array(w0, dtype=np.float64)
+    w_init = None if resumed else w.copy()
     pos = np.flatnonzero(y > 0)
     neg = np.flatnonzero(y < 0)
     X_pos = task.subset(X, pos) if n else []
@@ -186,6 +193,12 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
     # structures are what an argmax must not fall below).
     cache: dict[int, dict] = {int(j): {} for j in neg}
     cache.update({n + i: {} for i in range(m)})
+    if resumed:
+        meta, arrays = session.state
+        restored = unpack_loop(meta, arrays, n_structured_from=n, monitor=monitor)
+        w, w_init, pool = restored["w"], restored["w_init"], restored["pool"]
+        pos_constraint, pos_structure = restored["pos_constraint"], restored["pos_structure"]
+        pos_phi, cache, rng = restored["pos_phi"], restored["cache"], restored["rng"]
     tie_break = bool(getattr(learner, "random_tie_break", False))
     n_jobs = learner.n_jobs
     # A structure joins a cache only when its hinge exceeds the cache's by more than eps
@@ -243,15 +256,38 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
             value += structured.C * float(xi @ xi)
         return value
 
-    current = objective(w)
-    curve, cache_sizes, gaps, hits = [current], [], [], 0
-    cap_hits = inner_not_converged = 0
-    converged, stop_reason = False, "max_iter"
-    bar = tqdm(total=learner.max_iter, desc=desc, unit="iter", disable=not learner.progress,
-               leave=False)
     it = 0
-    last_gap = 0.0
-    for it in range(1, learner.max_iter + 1):
+    done = False
+    if resumed:
+        c = session.state[0]
+        current, curve, cache_sizes, gaps = c["current"], c["curve"], c["cache_sizes"], c["gaps"]
+        hits, cap_hits, inner_not_converged = c["hits"], c["cap_hits"], c["inner_not_converged"]
+        converged, stop_reason, last_gap = c["converged"], c["stop_reason"], c["last_gap"]
+        it, done = session.iteration, session.done
+    else:
+        current = objective(w)
+        curve, cache_sizes, gaps, hits = [current], [], [], 0
+        cap_hits = inner_not_converged = 0
+        converged, stop_reason = False, "max_iter"
+        last_gap = 0.0
+
+    def checkpoint(iteration, finished):
+        if session is None or not session.active:
+            return
+        counters = {"current": current, "curve": curve, "cache_sizes": cache_sizes,
+                    "gaps": gaps, "hits": hits, "cap_hits": cap_hits,
+                    "inner_not_converged": inner_not_converged, "converged": converged,
+                    "stop_reason": stop_reason, "last_gap": last_gap}
+        meta, arrays = pack_loop(w=w, w_init=w_init, pool=pool, pos_constraint=pos_constraint,
+                                 pos_structure=pos_structure, pos_phi=pos_phi, cache=cache,
+                                 rng=rng, monitor=monitor, counters=counters)
+        session.save(iteration, meta, arrays, done=finished)
+
+    bar = tqdm(total=learner.max_iter, initial=min(it, learner.max_iter), desc=desc, unit="iter",
+               disable=not learner.progress, leave=False)
+    # the iterations still to run: none when the resumed run had finished
+    first, last = it + 1, (it if done else learner.max_iter)
+    for it in range(first, last + 1):
         w_prev = w.copy()
         changes = 0
         slack_excess = 0.0  # bound on Eq. (4) - Eq. (5) at the end of the cutting plane
@@ -334,7 +370,9 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
                 # No completion changed and no cache grew: every later iteration would solve
                 # the same restricted problem again, so this is where the loop ends.
                 converged, stop_reason = True, "fixed_point"
+                checkpoint(it, True)
                 break
+            checkpoint(it, it == learner.max_iter)
             continue
         # Theorem 1 with an inexact inner solve: Q(w_t+1) <= Eq. (5)(w_t+1) + C * slack_excess
         # <= Eq. (5)'s optimum + gap + C * slack_excess <= Q(w_t) + gap + C * slack_excess.
@@ -358,12 +396,15 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
             w = w_prev
             curve.pop()  # the curve ends at the objective of the weights kept
             stop_reason = "objective_increase"
+            checkpoint(it, True)
             break
         improvement = (current - new) / max(abs(current), 1e-12)
         current = new
         if improvement < learner.tol:
             converged, stop_reason = True, "tol"
+            checkpoint(it, True)
             break
+        checkpoint(it, it == learner.max_iter)
     bar.close()
     run = AlternatingResult(w, w_init, it, converged, stop_reason, curve, cache_sizes, hits,
                             monitor.per_iteration, monitor.n_inconsistent, cap_hits,

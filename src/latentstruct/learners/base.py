@@ -19,6 +19,7 @@ from ..exceptions import ConfigError, InferenceError, NotFittedError
 from ..parallel import parallel_chunks
 from ..tasks.base import Task
 from ..tasks.contracts import capability
+from .params import check_coef_init, validate_params
 
 __all__ = [
     "LinearStructuredLearner",
@@ -58,27 +59,40 @@ def check_positive_int(name: str, value) -> int:
     return int(value)
 
 
-def check_coef_init(coef_init, n_features: int, what: str = "") -> np.ndarray:
-    """A float64 copy of ``coef_init`` after checking it has ``n_features`` entries."""
-    w0 = np.array(coef_init, dtype=np.float64)
-    if w0.shape != (n_features,):
-        raise ConfigError(f"coef_init must have shape ({n_features},){what}, got {w0.shape}")
-    return w0
-
-
 class LinearStructuredLearner(BaseEstimator):
     """Base of learners whose model is one weight vector ``coef_`` over the task's features."""
 
     #: task capabilities every instance needs (see ``required_capabilities``)
     requires: frozenset = frozenset()
+    #: hyperparameter -> list of what it may be (``learners.params``); checked by
+    #: ``validate_params`` at the start of ``fit`` and by ``check_compatible``
+    _parameter_constraints: dict = {}
     #: hyperparameters that may change on a trained model (``evaluate``/``predict`` options)
     evaluation_params: frozenset = frozenset({"n_jobs", "progress"})
+    #: hyperparameters that may differ when a fit resumes from a checkpoint (they never
+    #: change what is learned)
+    resume_may_change: frozenset = frozenset({"n_jobs", "progress", "verbose"})
 
     @classmethod
     def required_capabilities(cls, params: dict | None = None) -> dict[str, str]:
         """Capabilities a learner of this class with hyperparameters ``params`` needs from its
         task: {capability: why} (the reason is empty when the learner always needs it)."""
         return {c: "" for c in cls.requires}
+
+    @classmethod
+    def validate_params(cls, params: dict, *, n_features: int | None = None) -> None:
+        """Raise ``ConfigError`` (scikit-learn's wording) for the first hyperparameter in
+        ``params`` that ``_parameter_constraints`` does not allow; needs no task or data."""
+        validate_params(cls.__name__, cls._parameter_constraints, params, n_features=n_features)
+
+    def _validate_params(self) -> None:
+        """``validate_params`` on this instance's hyperparameters (start of ``fit``)."""
+        task = getattr(self, "task", None)
+        n = None
+        if (isinstance(task, Task) and task.is_fitted()
+                and "coef_init" in self._parameter_constraints):
+            n = self.coef_size(task)
+        type(self).validate_params(self.get_params(deep=False), n_features=n)
 
     def _check_task(self) -> Task:
         if not isinstance(self.task, Task):
@@ -174,11 +188,14 @@ def valid_learners(task_cls, task_params: dict | None = None) -> list[str]:
 
 
 def check_compatible(task_cls, task_params, learner_cls, learner_params=None) -> None:
-    """Raise ``ConfigError`` unless the task offers every capability the learner needs.
+    """Raise ``ConfigError`` unless every hyperparameter in ``learner_params`` is valid
+    (``validate_params``) and the task offers every capability the learner needs.
 
     Uses only classes and parameters, so it runs before any data is read; the message
     lists what is missing and the learners that fit the task.
     """
+    # bad values first: the capabilities a learner needs depend on them
+    learner_cls.validate_params(learner_params or {})
     unmet = _unmet(task_cls, task_params, learner_cls, learner_params)
     if not unmet:
         return

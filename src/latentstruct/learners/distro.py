@@ -38,6 +38,9 @@ from ..tasks.label_factored import gold_labels
 from .base import (LinearStructuredLearner, check_nonnegative, check_positive_int,
                    register_learner)
 from .distro_model import DistroParams
+from .checkpoint import CheckpointSession
+from .checkpoint_state import prefixed, rng_from_state, rng_state, unprefixed
+from .params import BOOL, SEED, Interval, Options
 
 __all__ = ["DISTRO"]
 
@@ -112,6 +115,22 @@ class DISTRO(LinearStructuredLearner):
     requires = frozenset({LABEL_FACTORED})
     evaluation_params = frozenset({"progress"})
 
+    _parameter_constraints = {
+        "n_components": [Interval(int, 1, None, closed="left")],
+        "lambda1": [Interval(float, 0, None, closed="left")],
+        "lambda2": [Interval(float, 0, None, closed="left")],
+        "n_iter": [Interval(int, 0, None, closed="left")],
+        **{name: [Interval(int, 1, None, closed="left")]
+           for name in ("weight_epochs", "label_epochs", "batch_size", "n_restarts", "max_weights")},
+        "eta0": [Options("auto"), Interval(float, 0, None, closed="neither")],
+        "label_eta0": [Options("auto"), Interval(float, 0, None, closed="neither"), None],
+        "threshold": [Options(*THRESHOLDS)], "label_init": [Options(*LABEL_INITS)],
+        **{name: [BOOL] for name in ("update_labels", "restart_schedule", "descent_guard",
+                                     "check_inference", "progress")},
+        # an int: it also seeds the eta0 samples, as default_rng([random_state, k])
+        "random_state": [SEED],
+    }
+
     def __init__(self, task=None, n_components=20, lambda1=0.25, lambda2=0.004, n_iter=5,
                  weight_epochs=5, label_epochs=5, batch_size=20, eta0="auto", label_eta0="auto",
                  threshold="step",
@@ -141,6 +160,7 @@ class DISTRO(LinearStructuredLearner):
 
     # --- validation -------------------------------------------------------------------------
     def _validate(self) -> None:
+        self._validate_params()
         check_positive_int("n_components", self.n_components)
         self._lambda1 = check_nonnegative("lambda1", self.lambda1)
         self._lambda2 = check_nonnegative("lambda2", self.lambda2)
@@ -279,8 +299,13 @@ class DISTRO(LinearStructuredLearner):
         return _Data(_SubBatch(rows, offsets), self._slice(data, sample)[2], m)
 
     # --- fit / predict ----------------------------------------------------------------------
-    def fit(self, X, Y) -> "DISTRO":
-        """Learn W and A from examples ``X`` and encoded structures ``Y``; returns self."""
+    def fit(self, X, Y, *, checkpoint=None, resume=None) -> "DISTRO":
+        """Learn W and A from examples ``X`` and encoded structures ``Y``; returns self.
+
+        ``checkpoint`` (a path or :class:`~latentstruct.learners.checkpoint.Checkpoint`)
+        saves the loop after every restart and every later alternation (parameters, step
+        counts, random state); ``resume`` continues from such a file to the model an
+        uninterrupted run gives."""
         self._validate()
         task = self._check_task()
         batch = task.label_factored_batch(X)
@@ -289,7 +314,7 @@ class DISTRO(LinearStructuredLearner):
             raise InputError("no training examples")
         if len(Y) != n:
             raise InputError(f"X has {n} examples but Y has {len(Y)} structures")
-        y = gold_labels(Y, int(batch.offsets[-1]))
+        y = gold_labels(Y, int(batch.offsets[-1]), batch.n_labels, allow_unseen=False)
         F, L, d = batch.rows.shape[1], batch.n_labels, int(self.n_components)
         if d * F > self.max_weights:
             raise ConfigError(
@@ -297,6 +322,7 @@ class DISTRO(LinearStructuredLearner):
                 f"above max_weights={self.max_weights:,}; lower n_components or raise max_weights")
         transitions = batch.has_transitions
         data = _Data(batch, y, n)
+        session = CheckpointSession(self, {"X": batch, "Y": y}, checkpoint, resume)
         self.n_inexact_decodes_ = 0
         self.n_reverted_phases_ = 0
         self._label_eta0 = None
@@ -310,13 +336,23 @@ class DISTRO(LinearStructuredLearner):
                    leave=False)
         try:
             blas = single_threaded_blas()
-            A0s = [init_label_matrix(d, L, self.label_init, rng) for _ in range(starts)]
-            eta0 = self._search_eta0(DistroParams.zeros(F, A0s[0], transitions), data,
-                                     np.random.default_rng([self.random_state, 1]))
+            candidates, selected, done_alternations = [], None, 0
+            if session.resuming:
+                rng, A0s, eta0, candidates, selected, done_alternations = self._resume_state(session)
+            else:
+                A0s = [init_label_matrix(d, L, self.label_init, rng) for _ in range(starts)]
+                eta0 = self._search_eta0(DistroParams.zeros(F, A0s[0], transitions), data,
+                                         np.random.default_rng([self.random_state, 1]))
             self.eta0_ = eta0
-            candidates = []
-            for r, A0 in enumerate(A0s):
-                params = DistroParams.zeros(F, A0, transitions)
+
+            def save(done):
+                if session.active:
+                    meta, arrays = self._loop_state(rng, A0s, candidates, selected, done_alternations)
+                    restarts_done = len(candidates) if selected is None else starts
+                    session.save(restarts_done + done_alternations, meta, arrays, done=done)
+
+            for r in range(len(candidates), starts if selected is None else 0):
+                params = DistroParams.zeros(F, A0s[r], transitions)
                 curve = []
                 self._weight_epochs(params, data, self.weight_epochs, rng, eta0, bar)
                 curve.append(self._objective(params, data))
@@ -324,11 +360,17 @@ class DISTRO(LinearStructuredLearner):
                     self._alternate(params, data, rng, eta0, curve, bar)
                 candidates.append((curve[-1], r, params, curve))
                 self._show(bar, "restart", r, curve[-1], params)
-            self.restart_objectives_ = [c[0] for c in candidates]
-            _, self.restart_, params, curve = min(candidates, key=lambda c: (c[0], c[1]))
-            for it in range(1, self.n_iter):
+                save(r + 1 == starts and self.n_iter <= 1)
+            if selected is None:
+                self.restart_objectives_ = [c[0] for c in candidates]
+                _, self.restart_, params, curve = min(candidates, key=lambda c: (c[0], c[1]))
+                selected = (params, curve)
+            params, curve = selected
+            for it in range(1 + done_alternations, self.n_iter):
                 self._alternate(params, data, rng, eta0, curve, bar)
                 self._show(bar, "alternation", it + 1, curve[-1], params)
+                done_alternations = it
+                save(it == self.n_iter - 1)
         finally:
             bar.close()
             blas.unregister()
@@ -341,6 +383,52 @@ class DISTRO(LinearStructuredLearner):
             warnings.warn(f"{self.n_inexact_decodes_} loss-augmented decodes scored below the "
                           "gold structure (an inexact decoder)", InexactInferenceWarning, stacklevel=2)
         return self
+
+    # --- checkpoints -------------------------------------------------------------------------
+    def _loop_state(self, rng, A0s, candidates, selected, done_alternations) -> tuple[dict, dict]:
+        """The loop's state: before the best restart is chosen, every finished restart;
+        after, the chosen parameters and how many later alternations are done."""
+        meta = {"rng": rng_state(rng), "eta0": float(self.eta0_),
+                "eta0_trials": _pairs(getattr(self, "eta0_trials_", None)),
+                "label_eta0": self._label_eta0,
+                "label_eta0_trials": _pairs(getattr(self, "label_eta0_trials_", None)),
+                "n_inexact_decodes": self.n_inexact_decodes_,
+                "n_reverted_phases": self.n_reverted_phases_,
+                "done_alternations": done_alternations, "candidates": [], "selected": None}
+        arrays = {f"A0.{r}": A for r, A in enumerate(A0s)}
+        for objective, r, params, curve in (candidates if selected is None else []):
+            p_meta, p_arrays = params.get_state()
+            meta["candidates"].append({"objective": objective, "restart": r, "params": p_meta,
+                                       "curve": curve})
+            arrays.update(prefixed(f"cand{r}", p_arrays))
+        if selected is not None:
+            p_meta, p_arrays = selected[0].get_state()
+            meta["selected"] = {"params": p_meta, "curve": selected[1], "restart": self.restart_,
+                                "restart_objectives": self.restart_objectives_}
+            arrays.update(prefixed("selected", p_arrays))
+        return meta, arrays
+
+    def _resume_state(self, session):
+        """(rng, A0s, eta0, candidates, selected, done alternations) from a checkpoint."""
+        meta, arrays = session.state
+        self.n_inexact_decodes_ = int(meta["n_inexact_decodes"])
+        self.n_reverted_phases_ = int(meta["n_reverted_phases"])
+        self._label_eta0 = meta["label_eta0"]
+        for name in ("eta0_trials", "label_eta0_trials"):
+            if meta[name] is not None:
+                setattr(self, name + "_", {float(k): float(v) for k, v in meta[name]})
+        A0s = [arrays[f"A0.{r}"] for r in range(sum(k.startswith("A0.") for k in arrays))]
+        candidates = [(c["objective"], c["restart"], DistroParams.from_state(
+                           c["params"], unprefixed(f"cand{c['restart']}", arrays)),
+                       list(c["curve"])) for c in meta["candidates"]]
+        selected = None
+        if meta["selected"] is not None:
+            s = meta["selected"]
+            self.restart_, self.restart_objectives_ = s["restart"], list(s["restart_objectives"])
+            selected = (DistroParams.from_state(s["params"], unprefixed("selected", arrays)),
+                        list(s["curve"]))
+        return (rng_from_state(meta["rng"]), A0s, float(meta["eta0"]), candidates, selected,
+                int(meta["done_alternations"]))
 
     def _alternate(self, params, data, rng, eta0, curve, bar) -> None:
         """One alternation of Algorithm 1: an A-step (if labels are learned), then a w-step."""
@@ -433,6 +521,11 @@ class DISTRO(LinearStructuredLearner):
         self.eta0_ = float(meta.get("eta0_", 0.0))
         self.restart_objectives_ = list(meta.get("restart_objectives_", []))
         self._set_learned(DistroParams.unpack(self.coef_, F, d, L, transitions), F, L, transitions)
+
+
+def _pairs(trials):
+    """A {eta0: objective} record as JSON pairs (JSON keys cannot be floats)."""
+    return None if trials is None else [[float(k), float(v)] for k, v in trials.items()]
 
 
 def _part_indices(all_offsets, idx, offsets) -> np.ndarray:

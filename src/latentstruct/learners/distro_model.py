@@ -93,6 +93,20 @@ class DistroParams:
         for name in ("V", "scale", "W_T", "start", "end", "A", "t_w", "t_a"):
             setattr(self, name, getattr(other, name))
 
+    def get_state(self) -> tuple[dict, dict]:
+        """``(meta, arrays)`` holding every field exactly (for checkpoints)."""
+        arrays = {k: getattr(self, k) for k in ("V", "W_T", "start", "end", "A")
+                  if getattr(self, k) is not None}
+        return {"scale": float(self.scale), "t_w": int(self.t_w), "t_a": int(self.t_a)}, \
+            {k: v.copy() for k, v in arrays.items()}
+
+    @classmethod
+    def from_state(cls, meta: dict, arrays: dict) -> "DistroParams":
+        """The parameters :meth:`get_state` described."""
+        get = lambda k: arrays[k].copy() if k in arrays else None  # noqa: E731
+        return cls(get("V"), float(meta["scale"]), get("W_T"), get("start"), get("end"),
+                   get("A"), int(meta["t_w"]), int(meta["t_a"]))
+
     def emission(self) -> np.ndarray:
         return self.scale * self.V
 

@@ -21,6 +21,9 @@ from .base import (
     check_positive_int,
     register_learner,
 )
+from .checkpoint import CheckpointSession
+from .lclr import AT_LEAST_ONE, NONNEGATIVE, POSITIVE
+from .params import BOOL, COEF_INIT, NJOBS, RANDOM_STATE, Options
 from .ssvm import StructuredSVM
 
 __all__ = ["JLIS", "NormalizedBinaryView"]
@@ -175,6 +178,15 @@ class JLIS(LinearStructuredLearner):
             out[RANDOM_TIES] = "random_tie_break=True; set it to False"
         return out
 
+    _parameter_constraints = {
+        "C1": [POSITIVE], "C2": [POSITIVE], "normalization": [Options(*_NORMALIZATIONS)],
+        "tol": [POSITIVE], "max_iter": [AT_LEAST_ONE], "max_cutting_plane_rounds": [AT_LEAST_ONE],
+        "epsilon": [NONNEGATIVE], "dcd_tol": [POSITIVE], "dcd_max_iter": [AT_LEAST_ONE],
+        "random_tie_break": [BOOL], "coef_init": [COEF_INIT, None], "init_max_iter": [AT_LEAST_ONE],
+        "check_inference": [BOOL], "n_jobs": [NJOBS, None], "random_state": RANDOM_STATE,
+        "progress": [BOOL],
+    }
+
     def __init__(self, task=None, C1=0.1, C2=0.1, normalization="length", tol=1e-5, max_iter=20,
                  max_cutting_plane_rounds=50, epsilon=1e-3, dcd_tol=1e-3, dcd_max_iter=2000,
                  random_tie_break=True, coef_init=None, init_max_iter=30, check_inference=True,
@@ -215,8 +227,10 @@ class JLIS(LinearStructuredLearner):
                                  random_state=self.random_state, n_jobs=self.n_jobs).fit(X, Y)
         return np.append(base.coef_, 0.0)
 
-    def fit(self, X, Y, X_binary=None, y_binary=None):
-        """Learn from labelled structures (X, Y) and binary examples (X_binary, y_binary)."""
+    def fit(self, X, Y, X_binary=None, y_binary=None, *, checkpoint=None, resume=None):
+        """Learn from labelled structures (X, Y) and binary examples (X_binary, y_binary);
+        ``checkpoint``/``resume`` as for ``LCLR.fit``."""
+        self._validate_params()
         task = self._check_task()
         C1 = check_positive("C1", self.C1)
         C2 = check_positive("C2", self.C2)
@@ -254,10 +268,13 @@ class JLIS(LinearStructuredLearner):
         adapter = NormalizedBinaryView(task, self.normalization)
         adapter.check_fitted()
         t_start = time.perf_counter()
-        w0 = self._initial_weights(task, X, Y)
+        session = CheckpointSession(self, {"X": X, "Y": list(Y), "X_binary": X_binary,
+                                           "y_binary": y_binary}, checkpoint, resume)
+        w0 = None if session.resuming else self._initial_weights(task, X, Y)
         structured = StructuredPart(task, X, list(Y), C1) if len(X) else None
         run, monitor = alternating_latent_fit(self, adapter, X_binary, y_binary, C2, w0,
-                                              structured=structured, desc="jlis")
+                                              structured=structured, desc="jlis",
+                                              session=session)
         return store_alternating_result(self, run, t_start, monitor)
 
     def predict(self, X) -> list:

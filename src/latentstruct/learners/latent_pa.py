@@ -18,8 +18,12 @@ from ..exceptions import ConfigError, warn_convergence
 from ..tasks.contracts import HEURISTIC, LATENT_BINARY
 from .alternating import alternating_latent_fit, store_alternating_result
 from .base import check_coef_init, check_positive, check_positive_int, register_learner
+from .checkpoint import CheckpointSession
+from .checkpoint_state import (monitor_state, pack_sparse, prefixed, restore_monitor,
+                               rng_from_state, rng_state, unpack_sparse, unprefixed)
 from .inference_check import InferenceMonitor
-from .lclr import LCLR, LatentBinaryLearner
+from .lclr import AT_LEAST_ONE, LCLR, POSITIVE, LatentBinaryLearner
+from .params import BOOL, CALLABLE, COEF_INIT, NJOBS, RANDOM_STATE, Options
 
 __all__ = ["LatentPA", "LCLRVariant", "PAEvent", "pa_step_size", "scale_to_range", "PA_VARIANTS"]
 
@@ -178,6 +182,16 @@ class LatentPA(LatentBinaryLearner):
     fit_time_ : seconds
     """
 
+    # a callback only watches the run
+    resume_may_change = LatentBinaryLearner.resume_may_change | {"callback"}
+    _parameter_constraints = {
+        "variant": [Options(*PA_VARIANTS)], "C": [POSITIVE], "max_iter": [AT_LEAST_ONE],
+        "max_negative_updates": [AT_LEAST_ONE], "average": [BOOL],
+        "init": [Options("zeros", "heuristic")], "heuristic_scale": [Options("auto"), POSITIVE],
+        "coef_init": [COEF_INIT, None], "n_jobs": [NJOBS, None], "random_state": RANDOM_STATE,
+        "callback": [CALLABLE, None], "check_inference": [BOOL], "progress": [BOOL],
+    }
+
     def __init__(
         self,
         task=None,
@@ -220,6 +234,7 @@ class LatentPA(LatentBinaryLearner):
 
     # --- validation --------------------------------------------------------------------
     def _validate(self):
+        self._validate_params()
         task = self._check_task()
         if self.variant not in PA_VARIANTS:
             raise ConfigError(
@@ -272,13 +287,21 @@ class LatentPA(LatentBinaryLearner):
         return heur * self.init_scale_
 
     # --- training ------------------------------------------------------------------------
-    def fit(self, X, y):
-        """Run Algorithm 1 on examples ``X`` with labels ``y`` in {-1, +1}; returns self."""
+    def fit(self, X, y, *, checkpoint=None, resume=None):
+        """Run Algorithm 1 on examples ``X`` with labels ``y`` in {-1, +1}; returns self.
+
+        ``checkpoint`` (a path or :class:`~latentstruct.learners.checkpoint.Checkpoint`)
+        saves the weights, the random state and the counters after every epoch; ``resume``
+        continues from such a file to the model an uninterrupted run gives."""
         task = self._validate()
         X = task.as_batch(X)
         y = self._check_labels(X, y)
         t_start = time.perf_counter()
-        w = self._initial_weights(task, X, y)
+        session = CheckpointSession(self, {"X": X, "y": y}, checkpoint, resume)
+        if session.resuming:
+            self.init_scale_ = session.restored("init_scale")
+        else:
+            w = self._initial_weights(task, X, y)
         rng = np.random.default_rng(self.random_state)
         variant, C = self.variant, float(self.C)
         cap = int(self.max_negative_updates)
@@ -290,14 +313,41 @@ class LatentPA(LatentBinaryLearner):
         maximiser = task.argmax_is_maximum()  # False for decode-then-vote
         # Averaging: w_bar_T = (1/T) sum_{t=1..T} w_t = w_T - (1/T) sum_s (s - 1) delta_s,
         # where delta_s is the update made at step s (1-based); u accumulates the sum.
-        u = np.zeros_like(w) if average else None
         n = len(X)
-        step = n_updates = cap_hits = 0
-        self.accuracy_curve_, self.loss_curve_ = [], []
-        bar = tqdm(total=self.max_iter, desc="latent-pa", unit="epoch",
-                   disable=not self.progress, leave=False)
         epoch = 0
-        for epoch in range(1, int(self.max_iter) + 1):
+        if session.resuming:
+            meta, arrays = session.state
+            w = arrays["w"].copy()
+            u = arrays["u"].copy() if average else None
+            rng = rng_from_state(meta["rng"])
+            step, n_updates, cap_hits = meta["step"], meta["n_updates"], meta["cap_hits"]
+            epoch_loss_steps = meta["epoch_loss_steps"]
+            self.accuracy_curve_, self.loss_curve_ = meta["accuracy_curve"], meta["loss_curve"]
+            last_phi = dict(zip(meta["last_phi_ids"], unpack_sparse(unprefixed("last_phi", arrays)),
+                                strict=True))
+            restore_monitor(monitor, meta["monitor"])
+            epoch = session.iteration
+        else:
+            u = np.zeros_like(w) if average else None
+            step = n_updates = cap_hits = 0
+            self.accuracy_curve_, self.loss_curve_ = [], []
+
+        def save(done):
+            if not session.active:
+                return
+            meta = {"rng": rng_state(rng), "step": step, "n_updates": n_updates,
+                    "cap_hits": cap_hits, "epoch_loss_steps": epoch_loss_steps,
+                    "accuracy_curve": self.accuracy_curve_, "loss_curve": self.loss_curve_,
+                    "last_phi_ids": list(last_phi), "monitor": monitor_state(monitor),
+                    "init_scale": self.init_scale_}
+            arrays = {"w": w, **({"u": u} if average else {}),
+                      **prefixed("last_phi", pack_sparse(list(last_phi.values())))}
+            session.save(epoch, meta, arrays, done=done)
+
+        bar = tqdm(total=self.max_iter, initial=min(epoch, self.max_iter), desc="latent-pa",
+                   unit="epoch", disable=not self.progress, leave=False)
+        first, last = epoch + 1, (epoch if session.done else int(self.max_iter))
+        for epoch in range(first, last + 1):
             order = rng.permutation(n)
             n_correct = 0
             loss_sum = 0.0
@@ -349,6 +399,7 @@ class LatentPA(LatentBinaryLearner):
             if callback is not None:
                 callback(PAEvent("epoch", epoch, step, -1, 0, float("nan"), loss_sum / n,
                                  float("nan"), self._current(w, u, step)))
+            save(epoch_loss_steps == 0 or epoch == self.max_iter)
             if epoch_loss_steps == 0:
                 break
         bar.close()
@@ -458,7 +509,10 @@ class LCLRVariant(LCLR):
                          check_inference=check_inference, n_jobs=n_jobs,
                          random_state=random_state, progress=progress)
 
-    def fit(self, X, y):
+    def fit(self, X, y, *, checkpoint=None, resume=None):
+        """Run the outer loop of LCLR with one cutting-plane round per outer iteration
+        (``checkpoint``/``resume`` as for ``LCLR.fit``)."""
+        self._validate_params()
         task = self._check_task()
         C = check_positive("C", self.C)
         check_positive("dcd_tol", self.dcd_tol)
@@ -467,9 +521,10 @@ class LCLRVariant(LCLR):
         X = task.as_batch(X)
         y = self._check_labels(X, y)
         t_start = time.perf_counter()
-        w0 = self._initial_weights(task, X, y)
+        session = CheckpointSession(self, {"X": X, "y": y}, checkpoint, resume)
+        w0 = None if session.resuming else self._initial_weights(task, X, y)
         # LCLR's loop with one cutting-plane round per outer iteration (max_cutting_plane_rounds
         # is fixed to 1 by __init__) and no early stop: Theorem 1 does not apply to it.
         run, monitor = alternating_latent_fit(self, task, X, y, C, w0, desc="lclr-variant",
-                                              monotone=False)
+                                              monotone=False, session=session)
         return store_alternating_result(self, run, t_start, monitor, fixed_schedule=True)

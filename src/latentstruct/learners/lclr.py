@@ -13,7 +13,7 @@ import numpy as np
 
 from ..exceptions import ConfigError, warn_convergence
 from ..parallel import parallel_chunks
-from ..solvers.dcd import ConstraintPool, solve_grouped_dcd
+from ..solvers.dcd import ConstraintPool, DCDKernelState, solve_grouped_dcd
 from ..tasks.contracts import HEURISTIC, LATENT_BINARY, RANDOM_TIES
 from .alternating import (
     AlternatingResult,
@@ -30,7 +30,9 @@ from .base import (
     check_positive_int,
     register_learner,
 )
+from .checkpoint import CheckpointSession
 from .inference_check import InferenceMonitor
+from .params import BOOL, COEF_INIT, NJOBS, RANDOM_STATE, Interval, Options
 
 __all__ = [
     "LCLR",
@@ -42,6 +44,21 @@ __all__ = [
     "AlternatingResult",
     "store_alternating_result",
 ]
+
+
+POSITIVE = Interval(float, 0, None, closed="neither")
+NONNEGATIVE = Interval(float, 0, None, closed="left")
+AT_LEAST_ONE = Interval(int, 1, None, closed="left")
+
+#: LCLR's hyperparameters (the LCLR-variant uses a subset of them)
+LCLR_CONSTRAINTS = {
+    "C": [POSITIVE], "tol": [POSITIVE], "max_iter": [AT_LEAST_ONE],
+    "max_cutting_plane_rounds": [AT_LEAST_ONE], "epsilon": [NONNEGATIVE],
+    "dcd_tol": [POSITIVE], "dcd_max_iter": [AT_LEAST_ONE],
+    "init": [Options("two-stage", "zeros")], "coef_init": [COEF_INIT, None],
+    "random_tie_break": [BOOL], "check_inference": [BOOL], "n_jobs": [NJOBS, None],
+    "random_state": RANDOM_STATE, "progress": [BOOL],
+}
 
 
 class LatentBinaryLearner(LinearStructuredLearner):
@@ -124,6 +141,10 @@ class TwoStage(LatentBinaryLearner):
     """
 
     requires = frozenset({LATENT_BINARY, HEURISTIC})
+    _parameter_constraints = {
+        "C": [POSITIVE], "tol": [POSITIVE], "max_iter": [AT_LEAST_ONE], "n_jobs": [NJOBS, None],
+        "random_state": RANDOM_STATE, "check_inference": [BOOL], "progress": [BOOL],
+    }
 
     def __init__(self, task=None, C=1.0, tol=1e-3, max_iter=1000, n_jobs=1, random_state=0,
                  check_inference=True, progress=False):
@@ -136,7 +157,14 @@ class TwoStage(LatentBinaryLearner):
         self.check_inference = check_inference
         self.progress = progress
 
-    def fit(self, X, y):
+    def fit(self, X, y, *, checkpoint=None, resume=None):
+        """Fix every example's structure with the heuristic, then solve the SVM on them.
+
+        Its iterations are the DCD epochs: ``checkpoint`` (a path or
+        :class:`~latentstruct.learners.checkpoint.Checkpoint`) saves the solver's state
+        (duals, sweep order, random state) after each, and ``resume`` continues from such a
+        file to the model an uninterrupted run gives."""
+        self._validate_params()
         task = self._check_task()
         C = check_positive("C", self.C)
         check_positive("tol", self.tol)
@@ -151,8 +179,20 @@ class TwoStage(LatentBinaryLearner):
         pool = ConstraintPool(task.n_features, len(X))
         for i, h in enumerate(structures):
             pool.add(i, task.latent_feature(X[i], h).scale(y[i]), 1.0)
+        session = CheckpointSession(self, {"X": X, "y": y}, checkpoint, resume)
+        start = None
+        if session.resuming:
+            fields = ("alpha", "w", "A", "sweep", "state_i", "state_f", "rng_state", "converged")
+            start = DCDKernelState(**{k: session.restored(k) for k in fields},
+                                   n_iter=session.iteration)
+
+        def save(state: DCDKernelState):
+            session.save(state.n_iter, {"converged": state.converged}, state.arrays(),
+                         done=state.converged or state.n_iter >= self.max_iter)
+
         res = solve_grouped_dcd(pool, C, tol=self.tol, max_iter=self.max_iter,
-                                random_state=self.random_state)
+                                random_state=self.random_state,
+                                on_epoch=save if session.active else None, start=start)
         if not res.converged:
             warn_convergence(f"TwoStage's DCD stopped at max_iter={self.max_iter} epochs")
         self.coef_ = res.w
@@ -263,6 +303,8 @@ class LCLR(LatentBinaryLearner):
     inner_gap_curve_ : duality gap of the last DCD solve of each outer iteration
     """
 
+    _parameter_constraints = LCLR_CONSTRAINTS
+
     def __init__(
         self,
         task=None,
@@ -318,7 +360,13 @@ class LCLR(LatentBinaryLearner):
             return base.fit(X, y).coef_.copy()
         raise ConfigError(f"init must be 'two-stage' or 'zeros', got {self.init!r}")
 
-    def fit(self, X, y):
+    def fit(self, X, y, *, checkpoint=None, resume=None):
+        """Algorithm 1 on examples ``X`` with labels ``y`` in {-1, +1}; returns self.
+
+        ``checkpoint`` (a path or :class:`~latentstruct.learners.checkpoint.Checkpoint`)
+        saves the loop after every outer iteration; ``resume`` continues from such a file
+        (same data and hyperparameters) to the model an uninterrupted run would give."""
+        self._validate_params()
         task = self._check_task()
         C = check_positive("C", self.C)
         check_positive("tol", self.tol)
@@ -330,6 +378,8 @@ class LCLR(LatentBinaryLearner):
         X = task.as_batch(X)
         y = self._check_labels(X, y)
         t_start = time.perf_counter()
-        w0 = self._initial_weights(task, X, y)
-        run, monitor = alternating_latent_fit(self, task, X, y, C, w0, desc="lclr")
+        session = CheckpointSession(self, {"X": X, "y": y}, checkpoint, resume)
+        w0 = None if session.resuming else self._initial_weights(task, X, y)
+        run, monitor = alternating_latent_fit(self, task, X, y, C, w0, desc="lclr",
+                                              session=session)
         return store_alternating_result(self, run, t_start, monitor)

@@ -10,7 +10,10 @@ from tqdm.auto import tqdm
 from ..exceptions import ConfigError
 from ..tasks.contracts import MAX_DECODABLE
 from .base import LinearStructuredLearner, check_positive_int, register_learner
+from .checkpoint import CheckpointSession
+from .checkpoint_state import monitor_state, restore_monitor, rng_from_state, rng_state
 from .inference_check import InferenceMonitor
+from .params import BOOL, NJOBS, RANDOM_STATE, Interval
 
 __all__ = ["StructuredPerceptron"]
 
@@ -74,6 +77,12 @@ class StructuredPerceptron(LinearStructuredLearner):
     requires = frozenset({MAX_DECODABLE})
     evaluation_params = frozenset({"n_jobs", "progress", "check_inference"})
 
+    _parameter_constraints = {
+        "max_iter": [Interval(int, 1, None, closed="left")], "average": [BOOL],
+        "random_state": RANDOM_STATE, "n_jobs": [NJOBS, None], "check_inference": [BOOL],
+        "progress": [BOOL],
+    }
+
     def __init__(self, task=None, max_iter=10, average=True, random_state=0, n_jobs=1,
                  check_inference=True, progress=False):
         self.task = task
@@ -85,6 +94,7 @@ class StructuredPerceptron(LinearStructuredLearner):
         self.progress = progress
 
     def _validate(self, X, Y):
+        self._validate_params()
         task = self._check_task()
         max_iter = check_positive_int("max_iter", self.max_iter)
         for name in ("average", "check_inference", "progress"):
@@ -99,24 +109,46 @@ class StructuredPerceptron(LinearStructuredLearner):
             raise ConfigError("cannot fit on zero examples")
         return task, max_iter
 
-    def fit(self, X, Y):
-        """Learn ``coef_`` from examples ``X`` and their gold structures ``Y``."""
+    def fit(self, X, Y, *, checkpoint=None, resume=None):
+        """Learn ``coef_`` from examples ``X`` and their gold structures ``Y``.
+
+        ``checkpoint`` (a path or :class:`~latentstruct.learners.checkpoint.Checkpoint`)
+        saves the weights, their running sum and the random state after every epoch;
+        ``resume`` continues from such a file to the model an uninterrupted run gives."""
         task, max_iter = self._validate(X, Y)
         X, Y = task.as_batch(X), list(Y)
         check = bool(self.check_inference)
         monitor = InferenceMonitor("StructuredPerceptron", check)
         n, n_features = len(X), task.n_features
-        rng = np.random.default_rng(self.random_state)
-        w = np.zeros(n_features)
-        u = np.zeros(n_features)  # sum over updates of (step - 1) * Delta
-        step = 0
-        n_updates = 0
-        self.objective_curve_ = []
-        t_start = time.perf_counter()
-        bar = tqdm(total=max_iter, desc="perceptron", unit="epoch", disable=not self.progress,
-                   leave=False)
+        session = CheckpointSession(self, {"X": X, "Y": Y}, checkpoint, resume)
         epoch = 0
-        for epoch in range(1, max_iter + 1):
+        if session.resuming:
+            meta, arrays = session.state
+            rng = rng_from_state(session.restored("rng"))
+            w, u = arrays["w"].copy(), arrays["u"].copy()
+            step, n_updates = meta["step"], meta["n_updates"]
+            self.objective_curve_ = list(meta["objective_curve"])
+            restore_monitor(monitor, meta["monitor"])
+            epoch = session.iteration
+        else:
+            rng = np.random.default_rng(self.random_state)
+            w = np.zeros(n_features)
+            u = np.zeros(n_features)  # sum over updates of (step - 1) * Delta
+            step = 0
+            n_updates = 0
+            self.objective_curve_ = []
+
+        def save(done):
+            if session.active:
+                meta = {"rng": rng_state(rng), "step": step, "n_updates": n_updates,
+                        "objective_curve": self.objective_curve_, "monitor": monitor_state(monitor)}
+                session.save(epoch, meta, {"w": w, "u": u}, done=done)
+
+        t_start = time.perf_counter()
+        bar = tqdm(total=max_iter, initial=min(epoch, max_iter), desc="perceptron", unit="epoch",
+                   disable=not self.progress, leave=False)
+        first, last = epoch + 1, (epoch if session.done else max_iter)
+        for epoch in range(first, last + 1):
             mistakes = 0.0
             for i in rng.permutation(n):
                 i = int(i)
@@ -137,6 +169,7 @@ class StructuredPerceptron(LinearStructuredLearner):
             self.objective_curve_.append(mistakes)
             bar.set_postfix(mistakes=f"{mistakes:.6g}")
             bar.update(1)
+            save(mistakes == 0 or epoch == max_iter)
             if mistakes == 0:
                 break
         bar.close()

@@ -55,15 +55,65 @@ def save_trained(path, task: StructuredTask, learner, extra: dict | None = None)
     save_model(path, metadata, {**task_arrays, **learner_arrays})
 
 
+# Learned weight vectors (the learner's, LCLR's heuristic ones, a task's POS tagger's):
+# learners convert them with np.asarray(..., float64), which would quietly accept integers
+# or numeric strings, so their stored dtype and values are checked first.
+_WEIGHT_ARRAYS = ("coef_", "heuristic_coef_", "tagger_coef")
+
+
+def _holds_text(name: str) -> bool:
+    """Whether a saved array may hold text: only the ``kind`` tags of feature indexes and
+    language models (``data.features``, ``data.lm``) do."""
+    return name.endswith("kind")
+
+
+def _check_weights(path, arrays: dict) -> None:
+    if "coef_" not in arrays:
+        raise ModelFormatError(f"{path}: model file has no weight vector 'coef_'; the file is "
+                               "damaged or not a trained model. Retrain the model.")
+    for name in _WEIGHT_ARRAYS:
+        if name not in arrays:
+            continue
+        w = arrays[name]
+        if w.dtype not in (np.float32, np.float64):
+            raise ModelFormatError(
+                f"{path}: weight vector {name!r} has dtype {w.dtype}; expected float32 or "
+                f"float64 (latentstruct saves weights as floats); the file is damaged or "
+                f"edited. Retrain the model.")
+        if w.ndim != 1:
+            raise ModelFormatError(
+                f"{path}: weight vector {name!r} has shape {w.shape}; expected one dimension. "
+                f"Retrain the model.")
+        bad = np.flatnonzero(~np.isfinite(w))
+        if bad.size:
+            raise ModelFormatError(
+                f"{path}: weight vector {name!r} has {bad.size} non-finite entries (NaN or "
+                f"infinity; the first at index {int(bad[0])}, value {w[bad[0]]}); the file is "
+                f"damaged. Retrain the model.")
+
+
 def load_trained(path, *, expected_task: str | None = None):
-    """Return ``(task, learner, metadata)`` from a model file written by ``save_trained``."""
-    metadata, arrays = load_model(path, expected_task=expected_task)
+    """Return ``(task, learner, metadata)`` from a model file written by ``save_trained``.
+
+    The file is data, never configuration: the task parameters that name places or code on
+    this machine (``local_params`` of the task class: paths, cache directories) take their
+    defaults, not the file's values, which stay in the returned ``metadata`` as information
+    only.  Weight vectors must be finite float arrays.
+    """
+    metadata, arrays = load_model(path, expected_task=expected_task, allow_text=_holds_text)
+    if metadata.get("kind") == "checkpoint":
+        raise ModelFormatError(
+            f"{path} is a training checkpoint, not a model file; continue the training with "
+            f"`latentstruct train ... --resume {path}`, which writes the model at its end")
+    _check_weights(path, arrays)
     try:
         task_cls = get_task_class(metadata["task"])
         learner_cls = get_learner_class(metadata["learner"])
-        task = task_cls.from_state(metadata["task_params"], metadata["task_state"], arrays)
+        task_params = task_cls.params_from_file(metadata["task_params"])
+        task = task_cls.from_state(task_params, metadata["task_state"], arrays)
         params = {k: v for k, v in metadata["learner_params"].items()
                   if not (isinstance(v, str) and v.startswith("<"))}
+        learner_cls.validate_params(params)  # the file's values are checked like a user's
         learner = learner_cls(task=task, **params)
         learner._restore(metadata["learner_state"], arrays)
     except (KeyError, TypeError, ValueError) as exc:
@@ -77,5 +127,11 @@ def load_trained(path, *, expected_task: str | None = None):
         raise ModelFormatError(
             f"{path}: weight vector has {learner.coef_.shape[0]} entries but the task's feature "
             f"index defines {learner.coef_size(task)}; the file is corrupt. Retrain the model."
+        )
+    heuristic = getattr(learner, "heuristic_coef_", None)
+    if "heuristic_coef_" in arrays and heuristic.shape != (task.n_features,):
+        raise ModelFormatError(
+            f"{path}: heuristic weight vector has {heuristic.shape[0]} entries but the task's "
+            f"feature index defines {task.n_features}; the file is corrupt. Retrain the model."
         )
     return task, learner, metadata

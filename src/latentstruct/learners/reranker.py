@@ -9,12 +9,16 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..exceptions import ConfigError, warn_convergence
-from ..solvers.sgd import SCHEDULES, lbfgs, scatter_add, sgd
+from ..solvers.sgd import SCHEDULES, SGDState, lbfgs, scatter_add, sgd
 from ..tasks.contracts import CANDIDATE_LIST, MARGINALIZABLE
 from .base import (
     LinearStructuredLearner, check_nonnegative, check_positive, check_positive_int,
     register_learner,
 )
+
+from .checkpoint import CheckpointSession
+from .checkpoint_state import rng_from_state, rng_state
+from .params import BOOL, RANDOM_STATE, Interval, Options
 
 __all__ = ["HiddenVariableReranker", "candidate_loss", "candidate_coefficients"]
 
@@ -104,6 +108,16 @@ class HiddenVariableReranker(LinearStructuredLearner):
     requires = frozenset({MARGINALIZABLE, CANDIDATE_LIST})
     evaluation_params = frozenset({"progress", "verbose"})
 
+    _parameter_constraints = {
+        "solver": [Options(*SOLVERS)], "eta0": [Interval(float, 0, None, closed="neither")],
+        "schedule": [Options(*SCHEDULES)], "n_epochs": [Interval(int, 1, None, closed="left")],
+        "max_iter": [Interval(int, 1, None, closed="left")],
+        "alpha": [Interval(float, 0, None, closed="left")],
+        "init_noise": [Interval(float, 0, None, closed="left")], "random_state": RANDOM_STATE,
+        "tol": [Interval(float, 0, None, closed="left"), None], "progress": [BOOL],
+        "verbose": [BOOL],
+    }
+
     def __init__(self, task=None, solver="sgd", eta0=0.05, schedule="bottou", n_epochs=10,
                  max_iter=200, alpha=1e-4, init_noise=0.01, random_state=0, tol=1e-4,
                  progress=False, verbose=False):
@@ -122,6 +136,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
 
     # --- validation ----------------------------------------------------------------------
     def _validate(self, X, Y):
+        self._validate_params()
         task = self._check_task()
         if self.solver not in SOLVERS:
             raise ConfigError(f"The 'solver' parameter must be one of {', '.join(SOLVERS)}. "
@@ -181,16 +196,45 @@ class HiddenVariableReranker(LinearStructuredLearner):
         return loss + 0.5 * alpha * float(w @ w), grad + alpha * w
 
     # --- fitting -------------------------------------------------------------------------
-    def fit(self, X, Y):
-        """Learn ``coef_`` from featurised k-best lists X and their targets Y."""
+    def fit(self, X, Y, *, checkpoint=None, resume=None):
+        """Learn ``coef_`` from featurised k-best lists X and their targets Y.
+
+        With ``solver="sgd"``, ``checkpoint`` (a path or
+        :class:`~latentstruct.learners.checkpoint.Checkpoint`) saves the weights, the step
+        count and the random state after every epoch, and ``resume`` continues from such a
+        file to the model an uninterrupted run gives.  L-BFGS cannot be resumed exactly:
+        its curvature pairs live inside SciPy's L-BFGS-B, which offers no way to save or
+        restore them, so ``solver="lbfgs"`` refuses both."""
         task, X, oracles = self._validate(X, Y)
-        t_start = time.perf_counter()
-        rng = np.random.default_rng(self.random_state)
-        w0 = float(self.init_noise) * rng.standard_normal(task.n_features)
         sgd_run = self.solver == "sgd"
+        if not sgd_run and (checkpoint is not None or resume is not None):
+            raise ConfigError(
+                "HiddenVariableReranker with solver='lbfgs' cannot checkpoint or resume: "
+                "SciPy's L-BFGS-B keeps its state (the curvature pairs) inside the solver and "
+                "offers no way to restore it, so a resumed run would not be the same run. Use "
+                "solver='sgd', or train without --checkpoint/--resume")
+        t_start = time.perf_counter()
+        session = CheckpointSession(self, {"X": X, "Y": list(Y)}, checkpoint, resume)
+        start = None
+        if session.resuming:
+            meta, arrays = session.state
+            start = SGDState(arrays["v"], meta["scale"], meta["t"], session.iteration,
+                             tuple(meta["curve"]), meta["converged"], rng_from_state(meta["rng"]))
+            rng, w0 = start.rng, start.v
+        else:
+            rng = np.random.default_rng(self.random_state)
+            w0 = float(self.init_noise) * rng.standard_normal(task.n_features)
+
+        def save(state: SGDState):
+            if session.active:
+                done = state.converged or state.epoch == int(self.n_epochs)
+                meta = {"scale": state.scale, "t": state.t, "curve": list(state.curve),
+                        "converged": state.converged, "rng": rng_state(state.rng)}
+                session.save(state.epoch, meta, {"v": state.v}, done=done)
+
         total = int(self.n_epochs if sgd_run else self.max_iter)
-        bar = tqdm(total=total, desc="hidden-reranker", unit="epoch" if sgd_run else "iter",
-                   disable=not self.progress, leave=False)
+        bar = tqdm(total=total, initial=session.iteration, desc="hidden-reranker",
+                   unit="epoch" if sgd_run else "iter", disable=not self.progress, leave=False)
 
         def report(step, value):
             bar.set_postfix(objective=f"{value:.6g}")
@@ -210,7 +254,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
 
                 res = sgd(example, len(X), w0, schedule=self.schedule, eta0=self.eta0,
                           alpha=self.alpha, n_epochs=self.n_epochs, random_state=rng,
-                          tol=self.tol, callback=report)
+                          tol=self.tol, callback=report, on_epoch=save, start=start)
                 limit = f"n_epochs={self.n_epochs}"
             else:
                 res = lbfgs(lambda w: self._mean_loss_grad(task, X, oracles, w), w0,

@@ -19,6 +19,10 @@ from ..tasks.contracts import MAX_DECODABLE
 from .base import (LinearStructuredLearner, check_nonnegative, check_positive_int,
                    register_learner)
 
+from .checkpoint import CheckpointSession
+from .checkpoint_state import rng_from_state, rng_state
+from .params import BOOL, SEED, Interval, Options
+
 __all__ = ["SGDStructuredSVM"]
 
 _INFERENCE_SLACK = 1e-7
@@ -61,6 +65,15 @@ class SGDStructuredSVM(LinearStructuredLearner):
     requires = frozenset({MAX_DECODABLE})
     evaluation_params = frozenset({"progress"})
 
+    _parameter_constraints = {
+        "lambda1": [Interval(float, 0, None, closed="left")],
+        "n_epochs": [Interval(int, 1, None, closed="left")],
+        "batch_size": [Interval(int, 1, None, closed="left")],
+        "eta0": [Options("auto"), Interval(float, 0, None, closed="neither")],
+        # an int: it also seeds the eta0 sample, as default_rng([random_state, 1])
+        "random_state": [SEED], "check_inference": [BOOL], "progress": [BOOL],
+    }
+
     def __init__(self, task=None, lambda1=0.25, n_epochs=25, batch_size=20, eta0="auto",
                  random_state=0, check_inference=True, progress=False):
         self.task = task
@@ -72,9 +85,10 @@ class SGDStructuredSVM(LinearStructuredLearner):
         self.check_inference = check_inference
         self.progress = progress
 
-    def _epochs(self, w_state, X, Y, idx_all, n_epochs, rng, eta0, bar=None):
-        """Run SGD epochs over examples ``idx_all``; ``w_state = [v, scale]`` is updated."""
-        task, lam, t = self.task, self._lambda1, 0
+    def _epochs(self, w_state, X, Y, idx_all, n_epochs, rng, eta0, bar=None, t=0) -> int:
+        """Run SGD epochs over examples ``idx_all`` from step ``t``; ``w_state = [v, scale]``
+        is updated.  Returns the step count after them."""
+        task, lam = self.task, self._lambda1
         for _ in range(n_epochs):
             for b in minibatches(idx_all.size, self.batch_size, rng):
                 idx = idx_all[b]
@@ -95,6 +109,7 @@ class SGDStructuredSVM(LinearStructuredLearner):
                 t += 1
             if bar is not None:
                 bar.update(1)
+        return t
 
     def _objective(self, w, X, Y, idx_all) -> float:
         task = self.task
@@ -117,8 +132,13 @@ class SGDStructuredSVM(LinearStructuredLearner):
                 total += max(h, 0.0)
         return 0.5 * self._lambda1 * float(w @ w) + total / max(idx_all.size, 1)
 
-    def fit(self, X, Y) -> "SGDStructuredSVM":
-        """Learn ``coef_`` from examples ``X`` and encoded structures ``Y``; returns self."""
+    def fit(self, X, Y, *, checkpoint=None, resume=None) -> "SGDStructuredSVM":
+        """Learn ``coef_`` from examples ``X`` and encoded structures ``Y``; returns self.
+
+        ``checkpoint`` (a path or :class:`~latentstruct.learners.checkpoint.Checkpoint`)
+        saves the weights, the step count and the random state after every epoch;
+        ``resume`` continues from such a file to the model an uninterrupted run gives."""
+        self._validate_params()
         self._lambda1 = check_nonnegative("lambda1", self.lambda1)
         check_positive_int("n_epochs", self.n_epochs)
         check_positive_int("batch_size", self.batch_size)
@@ -134,6 +154,10 @@ class SGDStructuredSVM(LinearStructuredLearner):
         self.n_inexact_decodes_ = 0
         t0 = time.perf_counter()
         everyone = np.arange(n)
+        session = CheckpointSession(self, {"X": X, "Y": Y}, checkpoint, resume)
+        if session.resuming:
+            self._resume(session, X, Y, everyone, t0)
+            return self
         if eta0 == "auto":
             srng = np.random.default_rng([self.random_state, 1])
             m = min(n, max(self.batch_size * 5, n // 10))
@@ -145,13 +169,40 @@ class SGDStructuredSVM(LinearStructuredLearner):
                 return self._objective(state[0] * state[1], X, Y, sample)
 
             eta0, self.eta0_trials_ = search_eta0(trial, self._lambda1)
+            trials = self.eta0_trials_
+        else:
+            trials = None
         self.eta0_ = float(eta0)
         rng = np.random.default_rng(self.random_state)
         state = [np.zeros(task.n_features), 1.0]
-        bar = tqdm(total=self.n_epochs, desc="sgd-ssvm", unit="epoch", disable=not self.progress,
-                   leave=False)
+        self._train(session, state, X, Y, everyone, rng, 0, 0, t0, trials)
+        return self
+
+    def _resume(self, session, X, Y, everyone, t0) -> None:
+        meta, arrays = session.state
+        self.eta0_ = float(meta["eta0"])
+        trials = None
+        if meta["eta0_trials"] is not None:
+            trials = self.eta0_trials_ = {float(k): float(v) for k, v in meta["eta0_trials"]}
+        self.n_inexact_decodes_ = int(meta["n_inexact_decodes"])
+        state = [arrays["v"].copy(), float(meta["scale"])]
+        self._train(session, state, X, Y, everyone, rng_from_state(meta["rng"]), int(meta["t"]),
+                    session.iteration, t0, trials)
+
+    def _train(self, session, state, X, Y, everyone, rng, t, epochs_done, t0, trials) -> None:
+        """Epochs ``epochs_done + 1 .. n_epochs`` (a checkpoint after each), then the results;
+        ``trials`` is the eta0 search's record (kept in the checkpoints)."""
+        bar = tqdm(total=self.n_epochs, initial=min(epochs_done, self.n_epochs), desc="sgd-ssvm",
+                   unit="epoch", disable=not self.progress, leave=False)
         try:
-            self._epochs(state, X, Y, everyone, self.n_epochs, rng, self.eta0_, bar)
+            for epoch in range(epochs_done + 1, int(self.n_epochs) + 1):
+                t = self._epochs(state, X, Y, everyone, 1, rng, self.eta0_, bar, t=t)
+                if session.active:
+                    meta = {"eta0": self.eta0_, "t": t, "scale": state[1], "rng": rng_state(rng),
+                            "n_inexact_decodes": self.n_inexact_decodes_,
+                            "eta0_trials": None if trials is None else
+                            [[k, v] for k, v in trials.items()]}
+                    session.save(epoch, meta, {"v": state[0]}, done=epoch == self.n_epochs)
         finally:
             bar.close()
         self.coef_ = state[0] * state[1]
@@ -160,5 +211,4 @@ class SGDStructuredSVM(LinearStructuredLearner):
         self.fit_seconds_ = time.perf_counter() - t0
         if self.n_inexact_decodes_:
             warnings.warn(f"{self.n_inexact_decodes_} loss-augmented decodes scored below the "
-                          "gold structure", InexactInferenceWarning, stacklevel=2)
-        return self
+                          "gold structure", InexactInferenceWarning, stacklevel=3)

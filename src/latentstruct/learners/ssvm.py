@@ -10,6 +10,9 @@ from tqdm.auto import tqdm
 from ..exceptions import ConfigError, warn_convergence
 from ..tasks.contracts import MAX_DECODABLE
 from ..solvers.dcd import ConstraintPool, DCDWorkspace
+from .checkpoint import CheckpointSession
+from .checkpoint_state import prefixed, rng_from_state, rng_state, unprefixed
+from .params import BOOL, NJOBS, RANDOM_STATE, Interval
 from .base import (
     LinearStructuredLearner,
     check_nonnegative,
@@ -95,6 +98,19 @@ class StructuredSVM(LinearStructuredLearner):
     requires = frozenset({MAX_DECODABLE})
     evaluation_params = frozenset({"n_jobs", "progress", "check_inference"})
 
+    _parameter_constraints = {
+        "C": [Interval(float, 0, None, closed="neither")],
+        "tol": [Interval(float, 0, None, closed="neither")],
+        "max_iter": [Interval(int, 1, None, closed="left")],
+        "epsilon": [Interval(float, 0, None, closed="left")],
+        "inner_tol": [Interval(float, 0, None, closed="neither")],
+        "inner_max_iter": [Interval(int, 1, None, closed="left")],
+        "batch_size": [Interval(int, 1, None, closed="left")],
+        "inner_sweeps": [Interval(int, 0, None, closed="left")],
+        "shrinking": [BOOL], "n_jobs": [NJOBS, None], "random_state": RANDOM_STATE,
+        "check_inference": [BOOL], "progress": [BOOL],
+    }
+
     def __init__(
         self,
         task=None,
@@ -128,6 +144,7 @@ class StructuredSVM(LinearStructuredLearner):
         self.progress = progress
 
     def _validate(self, X, Y):
+        self._validate_params()
         task = self._check_task()
         C = check_positive("C", self.C)
         check_positive("tol", self.tol)
@@ -159,22 +176,47 @@ class StructuredSVM(LinearStructuredLearner):
                 raise_inexact_decoder("loss-augmented", int(bad[0]), float(-violation[bad[0]]))
         return losses, diffs, np.maximum(violation, 0.0)
 
-    def fit(self, X, Y):
-        """Learn ``coef_`` from examples ``X`` and their gold structures ``Y``."""
+    def fit(self, X, Y, *, checkpoint=None, resume=None):
+        """Learn ``coef_`` from examples ``X`` and their gold structures ``Y``.
+
+        ``checkpoint`` (a path or :class:`~latentstruct.learners.checkpoint.Checkpoint`)
+        saves the working set, its duals and the random state after every outer iteration;
+        ``resume`` continues from such a file to the model an uninterrupted run gives."""
         task, C = self._validate(X, Y)
         X, Y = task.as_batch(X), list(Y)
         batch_size = check_positive_int("batch_size", self.batch_size)
         n, n_features = len(X), task.n_features
-        rng = np.random.default_rng(self.random_state)
-        ws = DCDWorkspace(ConstraintPool(n_features, n), C, random_state=rng)
+        session = CheckpointSession(self, {"X": X, "Y": Y}, checkpoint, resume)
+        it, converged, working_set_solved = 0, False, False
         self.objective_curve_, self.dual_curve_ = [], []
-        converged = False
-        bar = tqdm(total=self.max_iter, desc="ssvm", unit="iter", disable=not self.progress,
-                   leave=False)
+        if session.resuming:
+            meta, arrays = session.state
+            rng = rng_from_state(session.restored("rng"))
+            pool = ConstraintPool.from_state(meta["pool"], unprefixed("pool", arrays))
+            ws = DCDWorkspace(pool, C, random_state=rng)
+            ws.set_live_state(unprefixed("live", arrays))
+            self.objective_curve_, self.dual_curve_ = meta["objective_curve"], meta["dual_curve"]
+            converged, working_set_solved = meta["converged"], meta["working_set_solved"]
+            it = session.iteration
+        else:
+            rng = np.random.default_rng(self.random_state)
+            ws = DCDWorkspace(ConstraintPool(n_features, n), C, random_state=rng)
+
+        def save(iteration, done):
+            if not session.active:
+                return
+            pool_meta, pool_arrays = ws.pool.get_state()
+            meta = {"pool": pool_meta, "rng": rng_state(rng), "converged": converged,
+                    "working_set_solved": working_set_solved,
+                    "objective_curve": self.objective_curve_, "dual_curve": self.dual_curve_}
+            session.save(iteration, meta, {**prefixed("pool", pool_arrays),
+                                           **prefixed("live", ws.live_state())}, done=done)
+
+        bar = tqdm(total=self.max_iter, initial=min(it, self.max_iter), desc="ssvm", unit="iter",
+                   disable=not self.progress, leave=False)
         t_start = time.perf_counter()
-        it = 0
-        working_set_solved = False
-        for it in range(1, self.max_iter + 1):
+        first, last = it + 1, (it if session.done else self.max_iter)
+        for it in range(first, last + 1):
             # Exact evaluation: the primal at the current w, certified against the dual.
             w = ws.w.copy()
             _, _, xi = self._violations(task, X, Y, w, self._decode(X, w, Y))
@@ -187,6 +229,7 @@ class StructuredSVM(LinearStructuredLearner):
             bar.update(1)
             if gap <= self.tol or working_set_solved:
                 converged = True
+                save(it, True)
                 break
             # Online pass: each mini-batch is decoded with the live w, its most violated
             # structures join the working set, and its duals are updated at once.
@@ -207,6 +250,7 @@ class StructuredSVM(LinearStructuredLearner):
             # Nothing violated beyond the working set, and the working set is solved: the next
             # evaluation is the last (its gap is then only the inner tolerance's).
             working_set_solved = added == 0 and res.converged
+            save(it, it == self.max_iter)
         bar.close()
         self.coef_ = ws.w.copy()
         self.n_iter_ = it

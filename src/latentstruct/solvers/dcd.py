@@ -39,6 +39,7 @@ __all__ = [
     "solve_grouped_dcd",
     "fit_binary_squared_hinge",
     "DCDWorkspace",
+    "DCDKernelState",
 ]
 
 _UINT32_MAX = np.iinfo(np.uint32).max
@@ -560,6 +561,45 @@ class ConstraintPool:
         p, d = _objectives(indptr, indices, data, b, group, active, alpha, w, Cg)
         return float(p), float(d)
 
+    # ---------------------------------------------------------------- checkpoints
+    def get_state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """``(meta, arrays)`` from which :meth:`from_state` rebuilds this pool exactly
+        (constraints, dual variables, active flags and the dedupe index)."""
+        indptr, indices, data, b, group, sqnorm, alpha, active = self._view()
+        keyed = np.array([k is not None for k in self._keys], dtype=np.bool_)
+        meta = {"n_features": self._n_features, "n_groups": self._n_groups}
+        arrays = {"indptr": indptr, "indices": indices, "data": data, "b": b, "group": group,
+                  "sqnorm": sqnorm, "alpha": alpha, "active": active, "keyed": keyed}
+        return meta, {k: v.copy() for k, v in arrays.items()}
+
+    @classmethod
+    def from_state(cls, meta: dict, arrays: dict) -> "ConstraintPool":
+        """The pool :meth:`get_state` described."""
+        pool = cls(int(meta["n_features"]), int(meta["n_groups"]))
+        n = int(arrays["b"].shape[0])
+        nnz = int(arrays["data"].shape[0])
+        pool._reserve(n, nnz)
+        pool._indptr[: n + 1] = arrays["indptr"]
+        pool._indices[:nnz] = arrays["indices"]
+        pool._data[:nnz] = arrays["data"]
+        for name in ("b", "group", "sqnorm", "alpha", "active"):
+            getattr(pool, f"_{name}")[:n] = arrays[name]
+        pool._n, pool._nnz = n, nnz
+        pool._n_active = int(np.count_nonzero(arrays["active"]))
+        # the dedupe keys hash bytes, and Python's hash of bytes differs between processes:
+        # recompute them here rather than store them
+        for k in range(n):
+            if not arrays["keyed"][k]:
+                pool._keys.append(None)
+                continue
+            lo, hi = pool._indptr[k], pool._indptr[k + 1]
+            idx, val = pool._indices[lo:hi], pool._data[lo:hi]
+            key = (int(pool._group[k]), float(pool._b[k]), hash((idx.tobytes(), val.tobytes())))
+            pool._keys.append(key)
+            if pool._active[k]:
+                pool._lookup.setdefault(key, []).append(k)
+        return pool
+
     def __repr__(self) -> str:
         return (
             f"ConstraintPool(n_features={self._n_features}, n_groups={self._n_groups}, "
@@ -595,6 +635,29 @@ class DCDResult:
     converged: bool
 
 
+@dataclass(frozen=True)
+class DCDKernelState:
+    """Where a :func:`solve_grouped_dcd` run stands after an epoch: the dual variables of
+    the whole pool, w, the group sums, the sweep order (its first ``state_i[0]`` entries
+    unshrunk), the shrinking thresholds, the xorshift state, epochs done, convergence.
+    Passing it back as ``start`` continues the run exactly (for checkpoints)."""
+
+    alpha: np.ndarray
+    w: np.ndarray
+    A: np.ndarray
+    sweep: np.ndarray
+    state_i: np.ndarray
+    state_f: np.ndarray
+    rng_state: np.ndarray
+    n_iter: int
+    converged: bool
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The array fields (``n_iter`` and ``converged`` are scalars)."""
+        return {k: getattr(self, k) for k in ("alpha", "w", "A", "sweep", "state_i", "state_f",
+                                              "rng_state")}
+
+
 def solve_grouped_dcd(
     pool: ConstraintPool,
     C,
@@ -605,6 +668,8 @@ def solve_grouped_dcd(
     random_state=None,
     callback: Callable[[int, float, float], object] | None = None,
     active_groups=None,
+    on_epoch: Callable[[DCDKernelState], object] | None = None,
+    start: DCDKernelState | None = None,
 ) -> DCDResult:
     """Grouped squared-hinge dual coordinate descent: the engine of StructuredSVM, LCLR, J-LIS.
 
@@ -658,6 +723,12 @@ def solve_grouped_dcd(
         alpha stay fixed), e.g. for per-example updates in an online cutting-plane loop.  The
         returned objectives, and the convergence test's scope, are: objectives over the whole
         pool, stopping rule over the swept constraints.
+    on_epoch : callable(DCDKernelState), optional
+        Called after every epoch with a copy of the run's whole state (for checkpoints).
+    start : DCDKernelState, optional
+        Continue the run ``on_epoch`` described (same pool, C, tol, shrinking): its alpha
+        replaces the pool's, ``max_iter`` counts the epochs it had done, and the result is
+        the one the uninterrupted run gives.  ``random_state`` is then not used.
 
     Returns
     -------
@@ -698,28 +769,48 @@ def solve_grouped_dcd(
         sweep = np.flatnonzero(active & sel[group])
     sweep = sweep.astype(np.int64, copy=False)
 
-    w = pool.compute_w()
-    A = np.bincount(group[active], weights=alpha[active], minlength=pool.n_groups).astype(
-        np.float64
-    )
     half_inv_c = 0.5 / Cg
-    state_i = np.array([sweep.shape[0]], dtype=np.int64)
-    state_f = np.array([np.inf, -np.inf], dtype=np.float64)
-    seed = int(rng.integers(1, np.iinfo(np.int64).max, dtype=np.int64))
-    rng_state = np.array([seed], dtype=np.uint64)
+    if start is None:
+        w = pool.compute_w()
+        A = np.bincount(group[active], weights=alpha[active], minlength=pool.n_groups).astype(
+            np.float64
+        )
+        state_i = np.array([sweep.shape[0]], dtype=np.int64)
+        state_f = np.array([np.inf, -np.inf], dtype=np.float64)
+        seed = int(rng.integers(1, np.iinfo(np.int64).max, dtype=np.int64))
+        rng_state = np.array([seed], dtype=np.uint64)
+        n_iter, converged = 0, False
+    else:
+        if start.alpha.shape != alpha.shape or start.sweep.shape != sweep.shape:
+            raise ValueError(f"start describes a pool of {start.alpha.shape[0]} constraints "
+                             f"({start.sweep.shape[0]} swept); this one has {alpha.shape[0]} "
+                             f"({sweep.shape[0]} swept)")
+        alpha[:] = start.alpha
+        w, A, sweep = (np.array(a, dtype=np.float64) for a in (start.w, start.A, start.sweep))
+        sweep = sweep.astype(np.int64)
+        state_i = np.array(start.state_i, dtype=np.int64)
+        state_f = np.array(start.state_f, dtype=np.float64)
+        rng_state = np.array(start.rng_state, dtype=np.uint64)
+        n_iter, converged = int(start.n_iter), bool(start.converged)
 
     args = (indptr, indices, data, b, group, sqnorm, alpha, w, A, half_inv_c, sweep,
             state_i, state_f, rng_state, tol)
-    if callback is None:
+    if callback is None and on_epoch is None and start is None:
         n_iter, converged = _dcd_epochs(*args, max_iter, bool(shrinking))
         n_iter = int(n_iter)
     else:
-        n_iter, converged = 0, False
+        # one epoch per kernel call: the kernel's state persists between calls, so cutting
+        # the run into epochs does not change its course
         while n_iter < max_iter and not converged:
             done, converged = _dcd_epochs(*args, 1, bool(shrinking))
             n_iter += int(done)
-            p, d = _objectives(indptr, indices, data, b, group, active, alpha, w, Cg)
-            callback(n_iter, float(p), float(d))
+            if callback is not None:
+                p, d = _objectives(indptr, indices, data, b, group, active, alpha, w, Cg)
+                callback(n_iter, float(p), float(d))
+            if on_epoch is not None:
+                on_epoch(DCDKernelState(alpha.copy(), w.copy(), A.copy(), sweep.copy(),
+                                        state_i.copy(), state_f.copy(), rng_state.copy(),
+                                        n_iter, bool(converged)))
 
     primal, dual = _objectives(indptr, indices, data, b, group, active, alpha, w, Cg)
     primal, dual = float(primal), float(dual)
@@ -827,6 +918,16 @@ class DCDWorkspace:
     def objectives(self) -> tuple[float, float]:
         """(primal, dual) over the pool's active constraints at the live w."""
         return self.pool.objectives(self.C, self.w)
+
+    def live_state(self) -> dict[str, np.ndarray]:
+        """The live ``w`` and group sums: updated in place by :meth:`sweep`, they can differ
+        in the last bits from a recomputation out of alpha, so a checkpoint stores them."""
+        return {"w": self.w.copy(), "A": self._A.copy()}
+
+    def set_live_state(self, arrays: dict) -> None:
+        """Take ``w`` and the group sums from :meth:`live_state` (after a checkpoint)."""
+        self.w = np.array(arrays["w"], dtype=np.float64)
+        self._A = np.array(arrays["A"], dtype=np.float64)
 
 
 def fit_binary_squared_hinge(

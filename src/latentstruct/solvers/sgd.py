@@ -41,7 +41,7 @@ from scipy.optimize import minimize
 from latentstruct.data.sparse import SparseVector
 from latentstruct.exceptions import ConfigError
 
-__all__ = ["SCHEDULES", "SGDResult", "LBFGSResult", "sgd", "lbfgs", "learning_rate",
+__all__ = ["SCHEDULES", "SGDResult", "SGDState", "LBFGSResult", "sgd", "lbfgs", "learning_rate",
            "scatter_add"]
 
 SCHEDULES = ("bottou", "inverse_time", "constant")
@@ -72,6 +72,21 @@ class LBFGSResult:
     objective_curve: tuple[float, ...]
     converged: bool
     message: str
+
+
+@dataclass(frozen=True)
+class SGDState:
+    """Where an :func:`sgd` run stands after an epoch: w = scale * v, t steps taken, the
+    epochs done, the objective curve, whether the tol test stopped it, and its generator
+    (the next epoch's permutation comes from it)."""
+
+    v: np.ndarray
+    scale: float
+    t: int
+    epoch: int
+    curve: tuple
+    converged: bool
+    rng: np.random.Generator
 
 
 @njit(cache=True, nogil=True)
@@ -109,7 +124,8 @@ def _check(name, value, *, positive=False, integer=False):
 
 def sgd(loss_grad_example: Callable, n_examples: int, w0, *, schedule: str = "bottou",
         eta0: float = 0.1, alpha: float = 0.0, n_epochs: int = 5, random_state=0,
-        tol: float | None = None, callback: Callable | None = None) -> SGDResult:
+        tol: float | None = None, callback: Callable | None = None,
+        on_epoch: Callable | None = None, start: SGDState | None = None) -> SGDResult:
     """Minimise F(w) = (1/n) sum_i f_i(w) + (alpha/2)||w||^2 by stochastic gradient descent.
 
     Parameters
@@ -127,6 +143,12 @@ def sgd(loss_grad_example: Callable, n_examples: int, w0, *, schedule: str = "bo
         Stop after an epoch whose running objective fell by less than ``tol`` times its
         previous value (None: run every epoch).
     callback : callable ``(epoch, objective) -> None`` or None, after every epoch
+    on_epoch : callable ``(SGDState) -> None`` or None
+        Called after every epoch (after ``callback``) with the run's whole state, e.g. to
+        write a checkpoint; the arrays are the live ones (copy them to keep them).
+    start : SGDState or None
+        Continue the run that produced this state (as ``on_epoch`` gave it) instead of
+        starting from ``w0``: the result is the one the uninterrupted run gives.
 
     Returns
     -------
@@ -142,16 +164,17 @@ def sgd(loss_grad_example: Callable, n_examples: int, w0, *, schedule: str = "bo
     if eta0 * alpha >= 1.0:
         raise ConfigError(f"eta0 * alpha must be below 1 (the L2 shrinkage factor 1 - eta*alpha "
                           f"must stay positive); got eta0={eta0!r}, alpha={alpha!r}")
-    v = np.array(w0, dtype=np.float64)
+    v = np.array(w0 if start is None else start.v, dtype=np.float64)
     if v.ndim != 1:
         raise ConfigError(f"w0 must be a 1-d array; got shape {v.shape}")
-    scale = 1.0
-    rng = np.random.default_rng(random_state)
-    curve: list[float] = []
-    converged = False
-    t = 0
-    epoch = 0
-    for epoch in range(1, n_epochs + 1):
+    if start is None:
+        scale, rng, curve, converged, t, epoch = 1.0, np.random.default_rng(random_state), [], \
+            False, 0, 0
+    else:
+        scale, rng, curve = float(start.scale), start.rng, list(start.curve)
+        converged, t, epoch = bool(start.converged), int(start.t), int(start.epoch)
+    first, last = epoch + 1, (epoch if converged else n_epochs)
+    for epoch in range(first, last + 1):
         total = 0.0
         for i in rng.permutation(n):
             eta = learning_rate(schedule, eta0, alpha, t, n)
@@ -172,6 +195,9 @@ def sgd(loss_grad_example: Callable, n_examples: int, w0, *, schedule: str = "bo
             callback(epoch, objective)
         if tol is not None and len(curve) > 1 and curve[-2] - curve[-1] < tol * abs(curve[-2]):
             converged = True
+        if on_epoch is not None:
+            on_epoch(SGDState(v, scale, t, epoch, tuple(curve), converged, rng))
+        if converged:
             break
     return SGDResult(v * scale, epoch, tuple(curve), converged, t)
 

@@ -34,6 +34,8 @@ from ..data.sparse import SparseVector
 from ..exceptions import ConfigError, NotFittedError
 from ..inference.result import DecodeResult
 from .contracts import LATENT_BINARY, MAX_DECODABLE
+from .reports import binary_report
+from .validation import check_binary_training_labels
 
 __all__ = [
     "Dataset",
@@ -94,6 +96,9 @@ class Task:
     capabilities: ClassVar[frozenset] = frozenset()
     #: parameters that may change after fit (they select evaluation data, not features)
     evaluation_params: ClassVar[frozenset] = frozenset()
+    #: parameters that name places or code on the user's machine (paths, cache folders):
+    #: a model file's values for them are never used (``params_from_file``)
+    local_params: ClassVar[frozenset] = frozenset()
     #: learner used by ``latentstruct train`` when ``--learner`` is not given
     default_learner: ClassVar[str] = "ssvm"
     #: whether ``read(None)`` loads data shipped with an installed package
@@ -117,6 +122,21 @@ class Task:
         """Parameter name -> default value, from the signature of ``__init__``."""
         sig = inspect.signature(cls.__init__)
         return {k: p.default for k, p in sig.parameters.items() if k in cls._param_names()}
+
+    @classmethod
+    def params_from_file(cls, params: dict) -> dict:
+        """The parameters to rebuild a task from a model file's ``params``.
+
+        A model file is data, never configuration: each of ``local_params`` (a path, a
+        cache folder) takes its default here, never the file's value, so loading a file
+        cannot make the program read, create or import what the file names.  The user may
+        still set an evaluation-time one (``--option``) after loading.
+        """
+        if not isinstance(params, dict):
+            raise TypeError(f"task parameters must be a JSON object, got {type(params).__name__}")
+        defaults = cls.param_defaults()
+        return {k: (defaults[k] if k in cls.local_params and k in defaults else v)
+                for k, v in params.items()}
 
     def get_params(self, deep: bool = True) -> dict:
         return {k: getattr(self, k) for k in self._param_names()}
@@ -191,6 +211,46 @@ class Task:
         """
         X = self.featurize(dataset)
         return self.evaluate(self.encode_targets(dataset.targets), predict(X))
+
+    def report(self, dataset: Dataset, predictions) -> dict:
+        """The breakdown behind ``evaluate``'s totals: counts and per-type scores of the
+        encoded ``predictions`` against ``dataset``'s gold targets (see ``tasks.reports``),
+        or {} for a task without one."""
+        return {}
+
+    def evaluate_report(self, dataset: Dataset, predict, decision_function=None) -> dict:
+        """``evaluate_model``'s metrics plus ``report`` of the predictions they scored.
+
+        The predictions are those ``evaluate_model`` asked ``predict`` for (or, for a
+        binary task that scored ``decision_function``, their signs), so the breakdown
+        always matches the totals; when it scored neither once over the whole dataset (a
+        ranking evaluation) the metrics come alone.
+        """
+        seen: dict[str, list] = {"predict": [], "decision": []}
+
+        def recording(kind, fn):
+            def run(X):
+                out = fn(X)
+                seen[kind].append(out)
+                return out
+            return run
+
+        metrics = dict(self.evaluate_model(
+            dataset, recording("predict", predict),
+            None if decision_function is None else recording("decision", decision_function)))
+        if len(seen["predict"]) == 1 and not seen["decision"]:
+            predictions = seen["predict"][0]
+        elif len(seen["decision"]) == 1 and not seen["predict"]:
+            predictions = self.decisions_as_predictions(seen["decision"][0])
+        else:
+            return metrics
+        if predictions is not None and len(predictions) == len(dataset):
+            metrics.update(self.report(dataset, predictions))
+        return metrics
+
+    def decisions_as_predictions(self, scores):
+        """Predictions from decision values, or None where they do not map (structures)."""
+        return None
 
     def encode_targets(self, targets) -> list:
         return list(targets)
@@ -339,6 +399,22 @@ class LatentBinaryTask(Task):
     def latent_argmax_batch(self, X, w, *, random_state=None) -> list[DecodeResult]:
         return [self.latent_argmax(x, w, random_state=random_state) for x in X]
 
+    def training_sample(self, dataset: Dataset) -> Dataset:
+        """The whole training file, once its labels are checked: +-1, with both classes
+        present (``tasks.validation.check_binary_training_labels``; a one-class file is an
+        InputError before any parsing or featurising)."""
+        check_binary_training_labels(dataset, self)
+        return dataset
+
     def decision_batch(self, X, w) -> np.ndarray:
         """f(x) = max_h w . Phi(x, h) for every example."""
         return np.array([r.score for r in self.latent_argmax_batch(X, w)], dtype=np.float64)
+
+    def decisions_as_predictions(self, scores):
+        """Labels +1 where f(x) >= 0, else -1 (the latent-binary learners' ``predict``)."""
+        return np.where(np.asarray(scores, dtype=np.float64) >= 0.0, 1, -1)
+
+    def report(self, dataset: Dataset, predictions) -> dict:
+        """The confusion matrix of +-1 ``predictions`` against the gold labels."""
+        return binary_report(np.asarray(self.encode_targets(dataset.targets)),
+                             np.asarray(predictions))

@@ -9,12 +9,15 @@ Hamming; the metric is token accuracy.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 
 import numpy as np
 
-from ..data.citations import read_cora, write_cora
+from ..data.citations import MARKER, Citation, read_cora, write_cora
+from ..data.readers import read_lines
+from ..exceptions import InputError
 from .base import Dataset, register_task
 from .sequence import SequenceLabellingTask, word_shape
 
@@ -25,6 +28,7 @@ _RANGE = re.compile(r"[0-9]+\s*-+\s*[0-9]+")
 _VOLUME = re.compile(r"[0-9]+\([0-9]+(?:[-/][0-9]+)?\)")
 _INITIAL = re.compile(r"[A-Z]\.(?:-?[A-Z]\.)*,?")
 _N_POSITION_BUCKETS = 10
+_FIELD_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9_.-]*>")  # the tags of data.citations
 
 
 def _core(lower: str) -> str:
@@ -116,6 +120,31 @@ def citation_attributes(
     return out
 
 
+def _has_marker(path) -> bool:
+    return any(text.strip() == MARKER for _, text in read_lines(path))
+
+
+def read_plain_references(path) -> list[Citation]:
+    """Plain references, one per non-blank line, split at whitespace into tokens.  The
+    records' labels are ``_`` (unknown); a tagged line (``<author> ...``) is an error."""
+    name = os.fspath(path)
+    out = []
+    for lineno, text in read_lines(path):
+        tokens = text.split()
+        if not tokens:
+            continue
+        tag = next((t for t in tokens if _FIELD_TAG.fullmatch(t)), None)
+        if tag is not None:
+            raise InputError(
+                f"{tag!r} looks like a Cora field tag, but the file has no {MARKER} lines; a "
+                f"tagged file needs {MARKER} before every citation, plain input has no tags",
+                name, lineno)
+        out.append(Citation(tuple(tokens), ("_",) * len(tokens), lineno))
+    if not out:
+        raise InputError("contains no references; expected one reference per line", name)
+    return out
+
+
 @register_task
 class CitationTask(SequenceLabellingTask):
     """Cora citation field extraction: label each token author, title, date, ...
@@ -147,7 +176,13 @@ class CitationTask(SequenceLabellingTask):
 
     def read(self, path, *, split: str = "train") -> Dataset:
         """Every citation of ``path`` (no sampling: pass a whole file per split; see
-        :func:`~latentstruct.data.citations.split_cora` for the README's 300/100 split)."""
+        :func:`~latentstruct.data.citations.split_cora` for the README's 300/100 split).
+
+        For ``split="test"`` a file without any ``<NEWREFERENCE>`` line is unlabelled input:
+        plain references, one per line (targets None; ``predict`` writes them tagged)."""
+        if split != "train" and not _has_marker(path):
+            citations = read_plain_references(path)
+            return Dataset(citations, [None] * len(citations), str(path))
         citations = read_cora(path)
         return Dataset(citations, [c.labels for c in citations], str(path))
 

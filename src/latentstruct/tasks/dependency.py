@@ -55,6 +55,7 @@ from ..data.dependency import (
     read_dependencies,
     write_dependencies,
 )
+from ..data.readers import excerpt
 from ..data.sparse import SparseVector
 from ..exceptions import ConfigError, InputError
 from ..inference.eisner import eisner, eisner_kbest
@@ -65,6 +66,8 @@ from .dependency_corpus import DepCorpus, as_dep_corpus, token_codes
 from .dependency_features import is_projective, phi_difference, score_batch, tree_label_score
 from .dependency_params import DependencyParams
 from .dependency_tagging import TaggerMixin
+from .reports import attachment_report
+from .validation import check_heads, check_label_ids
 
 __all__ = ["DependencyTask", "DepTarget"]
 
@@ -129,6 +132,8 @@ class DependencyTask(DependencyParams, TaggerMixin, StructuredTask):
     default_learner = "ssvm"
     capabilities = frozenset({MAX_DECODABLE, SIZED, KBEST})
     evaluation_params = frozenset({"ptb_split"})
+    # a file path: the tagger is saved in the model file, its path is never reused
+    local_params = frozenset({"tagger_model"})
 
     def __init__(self, hash_bits=22, label_hash_bits=18, single_root="auto", labelled="auto",
                  pos="gold", pos_column="auto", distance_bins=(1, 2, 3, 4, 5, 10),
@@ -193,7 +198,7 @@ class DependencyTask(DependencyParams, TaggerMixin, StructuredTask):
                 if "_" in r.deprels:
                     k = r.deprels.index("_")
                     raise InputError(
-                        f"word {k + 1} ({r.words[k]!r}) has no DEPREL ('_') but the task is "
+                        f"word {k + 1} ({excerpt(r.words[k])}) has no DEPREL ('_') but the task is "
                         f"labelled; give every word a label, or set labelled=False",
                         r.path or dataset.path, r.line or None)
             self.labels_ = sorted({d for r in records for d in r.deprels})
@@ -328,12 +333,9 @@ class DependencyTask(DependencyParams, TaggerMixin, StructuredTask):
             if len(Y) != len(X):
                 raise ValueError(f"{len(X)} sentences but {len(Y)} gold trees")
             lengths = X.lengths()
-            for i, y in enumerate(Y):
-                if np.shape(y)[1] != lengths[i]:
-                    raise ValueError(f"gold tree {i} has {np.shape(y)[1]} words but the "
-                                     f"sentence has {lengths[i]}")
-            gh = np.concatenate([np.asarray(y[0], np.int64) for y in Y]) if Y else _EMPTY
-            gl = np.concatenate([np.asarray(y[1], np.int64) for y in Y]) if Y else _EMPTY
+            Y = [self._tree_ids(y, int(lengths[i]), f"gold tree {i}") for i, y in enumerate(Y)]
+            gh = np.concatenate([y[0] for y in Y]) if Y else _EMPTY
+            gl = np.concatenate([y[1] for y in Y]) if Y else _EMPTY
             if not self.labelled_:
                 gl = np.full_like(gh, -1)
         return score_batch(X.word, X.prefix, X.pos, X.offsets, self._check_w(w), mask, n_arc,
@@ -358,19 +360,28 @@ class DependencyTask(DependencyParams, TaggerMixin, StructuredTask):
             raise ValueError(f"expected one featurised sentence, got {len(x)}")
         return x
 
+    def _tree_ids(self, y, n: int, what: str) -> np.ndarray:
+        """``y`` as int64 rows (heads, label ids, ...) checked before a kernel indexes with
+        them: heads in 0..n, label ids in -1..L-1 (labels are ignored when unlabelled)."""
+        if np.ndim(y) != 2 or np.shape(y)[0] < 2 or np.shape(y)[1] != n:
+            raise ValueError(f"{what} must have shape (3, {n}) (heads, labels, scored), got "
+                             f"{np.shape(y)}")
+        heads = check_heads(np.asarray(y)[0], n, what=f"{what}: heads")
+        labels = np.asarray(y)[1]
+        labels = check_label_ids(labels, self.n_labels, what=f"{what}: labels") \
+            if self.labelled_ else np.full(n, -1, np.int64)
+        return np.stack([heads, labels])
+
     def _phi(self, x: DepCorpus, y_a, y_b=None):
         mask, n_arc, lmask, L, bins = self._kernel_args()
         n = int(x.offsets[1] - x.offsets[0]) - 1
-        ya = np.asarray(y_a, np.int64)
-        if ya.ndim != 2 or ya.shape[1] != n:
-            raise ValueError(f"structure must have shape (3, {n}) (heads, labels, scored), got "
-                             f"{ya.shape}")
+        ya = self._tree_ids(y_a, n, "structure")
         none = np.full(n, -1, np.int64)
         la = ya[1] if self.labelled_ else none
         if y_b is None:
             hb = lb = none
         else:
-            yb = np.asarray(y_b, np.int64)
+            yb = self._tree_ids(y_b, n, "structure y_b")
             hb, lb = yb[0], (yb[1] if self.labelled_ else none)
         return SparseVector(*phi_difference(x.word, x.prefix, x.pos, x.offsets[0], n + 1, ya[0],
                                             la, hb, lb, mask, n_arc, lmask, L, bins))
@@ -484,6 +495,15 @@ class DependencyTask(DependencyParams, TaggerMixin, StructuredTask):
         None (``las`` of an unlabelled parser); ``pos``, a string, is left out."""
         metrics = super().evaluate_model(dataset, predict, decision_function)
         return {k: v for k, v in metrics.items() if not isinstance(v, str)}
+
+    def report(self, dataset: Dataset, predictions) -> dict:
+        """Per gold relation: scored tokens, UAS and LAS (None for an unlabelled parser)."""
+        pred = self.decode_targets(predictions)
+        gold = list(dataset.targets)
+        return attachment_report([g.heads for g in gold], [p.heads for p in pred],
+                                 [g.deprels for g in gold],
+                                 [p.deprels for p in pred] if self.labelled_ else None,
+                                 [g.scored for g in gold])
 
     def write_predictions(self, path, dataset: Dataset, predictions) -> None:
         """CoNLL-U with the predicted HEAD and DEPREL ('_' when unlabelled)."""

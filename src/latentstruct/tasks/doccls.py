@@ -35,6 +35,8 @@ from ..inference.result import DecodeResult
 from .base import Dataset, StructuredTask, join_corpora, register_task
 from .contracts import LABEL_FACTORED, MAX_DECODABLE, SIZED
 from .label_factored import LabelFactoredBatch, check_unary, gold_labels
+from .validation import check_label_ids
+from .reports import tag_report
 from .sequence_capabilities import (ChainPartScores, SequenceLabelCounts, SequenceLabelParts,
                                     emission_scores_from_label_matrix)
 
@@ -419,17 +421,21 @@ class DocumentClassificationTask(StructuredTask):
         W = self.split_weights(w)
         return x.data @ W[x.indices] if x.indices.size else np.zeros(W.shape[1])
 
+    def _class_id(self, y) -> int:
+        """The class of structure ``y``, checked to lie in −1..L−1 before it indexes ``w``."""
+        return int(check_label_ids([_label(y)], self.n_labels, what="structure")[0])
+
     def joint_feature(self, x, y) -> SparseVector:
         """Φ(x, y) = φ(x) ⊗ e_y: entry a * L + y holds attribute a's value (empty for y = −1)."""
         x = _one_document(x)
-        k = _label(y)
+        k = self._class_id(y)
         if k < 0:
             return SparseVector.empty()
         return SparseVector(*coalesce_arrays(x.indices * self.n_labels + k, x.data))
 
     def joint_feature_difference(self, x, y_a, y_b) -> SparseVector:
         x = _one_document(x)
-        a, b = _label(y_a), _label(y_b)
+        a, b = self._class_id(y_a), self._class_id(y_b)
         if a == b:
             return SparseVector.empty()
         L = self.n_labels
@@ -562,6 +568,11 @@ class DocumentClassificationTask(StructuredTask):
                                  dataset.path, getattr(rec, "line", None) or None)
         return super().evaluate_model(dataset, predict, decision_function)
 
+    def report(self, dataset: Dataset, predictions) -> dict:
+        """Per-label precision, recall, F1 and support over documents (``tag_report``)."""
+        return tag_report([[str(t)] for t in dataset.targets],
+                          [[str(p)] for p in self.decode_targets(predictions)], unit="documents")
+
     def write_predictions(self, path, dataset: Dataset, predictions) -> None:
         """The documents as JSON lines, each with its predicted label as ``"predicted"``."""
         write_documents(path, dataset.records, self.decode_targets(predictions))
@@ -608,6 +619,7 @@ def _label(y) -> int:
 
 def _zero_one_augmented(scores: np.ndarray, gold: np.ndarray) -> np.ndarray:
     """scores (N, L) + 1 on every wrong class of each row (every class when gold is −1)."""
+    gold = check_label_ids(gold, scores.shape[1], what="gold labels")
     out = scores + 1.0
     known = np.flatnonzero(gold >= 0)
     out[known, gold[known]] -= 1.0

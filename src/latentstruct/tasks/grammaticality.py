@@ -102,6 +102,7 @@ from ..exceptions import ConfigError, InputError, ModelFormatError, NotFittedErr
 from ..inference.result import EXACT, INFEASIBLE, DecodeResult
 from ..inference.viterbi import viterbi_batch
 from .base import Dataset, LatentBinaryTask, StructuredTask, register_task
+from .validation import check_binary_labels
 from .contracts import HEURISTIC, LATENT_BINARY, MAX_DECODABLE, SIZED
 from .encodings import (
     ENCODINGS,
@@ -337,6 +338,8 @@ class GrammaticalityTask(LatentBinaryTask):
     capabilities = frozenset({LATENT_BINARY, HEURISTIC})
     #: what evaluate/predict may change: which sentences and negatives are scored
     evaluation_params = frozenset({"test_sentences", "n_test", "n_negative_sets", "test_seed"})
+    # file paths read at training time only (tagger and LM are saved in the model file)
+    local_params = frozenset({"tagger_model", "lm_corpus", "chunker_corpus"})
 
     @classmethod
     def offered_capabilities(cls, params: dict | None = None) -> frozenset:
@@ -683,7 +686,9 @@ class GrammaticalityTask(LatentBinaryTask):
         return SequenceCorpus(np.asarray(indptr), attr_ids, np.asarray(offsets))
 
     def encode_targets(self, targets) -> np.ndarray:
-        return np.asarray(targets, dtype=np.int64)
+        """Labels +1 (a real sentence) / -1 (a sampled one) as int64; anything else is an
+        InputError."""
+        return check_binary_labels(targets)
 
     def subset(self, X: SequenceCorpus, indices) -> SequenceCorpus:
         return as_corpus(X).subset(indices)

@@ -110,8 +110,16 @@ import scipy.sparse as sp
 
 from ..data.atomic import atomic_write
 from ..data.features import FeatureIndex, feature_index_from_arrays
-from ..data.nlp import ParsedSentence, Parser
-from ..data.pairs import SentencePair, read_glue_rte, read_msrp, read_rte_xml
+from ..data.nlp import ParsedSentence, Parser, check_pipeline_name
+from ..data.pairs import (
+    SentencePair,
+    check_sentence_length,
+    read_glue_rte,
+    read_msrp,
+    read_rte_xml,
+)
+from ..data.progress import track
+from ..data.readers import excerpt
 from ..data.sparse import SparseVector, coalesce_arrays
 from ..exceptions import ConfigError, InferenceError, InputError, ModelFormatError
 from ..inference.graph_alignment import (
@@ -393,7 +401,9 @@ class GraphPairTask(LatentBinaryTask):
     time_limit : float seconds or None, default 10 — per ILP solve (status ``time_limit``
         then returns the best legal alignment found).
     min_count : int, default 1 — feature names seen fewer times in training are dropped.
-    pipeline, cache_dir : spaCy pipeline and parse-cache folder (:class:`Parser`).
+    pipeline, cache_dir : spaCy pipeline and parse-cache folder (:class:`Parser`).  The
+        pipeline must be one of ``data.nlp.ALLOWED_PIPELINES``; ``cache_dir`` is never taken
+        from a model file (``local_params``: give it again at evaluation time).
     """
 
     default_learner: ClassVar[str] = "lclr"
@@ -401,6 +411,8 @@ class GraphPairTask(LatentBinaryTask):
     capabilities = frozenset({LATENT_BINARY, HEURISTIC, EXPLAINABLE})
     # the test sample, the ILP time limit and where parses are cached; nothing that makes features
     evaluation_params = frozenset({"n_test", "time_limit", "cache_dir"})
+    # a folder on this machine: a model file's value would make evaluate write there
+    local_params = frozenset({"cache_dir"})
     #: variable types of the latent space
     delete_nodes1: ClassVar[bool] = True
     delete_nodes2: ClassVar[bool] = True
@@ -416,6 +428,7 @@ class GraphPairTask(LatentBinaryTask):
 
     # --- parameters -------------------------------------------------------------------
     def _validate_params(self) -> None:
+        check_pipeline_name(self.pipeline)
         _check_int("top_k", self.top_k, minimum=1)
         _check_int("n_train", self.n_train, allow_none=True)
         _check_int("n_test", self.n_test, allow_none=True)
@@ -436,7 +449,7 @@ class GraphPairTask(LatentBinaryTask):
 
     # --- resources (built lazily, never saved) -----------------------------------------
     def _parser(self) -> Parser:
-        key = (self.pipeline, self.cache_dir)
+        key = (check_pipeline_name(self.pipeline), self.cache_dir)
         if getattr(self, "_parser_obj", None) is None or self._parser_key != key:
             self._parser_obj = Parser(self.pipeline, cache_dir=self.cache_dir)
             self._parser_key = key
@@ -622,7 +635,8 @@ class GraphPairTask(LatentBinaryTask):
 
     def _raw_examples(self, dataset: Dataset):
         where = dataset.path
-        for pid, g1, g2 in self._graphs(list(dataset.records), where):
+        graphs = self._graphs(list(dataset.records), where)
+        for pid, g1, g2 in track(graphs, "word similarities and ILP structure", unit="pair"):
             lex = self._lexical(g1, g2)
             problem = self._problem(g1, g2, lex[3])
             yield pid, g1, g2, lex, problem, self._part_names(g1, g2, problem, lex)
@@ -694,7 +708,8 @@ class GraphPairTask(LatentBinaryTask):
         """One raw sentence pair (first / text, second / hypothesis), featurised."""
         for what, s in (("first sentence", source), ("second sentence", target)):
             if not isinstance(s, str) or not s.strip():
-                raise InputError(f"{what} must be a non-empty string, got {s!r}")
+                raise InputError(f"{what} must be a non-empty string, got {excerpt(s)}")
+            check_sentence_length(s, f"the {what}")
         return self.make_example(source, target)
 
     def encode_targets(self, targets) -> np.ndarray:
@@ -907,6 +922,7 @@ class GraphPairTask(LatentBinaryTask):
     @classmethod
     def from_state(cls, params, state, arrays):
         task = cls(**params)
+        check_pipeline_name(task.pipeline)  # the file names no module to import
         index = feature_index_from_arrays(arrays, _FI_PREFIX)
         n = state.get("n_features") if isinstance(state, dict) else None
         if n != len(index):

@@ -81,13 +81,23 @@ def check_unary(unary, n_rows: int, n_labels: int) -> np.ndarray:
     return unary
 
 
-def gold_labels(Y, n_rows: int) -> np.ndarray:
-    """Concatenated gold labels as int64 (n_rows,) (−1 for a label unseen in training)."""
+def gold_labels(Y, n_rows: int, n_labels: int | None = None, *,
+                allow_unseen: bool = True) -> np.ndarray:
+    """Concatenated gold labels as int64 (n_rows,) (−1 for a label unseen in training).
+
+    With ``n_labels``, every id is checked to be an integer in ``0..n_labels-1`` (or −1 when
+    ``allow_unseen``) before it can reach a kernel (``tasks.validation.check_label_ids``).
+    """
+    from .validation import check_label_ids
+
     if isinstance(Y, np.ndarray) and Y.ndim == 1:
-        y = Y.astype(np.int64, copy=False)
+        y = Y
     else:
-        parts = [np.asarray(v, dtype=np.int64).reshape(-1) for v in Y]
+        parts = [np.asarray(v).reshape(-1) for v in Y]
         y = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    if n_labels is not None:
+        y = check_label_ids(y, int(n_labels), allow_unseen=allow_unseen)
+    y = np.asarray(y).astype(np.int64, copy=False)
     if y.shape != (n_rows,):
         raise InputError(f"gold labels must cover the {n_rows} parts; got {y.shape[0]}")
     return y

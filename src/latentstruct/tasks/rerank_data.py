@@ -14,6 +14,7 @@ import numpy as np
 
 from ..data.atomic import atomic_write
 from ..data.kbest import KBestHeader, KBestSentence
+from ..data.readers import excerpt
 from ..exceptions import InputError
 from .base import Dataset
 from .rerank_features import RerankStorage, atom
@@ -100,7 +101,7 @@ def encode_kbest_targets(sentences) -> list[RerankTarget]:
                              f"{type(sent).__name__}")
         if sent.gold_heads is None:
             raise InputError(
-                f"sentence {sent.id!r} (line {sent.line}) has no gold tree (gold_heads is "
+                f"sentence {excerpt(sent.id)} (line {sent.line}) has no gold tree (gold_heads is "
                 f"null); training and evaluation need k-best lists written from annotated text")
         scored = np.asarray(sent.scored, dtype=bool)
         gold = np.asarray(sent.gold_heads)

@@ -24,22 +24,28 @@ from numba import njit
 from ..data.features import feature_index_from_arrays, make_feature_index
 from ..data.readers import (
     CONLLU_FIELDS,
+    ChunkSentence,
     ConlluSentence,
+    excerpt,
     one_prediction_per_item,
     read_conll2000,
     read_conllu,
+    read_lines,
     write_conll2000,
     write_conllu,
 )
 from ..data.sparse import SparseVector, coalesce_arrays
-from ..exceptions import ConfigError, InputError
+from ..exceptions import ConfigError, InputError, ModelFormatError
 from ..inference.result import DecodeResult
 from ..inference.viterbi import viterbi, viterbi_batch
 from .base import Dataset, StructuredTask, join_corpora, register_task
 from .contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, RANDOM_TIES, SIZED
 from .sampling import indirect_supervision_sample
+from .validation import check_label_ids
 from .sequence_capabilities import LabelFactoredSequence, MarginalizableSequence
-from .chunk_metrics import chunk_f1
+from .chunk_metrics import chunk_f1, chunk_report, detect_tag_scheme
+from .encodings import convert
+from .reports import tag_report
 
 __all__ = [
     "SequenceCorpus",
@@ -275,6 +281,33 @@ class BinaryRecord:
                             None if self.pos is None else tuple(self.pos[i] for i in order))
 
 
+#: Largest ``hash_bits`` of the sequence tasks.  With feature hashing the emission block
+#: holds 2**hash_bits weights per label (float64): 512 MiB per label at 26, so a 23-label
+#: chunker needs 11.5 GiB; at 32 a POS tagger would ask for hundreds of GiB.
+MAX_HASH_BITS = 26
+
+
+def _bytes(n: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:,.0f} {unit}"
+        n /= 1024
+
+
+def check_hash_bits(v) -> None:
+    """ConfigError unless ``v`` is an integer in [1, MAX_HASH_BITS]; the message says the
+    memory the weights would take."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise ConfigError(f"hash_bits must be an integer in [1, {MAX_HASH_BITS}], got {v!r}")
+    if not 1 <= v <= MAX_HASH_BITS:
+        size = f" ({_bytes(8 << int(v))} per label at hash_bits={v})" if v > MAX_HASH_BITS else ""
+        raise ConfigError(
+            f"hash_bits must be an integer in [1, {MAX_HASH_BITS}], got {v}: with feature "
+            f"hashing the model holds 2**hash_bits weights per label, 8 bytes each{size}; "
+            f"{MAX_HASH_BITS} already takes {_bytes(8 << MAX_HASH_BITS)} per label, the default "
+            f"20 takes {_bytes(8 << 20)}")
+
+
 class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, StructuredTask):
     """First-order sequence labelling with Hamming loss (base of ``chunk`` and ``pos``).
 
@@ -319,10 +352,11 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
 
     # --- fitting ------------------------------------------------------------------
     def _validate_params(self) -> None:
-        for name in ("min_count", "hash_bits", "affix_length"):
+        for name in ("min_count", "affix_length"):
             v = getattr(self, name)
             if not isinstance(v, (int, np.integer)) or v < 1:
                 raise ConfigError(f"{name} must be a positive integer, got {v!r}")
+        check_hash_bits(self.hash_bits)
         if not isinstance(self.window, (int, np.integer)) or self.window < 0:
             raise ConfigError(f"window must be a non-negative integer, got {self.window!r}")
 
@@ -416,6 +450,18 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         labels = self.labels_
         return [[labels[i] for i in y] for y in structures]
 
+    def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
+        """Metrics on labelled sentences; unlabelled input (no gold column) is refused."""
+        if any(t is None for t in dataset.targets):
+            raise InputError(
+                f"the file has no gold {self.name} labels (it was read as unlabelled input); "
+                f"evaluate needs labelled data, predict reads unlabelled input", dataset.path)
+        return super().evaluate_model(dataset, predict, decision_function)
+
+    def report(self, dataset: Dataset, predictions) -> dict:
+        """Per-label precision, recall, F1 and support, token counts (``tag_report``)."""
+        return tag_report(dataset.targets, self.decode_targets(predictions))
+
     # --- model interface -------------------------------------------------------------
     def split_weights(self, w: np.ndarray):
         """Views (emission (n_attr, L), transition (L, L), start (L,), end (L,)) of w."""
@@ -443,8 +489,17 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         emission, _, _, _ = self.split_weights(w)
         return _emission_scores(X.attr_indptr, X.attr_ids, emission, X.offsets[0], X.offsets[-1])
 
+    def _label_ids(self, x: SequenceCorpus, y, what: str) -> np.ndarray:
+        """``y`` checked before a kernel reads it: integer ids in -1..L-1, one per token."""
+        y = check_label_ids(y, self.n_labels, what=what)
+        n = int(x.offsets[-1] - x.offsets[0])
+        if y.shape != (n,):
+            raise InputError(f"{what} has shape {y.shape}; expected one label id per token, "
+                             f"({n},)")
+        return y
+
     def joint_feature(self, x: SequenceCorpus, y) -> SparseVector:
-        y = np.asarray(y, dtype=np.int64)
+        y = self._label_ids(x, y, "structure")
         none = np.full_like(y, -1)
         idx, val = _joint_feature_difference(
             x.attr_indptr, x.attr_ids, x.offsets[0], x.offsets[-1], y, none,
@@ -455,7 +510,7 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
     def joint_feature_difference(self, x: SequenceCorpus, y_a, y_b) -> SparseVector:
         idx, val = _joint_feature_difference(
             x.attr_indptr, x.attr_ids, x.offsets[0], x.offsets[-1],
-            np.asarray(y_a, np.int64), np.asarray(y_b, np.int64),
+            self._label_ids(x, y_a, "structure y_a"), self._label_ids(x, y_b, "structure y_b"),
             self.n_attributes, self.n_labels,
         )
         return SparseVector(*coalesce_arrays(idx, val))
@@ -464,7 +519,7 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         _, trans, start, end = self.split_weights(w)
         unary = self.unary_scores(x, w)
         if y_true is not None:
-            unary = _hamming_augmented(unary, np.asarray(y_true, np.int64))
+            unary = _hamming_augmented(unary, y_true)
         return viterbi(unary, trans, start, end, random_state=random_state)
 
     def argmax_batch(self, X, w, Y=None, *, random_state=None) -> list:
@@ -507,28 +562,153 @@ def _hamming_augmented_kernel(unary, y_true):
 
 
 def _hamming_augmented(unary, y_true):
-    if y_true.shape[0] != unary.shape[0]:
+    y_true = check_label_ids(y_true, unary.shape[1], what="gold structure")
+    if y_true.shape != (unary.shape[0],):
         raise ValueError(
             f"gold structure has {y_true.shape[0]} tokens but the sentence has {unary.shape[0]}"
         )
     return _hamming_augmented_kernel(unary, y_true)
 
 
+#: chunk tag schemes a CoNLL-2000 file can be written in (``ChunkTask.input_scheme``)
+INPUT_SCHEMES = ("iob1", "iob2")
+
+
+def _first_fields(path) -> list[str]:
+    """The whitespace-separated fields of the first non-blank line of ``path`` ([] if none)."""
+    for _, text in read_lines(path):
+        if text.strip():
+            return text.split()
+    return []
+
+
+def read_words_pos(path) -> list[ChunkSentence]:
+    """Unlabelled chunking input: ``word POS`` per line, a blank line after each sentence.
+    The records' chunk tags are ``_`` (unknown)."""
+    name = os.fspath(path)
+    sentences, words, pos, start = [], [], [], 0
+    for lineno, text in read_lines(path):
+        fields = text.split()
+        if not fields:
+            if words:
+                sentences.append(ChunkSentence(words, pos, ("_",) * len(words), start))
+                words, pos = [], []
+            continue
+        if len(fields) != 2:
+            raise InputError(
+                f"expected 2 columns 'word POS' like the file's first line (unlabelled input), "
+                f"got {len(fields)}: {excerpt(text)}; give every line the same columns",
+                name, lineno)
+        if not words:
+            start = lineno
+        words.append(fields[0])
+        pos.append(fields[1])
+    if words:
+        sentences.append(ChunkSentence(words, pos, ("_",) * len(words), start))
+    return sentences
+
+
 @register_task
 class ChunkTask(SequenceLabellingTask):
-    """CoNLL-2000 chunking: ``word POS chunk`` files, scored by conlleval F1."""
+    """CoNLL-2000 chunking: ``word POS chunk`` files, scored by conlleval F1.
+
+    ``read`` also takes unlabelled input, ``word POS`` per line (what ``predict`` tags); the
+    POS column is needed, since the chunker's features use it.  The chunk tag scheme of the
+    training file (IOB2 in CoNLL-2000, IOB1 in some older copies) is recorded; ``evaluate``
+    refuses a file in another scheme, whose token accuracy would be meaningless.
+
+    Parameters
+    ----------
+    input_scheme : {None, "iob1", "iob2"}
+        Evaluation time only: the chunk tag scheme of the file ``evaluate`` or ``predict``
+        reads; its tags are converted to the model's scheme as they are read.  None: the
+        file is taken as it is (``evaluate`` checks that its scheme is the model's).
+    Other parameters: those of :class:`SequenceLabellingTask`.
+    """
 
     name = "chunk"
     uses_pos_input = True
     score_metric = "f1"
+    evaluation_params = frozenset({"input_scheme"})
+
+    def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=2, affix_length=3,
+                 n_structured_tokens=None, n_binary=0, negatives_per_positive=1, sample_seed=0,
+                 input_scheme=None):
+        super().__init__(min_count, feature_index, hash_bits, window, affix_length,
+                         n_structured_tokens, n_binary, negatives_per_positive, sample_seed)
+        self.input_scheme = input_scheme
 
     @staticmethod
     def _words_pos(record):
         return record.words, record.pos
 
     def read(self, path, *, split: str = "train") -> Dataset:
+        """``word POS chunk-tag`` lines (targets: the tags), or for ``split="test"``
+        unlabelled ``word POS`` lines (targets None).  With ``input_scheme`` set and a
+        fitted task, test tags are converted to the model's scheme."""
+        if self.input_scheme is not None and self.input_scheme not in INPUT_SCHEMES:
+            raise ConfigError(f"input_scheme must be one of {', '.join(INPUT_SCHEMES)} or None, "
+                              f"got {self.input_scheme!r}")
+        n_fields = len(_first_fields(path))
+        if n_fields == 1:
+            raise InputError(
+                "the file has one column (words only), but the chunker's features need the POS "
+                "tag of every word: give 'word POS' lines (Penn Treebank tags, as in "
+                "CoNLL-2000), or 'word POS chunk-tag' lines with gold tags", os.fspath(path))
+        if n_fields == 2:
+            if split == "train":
+                raise InputError(
+                    "the file has 2 columns 'word POS' and no chunk tags; training needs "
+                    "'word POS chunk-tag' lines (CoNLL-2000 format)", os.fspath(path))
+            sentences = read_words_pos(path)
+            return Dataset(sentences, [None] * len(sentences), str(path))
         sentences = read_conll2000(path)
+        model_scheme = getattr(self, "tag_scheme_", None)
+        if (split != "train" and self.input_scheme is not None and model_scheme is not None
+                and self.input_scheme != model_scheme):
+            sentences = [ChunkSentence(s.words, s.pos, convert(s.tags, self.input_scheme,
+                                                               model_scheme), s.line)
+                         for s in sentences]
         return Dataset(sentences, [s.tags for s in sentences], str(path))
+
+    def fit(self, dataset: Dataset) -> "ChunkTask":
+        """As :meth:`SequenceLabellingTask.fit`, and record the training file's tag scheme."""
+        super().fit(dataset)
+        self.tag_scheme_ = detect_tag_scheme(t for t in dataset.targets if t is not None)
+        return self
+
+    def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
+        """conlleval scores; a file whose tag scheme is not the model's is refused."""
+        model_scheme = getattr(self, "tag_scheme_", None)
+        if model_scheme is not None and all(t is not None for t in dataset.targets):
+            scheme = detect_tag_scheme(dataset.targets)
+            if scheme is not None and scheme != model_scheme:
+                fix = (f"pass --option input_scheme={scheme} to convert its tags to "
+                       f"{model_scheme.upper()} as they are read"
+                       if scheme in INPUT_SCHEMES and model_scheme in INPUT_SCHEMES else
+                       "convert it with latentstruct.tasks.encodings.convert")
+                raise InputError(
+                    f"the file uses {scheme.upper()} chunk tags but the model was trained on "
+                    f"{model_scheme.upper()}, so its token accuracy would be meaningless; {fix}",
+                    dataset.path)
+        return super().evaluate_model(dataset, predict, decision_function)
+
+    def report(self, dataset: Dataset, predictions) -> dict:
+        """conlleval's counts and per-chunk-type scores (``chunk_report``)."""
+        return chunk_report(dataset.targets, self.decode_targets(predictions))
+
+    def get_state(self):
+        state, arrays = super().get_state()
+        return {**state, "tag_scheme": getattr(self, "tag_scheme_", None)}, arrays
+
+    @classmethod
+    def from_state(cls, params, state, arrays):
+        task = super().from_state(params, state, arrays)
+        scheme = state.get("tag_scheme")  # absent in models saved before it was recorded
+        if scheme is not None and scheme not in INPUT_SCHEMES + ("ioe1", "ioe2", "oc"):
+            raise ModelFormatError(f"unknown chunk tag scheme {scheme!r} in the model file")
+        task.tag_scheme_ = scheme
+        return task
 
     def evaluate(self, targets, predictions) -> dict:
         gold = self.decode_targets_safe(targets)
@@ -652,9 +832,23 @@ class PosTask(SequenceLabellingTask):
         The parameters are checked before the file is opened.  With ``tag_column="xpos"``, a
         file where only some words have an XPOS is an error (at the first word without one);
         a file with no XPOS at all is an error for training, and is read as unlabelled input
-        otherwise (``predict`` tags it; ``evaluate`` refuses it).
+        otherwise (``predict`` tags it; ``evaluate`` refuses it).  CoNLL-U whose tags are
+        ``_`` is unlabelled input too.
+
+        For ``split="test"`` the file may also be plain text, one sentence per line of
+        whitespace-separated words (told apart from CoNLL-U by its first line that is not a
+        ``#`` comment: CoNLL-U has 10 tab-separated fields); it is read as CoNLL-U with
+        every field but ID and FORM ``_``, so ``predict`` writes CoNLL-U.
         """
         self._validate_params()
+        if not _looks_like_conllu(path):
+            if split == "train":
+                raise InputError(
+                    "the file is not CoNLL-U (its first line is not 10 tab-separated fields), "
+                    "so it has no tags to learn; training needs a CoNLL-U file",
+                    os.fspath(path), 1)
+            sentences = read_plain_sentences(path)
+            return Dataset(sentences, [s.upos for s in sentences], str(path))
         sentences = read_conllu(path)
         if self.tag_column == "upos":
             tags = [s.upos for s in sentences]
@@ -717,6 +911,31 @@ class PosTask(SequenceLabellingTask):
         return task
 
 
+def _looks_like_conllu(path) -> bool:
+    """Whether the first line of ``path`` that is neither blank nor a ``#`` comment has the
+    10 tab-separated fields of CoNLL-U (an empty or comment-only file counts as CoNLL-U, so
+    the CoNLL-U reader reports it)."""
+    for _, text in read_lines(path):
+        if text.strip() and not text.startswith("#"):
+            return len(text.split("\t")) == len(CONLLU_FIELDS)
+    return True
+
+
+def read_plain_sentences(path) -> list[ConlluSentence]:
+    """Plain text, one sentence per line of whitespace-separated words, as CoNLL-U
+    sentences whose fields other than ID and FORM are ``_`` (blank lines are skipped)."""
+    out = []
+    for lineno, text in read_lines(path):
+        words = text.split()
+        if words:
+            rows = [(str(k), w) + ("_",) * 8 for k, w in enumerate(words, 1)]
+            out.append(ConlluSentence(tuple(rows), (), lineno))
+    if not out:
+        raise InputError("contains no sentences; expected one sentence per line",
+                         os.fspath(path))
+    return out
+
+
 def _check_xpos(sentences, path, split: str) -> None:
     """InputError unless every word has an XPOS (not ``_``); see ``PosTask.read``."""
     first = None
@@ -741,7 +960,7 @@ def _check_xpos(sentences, path, split: str) -> None:
         return  # unlabelled input: predict tags it, evaluate_model refuses it
     sent, k = first
     raise InputError(
-        f"XPOS (column 5) of word {k + 1} ({sent.words[k]!r}) is '_' while other words of the "
+        f"XPOS (column 5) of word {k + 1} ({excerpt(sent.words[k])}) is '_' while other words of the "
         f"file have XPOS tags; with tag_column=xpos every word needs one: fill them in, or use "
         f"--option tag_column=upos", os.fspath(path), sent.word_line(k) or None)
 

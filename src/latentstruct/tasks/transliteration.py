@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
@@ -41,7 +42,8 @@ from numba import njit
 
 from ..data.atomic import atomic_write
 from ..data.sparse import SparseVector, coalesce_arrays
-from ..data.translit import check_language, cldr_pairs, read_translit_tsv
+from ..data.readers import excerpt
+from ..data.translit import check_language, check_word_length, cldr_pairs, read_translit_tsv
 from ..exceptions import ConfigError, InputError, ModelFormatError
 from ..inference.alignment import monotone_alignment
 from ..inference.result import EXACT, DecodeResult
@@ -430,6 +432,22 @@ def _lower_char(ch: str) -> str:
     return low if len(low) == 1 else ch
 
 
+#: the language of the default (CLDR) data written in each script
+_SCRIPT_LANG = {"HEBREW": "he", "CYRILLIC": "ru", "ARABIC": "ar"}
+
+
+def dominant_script(chars) -> str | None:
+    """The commonest Unicode script among the letters of ``chars`` (the first word of the
+    character's Unicode name: ``"CYRILLIC"``, ``"HEBREW"``, ``"LATIN"``...), None without
+    letters."""
+    counts: dict[str, int] = {}
+    for c in chars:
+        if unicodedata.category(c).startswith("L"):
+            script = unicodedata.name(c, "UNKNOWN").split(" ", 1)[0]
+            counts[script] = counts.get(script, 0) + 1
+    return max(counts, key=counts.__getitem__) if counts else None
+
+
 # --------------------------------------------------------------------------------------
 # the task
 # --------------------------------------------------------------------------------------
@@ -440,7 +458,9 @@ class TransliterationTask(LatentBinaryTask):
     Parameters
     ----------
     lang : {"he", "ru", "ar"}, default "he"
-        Target language of the default (CLDR) data.
+        Target language of the default (CLDR) data.  May change at evaluation; evaluating
+        on default data written in another script than the training targets (see
+        :meth:`target_script`) is refused.
     n_train : int or None, default 250
         Positive training pairs.  With the CLDR data (``read(None)``) the train split is the
         first ``n_train`` pairs of a seeded permutation; with a TSV file a seeded sample of
@@ -464,8 +484,9 @@ class TransliterationTask(LatentBinaryTask):
     has_default_data = True
     default_learner = "lclr"
     capabilities = frozenset({LATENT_BINARY, HEURISTIC, RANDOM_TIES, EXPLAINABLE})
-    #: the size of the test split may change at evaluation; everything else fed training
-    evaluation_params = frozenset({"n_test"})
+    #: the test split's size and language (of the default data) may change at evaluation;
+    #: everything else fed training
+    evaluation_params = frozenset({"n_test", "lang"})
 
     def __init__(self, lang="he", n_train=250, n_test=300, neg_ratio=0.1, seed=0, bigrams=True):
         self.lang = lang
@@ -554,7 +575,7 @@ class TransliterationTask(LatentBinaryTask):
         for k, rec in enumerate(records):
             if (not isinstance(rec, tuple) or len(rec) != 2
                     or not isinstance(rec[0], str) or not isinstance(rec[1], str)):
-                raise InputError(f"record {k} must be a (source, target) pair of strings, got {rec!r}",
+                raise InputError(f"record {k} must be a (source, target) pair of strings, got {excerpt(rec)}",
                                  where)
 
     def fit(self, dataset: Dataset) -> "TransliterationTask":
@@ -622,7 +643,7 @@ class TransliterationTask(LatentBinaryTask):
         for what, words in (("source", sources), ("target", targets)):
             for w in words:
                 if not isinstance(w, str):
-                    raise InputError(f"{what} words must be strings, got {w!r}")
+                    raise InputError(f"{what} words must be strings, got {excerpt(w)}")
         s = [self._encode(x, self._src_id) for x in sources]
         t = [self._encode(x, self._tgt_id) for x in targets]
 
@@ -661,7 +682,8 @@ class TransliterationTask(LatentBinaryTask):
         """One raw word pair, featurised (characters unseen in training get id 0)."""
         for what, word in (("source", source), ("target", target)):
             if not isinstance(word, str) or not word:
-                raise InputError(f"{what} word must be a non-empty string, got {word!r}")
+                raise InputError(f"{what} word must be a non-empty string, got {excerpt(word)}")
+            check_word_length(word, f"the {what} word")
         return self.make_pairs([source], [target])
 
     def encode_targets(self, targets) -> np.ndarray:
@@ -877,6 +899,8 @@ class TransliterationTask(LatentBinaryTask):
                 "transliteration discovery is evaluated by ranking candidates; evaluate_model "
                 "needs decision_function (real-valued scores), not only predict"
             )
+        if dataset.path is None:  # the default data, chosen by lang rather than by the user
+            self._check_script(dataset)
         y = self.encode_targets(dataset.targets)
         if y.shape[0] != len(dataset.records):
             raise InputError(f"{len(dataset.records)} records but {y.shape[0]} targets", dataset.path)
@@ -891,6 +915,27 @@ class TransliterationTask(LatentBinaryTask):
         tgt = np.array([t for _, t in pos], dtype=object)
         same = tgt[:, None] == tgt[None, :]
         return ranking_metrics(scores.reshape(n, n), same)
+
+    def target_script(self) -> str | None:
+        """The Unicode script of the training targets (``"CYRILLIC"``, ``"HEBREW"``, ...):
+        the commonest among the letters of the target alphabet."""
+        self.check_fitted()
+        return dominant_script(self.target_alphabet_)
+
+    def _check_script(self, dataset: Dataset) -> None:
+        """InputError when the targets of ``dataset`` are in another script than the
+        model's (scores across scripts rank by chance)."""
+        trained = self.target_script()
+        found = dominant_script(c for _, t in dataset.records for c in t)
+        if trained is None or found is None or trained == found:
+            return
+        lang = _SCRIPT_LANG.get(trained)
+        fix = (f"pass --option lang={lang} to evaluate on the CLDR English-{lang} names"
+               if lang else "pass --test FILE with pairs in that script")
+        raise InputError(
+            f"this model was trained on {trained.title()} targets but the default test data "
+            f"(CLDR English-{self.lang} names, lang={self.lang!r}) is {found.title()}, so its "
+            f"ranking would be chance; {fix}, or --test FILE")
 
     def evaluate(self, targets, predictions) -> dict:
         """Binary accuracy of +-1 label predictions."""

@@ -1,0 +1,199 @@
+"""Declarative hyperparameter checks for the learners (scikit-learn's message style).
+
+Each learner lists, in ``_parameter_constraints``, what every hyperparameter may be::
+
+    _parameter_constraints = {"C": [Interval(float, 0, None, closed="neither")],
+                              "n_jobs": [NJOBS, None], "init": [Options("two-stage", "zeros")]}
+
+and :func:`validate_params` checks a dict of values against it, raising ``ConfigError`` with
+scikit-learn's wording ("The 'n_jobs' parameter of LCLR must be an int other than 0 or
+None. Got 'abc' instead.").  It runs at the start of ``fit`` and, through
+``check_compatible``, in ``latentstruct train`` before any data is read.
+
+Why not ``sklearn.utils._param_validation``: it is private (its names and messages have
+changed between releases), it raises its own ``InvalidParameterError`` rather than our
+``ConfigError``, and it has no notion of a message that depends on where the value came
+from (``coef_init`` given as a string on the command line).  The table below is small and
+only checks each value on its own; checks that relate two values (``eta0 * lambda1 < 1``)
+stay in the learners' ``fit``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..exceptions import ConfigError
+
+__all__ = ["Interval", "Options", "BOOL", "NJOBS", "SEED", "GENERATOR", "CALLABLE",
+           "COEF_INIT", "validate_params", "check_coef_init", "RANDOM_STATE"]
+
+_SEED_MAX = 2 ** 32 - 1
+
+
+class Constraint:
+    """One kind of value a hyperparameter may take; ``description`` names it in messages."""
+
+    description = ""
+
+    def accepts(self, value) -> bool:  # pragma: no cover - every subclass overrides it
+        raise NotImplementedError
+
+
+class Interval(Constraint):
+    """A real (``kind=float``) or integer (``kind=int``) number in a range; ``None`` bounds
+    are infinite.  Floats must be finite; booleans are never numbers here."""
+
+    def __init__(self, kind, low, high, *, closed="both"):
+        self.kind, self.low, self.high, self.closed = kind, low, high, closed
+        left = "[" if closed in ("left", "both") and low is not None else "("
+        right = "]" if closed in ("right", "both") and high is not None else ")"
+        lo = "-inf" if low is None else repr(low)
+        hi = "inf" if high is None else repr(high)
+        noun = "an int" if kind is int else "a float"
+        self.description = f"{noun} in the range {left}{lo}, {hi}{right}"
+
+    def accepts(self, value) -> bool:
+        if isinstance(value, (bool, np.bool_)):
+            return False
+        if self.kind is int:
+            if not isinstance(value, numbers.Integral):
+                return False
+        elif not isinstance(value, numbers.Real) or not np.isfinite(value):
+            return False
+        if self.low is not None:
+            if value < self.low or (value == self.low and self.closed in ("right", "neither")):
+                return False
+        if self.high is not None:
+            if value > self.high or (value == self.high and self.closed in ("left", "neither")):
+                return False
+        return True
+
+
+class Options(Constraint):
+    """One of the given strings."""
+
+    def __init__(self, *values: str):
+        self.values = values
+        self.description = "a str among {" + ", ".join(repr(v) for v in values) + "}"
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, str) and value in self.values
+
+
+class _Bool(Constraint):
+    description = "a bool"
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, (bool, np.bool_))
+
+
+class _NJobs(Constraint):
+    # joblib's convention: 1 serial, -1 all cores, -2 all but one; 0 means nothing
+    description = "an int other than 0"
+
+    def accepts(self, value) -> bool:
+        return (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+                and value != 0)
+
+
+class _Generator(Constraint):
+    description = "a numpy Generator"
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, (np.random.Generator, np.random.RandomState))
+
+
+class _Callable(Constraint):
+    description = "a callable"
+
+    def accepts(self, value) -> bool:
+        return callable(value)
+
+
+class _CoefInit(Constraint):
+    """A 1-d array of finite floats (its length is checked in ``fit``, against the task)."""
+
+    description = "an array of n_features floats"
+
+    def accepts(self, value) -> bool:
+        if isinstance(value, (str, bytes)) or np.isscalar(value):
+            return False
+        try:
+            a = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            return False
+        return a.ndim == 1 and bool(np.isfinite(a).all())
+
+
+class _NoneValue(Constraint):
+    description = "None"
+
+    def accepts(self, value) -> bool:
+        return value is None
+
+
+BOOL = _Bool()
+NJOBS = _NJobs()
+SEED = Interval(int, 0, _SEED_MAX)
+GENERATOR = _Generator()
+CALLABLE = _Callable()
+COEF_INIT = _CoefInit()
+#: what ``random_state`` may be for learners that hand it to ``np.random.default_rng``
+RANDOM_STATE = [SEED, GENERATOR, None]
+
+
+def _join(descriptions: list[str]) -> str:
+    if len(descriptions) == 1:
+        return descriptions[0]
+    return ", ".join(descriptions[:-1]) + " or " + descriptions[-1]
+
+
+def _as_constraint(c) -> Constraint:
+    if c is None:
+        return _NoneValue()
+    if isinstance(c, Constraint):
+        return c
+    raise TypeError(f"not a parameter constraint: {c!r}")  # pragma: no cover - a coding error
+
+
+def validate_params(owner: str, constraints: dict, params: dict, *,
+                    n_features: int | None = None) -> None:
+    """Raise ``ConfigError`` for the first value in ``params`` that none of its
+    ``constraints[name]`` accepts; names without constraints (``task``) are skipped.
+
+    ``owner`` names the learner in the message; ``n_features`` (the length ``coef_init``
+    must have, when the task is known) makes the ``coef_init`` message exact.
+    """
+    for name, value in params.items():
+        allowed = constraints.get(name)
+        if allowed is None:
+            continue
+        allowed = [_as_constraint(c) for c in allowed]
+        if any(c.accepts(value) for c in allowed):
+            continue
+        if any(c is COEF_INIT for c in allowed) and isinstance(value, (str, bytes)):
+            size = "n_features" if n_features is None else str(n_features)
+            raise ConfigError(
+                f"coef_init must be an array of {size} floats; it cannot be given on the "
+                f"command line (got {value!r}). Pass it from Python, e.g. "
+                f"{owner}(task, coef_init=w), or leave it unset to start from init")
+        raise ConfigError(
+            f"The {name!r} parameter of {owner} must be {_join([c.description for c in allowed])}. "
+            f"Got {value!r} instead.")
+
+
+def check_coef_init(coef_init, n_features: int, what: str = "") -> np.ndarray:
+    """A float64 copy of ``coef_init`` after checking it has ``n_features`` entries."""
+    if isinstance(coef_init, (str, bytes)):
+        raise ConfigError(f"coef_init must be an array of {n_features} floats; it cannot be "
+                          f"given on the command line (got {coef_init!r})")
+    try:
+        w0 = np.array(coef_init, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ConfigError(f"coef_init must be an array of {n_features} floats{what}, got "
+                          f"{type(coef_init).__name__}") from None
+    if w0.shape != (n_features,):
+        raise ConfigError(f"coef_init must have shape ({n_features},){what}, got {w0.shape}")
+    return w0

@@ -1,0 +1,128 @@
+"""Checks of encoded targets before they reach a learner or a numba kernel.
+
+numba kernels do not check bounds: a label id outside the task's label set would read or
+write outside the score arrays (silently wrong weights, or a crash far from the cause), and
+a float label would be truncated.  So every task method that hands gold label ids to a
+kernel passes them through :func:`check_label_ids` first.  ``-1`` is a valid id there: it
+is what ``encode_targets`` gives a gold label the model never saw in training, which
+evaluation counts as wrong (every prediction misses it) and loss-augmented decoding treats
+as always wrong.
+
+Binary tasks (labels +-1) check their training labels with
+:func:`check_binary_training_labels`: a latent binary learner (LCLR and its relatives)
+separates positives from negatives, and training data of one class gives it nothing to
+separate; this is refused before any parsing or featurising starts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..exceptions import InputError
+
+__all__ = ["check_label_ids", "check_heads", "check_binary_labels",
+           "check_binary_training_labels", "NEGATIVE_RATIO_PARAMS"]
+
+#: parameters by which a task samples its own negatives (their names, for the hint of
+#: :func:`check_binary_training_labels`)
+NEGATIVE_RATIO_PARAMS = ("neg_ratio", "negative_ratio")
+
+
+def _as_int_array(y, what: str) -> np.ndarray:
+    """``y`` as an int64 array; integer-valued floats are accepted, anything else refused."""
+    try:
+        arr = np.asarray(y)
+    except (TypeError, ValueError) as exc:  # ragged nested sequences
+        raise InputError(f"{what} must be an array of integer label ids ({exc})") from None
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.int64, copy=False)
+    if arr.size == 0:
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.floor(arr)):
+        return arr.astype(np.int64)
+    sample = arr.reshape(-1)[:5].tolist()
+    raise InputError(f"{what} must be integer label ids, got {arr.dtype} values such as "
+                     f"{sample}; encode gold labels with the task's encode_targets")
+
+
+def check_label_ids(y, n_labels: int, *, what: str = "gold labels",
+                    allow_unseen: bool = True) -> np.ndarray:
+    """``y`` as an int64 array after checking that every id is an integer in
+    ``0..n_labels-1``, or ``-1`` (a gold label unseen in training) when ``allow_unseen``.
+
+    Raises ``InputError`` naming the first bad id, its position and the valid range.
+    """
+    arr = _as_int_array(y, what)
+    lo = -1 if allow_unseen else 0
+    bad = np.flatnonzero((arr.reshape(-1) < lo) | (arr.reshape(-1) >= n_labels))
+    if bad.size:
+        k = int(bad[0])
+        value = int(arr.reshape(-1)[k])
+        if value == -1:
+            raise InputError(
+                f"{what}: position {k} holds -1, a label the model never saw in training; "
+                f"a model is trained on labels of the data its task was fitted on (fit the "
+                f"task on this data before encoding its targets)")
+        unseen = " (or -1 for a gold label unseen in training)" if allow_unseen else ""
+        raise InputError(
+            f"{what}: label id {value} at position {k} is outside 0..{n_labels - 1}{unseen}; "
+            f"the task has {n_labels} labels. Encode gold labels with the encode_targets of "
+            f"the task the model was fitted with")
+    return arr
+
+
+def check_heads(heads, n_words: int, *, what: str = "gold heads") -> np.ndarray:
+    """``heads`` (one per word, 1-based, 0 = root) as int64 after checking there are
+    ``n_words`` of them, each an integer in ``0..n_words``."""
+    arr = _as_int_array(heads, what)
+    if arr.shape != (n_words,):
+        raise InputError(f"{what} has shape {arr.shape}; expected one head per word, "
+                         f"({n_words},)")
+    bad = np.flatnonzero((arr < 0) | (arr > n_words))
+    if bad.size:
+        k = int(bad[0])
+        raise InputError(f"{what}: head {int(arr[k])} of word {k + 1} is outside 0..{n_words} "
+                         f"(0 = root, else a word number of the sentence)")
+    return arr
+
+
+def check_binary_labels(targets, *, what: str = "targets") -> np.ndarray:
+    """``targets`` as a 1-d int64 array of labels -1 / +1 (``InputError`` otherwise)."""
+    y = _as_int_array(targets, what) if np.size(targets) else np.zeros(0, np.int64)
+    if y.ndim != 1 or (y.size and not np.isin(y, (-1, 1)).all()):
+        found = sorted(set(np.asarray(targets).reshape(-1).tolist()))[:5]
+        raise InputError(f"{what} must be a 1-d sequence of labels -1 or +1, got shape "
+                         f"{np.shape(targets)} with values such as {found}")
+    return y
+
+
+def check_binary_training_labels(dataset, task=None) -> np.ndarray:
+    """The ±1 training labels of ``dataset``, after checking both classes are present.
+
+    Raises ``InputError`` (naming ``dataset.path``) for labels other than ±1, no examples,
+    or examples of one class only: "training data has only positive examples (N); LCLR
+    needs both ...".  ``task`` (optional) adds how to get the other class: its negative
+    sampling parameter (:data:`NEGATIVE_RATIO_PARAMS`) when it has one.
+    """
+    path = getattr(dataset, "path", None)
+    y = check_binary_labels(dataset.targets, what="training labels")
+    n_pos = int(np.count_nonzero(y == 1))
+    n_neg = int(y.size - n_pos)
+    if n_pos and n_neg:
+        return y
+    if not y.size:
+        raise InputError("training data holds no examples; give a file with positive and "
+                         "negative examples", path)
+    have, missing = ("positive", "negative") if n_pos else ("negative", "positive")
+    params = task.get_params() if task is not None else {}
+    ratio = next((p for p in NEGATIVE_RATIO_PARAMS if p in params), None)
+    if ratio is not None and missing == "negative":
+        how = (f"this task samples its negatives, and {ratio}={params[ratio]!r} with "
+               f"{n_pos} positives draws none: raise {ratio} (--option {ratio}=...) or "
+               f"train on more examples")
+    else:
+        how = f"add {missing} examples to the training file"
+    raise InputError(
+        f"training data has only {have} examples ({max(n_pos, n_neg)}); LCLR and the other "
+        f"latent binary learners need both positive (+1) and negative (-1) examples to "
+        f"learn a decision between them. {how[0].upper()}{how[1:]}", path)

@@ -1,0 +1,238 @@
+"""Hostile and malformed input through the command line (issue 13), one table row per case.
+
+Each row names the case, writes its bad input into the test's folder, runs
+``latentstruct.cli.main(argv)`` and checks the contract: the exit code, and a stderr of ONE
+line ``latentstruct: error: ...`` holding the expected fragment; a refused command also
+leaves the folder as it was (no model, no output, nothing half-written).
+
+To add a case, add one ``Case(...)`` line to ``CASES``:
+
+* ``write``: a function of the folder that writes the input (``file(name, content)`` makes
+  one; ``none`` writes nothing);
+* ``argv``: the command line as one string, split like a shell; ``{d}`` is the folder and
+  ``{chunk}``, ``{pos}``, ``{dep}``, ``{translit}`` are small trained models (see
+  ``models``) that are never modified;
+* ``code`` and ``fragment``: the expected exit code and a piece of the error line;
+* ``patch`` (optional): ``(("module.ATTR", value), ...)`` set for the run, e.g. to lower a
+  size limit instead of writing a huge file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shlex
+from dataclasses import dataclass
+from typing import Callable
+
+import pytest
+
+from latentstruct.cli import main
+
+NUL = "line contains a NUL byte; the file is binary or corrupt"
+LONG = "characters long, over the limit of 100,000 characters per line"
+OVER = "x" * 100_001  # one character over readers.MAX_LINE_CHARS
+
+CHUNK = "He PRP B-NP\nreckons VBZ B-VP\n. . O\n\n"
+CONLLU = ("1\tDogs\tdog\tNOUN\tNNS\t_\t2\tnsubj\t_\t_\n2\tbark\tbark\tVERB\tVBP\t_\t0\troot\t_\t_\n\n"
+          "1\tCats\tcat\tNOUN\tNNS\t_\t2\tnsubj\t_\t_\n2\tsleep\tsleep\tVERB\tVBP\t_\t0\troot\t_\t_\n\n")
+ROW2 = "2\tbark\tbark\tVERB\tVBP\t_\t0\troot\t_\t_\n"
+DP = "Dogs\tNNS\t2\nbark\tVBP\t0\n\n"
+CORA = "<NEWREFERENCE>\n<author> A. Cau. </author> <title> Formal methods . </title>\n"
+TRANSLIT = "italy\tא י ט ל י ה\t3\nrome\tר ו מ א\t2\n"
+MSRP = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\tThe cat sat.\tA cat sat.\n"
+GLUE = "index\tsentence1\tsentence2\tlabel\n0\tA dog barks.\tA dog is loud.\tentailment\n"
+XML = '<?xml version="1.0"?>\n<c>\n<pair id="1" entailment="YES">\n<t>A dog barks.</t>\n<h>A dog.</h>\n</pair>\n</c>\n'
+DOCS = '{"id": "1", "label": "a", "text": "red apple"}\n{"id": "2", "label": "b", "text": "blue sky"}\n'
+KBEST_HEAD = json.dumps({"format": "latentstruct-kbest", "version": 1, "parser_id": "p", "k": 2,
+                         "single_root": True, "labelled": False, "pos": "gold", "folds": 1,
+                         "source": "x", "n_sentences": 1}) + "\n"
+SENTENCES = "Dogs bark .\nCats sleep .\n"
+GZIP = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xcb\x48\xcd\xc9\xc9\x07\x00\x86\xa6\x10\x36\x05\x00\x00\x00"
+
+
+def file(name: str, content) -> Callable:
+    """A ``write`` that puts ``content`` (str as UTF-8, or bytes) into ``folder/name``."""
+    def write(folder):
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        (folder / name).write_bytes(data)
+    return write
+
+
+def none(folder) -> None:
+    """A ``write`` for cases whose bad input is on the command line."""
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    write: Callable
+    argv: str
+    code: int
+    fragment: str
+    patch: tuple = ()
+
+
+def train(task: str, name: str, *options: str) -> str:
+    """``train TASK --train {d}/NAME --model {d}/m.npz --quiet`` plus ``--option``s."""
+    opts = "".join(f" --option {o}" for o in options)
+    return f"train {task} --train {{d}}/{name} --model {{d}}/m.npz --quiet{opts}"
+
+
+TAGGER = "tagger_model={pos}"
+
+CASES = [
+    # --- chunk: CoNLL-2000 -------------------------------------------------------------
+    Case("chunk-nul", file("a.txt", CHUNK + "x\x00 NN O\n"), train("chunk", "a.txt"), 2, f"a.txt:5: {NUL}"),
+    Case("chunk-long", file("a.txt", CHUNK + OVER + " NN O\n"), train("chunk", "a.txt"), 2, f"a.txt:5: line is 100,006 {LONG}"),
+    Case("chunk-malformed", file("a.txt", "He PRP B-NP\nreckons VBZ\n"), train("chunk", "a.txt"), 2, "a.txt:2: expected 3 columns"),
+    Case("chunk-bad-tag", file("a.txt", "He PRP X-NP\n"), train("chunk", "a.txt"), 2, "a.txt:1: invalid chunk tag 'X-NP'"),
+    Case("chunk-wrong-format", file("a.txt", CONLLU), train("chunk", "a.txt"), 2, "a.txt:1: expected 3 columns"),
+    Case("chunk-hash-bits", file("a.txt", CHUNK), train("chunk", "a.txt", "feature_index=hashing", "hash_bits=32"), 2, "hash_bits must be an integer in [1, 26], got 32"),
+    # --- pos: CoNLL-U ---------------------------------------------------------------------
+    Case("pos-nul", file("a.conllu", CONLLU + "1\tx\x00\t_\tX\t_\t_\t0\t_\t_\t_\n"), train("pos", "a.conllu"), 2, f"a.conllu:7: {NUL}"),
+    Case("pos-long", file("a.conllu", CONLLU + "1\t" + OVER + "\t_\tX\t_\t_\t0\t_\t_\t_\n"), train("pos", "a.conllu"), 2, f"a.conllu:7: line is 100,019 {LONG}"),
+    Case("pos-upos", file("a.conllu", CONLLU.replace("VERB", "NOTATAG", 1)), train("pos", "a.conllu"), 2, "a.conllu:2: UPOS (column 4) of word 2 is 'NOTATAG', not a Universal POS tag"),
+    Case("pos-malformed", file("a.conllu", CONLLU + "1\tDogs\tdog\tNOUN\n"), train("pos", "a.conllu"), 2, "a.conllu:7: expected 10 tab-separated fields"),
+    Case("pos-wrong-format", file("a.conllu", CHUNK), train("pos", "a.conllu"), 2, "a.conllu:1: the file is not CoNLL-U"),
+    Case("pos-hash-bits", file("a.conllu", CONLLU), train("pos", "a.conllu", "feature_index=hashing", "hash_bits=40"), 2, "(8 TiB per label at hash_bits=40)"),
+    # --- dep: CoNLL-U and .dp ---------------------------------------------------------------
+    Case("dep-conllu-nul", file("a.conllu", CONLLU.replace("bark\tbark", "ba\x00rk\tbark", 1)), train("dep", "a.conllu"), 2, f"a.conllu:2: {NUL}"),
+    Case("dep-conllu-long", file("a.conllu", CONLLU + "# " + OVER + "\n"), train("dep", "a.conllu"), 2, f"a.conllu:7: line is 100,003 {LONG}"),
+    Case("dep-conllu-malformed", file("a.conllu", CONLLU.replace("\t2\tnsubj", "\t5\tnsubj", 1)), train("dep", "a.conllu"), 2, "a.conllu:1: HEAD 5 of word 1 points past the last word"),
+    Case("dep-dp-nul", file("a.dp", DP + "x\x00\tNN\t0\n"), train("dep", "a.dp"), 2, f"a.dp:4: {NUL}"),
+    Case("dep-dp-long", file("a.dp", DP + OVER + "\tNN\t0\n"), train("dep", "a.dp"), 2, f"a.dp:4: line is 100,006 {LONG}"),
+    Case("dep-dp-malformed", file("a.dp", "Dogs\tNNS\tx\n"), train("dep", "a.dp"), 2, "a.dp:1: head 'x' of word 1 ('Dogs') is not a non-negative integer"),
+    Case("dep-dp-wrong-format", file("a.dp", DOCS), train("dep", "a.dp"), 2, "a.dp:1: expected 3 tab-separated columns"),
+    # --- citations: Cora --------------------------------------------------------------------
+    Case("cora-nul", file("c.txt", CORA + "<NEWREFERENCE>\n<a> x\x00 </a>\n"), train("citations", "c.txt"), 2, f"c.txt:4: {NUL}"),
+    Case("cora-long", file("c.txt", CORA + "<NEWREFERENCE>\n<a> " + OVER + " </a>\n"), train("citations", "c.txt"), 2, f"c.txt:4: line is 100,010 {LONG}"),
+    Case("cora-malformed", file("c.txt", "<NEWREFERENCE>\n<author> A. Cau. </title>\n"), train("citations", "c.txt"), 2, "c.txt:2: closing tag </title> (word 4) does not match"),
+    Case("cora-wrong-format", file("c.txt", CHUNK), train("citations", "c.txt"), 2, "c.txt:1: missing <NEWREFERENCE> marker"),
+    # --- translit: TSV ----------------------------------------------------------------------
+    Case("translit-nul", file("t.tsv", TRANSLIT + "pa\x00ris\tפ\t1\n"), train("translit", "t.tsv"), 2, f"t.tsv:3: {NUL}"),
+    Case("translit-long", file("t.tsv", TRANSLIT + OVER + "\tפ\t1\n"), train("translit", "t.tsv"), 2, f"t.tsv:3: line is 100,005 {LONG}"),
+    Case("translit-long-word", file("t.tsv", TRANSLIT + "a" * 101 + "\tפ\t1\n"), train("translit", "t.tsv"), 2, "t.tsv:3: the English word in column 1 is 101 characters long"),
+    Case("translit-malformed", file("t.tsv", TRANSLIT + "paris\tפ\n"), train("translit", "t.tsv"), 2, "t.tsv:3: expected 3 TAB-separated columns"),
+    Case("translit-wrong-format", file("t.tsv", MSRP), train("translit", "t.tsv"), 2, "t.tsv:1: expected 3 TAB-separated columns"),
+    Case("translit-one-class", file("t.tsv", TRANSLIT), train("translit", "t.tsv", "neg_ratio=0"), 2, "training data has only positive examples (2)"),
+    # --- paraphrase: MSRP TSV ---------------------------------------------------------------
+    Case("msrp-nul", file("m.tsv", MSRP + "0\t3\t4\tA\x00\tB\n"), train("paraphrase", "m.tsv"), 2, f"m.tsv:3: {NUL}"),
+    Case("msrp-long", file("m.tsv", MSRP + "0\t3\t4\t" + OVER + "\tB\n"), train("paraphrase", "m.tsv"), 2, f"m.tsv:3: line is 100,009 {LONG}"),
+    Case("msrp-long-sentence", file("m.tsv", MSRP + "0\t3\t4\t" + "w" * 10_001 + "\tB\n"), train("paraphrase", "m.tsv"), 2, "m.tsv:3: the '#1 String' column is 10,001 characters long"),
+    Case("msrp-malformed", file("m.tsv", MSRP + "0\t3\t4\tA\n"), train("paraphrase", "m.tsv"), 2, "m.tsv:3: expected 5 tab-separated columns"),
+    Case("msrp-wrong-format", file("m.tsv", GLUE), train("paraphrase", "m.tsv"), 2, "m.tsv:1: the first line is not the MSRP header"),
+    # --- rte: PASCAL XML and GLUE TSV -------------------------------------------------------
+    Case("rte-xml-nul", file("r.xml", XML.replace("barks", "ba\x00rks")), train("rte", "r.xml"), 2, f"r.xml:4: {NUL}"),
+    Case("rte-xml-long", file("r.xml", XML.replace("barks", "w" * 10_001)), train("rte", "r.xml"), 2, "r.xml:4: the <t> (text) of the pair that starts on line 3 is 10,008 characters long"),
+    Case("rte-xml-malformed", file("r.xml", XML.replace("</h>", "")), train("rte", "r.xml"), 2, "r.xml:6: malformed XML: mismatched tag"),
+    Case("rte-xml-attlist", file("r.xml", XML.replace('<c>', '<!DOCTYPE c [\n<!ATTLIST pair entailment CDATA "YES">\n]>\n<c>').replace(' entailment="YES"', "")), train("rte", "r.xml"), 2, "r.xml:3: the document declares default attributes"),
+    Case("rte-xml-wrong-format", file("r.xml", DOCS), train("rte", "r.xml"), 2, "r.xml:1: malformed XML: not well-formed (invalid token)"),
+    Case("rte-tsv-nul", file("r.tsv", GLUE + "1\tA\x00\tB\tentailment\n"), train("rte", "r.tsv"), 2, f"r.tsv:3: {NUL}"),
+    Case("rte-tsv-long", file("r.tsv", GLUE + "1\t" + OVER + "\tB\tentailment\n"), train("rte", "r.tsv"), 2, f"r.tsv:3: line is 100,016 {LONG}"),
+    Case("rte-tsv-malformed", file("r.tsv", GLUE + "1\tA\tB\tmaybe\n"), train("rte", "r.tsv"), 2, "r.tsv:3: label must be one of entailment, not_entailment, got 'maybe'"),
+    Case("rte-tsv-wrong-format", file("r.tsv", MSRP), train("rte", "r.tsv"), 2, "r.tsv:1: the first line is not the GLUE RTE header"),
+    Case("rte-one-class", file("r.tsv", GLUE + "1\tB c.\tB.\tentailment\n"), train("rte", "r.tsv"), 2, "training data has only positive examples (2); LCLR"),
+    # --- doccls: JSON lines -----------------------------------------------------------------
+    Case("doccls-nul", file("d.jsonl", DOCS + '{"label": "a", "text": "x\x00"}\n'), train("doccls", "d.jsonl"), 2, f"d.jsonl:3: {NUL}"),
+    Case("doccls-long", file("d.jsonl", DOCS + '{"label": "a", "text": "' + "x" * 200 + '"}\n'), train("doccls", "d.jsonl"), 2, "d.jsonl:3: line is 226 characters long, over the limit of 100 characters", (("latentstruct.data.documents.MAX_DOCUMENT_LINE_CHARS", 100),)),
+    Case("doccls-malformed", file("d.jsonl", DOCS + '{"label": "a", "text": \n'), train("doccls", "d.jsonl"), 2, "d.jsonl:3: not valid JSON (Expecting value"),
+    Case("doccls-huge-number", file("d.jsonl", DOCS + '{"label": "a", "text": "t", "n": ' + "9" * 5000 + "}\n"), train("doccls", "d.jsonl"), 2, "d.jsonl:3: not valid JSON (Exceeds the limit (4300 digits)"),
+    Case("doccls-wrong-format", file("d.jsonl", CHUNK), train("doccls", "d.jsonl"), 2, "d.jsonl:1: not valid JSON"),
+    # --- rerank: k-best lists ---------------------------------------------------------------
+    Case("kbest-nul", file("k.kbest", KBEST_HEAD + '{"id": "\x00"}\n'), train("rerank", "k.kbest"), 2, f"k.kbest:2: {NUL}"),
+    Case("kbest-long", file("k.kbest", KBEST_HEAD + '{"id": "' + "x" * 300 + '"}\n'), train("rerank", "k.kbest"), 2, "k.kbest:2: line is 310 characters long, over the limit of 200 characters", (("latentstruct.data.kbest.MAX_LINE_CHARS", 200),)),
+    Case("kbest-malformed", file("k.kbest", KBEST_HEAD + '{"id": "s1", "words": []}\n'), train("rerank", "k.kbest"), 2, "k.kbest:2: field 'words' must be a list of 1..1000 strings"),
+    Case("kbest-deep", file("k.kbest", KBEST_HEAD + "[" * 100_000 + "]" * 100_000 + "\n"), train("rerank", "k.kbest"), 2, "nested too deeply", (("latentstruct.data.kbest.MAX_LINE_CHARS", 300_000),)),
+    Case("kbest-wrong-format", file("k.kbest", DOCS), train("rerank", "k.kbest"), 2, "k.kbest:1: not a k-best file"),
+    # --- grammaticality: one sentence per line (the tagger is a small pos model) ------------
+    Case("sentences-nul", file("s.txt", SENTENCES + "a\x00b\n"), train("grammaticality", "s.txt", TAGGER), 2, f"s.txt:3: {NUL}"),
+    Case("sentences-long", file("s.txt", SENTENCES + OVER + "\n"), train("grammaticality", "s.txt", TAGGER), 2, f"s.txt:3: line is 100,001 {LONG}"),
+    Case("sentences-malformed", file("s.txt", SENTENCES + "\nMore .\n"), train("grammaticality", "s.txt", TAGGER), 2, "s.txt:3: empty sentence"),
+    Case("sentences-wrong-format", file("s.txt", GZIP), train("grammaticality", "s.txt", TAGGER), 2, f"s.txt:1: {NUL}"),
+    # --- train: usage ---------------------------------------------------------------------------
+    Case("train-missing-file", none, train("chunk", "missing.txt"), 2, "no such file: {d}/missing.txt"),
+    Case("train-unknown-task", none, "train nosuch --model {d}/m.npz", 2, "unknown task 'nosuch'"),
+    Case("train-bad-option", file("a.txt", CHUNK), train("chunk", "a.txt", "window=-1"), 2, "window must be a non-negative integer, got -1"),
+    # --- evaluate ---------------------------------------------------------------------------------
+    Case("evaluate-missing-test", none, "evaluate --model {chunk} --test {d}/missing.txt", 2, "no such file: {d}/missing.txt"),
+    Case("evaluate-not-a-model", file("m.npz", CHUNK), "evaluate --model {d}/m.npz --test {d}/m.npz", 2, "is truncated or not a latentstruct model"),
+    Case("evaluate-bad-option", file("a.txt", CHUNK), "evaluate --model {chunk} --test {d}/a.txt --option input_scheme=bogus", 2, "input_scheme must be one of iob1, iob2 or None, got 'bogus'"),
+    Case("evaluate-nul", file("a.txt", CHUNK + "\x00\n"), "evaluate --model {chunk} --test {d}/a.txt", 2, f"a.txt:5: {NUL}"),
+    # --- predict ----------------------------------------------------------------------------------
+    Case("predict-missing-input", none, "predict --model {pos} --input {d}/missing.conllu --output {d}/o.conllu", 2, "no such file: {d}/missing.conllu"),
+    Case("predict-not-a-model", file("m.npz", b"PK\x03\x04 truncated"), "predict --model {d}/m.npz --input {d}/m.npz --output {d}/o", 2, "is truncated or not a latentstruct model"),
+    Case("predict-bad-option", file("a.conllu", CONLLU), "predict --model {pos} --input {d}/a.conllu --output {d}/o.conllu --option window=9", 2, "option 'window' cannot change at predict time"),
+    Case("predict-upos", file("a.conllu", CONLLU.replace("VERB", "V")), "predict --model {pos} --input {d}/a.conllu --output {d}/o.conllu", 2, "a.conllu:2: UPOS (column 4) of word 2 is 'V'"),
+    # --- explain ----------------------------------------------------------------------------------
+    Case("explain-missing-model", none, "explain --model {d}/missing.npz --source a --target b --out {d}/x.png", 2, "no such file: {d}/missing.npz"),
+    Case("explain-not-explainable", none, "explain --model {chunk} --source a --target b --out {d}/x.png", 2, "task 'chunk' cannot (it is not explainable)"),
+    Case("explain-long-word", none, "explain --model {translit} --source " + "a" * 200 + " --target b --out {d}/x.png", 2, "the source word is 200 characters long"),
+    Case("explain-not-a-model", file("m.npz", ""), "explain --model {d}/m.npz --source a --target b --out {d}/x.png", 2, "is truncated or not a latentstruct model"),
+    # --- kbest ------------------------------------------------------------------------------------
+    Case("kbest-k-zero", file("a.conllu", CONLLU), "kbest --model {dep} --input {d}/a.conllu --output {d}/o.kbest -k 0", 2, "-k must be a positive integer, got 0"),
+    Case("kbest-not-dep", file("a.conllu", CONLLU), "kbest --model {chunk} --input {d}/a.conllu --output {d}/o.kbest", 2, "which writes no k-best lists"),
+    Case("kbest-not-a-model", file("m.npz", CONLLU), "kbest --model {d}/m.npz --input {d}/m.npz --output {d}/o.kbest", 2, "is truncated or not a latentstruct model"),
+    Case("kbest-nul-input", file("a.conllu", CONLLU + "\x00"), "kbest --model {dep} --input {d}/a.conllu --output {d}/o.kbest --quiet", 2, f"a.conllu:7: {NUL}"),
+    Case("kbest-missing-input", none, "kbest --model {dep} --input {d}/missing.conllu --output {d}/o.kbest --quiet", 2, "no such file or directory: {d}/missing.conllu"),
+    # --- info -------------------------------------------------------------------------------------
+    Case("info-missing", none, "info --model {d}/missing.npz", 2, "no such file: {d}/missing.npz"),
+    Case("info-not-a-model", file("m.npz", GZIP), "info --model {d}/m.npz", 2, "is truncated or not a latentstruct model"),
+    Case("info-empty", file("m.npz", b""), "info --model {d}/m.npz", 2, "is truncated or not a latentstruct model"),
+    # --- demo -------------------------------------------------------------------------------------
+    Case("demo-bad-lang", none, "demo --lang xx --out {d} --quiet", 2, "unknown language code 'xx'"),
+    Case("demo-missing-out", none, "demo --out {d}/missing --quiet", 2, "--out {d}/missing"),
+]
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    """Small models for the commands that need one (trained once; never modified)."""
+    folder = tmp_path_factory.mktemp("models")
+    (folder / "chunk.txt").write_text(CHUNK, encoding="utf-8")
+    (folder / "ud.conllu").write_text(CONLLU, encoding="utf-8")
+    runs = {
+        "chunk": "train chunk --train {f}/chunk.txt --model {f}/chunk.npz --quiet",
+        "pos": "train pos --train {f}/ud.conllu --model {f}/pos.npz --quiet",
+        "dep": "train dep --train {f}/ud.conllu --model {f}/dep.npz --quiet --option hash_bits=8 "
+               "--option label_hash_bits=4",
+        "translit": "train translit --model {f}/translit.npz --quiet --option n_train=20 "
+                    "--option max_iter=2",
+    }
+    for name, argv in runs.items():
+        assert main(shlex.split(argv.format(f=folder))) == 0, name
+    return {name: str(folder / f"{name}.npz") for name in runs}
+
+
+def _snapshot(folder):
+    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_hostile_input(case, tmp_path, models, capsys, monkeypatch):
+    names = {"d": str(tmp_path), **models}
+    case.write(tmp_path)
+    before = _snapshot(tmp_path)
+    for target, value in case.patch:
+        module, attr = target.rsplit(".", 1)
+        monkeypatch.setattr(importlib.import_module(module), attr, value)
+    capsys.readouterr()
+    code = main(shlex.split(case.argv.format(**names)))
+    out, err = capsys.readouterr()
+    assert code == case.code, err
+    assert err.startswith("latentstruct: error: ") and err.count("\n") == 1, err
+    assert case.fragment.format(**names) in err
+    if code != 0:
+        assert _snapshot(tmp_path) == before  # nothing written, nothing half-written
+
+
+def test_every_reader_and_command_is_covered():
+    argv = [c.argv for c in CASES]
+    for command in ("train", "evaluate", "predict", "explain", "kbest", "info", "demo"):
+        assert any(a.startswith(command + " ") for a in argv), command
+    for task in ("chunk", "pos", "dep", "citations", "translit", "paraphrase", "rte", "doccls",
+                 "rerank", "grammaticality"):
+        kinds = {c.name.rsplit("-", 1)[-1] for c in CASES if c.argv.startswith(f"train {task} ")}
+        assert len(kinds) >= 3, (task, kinds)
+        assert any(c.fragment.endswith(NUL) for c in CASES if c.argv.startswith(f"train {task} "))
+    assert len({c.name for c in CASES}) == len(CASES)
