@@ -96,6 +96,7 @@ from ..data.atomic import atomic_write
 from ..data.features import FeatureIndex, feature_index_from_arrays
 from ..data.lm import TrigramLM, read_sentences
 from ..data.paths import dataset_path
+from ..data.progress import track
 from ..data.readers import read_conll2000
 from ..data.sparse import SparseVector, coalesce_arrays
 from ..exceptions import ConfigError, InputError, ModelFormatError, NotFittedError
@@ -596,7 +597,8 @@ class GrammaticalityTask(LatentBinaryTask):
         self._ensure_tagger()
         pos_task, coef = self.tagger_, self.tagger_coef_
         out: list[tuple] = []
-        for a in range(0, len(sentences), _TAG_BATCH):
+        batches = range(0, len(sentences), _TAG_BATCH)
+        for a in track(batches, "POS tagging", unit=f"×{_TAG_BATCH} sent"):
             chunk = [Sentence(tuple(s)) for s in sentences[a:a + _TAG_BATCH]]
             X = pos_task.featurize(Dataset(chunk, [None] * len(chunk)))
             labels = pos_task.argmax_batch(X, coef)
