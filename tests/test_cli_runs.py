@@ -255,3 +255,18 @@ def test_os_error_is_one_line_exit_2(tmp_path, tiny_chunk_file, capsys, monkeypa
                        "--model", tmp_path / "m.npz", "--quiet")
     assert code == 2 and "No space left on device" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_closed_stdout_is_quiet(tmp_path, tiny_chunk_file, chunk_model):
+    # `latentstruct predict ... --output - | head -1`: the reader leaves; no error, no traceback
+    big = tmp_path / "big.txt"
+    big.write_text(tiny_chunk_file.read_text(encoding="utf-8") * 3000, encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "latentstruct.cli", "predict", "--model",
+                             str(chunk_model), "--input", str(big), "--output", "-", "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    code = proc.wait(timeout=300)
+    assert first.strip() and code in (0, 141)
+    assert "Traceback" not in err and "error" not in err

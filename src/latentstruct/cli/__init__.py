@@ -186,6 +186,13 @@ def main(argv=None) -> int:
             return _error(exc, 2)
         except LatentStructError as exc:
             return _error(exc, 1)
+        except BrokenPipeError:
+            # the reader went away (`latentstruct inspect ... | head`): stop quietly, as
+            # command-line tools do, and keep Python from complaining at exit
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by it
         except OSError as exc:
             # a full disk, a permission denied, a read-only file system: the user's to fix
             where = f"{exc.filename}: " if exc.filename else ""
