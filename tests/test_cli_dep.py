@@ -170,3 +170,23 @@ def test_kbest_checks_its_output_path_before_parsing(dep_setup, capsys):
     code, _, err = run(capsys, "kbest", "--model", model, "--input", dev, "--output",
                        tmp_path / "missing" / "x.kbest", "--folds", 2)
     assert code == 2 and "does not exist" in err and "fold 1/2" not in err
+
+
+def test_jackknife_uses_the_models_own_tagger_not_a_path_it_names(tmp_path, capsys):
+    """A dep model with predicted POS carries its tagger; --folds reuses it, and the
+    tagger_model path recorded in the file is never opened again (model files are data)."""
+    train = write_treebank(tmp_path / "train.conllu", 40, seed=1)
+    tagger = tmp_path / "tagger.npz"
+    assert run(capsys, "train", "pos", "--train", train, "--model", tagger, "--quiet")[0] == 0
+    model = tmp_path / "dep.model"
+    code, _, err = run(capsys, "train", "dep", "--train", train, "--model", model,
+                       "--option", "pos=predicted", "--option", f"tagger_model={tagger}",
+                       "--option", "hash_bits=16", "--option", "label_hash_bits=10",
+                       "--option", "max_iter=3", "--quiet")
+    assert code == 0, err
+    tagger.unlink()  # the recorded path now leads nowhere
+    lists = tmp_path / "train.kbest"
+    code, _, err = run(capsys, "kbest", "--model", model, "--input", train, "--output", lists,
+                       "-k", 2, "--folds", 2, "--quiet")
+    assert code == 0, err
+    assert not tagger.exists() and len(read_kbest(lists)[1]) == 40
