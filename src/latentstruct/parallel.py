@@ -1,73 +1,579 @@
-"""Map work over examples in parallel with joblib.
+"""Map work over examples in parallel with joblib, on threads, processes or a cluster.
 
 Inference dominates training time, and it is independent per example, so learners hand
-contiguous chunks of examples to ``parallel_chunks``.  Chunks (not single examples) keep
+contiguous chunks of examples to :func:`parallel_chunks`.  Chunks (not single examples) keep
 the per-task overhead low and let a task use its batch kernels inside each chunk.
+
+**Backends.**  Threads are the default (numba kernels compiled with ``nogil`` and HiGHS
+release the GIL).  As in scikit-learn, a surrounding ``joblib.parallel_config(backend=...)``
+wins over that default: ``"loky"`` (processes), ``"dask"`` (a ``distributed.Client`` must
+exist), ``"ray"`` (after ``ray.util.joblib.register_ray()``).  ``n_jobs=None`` takes the
+number of jobs from ``parallel_config`` too; any explicit ``n_jobs`` is used as given.
+
+**Kernels and shared data.**  A kernel is a module-level function ``fn(start, stop, *args)``
+(workers unpickle it by name; a closure would drag everything it refers to along).  Data
+that stays the same through a fit is wrapped once::
+
+    with shared(task=task, X=X) as data:
+        for round in ...:
+            parallel_chunks(kernel, len(X), n_jobs, args=(data["task"], data["X"], w))
+
+and the kernel receives the objects themselves.  A learner's ``fit`` runs in a
+:func:`fit_session`: all its passes share one worker pool, and a ``shared`` block over the
+same objects (the task a learner decodes with, pass after pass) is made once per fit.
+What travels, per backend (measured on LCLR: about 400 B + 8 B per feature per chunk):
+
+==========  ===============================================  ==================================
+backend     once per ``shared`` block (per fit)              per pass (round)
+==========  ===============================================  ==================================
+threads     nothing (workers share memory)                   nothing
+loky        the data pickled once to a private temp file     per chunk: ~400 B of references
+            (``TMPDIR``); each worker process loads it once  + the small arguments (``w``:
+            and keeps it (the last 2 blocks, by token)       8 bytes per feature)
+dask        ``client.scatter(..., broadcast=True)``: one     ``w`` once per worker (joblib
+            copy per worker, kept in worker memory           scatters arguments over 1 kB)
+                                                             + ~400 B per chunk
+ray         ``ray.put``: one copy in each node's object      per chunk: ~400 B + ``w``
+            store; each pool process reads it once
+other       nothing: the data goes with every chunk          the data, per chunk
+==========  ===============================================  ==================================
+
+Results (structures, scores) travel back per example in every case.  Data is sent lazily,
+on the first pass that needs it, so a fit with ``n_jobs=1`` or on threads sends nothing,
+and it is released (temp file removed, futures and object refs dropped) when the block
+(or the fit) ends.  :func:`rows` marks per-example arrays used in one pass only (a seed
+per example, a test set, StructuredSVM's mini-batches): each chunk then carries only its
+own rows, once.
+
+**Numba.**  Kernels compiled with ``cache=True`` are cached where numba finds a writable
+place: ``NUMBA_CACHE_DIR`` if set (set it in the workers' environment: loky workers inherit
+the parent's, a Dask or Ray worker has its own), else the package's ``__pycache__``, else
+numba's per-user cache directory.  When none of these is writable (a read-only install
+and home on a cluster node), importing this module points ``NUMBA_CACHE_DIR`` at a
+per-user directory under the temp folder, so that workers compile once and load after;
+shared data is unpickled only after this module, so that happens before any kernel is
+compiled in a worker.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+import contextvars
+import itertools
+import os
+import pickle
+import shutil
+import sys
+import tempfile
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable
+from contextlib import contextmanager
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
+from joblib.parallel import BACKENDS, get_active_backend
 
 from .data.progress import progress_bar, progress_enabled
+from .exceptions import ConfigError
 
-__all__ = ["parallel_chunks", "chunk_bounds"]
+__all__ = ["SharedData", "chunk_bounds", "ensure_numba_cache", "fit_session", "parallel_chunks",
+           "rows", "shared"]
 
 _PROGRESS_CHUNKS = 50  # chunks per pass when a progress bar may be shown
+_WORKER_CACHE_SIZE = 2  # shared blocks a worker process keeps (most recently used)
 
 
-def chunk_bounds(n_items: int, n_chunks: int) -> list[tuple[int, int]]:
-    """Split ``range(n_items)`` into at most ``n_chunks`` contiguous, near-equal pieces."""
-    n_chunks = max(1, min(n_chunks, n_items))
-    edges = np.linspace(0, n_items, n_chunks + 1).round().astype(int)
-    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+# --------------------------------------------------------------------------------------
+# numba's cache in worker processes
 
 
-def parallel_chunks(
-    fn: Callable[[int, int], list],
-    n_items: int,
-    n_jobs: int | None = 1,
-    *,
-    prefer: str = "threads",
-    desc: str = "inference",
-) -> list:
-    """Call ``fn(start, stop)`` on contiguous chunks and concatenate the returned lists.
+def _writable_dir(path: str) -> bool:
+    """Whether ``path`` exists or can be made, and a file can be written in it (numba's
+    own test of a cache location)."""
+    try:
+        os.makedirs(path, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+        return True
+    except OSError:
+        return False
 
-    With ``n_jobs`` of 1 (or a single chunk) ``fn`` runs in this thread with no joblib
-    overhead.  ``prefer="threads"`` suits numba kernels compiled with ``nogil`` and
-    HiGHS, which release the GIL; use ``"processes"`` for pure-Python inference.
-    When progress bars are on (``latentstruct.data.progress.show_progress``; the command
-    line's default), a pass over more than 2 s shows one, named ``desc``.
+
+def _user_cache_dir() -> str:
+    from numba.misc.appdirs import AppDirs  # numba's own choice of per-user directory
+
+    return AppDirs(appname="numba", appauthor=False).user_cache_dir
+
+
+def ensure_numba_cache(environ=None, *, in_tree: str | None = None,
+                       user_wide: Callable[[], str] = _user_cache_dir) -> str:
+    """Make sure numba kernels compiled with ``cache=True`` have a writable cache, and say
+    where it is.
+
+    ``NUMBA_CACHE_DIR`` wins when it is set and writable; else the package's own
+    ``__pycache__`` (``in_tree``), else numba's per-user cache directory (``user_wide()``);
+    when none is writable, ``NUMBA_CACHE_DIR`` is set (in ``environ``, by default
+    ``os.environ``, and in numba's loaded configuration) to a per-user directory under the
+    temp folder.  Without a writable place numba refuses to import a cached kernel.
     """
-    jobs = effective_n_jobs(n_jobs)
-    if progress_enabled() and n_items > 1:
-        return _with_progress(fn, n_items, jobs, prefer, desc)
-    if jobs == 1 or n_items <= 1:
-        return list(fn(0, n_items)) if n_items else []
-    bounds = chunk_bounds(n_items, jobs)
-    parts = Parallel(n_jobs=jobs, prefer=prefer)(delayed(fn)(a, b) for a, b in bounds)
-    out: list = []
-    for p in parts:
-        out.extend(p)
+    environ = os.environ if environ is None else environ
+    given = environ.get("NUMBA_CACHE_DIR")
+    if given and _writable_dir(given):
+        return given
+    in_tree = in_tree or os.path.join(os.path.dirname(__file__), "tasks", "__pycache__")
+    if _writable_dir(in_tree):
+        return in_tree
+    user = user_wide()
+    if _writable_dir(user):
+        return user
+    fallback = os.path.join(tempfile.gettempdir(), f"latentstruct-numba-{_user_id()}")
+    if not (_writable_dir(fallback) and _owned(fallback)):
+        fallback = tempfile.mkdtemp(prefix="latentstruct-numba-")
+    environ["NUMBA_CACHE_DIR"] = fallback
+    if environ is os.environ and "numba" in sys.modules:
+        sys.modules["numba"].core.config.reload_config()
+    return fallback
+
+
+def _user_id() -> str:
+    return str(os.getuid()) if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+
+
+def _owned(path: str) -> bool:
+    """A directory of ours, not a link or another user's (a shared temp folder)."""
+    if os.path.islink(path):
+        return False
+    return not hasattr(os, "getuid") or os.stat(path).st_uid == os.getuid()
+
+
+ensure_numba_cache()
+
+
+# --------------------------------------------------------------------------------------
+# shared data
+
+
+class _Payload:
+    """Wrapper of shared data in transit: unpickling it imports this module first, so the
+    numba cache is settled before the data's own modules compile their kernels."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __getstate__(self):
+        return (self.value,)  # never a false state: pickle would skip __setstate__
+
+    def __setstate__(self, state):
+        self.value = state[0]
+
+
+class _Part:
+    """``data[name]``: one part of a :class:`SharedData` block, as an argument of
+    :func:`parallel_chunks` (resolved to the object itself in the worker)."""
+
+    __slots__ = ("block", "name")
+
+    def __init__(self, block: SharedData, name: str):
+        self.block, self.name = block, name
+
+    def __reduce__(self):
+        raise TypeError("a shared-data part is resolved by parallel_chunks; pass it in "
+                        "args=(...), not inside another object")
+
+
+class _Rows:
+    """``rows(seq)``: chunk ``(a, b)`` receives only ``seq[a:b]``."""
+
+    __slots__ = ("seq",)
+
+    def __init__(self, seq):
+        self.seq = seq
+
+
+class _Window:
+    """Rows ``start .. start+len(items)-1`` of a sequence, indexed by their positions in the
+    whole sequence (so that a kernel's ``X[a:b]`` and ``X[k]`` read the same either way)."""
+
+    __slots__ = ("items", "start")
+
+    def __init__(self, items, start: int):
+        self.items, self.start = items, start
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            if key.step not in (None, 1) or key.start is None or key.stop is None:
+                raise IndexError(f"a chunk's rows take [a:b] with explicit bounds, got {key}")
+            return self.items[key.start - self.start:key.stop - self.start]
+        return self.items[int(key) - self.start]
+
+    def __len__(self):
+        return len(self.items)
+
+
+class _FileRef:
+    """A shared block written to a temp file (process backends on this machine)."""
+
+    __slots__ = ("name", "path", "token")
+
+    def __init__(self, token: str, path: str, name: str):
+        self.token, self.path, self.name = token, path, name
+
+    def load(self):
+        def read():  # the file holds every part of the block
+            with open(self.path, "rb") as f:
+                return pickle.load(f).value
+        return _cached(self.token, self.name, read)
+
+
+class _RayRef:
+    """A part of a shared block in Ray's object store."""
+
+    __slots__ = ("name", "ref", "token")
+
+    def __init__(self, token: str, name: str, ref):
+        self.token, self.name, self.ref = token, name, ref
+
+    def load(self):
+        import ray
+
+        return _cached(self.token, self.name, lambda: {self.name: ray.get(self.ref).value})
+
+
+_WORKER_CACHE: OrderedDict = OrderedDict()  # block token -> {part name: object}
+_WORKER_LOCK = threading.Lock()
+
+
+def _cached(token: str, name: str, load: Callable[[], dict]):
+    """Part ``name`` of block ``token`` in this process, loaded at most once; ``load()``
+    returns some parts of the block, ``name`` among them.  The last few blocks are kept
+    (a worker outlives the fits it serves)."""
+    with _WORKER_LOCK:
+        parts = _WORKER_CACHE.setdefault(token, {})
+        _WORKER_CACHE.move_to_end(token)
+        while len(_WORKER_CACHE) > _WORKER_CACHE_SIZE:
+            _WORKER_CACHE.popitem(last=False)
+        if name in parts:
+            return parts[name]
+    loaded = load()
+    with _WORKER_LOCK:
+        parts.update(loaded)
+    return loaded[name]
+
+
+class _Pools:
+    """Entered ``joblib.Parallel`` objects by backend and settings: one pool serves
+    every pass of a fit (Ray's and multiprocessing's pools otherwise start their processes
+    anew for each call, seconds each, and two live Ray pools can wait on each other's CPUs)."""
+
+    def __init__(self):
+        self._open: dict = {}
+
+    def get(self, backend, jobs: int, prefer: str, return_as: str) -> Parallel:
+        key = (type(backend).__name__, jobs, prefer, return_as)
+        if key not in self._open:
+            pool = Parallel(n_jobs=jobs, prefer=prefer, return_as=return_as)
+            pool.__enter__()
+            self._open[key] = pool
+        return self._open[key]
+
+    def close(self) -> None:
+        pools, self._open = list(self._open.values()), {}
+        for pool in pools:
+            pool.__exit__(None, None, None)
+
+
+class SharedData:
+    """Named objects sent to each parallel worker at most once while the block is open
+    (see :func:`shared`); ``data[name]`` is the argument a kernel receives as that object."""
+
+    def __init__(self, parts: dict, pools: _Pools):
+        self._parts = dict(parts)
+        self._token = uuid.uuid4().hex
+        self._sent: dict = {}  # transport -> {name: what travels instead of the object}
+        self._tmpdir: str | None = None
+        self.pools = pools
+        self._closed = False
+
+    def __getitem__(self, name: str) -> _Part:
+        if name not in self._parts:
+            raise KeyError(f"no shared part {name!r}; parts are {sorted(self._parts)}")
+        return _Part(self, name)
+
+    def value(self, name: str):
+        """The object itself, in this process."""
+        self._check_open()
+        return self._parts[name]
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("this shared-data block is closed; use it inside its 'with'")
+
+    def _wire(self, transport: str, backend) -> dict:
+        """What stands for each part on ``transport``; sent on first use."""
+        self._check_open()
+        if transport not in self._sent:
+            try:
+                self._sent[transport] = getattr(self, f"_send_{transport}")(backend)
+            except (TypeError, AttributeError, pickle.PicklingError) as error:
+                raise self._unpicklable(backend, error) from error
+        return self._sent[transport]
+
+    def _unpicklable(self, backend, error) -> Exception:
+        """A ConfigError naming the part that cannot travel (or ``error`` itself)."""
+        return _first_unpicklable(((repr(k), v) for k, v in self._parts.items()), backend) or error
+
+    def _send_file(self, backend) -> dict:
+        self._tmpdir = tempfile.mkdtemp(prefix="latentstruct-shared-")
+        path = os.path.join(self._tmpdir, "data.pkl")
+        _write_payload(path, _Payload(self._parts))
+        return {name: _FileRef(self._token, path, name) for name in self._parts}
+
+    def _send_dask(self, backend) -> dict:
+        # a list, not a dict: a dict's keys would become the (shared, reused) Dask keys
+        names = list(self._parts)
+        futures = backend.client.scatter([_Payload(self._parts[k]) for k in names],
+                                         broadcast=True, hash=False)
+        return dict(zip(names, futures))
+
+    def _send_ray(self, backend) -> dict:
+        import ray
+
+        return {k: _RayRef(self._token, k, ray.put(_Payload(v))) for k, v in self._parts.items()}
+
+    def _send_inline(self, backend) -> dict:
+        return dict(self._parts)
+
+    def close(self) -> None:
+        """Release what was sent: the temp file, the Dask futures, the Ray object refs."""
+        self._closed = True
+        self._sent.clear()
+        if self._tmpdir is not None:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+            self._tmpdir = None
+
+
+def _first_unpicklable(named, backend) -> ConfigError | None:
+    """A ConfigError for the first (name, object) in ``named`` that cannot be pickled."""
+    import cloudpickle
+
+    for name, obj in named:
+        try:
+            cloudpickle.dumps(obj)
+        except Exception as e:  # noqa: BLE001 - any failure names the culprit
+            return ConfigError(
+                f"the joblib backend {type(backend).__name__} runs inference in other "
+                f"processes, so the {name} it is sent ({type(obj).__name__}) must be "
+                f"picklable, but pickling it failed: {e}. Train with the default thread "
+                "backend (no joblib.parallel_config backend, or backend='threading'), or "
+                f"make {type(obj).__name__} picklable (drop open files and handles in "
+                "__getstate__ and reopen them on use).")
+    return None
+
+
+def _write_payload(path: str, payload: _Payload) -> None:
+    import cloudpickle  # as loky pickles: a task may hold a lambda or a local class
+
+    with open(path, "wb") as f:
+        cloudpickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+class _Session:
+    """What a fit keeps for its passes: one pool, and its shared blocks by identity."""
+
+    def __init__(self):
+        self.pools = _Pools()
+        self.blocks: dict = {}  # ((name, id(obj)), ...) -> SharedData (holding the objs)
+
+    def close(self) -> None:
+        self.pools.close()
+        for block in self.blocks.values():
+            block.close()
+        self.blocks.clear()
+
+
+_SESSION: contextvars.ContextVar = contextvars.ContextVar("latentstruct_parallel_session",
+                                                          default=None)
+
+
+@contextmanager
+def fit_session():
+    """Within the block (a learner's ``fit``; nested blocks join the outer one), passes
+    share one worker pool, and :func:`shared` blocks over the same objects are reused and
+    released only at its end: a task decoded in many passes reaches each worker once."""
+    if _SESSION.get() is not None:
+        yield
+        return
+    session = _Session()
+    token = _SESSION.set(session)
+    try:
+        yield
+    finally:
+        _SESSION.reset(token)
+        session.close()
+
+
+@contextmanager
+def shared(**parts):
+    """A block of named objects that parallel passes inside it use unchanged: each worker
+    receives them at most once (see the module docstring for what each backend sends).
+    Inside a :func:`fit_session`, the block lives until the session ends and a later
+    ``shared`` over the same objects returns it again.
+
+    >>> with shared(task=task, X=X) as data:            # doctest: +SKIP
+    ...     parallel_chunks(kernel, len(X), 2, args=(data["task"], data["X"], w))
+    """
+    session = _SESSION.get()
+    if session is not None:
+        key = tuple(sorted((name, id(obj)) for name, obj in parts.items()))
+        if key not in session.blocks:
+            session.blocks[key] = SharedData(parts, session.pools)
+        yield session.blocks[key]
+        return
+    block = SharedData(parts, _Pools())
+    try:
+        yield block
+    finally:
+        block.pools.close()
+        block.close()
+
+
+def rows(seq) -> _Rows:
+    """Mark ``seq`` (one entry per item) so that chunk ``(a, b)`` receives only its rows;
+    the kernel still indexes it by global position (``seq[a:b]``, ``seq[k]``)."""
+    return _Rows(seq)
+
+
+# --------------------------------------------------------------------------------------
+# the map
+
+
+def _transport(backend) -> str:
+    """How shared data reaches the workers of ``backend`` (a joblib backend instance)."""
+    if getattr(backend, "supports_sharedmem", False):
+        return "local"
+    if type(backend).__module__.split(".")[0] == "ray":
+        return "ray"
+    if type(backend).__name__ == "DaskDistributedBackend" and hasattr(backend, "client"):
+        return "dask"
+    local_processes = tuple(BACKENDS[k] for k in ("loky", "multiprocessing") if k in BACKENDS)
+    if isinstance(backend, local_processes):
+        return "file"
+    return "inline"
+
+
+def _local_args(args) -> list:
+    return [a.block.value(a.name) if isinstance(a, _Part)
+            else a.seq if isinstance(a, _Rows) else a for a in args]
+
+
+def _wire_args(args, transport: str, backend, a: int, b: int) -> list:
+    out = []
+    for x in args:
+        if isinstance(x, _Part):
+            x = x.block._wire(transport, backend)[x.name]
+        elif isinstance(x, _Rows):
+            x = _Window(x.seq[a:b], a)
+        out.append(x)
     return out
 
 
-def _with_progress(fn, n_items: int, jobs: int, prefer: str, desc: str) -> list:
-    """``parallel_chunks`` in more, smaller chunks, so that a bar (shown after 2 s) can
-    advance.  Learners' results never depend on the chunking (``n_jobs`` must not change a
-    model, so ``fn`` is per-example; seeded tie-breaks carry one seed per example)."""
-    bounds = chunk_bounds(n_items, max(jobs, min(n_items, _PROGRESS_CHUNKS)))
-    if jobs == 1:
-        parts = (fn(a, b) for a, b in bounds)
+def _resolve(x):
+    if isinstance(x, _Payload):  # a Dask future, already fetched by Dask
+        return x.value
+    if isinstance(x, (_FileRef, _RayRef)):
+        return x.load()
+    return x
+
+
+def _run_chunk(fn, a: int, b: int, *args):
+    """What a worker runs: ``fn(a, b, *args)`` with shared parts turned into the objects."""
+    return fn(a, b, *[_resolve(x) for x in args])
+
+
+def parallel_chunks(
+    fn: Callable[..., list],
+    n_items: int,
+    n_jobs: int | None = 1,
+    *,
+    args: tuple = (),
+    prefer: str = "threads",
+    desc: str = "inference",
+) -> list:
+    """Call ``fn(start, stop, *args)`` on contiguous chunks of ``range(n_items)`` and
+    concatenate the returned lists.
+
+    ``args`` may hold parts of a :func:`shared` block (``data["X"]``) and :func:`rows`
+    markers; the kernel receives the objects.  With one job (or one item) ``fn`` runs in
+    this thread with no joblib overhead.  ``prefer`` is joblib's soft hint: a backend set
+    with ``joblib.parallel_config`` wins over it, as in scikit-learn; ``n_jobs=None`` takes
+    the configured number of jobs.  When progress bars are on
+    (``latentstruct.data.progress.show_progress``; the command line's default), a pass
+    over more than 2 s shows one, named ``desc``.  The result never depends on the chunking
+    or the backend: learners' kernels are per example.
+    """
+    if n_items <= 0:
+        return []
+    jobs = effective_n_jobs(n_jobs)
+    if jobs == 1 or n_items == 1:
+        if progress_enabled() and n_items > 1:
+            bounds = chunk_bounds(n_items, min(n_items, _PROGRESS_CHUNKS))
+            local = _local_args(args)
+            return _with_progress((fn(a, b, *local) for a, b in bounds), bounds, desc)
+        return list(fn(0, n_items, *_local_args(args)))
+    backend, _ = get_active_backend(prefer=prefer)
+    transport = _transport(backend)
+    n_chunks = max(jobs, min(n_items, _PROGRESS_CHUNKS)) if progress_enabled() else jobs
+    bounds = chunk_bounds(n_items, n_chunks)
+    if transport == "local":
+        local = _local_args(args)
+        calls = [delayed(fn)(a, b, *local) for a, b in bounds]
     else:
-        parts = Parallel(n_jobs=jobs, prefer=prefer, return_as="generator")(
-            delayed(fn)(a, b) for a, b in bounds)
+        calls = [delayed(_run_chunk)(fn, a, b, *_wire_args(args, transport, backend, a, b))
+                 for a, b in bounds]
+        if transport == "dask":
+            # joblib's Dask backend waits forever on a chunk it cannot pickle: try the
+            # first chunk's own arguments here (a share of one pass's bytes, once)
+            from distributed import Future
+
+            first = calls[0][1][3:]
+            bad = _first_unpicklable(((f"argument {i}", x) for i, x in enumerate(first)
+                                      if not isinstance(x, Future)), backend)
+            if bad is not None:
+                raise bad
+    stream = progress_enabled() and getattr(backend, "supports_return_generator", True)
+    return_as = "generator" if stream else "list"
+    session = _SESSION.get()
+    block = next((x.block for x in args if isinstance(x, _Part)), None)
+    pools = session.pools if session is not None else block.pools if block is not None else None
+    parallel = (pools.get(backend, jobs, prefer, return_as) if pools is not None
+                else Parallel(n_jobs=jobs, prefer=prefer, return_as=return_as))
+    if progress_enabled():
+        return _with_progress(parallel(calls), bounds, desc)
+    out: list = []
+    for part in parallel(calls):
+        out.extend(part)
+    return out
+
+
+def _with_progress(parts, bounds, desc: str) -> list:
+    """Gather ``parts`` (the chunks' results, in order) under a bar (shown after 2 s).
+    Passes run in more, smaller chunks then; a backend that cannot stream results (Ray,
+    multiprocessing) moves the bar once, at the end.  Learners' results never depend on
+    the chunking (``n_jobs`` must not change a model, so kernels are per example; seeded
+    tie-breaks carry one seed per example)."""
+    n_items = bounds[-1][1]
     out: list = []
     with progress_bar(n_items, desc, unit="ex") as bar:
         for (a, b), p in zip(bounds, parts):
             out.extend(p)
             bar.update(b - a)
     return out
+
+
+def chunk_bounds(n_items: int, n_chunks: int) -> list[tuple[int, int]]:
+    """Split ``range(n_items)`` into at most ``n_chunks`` contiguous, near-equal pieces."""
+    n_chunks = max(1, min(n_chunks, n_items))
+    edges = np.linspace(0, n_items, n_chunks + 1).round().astype(int)
+    return [(int(a), int(b)) for a, b in itertools.pairwise(edges) if b > a]

@@ -27,7 +27,7 @@ from ..exceptions import (
     ObjectiveIncreaseWarning,
     warn_convergence,
 )
-from ..parallel import parallel_chunks
+from ..parallel import parallel_chunks, rows, shared
 from ..solvers.dcd import ConstraintPool, solve_grouped_dcd
 from .alternating_state import pack_loop, unpack_loop
 from .inference_check import InferenceMonitor, _tol
@@ -130,12 +130,28 @@ def store_alternating_result(learner, run: AlternatingResult, t_start: float, mo
     return learner
 
 
-def _seeded_latent(task, Xs, w, seeds, a, b):
+# Chunk kernels: module level, so that process and cluster workers unpickle them by name.
+def _latent_chunk(a, b, task, Xs, w):
+    """Latent argmax of examples a..b-1 (deterministic ties)."""
+    return task.latent_argmax_batch(Xs[a:b], w)
+
+
+def _seeded_latent(a, b, task, Xs, w, seeds):
     """Latent argmax of examples a..b-1, each with its own seed (ties broken at random).
 
     Per-example seeds make the result independent of how examples are split into chunks, so
     ``n_jobs`` never changes the model."""
     return [task.latent_argmax(Xs[k], w, random_state=int(seeds[k])) for k in range(a, b)]
+
+
+def _decision_chunk(a, b, task, X, w):
+    """[f(x) for examples a..b-1], as one array in a list."""
+    return [task.decision_batch(X[a:b], w)]
+
+
+def _structured_chunk(a, b, task, X, Y, w):
+    """Loss-augmented argmax results of structured examples a..b-1."""
+    return task.argmax_results(X[a:b], w, Y[a:b])
 
 
 def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: StructuredPart | None = None,
@@ -169,6 +185,22 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
     loop's whole state after every outer iteration; when it resumes one, ``w0`` is ignored
     and the loop continues from the saved state.
     """
+    n = len(X)
+    parts = {"task": task, "X": X,
+             "pos": task.subset(X, np.flatnonzero(y > 0)) if n else [],
+             "neg": task.subset(X, np.flatnonzero(y < 0)) if n else []}
+    if structured is not None:
+        parts.update(s_task=structured.task, s_X=structured.X, s_Y=structured.Y)
+    # The task and the examples reach parallel workers once per fit; passes send only w.
+    with shared(**parts) as data:
+        return _alternating_loop(learner, task, X, y, C, w0, data, structured=structured,
+                                 random_state=random_state, desc=desc, monotone=monotone,
+                                 session=session)
+
+
+def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_state, desc,
+                      monotone, session):
+    """``alternating_latent_fit``'s loop; ``data`` is its ``shared`` block."""
     rng = np.random.default_rng(learner.random_state if random_state is None else random_state)
     check = bool(getattr(learner, "check_inference", True))
     monitor = InferenceMonitor(type(learner).__name__, check)
@@ -179,8 +211,7 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
     w_init = None if resumed else w.copy()
     pos = np.flatnonzero(y > 0)
     neg = np.flatnonzero(y < 0)
-    X_pos = task.subset(X, pos) if n else []
-    X_neg = task.subset(X, neg) if n else []
+    X_pos, X_neg = data.value("pos"), data.value("neg")
     C_groups = np.full(n + m, float(C))
     if structured is not None:
         C_groups[n:] = structured.C
@@ -208,14 +239,15 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
     # A decode-then-vote decoder is no maximiser: "not below a known structure" cannot hold.
     maximiser = task.argmax_is_maximum()
 
-    def latent(Xs, idx, w_, what):
+    def latent(part, idx, w_, what):
+        size = len(idx)
         if tie_break:
-            seeds = rng.integers(0, np.iinfo(np.int64).max, size=len(Xs))
-            results = parallel_chunks(lambda a, b: _seeded_latent(task, Xs, w_, seeds, a, b),
-                                      len(Xs), n_jobs)
+            seeds = rng.integers(0, np.iinfo(np.int64).max, size=size)
+            results = parallel_chunks(_seeded_latent, size, n_jobs,
+                                      args=(data["task"], data[part], w_, rows(seeds)))
         else:
-            results = parallel_chunks(lambda a, b: task.latent_argmax_batch(Xs[a:b], w_),
-                                      len(Xs), n_jobs)
+            results = parallel_chunks(_latent_chunk, size, n_jobs,
+                                      args=(data["task"], data[part], w_))
         monitor.observe(results, what, idx)
         return results
 
@@ -232,9 +264,8 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
 
     def structured_violations(w_):
         """Loss-augmented argmax of every S example, its loss and Delta - w.d (>= 0)."""
-        results = parallel_chunks(
-            lambda a, b: s_task.argmax_results(structured.X[a:b], w_[:s_dim], structured.Y[a:b]),
-            m, n_jobs)
+        results = parallel_chunks(_structured_chunk, m, n_jobs,
+                                  args=(data["s_task"], data["s_X"], data["s_Y"], w_[:s_dim]))
         monitor.observe(results, "loss-augmented argmax", None)
         out = []
         for i, res in enumerate(results):
@@ -249,7 +280,7 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
 
     def objective(w_):
         decisions = np.concatenate(parallel_chunks(
-            lambda a, b: [task.decision_batch(X[a:b], w_)], n, n_jobs)) if n else np.zeros(0)
+            _decision_chunk, n, n_jobs, args=(data["task"], data["X"], w_))) if n else np.zeros(0)
         value = squared_hinge_objective(w_, decisions, y, C)
         if structured is not None:
             xi = np.array([max(v[3], 0.0) for v in structured_violations(w_)])
@@ -292,7 +323,7 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
         changes = 0
         slack_excess = 0.0  # bound on Eq. (4) - Eq. (5) at the end of the cutting plane
         # Algorithm 1: latent completion of the positives at the current w.
-        for k, (i, res) in enumerate(zip(pos, latent(X_pos, pos, w, "latent completion"))):
+        for k, (i, res) in enumerate(zip(pos, latent("pos", pos, w, "latent completion"))):
             h = np.asarray(res.structure)
             old = pos_structure.get(i)
             if old is not None and maximiser:
@@ -311,7 +342,7 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
         for rnd in range(learner.max_cutting_plane_rounds):
             added = 0
             slack_excess = 0.0
-            for k, (j, res) in enumerate(zip(neg, latent(X_neg, neg, w, "negative's argmax"))):
+            for k, (j, res) in enumerate(zip(neg, latent("neg", neg, w, "negative's argmax"))):
                 j = int(j)
                 xi = 0.0
                 if cache[j]:

@@ -10,13 +10,14 @@ talks to its ``task`` only through them.
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..exceptions import ConfigError, InferenceError, NotFittedError
-from ..parallel import parallel_chunks
+from ..parallel import fit_session, parallel_chunks, rows, shared
 from ..tasks.base import Task
 from ..tasks.contracts import capability
 from .params import check_coef_init, validate_params
@@ -73,6 +74,13 @@ class LinearStructuredLearner(BaseEstimator):
     #: change what is learned)
     resume_may_change: frozenset = frozenset({"n_jobs", "progress", "verbose"})
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # Each fit is one parallel session: one worker pool for all its passes, and data it
+        # shares (the task) reaches each worker once (latentstruct.parallel.fit_session).
+        if "fit" in cls.__dict__:
+            cls.fit = _in_fit_session(cls.__dict__["fit"])
+
     @classmethod
     def required_capabilities(cls, params: dict | None = None) -> dict[str, str]:
         """Capabilities a learner of this class with hyperparameters ``params`` needs from its
@@ -119,17 +127,23 @@ class LinearStructuredLearner(BaseEstimator):
                 "appropriate arguments before using this estimator."
             )
 
-    def _decode(self, X, w, Y=None, *, random_state=None) -> list:
-        """(Loss-augmented when Y is given) argmax of every example, in parallel chunks."""
+    def _decode(self, X, w, Y=None, *, random_state=None, data=None) -> list:
+        """(Loss-augmented when Y is given) argmax of every example, in parallel chunks.
+
+        ``data``: a ``parallel.shared(task=..., X=..., Y=...)`` block a fit opened over this
+        ``X`` (and ``Y``), so that they reach workers once per fit; without it the task is
+        sent once per call and each chunk carries its own rows of ``X`` and ``Y``."""
         task = self.task
-        X = task.as_batch(X)
-
-        def run(a, b):
-            Xs = X[a:b]
-            Ys = None if Y is None else Y[a:b]
-            return task.argmax_batch(Xs, w, Ys, random_state=random_state)
-
-        return parallel_chunks(run, len(X), getattr(self, "n_jobs", 1))
+        X = task.as_batch(X) if data is None else X
+        n_jobs = getattr(self, "n_jobs", 1)
+        if data is not None:
+            ys = None if Y is None else data["Y"]
+            return parallel_chunks(_decode_chunk, len(X), n_jobs,
+                                   args=(data["task"], data["X"], ys, w, random_state))
+        with shared(task=task) as block:
+            ys = None if Y is None else rows(Y)
+            return parallel_chunks(_decode_chunk, len(X), n_jobs,
+                                   args=(block["task"], rows(X), ys, w, random_state))
 
     def predict(self, X) -> list:
         """Best structure of every example under ``coef_``."""
@@ -155,6 +169,20 @@ class LinearStructuredLearner(BaseEstimator):
         self.coef_ = np.asarray(arrays["coef_"], dtype=np.float64)
         self.n_iter_ = int(meta.get("n_iter_", 0))
         self.objective_curve_ = list(meta.get("objective_curve_", []))
+
+
+def _in_fit_session(fit):
+    @functools.wraps(fit)
+    def fit_in_session(self, *args, **kwargs):
+        with fit_session():
+            return fit(self, *args, **kwargs)
+    return fit_in_session
+
+
+def _decode_chunk(a, b, task, X, Y, w, random_state) -> list:
+    """Examples a..b-1 of ``LinearStructuredLearner._decode`` (module level, so that process
+    and cluster workers unpickle it by name)."""
+    return task.argmax_batch(X[a:b], w, None if Y is None else Y[a:b], random_state=random_state)
 
 
 def raise_inexact_decoder(kind: str, example: int, value: float) -> None:

@@ -12,12 +12,14 @@ import time
 import numpy as np
 
 from ..exceptions import ConfigError, warn_convergence
-from ..parallel import parallel_chunks
+from ..parallel import parallel_chunks, rows, shared
 from ..solvers.dcd import ConstraintPool, DCDKernelState, solve_grouped_dcd
 from ..tasks.contracts import HEURISTIC, LATENT_BINARY, RANDOM_TIES
 from .alternating import (
     AlternatingResult,
     StructuredPart,
+    _decision_chunk,
+    _latent_chunk,
     alternating_latent_fit,
     squared_hinge_objective,
     store_alternating_result,
@@ -79,15 +81,18 @@ class LatentBinaryLearner(LinearStructuredLearner):
             raise ConfigError(f"labels must be -1 or +1, got {bad!r}")
         return y.astype(np.float64)
 
+    # One pass each: the task reaches each worker once, each chunk carries its own rows.
     def _latent(self, X, w) -> list:
-        task = self.task
-        X = task.as_batch(X)
-        return parallel_chunks(lambda a, b: task.latent_argmax_batch(X[a:b], w), len(X), self.n_jobs)
+        X = self.task.as_batch(X)
+        with shared(task=self.task) as data:
+            return parallel_chunks(_latent_chunk, len(X), self.n_jobs,
+                                   args=(data["task"], rows(X), w))
 
     def _decisions(self, X, w) -> np.ndarray:
-        task = self.task
-        X = task.as_batch(X)
-        parts = parallel_chunks(lambda a, b: [task.decision_batch(X[a:b], w)], len(X), self.n_jobs)
+        X = self.task.as_batch(X)
+        with shared(task=self.task) as data:
+            parts = parallel_chunks(_decision_chunk, len(X), self.n_jobs,
+                                    args=(data["task"], rows(X), w))
         return np.concatenate(parts) if parts else np.zeros(0)
 
     def decision_function(self, X) -> np.ndarray:

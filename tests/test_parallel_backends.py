@@ -1,0 +1,399 @@
+"""The parallel seam (``latentstruct.parallel``) on every joblib backend.
+
+* Learners honour a surrounding ``joblib.parallel_config``: under loky processes, a
+  loopback Dask ``LocalCluster`` and a local Ray instance they learn the serial model
+  (coef_ and objective curve to 1e-8) for StructuredSVM and LCLR.
+* Data a fit keeps constant reaches the workers once per fit: what each pass submits holds
+  no example, only references and the weight vector.
+* Workers find a writable numba cache.
+
+Dask and Ray come with the ``[distributed]`` extra; their tests skip where it is not
+installed, and fail instead under ``CI=true``.  The servers listen on 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import pickle
+import sys
+import typing
+import warnings
+
+import cloudpickle
+import joblib
+import numpy as np
+import pytest
+from joblib import parallel_config
+
+from latentstruct import parallel
+from latentstruct.exceptions import ConfigError, ConvergenceWarning
+from latentstruct.learners import LCLR, StructuredSVM
+from latentstruct.parallel import (
+    chunk_bounds,
+    ensure_numba_cache,
+    fit_session,
+    parallel_chunks,
+    rows,
+    shared,
+)
+from latentstruct.tasks import ChunkTask
+from latentstruct.testing import make_bag_problem
+
+# Kernels defined here travel by value, so that worker processes need not import this file.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+
+def skip_or_fail(message: str):
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+# ------------------------------------------------------------------------------- backends
+@pytest.fixture(scope="module")
+def dask_client():
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        skip_or_fail("dask.distributed is not installed (pip install 'latentstruct[distributed]')")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def ray_backend():
+    try:
+        import ray
+        from ray.util.joblib import register_ray
+    except ImportError:
+        skip_or_fail("ray is not installed (pip install 'latentstruct[distributed]')")
+    # Ray binds the machine's own address unless told it is a one-node cluster; no usage
+    # reports either.
+    env = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    from ray._private import ray_constants
+
+    ray_constants.ENABLE_RAY_CLUSTER = False  # read at import; ray may be imported already
+    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
+             log_to_driver=False)
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # Ray's own cloudpickle
+    register_ray()
+    try:
+        yield "ray"
+    finally:
+        ray.shutdown()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@pytest.fixture(params=["loky", "dask", "ray"])
+def backend(request):
+    """The name of a joblib backend with 2 workers, ready to use."""
+    if request.param == "dask":
+        request.getfixturevalue("dask_client")
+    if request.param == "ray":
+        request.getfixturevalue("ray_backend")
+    return request.param
+
+
+def fit_quietly(make, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return make().fit(X, y)
+
+
+def assert_same_model(serial, other, curve="objective_curve_"):
+    np.testing.assert_allclose(other.coef_, serial.coef_, rtol=0, atol=1e-8)
+    a, b = np.asarray(getattr(serial, curve)), np.asarray(getattr(other, curve))
+    assert a.shape == b.shape
+    np.testing.assert_allclose(b, a, rtol=1e-8, atol=1e-8)
+    assert other.n_iter_ == serial.n_iter_
+
+
+# -------------------------------------------------------------------- learners per backend
+def chunk_problem(path):
+    task = ChunkTask(window=1, affix_length=2)
+    ds = task.read(path)
+    task.fit(ds)
+    return task, task.featurize(ds), task.encode_targets(ds.targets)
+
+
+def test_structured_svm_learns_the_serial_model_on_each_backend(backend, tiny_chunk_file):
+    task, X, Y = chunk_problem(tiny_chunk_file)
+    make = lambda j: StructuredSVM(task, C=1.0, batch_size=2, max_iter=20, random_state=3,
+                                   n_jobs=j)
+    serial = fit_quietly(lambda: make(1), X, Y)
+    with parallel_config(backend=backend, n_jobs=2):
+        other = fit_quietly(lambda: make(None), X, Y)  # n_jobs=None: the configured 2
+        predicted = other.predict(X)
+    assert serial.n_iter_ >= 2
+    assert_same_model(serial, other)
+    for a, b in zip(serial.predict(X), predicted):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_lclr_learns_the_serial_model_on_each_backend(backend):
+    task, X, y = make_bag_problem(n_examples=60, bag_size=4, random_state=11)
+    make = lambda j: LCLR(task, C=0.5, max_iter=6, random_state=2, n_jobs=j)
+    serial = fit_quietly(lambda: make(1), X, y)
+    with parallel_config(backend=backend):
+        other = fit_quietly(lambda: make(2), X, y)
+        decisions = other.decision_function(X)
+    assert serial.n_iter_ >= 2
+    assert_same_model(serial, other)
+    assert serial.cache_size_curve_ == other.cache_size_curve_
+    np.testing.assert_allclose(decisions, serial.decision_function(X), rtol=0, atol=1e-8)
+
+
+def test_lclr_on_transliteration_learns_the_serial_model_on_each_backend(backend):
+    """CLDR English-Hebrew place names shipped with Babel: numba kernels in the workers, and
+    ties broken at random with one seed per example (sent as rows, per pass)."""
+    from latentstruct.tasks.transliteration import TransliterationTask
+
+    task = TransliterationTask(lang="he", n_train=30, n_test=30, neg_ratio=0.2, seed=1)
+    train = task.read(None, split="train")
+    task.fit(train)
+    X, y = task.featurize(train), task.encode_targets(train.targets)
+    make = lambda j: LCLR(task, C=0.1, max_iter=3, random_state=0, random_tie_break=True,
+                          n_jobs=j)
+    serial = fit_quietly(lambda: make(1), X, y)
+    with parallel_config(backend=backend, n_jobs=2):
+        other = fit_quietly(lambda: make(None), X, y)
+    assert_same_model(serial, other)
+
+
+# ------------------------------------------------------------------ what each pass sends
+class SpyParallel(joblib.Parallel):
+    """joblib.Parallel that records, per call, the backend and the pickled size and
+    arguments of every submitted chunk."""
+
+    calls: typing.ClassVar[list] = []
+
+    def __call__(self, iterable):
+        tasks = list(iterable)
+        SpyParallel.calls.append({
+            "backend": type(self._backend).__name__,
+            "bytes": [len(cloudpickle.dumps(t)) for t in tasks],
+            "args": [t[1] for t in tasks],
+        })
+        return super().__call__(tasks)
+
+
+@pytest.fixture
+def spy(monkeypatch):
+    SpyParallel.calls = []
+    monkeypatch.setattr(parallel, "Parallel", SpyParallel)
+    writes = []
+    real_write = parallel._write_payload
+    monkeypatch.setattr(parallel, "_write_payload",
+                        lambda path, payload: (writes.append(path), real_write(path, payload)))
+    return SpyParallel.calls, writes
+
+
+def test_a_pass_sends_the_weights_and_references_not_the_examples(spy):
+    calls, writes = spy
+    task, X, y = make_bag_problem(n_examples=400, bag_size=4, random_state=5)
+    data_bytes = len(pickle.dumps(X))
+    with parallel_config(backend="loky"):
+        model = fit_quietly(lambda: LCLR(task, C=0.5, max_iter=6, n_jobs=2), X, y)
+    serial = fit_quietly(lambda: LCLR(task, C=0.5, max_iter=6, n_jobs=1), X, y)
+    assert_same_model(serial, model)
+    assert model.n_iter_ >= 2 and len(calls) >= 3 * model.n_iter_
+    assert {c["backend"] for c in calls} == {"LokyBackend"}
+    # The TwoStage initialisation is one pass: each chunk carries its own rows, once.
+    init, rounds = calls[0], calls[1:]
+    assert len(init["bytes"]) == 2 and sum(init["bytes"]) < 1.1 * data_bytes
+    # Every chunk of every later pass: a kernel, two bounds, references and w (5 floats).
+    assert max(max(c["bytes"]) for c in rounds) < 2000 < data_bytes / 20
+    examples = {id(x) for x in X}
+    for c in rounds:
+        for args in c["args"]:
+            assert not any(id(a) in examples or a is X for a in args)
+    # once per fit: the TwoStage initialisation's block (the task) and the loop's block
+    assert len(writes) == 2
+
+
+def test_one_off_passes_send_each_chunk_its_own_rows(spy):
+    calls, writes = spy
+    task, X, y = make_bag_problem(n_examples=200, random_state=6)
+    model = fit_quietly(lambda: LCLR(task, max_iter=3), X, y)
+    with parallel_config(backend="loky"):
+        model.set_params(n_jobs=2)
+        decisions = model.decision_function(X)
+    model.set_params(n_jobs=1)
+    np.testing.assert_array_equal(decisions, model.decision_function(X))
+    (call,) = calls
+    whole = len(cloudpickle.dumps(X))
+    # two chunks, each with its half of the rows (a closure over X would send all of it twice)
+    assert len(call["bytes"]) == 2 and max(call["bytes"]) < 0.6 * whole
+    assert sum(call["bytes"]) < 1.1 * whole
+    assert len(writes) == 1  # the task, once
+
+
+def test_threads_stay_the_default_and_a_configured_backend_wins(spy):
+    calls, writes = spy
+    task, X, y = make_bag_problem(random_state=3)
+    LCLR(task, max_iter=2, n_jobs=2).fit(X, y)
+    assert {c["backend"] for c in calls} == {"ThreadingBackend"} and not writes
+    calls.clear()
+    with parallel_config(backend="loky"):
+        LCLR(task, max_iter=2, n_jobs=2).fit(X, y)
+    assert {c["backend"] for c in calls} == {"LokyBackend"} and writes
+    calls.clear()
+    with parallel_config(backend="loky", n_jobs=2):
+        LCLR(task, max_iter=2, n_jobs=1).fit(X, y)  # an explicit n_jobs is used as given
+    assert not calls
+
+
+def test_decode_with_a_fit_block_sends_no_example(spy, tiny_chunk_file):
+    """``_decode(..., data=block)``: the hook a batch-mode fit uses to share X and Y once."""
+    calls, writes = spy
+    task, X, Y = chunk_problem(tiny_chunk_file)
+    model = fit_quietly(lambda: StructuredSVM(task, max_iter=3, n_jobs=1), X, Y)
+    w = model.coef_
+    expected = model._decode(X, w, Y)
+    model.set_params(n_jobs=2)
+    with parallel_config(backend="loky"), fit_session():
+        with shared(task=task, X=X, Y=Y) as data:
+            for _ in range(3):
+                got = model._decode(X, w, Y, data=data)
+                assert [np.asarray(g).tolist() for g in got] == [np.asarray(e).tolist()
+                                                                 for e in expected]
+    assert len(calls) == 3 and len(writes) == 1
+    assert max(max(c["bytes"]) for c in calls) < 1000 + 8 * w.size
+
+
+# ------------------------------------------------------------------ the map's own pieces
+def square_rows(a, b, table, offset, seeds):
+    """A kernel reading shared parts and per-row markers by global position."""
+    return [(k, table[k] * offset + int(seeds[k]), seeds[a:b].shape[0]) for k in range(a, b)]
+
+
+@pytest.mark.parametrize("where", ["threading", "loky"])
+def test_shared_parts_and_rows_reach_a_kernel_unchanged(where):
+    table = np.arange(37.0) ** 2
+    seeds = np.arange(37) * 7
+    expected = square_rows(0, 37, table, 3.0, seeds)
+    with parallel_config(backend=where):
+        with shared(table=table) as data:
+            for n_jobs in (1, 2):
+                got = parallel_chunks(square_rows, 37, n_jobs,
+                                      args=(data["table"], 3.0, rows(seeds)))
+                assert [g[:2] for g in got] == [e[:2] for e in expected]
+    for n_jobs in (1, 2):
+        with pytest.raises(RuntimeError, match="closed"):
+            parallel_chunks(square_rows, 37, n_jobs, args=(data["table"], 3.0, rows(seeds)))
+
+
+def test_bars_change_nothing_on_each_backend(backend):
+    """With progress bars on, passes run in many small chunks (streamed where the backend
+    can, gathered at once on Ray) and give the same list."""
+    from latentstruct.data.progress import show_progress
+
+    table = np.arange(120.0) ** 2
+    seeds = np.arange(120) * 3
+    expected = square_rows(0, 120, table, 2.0, seeds)
+    with parallel_config(backend=backend, n_jobs=2), show_progress(), fit_session():
+        with shared(table=table) as data:
+            got = parallel_chunks(square_rows, 120, None, args=(data["table"], 2.0, rows(seeds)))
+    assert [g[:2] for g in got] == [e[:2] for e in expected]
+    assert max(g[2] for g in got) < 120 // 2  # many chunks, not one per worker
+
+
+def test_data_that_cannot_travel_is_a_config_error(backend, tmp_path):
+    handle = open(tmp_path / "f.txt", "w")  # noqa: SIM115 - an unpicklable object
+    try:
+        with parallel_config(backend=backend), shared(task=handle) as data:
+            with pytest.raises(ConfigError, match=r"'task' it is sent \(TextIOWrapper\) must "
+                               r"be picklable.*default thread backend"):
+                parallel_chunks(square_rows, 4, 2, args=(data["task"], 1.0, rows(np.zeros(4))))
+            if backend == "dask":  # joblib's Dask backend would wait forever on such a chunk
+                with pytest.raises(ConfigError, match=r"argument 0 it is sent \(_Window\)"):
+                    parallel_chunks(square_rows, 4, 2, args=(rows([handle] * 4), 1.0, None))
+            # threads share memory: nothing is pickled
+            with parallel_config(backend="threading"):
+                got = parallel_chunks(lambda a, b, f: [f.closed] * (b - a), 4, 2,
+                                      args=(data["task"],))
+            assert got == [False] * 4
+    finally:
+        handle.close()
+
+
+def test_a_window_indexes_rows_by_their_global_position():
+    items = list("abcdefgh")
+    window = parallel._Window(items[3:6], 3)
+    assert window[3:6] == ["d", "e", "f"] and window[4] == "e" and window[4:5] == ["e"]
+    with pytest.raises(IndexError):
+        window[::2]
+
+
+def test_worker_cache_keeps_the_parts_of_the_most_recent_blocks():
+    parallel._WORKER_CACHE.clear()
+    loads = []
+
+    def load(token, name):
+        loads.append((token, name))
+        return {name: token + name}
+
+    for token, name in [("a", "X"), ("b", "X"), ("a", "X"), ("a", "task"), ("c", "X"),
+                        ("a", "task"), ("b", "X")]:
+        assert parallel._cached(token, name, lambda t=token, n=name: load(t, n)) == token + name
+    # "b" was evicted when "c" came, while "a" stayed in use
+    assert loads == [("a", "X"), ("b", "X"), ("a", "task"), ("c", "X"), ("b", "X")]
+    assert list(parallel._WORKER_CACHE) == ["a", "b"]
+    parallel._WORKER_CACHE.clear()
+
+
+def test_chunk_bounds_cover_the_range_once():
+    for n, k in [(10, 3), (5, 8), (1, 1), (230, 50)]:
+        b = chunk_bounds(n, k)
+        assert b[0][0] == 0 and b[-1][1] == n and len(b) == min(n, k)
+        assert all(x[1] == y[0] for x, y in itertools.pairwise(b))
+
+
+# ------------------------------------------------------------------------------- numba
+def test_numba_cache_prefers_a_writable_numba_cache_dir(tmp_path):
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    assert ensure_numba_cache(env, in_tree=str(tmp_path / "tree")) == env["NUMBA_CACHE_DIR"]
+    assert (tmp_path / "cache").is_dir()
+
+
+def test_numba_cache_falls_back_to_a_private_temp_dir(tmp_path, monkeypatch):
+    import tempfile
+
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    env = {"NUMBA_CACHE_DIR": str(blocker / "cache")}  # under a file: never writable
+    got = ensure_numba_cache(env, in_tree=str(blocker / "tree"),
+                             user_wide=lambda: str(blocker / "user"))
+    assert env["NUMBA_CACHE_DIR"] == got and parallel._writable_dir(got)
+    assert got.startswith(str(tmp_path / "tmp" / "latentstruct-numba-"))
+    # numba's own per-user directory comes before the fallback
+    env = {}
+    user = str(tmp_path / "user")
+    assert ensure_numba_cache(env, in_tree=str(blocker / "t"), user_wide=lambda: user) == user
+    assert env == {}
+
+
+def cache_dir_in_worker(a, b):
+    import numba
+
+    return [(os.getpid(), ensure_numba_cache(), numba.config.CACHE_DIR)] * (b - a)
+
+
+def test_loky_workers_have_a_writable_numba_cache():
+    with parallel_config(backend="loky"):
+        got = parallel_chunks(cache_dir_in_worker, 4, 2, prefer="processes")
+    assert {pid for pid, _, _ in got} - {os.getpid()}
+    for _, path, configured in got:
+        assert parallel._writable_dir(path)
+        if os.environ.get("NUMBA_CACHE_DIR"):
+            assert configured == os.environ["NUMBA_CACHE_DIR"] == path
