@@ -388,6 +388,9 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
             w = sol.w
             last_gap = max(float(sol.gap), 0.0)
             inner_not_converged += not sol.converged
+            # an outer iteration can take minutes: show each inner round as it ends
+            bar.set_postfix(round=f"{rnd + 1}/{learner.max_cutting_plane_rounds}",
+                            dcd_epochs=sol.n_iter, cache=pool.n_active)
         cap_hits += capped
         gaps.append(last_gap)
         monitor.end_iteration()
