@@ -8,7 +8,6 @@ import stat
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,8 @@ from latentstruct.data.atomic import atomic_write, check_output_path
 from latentstruct.exceptions import InputError
 
 TEMP = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.[0-9a-f]{12}\.tmp")
+# a fixed modification time far older than any age limit (2001): no clock is read
+LONG_AGO = 1_000_000_000
 
 
 def names(directory):
@@ -229,9 +230,8 @@ def test_stale_temps_of_dead_writers_are_removed_live_ones_kept(tmp_path):
     for p in (stale, live, other_path, old_legacy, new_legacy):
         p.write_text("partial")
     not_a_file.mkdir()
-    two_hours_ago = time.time() - 7200
-    os.utime(old_legacy, (two_hours_ago, two_hours_ago))
-    os.utime(live, (two_hours_ago, two_hours_ago))  # age never matters for a live writer
+    os.utime(old_legacy, (LONG_AGO, LONG_AGO))
+    os.utime(live, (LONG_AGO, LONG_AGO))  # age never matters for a live writer
 
     write(tmp_path / "out.txt")
     assert (tmp_path / "out.txt").read_text() == "new\n"
@@ -245,7 +245,6 @@ def test_legacy_pattern_never_removes_a_live_writers_temp(tmp_path):
     pid = os.getpid()
     temp = tmp_path / f".a.{pid}.0123456789ab.tmp"
     temp.write_text("partial")
-    old = time.time() - 7200
-    os.utime(temp, (old, old))
+    os.utime(temp, (LONG_AGO, LONG_AGO))
     write(tmp_path / f"a.{pid}")
     assert temp.exists()

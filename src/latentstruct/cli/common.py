@@ -103,7 +103,10 @@ def load_for(model_path, options, command):
 
 
 def metric_value(v):
-    """A metric for JSON: counts stay integers, rates are rounded to 6 decimals."""
+    """A metric for JSON: counts stay integers, rates are rounded to 6 decimals, and
+    nested reports (dicts of metrics) are converted throughout."""
+    if isinstance(v, dict):
+        return {str(k): metric_value(x) for k, x in v.items()}
     if v is None:
         return None
     if isinstance(v, (bool, np.bool_)):

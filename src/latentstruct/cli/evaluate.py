@@ -8,14 +8,7 @@ import sys
 from ..exceptions import ConfigError
 from .common import load_for, metric_value
 
-__all__ = ["cmd_evaluate", "cmd_predict", "json_ready"]
-
-
-def json_ready(v):
-    """Metrics for JSON, nested dicts included: counts stay integers, rates are rounded."""
-    if isinstance(v, dict):
-        return {str(k): json_ready(x) for k, x in v.items()}
-    return metric_value(v)
+__all__ = ["cmd_evaluate", "cmd_predict"]
 
 
 def cmd_evaluate(args) -> int:
@@ -26,7 +19,7 @@ def cmd_evaluate(args) -> int:
         raise ConfigError(f"evaluating a {task.name!r} model needs --test PATH")
     dataset = task.read(args.test, split="test")
     decision = learner.decision_function if isinstance(learner, LatentBinaryLearner) else None
-    metrics = json_ready(task.evaluate_report(dataset, learner.predict, decision))
+    metrics = metric_value(task.evaluate_report(dataset, learner.predict, decision))
     if getattr(args, "format", "json") == "table":
         from ..tasks.reports import format_table
 

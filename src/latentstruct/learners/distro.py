@@ -35,8 +35,7 @@ from ..solvers.label_matrix import (LABEL_INITS, effective_rank, init_label_matr
 from ..solvers.structured_sgd import check_eta0, minibatches, search_eta0, step_size
 from ..tasks.contracts import LABEL_FACTORED
 from ..tasks.label_factored import gold_labels
-from .base import (LinearStructuredLearner, check_nonnegative, check_positive_int,
-                   register_learner)
+from .base import (LinearStructuredLearner, register_learner)
 from .distro_model import DistroParams
 from .checkpoint import CheckpointSession
 from .checkpoint_state import prefixed, rng_from_state, rng_state, unprefixed
@@ -160,28 +159,12 @@ class DISTRO(LinearStructuredLearner):
 
     # --- validation -------------------------------------------------------------------------
     def _validate(self) -> None:
-        self._validate_params()
-        check_positive_int("n_components", self.n_components)
-        self._lambda1 = check_nonnegative("lambda1", self.lambda1)
-        self._lambda2 = check_nonnegative("lambda2", self.lambda2)
-        if self.n_iter != 0:
-            check_positive_int("n_iter", self.n_iter)
-        for name in ("weight_epochs", "label_epochs", "batch_size", "n_restarts", "max_weights"):
-            check_positive_int(name, getattr(self, name))
+        self._validate_params()  # ranges and choices; what relates two values is below
+        self._lambda1 = float(self.lambda1)
+        self._lambda2 = float(self.lambda2)
         self._eta0 = check_eta0(self.eta0, self._lambda1)
         if self.label_eta0 is not None:
             check_eta0(self.label_eta0, 0.0)
-        if self.threshold not in THRESHOLDS:
-            raise ConfigError(f"threshold must be one of {', '.join(THRESHOLDS)}; got {self.threshold!r}")
-        if self.label_init not in LABEL_INITS:
-            raise ConfigError(f"label_init must be one of {', '.join(LABEL_INITS)}; got {self.label_init!r}")
-        for name in ("update_labels", "restart_schedule", "descent_guard", "check_inference",
-                     "progress"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ConfigError(f"{name} must be true or false; got {getattr(self, name)!r}")
-        if isinstance(self.random_state, bool) or not isinstance(self.random_state, (int, np.integer)) \
-                or self.random_state < 0:
-            raise ConfigError(f"random_state must be a non-negative int; got {self.random_state!r}")
 
     # --- the pieces of Algorithm 1 ----------------------------------------------------------
     def _decode(self, params: DistroParams, rows, offsets, y=None, U=None):

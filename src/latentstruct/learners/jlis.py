@@ -16,9 +16,6 @@ from .alternating import StructuredPart, alternating_latent_fit, store_alternati
 from .base import (
     LinearStructuredLearner,
     check_coef_init,
-    check_nonnegative,
-    check_positive,
-    check_positive_int,
     register_learner,
 )
 from .checkpoint import CheckpointSession
@@ -232,14 +229,8 @@ class JLIS(LinearStructuredLearner):
         ``checkpoint``/``resume`` as for ``LCLR.fit``."""
         self._validate_params()
         task = self._check_task()
-        C1 = check_positive("C1", self.C1)
-        C2 = check_positive("C2", self.C2)
-        check_positive("tol", self.tol)
-        check_positive("dcd_tol", self.dcd_tol)
-        check_positive_int("max_iter", self.max_iter)
-        check_positive_int("max_cutting_plane_rounds", self.max_cutting_plane_rounds)
-        check_positive_int("dcd_max_iter", self.dcd_max_iter)
-        check_nonnegative("epsilon", self.epsilon)
+        C1 = float(self.C1)
+        C2 = float(self.C2)
         if len(X) != len(Y):
             raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
         if X_binary is None:

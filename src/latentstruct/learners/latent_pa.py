@@ -514,10 +514,7 @@ class LCLRVariant(LCLR):
         (``checkpoint``/``resume`` as for ``LCLR.fit``)."""
         self._validate_params()
         task = self._check_task()
-        C = check_positive("C", self.C)
-        check_positive("dcd_tol", self.dcd_tol)
-        check_positive_int("max_iter", self.max_iter)
-        check_positive_int("dcd_max_iter", self.dcd_max_iter)
+        C = float(self.C)
         X = task.as_batch(X)
         y = self._check_labels(X, y)
         t_start = time.perf_counter()

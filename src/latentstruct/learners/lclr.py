@@ -27,9 +27,6 @@ from .alternating import (
 from .base import (
     LinearStructuredLearner,
     check_coef_init,
-    check_nonnegative,
-    check_positive,
-    check_positive_int,
     register_learner,
 )
 from .checkpoint import CheckpointSession
@@ -171,9 +168,7 @@ class TwoStage(LatentBinaryLearner):
         file to the model an uninterrupted run gives."""
         self._validate_params()
         task = self._check_task()
-        C = check_positive("C", self.C)
-        check_positive("tol", self.tol)
-        check_positive_int("max_iter", self.max_iter)
+        C = float(self.C)
         X = task.as_batch(X)
         y = self._check_labels(X, y)
         self.heuristic_coef_ = np.asarray(task.heuristic_weights(), dtype=np.float64)
@@ -373,13 +368,7 @@ class LCLR(LatentBinaryLearner):
         (same data and hyperparameters) to the model an uninterrupted run would give."""
         self._validate_params()
         task = self._check_task()
-        C = check_positive("C", self.C)
-        check_positive("tol", self.tol)
-        check_positive("dcd_tol", self.dcd_tol)
-        check_positive_int("max_iter", self.max_iter)
-        check_positive_int("max_cutting_plane_rounds", self.max_cutting_plane_rounds)
-        check_positive_int("dcd_max_iter", self.dcd_max_iter)
-        check_nonnegative("epsilon", self.epsilon)
+        C = float(self.C)
         X = task.as_batch(X)
         y = self._check_labels(X, y)
         t_start = time.perf_counter()

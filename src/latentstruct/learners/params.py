@@ -21,6 +21,7 @@ stay in the learners' ``fit``.
 from __future__ import annotations
 
 import numbers
+from abc import ABC, abstractmethod
 
 import numpy as np
 
@@ -32,13 +33,14 @@ __all__ = ["Interval", "Options", "BOOL", "NJOBS", "SEED", "GENERATOR", "CALLABL
 _SEED_MAX = 2 ** 32 - 1
 
 
-class Constraint:
+class Constraint(ABC):
     """One kind of value a hyperparameter may take; ``description`` names it in messages."""
 
     description = ""
 
-    def accepts(self, value) -> bool:  # pragma: no cover - every subclass overrides it
-        raise NotImplementedError
+    @abstractmethod
+    def accepts(self, value) -> bool:
+        """Whether ``value`` is of this kind."""
 
 
 class Interval(Constraint):
