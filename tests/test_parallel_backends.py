@@ -397,3 +397,18 @@ def test_loky_workers_have_a_writable_numba_cache():
         assert parallel._writable_dir(path)
         if os.environ.get("NUMBA_CACHE_DIR"):
             assert configured == os.environ["NUMBA_CACHE_DIR"] == path
+
+
+def _weights_chunk(a, b, w):
+    return [float(w.sum())] * (b - a)
+
+
+def test_a_large_weight_vector_changed_in_place_reaches_process_workers_fresh():
+    """joblib memory-maps arrays over 1 MB once per array object; a fit's pool outlives a
+    pass, and learners update w in place, so each pass must send the current values."""
+    w = np.zeros(300_000)  # 2.4 MB
+    with parallel_config(backend="loky"), fit_session():
+        for value in (0.0, 1.0, 2.0):
+            w[:] = value
+            got = parallel_chunks(_weights_chunk, 4, 2, args=(w,))
+            assert got == [value * w.size] * 4

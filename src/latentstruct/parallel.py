@@ -265,7 +265,13 @@ def _cached(token: str, name: str, load: Callable[[], dict]):
 class _Pools:
     """Entered ``joblib.Parallel`` objects by backend and settings: one pool serves
     every pass of a fit (Ray's and multiprocessing's pools otherwise start their processes
-    anew for each call, seconds each, and two live Ray pools can wait on each other's CPUs)."""
+    anew for each call, seconds each, and two live Ray pools can wait on each other's CPUs).
+
+    Pools never memory-map arguments (``max_nbytes=None``): joblib keys its memory-mapped
+    copies of arrays over 1 MB by the array object, so in a pool reused across passes a
+    weight vector changed in place since the previous pass reached the workers stale
+    (wrong argmaxes, caught by the learners' inference check; a regression test in
+    tests/test_parallel_backends.py)."""
 
     def __init__(self):
         self._open: dict = {}
@@ -273,7 +279,8 @@ class _Pools:
     def get(self, backend, jobs: int, prefer: str, return_as: str) -> Parallel:
         key = (type(backend).__name__, jobs, prefer, return_as)
         if key not in self._open:
-            pool = Parallel(n_jobs=jobs, prefer=prefer, return_as=return_as)
+            pool = Parallel(n_jobs=jobs, prefer=prefer, return_as=return_as,
+                            max_nbytes=None)
             pool.__enter__()
             self._open[key] = pool
         return self._open[key]
@@ -548,7 +555,8 @@ def parallel_chunks(
     block = next((x.block for x in args if isinstance(x, _Part)), None)
     pools = session.pools if session is not None else block.pools if block is not None else None
     parallel = (pools.get(backend, jobs, prefer, return_as) if pools is not None
-                else Parallel(n_jobs=jobs, prefer=prefer, return_as=return_as))
+                else Parallel(n_jobs=jobs, prefer=prefer, return_as=return_as,
+                              max_nbytes=None))
     if progress_enabled():
         return _with_progress(parallel(calls), bounds, desc)
     out: list = []
