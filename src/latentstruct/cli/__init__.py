@@ -14,6 +14,7 @@ import sys
 from .. import __version__
 from ..exceptions import ConfigError, InputError, LatentStructError, ModelFormatError
 from .common import parse_option
+from .compute import add_compute_args
 from .help import TrainHelp, describe_options
 
 __all__ = ["main", "parse_option", "build_parser", "describe_options"]
@@ -65,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="continue from a --checkpoint file (same data and options; the "
                         "result equals an uninterrupted run)")
     t.add_argument("--quiet", action="store_true", help="no progress bar, summary or warnings")
+    add_compute_args(t)
     t.set_defaults(func=_lazy("train", "cmd_train"))
 
     e = sub.add_parser("evaluate", help="print metrics of a model on labelled data, with "
@@ -75,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--format", choices=("json", "table"), default="json",
                    help="json: one JSON object (default); table: aligned text like conlleval")
     e.add_argument("--quiet", action="store_true", help="no progress bars or warnings")
+    add_compute_args(e)
     e.set_defaults(func=_lazy("evaluate", "cmd_evaluate"))
 
     r = sub.add_parser("predict", help="write the input back with predicted structures")
@@ -86,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--output", required=True, help="output file, or - for standard output")
     r.add_argument("--option", action="append", metavar="KEY=VALUE")
     r.add_argument("--quiet", action="store_true", help="no progress bars or warnings")
+    add_compute_args(r)
     r.set_defaults(func=_lazy("evaluate", "cmd_predict"))
 
     x = sub.add_parser("explain", help="draw the latent structure a model picks for one input, "

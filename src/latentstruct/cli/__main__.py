@@ -4,4 +4,5 @@ import sys
 
 from . import main
 
-sys.exit(main())
+if __name__ == "__main__":  # worker processes (loky, a local Dask cluster) re-import this
+    sys.exit(main())

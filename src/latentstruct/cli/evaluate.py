@@ -7,19 +7,31 @@ import sys
 
 from ..exceptions import ConfigError
 from .common import load_for, metric_value
+from .compute import check_compute_args, compute_context, learner_n_jobs
 
 __all__ = ["cmd_evaluate", "cmd_predict"]
 
 
+def _load(args, command):
+    """The model with ``--option``s and ``--n-jobs`` applied (checked before any data)."""
+    check_compute_args(args, None)
+    task, learner = load_for(args.model, args.option, command)
+    check_compute_args(args, type(learner))
+    if learner_n_jobs(args) is not None:
+        learner.set_params(n_jobs=learner_n_jobs(args))
+    return task, learner
+
+
 def cmd_evaluate(args) -> int:
-    task, learner = load_for(args.model, args.option, "evaluate")
+    task, learner = _load(args, "evaluate")
     from ..learners import LatentBinaryLearner
 
     if args.test is None and not task.has_default_data:
         raise ConfigError(f"evaluating a {task.name!r} model needs --test PATH")
-    dataset = task.read(args.test, split="test")
     decision = learner.decision_function if isinstance(learner, LatentBinaryLearner) else None
-    metrics = metric_value(task.evaluate_report(dataset, learner.predict, decision))
+    with compute_context(args, quiet=args.quiet):  # a bad scheduler fails before reading
+        dataset = task.read(args.test, split="test")
+        metrics = metric_value(task.evaluate_report(dataset, learner.predict, decision))
     if getattr(args, "format", "json") == "table":
         from ..tasks.reports import format_table
 
@@ -34,9 +46,10 @@ def cmd_predict(args) -> int:
 
     # before the model is loaded or anything is read: a bad --output fails at once
     to_stdout = check_output_path(args.output, what="--output", allow_stdout=True) is None
-    task, learner = load_for(args.model, args.option, "predict")
-    dataset = task.read(args.input, split="test")
-    predictions = learner.predict(task.featurize(dataset))
+    task, learner = _load(args, "predict")
+    with compute_context(args, quiet=args.quiet):
+        dataset = task.read(args.input, split="test")
+        predictions = learner.predict(task.featurize(dataset))
     if not to_stdout:
         task.write_predictions(args.output, dataset, predictions)
         return 0

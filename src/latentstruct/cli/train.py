@@ -9,6 +9,7 @@ import numpy as np
 
 from ..exceptions import ConfigError
 from .common import route_options, task_and_learner_classes
+from .compute import check_compute_args, compute_context, learner_n_jobs
 
 __all__ = ["cmd_train"]
 
@@ -25,6 +26,9 @@ def cmd_train(args) -> int:
     learner_name = learner_cls.registry_name
     task_opts, learner_opts = route_options(options, task_cls, learner_cls)
     seed = _apply_seed(args.seed, task_cls, learner_cls, task_opts, learner_opts)
+    check_compute_args(args, learner_cls)
+    if learner_n_jobs(args) is not None:
+        learner_opts["n_jobs"] = learner_n_jobs(args)  # --n-jobs wins over a --config file's
     # Before any data is read: the pair must fit, and the learner's needs must be met.
     check_compatible(task_cls, {**task_cls.param_defaults(), **task_opts}, learner_cls, learner_opts)
     task = task_cls(**task_opts)
@@ -43,24 +47,9 @@ def cmd_train(args) -> int:
             f"--option n_binary=N (N training sentences become positive binary examples, each "
             f"with negatives_per_positive shuffled negatives), or use --learner ssvm"
         )
-    from ..pipelines import attach_chunker, attach_tagger
-
-    t0 = time.perf_counter()
-    attach_tagger(task, verbose=not args.quiet)  # tasks that read POS tags from a tagger
-    dataset = task.training_sample(task.read(args.train, split="train"))
-    task.fit(dataset)
-    X = task.featurize(dataset)
-    Y = task.encode_targets(dataset.targets)
-    learner = learner_cls(task=task, **learner_opts)
-    if "progress" in learner.get_params() and "progress" not in learner_opts:
-        learner.set_params(progress=not args.quiet)
-    # a supervised chunker for the heuristic weights the learner starts from, if it needs one
-    attach_chunker(task, learner, verbose=not args.quiet)
-    if learner.uses_binary_examples:
-        binary = dataset.binary
-        learner.fit(X, Y, task.featurize(binary), np.asarray(binary.targets), **fit_kw)
-    else:
-        learner.fit(X, Y, **fit_kw)
+    # the cluster first: an unreachable scheduler fails before the data is read
+    with compute_context(args, quiet=args.quiet):
+        dataset, learner, t0 = _read_and_fit(args, task, learner_cls, learner_opts, fit_kw)
     elapsed = time.perf_counter() - t0
     from ..kbest_lists import data_digest
 
@@ -83,6 +72,30 @@ def cmd_train(args) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _read_and_fit(args, task, learner_cls, learner_opts, fit_kw):
+    """Read the training data, featurise it and fit the learner; the dataset, the fitted
+    learner and the start time."""
+    from ..pipelines import attach_chunker, attach_tagger
+
+    t0 = time.perf_counter()
+    attach_tagger(task, verbose=not args.quiet)  # tasks that read POS tags from a tagger
+    dataset = task.training_sample(task.read(args.train, split="train"))
+    task.fit(dataset)
+    X = task.featurize(dataset)
+    Y = task.encode_targets(dataset.targets)
+    learner = learner_cls(task=task, **learner_opts)
+    if "progress" in learner.get_params() and "progress" not in learner_opts:
+        learner.set_params(progress=not args.quiet)
+    # a supervised chunker for the heuristic weights the learner starts from, if it needs one
+    attach_chunker(task, learner, verbose=not args.quiet)
+    if learner.uses_binary_examples:
+        binary = dataset.binary
+        learner.fit(X, Y, task.featurize(binary), np.asarray(binary.targets), **fit_kw)
+    else:
+        learner.fit(X, Y, **fit_kw)
+    return dataset, learner, t0
 
 
 def _options_with_config(args):
