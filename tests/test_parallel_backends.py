@@ -138,6 +138,18 @@ def test_structured_svm_learns_the_serial_model_on_each_backend(backend, tiny_ch
         np.testing.assert_array_equal(a, b)
 
 
+def test_structured_svm_batch_mode_learns_the_serial_model_on_each_backend(backend,
+                                                                         tiny_chunk_file):
+    task, X, Y = chunk_problem(tiny_chunk_file)
+    make = lambda j: StructuredSVM(task, C=1.0, mode="batch", max_iter=20, random_state=3,
+                                   n_jobs=j)
+    serial = fit_quietly(lambda: make(1), X, Y)
+    with parallel_config(backend=backend, n_jobs=2):
+        other = fit_quietly(lambda: make(None), X, Y)
+    assert serial.n_iter_ >= 2
+    assert_same_model(serial, other)
+
+
 def test_lclr_learns_the_serial_model_on_each_backend(backend):
     task, X, y = make_bag_problem(n_examples=60, bag_size=4, random_state=11)
     make = lambda j: LCLR(task, C=0.5, max_iter=6, random_state=2, n_jobs=j)

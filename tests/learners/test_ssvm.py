@@ -45,12 +45,13 @@ def exact_primal(task, X, Y, C, exact_qp):
     return opt, z[:n]
 
 
+@pytest.mark.parametrize("mode", ["online", "batch"])
 @pytest.mark.parametrize("C", [0.05, 1.0])
-def test_tiny_structural_svm_matches_exact_qp(tiny, C, exact_qp):
+def test_tiny_structural_svm_matches_exact_qp(tiny, C, mode, exact_qp):
     task, X, Y = tiny
     opt, w_opt = exact_primal(task, X, Y, C, exact_qp)
     m = StructuredSVM(task, C=C, tol=1e-10, epsilon=0.0, max_iter=200, inner_tol=1e-9,
-                      inner_max_iter=100000, random_state=0).fit(X, Y)
+                      inner_max_iter=100000, random_state=0, mode=mode).fit(X, Y)
     assert m.objective_curve_[-1] == pytest.approx(opt, rel=1e-6)
     np.testing.assert_allclose(m.coef_, w_opt, atol=1e-4)
     # primal >= working-set dual at every iteration
@@ -107,3 +108,36 @@ def test_wrong_decoder_is_detected(tiny):
         warnings.simplefilter("ignore", ConvergenceWarning)
         with pytest.raises(InferenceError, match="not exact"):
             StructuredSVM(broken, C=1.0, max_iter=20).fit(X, Y)
+
+
+def test_batch_mode_decodes_every_example_once_per_iteration(tiny, monkeypatch):
+    """Batch mode's evaluation pass is also its cutting-plane pass; online mode decodes
+    each example twice per iteration (evaluation, then its mini-batch)."""
+    task, X, Y = tiny
+    decoded = []
+    real = type(task).argmax_batch
+
+    def counting(self, Xs, w, Ys=None, **kw):
+        decoded.append(len(Xs))
+        return real(self, Xs, w, Ys, **kw)
+
+    monkeypatch.setattr(type(task), "argmax_batch", counting)
+    counts = {}
+    for mode in ("batch", "online"):
+        decoded.clear()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            m = StructuredSVM(task, C=1.0, max_iter=4, tol=1e-12, mode=mode).fit(X, Y)
+        counts[mode] = (sum(decoded), m.n_iter_, m.converged_)
+    n = len(Y)
+    total, iters, _ = counts["batch"]
+    assert total == n * iters
+    total, iters, converged = counts["online"]
+    # a converged run's last iteration only evaluates
+    assert total == n * (2 * iters - (1 if converged else 0))
+
+
+def test_a_bad_mode_is_refused(tiny):
+    task, X, Y = tiny
+    with pytest.raises(ConfigError, match="'mode' parameter of StructuredSVM"):
+        StructuredSVM(task, mode="stream").fit(X, Y)

@@ -9,10 +9,11 @@ from tqdm.auto import tqdm
 
 from ..exceptions import ConfigError, warn_convergence
 from ..tasks.contracts import MAX_DECODABLE
+from ..parallel import parallel_chunks, rows, shared
 from ..solvers.dcd import ConstraintPool, DCDWorkspace
 from .checkpoint import CheckpointSession
 from .checkpoint_state import prefixed, rng_from_state, rng_state, unprefixed
-from .params import BOOL, NJOBS, RANDOM_STATE, Interval
+from .params import BOOL, NJOBS, RANDOM_STATE, Interval, Options
 from .base import (
     LinearStructuredLearner,
     check_nonnegative,
@@ -38,15 +39,26 @@ class StructuredSVM(LinearStructuredLearner):
         s.t.   w . (Phi(x_i, y_i) - Phi(x_i, y)) >= Delta(y_i, y) - xi_i   for all i, y
 
     solved by an n-slack cutting-plane method over the grouped squared-hinge dual
-    coordinate descent (J-LIS Algorithm 3; the problem is J-LIS Eq. (9) with B empty), in
-    the online form of Illinois-SL's structured DCD: each outer iteration visits the
+    coordinate descent (J-LIS Algorithm 3; the problem is J-LIS Eq. (9) with B empty).
+
+    ``mode="online"`` (the default) is the online form of Illinois-SL's structured DCD:
+    each outer iteration visits the
     examples in random mini-batches; a mini-batch is decoded (loss-augmented) with the
     current w, each example's most violated structure joins a persistent working set (one
     slack group per example) when it is violated beyond that example's working-set slack,
     and the duals of those examples are updated at once (``inner_sweeps`` epochs).  The
     iteration ends with a full DCD solve of the working set.  The working set and its dual
-    variables persist across iterations, so every solve is warm.  ``batch_size=len(X)``
-    gives the classic batch cutting plane (Tsochantaridis et al. 2005).
+    variables persist across iterations, so every solve is warm.
+
+    ``mode="batch"`` is the classic batch cutting plane (Tsochantaridis et al. 2005) in the
+    form of Illinois-SL's parallel DCD (``L2LossSSVMParalleDCDSolver``): every example is
+    decoded (loss-augmented) with one fixed w, in parallel over ``n_jobs`` workers; the
+    violated structures join the working set, and one warm DCD solve over the working set
+    gives the next w.  The decode of an iteration is also its exact evaluation, so an
+    iteration costs one inference pass (online: two), and the examples (X, Y and the task)
+    reach each worker once per fit: the mode for many workers or a cluster.  Online mode
+    needs fewer iterations (its duals move after every mini-batch); batch mode makes one
+    large parallel pass per iteration.
 
     Each outer iteration starts with an exact evaluation pass (loss-augmented inference on
     every example), so ``objective_curve_[t]`` is the true primal objective of the weights
@@ -68,10 +80,13 @@ class StructuredSVM(LinearStructuredLearner):
         converged: every constraint then holds to within ``epsilon`` of its slack.
     max_iter : int, default 50
         Maximum number of outer (cutting-plane) iterations.
+    mode : {"online", "batch"}, default "online"
+        Online mini-batch passes between full evaluations, or batch cutting planes (all
+        examples decoded in parallel with a fixed w, then one working-set solve).
     inner_tol, inner_max_iter : float, int
         Projected-gradient tolerance and epoch limit of each full working-set solve.
     batch_size : int, default 64
-        Examples decoded together between dual updates in the online pass.
+        Examples decoded together between dual updates in the online pass (online mode).
     inner_sweeps : int, default 3
         DCD epochs over a mini-batch's constraints right after they are added.
     shrinking : bool, default True
@@ -102,6 +117,7 @@ class StructuredSVM(LinearStructuredLearner):
         "C": [Interval(float, 0, None, closed="neither")],
         "tol": [Interval(float, 0, None, closed="neither")],
         "max_iter": [Interval(int, 1, None, closed="left")],
+        "mode": [Options("online", "batch")],
         "epsilon": [Interval(float, 0, None, closed="left")],
         "inner_tol": [Interval(float, 0, None, closed="neither")],
         "inner_max_iter": [Interval(int, 1, None, closed="left")],
@@ -117,6 +133,7 @@ class StructuredSVM(LinearStructuredLearner):
         C=0.1,
         tol=1e-2,
         max_iter=50,
+        mode="online",
         epsilon=0.01,
         inner_tol=1e-3,
         inner_max_iter=20,
@@ -132,6 +149,7 @@ class StructuredSVM(LinearStructuredLearner):
         self.C = C
         self.tol = tol
         self.max_iter = max_iter
+        self.mode = mode
         self.epsilon = epsilon
         self.inner_tol = inner_tol
         self.inner_max_iter = inner_max_iter
@@ -158,23 +176,33 @@ class StructuredSVM(LinearStructuredLearner):
             raise ConfigError("cannot fit on zero examples")
         return task, C
 
-    def _violations(self, task, X, Y, w, Y_hat):
-        """Loss, Phi difference and violation (Delta - w.d) of each decoded structure."""
-        n = len(X)
-        losses = np.zeros(n)
-        diffs = [None] * n
-        margins = np.zeros(n)
-        for i in range(n):
-            losses[i] = task.loss(Y[i], Y_hat[i])
-            if losses[i]:
-                diffs[i] = task.joint_feature_difference(X[i], Y[i], Y_hat[i])
-                margins[i] = diffs[i].dot(w)
+    def _violations(self, X, Y, w, data=None):
+        """Loss, Phi difference and violation (Delta - w.d) of each example's loss-augmented
+        argmax under ``w``, computed in parallel chunks (workers send back sparse Phi
+        differences); ``data``: the fit's ``shared(task=, X=, Y=)`` block over these X, Y."""
+        if data is None:
+            with shared(task=self.task) as block:
+                return self._violations(X, Y, w, {"task": block["task"], "X": rows(X),
+                                                  "Y": rows(Y)})
+        parts = parallel_chunks(_violation_chunk, len(X), self.n_jobs,
+                                args=(data["task"], data["X"], data["Y"], w))
+        losses = np.array([p[0] for p in parts], dtype=float)
+        diffs = [p[1] for p in parts]
+        margins = np.array([p[2] for p in parts], dtype=float)
         violation = losses - margins
         if self.check_inference:
             bad = np.flatnonzero(violation < -_INFERENCE_SLACK * np.maximum(1.0, np.abs(margins)))
             if bad.size:
                 raise_inexact_decoder("loss-augmented", int(bad[0]), float(-violation[bad[0]]))
         return losses, diffs, np.maximum(violation, 0.0)
+
+    def _add_violated(self, ws, idx, losses, diffs, xi) -> int:
+        """Add to the working set the structures of examples ``idx`` violated beyond their
+        working-set slack by more than ``epsilon``; how many were added."""
+        new = np.flatnonzero(xi > ws.slacks(idx) + self.epsilon)
+        for j in new:
+            ws.add(int(idx[j]), diffs[j], float(losses[j]))
+        return int(new.size)
 
     def fit(self, X, Y, *, checkpoint=None, resume=None):
         """Learn ``coef_`` from examples ``X`` and their gold structures ``Y``.
@@ -202,6 +230,15 @@ class StructuredSVM(LinearStructuredLearner):
             rng = np.random.default_rng(self.random_state)
             ws = DCDWorkspace(ConstraintPool(n_features, n), C, random_state=rng)
 
+        with shared(task=task, X=X, Y=Y) as data:  # each worker receives them once per fit
+            return self._iterate(task, X, Y, C, batch_size, session, ws, rng, it, converged,
+                                 working_set_solved, data)
+
+    def _iterate(self, task, X, Y, C, batch_size, session, ws, rng, it, converged,
+                 working_set_solved, data):
+        """The outer cutting-plane iterations of ``fit`` (see the class docstring)."""
+        n = len(X)
+
         def save(iteration, done):
             if not session.active:
                 return
@@ -219,7 +256,7 @@ class StructuredSVM(LinearStructuredLearner):
         for it in range(first, last + 1):
             # Exact evaluation: the primal at the current w, certified against the dual.
             w = ws.w.copy()
-            _, _, xi = self._violations(task, X, Y, w, self._decode(X, w, Y))
+            losses, diffs, xi = self._violations(X, Y, w, data)
             primal = 0.5 * float(w @ w) + C * float(xi @ xi)
             dual = ws.objectives()[1]
             self.objective_curve_.append(primal)
@@ -231,21 +268,23 @@ class StructuredSVM(LinearStructuredLearner):
                 converged = True
                 save(it, True)
                 break
-            # Online pass: each mini-batch is decoded with the live w, its most violated
-            # structures join the working set, and its duals are updated at once.
-            added = 0
-            order = rng.permutation(n)
-            for a in range(0, n, batch_size):
-                idx = order[a : a + batch_size]
-                Xb = task.subset(X, idx)
-                Yb = [Y[i] for i in idx]
-                losses, diffs, xi_b = self._violations(task, Xb, Yb, ws.w, self._decode(Xb, ws.w, Yb))
-                ws_slack = ws.slacks(idx)
-                new = np.flatnonzero(xi_b > ws_slack + self.epsilon)
-                for j in new:
-                    ws.add(int(idx[j]), diffs[j], float(losses[j]))
-                added += new.size
-                ws.sweep(idx, n_epochs=self.inner_sweeps)
+            if self.mode == "batch":
+                # The evaluation's structures are the cutting planes: all decoded with this w.
+                everyone = np.arange(n)
+                added = self._add_violated(ws, everyone, losses, diffs, xi)
+            else:
+                # Online pass: each mini-batch is decoded with the live w, its most violated
+                # structures join the working set, and its duals are updated at once.
+                added = 0
+                order = rng.permutation(n)
+                for a in range(0, n, batch_size):
+                    idx = order[a : a + batch_size]
+                    Xb = task.subset(X, idx)
+                    Yb = [Y[i] for i in idx]
+                    batch = {"task": data["task"], "X": rows(Xb), "Y": rows(Yb)}
+                    losses, diffs, xi_b = self._violations(Xb, Yb, ws.w, batch)
+                    added += self._add_violated(ws, idx, losses, diffs, xi_b)
+                    ws.sweep(idx, n_epochs=self.inner_sweeps)
             res = ws.solve(tol=self.inner_tol, max_iter=self.inner_max_iter, shrinking=self.shrinking)
             # Nothing violated beyond the working set, and the working set is solved: the next
             # evaluation is the last (its gap is then only the inner tolerance's).
@@ -263,3 +302,19 @@ class StructuredSVM(LinearStructuredLearner):
                 f"relative duality gap above tol={self.tol}; increase max_iter or tol."
             )
         return self
+
+
+def _violation_chunk(a, b, task, X, Y, w) -> list:
+    """(loss, Phi(x, y) - Phi(x, y_hat) or None, margin w.d) of the loss-augmented argmax of
+    examples a..b-1 (module level, so that process and cluster workers unpickle it by
+    name; only these sparse differences travel back)."""
+    Y_hat = task.argmax_batch(X[a:b], w, Y[a:b])
+    out = []
+    for i, y_hat in zip(range(a, b), Y_hat):
+        loss = float(task.loss(Y[i], y_hat))
+        if loss:
+            d = task.joint_feature_difference(X[i], Y[i], y_hat)
+            out.append((loss, d, float(d.dot(w))))
+        else:
+            out.append((0.0, None, 0.0))
+    return out
