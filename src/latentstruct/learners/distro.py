@@ -30,6 +30,8 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..exceptions import ConfigError, InexactInferenceWarning, InferenceError, InputError
+from ..parallel import fit_session, parallel_chunks, shared
+from ..parallel import rows as chunk_rows
 from ..solvers.label_matrix import (LABEL_INITS, effective_rank, init_label_matrix,
                                      prox_label_matrix, single_threaded_blas)
 from ..solvers.structured_sgd import check_eta0, minibatches, search_eta0, step_size
@@ -39,7 +41,7 @@ from .base import (LinearStructuredLearner, register_learner)
 from .distro_model import DistroParams
 from .checkpoint import CheckpointSession
 from .checkpoint_state import prefixed, rng_from_state, rng_state, unprefixed
-from .params import BOOL, SEED, Interval, Options
+from .params import BOOL, NJOBS, SEED, Interval, Options
 
 __all__ = ["DISTRO"]
 
@@ -109,10 +111,20 @@ class DISTRO(LinearStructuredLearner):
         decoder); otherwise count and warn.
     progress : bool, default False
         Show a progress bar with the phase, objective and rank of A.
+    n_jobs : int or None, default 1
+        Parallel jobs (joblib's convention; None takes ``joblib.parallel_config``'s) for the
+        exact (loss-augmented) decodes of every mini-batch, objective pass and prediction,
+        through :func:`latentstruct.parallel.parallel_chunks` on threads or on the backend
+        a surrounding ``joblib.parallel_config`` names; the task reaches each worker once
+        per fit.  The part scores are computed here and each chunk of examples receives
+        only its own; the decoder is per example, so every n_jobs gives the same model.
+        The SGD updates of w, the A-steps' SVD and prox stay serial.  A mini-batch is a
+        small task (``batch_size`` examples): on process or cluster backends the per-call
+        overhead can outweigh the decode unless batches are large.
     """
 
     requires = frozenset({LABEL_FACTORED})
-    evaluation_params = frozenset({"progress"})
+    evaluation_params = frozenset({"n_jobs", "progress"})
 
     _parameter_constraints = {
         "n_components": [Interval(int, 1, None, closed="left")],
@@ -128,6 +140,7 @@ class DISTRO(LinearStructuredLearner):
                                      "check_inference", "progress")},
         # an int: it also seeds the eta0 samples, as default_rng([random_state, k])
         "random_state": [SEED],
+        "n_jobs": [NJOBS, None],
     }
 
     def __init__(self, task=None, n_components=20, lambda1=0.25, lambda2=0.004, n_iter=5,
@@ -135,7 +148,7 @@ class DISTRO(LinearStructuredLearner):
                  threshold="step",
                  label_init="auto", update_labels=True, restart_schedule=False,
                  descent_guard=True, n_restarts=3, max_weights=2 ** 27,
-                 random_state=0, check_inference=True, progress=False):
+                 random_state=0, check_inference=True, progress=False, n_jobs=1):
         self.task = task
         self.n_components = n_components
         self.lambda1 = lambda1
@@ -156,6 +169,7 @@ class DISTRO(LinearStructuredLearner):
         self.random_state = random_state
         self.check_inference = check_inference
         self.progress = progress
+        self.n_jobs = n_jobs
 
     # --- validation -------------------------------------------------------------------------
     def _validate(self) -> None:
@@ -168,13 +182,23 @@ class DISTRO(LinearStructuredLearner):
 
     # --- the pieces of Algorithm 1 ----------------------------------------------------------
     def _decode(self, params: DistroParams, rows, offsets, y=None, U=None):
-        """(labels, unary, chain scores) of the examples; loss-augmented when y is given."""
+        """(labels, unary, chain scores) of the examples; loss-augmented when y is given.
+        The scores are computed here; the exact decodes run in parallel chunks of examples
+        (``n_jobs``), each chunk receiving only its own parts."""
         if U is None:
             U = params.token_embeddings(rows)
         unary = U @ params.A
         chain = params.label_scores()
-        z = self.task.argmax_from_part_scores_batch(offsets, unary, *chain, Y=y)
-        return np.asarray(z, dtype=np.int64), unary, chain
+        offsets = np.asarray(offsets, dtype=np.int64)
+        scores = _PartScores(offsets, unary, None if y is None else np.asarray(y))
+        # inside a fit (or predict's session) this block is the same one every call: the
+        # task reaches each worker once
+        with shared(task=self.task) as data:
+            parts = parallel_chunks(_argmax_chunk, len(scores), self.n_jobs,
+                                    args=(data["task"], chunk_rows(scores), *chain),
+                                    desc="decoding")
+        z = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        return z, unary, chain
 
     def _hinge(self, params, rows, offsets, y, U=None) -> np.ndarray:
         """max_y [Δ + s(y) − s(y_i)] of every example, checking that the decoder is exact."""
@@ -472,11 +496,12 @@ class DISTRO(LinearStructuredLearner):
         self._check_is_fitted()
         batch = self.task.label_factored_batch(X)
         out = []
-        for a in range(0, batch.n_examples, _CHUNK):
-            idx = np.arange(a, min(batch.n_examples, a + _CHUNK))
-            rows, offsets = batch.example_rows(idx)
-            z, _, _ = self._decode(self._params, rows, offsets)
-            out += np.split(z, offsets[1:-1])
+        with fit_session():  # one worker pool and one copy of the task for every chunk
+            for a in range(0, batch.n_examples, _CHUNK):
+                idx = np.arange(a, min(batch.n_examples, a + _CHUNK))
+                rows, offsets = batch.example_rows(idx)
+                z, _, _ = self._decode(self._params, rows, offsets)
+                out += np.split(z, offsets[1:-1])
         return out
 
     def label_similarity(self) -> np.ndarray:
@@ -509,6 +534,36 @@ class DISTRO(LinearStructuredLearner):
 def _pairs(trials):
     """A {eta0: objective} record as JSON pairs (JSON keys cannot be floats)."""
     return None if trials is None else [[float(k), float(v)] for k, v in trials.items()]
+
+
+class _PartScores:
+    """The unary part scores (and gold labels, for loss-augmented decoding) of some
+    examples, stacked; ``[a:b]`` is examples a..b-1 as views, so that ``parallel.rows``
+    hands each chunk only its own parts."""
+
+    __slots__ = ("offsets", "unary", "y")
+
+    def __init__(self, offsets, unary, y):
+        self.offsets, self.unary, self.y = offsets, unary, y
+
+    def __len__(self) -> int:
+        return int(self.offsets.shape[0] - 1)
+
+    def __getitem__(self, key):
+        if not isinstance(key, slice) or key.step not in (None, 1):
+            raise IndexError(f"part scores are cut by examples [a:b], got {key!r}")
+        a, b, _ = key.indices(len(self))
+        lo, hi = int(self.offsets[a]), int(self.offsets[b])
+        return _PartScores(self.offsets[a:b + 1] - lo, self.unary[lo:hi],
+                           None if self.y is None else self.y[lo:hi])
+
+
+def _argmax_chunk(a, b, task, scores, transition, start, end) -> list:
+    """The (loss-augmented) best labelling of examples a..b-1, concatenated, as a one-item
+    list (module level, so that process and cluster workers unpickle it by name)."""
+    s = scores[a:b]
+    z = task.argmax_from_part_scores_batch(s.offsets, s.unary, transition, start, end, Y=s.y)
+    return [np.asarray(z, dtype=np.int64)]
 
 
 def _part_indices(all_offsets, idx, offsets) -> np.ndarray:

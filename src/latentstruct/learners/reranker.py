@@ -9,7 +9,8 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..exceptions import ConfigError, warn_convergence
-from ..solvers.sgd import SCHEDULES, SGDState, lbfgs, scatter_add, sgd
+from ..parallel import fit_session, parallel_chunks, rows, shared
+from ..solvers.sgd import SCHEDULES, SGDState, lbfgs, sgd
 from ..tasks.contracts import CANDIDATE_LIST, MARGINALIZABLE
 from .base import (
     LinearStructuredLearner, check_nonnegative, check_positive, check_positive_int,
@@ -18,11 +19,15 @@ from .base import (
 
 from .checkpoint import CheckpointSession
 from .checkpoint_state import rng_from_state, rng_state
-from .params import BOOL, RANDOM_STATE, Interval, Options
+from .params import BOOL, NJOBS, RANDOM_STATE, Interval, Options
 
 __all__ = ["HiddenVariableReranker", "candidate_loss", "candidate_coefficients"]
 
 SOLVERS = ("sgd", "lbfgs")
+# Sentences per block of the full-batch gradient.  Blocks, not the parallel chunks, fix the
+# order of the floating-point sums, so the objective is the same bit for bit whatever n_jobs,
+# the backend or the progress bars (which change the chunks) are.
+_BLOCK = 16
 
 
 def _lse(a: np.ndarray) -> float:
@@ -94,6 +99,14 @@ class HiddenVariableReranker(LinearStructuredLearner):
         Progress bar over epochs / iterations.
     verbose : bool, default False
         Print the objective after every epoch / iteration to stderr.
+    n_jobs : int or None, default 1
+        Parallel jobs (joblib's convention; None takes ``joblib.parallel_config``'s) for the
+        full-batch objective and gradient (solver "lbfgs", :meth:`objective`) and for
+        prediction, through :func:`latentstruct.parallel.parallel_chunks` on threads or on
+        the backend a surrounding ``joblib.parallel_config`` names.  The gradient is summed
+        in fixed blocks of 16 sentences (each block's partial sum, then the blocks in
+        order), so every n_jobs and backend gives the same model bit for bit.  SGD updates
+        the weights after every sentence and stays serial: n_jobs does not change it.
 
     Attributes
     ----------
@@ -106,7 +119,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
     """
 
     requires = frozenset({MARGINALIZABLE, CANDIDATE_LIST})
-    evaluation_params = frozenset({"progress", "verbose"})
+    evaluation_params = frozenset({"n_jobs", "progress", "verbose"})
 
     _parameter_constraints = {
         "solver": [Options(*SOLVERS)], "eta0": [Interval(float, 0, None, closed="neither")],
@@ -114,13 +127,13 @@ class HiddenVariableReranker(LinearStructuredLearner):
         "max_iter": [Interval(int, 1, None, closed="left")],
         "alpha": [Interval(float, 0, None, closed="left")],
         "init_noise": [Interval(float, 0, None, closed="left")], "random_state": RANDOM_STATE,
-        "tol": [Interval(float, 0, None, closed="left"), None], "progress": [BOOL],
+        "n_jobs": [NJOBS, None], "tol": [Interval(float, 0, None, closed="left"), None], "progress": [BOOL],
         "verbose": [BOOL],
     }
 
     def __init__(self, task=None, solver="sgd", eta0=0.05, schedule="bottou", n_epochs=10,
                  max_iter=200, alpha=1e-4, init_noise=0.01, random_state=0, tol=1e-4,
-                 progress=False, verbose=False):
+                 progress=False, verbose=False, n_jobs=1):
         self.task = task
         self.solver = solver
         self.eta0 = eta0
@@ -133,6 +146,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
         self.tol = tol
         self.progress = progress
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     # --- validation ----------------------------------------------------------------------
     def _validate(self, X, Y):
@@ -174,24 +188,28 @@ class HiddenVariableReranker(LinearStructuredLearner):
         return task, X, oracles
 
     # --- the objective -------------------------------------------------------------------
-    def _mean_loss_grad(self, task, X, oracles, w):
-        """(1/n) Σ_i ℓ_i(w) and its dense gradient (no L2 term)."""
-        grad = np.zeros(task.n_features)
+    def _mean_loss_grad(self, data, n: int, w):
+        """(1/n) Σ_i ℓ_i(w) and its dense gradient (no L2 term), from the block partial sums
+        of :func:`_loss_grad_blocks` (in parallel chunks of blocks), added in block order.
+
+        ``data``: a ``shared(task=..., X=..., oracles=...)`` block, so that a fit's many
+        passes send the sentences to each worker once."""
+        grad = np.zeros(data.value("task").n_features)
         total = 0.0
-        for i in range(len(X)):
-            o = oracles[i]
-            res = task.candidate_expected_features(
-                X[i], w, lambda lz, o=o: candidate_coefficients(lz, o), sparse=True)
-            total += candidate_loss(res.log_partitions, o)
-            scatter_add(grad, res.features.indices, res.features.values)
-        n = len(X)
+        parts = parallel_chunks(_loss_grad_blocks, -(-n // _BLOCK), self.n_jobs,
+                                args=(data["task"], data["X"], data["oracles"], w),
+                                desc=f"gradient (blocks of {_BLOCK} sentences)")
+        for loss, keys, values in parts:
+            total += loss
+            grad[keys] += values  # keys are unique within a block
         return total / n, grad / n
 
     def objective(self, X, Y, w) -> tuple[float, np.ndarray]:
         """J(w) and its gradient (dense) on examples X with targets Y (see the class docs)."""
         task, X, oracles = self._validate(X, Y)
         w = np.asarray(w, dtype=np.float64)
-        loss, grad = self._mean_loss_grad(task, X, oracles, w)
+        with shared(task=task, X=X, oracles=oracles) as data:
+            loss, grad = self._mean_loss_grad(data, len(X), w)
         alpha = float(self.alpha)
         return loss + 0.5 * alpha * float(w @ w), grad + alpha * w
 
@@ -257,10 +275,11 @@ class HiddenVariableReranker(LinearStructuredLearner):
                           tol=self.tol, callback=report, on_epoch=save, start=start)
                 limit = f"n_epochs={self.n_epochs}"
             else:
-                res = lbfgs(lambda w: self._mean_loss_grad(task, X, oracles, w), w0,
-                            alpha=self.alpha, max_iter=self.max_iter,
-                            tol=1e-6 if self.tol is None else max(float(self.tol), 1e-300),
-                            callback=report)
+                with shared(task=task, X=X, oracles=oracles) as data:
+                    res = lbfgs(lambda w: self._mean_loss_grad(data, len(X), w), w0,
+                                alpha=self.alpha, max_iter=self.max_iter,
+                                tol=1e-6 if self.tol is None else max(float(self.tol), 1e-300),
+                                callback=report)
                 limit = f"max_iter={self.max_iter} ({res.message})"
         finally:
             bar.close()
@@ -277,9 +296,11 @@ class HiddenVariableReranker(LinearStructuredLearner):
     # --- prediction ----------------------------------------------------------------------
     def _log_z(self, X) -> list[np.ndarray]:
         self._check_is_fitted()
-        task = self.task
-        X = task.as_batch(X)
-        return [task.candidate_log_partitions(X[i], self.coef_) for i in range(len(X))]
+        X = self.task.as_batch(X)
+        # X whole, once per worker: a slice of it would carry the whole feature storage
+        with shared(task=self.task, X=X) as data:
+            return parallel_chunks(_log_z_chunk, len(X), self.n_jobs,
+                                   args=(data["task"], data["X"], self.coef_), desc="reranking")
 
     def predict(self, X) -> list[int]:
         """Index of the best candidate of every sentence: argmax_j log Z_j, an exact sum over
@@ -296,9 +317,12 @@ class HiddenVariableReranker(LinearStructuredLearner):
         ``v // n_sub``, sub-value ``v % n_sub``) and whose score is max_h Θ·Φ(t, h)."""
         self._check_is_fitted()
         X = self.task.as_batch(X)
-        chosen = self.predict(X)
-        return [self.task.candidate_max_product(X[i], self.coef_)[j]
-                for i, j in enumerate(chosen)]
+        with fit_session():  # both passes: one worker pool, the sentences sent once
+            chosen = self.predict(X)
+            with shared(task=self.task, X=X) as data:
+                return parallel_chunks(_max_product_chunk, len(X), self.n_jobs,
+                                       args=(data["task"], data["X"], self.coef_, rows(chosen)),
+                                       desc="hidden values")
 
     # --- persistence ---------------------------------------------------------------------
     def _learned_state(self) -> tuple[dict, dict]:
@@ -312,3 +336,37 @@ class HiddenVariableReranker(LinearStructuredLearner):
         self.n_iter_ = int(meta.get("n_iter_", 0))
         self.loss_curve_ = [float(v) for v in meta.get("loss_curve_", [])]
         self.converged_ = bool(meta.get("converged_", False))
+
+
+# --- kernels of the parallel passes (module level: process and cluster workers unpickle
+# them by name) ----------------------------------------------------------------------------
+def _loss_grad_blocks(a, b, task, X, oracles, w) -> list:
+    """Blocks a..b-1 (sentences ``k·_BLOCK`` .. ``(k+1)·_BLOCK − 1``): per block, the summed
+    loss and the summed gradient as (unique feature indices, values), in sentence order."""
+    n = len(X)
+    out = []
+    for k in range(a, b):
+        total, indices, values = 0.0, [], []
+        for i in range(k * _BLOCK, min(n, (k + 1) * _BLOCK)):
+            o = oracles[i]
+            res = task.candidate_expected_features(
+                X[i], w, lambda lz, o=o: candidate_coefficients(lz, o), sparse=True)
+            total += candidate_loss(res.log_partitions, o)
+            indices.append(res.features.indices)
+            values.append(res.features.values)
+        keys, where = np.unique(np.concatenate(indices), return_inverse=True)
+        # bincount adds in input order: a block's sums never depend on where it runs
+        sums = np.bincount(where.reshape(-1), weights=np.concatenate(values),
+                           minlength=keys.shape[0])
+        out.append((total, keys, sums))
+    return out
+
+
+def _log_z_chunk(a, b, task, X, w) -> list:
+    """log Z_j of every candidate of sentences a..b-1."""
+    return [task.candidate_log_partitions(X[i], w) for i in range(a, b)]
+
+
+def _max_product_chunk(a, b, task, X, w, chosen) -> list:
+    """The max-product hidden assignment of the chosen candidate of sentences a..b-1."""
+    return [task.candidate_max_product(X[i], w)[int(chosen[i])] for i in range(a, b)]
