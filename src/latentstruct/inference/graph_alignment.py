@@ -62,10 +62,12 @@ objective between calls.  Cheapest exact stage first: (1) when the edge terms va
 candidate edge pairs, or every edge pair's net score ``edge_map[q] − edge_del1[e1] −
 edge_del2[e2]`` is exactly 0 — the score is linear in the word mappings and the problem is a
 maximum-weight bipartite matching with deletion costs, solved by
-:func:`scipy.optimize.linear_sum_assignment`; (2) the LP relaxation, warm-started from the
-previous basis, whose optimum is often integral and then optimal; (3) branch-and-bound
-through :class:`~latentstruct.inference.ilp.ILPModel` with the previous solution as MIP
-start.  ``stats["solver"]`` says which stage answered.
+:func:`scipy.optimize.linear_sum_assignment`; (2) the LP relaxation, whose optimum is often
+integral and then optimal; (3) branch-and-bound through
+:class:`~latentstruct.inference.ilp.ILPModel`.  ``stats["solver"]`` says which stage
+answered.  Every solve is history-free (no basis or MIP start carried over from earlier
+calls), so the alignment returned for given scores — also among tied optima — does not
+depend on what the model solved before.
 
 :func:`enumerate_alignments` and :func:`alignment_score` are the brute-force reference,
 :func:`check_alignment` lists the violated constraints of any alignment.
@@ -73,6 +75,7 @@ start.  ``stats["solver"]`` says which stage answered.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -430,6 +433,18 @@ class GraphAlignment:
         return cls(problem, **{name: v[layout[name]] for name in VARIABLE_TYPES})
 
     @classmethod
+    def _trusted(cls, problem: GraphAlignmentProblem, vector: np.ndarray) -> GraphAlignment:
+        """``from_vector`` without the checks, for 0/1 vectors the solvers have verified
+        (the checks cost about a third of an LP solve on MSRP-sized problems)."""
+        v = np.array(vector, dtype=np.int8)  # a private copy, made read-only below
+        v.setflags(write=False)
+        self = object.__new__(cls)
+        object.__setattr__(self, "problem", problem)
+        for name, sl in problem.variable_layout().items():
+            object.__setattr__(self, name, v[sl])
+        return self
+
+    @classmethod
     def from_node_map(cls, problem: GraphAlignmentProblem, node_map) -> GraphAlignment:
         """The unique legal alignment with these word mappings (see the module docstring).
 
@@ -676,19 +691,36 @@ def _constraint_matrix(problem: GraphAlignmentProblem, strengthen: bool = False)
 _INTEGRAL_TOL = 1e-6
 
 
-class _WarmLP:
+def _vector_score(obj: np.ndarray, z: np.ndarray) -> float:
+    """``Σ obj[z == 1]``, correctly rounded (``math.fsum``), so independent of summation order."""
+    return math.fsum(obj[np.flatnonzero(z)].tolist())
+
+
+def _lp_options(h, threads) -> None:
+    """Options shared by the LP and ILP models (silent, single-threaded by default)."""
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", threads)
+
+
+class _LPStage:
     """The LP relaxation of (12) s.t. (6)–(11) as one HiGHS model kept across calls.
 
-    Only the costs (and, for ``-inf`` scores, upper bounds) change between calls, so the
-    simplex restarts from the previous optimal basis.  Returns the LP solution vector, which
-    :class:`~latentstruct.inference.ilp.ILPModel` does not expose.
+    Only the costs (and, for ``-inf`` scores, upper bounds) change between calls.  Every
+    solve starts from a cleared solver state (``clearSolver``): a simplex restarted from the
+    previous basis can stop at a different optimal vertex when optima tie, which made the
+    decoded alignment depend on what the model had solved before.  Presolve is off: on these
+    small LPs it costs more than it saves (measured: a cold solve takes about a third of the
+    time), and with the basis dropped there is nothing else to reuse but the model.
+    Returns the LP solution vector, which :class:`~latentstruct.inference.ilp.ILPModel`
+    does not expose.
     """
 
     def __init__(self, A, lower, upper, threads):
         n_rows, n_vars = A.shape
         h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("threads", threads)
+        _lp_options(h, threads)
+        h.setOptionValue("presolve", "off")
+        h.setOptionValue("solver", "simplex")
         inf = highspy.kHighsInf
         lp = highspy.HighsLp()
         lp.num_col_ = n_vars
@@ -710,26 +742,30 @@ class _WarmLP:
         self._h = h
         self._n = n_vars
         self._idx = np.arange(n_vars, dtype=np.int32)
+        self._time_limit = None
         self.upper = np.ones(n_vars)
 
-    def solve(self, obj: np.ndarray, time_limit):
-        """(model status name, optimal value or None, solution or None)."""
+    def solve(self, obj: np.ndarray, forbidden: np.ndarray, time_limit):
+        """(model status, optimal value or None, solution or None); ``forbidden`` = isneginf(obj)."""
         h = self._h
-        forbidden = np.isneginf(obj)
-        upper = np.where(forbidden, 0.0, 1.0)
-        h.changeColsCost(self._n, self._idx, np.where(forbidden, 0.0, obj))
-        changed = np.flatnonzero(upper != self.upper).astype(np.int32)
-        if changed.size:
-            h.changeColsBounds(changed.size, changed, np.zeros(changed.size), upper[changed])
-        self.upper = upper
-        h.setOptionValue("time_limit", highspy.kHighsInf if time_limit is None else time_limit)
+        h.clearSolver()  # history-free: the answer depends on (model, objective) only
+        if forbidden.any() or self.upper.min(initial=1.0) < 1.0:
+            upper = np.where(forbidden, 0.0, 1.0)
+            changed = np.flatnonzero(upper != self.upper).astype(np.int32)
+            if changed.size:
+                h.changeColsBounds(changed.size, changed, np.zeros(changed.size), upper[changed])
+            self.upper = upper
+            obj = np.where(forbidden, 0.0, obj)
+        h.changeColsCost(self._n, self._idx, obj)
+        if time_limit != self._time_limit:  # one option call fewer per solve
+            h.setOptionValue("time_limit", highspy.kHighsInf if time_limit is None else time_limit)
+            self._time_limit = time_limit
         h.run()
         ms = h.getModelStatus()
-        name = h.modelStatusToString(ms)
         if ms != highspy.HighsModelStatus.kOptimal:
-            return name, None, None
+            return ms, None, None
         value = float(h.getInfo().objective_function_value)
-        return name, value, np.asarray(h.getSolution().col_value, dtype=np.float64)
+        return ms, value, np.asarray(h.getSolution().col_value, dtype=np.float64)
 
 
 class GraphAlignmentILP:
@@ -764,7 +800,7 @@ class GraphAlignmentILP:
        deletion variable exists): a maximum-weight bipartite matching, solved by
        :func:`scipy.optimize.linear_sum_assignment` on the clipped gains.  Exact, O(n³).
     2. ``"lp"`` (with ``lp_first``) — the LP relaxation of (12) s.t. (6)–(11), kept as one
-       HiGHS model whose simplex restarts from the previous optimal basis.  If its optimal
+       HiGHS model (solved from a cleared state, presolve off).  If its optimal
        vertex is integral (every entry within 1e-6 of 0 or 1), the rounded vector
        satisfies every row and its score reaches the LP bound (to 1e-6 relative to the
        scores' magnitude), it is an optimal alignment: exact.  With candidate pairs pruned
@@ -773,11 +809,21 @@ class GraphAlignmentILP:
     3. ``"ilp"`` — otherwise HiGHS branch-and-bound on the binary program (12) s.t. (6)–(11)
        (``mip_rel_gap = 0``) through :class:`~latentstruct.inference.ilp.ILPModel`.  The
        constraint matrix never changes; only the objective (and, for ``-inf`` scores, a
-       variable's upper bound) does.  The MIP start is the alignment returned by the previous
-       call, whichever stage found it (first call: the empty alignment; both are legal
-       unless ``-inf`` scores now forbid one of their variables, in which case HiGHS
-       ignores the start).  Worst case exponential (quadratic-assignment-like); keep
-       candidate pairs pruned.
+       variable's upper bound) does.  The MIP start is ``mip_start`` if given, else the
+       empty alignment (legal unless ``-inf`` scores forbid one of its deletion variables,
+       in which case HiGHS ignores it).  Worst case exponential (quadratic-assignment-like);
+       keep candidate pairs pruned.
+
+    Determinism: both HiGHS models are solved from a cleared solver state
+    (``clearSolver``), single-threaded by default, so the result is a function of
+    (problem, scores, ``mip_start``, options) only — an optimal alignment is chosen among
+    ties the same way on every call, whatever the model solved before, and a pickled copy
+    (which rebuilds its models on first use) decodes identically.  Earlier versions restarted
+    the simplex from the previous basis and passed the previous alignment as MIP start;
+    among tied optima that returned different alignments depending on the call history
+    (LCLR's ``coef_`` then differed between two fits on the same data).  The saving it
+    bought was small next to the model build that reuse avoids (see
+    ``benchmarks/ilp_inference.py``).
 
     With ``strengthen=True`` both HiGHS models also hold, for every edge e of either graph
     and every word pair p at e's head (or dependent) shared by two or more of e's candidate
@@ -826,12 +872,25 @@ class GraphAlignmentILP:
         #: the constraint number ("6" ... "11") of each ILP row
         self.constraint_kinds = tuple(kinds)
         self._model: ILPModel | None = None
-        self._lp: _WarmLP | None = None
-        self._last: np.ndarray | None = None  # flat 0/1 vector of the last alignment returned
+        self._lp: _LPStage | None = None
+        # the ILP's MIP start when the caller gives none: legal unless -inf forbids one of its
+        # variables, and the same on every call (a previous solution would make the optimum
+        # returned among ties depend on the call history)
+        self._empty = GraphAlignment.empty(problem).to_vector().astype(np.float64)
         # HiGHS is only needed when edge terms can be present: build it now then, so that the
         # cost is paid once, up front.
         if problem.n_edge_pairs:
             self._ensure_model()
+
+    # -- pickling: HiGHS handles are dropped and rebuilt on first use -------------------------
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_model"] = None
+        state["_lp"] = None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
 
     # -- sizes ----------------------------------------------------------------------------
     @property
@@ -849,10 +908,16 @@ class GraphAlignmentILP:
     def _ensure_model(self) -> ILPModel:
         if self._model is None:
             self._model = ILPModel(
-                self.n_variables, self._A, self._lower, self._upper, time_limit=self.time_limit, threads=self.threads
+                self.n_variables,
+                self._A,
+                self._lower,
+                self._upper,
+                time_limit=self.time_limit,
+                threads=self.threads,
+                warm_start=False,  # history-free solves (see the class docstring)
             )
             if self.lp_first:
-                self._lp = _WarmLP(self._A, self._lower, self._upper, self.threads)
+                self._lp = _LPStage(self._A, self._lower, self._upper, self.threads)
         return self._model
 
     # -- solving --------------------------------------------------------------------------
@@ -892,7 +957,6 @@ class GraphAlignmentILP:
         score = alignment_score(alignment, s)
         elapsed = time.perf_counter() - t0
         stats = {"solver": "matching", "reason": reason, "time": elapsed, "nodes": 0, "status": EXACT}
-        self._last = alignment.to_vector()
         return DecodeResult(alignment, score, EXACT, stats)
 
     def _rounded_if_legal(self, x: np.ndarray, upper: np.ndarray):
@@ -912,7 +976,8 @@ class GraphAlignmentILP:
         ----------
         part_scores : GraphPartScores with the shapes of ``problem.sizes()``.
         time_limit : seconds for this call (LP and ILP stages), overriding the constructor's.
-        mip_start : GraphAlignment to start the ILP from instead of the previous solution.
+        mip_start : GraphAlignment to start the ILP from instead of the empty alignment
+            (among tied optima the ILP's answer may depend on it).
         """
         t0 = time.perf_counter()
         if not isinstance(part_scores, GraphPartScores):
@@ -938,38 +1003,32 @@ class GraphAlignmentILP:
         stats: dict = {}
         if self._lp is not None:
             t_lp = time.perf_counter()
-            lp_status, lp_value, lp_x = self._lp.solve(obj, tl)
+            lp_status, lp_value, lp_x = self._lp.solve(obj, np.isneginf(obj), tl)
             stats["lp_time"] = time.perf_counter() - t_lp
             stats["lp_bound"] = lp_value
-            if lp_status in ("Infeasible",):
+            if lp_status == highspy.HighsModelStatus.kInfeasible:
                 stats.update(solver="lp", time=time.perf_counter() - t0, nodes=0, status=INFEASIBLE)
-                stats["model_status"] = lp_status
+                stats["model_status"] = "Infeasible"
                 return DecodeResult(None, -np.inf, INFEASIBLE, stats)
             z = None if lp_x is None else self._rounded_if_legal(lp_x, self._lp.upper)
             stats["lp_integral"] = z is not None
             if z is not None:
-                alignment = GraphAlignment.from_vector(self.problem, z)
-                score = alignment_score(alignment, s)
+                score = _vector_score(obj, z)
                 # certificate: a legal alignment scoring the LP bound is optimal
                 finite = obj[np.isfinite(obj)]
                 if score >= lp_value - _INTEGRAL_TOL * (1.0 + np.abs(finite).sum()):
-                    self._last = z
                     stats.update(solver="lp", time=time.perf_counter() - t0, nodes=0, status=EXACT)
-                    return DecodeResult(alignment, score, EXACT, stats)
+                    return DecodeResult(GraphAlignment._trusted(self.problem, z), score, EXACT, stats)
                 stats["lp_integral"] = False  # numerically borderline LP: let the ILP decide
-        if start is None:
-            start = self._last if self._last is not None else GraphAlignment.empty(self.problem).to_vector()
-        res = model.solve(obj, mip_start=start, time_limit=tl)
-        if res.structure is not None:
-            self._last = res.structure
+        res = model.solve(obj, mip_start=self._empty if start is None else start, time_limit=tl)
         ilp_stats = dict(res.stats)
         ilp_stats["solver_time"] = ilp_stats.pop("time")
         stats.update(ilp_stats)
         stats.update(solver="ilp", time=time.perf_counter() - t0, status=res.status)
         if res.structure is None:
             return DecodeResult(None, res.score, res.status, stats)
-        alignment = GraphAlignment.from_vector(self.problem, res.structure)
-        return DecodeResult(alignment, alignment_score(alignment, s), res.status, stats)
+        z = res.structure
+        return DecodeResult(GraphAlignment._trusted(self.problem, z), _vector_score(obj, z), res.status, stats)
 
     def lp_relaxation(self, part_scores: GraphPartScores) -> float:
         """Optimal value of the LP relaxation of (12) s.t. (6)–(11): an upper bound on the

@@ -76,7 +76,10 @@ class ILPModel:
     row_lower, row_upper : arrays (n_rows,); ``-inf`` / ``+inf`` for a one-sided row.
     time_limit : float seconds or None (no limit), default for every solve.
     threads : int, HiGHS threads (1 keeps runs deterministic and plays well with joblib).
-    warm_start : bool, default True: pass the previous solution as a MIP start.
+    warm_start : bool, default True: pass the previous solution as a MIP start.  ``False``
+        makes every solve history-free: the solver state is cleared first and only an
+        explicit ``mip_start`` is used, so the optimum returned among ties is a function of
+        (model, objective, mip_start) alone (HiGHS is deterministic for a fixed thread count).
 
     Complexity: each solve is a branch-and-bound, exponential in the worst case.
     """
@@ -191,6 +194,10 @@ class ILPModel:
         if tl is None:
             tl = self.time_limit
         h = self._highs
+        if not self.warm_start:
+            # drop basis, incumbent and every other trace of earlier solves, so that the
+            # optimum returned among ties depends on (model, objective, mip_start) only
+            h.clearSolver()
         self._upper = self._set_objective(h, obj, self._upper)
         h.setOptionValue("time_limit", highspy.kHighsInf if tl is None else tl)
         start = None

@@ -304,8 +304,10 @@ class GraphPair:
     ``kappa``).  ``pair_index`` maps a candidate ``(i, j)`` to its ``node_pairs`` row.
     The ILP is built with ``strengthen=True`` (the aggregated form of (11): the same legal
     alignments, but the LP relaxation is integral more often, which cut LCLR's decoding
-    time on MSRP by about a third) and the task's ``time_limit``.  It holds HiGHS models, so
-    examples are shared between threads, never pickled.
+    time on MSRP by about a third) and the task's ``time_limit``.  It holds HiGHS models, which are never
+    pickled: a pickled example (process, Dask or Ray workers) drops its ILP and rebuilds it
+    on first use in the worker.  The ILP's solves are history-free, so the rebuilt model
+    decodes exactly as the original would.
     """
 
     def __init__(self, pair_id, g1: SentenceGraph, g2: SentenceGraph,
@@ -321,6 +323,14 @@ class GraphPair:
         self.affinity = affinity
         self.pair_index = {(i, j): p for p, (i, j) in enumerate(problem.node_pairs.tolist())}
         self._ilp: GraphAlignmentILP | None = None
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_ilp"] = None  # HiGHS handles: rebuilt lazily by ``ilp``
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
 
     @property
     def ilp(self) -> GraphAlignmentILP:
@@ -447,7 +457,21 @@ class GraphPairTask(LatentBinaryTask):
                                or tl <= 0):
             raise ConfigError(f"time_limit must be a positive number of seconds or None, got {tl!r}")
 
-    # --- resources (built lazily, never saved) -----------------------------------------
+    # --- resources (built lazily, never saved or pickled) -----------------------------
+    #: attributes holding handles (spaCy pipeline, WordNet reader) or a pure cache; dropped
+    #: by ``__getstate__`` and re-created on first use, so that process / Dask / Ray
+    #: workers can receive the task
+    _transient: ClassVar[tuple[str, ...]] = ("_parser_obj", "_parser_key", "_wordnet_obj", "_ed_memo")
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        for name in self._transient:
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
     def _parser(self) -> Parser:
         key = (check_pipeline_name(self.pipeline), self.cache_dir)
         if getattr(self, "_parser_obj", None) is None or self._parser_key != key:
