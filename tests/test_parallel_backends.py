@@ -424,3 +424,24 @@ def test_a_large_weight_vector_changed_in_place_reaches_process_workers_fresh():
             w[:] = value
             got = parallel_chunks(_weights_chunk, 4, 2, args=(w,))
             assert got == [value * w.size] * 4
+
+
+def test_pass_log_records_each_pass_and_what_travels():
+    w = np.ones(1000)
+    with parallel.pass_log() as log:
+        with shared(X=list(range(50))) as data:
+            parallel_chunks(_weights_chunk, 6, 2, args=(w,))
+            parallel_chunks(_shared_len_chunk, 4, 1, args=(data["X"],))
+    assert [e["fn"] for e in log] == ["_weights_chunk", "_shared_len_chunk"]
+    assert [e["items"] for e in log] == [6, 4]
+    assert [e["jobs"] for e in log] == [2, 1]
+    assert log[0]["arg_bytes"] > 8000  # the weights travel ...
+    assert log[1]["arg_bytes"] < 100  # ... shared parts do not
+    assert log[0]["result_bytes"] == len(pickle.dumps([1000.0] * 6, protocol=5))
+    assert all(e["seconds"] >= 0 for e in log)
+    parallel_chunks(_weights_chunk, 2, 1, args=(w,))  # outside the block: not recorded
+    assert len(log) == 2
+
+
+def _shared_len_chunk(a, b, X):
+    return [len(X)] * (b - a)

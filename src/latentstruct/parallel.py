@@ -65,6 +65,7 @@ import shutil
 import sys
 import tempfile
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable
@@ -78,7 +79,7 @@ from .data.progress import progress_bar, progress_enabled
 from .exceptions import ConfigError
 
 __all__ = ["SharedData", "chunk_bounds", "ensure_numba_cache", "fit_session", "parallel_chunks",
-           "rows", "shared"]
+           "pass_log", "rows", "shared"]
 
 _PROGRESS_CHUNKS = 50  # chunks per pass when a progress bar may be shown
 _WORKER_CACHE_SIZE = 2  # shared blocks a worker process keeps (most recently used)
@@ -499,6 +500,37 @@ def _run_chunk(fn, a: int, b: int, *args):
     return fn(a, b, *[_resolve(x) for x in args])
 
 
+_PASS_LOG: contextvars.ContextVar = contextvars.ContextVar("latentstruct_pass_log",
+                                                           default=None)
+
+
+@contextmanager
+def pass_log():
+    """Record every :func:`parallel_chunks` pass run inside the block: a list of dicts with
+    ``fn`` (the kernel's name), ``items``, ``jobs``, ``seconds`` (wall time of the pass),
+    ``arg_bytes`` (pickled size of the per-pass arguments: everything but shared parts and
+    rows, i.e. what a process or cluster worker receives each pass, once per chunk or
+    worker) and ``result_bytes`` (pickled size of the results sent back).  For measuring
+    (benchmarks/scaling.py's cost model); the byte counts cost a pickling per pass."""
+    log: list = []
+    token = _PASS_LOG.set(log)
+    try:
+        yield log
+    finally:
+        _PASS_LOG.reset(token)
+
+
+def _logged(fn, n_items, jobs, args, start, out) -> None:
+    log = _PASS_LOG.get()
+    if log is None:
+        return
+    small = [a for a in args if not isinstance(a, (_Part, _Rows))]
+    log.append({"fn": getattr(fn, "__name__", str(fn)), "items": n_items, "jobs": jobs,
+                "seconds": time.perf_counter() - start,
+                "arg_bytes": len(pickle.dumps(small, protocol=pickle.HIGHEST_PROTOCOL)),
+                "result_bytes": len(pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL))})
+
+
 def parallel_chunks(
     fn: Callable[..., list],
     n_items: int,
@@ -520,6 +552,15 @@ def parallel_chunks(
     over more than 2 s shows one, named ``desc``.  The result never depends on the chunking
     or the backend: learners' kernels are per example.
     """
+    if _PASS_LOG.get() is None:
+        return _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc)
+    start = time.perf_counter()
+    out = _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc)
+    _logged(fn, n_items, effective_n_jobs(n_jobs), args, start, out)
+    return out
+
+
+def _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc) -> list:
     if n_items <= 0:
         return []
     jobs = effective_n_jobs(n_jobs)
