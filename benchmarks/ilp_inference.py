@@ -15,18 +15,19 @@ Each problem is decoded ``--rounds`` times in two ways, timed side by side in on
   included); later rounds only change the objective;
 * rebuilt: a new :class:`GraphAlignmentILP` (constraint matrix + HiGHS models) per call.
 
-Solves are history-free (no LP basis or MIP start carries over, see
-:class:`GraphAlignmentILP`), so what reuse saves is the constraint matrix and the two HiGHS
-models, not solver work; in exchange both modes must return the *same alignments* (checked,
+Solves are history-free (no LP basis or MIP start carries over: the LP always starts from
+the empty alignment's basis, see :class:`GraphAlignmentILP`), so what reuse saves is the
+constraint matrix and the two HiGHS models, not solver work; in exchange both modes must return the *same alignments* (checked,
 along with the scores), which is what makes parallel and serial training agree.
 
-By default a call first solves the LP relaxation and only branches when its optimum is
-fractional (``--no-lp-first`` goes straight to branch-and-bound).
+By default a call first solves the LP relaxation (with the aggregated (11) rows, see
+:class:`GraphAlignmentILP`; ``--no-strengthen`` leaves them out) and only branches when its
+optimum is fractional (``--no-lp-first`` goes straight to branch-and-bound).
 
 Both must find the same optimal scores and the same alignments (checked).  The last line of output is one JSON object.
 
     python benchmarks/ilp_inference.py [--problems 20] [--rounds 8] [--k 3] [--seed 0]
-        [--no-lp-first] [--strengthen]
+        [--no-lp-first] [--no-strengthen]
 """
 
 from __future__ import annotations
@@ -96,9 +97,11 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeats", type=int, default=3, help="time each mode this often, keep the best")
     ap.add_argument("--no-lp-first", action="store_true", help="go straight to branch-and-bound")
-    ap.add_argument("--strengthen", action="store_true", help="add the aggregated (11) rows")
+    ap.add_argument(
+        "--no-strengthen", action="store_true", help="leave out the aggregated (11) rows (on by default)"
+    )
     args = ap.parse_args(argv)
-    opts = {"lp_first": not args.no_lp_first, "strengthen": args.strengthen}
+    opts = {"lp_first": not args.no_lp_first, "strengthen": not args.no_strengthen}
     counts = (args.problems, args.rounds, args.k, args.repeats)
     if min(counts) < 1 or not 1 <= args.min_words <= args.max_words:
         ap.error("need --problems, --rounds, --k, --repeats >= 1 and 1 <= --min-words <= --max-words")

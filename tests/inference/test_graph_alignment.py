@@ -87,11 +87,11 @@ def _instance(p_inf):
 @pytest.mark.parametrize(
     "kwargs",
     [
-        {},  # matching -> LP -> ILP, the default
+        {},  # matching -> strengthened LP -> ILP, the default
         {"matching_first": False, "lp_first": False},  # pure branch-and-bound
-        {"strengthen": True},
+        {"strengthen": False},
     ],
-    ids=["default", "ilp-only", "strengthened"],
+    ids=["default", "ilp-only", "plain-rows"],
 )
 def test_decoder_matches_brute_force(kwargs):
     """On 150 random problems (n <= 4 per side, random trees, random candidate pairs and flags,
@@ -186,6 +186,21 @@ def test_enumeration_is_exactly_the_legal_set():
             if ok:
                 legal.add(bits)
         assert legal == enumerated
+
+
+def test_strengthening_rows_hold_for_every_legal_alignment():
+    """Valid inequalities: every legal alignment satisfies the "11-agg" and "clique" rows, on
+    problems (up to 4 words a side, dense candidates) where such rows exist."""
+    rng = np.random.default_rng(11)
+    seen = Counter()
+    for _ in range(40):
+        problem = random_problem(rng, max_n=4, p_pair=0.8)
+        A, lo, up, kinds = _constraint_matrix(problem, True)
+        seen.update(kinds)
+        for a in enumerate_alignments(problem):
+            Az = A @ a.to_vector().astype(float)
+            assert np.all(Az >= lo) and np.all(Az <= up), (problem, a)
+    assert seen["clique"] > 20 and seen["11-agg"] > 10
 
 
 def test_enumeration_counts_matchings():
@@ -463,7 +478,7 @@ def test_time_limit_status():
 # ----------------------------------------------------------------------------------------
 def test_variable_layout_round_trips():
     p = _small_problem(delete_nodes1=False)
-    ilp = GraphAlignmentILP(p)
+    ilp = GraphAlignmentILP(p, strengthen=False)
     layout = ilp.variable_layout()
     assert list(layout) == list(VARIABLE_TYPES)
     sizes = p.sizes()
@@ -482,11 +497,37 @@ def test_variable_layout_round_trips():
                                           + v[layout["edge_del2"]].sum())
 
 
+def test_strengthened_lp_needs_branch_and_bound_less_often():
+    """The aggregated (11) rows (the default) keep every optimum and make the LP relaxation
+    integral more often on pruned, sentence-sized problems: fewer calls reach the ILP."""
+    rng = np.random.default_rng(5)
+    reached = {False: 0, True: 0}
+    for _ in range(30):
+        n1, n2 = (int(v) for v in rng.integers(8, 13, size=2))
+        affinity = rng.random((n1, n2))
+        keep = np.zeros((n1, n2), dtype=bool)  # top-3 pairs per word, on both sides
+        keep[np.repeat(np.arange(n1), 3), np.argsort(-affinity, axis=1)[:, :3].ravel()] = True
+        keep[np.argsort(-affinity, axis=0)[:3].ravel(), np.tile(np.arange(n2), 3)] = True
+        problem = GraphAlignmentProblem(n1, n2, random_tree(rng, n1), random_tree(rng, n2), np.argwhere(keep))
+        plain, strong = GraphAlignmentILP(problem, strengthen=False), GraphAlignmentILP(problem)
+        base = rng.normal(size=problem.n_variables)
+        for _ in range(4):
+            s = GraphPartScores.from_vector(problem, base + 0.3 * rng.normal(size=problem.n_variables))
+            a, b = plain.solve(s), strong.solve(s)
+            assert a.status == b.status == "exact"
+            assert scores_close(a.score, b.score)
+            reached[False] += a.stats["solver"] == "ilp"
+            reached[True] += b.stats["solver"] == "ilp"
+    assert reached[True] < reached[False]
+    assert reached[False] > 0
+
+
 def test_strengthened_model_has_extra_rows_only():
     p = _small_problem()
-    plain, strong = GraphAlignmentILP(p), GraphAlignmentILP(p, strengthen=True)
+    plain, strong = GraphAlignmentILP(p, strengthen=False), GraphAlignmentILP(p)
     extra = Counter(strong.constraint_kinds) - Counter(plain.constraint_kinds)
-    assert set(extra) == {"11-agg"} and extra["11-agg"] > 0
+    assert set(extra) == {"11-agg", "clique"} and extra["11-agg"] > 0 and extra["clique"] > 0
+    assert not Counter(plain.constraint_kinds) - Counter(strong.constraint_kinds)
 
 
 def test_validation_messages():
@@ -526,8 +567,8 @@ def _tied_scores(rng, problem, low=-1, high=2):
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{}, {"matching_first": False, "lp_first": False}, {"strengthen": True}, {"matching_first": False}],
-    ids=["default", "ilp-only", "strengthened", "lp-then-ilp"],
+    [{}, {"matching_first": False, "lp_first": False}, {"strengthen": False}, {"matching_first": False}],
+    ids=["default", "ilp-only", "plain-rows", "lp-then-ilp"],
 )
 def test_decoding_is_independent_of_solve_history(kwargs):
     """On random problems with tied optima (integer scores), a model that has first solved

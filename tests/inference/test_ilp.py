@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from latentstruct.exceptions import InputError
+from latentstruct.exceptions import ConfigError, InputError
 from latentstruct.inference import (
     AlignmentILP,
     ILPModel,
@@ -171,3 +171,28 @@ def test_trivial_builders():
     assert r.structure.shape == (0,) and r.score == 0.0
     r = AlignmentILP(0, 3).solve(np.zeros((0, 3)))
     assert r.structure.shape == (0,)
+
+
+def test_highs_options_are_applied_and_checked():
+    """Extra HiGHS options reach the model and keep the optimum; bad ones are rejected."""
+    rng = np.random.default_rng(7)
+    m, n = 4, 5
+    plain = AlignmentILP(m, n, monotone=False)
+    quiet = AlignmentILP(m, n, monotone=False, highs_options={"mip_heuristic_run_feasibility_jump": False})
+    assert quiet.model._highs.getOptionValue("mip_heuristic_run_feasibility_jump")[1] is False
+    assert plain.model._highs.getOptionValue("mip_heuristic_run_feasibility_jump")[1] is True
+    for _ in range(5):
+        s = rng.normal(size=(m, n))
+        a, b = plain.solve(s), quiet.solve(s)
+        assert a.status == b.status == "exact"
+        assert scores_close(a.score, b.score)
+        assert scores_close(b.score, bipartite_matching(s).score)
+    A = np.ones((1, 2))
+    with pytest.raises(ConfigError, match="HiGHS rejected no_such_option = 1"):
+        ILPModel(2, A, [0.0], [1.0], highs_options={"no_such_option": 1})
+    with pytest.raises(ConfigError, match="HiGHS rejected presolve = 'sometimes'"):
+        ILPModel(2, A, [0.0], [1.0], highs_options={"presolve": "sometimes"})
+    with pytest.raises(ConfigError, match="may not set mip_rel_gap"):
+        ILPModel(2, A, [0.0], [1.0], highs_options={"mip_rel_gap": 0.1})
+    with pytest.raises(ConfigError, match="must be a dict"):
+        ILPModel(2, A, [0.0], [1.0], highs_options=[("presolve", "off")])

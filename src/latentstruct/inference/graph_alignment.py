@@ -433,14 +433,15 @@ class GraphAlignment:
         return cls(problem, **{name: v[layout[name]] for name in VARIABLE_TYPES})
 
     @classmethod
-    def _trusted(cls, problem: GraphAlignmentProblem, vector: np.ndarray) -> GraphAlignment:
+    def _trusted(cls, problem: GraphAlignmentProblem, vector: np.ndarray, layout=None) -> GraphAlignment:
         """``from_vector`` without the checks, for 0/1 vectors the solvers have verified
-        (the checks cost about a third of an LP solve on MSRP-sized problems)."""
+        (the checks cost about a third of an LP solve on MSRP-sized problems).  ``layout``:
+        ``problem.variable_layout()`` if the caller has it already."""
         v = np.array(vector, dtype=np.int8)  # a private copy, made read-only below
         v.setflags(write=False)
         self = object.__new__(cls)
         object.__setattr__(self, "problem", problem)
-        for name, sl in problem.variable_layout().items():
+        for name, sl in (layout or problem.variable_layout()).items():
             object.__setattr__(self, name, v[sl])
         return self
 
@@ -604,15 +605,21 @@ def enumerate_alignments(problem: GraphAlignmentProblem) -> Iterator[GraphAlignm
 def _constraint_matrix(problem: GraphAlignmentProblem, strengthen: bool = False):
     """Rows of (6)–(11) as a sparse matrix with row bounds.  Returns (A, lower, upper, kinds).
 
-    ``kinds`` names each row's constraint number ("6" … "11", and "11-agg" for the optional
-    aggregated rows).  Rows with no variable at all (a node without candidate pairs and
-    without a deletion variable) are left out.
+    ``kinds`` names each row's constraint number ("6" … "11", and "11-agg" / "clique" for the
+    optional strengthening rows).  Rows with no variable at all (a node without candidate
+    pairs and without a deletion variable) are left out.
 
     ``strengthen`` appends valid inequalities that aggregate (11): for a fixed edge e of one
     graph and a fixed word pair p at its head (or at its dependent), the candidate edge pairs
     of e that use p satisfy ``Σ_q h_q <= h_p``.  Valid because those edge pairs differ in the
     other endpoint of the partner edge (no parallel edges), which is one word, mapped at most
-    once ((6)/(7)).  They cut fractional LP points only: the 0/1 solutions are unchanged.
+    once ((6)/(7)).  It also appends clique rows: for an edge pair q with head pair
+    (h1, h2) and dependent pair (d1, d2), and any other G1 word i (i ∉ {h1, d1}) with both
+    (i, h2) and (i, d2) candidate, ``h_q + h_{i,h2} + h_{i,d2} <= 1`` (and symmetrically for a
+    G2 word j ∉ {h2, d2} with (h1, j) and (d1, j) candidate).  Valid: h_q = 1 maps h1 to h2
+    and d1 to d2, so no other word can take h2 or d2, and i maps at most once anyway.  The
+    typical fractional LP point (two half matchings with h_q = 1/2) violates them.
+    Both families cut fractional LP points only: the 0/1 solutions are unchanged.
     """
     layout = problem.variable_layout()
     x0 = layout["node_map"].start
@@ -684,8 +691,35 @@ def _constraint_matrix(problem: GraphAlignmentProblem, strengthen: bool = False)
             upper.append(0.0)
             kinds.append("11-agg")
             r += 1
+        for row in _clique_rows(problem):
+            rows.extend([r] * 3)
+            cols.extend([y0 + row[0], x0 + row[1], x0 + row[2]])
+            vals.extend([1.0, 1.0, 1.0])
+            lower.append(-np.inf)
+            upper.append(1.0)
+            kinds.append("clique")
+            r += 1
     A = sp.csc_matrix((vals, (rows, cols)), shape=(r, problem.n_variables), dtype=np.float64)
     return A, np.asarray(lower, dtype=np.float64), np.asarray(upper, dtype=np.float64), kinds
+
+
+def _clique_rows(problem: GraphAlignmentProblem) -> list[tuple[int, int, int]]:
+    """(edge pair q, word pair a, word pair b) of every clique row (see _constraint_matrix)."""
+    pair_index = {(i, j): p for p, (i, j) in enumerate(problem.node_pairs.tolist())}
+    g1_of: dict[int, set[int]] = {}  # G2 word -> its candidate G1 words
+    g2_of: dict[int, set[int]] = {}  # G1 word -> its candidate G2 words
+    for i, j in pair_index:
+        g1_of.setdefault(j, set()).add(i)
+        g2_of.setdefault(i, set()).add(j)
+    out = []
+    pairs = problem.node_pairs.tolist()
+    for q, (ph, pd) in enumerate(problem.edge_pair_nodes.tolist()):
+        (h1, h2), (d1, d2) = pairs[ph], pairs[pd]
+        for i in sorted((g1_of[h2] & g1_of[d2]) - {h1, d1}):
+            out.append((q, pair_index[(i, h2)], pair_index[(i, d2)]))
+        for j in sorted((g2_of[h1] & g2_of[d1]) - {h2, d2}):
+            out.append((q, pair_index[(h1, j)], pair_index[(d1, j)]))
+    return out
 
 
 _INTEGRAL_TOL = 1e-6
@@ -702,20 +736,34 @@ def _lp_options(h, threads) -> None:
     h.setOptionValue("threads", threads)
 
 
+#: HiGHS options of the branch-and-bound stage.  It only runs on a fractional LP, already has
+#: a legal MIP start (the empty alignment) and usually closes at the root node.  Measured on
+#: the fractional calls of ``benchmarks/ilp_inference.py`` (MSRP-sized, pruned): the
+#: feasibility jump heuristic costs about half of the call (12 ms -> 6 ms) and finds nothing
+#: the root LP and cuts do not; presolve a further quarter (12 -> 9 ms with the heuristic
+#: on).  Exactness is unaffected (mip_rel_gap = 0).
+_MIP_OPTIONS = {"mip_heuristic_run_feasibility_jump": False, "presolve": "off"}
+
+
 class _LPStage:
     """The LP relaxation of (12) s.t. (6)–(11) as one HiGHS model kept across calls.
 
     Only the costs (and, for ``-inf`` scores, upper bounds) change between calls.  Every
-    solve starts from a cleared solver state (``clearSolver``): a simplex restarted from the
-    previous basis can stop at a different optimal vertex when optima tie, which made the
-    decoded alignment depend on what the model had solved before.  Presolve is off: on these
-    small LPs it costs more than it saves (measured: a cold solve takes about a third of the
-    time), and with the basis dropped there is nothing else to reuse but the model.
-    Returns the LP solution vector, which :class:`~latentstruct.inference.ilp.ILPModel`
-    does not expose.
+    solve starts from a cleared solver state (``clearSolver``) and then from the same
+    *canonical* basis — the empty alignment's: every deletion variable basic (at 1), every
+    inequality row's slack basic, everything else at its lower bound.  That basis is a
+    function of the problem alone, so the answer still depends on (model, objective) only,
+    never on what the model solved before (a simplex restarted from the previous basis can
+    stop at a different optimal vertex when optima tie); and it is primal feasible and close
+    to the optimum of pruned problems, so the simplex needs fewer iterations than from HiGHS'
+    own cold start (measured on ``benchmarks/ilp_inference.py``: about 30 instead of 70, 30 %
+    less time).  The basis matrix is a permutation of the identity (each deletion variable
+    lies in its own equality row only), hence always valid.  Presolve is off: on these small
+    LPs it costs more than it saves.  Returns the LP solution vector, which
+    :class:`~latentstruct.inference.ilp.ILPModel` does not expose.
     """
 
-    def __init__(self, A, lower, upper, threads):
+    def __init__(self, A, lower, upper, threads, basic_cols):
         n_rows, n_vars = A.shape
         h = highspy.Highs()
         _lp_options(h, threads)
@@ -739,6 +787,7 @@ class _LPStage:
         lp.sense_ = highspy.ObjSense.kMaximize
         if h.passModel(lp) == highspy.HighsStatus.kError:
             raise InferenceError("HiGHS rejected the LP relaxation of the graph-alignment model")
+        self._basis = _canonical_basis(lower, upper, basic_cols)
         self._h = h
         self._n = n_vars
         self._idx = np.arange(n_vars, dtype=np.int32)
@@ -760,12 +809,30 @@ class _LPStage:
         if time_limit != self._time_limit:  # one option call fewer per solve
             h.setOptionValue("time_limit", highspy.kHighsInf if time_limit is None else time_limit)
             self._time_limit = time_limit
+        if h.setBasis(self._basis) != highspy.HighsStatus.kOk:
+            raise InferenceError("HiGHS rejected the canonical starting basis of the graph-alignment LP")
         h.run()
         ms = h.getModelStatus()
         if ms != highspy.HighsModelStatus.kOptimal:
             return ms, None, None
-        value = float(h.getInfo().objective_function_value)
-        return ms, value, np.asarray(h.getSolution().col_value, dtype=np.float64)
+        return ms, float(h.getObjectiveValue()), np.asarray(h.getSolution().col_value, dtype=np.float64)
+
+
+def _canonical_basis(lower: np.ndarray, upper: np.ndarray, basic_cols: np.ndarray):
+    """The empty alignment's basis: ``basic_cols`` (the deletion variables) and the slacks of
+    the inequality rows basic; equality rows and every other column nonbasic at a bound."""
+    BS = highspy.HighsBasisStatus
+    equality = lower == upper
+    if int(np.count_nonzero(basic_cols)) != int(np.count_nonzero(equality)):
+        raise InferenceError(
+            f"internal: {int(np.count_nonzero(basic_cols))} deletion variables for "
+            f"{int(np.count_nonzero(equality))} equality rows; expected one per row"
+        )
+    basis = highspy.HighsBasis()
+    basis.col_status = [BS.kBasic if b else BS.kLower for b in basic_cols.tolist()]
+    basis.row_status = [BS.kUpper if e else BS.kBasic for e in equality.tolist()]
+    basis.valid = True
+    return basis
 
 
 class GraphAlignmentILP:
@@ -779,11 +846,13 @@ class GraphAlignmentILP:
     matching_first : bool, default True: use the matching stage whenever it applies
         (``False`` sends every call to the LP/ILP stages, e.g. to cross-check them).
     lp_first : bool, default True: try the LP relaxation before branch-and-bound.
-    strengthen : bool, default False: add the aggregated form of (11) (valid inequalities,
-        see below) to the LP and ILP.  The legal alignments are the same; the LP relaxation
-        is integral more often (on random MSRP-sized problems with top-5 pairs per word,
-        about 87 % of calls instead of 66 %), at the cost of a few more rows.  Off by
-        default so that the model is exactly (6)–(11).
+    strengthen : bool, default True: add the aggregated form of (11) and clique rows (valid
+        inequalities, see below) to the LP and ILP.  The legal alignments are the same; the
+        LP relaxation is integral far more often (random MSRP-sized problems of
+        ``benchmarks/ilp_inference.py``, top-3 pairs per word, 3 x 480 calls: 1.8 % of the
+        LPs fractional instead of 10.9 % — 4.4 % with the aggregated rows alone), so
+        branch-and-bound, by far the most expensive stage, runs about 6 times less often,
+        for about 15 % more rows.  ``False`` gives exactly the rows (6)–(11).
     threads : int, HiGHS threads (default 1).
 
     ``solve(part_scores)`` returns a :class:`~latentstruct.inference.result.DecodeResult`
@@ -800,14 +869,18 @@ class GraphAlignmentILP:
        deletion variable exists): a maximum-weight bipartite matching, solved by
        :func:`scipy.optimize.linear_sum_assignment` on the clipped gains.  Exact, O(n³).
     2. ``"lp"`` (with ``lp_first``) — the LP relaxation of (12) s.t. (6)–(11), kept as one
-       HiGHS model (solved from a cleared state, presolve off).  If its optimal
+       HiGHS model (solved from a cleared state and the empty alignment's basis, presolve
+       off; see ``_LPStage``).  If its optimal
        vertex is integral (every entry within 1e-6 of 0 or 1), the rounded vector
        satisfies every row and its score reaches the LP bound (to 1e-6 relative to the
        scores' magnitude), it is an optimal alignment: exact.  With candidate pairs pruned
-       to a few per word this settles most calls (85–95 % with top-3 pairs per word on the
-       random MSRP-sized problems of ``benchmarks/ilp_inference.py``); an infeasible relaxation proves infeasibility.
+       to a few per word this settles most calls (about 98 % with ``strengthen`` and 89 %
+       without, top-3 pairs per word on the random MSRP-sized problems of
+       ``benchmarks/ilp_inference.py``); an infeasible relaxation proves infeasibility.
     3. ``"ilp"`` — otherwise HiGHS branch-and-bound on the binary program (12) s.t. (6)–(11)
-       (``mip_rel_gap = 0``) through :class:`~latentstruct.inference.ilp.ILPModel`.  The
+       (``mip_rel_gap = 0``) through :class:`~latentstruct.inference.ilp.ILPModel`, with
+       HiGHS' feasibility-jump heuristic and presolve off (``_MIP_OPTIONS``: each took a
+       large share of a call on these small programs).  The
        constraint matrix never changes; only the objective (and, for ``-inf`` scores, a
        variable's upper bound) does.  The MIP start is ``mip_start`` if given, else the
        empty alignment (legal unless ``-inf`` scores forbid one of its deletion variables,
@@ -815,7 +888,8 @@ class GraphAlignmentILP:
        keep candidate pairs pruned.
 
     Determinism: both HiGHS models are solved from a cleared solver state
-    (``clearSolver``), single-threaded by default, so the result is a function of
+    (``clearSolver``; the LP then from a basis fixed by the problem), single-threaded by
+    default, so the result is a function of
     (problem, scores, ``mip_start``, options) only — an optimal alignment is chosen among
     ties the same way on every call, whatever the model solved before, and a pickled copy
     (which rebuilds its models on first use) decodes identically.  Earlier versions restarted
@@ -825,12 +899,13 @@ class GraphAlignmentILP:
     bought was small next to the model build that reuse avoids (see
     ``benchmarks/ilp_inference.py``).
 
-    With ``strengthen=True`` both HiGHS models also hold, for every edge e of either graph
+    With ``strengthen=True`` (the default) both HiGHS models also hold, for every edge e of either graph
     and every word pair p at e's head (or dependent) shared by two or more of e's candidate
     edge pairs, the row ``Σ_{q ∋ e, p} h_q <= h_p`` — (11) summed over the partner edges,
     valid because those partners differ in their other endpoint, a single word that (6)/(7)
-    map at most once.  ``n_constraints`` then counts these rows too
-    (``constraint_kinds`` labels them ``"11-agg"``).
+    map at most once; and the clique rows ``h_q + h_{i,h2} + h_{i,d2} <= 1`` of
+    ``_constraint_matrix``.  ``n_constraints`` then counts these rows too
+    (``constraint_kinds`` labels them ``"11-agg"`` and ``"clique"``).
 
     ``stats``: ``solver``, ``time`` (s, the whole call), ``nodes`` (branch-and-bound nodes;
     0 for matching and LP), ``status`` (= ``result.status``); ``reason`` for matching;
@@ -854,7 +929,7 @@ class GraphAlignmentILP:
         time_limit=None,
         matching_first=True,
         lp_first=True,
-        strengthen=False,
+        strengthen=True,
         threads=1,
     ):
         if not isinstance(problem, GraphAlignmentProblem):
@@ -877,6 +952,11 @@ class GraphAlignmentILP:
         # variables, and the same on every call (a previous solution would make the optimum
         # returned among ties depend on the call history)
         self._empty = GraphAlignment.empty(problem).to_vector().astype(np.float64)
+        self._layout = problem.variable_layout()
+        # deletion variables: the matching stage needs them finite; the LP's starting basis
+        self._deletion = np.zeros(problem.n_variables, dtype=bool)
+        for name in ("del1", "del2", "edge_del1", "edge_del2"):
+            self._deletion[self._layout[name]] = True
         # HiGHS is only needed when edge terms can be present: build it now then, so that the
         # cost is paid once, up front.
         if problem.n_edge_pairs:
@@ -915,17 +995,18 @@ class GraphAlignmentILP:
                 time_limit=self.time_limit,
                 threads=self.threads,
                 warm_start=False,  # history-free solves (see the class docstring)
+                highs_options=_MIP_OPTIONS,
             )
             if self.lp_first:
-                self._lp = _LPStage(self._A, self._lower, self._upper, self.threads)
+                self._lp = _LPStage(self._A, self._lower, self._upper, self.threads, self._deletion)
         return self._model
 
     # -- solving --------------------------------------------------------------------------
-    def _matching_reason(self, s: GraphPartScores):
+    def _matching_reason(self, s: GraphPartScores, forbidden: np.ndarray):
+        """Why the matching stage applies, or None; ``forbidden`` = isneginf of the flat scores."""
         p = self.problem
-        for arr in (s.del1, s.del2, s.edge_del1, s.edge_del2):
-            if np.isneginf(arr).any():
-                return None
+        if forbidden[self._deletion].any():
+            return None
         if p.n_edge_pairs == 0:
             return "no candidate edge pairs"
         net = s.edge_map.copy()
@@ -992,18 +1073,19 @@ class GraphAlignmentILP:
                 raise InputError(f"mip_start must be a GraphAlignment; got {type(mip_start).__name__}")
             _check_sizes(mip_start, self.problem, "mip_start")
             start = mip_start.to_vector()
-        reason = self._matching_reason(s) if self.matching_first else None
+        obj = s.to_vector()
+        forbidden = np.isneginf(obj)
+        reason = self._matching_reason(s, forbidden) if self.matching_first else None
         if reason is not None:
             return self._solve_matching(s, reason, t0)
         if self.n_variables == 0:  # nothing to decide: the empty alignment is the only one
             stats = {"solver": "trivial", "time": time.perf_counter() - t0, "nodes": 0, "status": EXACT}
             return DecodeResult(GraphAlignment.empty(self.problem), 0.0, EXACT, stats)
         model = self._ensure_model()
-        obj = s.to_vector()
         stats: dict = {}
         if self._lp is not None:
             t_lp = time.perf_counter()
-            lp_status, lp_value, lp_x = self._lp.solve(obj, np.isneginf(obj), tl)
+            lp_status, lp_value, lp_x = self._lp.solve(obj, forbidden, tl)
             stats["lp_time"] = time.perf_counter() - t_lp
             stats["lp_bound"] = lp_value
             if lp_status == highspy.HighsModelStatus.kInfeasible:
@@ -1015,10 +1097,10 @@ class GraphAlignmentILP:
             if z is not None:
                 score = _vector_score(obj, z)
                 # certificate: a legal alignment scoring the LP bound is optimal
-                finite = obj[np.isfinite(obj)]
-                if score >= lp_value - _INTEGRAL_TOL * (1.0 + np.abs(finite).sum()):
+                scale = 1.0 + np.abs(obj[~forbidden]).sum()  # obj has no +inf or NaN (checked)
+                if score >= lp_value - _INTEGRAL_TOL * scale:
                     stats.update(solver="lp", time=time.perf_counter() - t0, nodes=0, status=EXACT)
-                    return DecodeResult(GraphAlignment._trusted(self.problem, z), score, EXACT, stats)
+                    return DecodeResult(GraphAlignment._trusted(self.problem, z, self._layout), score, EXACT, stats)
                 stats["lp_integral"] = False  # numerically borderline LP: let the ILP decide
         res = model.solve(obj, mip_start=self._empty if start is None else start, time_limit=tl)
         ilp_stats = dict(res.stats)
@@ -1028,7 +1110,8 @@ class GraphAlignmentILP:
         if res.structure is None:
             return DecodeResult(None, res.score, res.status, stats)
         z = res.structure
-        return DecodeResult(GraphAlignment._trusted(self.problem, z), _vector_score(obj, z), res.status, stats)
+        alignment = GraphAlignment._trusted(self.problem, z, self._layout)
+        return DecodeResult(alignment, _vector_score(obj, z), res.status, stats)
 
     def lp_relaxation(self, part_scores: GraphPartScores) -> float:
         """Optimal value of the LP relaxation of (12) s.t. (6)–(11): an upper bound on the

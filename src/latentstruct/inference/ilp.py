@@ -28,7 +28,7 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
-from latentstruct.exceptions import InferenceError, InputError
+from latentstruct.exceptions import ConfigError, InferenceError, InputError
 from latentstruct.inference.result import ERROR, EXACT, INFEASIBLE, TIME_LIMIT, DecodeResult
 from latentstruct.inference.tree_bp import _check_tree, _check_tree_scores
 from latentstruct.inference.viterbi import _as_scores, _check_chain, _check_shape, _shape_str
@@ -48,6 +48,23 @@ def _check_time_limit(time_limit, name="time_limit"):
     if not t > 0:
         raise InputError(f"{name} must be None or a positive number of seconds; got {time_limit!r}")
     return t
+
+
+_EXACTNESS_OPTIONS = ("mip_rel_gap", "mip_abs_gap")
+
+
+def _check_highs_options(options) -> dict:
+    if options is None:
+        return {}
+    if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
+        raise ConfigError(f"highs_options must be a dict of HiGHS option name -> value; got {options!r}")
+    fixed = sorted(set(options) & set(_EXACTNESS_OPTIONS))
+    if fixed:
+        raise ConfigError(
+            f"highs_options may not set {', '.join(fixed)}: ILPModel keeps them at their exact values "
+            "(mip_rel_gap = 0, mip_abs_gap = 1e-9); drop these keys"
+        )
+    return dict(options)
 
 
 def _row_bounds(x, name, n_rows) -> np.ndarray:
@@ -80,11 +97,17 @@ class ILPModel:
         makes every solve history-free: the solver state is cleared first and only an
         explicit ``mip_start`` is used, so the optimum returned among ties is a function of
         (model, objective, mip_start) alone (HiGHS is deterministic for a fixed thread count).
+    highs_options : dict or None: extra HiGHS options (name -> value) set on the model, e.g.
+        ``{"mip_heuristic_run_feasibility_jump": False}``.  The exactness options
+        (``mip_rel_gap``, ``mip_abs_gap``) cannot be overridden; an unknown name or a bad
+        value raises :class:`~latentstruct.exceptions.ConfigError`.
 
     Complexity: each solve is a branch-and-bound, exponential in the worst case.
     """
 
-    def __init__(self, n_vars, A, row_lower, row_upper, *, time_limit=None, threads=1, warm_start=True):
+    def __init__(
+        self, n_vars, A, row_lower, row_upper, *, time_limit=None, threads=1, warm_start=True, highs_options=None
+    ):
         if isinstance(n_vars, (bool, np.bool_)) or not isinstance(n_vars, (int, np.integer)) or n_vars < 1:
             raise InputError(f"n_vars must be an integer >= 1; got {n_vars!r}")
         n_vars = int(n_vars)
@@ -113,6 +136,7 @@ class ILPModel:
         self.time_limit = _check_time_limit(time_limit)
         self.threads = int(threads)
         self.warm_start = bool(warm_start)
+        self.highs_options = _check_highs_options(highs_options)
         self._A = A
         self._row_lower = row_lower
         self._row_upper = row_upper
@@ -130,6 +154,16 @@ class ILPModel:
         h.setOptionValue("threads", self.threads)
         h.setOptionValue("mip_rel_gap", 0.0)
         h.setOptionValue("mip_abs_gap", 1e-9)
+        for name, value in self.highs_options.items():
+            try:
+                status = h.setOptionValue(name, value)
+            except (TypeError, ValueError, RuntimeError):  # the binding rejects wrongly typed values
+                status = highspy.HighsStatus.kError
+            if status != highspy.HighsStatus.kOk:
+                raise ConfigError(
+                    f"highs_options: HiGHS rejected {name} = {value!r}; expected an option name and value "
+                    "listed in the HiGHS options reference"
+                )
         inf = highspy.kHighsInf
         lp = highspy.HighsLp()
         lp.num_col_ = self.n_vars
