@@ -197,3 +197,46 @@ def chunk_model(tmp_path, tiny_chunk_file, capsys):
     capsys.readouterr()
     assert code == 0 and model.exists()
     return model
+
+
+# ------------------------------------------- cluster backends (the [distributed] extra)
+@pytest.fixture(scope="module")
+def dask_client():
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        skip_or_fail("dask.distributed is not installed (pip install 'latentstruct[distributed]')")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def ray_backend(request):
+    try:
+        import ray
+        from ray.util.joblib import register_ray
+    except ImportError:
+        skip_or_fail("ray is not installed (pip install 'latentstruct[distributed]')")
+    # Ray binds the machine's own address unless told it is a one-node cluster; no usage
+    # reports either.
+    env = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    from ray._private import ray_constants
+
+    ray_constants.ENABLE_RAY_CLUSTER = False  # read at import; ray may be imported already
+    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
+             log_to_driver=False)
+    # kernels defined in a test module travel by value (Ray has its own cloudpickle)
+    ray.cloudpickle.register_pickle_by_value(request.module)
+    register_ray()
+    try:
+        yield "ray"
+    finally:
+        ray.shutdown()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
