@@ -38,8 +38,9 @@ def quiet(fn):
         return fn()
 
 
+# inner_gap=None: every restricted problem solved to dcd_tol (the exact cutting plane)
 TIGHT = dict(tol=1e-12, dcd_tol=1e-9, dcd_max_iter=200000, max_cutting_plane_rounds=500,
-             random_tie_break=False)
+             random_tie_break=False, inner_gap=None)
 
 
 def test_empty_B_reduces_to_structural_svm(tiny):
@@ -60,7 +61,7 @@ def test_empty_S_reduces_to_lclr_over_phi_b(tiny):
     empty = task.featurize(Dataset([], []))
     j = quiet(lambda: JLIS(task, C2=0.7, coef_init=w0, random_state=0, **TIGHT).fit(empty, [], XB, yB))
     adapter = NormalizedBinaryView(task, "length")
-    lclr_kw = {k: v for k, v in TIGHT.items() if k != "random_tie_break"}
+    lclr_kw = {k: v for k, v in TIGHT.items() if k not in ("random_tie_break", "inner_gap")}
     l = quiet(lambda: LCLR(adapter, C=0.7, coef_init=w0, random_state=0, **lclr_kw).fit(XB, yB))
     np.testing.assert_allclose(j.coef_, l.coef_, atol=1e-8)
     assert j.objective_curve_ == pytest.approx(l.objective_curve_, rel=1e-9)
@@ -100,16 +101,52 @@ def exact_inner_problem(task, X, Y, XB, yB, w0, C1, C2, exact_qp):
     # min 1/2 w.w + sum_g costs_g xi_g^2  s.t.  D w + xi_G >= b, xi >= 0, in z = (w, xi)
     A = np.block([[D, np.eye(g)[G]], [np.zeros((g, n)), np.eye(g)]])
     z, opt, _ = exact_qp(np.concatenate([np.ones(n), 2 * costs]), A, np.concatenate([b, np.zeros(g)]))
-    return opt, z[:n]
+
+    def value(w):
+        """The inner problem's objective at w (every slack at its largest violation)."""
+        xi = np.zeros(g)
+        np.maximum.at(xi, G, b - D @ w)
+        return 0.5 * float(w @ w) + float(costs @ xi ** 2)
+
+    return opt, z[:n], value
 
 
 def test_one_outer_iteration_solves_the_convex_inner_problem_exactly(tiny, exact_qp):
     task, X, Y, XB, yB = tiny
     w0 = np.random.default_rng(3).normal(size=task.n_features + 1)
     C1, C2 = 0.5, 0.3
-    opt, w_opt = exact_inner_problem(task, X, Y, XB, yB, w0, C1, C2, exact_qp)
+    opt, w_opt, _ = exact_inner_problem(task, X, Y, XB, yB, w0, C1, C2, exact_qp)
     j = quiet(lambda: JLIS(task, C1=C1, C2=C2, coef_init=w0, max_iter=1, **TIGHT).fit(X, Y, XB, yB))
     np.testing.assert_allclose(j.coef_, w_opt, atol=1e-4)
+
+
+@pytest.mark.parametrize("inner_gap", [3e-2, 1e-3, 1e-6])
+def test_inexact_cutting_plane_is_within_its_certified_gap(tiny, exact_qp, inner_gap):
+    """The first outer iteration of the inexact cutting plane stops on a duality-gap
+    certificate: its w is within relative gap inner_gap of the exact inner optimum."""
+    task, X, Y, XB, yB = tiny
+    w0 = np.random.default_rng(3).normal(size=task.n_features + 1)
+    C1, C2 = 0.5, 0.3
+    opt, _, value = exact_inner_problem(task, X, Y, XB, yB, w0, C1, C2, exact_qp)
+    kw = {**TIGHT, "inner_gap": inner_gap}
+    j = quiet(lambda: JLIS(task, C1=C1, C2=C2, coef_init=w0, max_iter=1, **kw).fit(X, Y, XB, yB))
+    reached = value(j.coef_)
+    assert opt * (1 - 1e-9) <= reached <= opt * (1 + inner_gap)
+    assert j.objective_curve_[1] <= reached * (1 + 1e-12)  # Q <= the inner problem's bound
+
+
+def test_default_inexact_cutting_plane_reaches_the_exact_path_objective(tiny):
+    """inner_gap (default) against inner_gap=None (every restricted problem to dcd_tol): the
+    same final objective, and Q never increases along the way."""
+    task, X, Y, XB, yB = tiny
+    kw = {"C1": 1.0, "C2": 1.0, "max_iter": 50, "tol": 1e-9, "dcd_tol": 1e-6,
+          "dcd_max_iter": 100000, "random_state": 0}
+    exact = quiet(lambda: JLIS(task, inner_gap=None, **kw).fit(X, Y, XB, yB))
+    fast = quiet(lambda: JLIS(task, **kw).fit(X, Y, XB, yB))
+    assert fast.inner_gap == 1e-3
+    assert fast.objective_curve_[-1] == pytest.approx(exact.objective_curve_[-1], rel=1e-6)
+    curve = np.array(fast.objective_curve_)
+    assert np.all(np.diff(curve) <= 1e-9 * curve[:-1])
 
 
 def test_objective_never_increases(tiny):
@@ -157,3 +194,30 @@ def test_binary_example_of_length_zero_is_rejected(tiny):
     empty_sentence = task.featurize(Dataset([type("R", (), {"words": (), "pos": ()})()], [()]))
     with pytest.raises(ConfigError, match="length 0"):
         JLIS(task, max_iter=1).fit(X, Y, empty_sentence, np.array([-1]))
+
+
+@pytest.mark.parametrize("gap_tol", [1e-2, 1e-5])
+def test_dcd_gap_tol_stops_within_the_relative_gap(gap_tol):
+    """The DCD's duality-gap rule (J-LIS's inexact cutting plane relies on it): the run stops
+    with primal - dual <= gap_tol * primal, before the projected-gradient rule would."""
+    from latentstruct.data.sparse import SparseVector
+    from latentstruct.solvers.dcd import ConstraintPool, solve_grouped_dcd
+
+    rng = np.random.default_rng(0)
+    n_features, n_groups = 30, 40
+    pool = ConstraintPool(n_features, n_groups)
+    for g in range(n_groups):
+        for _ in range(3):  # several constraints share each slack, one shared "bias" feature
+            idx = np.append(rng.choice(n_features - 1, size=6, replace=False), n_features - 1)
+            pool.add(g, SparseVector(idx, rng.normal(size=7)), 1.0)
+    loose = solve_grouped_dcd(pool, 1.0, tol=1e-12, max_iter=100000, random_state=0,
+                              gap_tol=gap_tol)
+    assert loose.converged
+    assert 0.0 <= loose.gap <= gap_tol * loose.primal
+    ref = ConstraintPool(n_features, n_groups)
+    for k in range(pool.n_constraints):
+        c = pool.constraint(k)
+        ref.add(c.group, c.d, c.b)
+    exact = solve_grouped_dcd(ref, 1.0, tol=1e-12, max_iter=100000, random_state=0)
+    assert loose.n_iter < exact.n_iter
+    assert exact.primal <= loose.primal <= exact.primal * (1 + gap_tol)

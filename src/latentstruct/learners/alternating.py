@@ -154,6 +154,21 @@ def _structured_chunk(a, b, task, X, Y, w):
     return task.argmax_results(X[a:b], w, Y[a:b])
 
 
+def _final_gap(inner_gap: float, tol: float, curve: list, last: bool) -> float:
+    """Relative duality gap to which an outer iteration solves its convex problem.
+
+    A tenth of the previous outer iteration's relative decrease of Q (a hundredth in the
+    ``last`` iteration, which no later one corrects), between ``tol`` (the outer stopping
+    tolerance: below it the decrease that the stopping rule measures would be noise of the
+    inner solve) and ``inner_gap``.  Early iterations, which move Q by percents, are solved
+    loosely; the late ones as exactly as the stopping rule needs.
+    """
+    if len(curve) < 2 or curve[-2] <= 0.0:
+        return float(inner_gap)
+    progress = max(curve[-2] - curve[-1], 0.0) / curve[-2]
+    return float(min(inner_gap, max(tol, (0.01 if last else 0.1) * progress)))
+
+
 def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: StructuredPart | None = None,
                            random_state=None, desc="latent", monotone=True,
                            session=None) -> AlternatingResult:
@@ -171,9 +186,11 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
 
     The learner supplies the hyperparameters tol, max_iter, max_cutting_plane_rounds,
     epsilon, dcd_tol, dcd_max_iter, n_jobs, progress, random_state, random_tie_break and
-    check_inference.  A decoded structure joins its example's cache only when its hinge
-    exceeds the cache's by more than ``epsilon`` (SVM-struct's rule), so the cutting plane
-    ends in few rounds; the Theorem 1 check allows for the resulting gap between Eq. (5)
+    check_inference, and optionally inner_gap (J-LIS's inexact cutting plane: loose
+    intermediate restricted problems, and rounds that stop on a duality-gap certificate for
+    the outer iteration's convex problem).  A decoded structure joins its example's cache
+    only when its hinge exceeds the cache's by more than ``epsilon`` (SVM-struct's rule), so
+    the cutting plane ends in few rounds; the Theorem 1 check allows for the resulting gap between Eq. (5)
     and Eq. (4), C sum_j (2 eps xi_j + eps^2).  With ``monotone`` (LCLR, J-LIS) training stops when the relative
     decrease falls below ``tol``, and an increase larger than the inner solve's duality gap
     raises ``InferenceError`` under ``check_inference`` (or, when the cutting plane was capped
@@ -238,6 +255,12 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
     eps = float(getattr(learner, "epsilon", 0.0))
     # A decode-then-vote decoder is no maximiser: "not below a known structure" cannot hold.
     maximiser = task.argmax_is_maximum()
+    # Inexact cutting plane (J-LIS's inner_gap): a restricted problem whose working sets will
+    # still grow is solved only to a relative duality gap that starts at inner_gap and halves
+    # every round (loose solves move w enough for new violations to keep trickling in); the
+    # round that ends an outer iteration is solved to a gap tied to the outer progress
+    # (_final_gap).
+    inner_gap = getattr(learner, "inner_gap", None)
 
     def latent(part, idx, w_, what):
         size = len(idx)
@@ -294,6 +317,7 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
         current, curve, cache_sizes, gaps = c["current"], c["curve"], c["cache_sizes"], c["gaps"]
         hits, cap_hits, inner_not_converged = c["hits"], c["cap_hits"], c["inner_not_converged"]
         converged, stop_reason, last_gap = c["converged"], c["stop_reason"], c["last_gap"]
+        exact_next = bool(c.get("exact_next", False))
         it, done = session.iteration, session.done
     else:
         current = objective(w)
@@ -301,6 +325,7 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
         cap_hits = inner_not_converged = 0
         converged, stop_reason = False, "max_iter"
         last_gap = 0.0
+        exact_next = False  # inexact cutting plane: solve the next iteration to tol
 
     def checkpoint(iteration, finished):
         if session is None or not session.active:
@@ -308,7 +333,7 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
         counters = {"current": current, "curve": curve, "cache_sizes": cache_sizes,
                     "gaps": gaps, "hits": hits, "cap_hits": cap_hits,
                     "inner_not_converged": inner_not_converged, "converged": converged,
-                    "stop_reason": stop_reason, "last_gap": last_gap}
+                    "stop_reason": stop_reason, "last_gap": last_gap, "exact_next": exact_next}
         meta, arrays = pack_loop(w=w, w_init=w_init, pool=pool, pos_constraint=pos_constraint,
                                  pos_structure=pos_structure, pos_phi=pos_phi, cache=cache,
                                  rng=rng, monitor=monitor, counters=counters)
@@ -339,11 +364,19 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
             changes += 1
         # Algorithm 2: cutting plane over the negatives' caches (and S's working sets).
         capped = True
+        final_gap = None if inner_gap is None else _final_gap(
+            inner_gap, learner.tol, [] if exact_next else curve, it == learner.max_iter)
+        if exact_next:
+            final_gap = min(float(inner_gap), float(learner.tol))
+        at_floor = True  # the last restricted solve was as exact as this iteration asks
+        last_dual = -np.inf
         for rnd in range(learner.max_cutting_plane_rounds):
             added = 0
             slack_excess = 0.0
+            hinge_sq = 0.0  # squared hinges of B- at their true argmax, and of S (times C1/C)
             for k, (j, res) in enumerate(zip(neg, latent("neg", neg, w, "negative's argmax"))):
                 j = int(j)
+                hinge_sq += max(0.0, 1.0 + float(res.score)) ** 2
                 xi = 0.0
                 if cache[j]:
                     known = max(phi.dot(w) for phi in cache[j].values())
@@ -367,6 +400,7 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
                 for i, (yh, loss, d, violation) in enumerate(structured_violations(w)):
                     xi = cached_slack(n + i, w)
                     slack_excess += (2.0 * eps * xi + eps * eps) * structured.C / C
+                    hinge_sq += max(violation, 0.0) ** 2 * structured.C / C
                     if violation <= 0.0:
                         continue
                     key = _structure_key(yh)
@@ -380,13 +414,30 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
                     added += 1
             cache_sizes.append(sum(len(c) for c in cache.values()))
             changes += added
-            if added == 0 and rnd > 0:
+            if inner_gap is not None and rnd > 0:
+                # The convex problem of this iteration (positives fixed, every structure of B-
+                # and S) at w, against the restricted dual, a lower bound on its optimum: a
+                # certificate that w is within final_gap of it, violated structures or not.
+                pos_sq = sum(max(0.0, 1.0 - pos_phi[i].dot(w)) ** 2 for i in pos)
+                full = 0.5 * float(w @ w) + C * (pos_sq + hinge_sq)
+                if full - last_dual <= final_gap * abs(full):
+                    capped = False
+                    last_gap = max(full - last_dual, 0.0)
+                    break
+            if added == 0 and rnd > 0 and at_floor:
                 capped = False
                 break
+            gap_tol = None
+            if inner_gap is not None:
+                # loose while the working sets grow, halving towards half the final gap
+                gap_tol = max(0.5 * final_gap, inner_gap * 0.5 ** rnd)
+                at_floor = gap_tol <= 0.5 * final_gap
             sol = solve_grouped_dcd(pool, C_groups, tol=learner.dcd_tol,
-                                    max_iter=learner.dcd_max_iter, random_state=rng)
+                                    max_iter=learner.dcd_max_iter, random_state=rng,
+                                    gap_tol=gap_tol)
             w = sol.w
             last_gap = max(float(sol.gap), 0.0)
+            last_dual = float(sol.dual)
             inner_not_converged += not sol.converged
             # an outer iteration can take minutes: show each inner round as it ends
             bar.set_postfix(round=f"{rnd + 1}/{learner.max_cutting_plane_rounds}",
@@ -433,8 +484,19 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
             checkpoint(it, True)
             break
         improvement = (current - new) / max(abs(current), 1e-12)
+        if new > current and inner_gap is not None:
+            # an increase within the inexact inner solve's certified gap: the weights before
+            # it are kept, so the curve and the model end at the lowest Q seen
+            w = w_prev
+            curve.pop()
+            new = current
         current = new
-        if improvement < learner.tol:
+        exact_next = False
+        if improvement < learner.tol and inner_gap is not None and final_gap > learner.tol:
+            # a decrease below tol measured with a looser inner solve is no convergence:
+            # the next iteration (from the same weights if Q rose) is solved to tol
+            exact_next = True
+        elif improvement < learner.tol:
             converged, stop_reason = True, "tol"
             checkpoint(it, True)
             break

@@ -142,7 +142,23 @@ class JLIS(LinearStructuredLearner):
     max_cutting_plane_rounds : int, default 50 -- Algorithm 2 rounds per outer iteration
     epsilon : float, default 1e-3 -- a structure joins a working set only when its violation
         exceeds the set's by more than this (SVM-struct's epsilon)
-    dcd_tol, dcd_max_iter : inner DCD tolerance and epoch limit
+    dcd_tol, dcd_max_iter : inner DCD tolerance (projected gradient) and epoch limit
+    inner_gap : float or None, default 1e-3 -- inexact cutting plane.  Let g be a tenth (in
+        the last iteration, max_iter, a hundredth) of the previous outer iteration's relative
+        decrease of Q, clipped to [tol, inner_gap].
+        Round r solves its restricted problem (Eq. 9) only to relative duality gap
+        max(inner_gap / 2^r, g / 2), and the rounds stop as soon as the restricted dual
+        certifies w within relative gap g of the optimum of the outer iteration's convex
+        problem (positives' structures fixed, every structure of B- and S, evaluated with the
+        round's exact decodes).  A relative decrease below tol measured after a looser solve
+        is not taken as convergence: the next iteration is solved to tol (from the previous
+        weights if Q rose, that iteration then left out of ``objective_curve_``, so Q never
+        increases).  Q and its optimum are unchanged; only the intermediate
+        restricted problems are solved inexactly (with caches of near-identical structures
+        sharing slacks, and the bias shared by all of B, the DCD needs ~1,000 epochs per
+        restricted problem to reach dcd_tol).  None: every restricted problem solved to
+        dcd_tol alone until no working set grows (the earlier behaviour, several times
+        slower: benchmarks/jlis_speed.py)
     random_tie_break : bool, default True -- break inference ties uniformly at random (§5, fn. 7)
     coef_init : array of shape (n_features + 1,), optional
     init_max_iter : int, default 30 -- outer iterations of the initial StructuredSVM
@@ -179,6 +195,7 @@ class JLIS(LinearStructuredLearner):
         "C1": [POSITIVE], "C2": [POSITIVE], "normalization": [Options(*_NORMALIZATIONS)],
         "tol": [POSITIVE], "max_iter": [AT_LEAST_ONE], "max_cutting_plane_rounds": [AT_LEAST_ONE],
         "epsilon": [NONNEGATIVE], "dcd_tol": [POSITIVE], "dcd_max_iter": [AT_LEAST_ONE],
+        "inner_gap": [POSITIVE, None],
         "random_tie_break": [BOOL], "coef_init": [COEF_INIT, None], "init_max_iter": [AT_LEAST_ONE],
         "check_inference": [BOOL], "n_jobs": [NJOBS, None], "random_state": RANDOM_STATE,
         "progress": [BOOL],
@@ -186,8 +203,8 @@ class JLIS(LinearStructuredLearner):
 
     def __init__(self, task=None, C1=0.1, C2=0.1, normalization="length", tol=1e-5, max_iter=20,
                  max_cutting_plane_rounds=50, epsilon=1e-3, dcd_tol=1e-3, dcd_max_iter=2000,
-                 random_tie_break=True, coef_init=None, init_max_iter=30, check_inference=True,
-                 n_jobs=1, random_state=0, progress=False):
+                 inner_gap=1e-3, random_tie_break=True, coef_init=None, init_max_iter=30,
+                 check_inference=True, n_jobs=1, random_state=0, progress=False):
         self.task = task
         self.C1 = C1
         self.C2 = C2
@@ -198,6 +215,7 @@ class JLIS(LinearStructuredLearner):
         self.epsilon = epsilon
         self.dcd_tol = dcd_tol
         self.dcd_max_iter = dcd_max_iter
+        self.inner_gap = inner_gap
         self.random_tie_break = random_tie_break
         self.coef_init = coef_init
         self.init_max_iter = init_max_iter
