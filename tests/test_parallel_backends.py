@@ -257,6 +257,44 @@ def test_shared_parts_and_rows_reach_a_kernel_unchanged(where):
             parallel_chunks(square_rows, 37, n_jobs, args=(data["table"], 3.0, rows(seeds)))
 
 
+class _Memo:
+    """An example that caches a value on itself, as a graph pair keeps its HiGHS model."""
+
+    def __init__(self, k):
+        self.k, self.built = k, None
+
+
+def _memo_chunk(a, b, items):
+    """Per item: (the workers that had cached on it before this call, this worker's pid)."""
+    out = []
+    for k in range(a, b):
+        before = items[k].built or frozenset()
+        items[k].built = before | {os.getpid()}
+        out.append((before, os.getpid()))
+    return out
+
+
+def test_parts_that_share_objects_share_them_in_each_worker(backend):
+    """A block travels as one pickle: X and a subset of it (LCLR's positives) hold the same
+    example objects in a worker, so what a pass over one caches on an example the other
+    finds (on Dask and Ray the parts were pickled apart, and every ILP was built twice)."""
+    X = [_Memo(k) for k in range(6)]
+    seen = [set() for _ in X]  # the workers that have visited each example so far
+    revisits = 0
+    with parallel_config(backend=backend, n_jobs=2), fit_session():
+        with shared(X=X, sub=list(X)) as data:
+            for p in range(8):
+                part = data["X"] if p % 2 == 0 else data["sub"]
+                for k, (before, pid) in enumerate(parallel_chunks(_memo_chunk, 6, None,
+                                                                  args=(part,))):
+                    # a worker holds one object per example, whichever part reaches it
+                    assert before == (frozenset({pid}) if pid in seen[k] else frozenset())
+                    revisits += pid in seen[k]
+                    seen[k].add(pid)
+    assert revisits > 0  # some example was met again by the same worker, via the other part
+    assert all(x.built is None for x in X)  # the caller's objects are untouched
+
+
 def test_bars_change_nothing_on_each_backend(backend):
     """With progress bars on, passes run in many small chunks (streamed where the backend
     can, gathered at once on Ray) and give the same list."""

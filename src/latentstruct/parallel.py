@@ -239,7 +239,7 @@ class _RayRef:
     def load(self):
         import ray
 
-        return _cached(self.token, self.name, lambda: {self.name: ray.get(self.ref).value})
+        return _cached(self.token, self.name, lambda: ray.get(self.ref).value)  # every part
 
 
 _WORKER_CACHE: OrderedDict = OrderedDict()  # block token -> {part name: object}
@@ -338,17 +338,20 @@ class SharedData:
         _write_payload(path, _Payload(self._parts))
         return {name: _FileRef(self._token, path, name) for name in self._parts}
 
+    # Every transport sends the block as ONE pickle: parts that share objects (LCLR's X and
+    # its positive and negative subsets hold the same examples, and each example keeps its
+    # HiGHS model) must share them in the workers too, or each copy rebuilds its models
+    # (a whole extra pass of ILP builds on Dask, measured) and takes memory again.
     def _send_dask(self, backend) -> dict:
         # a list, not a dict: a dict's keys would become the (shared, reused) Dask keys
-        names = list(self._parts)
-        futures = backend.client.scatter([_Payload(self._parts[k]) for k in names],
-                                         broadcast=True, hash=False)
-        return dict(zip(names, futures))
+        (future,) = backend.client.scatter([_Payload(self._parts)], broadcast=True, hash=False)
+        return {name: future for name in self._parts}
 
     def _send_ray(self, backend) -> dict:
         import ray
 
-        return {k: _RayRef(self._token, k, ray.put(_Payload(v))) for k, v in self._parts.items()}
+        ref = ray.put(_Payload(self._parts))
+        return {name: _RayRef(self._token, name, ref) for name in self._parts}
 
     def _send_inline(self, backend) -> dict:
         return dict(self._parts)
@@ -476,28 +479,34 @@ def _local_args(args) -> list:
             else a.seq if isinstance(a, _Rows) else a for a in args]
 
 
-def _wire_args(args, transport: str, backend, a: int, b: int) -> list:
-    out = []
+def _wire_args(args, transport: str, backend, a: int, b: int) -> tuple[tuple, list]:
+    """(names, wired): each argument as it travels, and for each the shared part's name
+    (None for an argument that is not one).  A Dask future must be a top-level argument
+    for Dask to resolve it, so the name of the part it stands for travels beside it."""
+    names, out = [], []
     for x in args:
+        name = None
         if isinstance(x, _Part):
+            name = x.name
             x = x.block._wire(transport, backend)[x.name]
         elif isinstance(x, _Rows):
             x = _Window(x.seq[a:b], a)
+        names.append(name)
         out.append(x)
-    return out
+    return tuple(names), out
 
 
-def _resolve(x):
-    if isinstance(x, _Payload):  # a Dask future, already fetched by Dask
-        return x.value
+def _resolve(x, name):
+    if isinstance(x, _Payload):  # a Dask future, already fetched by Dask: the whole block
+        return x.value[name]
     if isinstance(x, (_FileRef, _RayRef)):
         return x.load()
     return x
 
 
-def _run_chunk(fn, a: int, b: int, *args):
+def _run_chunk(fn, a: int, b: int, names: tuple, *args):
     """What a worker runs: ``fn(a, b, *args)`` with shared parts turned into the objects."""
-    return fn(a, b, *[_resolve(x) for x in args])
+    return fn(a, b, *[_resolve(x, name) for x, name in zip(args, names)])
 
 
 _PASS_LOG: contextvars.ContextVar = contextvars.ContextVar("latentstruct_pass_log",
@@ -578,14 +587,16 @@ def _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc) -> list:
         local = _local_args(args)
         calls = [delayed(fn)(a, b, *local) for a, b in bounds]
     else:
-        calls = [delayed(_run_chunk)(fn, a, b, *_wire_args(args, transport, backend, a, b))
-                 for a, b in bounds]
+        calls = []
+        for a, b in bounds:
+            names, wired = _wire_args(args, transport, backend, a, b)
+            calls.append(delayed(_run_chunk)(fn, a, b, names, *wired))
         if transport == "dask":
             # joblib's Dask backend waits forever on a chunk it cannot pickle: try the
             # first chunk's own arguments here (a share of one pass's bytes, once)
             from distributed import Future
 
-            first = calls[0][1][3:]
+            first = calls[0][1][4:]
             bad = _first_unpicklable(((f"argument {i}", x) for i, x in enumerate(first)
                                       if not isinstance(x, Future)), backend)
             if bad is not None:
