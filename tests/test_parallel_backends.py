@@ -295,6 +295,23 @@ def test_parts_that_share_objects_share_them_in_each_worker(backend):
     assert all(x.built is None for x in X)  # the caller's objects are untouched
 
 
+def _arrays_chunk(a, b, offset):
+    return [(np.arange(3) + k * offset, float(k)) for k in range(a, b)]
+
+
+def test_a_chunk_comes_back_as_one_object_with_its_arrays_intact(backend):
+    """Workers return a chunk's list wrapped in one object (Dask would otherwise serialise
+    it element by element and array by array); the driver gets the plain list back."""
+    wrapped = parallel._run_chunk(_arrays_chunk, 0, 3, (None,), 2)
+    assert isinstance(wrapped, parallel._Payload) and len(wrapped.value) == 3
+    with parallel_config(backend=backend, n_jobs=2), fit_session():
+        got = parallel_chunks(_arrays_chunk, 50, None, args=(2,))
+    assert isinstance(got, list) and len(got) == 50
+    for k, (arr, val) in enumerate(got):
+        np.testing.assert_array_equal(arr, np.arange(3) + 2 * k)
+        assert val == float(k)
+
+
 def test_bars_change_nothing_on_each_backend(backend):
     """With progress bars on, passes run in many small chunks (streamed where the backend
     can, gathered at once on Ray) and give the same list."""
