@@ -17,7 +17,9 @@ tokens are already removed by the parser); a sentence made only of punctuation k
 A token whose head was dropped is attached to its nearest kept ancestor (with its own
 dependency label) or becomes a root.  Edges are ``(head, dependent)`` with the dependent's
 label.  A word is *negated* when it is a negation marker (``ParsedSentence.is_negation``) or
-has a negation marker among its dependents in the full parse.
+has a negation marker among its dependents in the full parse.  With ``pa_edges`` the graphs
+also get predicate-argument edges, and with ``coref_features`` each word carries its
+canonical form (see "Features").
 
 Records may be :class:`~latentstruct.data.pairs.SentencePair` (parsed on the fly; parses
 are cached on disk by the parser), ``(str, str)`` or ``(ParsedSentence, ParsedSentence)``
@@ -27,8 +29,9 @@ Pruning (what has no variable)
 ------------------------------
 All word pairs are scored by a cheap *affinity*, ``max(WNSim, edit similarity) + 0.01 *
 [same POS]``, where WNSim is :meth:`~latentstruct.data.wordnet.WordNet.similarity` (1.0 for
-equal lower-cased lemmas when ``use_wordnet=False``, else 0.0) and edit similarity is
-``1 - levenshtein(a, b) / max(len(a), len(b))`` on the lower-cased tokens.  Candidate word
+equal lower-cased lemmas when ``use_wordnet=False``, else 0.0; with ``coref_features``
+also 1.0 for coreferent pairs) and edit similarity is ``1 - levenshtein(a, b) /
+max(len(a), len(b))`` on the lower-cased tokens.  Candidate word
 mappings are then
 
 * paraphrase: the ``top_k`` best G2 words of every G1 word **united with** the ``top_k``
@@ -48,29 +51,65 @@ below it.
 Features (LCLR Table 2, plus the extras marked +)
 -------------------------------------------------
 Each part (variable) has a sparse feature vector over a :class:`~latentstruct.data.features.
-FeatureIndex` fitted on the training examples; the part score is ``w . phi_part``.  Names:
+FeatureIndex` fitted on the training examples; the part score is ``w . phi_part``.  The
+features are built by :mod:`latentstruct.tasks.graph_pair_features`.  Always present:
 
 word mapping ``map:``
     ``const`` (+, the learned value of a mapping by itself); ``wnsim`` (real, the WNSim
     value); WordNet bucket ``wn=same|syn|hi|mid|lo|0`` (equal lower-cased lemmas, WNSim 1,
     >= 0.6, >= 0.3, > 0, 0); POS pair ``pos=A|B`` (paraphrase: sorted, RTE: text|hyp);
     ``sp=P&wn=B`` (+, the shared POS, or ``x`` when they differ, with the WordNet bucket);
-    negation ``neg_mismatch`` (one word negated, the other not); ``antonym`` (+, WordNet
-    antonyms); paraphrase only: named entities ``ne=same|diff|one`` (both in entities of the
-    same / different types, only one in an entity) and edit-similarity bucket
-    ``ed=eq|hi|mid|lo|none`` (1, >= 0.8, >= 0.6, >= 0.4, below).  (RTE's coreference features
-    are not available with spaCy's small pipeline and are omitted.)
+    ``antonym`` (+, WordNet antonyms; only with ``use_wordnet``).
 word deletion ``del:``
-    ``const`` (+), ``pos=P``; paraphrase also ``ne=TYPE``.  RTE: hypothesis words only.
+    ``const`` (+), ``pos=P``.  RTE: hypothesis words only.
 edge mapping ``emap:`` (NODE-INFO)
     ``const`` (+), ``h:wn=B`` and ``d:wn=B`` (WordNet buckets of the head and dependent
-    word mappings), ``wnsim`` (real, the product of their WNSim values: the word-mapping
-    evidence scaled by the similarity of both endpoints); paraphrase also (DEP)
-    ``dep=same`` with ``dep_same=LABEL``, or ``dep=diff``.
+    word mappings).
 edge deletion ``edel:`` (paraphrase only; RTE has none)
-    ``const`` (+), ``dep=LABEL``.
+    ``const`` (+).
 ``bias``
     One feature every structure has (value 1), so f(x) can be negative.
+
+Each further resource is a boolean task parameter (paraphrase default / RTE default), so
+it can be ablated:
+
+``ne_features`` (on / off) — named entities (spaCy's)
+    ``map:ne=same|diff|one`` (both words in entities of the same / different types, only
+    one in an entity) and ``del:ne=TYPE``.
+``edit_features`` (on / off) — edit distance
+    ``map:ed=eq|hi|mid|lo|none`` (edit similarity 1, >= 0.8, >= 0.6, >= 0.4, below).  The
+    pruning affinity always uses edit similarity, whatever this option.
+``negation_features`` (on / on) — negation markers
+    ``map:neg_mismatch`` (one word negated, the other not).
+``coref_features`` (off / off) — canonical entities of pronouns (Coref)
+    A rule-based resolver (:func:`~latentstruct.tasks.graph_pair_features.canonical_forms`)
+    gives each third-person pronoun the lower-cased lemma of its nearest preceding
+    compatible antecedent in the same text (he/she: a PERSON entity or a proper noun outside
+    any entity; it: a non-PERSON entity or a singular noun; they: any entity or a plural
+    noun; a multi-word entity's last token).  A word mapping where one word's canonical form equals the other
+    word's lower-cased lemma, or both canonical forms are equal, gets ``map:coref=same``,
+    and its pruning affinity counts it as an exact lemma match (so "He" becomes a candidate
+    for "John"); ``map:wnsim`` and the WordNet bucket are unchanged.
+``dep_label_features`` (on / off) — dependency labels (DEP)
+    ``emap:dep=same`` with ``emap:dep_same=LABEL``, or ``emap:dep=diff``; ``edel:dep=LABEL``.
+``pa_edges`` (off / off) — predicate-argument edges
+    Both graphs get extra edges approximated from the parse
+    (:func:`~latentstruct.tasks.graph_pair_features.predicate_argument_arcs`): for every
+    verb, ``verb -prep-> P -pobj-> X`` adds ``verb -> X`` labelled ``pa:<P's lemma>``, the
+    passive's by-phrase ``verb -agent-> by -pobj-> X`` adds ``verb -> X`` labelled
+    ``pa:subj`` (and ``nsubjpass`` reads ``pa:obj``, but that arc is already a dependency
+    edge, which keeps its label).  An arc that is already an edge is not added twice.  The
+    new edges have edge-mapping (and, for paraphrase, edge-deletion) variables like any
+    other, with the labels above in the DEP features.
+``edge_sim_features`` (on / on) — edge features scaled by word similarity
+    ``emap:wnsim`` (real, the product of the head and dependent WNSim values: the
+    word-mapping evidence scaled by the similarity of both endpoints).
+
+Table 2's columns are: paraphrase = WordNet, POS, NE, ED (mapping), POS, NE (deletion),
+NODE-INFO + DEP (edges); RTE = WordNet, POS, Coref, Neg (mapping), POS (deletion),
+NODE-INFO (edge mapping).  The defaults keep the features this module had before the
+options existed (paraphrase also has negation; Coref is off for RTE until the experiments
+decide).
 
 With ``normalize=True`` every part feature is divided by kappa(x) — the mean length
 ``(n1 + n2) / 2`` for paraphrase, the hypothesis length for RTE — so that the decision reads
@@ -131,6 +170,16 @@ from ..inference.graph_alignment import (
 from ..inference.result import DecodeResult
 from .base import Dataset, LatentBinaryTask, register_task
 from .contracts import EXPLAINABLE, HEURISTIC, LATENT_BINARY
+from .graph_pair_features import (
+    FeatureOptions,
+    Lexical,
+    add_edges,
+    canonical_forms,
+    edit_similarity,
+    lexical,
+    part_features,
+    predicate_argument_arcs,
+)
 
 __all__ = [
     "SentenceGraph",
@@ -161,7 +210,10 @@ class SentenceGraph:
 
     ``ner`` holds the entity type (``PERSON``, ``GPE``...) or ``""``; ``negated`` is True
     for negation markers and words with a negation dependent; ``edges`` is an int64 array
-    (E, 2) of ``(head, dependent)`` and ``labels`` the dependents' dependency labels.
+    (E, 2) of ``(head, dependent)`` and ``labels`` the dependents' dependency labels (or a
+    ``pa:...`` label for a predicate-argument edge).  ``canonical`` holds each word's
+    canonical form from the pronoun resolver (``""`` for all but resolved pronouns; empty
+    tuple: not computed, read as all ``""``).
     """
 
     tokens: tuple
@@ -171,13 +223,25 @@ class SentenceGraph:
     negated: tuple
     edges: np.ndarray
     labels: tuple
+    canonical: tuple = ()
+
+    def __post_init__(self):
+        if not self.canonical:
+            object.__setattr__(self, "canonical", ("",) * len(self.tokens))
 
     def __len__(self) -> int:
         return len(self.tokens)
 
     @classmethod
-    def from_parsed(cls, sent: ParsedSentence, drop_punct: bool = True) -> "SentenceGraph":
-        """The graph of a parsed sentence (punctuation dropped, see the module docstring)."""
+    def from_parsed(cls, sent: ParsedSentence, drop_punct: bool = True, *, coref: bool = False,
+                    pa_edges: bool = False) -> "SentenceGraph":
+        """The graph of a parsed sentence (punctuation dropped, see the module docstring).
+
+        ``coref`` fills ``canonical`` with :func:`~latentstruct.tasks.graph_pair_features.
+        canonical_forms` (resolved on the full parse); ``pa_edges`` adds the new arcs of
+        :func:`~latentstruct.tasks.graph_pair_features.predicate_argument_arcs` between kept
+        words after the dependency edges (an existing edge keeps its label).
+        """
         if not isinstance(sent, ParsedSentence):
             raise InputError(f"expected a ParsedSentence, got {type(sent).__name__}")
         n = len(sent)
@@ -202,6 +266,10 @@ class SentenceGraph:
             if h >= 0:
                 edges.append((new[h], new[i]))
                 labels.append(sent.deprels[i])
+        if pa_edges:
+            arcs = [(new[v], new[a], lab) for v, a, lab in predicate_argument_arcs(sent)
+                    if v in new and a in new]
+            edges, labels = add_edges(edges, labels, arcs)
 
         def pick(values):
             return tuple(values[i] for i in keep)
@@ -215,6 +283,7 @@ class SentenceGraph:
             negated=tuple(bool(sent.is_negation[i] or neg_child[i]) for i in keep),
             edges=np.array(edges, dtype=np.int64).reshape(-1, 2),
             labels=tuple(labels),
+            canonical=pick(canonical_forms(sent)) if coref else (),
         )
 
     def doubled(self) -> "SentenceGraph":
@@ -222,24 +291,7 @@ class SentenceGraph:
         n = len(self)
         return SentenceGraph(self.tokens * 2, self.lemmas * 2, self.pos * 2, self.ner * 2,
                              self.negated * 2, np.concatenate([self.edges, self.edges + n]),
-                             self.labels * 2)
-
-
-def edit_similarity(a: str, b: str) -> float:
-    """``1 - levenshtein(a, b) / max(len(a), len(b))`` (1.0 for two empty strings)."""
-    if a == b:
-        return 1.0
-    m, n = len(a), len(b)
-    if m == 0 or n == 0:
-        return 0.0
-    prev = list(range(n + 1))
-    for i in range(1, m + 1):
-        cur = [i] + [0] * n
-        ca = a[i - 1]
-        for j in range(1, n + 1):
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != b[j - 1]))
-        prev = cur
-    return 1.0 - prev[n] / max(m, n)
+                             self.labels * 2, self.canonical * 2)
 
 
 def candidate_pairs(affinity: np.ndarray, k: int, *, both_sides: bool = True,
@@ -366,32 +418,6 @@ def _check_flag(name, v):
         raise ConfigError(f"{name} must be True or False, got {v!r}")
 
 
-def _wn_bucket(lemma_same: bool, sim: float) -> str:
-    if lemma_same:
-        return "same"
-    if sim >= 1.0:
-        return "syn"
-    if sim >= 0.6:
-        return "hi"
-    if sim >= 0.3:
-        return "mid"
-    if sim > 0.0:
-        return "lo"
-    return "0"
-
-
-def _ed_bucket(es: float) -> str:
-    if es >= 1.0:
-        return "eq"
-    if es >= 0.8:
-        return "hi"
-    if es >= 0.6:
-        return "mid"
-    if es >= 0.4:
-        return "lo"
-    return "none"
-
-
 # --------------------------------------------------------------------------------------
 # the tasks
 # --------------------------------------------------------------------------------------
@@ -414,6 +440,18 @@ class GraphPairTask(LatentBinaryTask):
     pipeline, cache_dir : spaCy pipeline and parse-cache folder (:class:`Parser`).  The
         pipeline must be one of ``data.nlp.ALLOWED_PIPELINES``; ``cache_dir`` is never taken
         from a model file (``local_params``: give it again at evaluation time).
+
+    Feature resources (LCLR Table 2; booleans, each ablatable; defaults per task in the
+    subclass signatures; see the module docstring, "Features", for the names they add):
+
+    ne_features : named entities, ``map:ne=...`` and ``del:ne=TYPE``.
+    edit_features : the edit-similarity bucket ``map:ed=...``.
+    negation_features : ``map:neg_mismatch``.
+    coref_features : pronouns' canonical entities (rule-based resolver),
+        ``map:coref=same``; coreferent pairs also count as lemma matches for pruning.
+    dep_label_features : dependency labels, ``emap:dep...`` and ``edel:dep=LABEL``.
+    pa_edges : predicate-argument edges added to both graphs (labels ``pa:...``).
+    edge_sim_features : ``emap:wnsim``, the edge evidence scaled by both endpoints' WNSim.
     """
 
     default_learner: ClassVar[str] = "lclr"
@@ -431,10 +469,10 @@ class GraphPairTask(LatentBinaryTask):
     prune_both_sides: ClassVar[bool] = True
     #: the two sentences play the same role (sorted POS pairs)
     symmetric: ClassVar[bool] = True
-    #: Table 2 feature groups that differ between the tasks
-    named_entity_features: ClassVar[bool] = True
-    edit_distance_features: ClassVar[bool] = True
-    dependency_features: ClassVar[bool] = True
+    #: the boolean feature-resource parameters (see "Feature resources")
+    FEATURE_FLAGS: ClassVar[tuple[str, ...]] = (
+        "ne_features", "edit_features", "negation_features", "coref_features",
+        "dep_label_features", "pa_edges", "edge_sim_features")
 
     # --- parameters -------------------------------------------------------------------
     def _validate_params(self) -> None:
@@ -446,6 +484,8 @@ class GraphPairTask(LatentBinaryTask):
         _check_int("min_count", self.min_count, minimum=1)
         _check_flag("normalize", self.normalize)
         _check_flag("use_wordnet", self.use_wordnet)
+        for name in self.FEATURE_FLAGS:
+            _check_flag(name, getattr(self, name))
         a = self.min_affinity
         if isinstance(a, (bool, np.bool_)) or not isinstance(a, numbers.Real) or not 0.0 <= a <= 2.0:
             raise ConfigError(f"min_affinity must be a number in [0, 2], got {a!r}")
@@ -543,7 +583,8 @@ class GraphPairTask(LatentBinaryTask):
             else:
                 s1, s2 = rec
             try:
-                g1, g2 = SentenceGraph.from_parsed(s1), SentenceGraph.from_parsed(s2)
+                g1, g2 = (SentenceGraph.from_parsed(s, coref=bool(self.coref_features),
+                                                    pa_edges=bool(self.pa_edges)) for s in (s1, s2))
             except InputError as exc:
                 line = rec.line if isinstance(rec, SentencePair) and rec.line else None
                 raise InputError(f"record {k}: {exc.message}", where, line) from None
@@ -556,30 +597,10 @@ class GraphPairTask(LatentBinaryTask):
         """Hook for dataset variants (Extended MSRP doubles the longer sentence)."""
         return g1, g2
 
-    def _lexical(self, g1: SentenceGraph, g2: SentenceGraph):
-        """WNSim, lemma equality and edit-similarity matrices and the pruning affinity."""
-        wn = self._wordnet()
-        n1, n2 = len(g1), len(g2)
-        sim = np.zeros((n1, n2))
-        same = np.zeros((n1, n2), dtype=bool)
-        ed = np.zeros((n1, n2))
-        l1 = [x.lower() for x in g1.lemmas]
-        l2 = [x.lower() for x in g2.lemmas]
-        t1 = [x.lower() for x in g1.tokens]
-        t2 = [x.lower() for x in g2.tokens]
-        for i in range(n1):
-            for j in range(n2):
-                same[i, j] = l1[i] == l2[j]
-                if wn is not None:
-                    sim[i, j] = wn.similarity(g1.tokens[i], g1.pos[i], g2.tokens[j], g2.pos[j])
-                    if same[i, j]:
-                        sim[i, j] = max(sim[i, j], 1.0)
-                else:
-                    sim[i, j] = 1.0 if same[i, j] else 0.0
-                ed[i, j] = self._edit_sim(t1[i], t2[j])
-        samepos = np.array(g1.pos, dtype=object)[:, None] == np.array(g2.pos, dtype=object)[None, :]
-        affinity = np.maximum(sim, ed) + 0.01 * samepos.astype(np.float64).reshape(n1, n2)
-        return sim, same, ed, affinity
+    def _lexical(self, g1: SentenceGraph, g2: SentenceGraph) -> Lexical:
+        """WNSim, lemma-equality, edit-similarity and coreference matrices and the pruning
+        affinity (:func:`~latentstruct.tasks.graph_pair_features.lexical`)."""
+        return lexical(g1, g2, self._wordnet(), self._edit_sim, coref=bool(self.coref_features))
 
     def _problem(self, g1, g2, affinity) -> GraphAlignmentProblem:
         pairs = candidate_pairs(affinity, int(self.top_k), both_sides=self.prune_both_sides,
@@ -596,66 +617,16 @@ class GraphPairTask(LatentBinaryTask):
             return (len(g1) + len(g2)) / 2.0
         return float(len(g2))
 
+    def _feature_options(self) -> FeatureOptions:
+        return FeatureOptions(
+            symmetric=self.symmetric, named_entities=bool(self.ne_features),
+            edit_distance=bool(self.edit_features), negation=bool(self.negation_features),
+            coref=bool(self.coref_features), dep_labels=bool(self.dep_label_features),
+            edge_sim=bool(self.edge_sim_features))
+
     def _part_names(self, g1, g2, problem, lex) -> list[list[tuple[str, float]]]:
         """Feature (name, value) lists of every variable, in variable-layout order."""
-        sim, same, ed, _ = lex
-        wn = self._wordnet()
-        parts: list[list[tuple[str, float]]] = []
-        buckets = {}
-        # word mappings
-        for i, j in problem.node_pairs.tolist():
-            p1, p2 = g1.pos[i], g2.pos[j]
-            s = float(sim[i, j])
-            b = _wn_bucket(bool(same[i, j]), s)
-            buckets[(i, j)] = b
-            pp = "|".join(sorted((p1, p2))) if self.symmetric else f"{p1}|{p2}"
-            f = [("map:const", 1.0), ("map:wnsim", s), (f"map:wn={b}", 1.0), (f"map:pos={pp}", 1.0),
-                 (f"map:sp={p1 if p1 == p2 else 'x'}&wn={b}", 1.0)]
-            if g1.negated[i] != g2.negated[j]:
-                f.append(("map:neg_mismatch", 1.0))
-            if wn is not None and not same[i, j] and wn.is_antonym(g1.tokens[i], p1, g2.tokens[j], p2):
-                f.append(("map:antonym", 1.0))
-            if self.named_entity_features:
-                e1, e2 = g1.ner[i], g2.ner[j]
-                if e1 and e2:
-                    f.append(("map:ne=same" if e1 == e2 else "map:ne=diff", 1.0))
-                elif e1 or e2:
-                    f.append(("map:ne=one", 1.0))
-            if self.edit_distance_features:
-                f.append((f"map:ed={_ed_bucket(float(ed[i, j]))}", 1.0))
-            parts.append(f)
-
-        def deletion(g, i):
-            f = [("del:const", 1.0), (f"del:pos={g.pos[i]}", 1.0)]
-            if self.named_entity_features and g.ner[i]:
-                f.append((f"del:ne={g.ner[i]}", 1.0))
-            return f
-
-        if problem.delete_nodes1:
-            parts.extend(deletion(g1, i) for i in range(len(g1)))
-        if problem.delete_nodes2:
-            parts.extend(deletion(g2, j) for j in range(len(g2)))
-        # edge mappings
-        pairs = problem.node_pairs
-        for (e1, e2), (ph, pd) in zip(problem.edge_pairs.tolist(), problem.edge_pair_nodes.tolist()):
-            hi, hj = pairs[ph].tolist()
-            di, dj = pairs[pd].tolist()
-            f = [("emap:const", 1.0), (f"emap:h:wn={buckets[(hi, hj)]}", 1.0),
-                 (f"emap:d:wn={buckets[(di, dj)]}", 1.0),
-                 ("emap:wnsim", float(sim[hi, hj] * sim[di, dj]))]
-            if self.dependency_features:
-                a, b = g1.labels[e1], g2.labels[e2]
-                if a == b:
-                    f.extend([("emap:dep=same", 1.0), (f"emap:dep_same={a}", 1.0)])
-                else:
-                    f.append(("emap:dep=diff", 1.0))
-            parts.append(f)
-        if problem.edge_deletion:
-            for g in (g1, g2):
-                parts.extend([("edel:const", 1.0), (f"edel:dep={lab}", 1.0)] for lab in g.labels)
-        if len(parts) != problem.n_variables:  # pragma: no cover - internal consistency
-            raise InferenceError(f"built {len(parts)} part feature lists for {problem.n_variables} variables")
-        return parts
+        return part_features(g1, g2, problem, lex, self._feature_options(), self._wordnet())
 
     def _raw_examples(self, dataset: Dataset):
         where = dataset.path
@@ -1002,6 +973,10 @@ class ParaphraseTask(GraphPairTask):
         Fraction of the file's pairs held out as the dev split (0: the whole file).
     extended : bool, default False
         Build the Extended data set of §5.3 (the longer sentence doubled).
+    ne_features, edit_features, negation_features, dep_label_features, edge_sim_features : bool, default True
+    coref_features, pa_edges : bool, default False
+        The feature resources (see :class:`GraphPairTask`); the defaults are Table 2's
+        paraphrase column (NE, ED, DEP) plus negation and edge similarity.
     """
 
     name = "paraphrase"
@@ -1011,7 +986,9 @@ class ParaphraseTask(GraphPairTask):
 
     def __init__(self, top_k=3, n_train=None, n_test=None, seed=0, dev_fraction=0.2,
                  extended=False, min_affinity=0.0, normalize=True, use_wordnet=True, heuristic_threshold=0.5,
-                 time_limit=10.0, min_count=1, pipeline="en_core_web_sm", cache_dir=None):
+                 time_limit=10.0, min_count=1, pipeline="en_core_web_sm", cache_dir=None,
+                 ne_features=True, edit_features=True, negation_features=True, coref_features=False,
+                 dep_label_features=True, pa_edges=False, edge_sim_features=True):
         self.top_k = top_k
         self.n_train = n_train
         self.n_test = n_test
@@ -1026,6 +1003,13 @@ class ParaphraseTask(GraphPairTask):
         self.min_count = min_count
         self.pipeline = pipeline
         self.cache_dir = cache_dir
+        self.ne_features = ne_features
+        self.edit_features = edit_features
+        self.negation_features = negation_features
+        self.coref_features = coref_features
+        self.dep_label_features = dep_label_features
+        self.pa_edges = pa_edges
+        self.edge_sim_features = edge_sim_features
 
     def _validate_params(self) -> None:
         super()._validate_params()
@@ -1078,6 +1062,15 @@ class RteTask(GraphPairTask):
     dev — which contains RTE-1/2/3 development pairs — can test a model trained on the
     RTE-1/2/3 dev XML files without sharing a pair.  ``n_train`` / ``n_test`` draw seeded
     samples afterwards.
+
+    Parameters
+    ----------
+    negation_features, edge_sim_features : bool, default True
+    ne_features, edit_features, dep_label_features, coref_features, pa_edges : bool, default False
+        The feature resources (see :class:`GraphPairTask`).  Table 2's RTE column is
+        WordNet, POS, Coref and Neg for word mappings and NODE-INFO for edges; Coref is off
+        by default (a rule-based stand-in, see ``coref_features``); NE, ED and DEP are the
+        paraphrase column's extras, available here for ablations.
     """
 
     name = "rte"
@@ -1086,13 +1079,12 @@ class RteTask(GraphPairTask):
     edge_deletion = False
     prune_both_sides = False
     symmetric = False
-    named_entity_features = False
-    edit_distance_features = False
-    dependency_features = False
 
     def __init__(self, top_k=3, n_train=None, n_test=None, seed=0, min_affinity=0.0,
                  normalize=True, use_wordnet=True, heuristic_threshold=0.5, time_limit=10.0, min_count=1,
-                 pipeline="en_core_web_sm", cache_dir=None):
+                 pipeline="en_core_web_sm", cache_dir=None, ne_features=False, edit_features=False,
+                 negation_features=True, coref_features=False, dep_label_features=False,
+                 pa_edges=False, edge_sim_features=True):
         self.top_k = top_k
         self.n_train = n_train
         self.n_test = n_test
@@ -1105,6 +1097,13 @@ class RteTask(GraphPairTask):
         self.min_count = min_count
         self.pipeline = pipeline
         self.cache_dir = cache_dir
+        self.ne_features = ne_features
+        self.edit_features = edit_features
+        self.negation_features = negation_features
+        self.coref_features = coref_features
+        self.dep_label_features = dep_label_features
+        self.pa_edges = pa_edges
+        self.edge_sim_features = edge_sim_features
 
     @staticmethod
     def read_file(path) -> list[SentencePair]:
