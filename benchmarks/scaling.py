@@ -14,7 +14,8 @@ instance (``num_cpus=workers``).  Pools and clusters are started, and their work
 by a small fit (numba kernels loaded, modules imported), before the timed fit: the figures
 are steady-state, as on a long-lived cluster; a cluster's start-up time is reported apart.
 Every timed fit, serial included, gets a fresh copy of the featurised examples (nothing a
-previous fit cached on them: see ``cold``).
+previous fit cached on them: see ``cold``), and each configuration is timed ``--repeats``
+times, the median reported (single fits vary by about 10 % here).
 Every parallel model is compared with the serial one (``max_abs_diff`` of ``coef_``): the
 backends must learn the same model.
 
@@ -27,7 +28,7 @@ the speed-up at 10 and 100 workers (``--bandwidth``: the network it assumes).
 
     python benchmarks/scaling.py [--workers 2] [--msrp-pairs 300] [--lclr-iter 3]
         [--conll-sentences 2000] [--ssvm-iter 8] [--backends threads,processes,dask,ray]
-        [--only lclr,ssvm] [--target 1.6]
+        [--only lclr,ssvm] [--target 1.6] [--repeats 3]
 
 Needs ``pip install 'latentstruct[distributed]'`` for Dask and Ray (a missing one is
 skipped and said), WordNet and spaCy's English pipeline for MSRP, and ``LATENTSTRUCT_DATA``.
@@ -126,6 +127,16 @@ def timed_fit(make, X, Y, n_jobs):
         return time.perf_counter() - t, model
 
 
+def repeated_fit(make, X, Y, n_jobs, repeats):
+    """The median wall time of ``repeats`` timed fits (this machine's fit times vary by
+    about 10 % from run to run), the last model, and every time."""
+    times, model = [], None
+    for _ in range(repeats):
+        t, model = timed_fit(make, X, Y, n_jobs)
+        times.append(round(t, 2))
+    return float(np.median(times)), model, times
+
+
 def warm_up(make, X, Y, n_jobs):
     """A small fit on the same backend: workers import the modules, load the numba kernels
     and (for LCLR) build their first ILP models."""
@@ -182,13 +193,14 @@ def cost_model(profile, out, workers, bandwidth):
                                   for p in (workers, 10, 100)}}
 
 
-def run_job(name, job, backends, workers, bandwidth):
+def run_job(name, job, backends, workers, bandwidth, repeats):
     make, X, Y, weights = job
     log(f"[{name}] {len(X)} examples; serial fit ...")
     warm_up(make, X, Y, 1)
-    serial_s, serial = timed_fit(make, X, Y, 1)
-    log(f"[{name}] serial: {serial_s:.1f}s ({serial.n_iter_} iterations)")
-    out = {"n_examples": len(X), "n_iter": int(serial.n_iter_), "serial_s": round(serial_s, 2)}
+    serial_s, serial, serial_runs = repeated_fit(make, X, Y, 1, repeats)
+    log(f"[{name}] serial: {serial_s:.1f}s ({serial.n_iter_} iterations; runs {serial_runs})")
+    out = {"n_examples": len(X), "n_iter": int(serial.n_iter_), "serial_s": round(serial_s, 2),
+           "serial_runs_s": serial_runs}
     profile = profile_serial(make, X, Y)
     out["profile"] = profile
     log(f"[{name}] profile: {profile['passes']} passes, inference {profile['inference_s']:.1f}s"
@@ -204,12 +216,12 @@ def run_job(name, job, backends, workers, bandwidth):
         with compute_context(ns, quiet=True):
             start_s = time.perf_counter() - t
             warm_up(make, X, Y, workers)
-            fit_s, model = timed_fit(make, X, Y, workers)
+            fit_s, model, runs = repeated_fit(make, X, Y, workers, repeats)
         diff = float(np.max(np.abs(weights(model) - weights(serial)))) if len(weights(serial)) else 0.0
         out[backend] = {"fit_s": round(fit_s, 2), "speedup": round(serial_s / fit_s, 3),
-                        "max_abs_diff": diff, "start_s": round(start_s, 2)}
+                        "max_abs_diff": diff, "start_s": round(start_s, 2), "runs_s": runs}
         log(f"[{name}] {backend}: {fit_s:.1f}s, speed-up {serial_s / fit_s:.2f}x, "
-            f"max |coef diff| {diff:.1e} (cluster start {start_s:.1f}s)")
+            f"max |coef diff| {diff:.1e} (cluster start {start_s:.1f}s; runs {runs})")
     out["model"] = cost_model(profile, out, workers, bandwidth)
     return out
 
@@ -224,6 +236,8 @@ def main(argv=None) -> int:
     ap.add_argument("--backends", default=",".join(BACKENDS))
     ap.add_argument("--only", default="lclr,ssvm")
     ap.add_argument("--target", type=float, default=1.6)
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="timed fits per configuration; the median is reported (default 3)")
     ap.add_argument("--bandwidth", type=float, default=125e6,
                     help="network bytes/s assumed by the cost model (default 1 Gbit/s)")
     args = ap.parse_args(argv)
@@ -233,12 +247,16 @@ def main(argv=None) -> int:
         ap.error(f"unknown backend(s) {bad}; expected some of {', '.join(BACKENDS)}")
     jobs = {"lclr": ("lclr_msrp", msrp_job), "ssvm": ("ssvm_batch_conll2000", conll_job)}
     only = [j.strip() for j in args.only.split(",") if j.strip()]
-    result = {"benchmark": "scaling", "workers": args.workers, "cpu_count": os.cpu_count()}
+    if args.repeats < 1:
+        ap.error("--repeats must be at least 1")
+    result = {"benchmark": "scaling", "workers": args.workers, "cpu_count": os.cpu_count(),
+              "repeats": args.repeats}
     for key in only:
         if key not in jobs:
             ap.error(f"unknown job {key!r}; expected lclr or ssvm")
         name, build = jobs[key]
-        result[name] = run_job(name, build(args), backends, args.workers, args.bandwidth)
+        result[name] = run_job(name, build(args), backends, args.workers, args.bandwidth,
+                               args.repeats)
     lclr = result.get("lclr_msrp", {})
     speedups = [lclr.get(b, {}).get("speedup") for b in ("processes", "dask")]
     result["target"] = args.target

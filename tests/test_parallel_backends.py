@@ -312,6 +312,25 @@ def test_a_chunk_comes_back_as_one_object_with_its_arrays_intact(backend):
         assert val == float(k)
 
 
+def _pid_chunk(a, b, X):
+    return [os.getpid()] * (b - a)
+
+
+def test_dask_passes_use_every_worker_after_the_memory_manager_ran(dask_client):
+    """Each Dask worker holds its own key of a shared block, and each chunk goes to the
+    worker holding its copy: Dask's Active Memory Manager (every 2 s by default) dropped
+    the replicas of a broadcast key, after which passes ran on one worker."""
+    import time
+
+    X = np.arange(1000.0)
+    with parallel_config(backend="dask", n_jobs=2), fit_session():
+        with shared(X=X) as data:
+            for _ in range(3):
+                pids = parallel_chunks(_pid_chunk, 10, None, args=(data["X"],))
+                assert len(set(pids)) == 2  # both workers, one chunk each
+                time.sleep(2.5)  # let the memory manager run between passes
+
+
 def test_bars_change_nothing_on_each_backend(backend):
     """With progress bars on, passes run in many small chunks (streamed where the backend
     can, gathered at once on Ray) and give the same list."""
