@@ -167,14 +167,14 @@ def build(args, fp, pools, tuning, units, feats) -> tuple[dict, str]:
 
 
 def _tuning_md(ds, t) -> list:
-    lines = [f"**{ds}**: grid of C on the default features (tune accuracy %):", "",
+    lines = [f"**{ds}**: grid of C on the default features (CV accuracy on T, %):", "",
              "| C | " + " | ".join(LABEL[s] for s in ("two_stage", "lclr")) + " |", "|---|---|---|"]
     g = t["grid_default"]
     for C in g.get("lclr", {}):
         lines.append(f"| {C} | {_pct(g['two_stage'][C])} | {_pct(g['lclr'][C])} |")
     if t["greedy"]:
-        lines += ["", "Greedy feature pass (LCLR, tune accuracy %; kept when ≥ best + 0.5):", "",
-                  "| option | toggled to | C | tune acc | best before | kept |", "|---|---|---|---|---|---|"]
+        lines += ["", "Greedy feature pass (LCLR, CV accuracy %; kept when ≥ best + 0.5):", "",
+                  "| option | toggled to | C | CV acc | best before | kept |", "|---|---|---|---|---|---|"]
         lines += [f"| {s['flag']} | {s['value']} | {s['C']:g} | {_pct(s['accuracy'])} | "
                   f"{_pct(s['best_before'])} | {'yes' if s['kept'] else 'no'} |" for s in t["greedy"]]
     if t.get("complete"):
@@ -258,7 +258,8 @@ def markdown(p: dict) -> str:
                  f"{f['n_conflicting_groups_dropped']} label-conflicting groups "
                  f"({f['n_conflicting_pairs_dropped']} pairs) dropped" if "n_read" in f else "")
         L.append(f"- {ds}: pool {f['n_pool']} pairs ({f['n_positive']} positive){extra}; tuning part "
-                 f"{f['n_tuning']} (inner {f['n_inner_train']} / {f['n_inner_test']}); evaluation sets "
+                 f"{f['n_tuning']} ({f['cv_folds']}-fold CV x {f['cv_repeats']}, {f['n_fold_train']} / "
+                 f"{f['n_fold_test']} pairs per fold); evaluation sets "
                  f"{f['n_eval']}, training sets {f['n_train']}.")
     L += ["", "## Time", "", ("| unit group | units | fit s (incl. LCLR's two-stage start) | "
                               "training ILP solves | their time s (summed over threads) | non-exact |"),
@@ -277,9 +278,9 @@ PROTOCOL = """## Protocol
 Pool = all pairs (MSRP: msrp/train.tsv; RTE: RTE-1/2/3 dev XML + GLUE RTE train + dev,
 de-duplicated by normalised (text, hypothesis), label-conflicting duplicates dropped). A fixed
 tuning part T (stratified 20% of the pool, `--tuning-seed`) takes every tuning decision on a
-stratified 60/40 inner split: C per system on the default features, one greedy pass over the
-feature options (LCLR; a toggle is kept when it gains >= 0.5 points), C again per system on the
-final features (ties: first C of the grid). For each seed s the evaluation set E_s is a
+repeated stratified k-fold cross-validation over T (mean accuracy): C per system on the default
+features, one greedy pass over the feature options (LCLR; a toggle is kept when it gains >= 0.5
+points), C again per system on the final features (ties: first C of the grid). For each seed s the evaluation set E_s is a
 stratified 20%-of-pool sample of pool \\ T; both systems train on pool \\ E_s (T included), LCLR
 starting from the two-stage weights at its own C. Ablations toggle one option of the chosen
 configuration (first seed; reported only). The Extended check trains MSRP-500 and Extended on the

@@ -18,7 +18,8 @@ from latentstruct.data.pairs import SentencePair
 
 
 def _args(**kw):
-    base = {"pool_cap": None, "tuning_seed": 12345, "extended_n": 50, "grid": [1.0, 0.3, 3.0]}
+    base = {"pool_cap": None, "tuning_seed": 12345, "extended_n": 50, "grid": [1.0, 0.3, 3.0],
+            "cv_folds": 5, "cv_repeats": {"MSRP": 2, "RTE": 3}}
     return argparse.Namespace(**{**base, **kw})
 
 
@@ -31,9 +32,15 @@ def _pool(n=200, pos=0.66, **kw):
 
 def test_evaluation_sets_never_touch_the_tuning_part():
     p = _pool()
-    assert len(p.T) == 40 and np.intersect1d(p.inner_train, p.inner_test).size == 0
-    assert np.array_equal(np.union1d(p.inner_train, p.inner_test), p.T)
-    assert len(p.inner_test) == 16
+    assert len(p.T) == 40 and len(p.folds) == 10  # 5 folds x 2 repeats (MSRP)
+    for r in range(2):  # each repeat's test folds partition T
+        tests = [p.indices("tune", k)[1] for k in range(5 * r, 5 * r + 5)]
+        assert np.array_equal(np.sort(np.concatenate(tests)), p.T)
+    for k in range(10):
+        train, test = p.indices("tune", k)
+        assert len(test) == 8 and np.intersect1d(train, test).size == 0
+        assert np.array_equal(np.union1d(train, test), p.T)
+    assert not np.array_equal(p.folds[0][1], p.folds[5][1])  # repeats reshuffle
     seen = []
     for seed in range(5):
         train, test = p.indices("eval", seed)
@@ -76,19 +83,25 @@ def test_rte_pool_drops_duplicates_and_label_conflicts(monkeypatch):
 
 
 class _FakeCtx:
-    """Scripted tune accuracies: LCLR gains 1 point with +pa_edges, 0.4 with -ne_features."""
+    """Scripted CV accuracies (mean over two folds that differ by +-0.02): LCLR gains 1
+    point with +pa_edges, 0.4 with -ne_features."""
 
     def __init__(self):
         self.args = _args()
         self.calls = []
+        self._pool = argparse.Namespace(folds=[None, None])
+
+    def pool(self, ds):
+        return self._pool
 
     def run(self, ds, phase, seed, system, C, config):
-        self.calls.append((system, C, exp.config_name(ds, config)))
+        assert phase == "tune" and seed in (0, 1)
+        self.calls.append((system, C, exp.config_name(ds, config), seed))
         acc = 0.70 + (0.01 if C == 0.3 and system == "two_stage" else 0.0)
         if system == "lclr":
             acc = 0.72 + 0.01 * config["pa_edges"] + 0.004 * (not config["ne_features"])
             acc += 0.002 * (C == 3.0)
-        return {"accuracy": acc}
+        return {"accuracy": acc + (0.02 if seed else -0.02), "fit_s": 1.0}
 
 
 def test_greedy_tuning_keeps_only_toggles_worth_half_a_point():
@@ -101,6 +114,16 @@ def test_greedy_tuning_keeps_only_toggles_worth_half_a_point():
     # the greedy pass ran LCLR at the C chosen on the defaults, one toggle per option
     greedy = [c for c in ctx.calls if c[2] != "default" and c[0] == "lclr" and c[1] == 3.0]
     assert len({c[2] for c in greedy}) == len(exp.FLAGS)
+    assert {c[3] for c in greedy} == {0, 1}  # every candidate on every fold
+    pa = next(s for s in t["greedy"] if s["flag"] == "pa_edges")
+    assert pa["accuracy"] == pytest.approx(0.732)  # the folds' mean
+    assert t["grid_final"]["lclr"][3.0]["fold_accuracies"] == pytest.approx([0.712, 0.752])
+
+
+def test_cv_summary_waits_for_every_fold():
+    assert exp.cv_summary([{"accuracy": 0.5, "fit_s": 1.0}, None]) is None
+    got = exp.cv_summary([{"accuracy": 0.5, "fit_s": 1.0}, {"accuracy": 0.7, "fit_s": 2.0, "init_fit_s": 1.0}])
+    assert got["accuracy"] == pytest.approx(0.6) and got["fit_s"] == pytest.approx(4.0)
 
 
 def test_best_c_ties_go_to_the_first_grid_value():
