@@ -636,6 +636,11 @@ def _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc) -> list:
     parts = parallel(calls)
     if transport != "local":
         parts = (p.value for p in parts)  # _run_chunk's wrapping
+    return _gather(parts, bounds, desc)
+
+
+def _gather(parts, bounds, desc: str) -> list:
+    """The chunks' lists (in order) as one list, under a bar when bars are on."""
     if progress_enabled():
         return _with_progress(parts, bounds, desc)
     out: list = []
@@ -697,13 +702,8 @@ def _dask_chunks(backend, fn, bounds, args, desc: str) -> list:
         futures.append(client.submit(_run_chunk, fn, a, b, names, *wired, pure=False,
                                      workers=[addr], allow_other_workers=True))
     try:
-        parts = (f.result().value for f in futures)  # in order; _run_chunk's wrapping
-        if progress_enabled():
-            return _with_progress(parts, bounds, desc)
-        out: list = []
-        for part in parts:
-            out.extend(part)
-        return out
+        # in order; _run_chunk's wrapping
+        return _gather((f.result().value for f in futures), bounds, desc)
     except BaseException:
         client.cancel(futures)  # an error or Ctrl-C: nothing keeps running for this pass
         raise
