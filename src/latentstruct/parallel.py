@@ -80,7 +80,7 @@ from .data.progress import progress_bar, progress_enabled
 from .exceptions import ConfigError
 
 __all__ = ["SharedData", "chunk_bounds", "ensure_numba_cache", "fit_session", "parallel_chunks",
-           "pass_log", "rows", "shared"]
+           "pass_log", "rows", "sends_to_other_processes", "shared"]
 
 _PROGRESS_CHUNKS = 50  # chunks per pass when a progress bar may be shown
 _WORKER_CACHE_SIZE = 2  # shared blocks a worker process keeps (most recently used)
@@ -637,6 +637,15 @@ def _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc) -> list:
     if transport != "local":
         parts = (p.value for p in parts)  # _run_chunk's wrapping
     return _gather(parts, bounds, desc)
+
+
+def sends_to_other_processes(n_jobs) -> bool:
+    """True when passes with ``n_jobs`` would run outside this process (loky, Dask, Ray, ...):
+    every pass then ships its arguments, so many small passes cost more than they gain."""
+    if effective_n_jobs(n_jobs) == 1:
+        return False
+    backend, _ = get_active_backend(prefer="threads")
+    return _transport(backend) != "local"
 
 
 def _gather(parts, bounds, desc: str) -> list:
