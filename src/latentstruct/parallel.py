@@ -61,7 +61,7 @@ from __future__ import annotations
 import contextvars
 import itertools
 import os
-import pickle
+import pickle  # carries a fit's shared data to workers (as joblib does); never model files
 import shutil
 import sys
 import tempfile
