@@ -67,6 +67,10 @@ class ObjectiveIncreaseWarning(UserWarning):
     """A latent learner's objective increased between outer iterations (Theorem 1 broken)."""
 
 
+class PerformanceWarning(UserWarning):
+    """A setting that works but runs far slower than another one would (with the fix)."""
+
+
 def warn_convergence(message: str) -> None:
     from sklearn.exceptions import ConvergenceWarning
 

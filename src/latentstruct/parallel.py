@@ -61,7 +61,7 @@ from __future__ import annotations
 import contextvars
 import itertools
 import os
-import pickle
+import pickle  # carries a fit's shared data to workers (as joblib does); never model files
 import shutil
 import sys
 import tempfile
@@ -80,7 +80,7 @@ from .data.progress import progress_bar, progress_enabled
 from .exceptions import ConfigError
 
 __all__ = ["SharedData", "chunk_bounds", "ensure_numba_cache", "fit_session", "parallel_chunks",
-           "pass_log", "rows", "shared"]
+           "pass_log", "rows", "sends_to_other_processes", "shared"]
 
 _PROGRESS_CHUNKS = 50  # chunks per pass when a progress bar may be shown
 _WORKER_CACHE_SIZE = 2  # shared blocks a worker process keeps (most recently used)
@@ -636,6 +636,20 @@ def _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc) -> list:
     parts = parallel(calls)
     if transport != "local":
         parts = (p.value for p in parts)  # _run_chunk's wrapping
+    return _gather(parts, bounds, desc)
+
+
+def sends_to_other_processes(n_jobs) -> bool:
+    """True when passes with ``n_jobs`` would run outside this process (loky, Dask, Ray, ...):
+    every pass then ships its arguments, so many small passes cost more than they gain."""
+    if effective_n_jobs(n_jobs) == 1:
+        return False
+    backend, _ = get_active_backend(prefer="threads")
+    return _transport(backend) != "local"
+
+
+def _gather(parts, bounds, desc: str) -> list:
+    """The chunks' lists (in order) as one list, under a bar when bars are on."""
     if progress_enabled():
         return _with_progress(parts, bounds, desc)
     out: list = []
@@ -697,13 +711,8 @@ def _dask_chunks(backend, fn, bounds, args, desc: str) -> list:
         futures.append(client.submit(_run_chunk, fn, a, b, names, *wired, pure=False,
                                      workers=[addr], allow_other_workers=True))
     try:
-        parts = (f.result().value for f in futures)  # in order; _run_chunk's wrapping
-        if progress_enabled():
-            return _with_progress(parts, bounds, desc)
-        out: list = []
-        for part in parts:
-            out.extend(part)
-        return out
+        # in order; _run_chunk's wrapping
+        return _gather((f.result().value for f in futures), bounds, desc)
     except BaseException:
         client.cancel(futures)  # an error or Ctrl-C: nothing keeps running for this pass
         raise
