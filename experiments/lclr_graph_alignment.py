@@ -11,7 +11,7 @@ Protocol (per dataset; MSRP and RTE are tuned separately, Extended reuses MSRP's
    (both counts are recorded).
 1. **Tuning part T**: a stratified 20% of the pool drawn with ``--tuning-seed``; every tuning
    decision reads the mean accuracy of a repeated stratified k-fold cross-validation over T
-   (``--cv-folds`` 5, ``--cv-repeats`` MSRP=1, RTE=3), never an evaluation set.  (a) C from
+   (``--cv-folds`` 3, ``--cv-repeats`` MSRP=1, RTE=3), never an evaluation set.  (a) C from
    ``--C-grid`` for two-stage and for LCLR separately, with the task's default features;
    (b) one greedy pass over the feature options (``FEATURE_FLAGS``, in that order): LCLR at
    its C from (a) with the option toggled; the toggle is kept when it raises LCLR's CV
@@ -557,7 +557,9 @@ def parse_args(argv):
     p.add_argument("--seeds", default="0,1,2,3,4", help="evaluation-split seeds")
     p.add_argument("--tuning-seed", type=int, default=12345)
     p.add_argument("--C-grid", default="1,0.3,3,10", help="C values (ties go to the first)")
-    p.add_argument("--cv-folds", type=int, default=5, help="folds of the tuning cross-validation")
+    p.add_argument("--cv-folds", type=int, default=3,
+                   help="folds of the tuning cross-validation (every fold of T is tested once "
+                        "per repeat, whatever the number of folds)")
     p.add_argument("--cv-repeats", default="MSRP=1,RTE=3",
                    help="repeats of the tuning cross-validation per dataset (RTE's fits are ~6x "
                         "cheaper and its differences smaller)")
