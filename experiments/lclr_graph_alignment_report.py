@@ -62,7 +62,7 @@ def paired_rows(units, phase) -> list:
             continue
         a, b = pair["two_stage"], pair["lclr"]
         t = sign_test(_correct(b), _correct(a)) if a["test_ids_sha1"] == b["test_ids_sha1"] else None
-        rows.append({"dataset": ds, "seed": seed, "config_name": cname,
+        rows.append({"dataset": ds, "seed": seed, "config_name": cname, "config": b.get("config"),
                      "C_two_stage": a["C"], "C_lclr": b["C"], "n_train": b["n_train"],
                      "n_test": b["n_test"], "two_stage_accuracy": a["accuracy"],
                      "lclr_accuracy": b["accuracy"], "two_stage_f1": a["f1"], "lclr_f1": b["f1"],
@@ -186,6 +186,14 @@ def _tuning_md(ds, t) -> list:
     return lines + [""]
 
 
+def _toggle(row, chosen) -> str:
+    """The option an ablation row flips relative to the chosen configuration."""
+    a, b = row.get("config"), (chosen or {}).get("config")
+    if not a or not b:
+        return "?"
+    return ", ".join(("+" if a[k] else "-") + k for k in a if a[k] != b.get(k)) or "none"
+
+
 def _decode(d) -> str:
     bad = sum(v for s, v in d["status"].items() if s != "exact")
     return f"{d['n']} solves, {bad} non-exact, {d['total_s']:.1f}s"
@@ -242,11 +250,12 @@ def markdown(p: dict) -> str:
     if p["ablations"]:
         L += ["", "## Ablations (seed " + str(p["ablations"][0]["seed"]) + ", one option toggled from "
               "the chosen configuration; reported, never used for choosing)", "",
-              "| Data | configuration | two-stage % | LCLR % | gap | vs chosen LCLR |", "|---|---|---|---|---|---|"]
+              "| Data | toggled | configuration | two-stage % | LCLR % | gap | vs chosen LCLR |",
+              "|---|---|---|---|---|---|---|"]
         base = {(r["dataset"], r["seed"]): r for r in p["evaluation"]["per_seed"]}
         for r in p["ablations"]:
             b = base.get((r["dataset"], r["seed"]))
-            L.append(f"| {r['dataset']} | {r['config_name']} | {_pct(r['two_stage_accuracy'])} | "
+            L.append(f"| {r['dataset']} | {_toggle(r, b)} | {r['config_name']} | {_pct(r['two_stage_accuracy'])} | "
                      f"{_pct(r['lclr_accuracy'])} | {_pct(r['gap'], True)} | "
                      f"{_pct(r['lclr_accuracy'] - b['lclr_accuracy'], True) if b else 'n/a'} |")
     L += ["", "## Tuning (on the fixed tuning part T only)", ""]
