@@ -581,12 +581,13 @@ def parse_args(argv):
     if args.quick:
         args.C_grid, args.max_iter = args.C_grid.split(",")[0], min(args.max_iter, 2)
     args.grid = [float(c) for c in args.C_grid.split(",") if c.strip()]
+    raw = args.cv_repeats
     try:
-        reps = dict(kv.split("=") for kv in args.cv_repeats.split(",") if kv.strip())
+        reps = dict(kv.split("=") for kv in raw.split(",") if kv.strip())
         args.cv_repeats = {d: int(reps.get(d, 1)) for d in ("MSRP", "RTE")}
         assert set(reps) <= {"MSRP", "RTE"} and min(args.cv_repeats.values()) >= 1
     except (ValueError, AssertionError):
-        p.error(f"--cv-repeats takes e.g. MSRP=1,RTE=3, got {args.cv_repeats!r}")
+        p.error(f"--cv-repeats takes e.g. MSRP=1,RTE=3 (each at least 1), got {raw!r}")
     if args.cv_folds < 2:
         p.error("--cv-folds must be at least 2")
     if args.quick:
