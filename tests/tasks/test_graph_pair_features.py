@@ -124,11 +124,11 @@ def test_defaults_keep_the_old_features_and_flags_are_validated():
     assert {k: p[k] for k in FLAGS} == {
         "ne_features": True, "edit_features": True, "negation_features": True,
         "coref_features": False, "dep_label_features": True, "pa_edges": False,
-        "edge_sim_features": True}
+        "edge_sim_features": True, "edge_node_features": False}
     assert {k: r[k] for k in FLAGS} == {
         "ne_features": False, "edit_features": False, "negation_features": True,
         "coref_features": False, "dep_label_features": False, "pa_edges": False,
-        "edge_sim_features": True}
+        "edge_sim_features": True, "edge_node_features": False}
     assert not set(FLAGS) & (ParaphraseTask.evaluation_params | RteTask.evaluation_params)
     for flag in FLAGS:
         with pytest.raises(ConfigError, match=flag):
@@ -273,7 +273,37 @@ OWN = {
     "coref_features": ("map:coref=",),
     "dep_label_features": ("emap:dep=", "emap:dep_same=", "edel:dep="),
     "edge_sim_features": ("emap:wnsim",),
+    "edge_node_features": ("emap:hs:", "emap:ds:"),
 }
+
+
+@pytest.mark.parametrize("cls", [ParaphraseTask, RteTask])
+def test_edge_node_features_are_the_endpoints_word_features_scaled(cls):
+    # §5.2: an edge mapping carries its head's and dependent's word-mapping features, times
+    # the product of the two WNSim values (use_wordnet=False: 1 for equal lemmas, else 0)
+    task = cls(use_wordnet=False, top_k=20, edge_node_features=True, edge_sim_features=True)
+    _, g1, g2, lex, problem, parts = next(task._raw_examples(Dataset([(RICH1, RICH2)], [1])))
+    pairs = problem.node_pairs.tolist()
+    first_edge = (len(pairs) + (len(g1) if problem.delete_nodes1 else 0)
+                  + (len(g2) if problem.delete_nodes2 else 0))
+    n_edges, n_map = len(problem.edge_pairs), len(pairs)
+    scaled = unscaled = 0
+    for k, (ph, pd) in enumerate(problem.edge_pair_nodes.tolist()):
+        feats = dict(parts[first_edge + k])
+        (hi, hj), (di, dj) = pairs[ph], pairs[pd]
+        scale = float(lex.sim[hi, hj] * lex.sim[di, dj])
+        assert feats["emap:wnsim"] == pytest.approx(scale)
+        want = {}
+        if scale > 0:
+            for side, m in (("hs", ph), ("ds", pd)):
+                for name, v in parts[m]:
+                    want[f"emap:{side}:{name[4:]}"] = v * scale
+        got = {n: v for n, v in parts[first_edge + k] if n.startswith(("emap:hs:", "emap:ds:"))}
+        assert got == pytest.approx(want)
+        scaled += scale > 0
+        unscaled += scale == 0
+        assert k < n_edges and ph < n_map and pd < n_map
+    assert scaled > 0 and unscaled > 0  # the pair has both kinds of edge mapping
 
 
 @pytest.mark.parametrize("cls", [ParaphraseTask, RteTask])
@@ -287,9 +317,12 @@ def test_each_flag_off_removes_exactly_its_features(cls, flag):
     parts_off, prob_off, _, _ = part_lists(off, RICH1, RICH2)
     np.testing.assert_array_equal(prob_on.node_pairs, prob_off.node_pairs)
     np.testing.assert_array_equal(prob_on.edge_pairs, prob_off.edge_pairs)
+    # a word-mapping resource also leaves the edges' copies of it (edge_node_features)
+    own = OWN[flag] + tuple(f"emap:{side}:{q[4:]}" for q in OWN[flag] if q.startswith("map:")
+                            for side in ("hs", "ds"))
     removed = 0
     for a, b in zip(parts_on, parts_off, strict=True):
-        kept = [(n, v) for n, v in a if not n.startswith(OWN[flag])]
+        kept = [(n, v) for n, v in a if not n.startswith(own)]
         removed += len(a) - len(kept)
         assert b == kept
     assert removed > 0  # the pair exercises every resource

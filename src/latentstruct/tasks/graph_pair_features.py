@@ -59,7 +59,8 @@ class FeatureOptions:
     ``map:ed=...``.  ``negation``: ``map:neg_mismatch``.  ``coref``: ``map:coref=same``
     (and coreferent pairs count as lemma matches in the pruning affinity, see
     :func:`lexical`).  ``dep_labels``: ``emap:dep=...`` / ``emap:dep_same=...`` and
-    ``edel:dep=...``.  ``edge_sim``: ``emap:wnsim``.
+    ``edel:dep=...``.  ``edge_sim``: ``emap:wnsim``.  ``edge_node``: ``emap:hs:...`` and
+    ``emap:ds:...`` (the endpoints' word-mapping features scaled by the edge's similarity).
     """
 
     symmetric: bool = True
@@ -69,6 +70,7 @@ class FeatureOptions:
     coref: bool = False
     dep_labels: bool = True
     edge_sim: bool = True
+    edge_node: bool = False
 
 
 # --------------------------------------------------------------------------------------
@@ -337,12 +339,20 @@ def _word_deletion(g, i, opts: FeatureOptions):
     return f
 
 
-def _edge_mapping(g1, g2, e1, e2, head, dep, lex: Lexical, opts: FeatureOptions, buckets):
+def _edge_mapping(g1, g2, e1, e2, head, dep, lex: Lexical, opts: FeatureOptions, buckets,
+                  word_features):
     (hi, hj), (di, dj) = head, dep
     f = [("emap:const", 1.0), (f"emap:h:wn={buckets[head]}", 1.0),
          (f"emap:d:wn={buckets[dep]}", 1.0)]
+    scale = float(lex.sim[hi, hj] * lex.sim[di, dj])
     if opts.edge_sim:
-        f.append(("emap:wnsim", float(lex.sim[hi, hj] * lex.sim[di, dj])))
+        f.append(("emap:wnsim", scale))
+    if opts.edge_node and scale > 0.0:
+        # §5.2: "we include the features of the corresponding word mapping variables, scaled
+        # by the word similarity of the words forming the edge".  Own prefixes (hs/ds), so
+        # they never add onto the NODE-INFO buckets ``emap:h:wn=...``.
+        for side, pair in (("hs", head), ("ds", dep)):
+            f.extend((f"emap:{side}:{name[4:]}", v * scale) for name, v in word_features[pair])
     if opts.dep_labels:
         a, b = g1.labels[e1], g2.labels[e2]
         if a == b:
@@ -360,10 +370,11 @@ def part_features(g1, g2, problem, lex: Lexical, opts: FeatureOptions,
     edge deletions (G1 then G2, where they exist).  ``wordnet`` (or None) adds
     ``map:antonym``."""
     parts: list[list[tuple[str, float]]] = []
-    buckets = {}
+    buckets, word_features = {}, {}
     for i, j in problem.node_pairs.tolist():
         b = buckets[(i, j)] = wn_bucket(bool(lex.same[i, j]), float(lex.sim[i, j]))
-        parts.append(_word_mapping(g1, g2, i, j, lex, opts, wordnet, b))
+        word_features[(i, j)] = _word_mapping(g1, g2, i, j, lex, opts, wordnet, b)
+        parts.append(word_features[(i, j)])
     if problem.delete_nodes1:
         parts.extend(_word_deletion(g1, i, opts) for i in range(len(g1)))
     if problem.delete_nodes2:
@@ -371,7 +382,7 @@ def part_features(g1, g2, problem, lex: Lexical, opts: FeatureOptions,
     pairs = problem.node_pairs.tolist()
     for (e1, e2), (ph, pd) in zip(problem.edge_pairs.tolist(), problem.edge_pair_nodes.tolist()):
         parts.append(_edge_mapping(g1, g2, e1, e2, tuple(pairs[ph]), tuple(pairs[pd]), lex, opts,
-                                   buckets))
+                                   buckets, word_features))
     if problem.edge_deletion:
         for g in (g1, g2):
             parts.extend([("edel:const", 1.0), (f"edel:dep={lab}", 1.0)] if opts.dep_labels

@@ -104,6 +104,12 @@ it can be ablated:
 ``edge_sim_features`` (on / on) — edge features scaled by word similarity
     ``emap:wnsim`` (real, the product of the head and dependent WNSim values: the
     word-mapping evidence scaled by the similarity of both endpoints).
+``edge_node_features`` (off / off) — the endpoints' word-mapping features on the edge
+    §5.2's edge-mapping features ("the features of the corresponding word mapping
+    variables, scaled by the word similarity of the words forming the edge"): every
+    ``map:NAME`` feature of the head's word mapping becomes ``emap:hs:NAME`` and every one
+    of the dependent's ``emap:ds:NAME``, with its value times the product of the head and
+    dependent WNSim values (none when that product is 0).
 
 Table 2's columns are: paraphrase = WordNet, POS, NE, ED (mapping), POS, NE (deletion),
 NODE-INFO + DEP (edges); RTE = WordNet, POS, Coref, Neg (mapping), POS (deletion),
@@ -452,6 +458,8 @@ class GraphPairTask(LatentBinaryTask):
     dep_label_features : dependency labels, ``emap:dep...`` and ``edel:dep=LABEL``.
     pa_edges : predicate-argument edges added to both graphs (labels ``pa:...``).
     edge_sim_features : ``emap:wnsim``, the edge evidence scaled by both endpoints' WNSim.
+    edge_node_features : ``emap:hs:...`` / ``emap:ds:...``, the head's and the dependent's
+        word-mapping features scaled by the edge's WNSim product (§5.2).
     """
 
     default_learner: ClassVar[str] = "lclr"
@@ -472,7 +480,7 @@ class GraphPairTask(LatentBinaryTask):
     #: the boolean feature-resource parameters (see "Feature resources")
     FEATURE_FLAGS: ClassVar[tuple[str, ...]] = (
         "ne_features", "edit_features", "negation_features", "coref_features",
-        "dep_label_features", "pa_edges", "edge_sim_features")
+        "dep_label_features", "pa_edges", "edge_sim_features", "edge_node_features")
 
     # --- parameters -------------------------------------------------------------------
     def _validate_params(self) -> None:
@@ -622,7 +630,7 @@ class GraphPairTask(LatentBinaryTask):
             symmetric=self.symmetric, named_entities=bool(self.ne_features),
             edit_distance=bool(self.edit_features), negation=bool(self.negation_features),
             coref=bool(self.coref_features), dep_labels=bool(self.dep_label_features),
-            edge_sim=bool(self.edge_sim_features))
+            edge_sim=bool(self.edge_sim_features), edge_node=bool(self.edge_node_features))
 
     def _part_names(self, g1, g2, problem, lex) -> list[list[tuple[str, float]]]:
         """Feature (name, value) lists of every variable, in variable-layout order."""
@@ -974,7 +982,7 @@ class ParaphraseTask(GraphPairTask):
     extended : bool, default False
         Build the Extended data set of §5.3 (the longer sentence doubled).
     ne_features, edit_features, negation_features, dep_label_features, edge_sim_features : bool, default True
-    coref_features, pa_edges : bool, default False
+    coref_features, pa_edges, edge_node_features : bool, default False
         The feature resources (see :class:`GraphPairTask`); the defaults are Table 2's
         paraphrase column (NE, ED, DEP) plus negation and edge similarity.
     """
@@ -988,7 +996,8 @@ class ParaphraseTask(GraphPairTask):
                  extended=False, min_affinity=0.0, normalize=True, use_wordnet=True, heuristic_threshold=0.5,
                  time_limit=10.0, min_count=1, pipeline="en_core_web_sm", cache_dir=None,
                  ne_features=True, edit_features=True, negation_features=True, coref_features=False,
-                 dep_label_features=True, pa_edges=False, edge_sim_features=True):
+                 dep_label_features=True, pa_edges=False, edge_sim_features=True,
+                 edge_node_features=False):
         self.top_k = top_k
         self.n_train = n_train
         self.n_test = n_test
@@ -1010,6 +1019,7 @@ class ParaphraseTask(GraphPairTask):
         self.dep_label_features = dep_label_features
         self.pa_edges = pa_edges
         self.edge_sim_features = edge_sim_features
+        self.edge_node_features = edge_node_features
 
     def _validate_params(self) -> None:
         super()._validate_params()
@@ -1066,7 +1076,7 @@ class RteTask(GraphPairTask):
     Parameters
     ----------
     negation_features, edge_sim_features : bool, default True
-    ne_features, edit_features, dep_label_features, coref_features, pa_edges : bool, default False
+    ne_features, edit_features, dep_label_features, coref_features, pa_edges, edge_node_features : bool, default False
         The feature resources (see :class:`GraphPairTask`).  Table 2's RTE column is
         WordNet, POS, Coref and Neg for word mappings and NODE-INFO for edges; Coref is off
         by default (a rule-based stand-in, see ``coref_features``); NE, ED and DEP are the
@@ -1084,7 +1094,7 @@ class RteTask(GraphPairTask):
                  normalize=True, use_wordnet=True, heuristic_threshold=0.5, time_limit=10.0, min_count=1,
                  pipeline="en_core_web_sm", cache_dir=None, ne_features=False, edit_features=False,
                  negation_features=True, coref_features=False, dep_label_features=False,
-                 pa_edges=False, edge_sim_features=True):
+                 pa_edges=False, edge_sim_features=True, edge_node_features=False):
         self.top_k = top_k
         self.n_train = n_train
         self.n_test = n_test
@@ -1104,6 +1114,7 @@ class RteTask(GraphPairTask):
         self.dep_label_features = dep_label_features
         self.pa_edges = pa_edges
         self.edge_sim_features = edge_sim_features
+        self.edge_node_features = edge_node_features
 
     @staticmethod
     def read_file(path) -> list[SentencePair]:
