@@ -582,11 +582,13 @@ def parse_args(argv):
         args.C_grid, args.max_iter = args.C_grid.split(",")[0], min(args.max_iter, 2)
     args.grid = [float(c) for c in args.C_grid.split(",") if c.strip()]
     raw = args.cv_repeats
-    try:
+    try:  # a checked parse, not an assert: asserts vanish under python -O
         reps = dict(kv.split("=") for kv in raw.split(",") if kv.strip())
         args.cv_repeats = {d: int(reps.get(d, 1)) for d in ("MSRP", "RTE")}
-        assert set(reps) <= {"MSRP", "RTE"} and min(args.cv_repeats.values()) >= 1
-    except (ValueError, AssertionError):
+        ok = set(reps) <= {"MSRP", "RTE"} and min(args.cv_repeats.values()) >= 1
+    except ValueError:
+        ok = False
+    if not ok:
         p.error(f"--cv-repeats takes e.g. MSRP=1,RTE=3 (each at least 1), got {raw!r}")
     if args.cv_folds < 2:
         p.error("--cv-folds must be at least 2")

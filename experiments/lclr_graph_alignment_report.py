@@ -289,8 +289,8 @@ de-duplicated by normalised (text, hypothesis), label-conflicting duplicates dro
 tuning part T (stratified 20% of the pool, `--tuning-seed`) takes every tuning decision on a
 repeated stratified k-fold cross-validation over T (mean accuracy): C per system on the default
 features, one greedy pass over the feature options (LCLR; a toggle is kept when it gains >= 0.5
-points), C again per system on the final features (ties: first C of the grid). For each seed s the evaluation set E_s is a
-stratified 20%-of-pool sample of pool \\ T; both systems train on pool \\ E_s (T included), LCLR
+points), C again per system on the final features (ties: first C of the grid). For each seed s
+the evaluation set E_s is a stratified 20%-of-pool sample of pool \\ T; both systems train on pool \\ E_s (T included), LCLR
 starting from the two-stage weights at its own C. Ablations toggle one option of the chosen
 configuration (first seed; reported only). The Extended check trains MSRP-500 and Extended on the
 same 500 pairs of pool \\ E_s and scores both on E_s. Accuracies are on our held-out splits, not
