@@ -580,7 +580,23 @@ def parse_args(argv):
     args.extended_n = 20 if args.quick else 500
     if args.quick:
         args.C_grid, args.max_iter = args.C_grid.split(",")[0], min(args.max_iter, 2)
-    args.grid = [float(c) for c in args.C_grid.split(",") if c.strip()]
+    try:
+        args.grid = [float(c) for c in args.C_grid.split(",") if c.strip()]
+        args.seed_list = [int(s) for s in args.seeds.split(",") if s.strip()]
+    except ValueError:
+        p.error(f"--C-grid takes numbers and --seeds integers, comma-separated "
+                f"(e.g. --C-grid 1,0.3 --seeds 0,1); got {args.C_grid!r} and {args.seeds!r}")
+    for name, ok in (("--C-grid values", all(c > 0 and np.isfinite(c) for c in args.grid)),
+                     ("--seeds", all(s >= 0 for s in args.seed_list)),
+                     ("--top-k", args.top_k >= 1), ("--max-iter", args.max_iter >= 1),
+                     ("--tol", args.tol > 0 and np.isfinite(args.tol))):
+        if not ok:
+            p.error(f"{name} must be positive (seeds: at least 0)")
+    if args.n_jobs == 0 or args.n_jobs < -1:
+        p.error(f"--n-jobs must be a positive number of processes or -1 (all cores), got {args.n_jobs}")
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        p.error(f"--out {args.out} exists and is not a folder; give a folder for the runs file, "
+                f"report and plot")
     raw = args.cv_repeats
     try:  # a checked parse, not an assert: asserts vanish under python -O
         reps = dict(kv.split("=") for kv in raw.split(",") if kv.strip())
@@ -594,7 +610,6 @@ def parse_args(argv):
         p.error("--cv-folds must be at least 2")
     if args.quick:
         args.cv_folds, args.cv_repeats = 2, {"MSRP": 1, "RTE": 1}
-    args.seed_list = [int(s) for s in args.seeds.split(",") if s.strip()]
     args.wanted = [s.strip() for s in args.only.split(",") if s.strip()]
     bad = [s for s in args.wanted if s not in ("MSRP", "Extended", "RTE")]
     if bad or not args.grid or not args.seed_list:
@@ -621,7 +636,12 @@ def report_args(args, records: list):
 def main(argv=None) -> int:
     args = parse_args(argv)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        print(f"lclr_graph_alignment.py: error: cannot create the --out folder {out}: "
+              f"{e.strerror}; give a folder that exists or can be created", file=sys.stderr)
+        return 2
     path = out / RUNS
     t0, ran = time.perf_counter(), 0
     if not args.report:

@@ -168,3 +168,34 @@ def test_report_pairs_systems_and_checks_targets():
     assert paired["difference_mean"] == pytest.approx(0.5) and paired["n_larger"] == 2
     t = report.targets(summary, paired)
     assert t == {"rte_lclr_above_two_stage_by_1_point": True, "extended_gap_larger_paired_mean": True}
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--n-jobs", "0"], "--n-jobs must be"),
+    (["--n-jobs", "-3"], "--n-jobs must be"),
+    (["--top-k", "0"], "--top-k must be positive"),
+    (["--max-iter", "0"], "--max-iter must be positive"),
+    (["--tol", "-1"], "--tol must be positive"),
+    (["--C-grid", "1,-0.3"], "--C-grid values must be positive"),
+    (["--C-grid", "1,x"], "--C-grid takes numbers"),
+    (["--seeds", "0,a"], "--seeds integers"),
+    (["--cv-folds", "1"], "--cv-folds must be at least 2"),
+    (["--cv-repeats", "RTE=0"], "--cv-repeats takes"),
+    (["--only", "MSRP,FOO"], "unknown setting(s) ['FOO']"),
+])
+def test_bad_arguments_get_one_line_and_exit_2(argv, says, capsys):
+    with pytest.raises(SystemExit) as e:
+        exp.parse_args(argv)
+    assert e.value.code == 2
+    assert says in capsys.readouterr().err
+
+
+def test_out_that_is_a_file_is_refused_before_any_work(tmp_path, capsys):
+    f = tmp_path / "results.txt"
+    f.write_text("keep me\n")
+    with pytest.raises(SystemExit) as e:
+        exp.parse_args(["--out", str(f), "--report"])
+    assert e.value.code == 2
+    assert "is not a folder" in capsys.readouterr().err
+    assert f.read_text() == "keep me\n"
+    assert exp.parse_args(["--out", str(tmp_path), "--n-jobs", "-1"]).n_jobs == -1
