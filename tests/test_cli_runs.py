@@ -270,3 +270,49 @@ def test_closed_stdout_is_quiet(tmp_path, tiny_chunk_file, chunk_model):
     code = proc.wait(timeout=300)
     assert first.strip() and code in (0, 141)
     assert "Traceback" not in err and "error" not in err
+
+
+def test_every_task_and_learner_option_has_a_meaning_not_just_a_type():
+    """`latentstruct options` shows each parameter's meaning: a docstring entry that only
+    restates the type ("a, b : bool, default True") must not hide the base class's text."""
+    import inspect
+
+    from latentstruct.learners import LEARNERS, get_learner_class
+    from latentstruct.options import parameter_docs, parameter_types
+    from latentstruct.tasks import TASKS
+
+    classes = [(n, TASKS[n]) for n in TASKS] + [(n, get_learner_class(n)) for n in LEARNERS]
+    missing = []
+    for label, cls in classes:
+        docs, types = parameter_docs(cls), parameter_types(cls)
+        for name in inspect.signature(cls.__init__).parameters:
+            if name in ("self", "task", "kwargs"):
+                continue
+            meaning = docs.get(name, "")
+            if len(meaning) < 12 or meaning.startswith(types.get(name, "\0")):
+                missing.append(f"{label}.{name}: {meaning!r}")
+    assert not missing, missing
+
+
+def test_subclass_type_only_entry_keeps_the_base_meaning():
+    from latentstruct.options import parameter_docs, parameter_types
+
+    class Base:
+        """Parameters
+        ----------
+        flag : bool — turns the widget on.
+        """
+
+    class Child(Base):
+        """Parameters
+        ----------
+        flag, other : bool, default True
+
+        Notes
+        -----
+        other is not a parameter of Base.
+        """
+
+    assert parameter_docs(Child)["flag"] == "turns the widget on."
+    assert parameter_types(Child)["flag"] == "bool"
+    assert parameter_docs(Child)["other"] == "bool, default True"

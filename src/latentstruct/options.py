@@ -36,7 +36,12 @@ def _entries(cls) -> dict[str, tuple[str, str]]:
     for klass in reversed(cls.__mro__):
         doc = inspect.getdoc(klass) if "__doc__" in vars(klass) else None
         if doc:
-            out.update(_parse(doc))
+            for name, (meaning, kind) in _parse(doc).items():
+                # a subclass entry that only restates the type ("a, b : bool, default True")
+                # keeps the base class's meaning: subclasses document their own defaults
+                if meaning == _first_sentence(kind) and name in out:
+                    meaning = out[name][0]
+                out[name] = (meaning, kind)
     return out
 
 

@@ -89,7 +89,7 @@ class DISTRO(LinearStructuredLearner):
         A0: one-hot when d >= L (the §5.2 control), uniform [0, 1) then normalised when
         d < L; or either on request.
     update_labels : bool, default True
-        Learn A; False keeps A0 fixed (with label_init="onehot" this is the one-hot SSVM).
+        Learn the label matrix A; False keeps A0 fixed (with label_init="onehot" this is the one-hot SSVM).
     restart_schedule : bool, default False
         Restart η_t at η0 in every w-step and A-step, as the authors' release does; by
         default t runs on across the alternations, so the last w-step ends with small steps

@@ -136,13 +136,14 @@ class JLIS(LinearStructuredLearner):
     task : StructuredTask (fitted; ``example_size`` gives kappa)
     C1, C2 : float, default 0.1 and 0.1
         Costs of the structured and the binary squared slacks.
-    normalization : {"length", "none"}
+    normalization : {"length", "none"} -- divide each example's features by its size kappa(x) (§4), or not
     tol : float, default 1e-5 -- stop when Q's relative decrease is below it
     max_iter : int, default 20 -- outer iterations (Algorithm 1)
     max_cutting_plane_rounds : int, default 50 -- Algorithm 2 rounds per outer iteration
     epsilon : float, default 1e-3 -- a structure joins a working set only when its violation
         exceeds the set's by more than this (SVM-struct's epsilon)
-    dcd_tol, dcd_max_iter : inner DCD tolerance (projected gradient) and epoch limit
+    dcd_tol : float -- projected-gradient tolerance of each inner DCD solve
+    dcd_max_iter : int -- epoch limit of each inner DCD solve
     inner_gap : float or None, default 1e-3 -- inexact cutting plane.  Let g be a tenth (in
         the last iteration, max_iter, a hundredth) of the previous outer iteration's relative
         decrease of Q, clipped to [tol, inner_gap].
@@ -160,7 +161,7 @@ class JLIS(LinearStructuredLearner):
         dcd_tol alone until no working set grows (the earlier behaviour, several times
         slower: benchmarks/jlis_speed.py)
     random_tie_break : bool, default True -- break inference ties uniformly at random (§5, fn. 7)
-    coef_init : array of shape (n_features + 1,), optional
+    coef_init : array of shape (n_features + 1,), optional -- warm start from these weights
     init_max_iter : int, default 30 -- outer iterations of the initial StructuredSVM
     check_inference : bool, default True -- raise on a non-exact decode, a reported score
         that is not its structure's, an argmax beaten by a known structure, or an increase

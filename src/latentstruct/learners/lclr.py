@@ -127,10 +127,15 @@ class TwoStage(LatentBinaryLearner):
     ----------
     task : LatentBinaryTask
     C : float, default 1.0
-    tol : float, default 1e-3   (DCD projected-gradient tolerance)
-    max_iter : int, default 1000 (DCD epochs)
+        Cost of the squared slacks.
+    tol : float, default 1e-3
+        Projected-gradient tolerance of the DCD solve.
+    max_iter : int, default 1000
+        Epoch limit of the DCD solve.
     n_jobs : int, default 1
+        Parallel heuristic decodes over examples (joblib); the model does not depend on it.
     random_state : int, None or Generator, default 0
+        Seeds the DCD's visiting order.
     check_inference : bool, default True
         Raise ``InferenceError`` when a heuristic decode is not exact (else count and warn).
     progress : bool, default False
@@ -255,6 +260,7 @@ class LCLR(LatentBinaryLearner):
     ----------
     task : LatentBinaryTask
     C : float, default 1.0
+        Cost of the squared slacks (Eq. (5)).
     tol : float, default 1e-5
         Stop when the relative objective improvement of an outer iteration is below this.
     max_iter : int, default 50
@@ -264,8 +270,10 @@ class LCLR(LatentBinaryLearner):
     epsilon : float, default 1e-3
         A negative's argmax joins its cache only when its hinge 1 + w.Phi(x, h) exceeds the
         cache's by more than this (SVM-struct's epsilon; 0 adds every new violated structure).
-    dcd_tol, dcd_max_iter : float, int
-        Tolerance and epoch limit of each Eq. (5) solve.
+    dcd_tol : float
+        Projected-gradient tolerance of each Eq. (5) solve.
+    dcd_max_iter : int
+        Epoch limit of each Eq. (5) solve.
     init : {"two-stage", "zeros"}, default "two-stage"
         Initial weights when ``coef_init`` is not given: the two-stage model (as in the
         paper) or zeros.
@@ -286,6 +294,7 @@ class LCLR(LatentBinaryLearner):
     random_state : int, None or Generator, default 0
         Seeds the DCD's visiting order and the random tie-breaking.
     progress : bool, default False
+        Show a progress bar over outer iterations.
 
     Attributes
     ----------

@@ -84,8 +84,10 @@ class StructuredSVM(LinearStructuredLearner):
     mode : {"online", "batch"}, default "online"
         Online mini-batch passes between full evaluations, or batch cutting planes (all
         examples decoded in parallel with a fixed w, then one working-set solve).
-    inner_tol, inner_max_iter : float, int
-        Projected-gradient tolerance and epoch limit of each full working-set solve.
+    inner_tol : float, default 1e-3
+        Projected-gradient tolerance of each full working-set solve.
+    inner_max_iter : int, default 20
+        Epoch limit of each full working-set solve.
     batch_size : int, default 64
         Examples decoded together between dual updates in the online pass (online mode).
     inner_sweeps : int, default 3

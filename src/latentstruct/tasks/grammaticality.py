@@ -279,6 +279,8 @@ class GrammaticalityTask(LatentBinaryTask):
         One chunk encoding or a comma-separated list of distinct ones
         ("iob1,iob2,ioe1,ioe2,oc").
     combine : {"concat", "vote"}, default "concat"
+        Score the views' concatenated features, or decode each view on its own and take the
+        per-token majority vote (the paper's decode-then-vote; see the module docstring).
     constrained : bool, default True
         Decode only well-formed tag sequences in every view.
     chunk_types : str, default "conll2000"

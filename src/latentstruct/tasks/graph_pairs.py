@@ -443,23 +443,24 @@ class GraphPairTask(LatentBinaryTask):
     time_limit : float seconds or None, default 10 — per ILP solve (status ``time_limit``
         then returns the best legal alignment found).
     min_count : int, default 1 — feature names seen fewer times in training are dropped.
-    pipeline, cache_dir : spaCy pipeline and parse-cache folder (:class:`Parser`).  The
-        pipeline must be one of ``data.nlp.ALLOWED_PIPELINES``; ``cache_dir`` is never taken
+    pipeline : str — the spaCy pipeline that parses the sentences (:class:`Parser`); one of
+        ``data.nlp.ALLOWED_PIPELINES``.
+    cache_dir : str or None — folder of the parse cache (:class:`Parser`).  It is never taken
         from a model file (``local_params``: give it again at evaluation time).
 
     Feature resources (LCLR Table 2; booleans, each ablatable; defaults per task in the
     subclass signatures; see the module docstring, "Features", for the names they add):
 
-    ne_features : named entities, ``map:ne=...`` and ``del:ne=TYPE``.
-    edit_features : the edit-similarity bucket ``map:ed=...``.
-    negation_features : ``map:neg_mismatch``.
-    coref_features : pronouns' canonical entities (rule-based resolver),
+    ne_features : bool — spaCy's named entities, ``map:ne=...`` and ``del:ne=TYPE``.
+    edit_features : bool — the edit-similarity bucket of a word mapping, ``map:ed=...``.
+    negation_features : bool — a negation marker on one side only, ``map:neg_mismatch``.
+    coref_features : bool — pronouns' canonical entities (rule-based resolver),
         ``map:coref=same``; coreferent pairs also count as lemma matches for pruning.
-    dep_label_features : dependency labels, ``emap:dep...`` and ``edel:dep=LABEL``.
-    pa_edges : predicate-argument edges added to both graphs (labels ``pa:...``).
-    edge_sim_features : ``emap:wnsim``, the edge evidence scaled by both endpoints' WNSim.
-    edge_node_features : ``emap:hs:...`` / ``emap:ds:...``, the head's and the dependent's
-        word-mapping features scaled by the edge's WNSim product (§5.2).
+    dep_label_features : bool — dependency labels, ``emap:dep...`` and ``edel:dep=LABEL``.
+    pa_edges : bool — predicate-argument edges added to both graphs (labels ``pa:...``).
+    edge_sim_features : bool — edge evidence scaled by both endpoints' WNSim, ``emap:wnsim``.
+    edge_node_features : bool — the head's and the dependent's word-mapping features scaled
+        by the edge's WNSim product (§5.2), ``emap:hs:...`` / ``emap:ds:...``.
     """
 
     default_learner: ClassVar[str] = "lclr"
@@ -983,8 +984,11 @@ class ParaphraseTask(GraphPairTask):
         Build the Extended data set of §5.3 (the longer sentence doubled).
     ne_features, edit_features, negation_features, dep_label_features, edge_sim_features : bool, default True
     coref_features, pa_edges, edge_node_features : bool, default False
-        The feature resources (see :class:`GraphPairTask`); the defaults are Table 2's
-        paraphrase column (NE, ED, DEP) plus negation and edge similarity.
+
+    Notes
+    -----
+    The feature resources are described in :class:`GraphPairTask`; the defaults are Table 2's
+    paraphrase column (NE, ED, DEP) plus negation and edge similarity.
     """
 
     name = "paraphrase"
@@ -1077,10 +1081,13 @@ class RteTask(GraphPairTask):
     ----------
     negation_features, edge_sim_features : bool, default True
     ne_features, edit_features, dep_label_features, coref_features, pa_edges, edge_node_features : bool, default False
-        The feature resources (see :class:`GraphPairTask`).  Table 2's RTE column is
-        WordNet, POS, Coref and Neg for word mappings and NODE-INFO for edges; Coref is off
-        by default (a rule-based stand-in, see ``coref_features``); NE, ED and DEP are the
-        paraphrase column's extras, available here for ablations.
+
+    Notes
+    -----
+    The feature resources are described in :class:`GraphPairTask`.  Table 2's RTE column is
+    WordNet, POS, Coref and Neg for word mappings and NODE-INFO for edges; Coref is off by
+    default (a rule-based stand-in, see ``coref_features``); NE, ED and DEP are the
+    paraphrase column's extras, available here for ablations.
     """
 
     name = "rte"

@@ -429,6 +429,7 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         Number of positive binary examples B+ (sentences whose labels are not used),
         disjoint from S; each gets ``negatives_per_positive`` shuffled copies in B-.
     negatives_per_positive : int
+        Shuffled copies in B- of each sentence of B+.
     sample_seed : int
         Seed of the S/B sample and of the shuffles.
     """
