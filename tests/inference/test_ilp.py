@@ -71,6 +71,52 @@ def test_model_reuse_matches_fresh_models():
         assert scores_close(a.score, b.score)
 
 
+
+def test_mip_starts_with_presolve_never_return_a_worse_optimum():
+    """A feasible MIP start on a fresh model (HiGHS presolve on) must not change the optimum:
+    HiGHS 1.16 reported "Optimal" for a worse solution here in about 6% of calls, which the
+    bound certificate catches and repairs by a cold re-solve."""
+    rng = np.random.default_rng(35)
+    T, L = 4, 3
+    for _ in range(150):
+        args = rng.normal(size=(T, L)), rng.normal(size=(L, L)), rng.normal(size=L), rng.normal(size=L)
+        other = SequenceILP(T, L)
+        other.solve(rng.normal(size=(T, L)), rng.normal(size=(L, L)), rng.normal(size=L), rng.normal(size=L))
+        seq = SequenceILP(T, L)
+        r = seq.model.solve(seq.objective(*args), mip_start=other.model._previous)
+        assert r.exact and scores_close(r.score, viterbi(*args).score), r.stats
+
+
+def _fake_run(results):
+    """A stand-in for ILPModel._run that returns the given results in turn."""
+    calls = iter(results)
+    return lambda self, h, obj, t0: next(calls)
+
+
+def _exact(z, score, bound):
+    from latentstruct.inference.result import DecodeResult
+
+    stats = {"time": 0.0, "nodes": 0, "mip_gap": 0.0, "objective_bound": bound, "model_status": "Optimal"}
+    return DecodeResult(np.asarray(z, dtype=np.int8), score, "exact", stats)
+
+
+def test_an_optimum_that_contradicts_its_bound_is_solved_again_then_refused(monkeypatch):
+    model = ILPModel(2, sp.csr_matrix(np.ones((1, 2))), [-np.inf], [1.0])
+    obj = np.array([3.0, 1.0])
+    # first answer inconsistent (score 1, bound 3), the cold re-solve consistent: it is returned
+    monkeypatch.setattr(ILPModel, "_run", _fake_run([_exact([0, 1], 1.0, 3.0), _exact([1, 0], 3.0, 3.0)]))
+    r = model.solve(obj)
+    assert r.status == "exact" and r.structure.tolist() == [1, 0] and r.score == 3.0
+    assert r.stats["cold_retry"] == {"score": None, "objective_bound": 3.0}
+    # inconsistent twice: never passed on as exact
+    monkeypatch.setattr(ILPModel, "_run", _fake_run([_exact([0, 1], 1.0, 3.0), _exact([0, 1], 1.0, 3.0)]))
+    r = model.solve(obj)
+    assert r.status == "error" and r.structure is None and "bound" in r.stats["reason"]
+    # a consistent answer is not solved twice (the fake has only one result to give)
+    monkeypatch.setattr(ILPModel, "_run", _fake_run([_exact([1, 0], 3.0, 3.0 + 1e-9)]))
+    assert model.solve(obj).score == 3.0
+
+
 def test_forbidden_variables_are_restored_between_calls():
     model = ILPModel(2, sp.csr_matrix(np.ones((1, 2))), [-np.inf], [1.0])
     r = model.solve([-np.inf, 1.0])
