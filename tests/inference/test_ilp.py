@@ -242,3 +242,17 @@ def test_highs_options_are_applied_and_checked():
         ILPModel(2, A, [0.0], [1.0], highs_options={"mip_rel_gap": 0.1})
     with pytest.raises(ConfigError, match="must be a dict"):
         ILPModel(2, A, [0.0], [1.0], highs_options=[("presolve", "off")])
+
+
+def test_solving_writes_nothing_to_standard_output():
+    """HiGHS >= 1.16 prints a banner when a process builds its first model; it must not reach
+    stdout, where e.g. `latentstruct evaluate` writes its JSON."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np\n"
+            "from latentstruct.inference.ilp import SequenceILP\n"
+            "r = SequenceILP(3, 2).solve(np.ones((3, 2)), np.zeros((2, 2)))\n"
+            "print(r.status)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "exact\n"

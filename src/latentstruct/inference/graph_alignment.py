@@ -86,7 +86,7 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 
 from latentstruct.exceptions import InferenceError, InputError
-from latentstruct.inference.ilp import ILPModel, _check_time_limit
+from latentstruct.inference.ilp import ILPModel, _check_time_limit, new_highs
 from latentstruct.inference.result import EXACT, INFEASIBLE, DecodeResult
 from latentstruct.inference.viterbi import _as_scores, _shape_str
 
@@ -765,7 +765,7 @@ class _LPStage:
 
     def __init__(self, A, lower, upper, threads, basic_cols):
         n_rows, n_vars = A.shape
-        h = highspy.Highs()
+        h = new_highs()
         _lp_options(h, threads)
         h.setOptionValue("presolve", "off")
         h.setOptionValue("solver", "simplex")

@@ -26,6 +26,9 @@ HiGHS output is silenced.
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 import time
 
 import highspy
@@ -40,6 +43,34 @@ from latentstruct.inference.viterbi import _as_scores, _check_chain, _check_shap
 __all__ = ["ILPModel", "SequenceILP", "AlignmentILP", "TreeILP"]
 
 _FEAS_TOL = 1e-6
+_BANNER_LOCK = threading.Lock()
+_banner_shown = False
+
+
+def new_highs() -> "highspy.Highs":
+    """A new ``highspy.Highs``, without the banner HiGHS >= 1.16 writes to standard output
+    when the first one of a process is built (it would corrupt e.g. ``evaluate``'s JSON on
+    stdout).  The first construction runs with file descriptor 1 pointed at /dev/null, under
+    a lock so that concurrent threads never save or restore the wrong descriptor."""
+    global _banner_shown
+    if _banner_shown:
+        return highspy.Highs()
+    with _BANNER_LOCK:
+        if not _banner_shown:
+            sys.stdout.flush()
+            saved = os.dup(1)
+            try:
+                with open(os.devnull, "wb") as null:
+                    os.dup2(null.fileno(), 1)
+                    try:
+                        first = highspy.Highs()
+                    finally:
+                        os.dup2(saved, 1)
+            finally:
+                os.close(saved)
+            _banner_shown = True
+            return first
+    return highspy.Highs()
 
 
 def _check_time_limit(time_limit, name="time_limit"):
@@ -153,7 +184,7 @@ class ILPModel:
 
     # -- construction ---------------------------------------------------------------------
     def _build(self, integer: bool):
-        h = highspy.Highs()
+        h = new_highs()
         h.setOptionValue("output_flag", False)
         h.setOptionValue("threads", self.threads)
         h.setOptionValue("mip_rel_gap", 0.0)
