@@ -190,6 +190,23 @@ class Task:
         examples (negatives, deterministic subsets) draw the right portion."""
         raise NotImplementedError("each task defines read")
 
+    def make_dataset(self, X, y=None) -> Dataset:
+        """A :class:`Dataset` from plain Python objects: the in-memory twin of ``read``.
+
+        ``X`` is a sequence of raw examples in the form the task's docstring gives (token
+        lists, text pairs, texts, ...); ``y`` their targets in raw form (tag lists, labels),
+        or None for unlabelled input (what ``predict`` takes).  The checks are those of the
+        file reader (the reader parses its file and feeds the same validation), and a bad
+        example is an ``InputError`` naming it as ``X[i]`` (or ``y[i]``), with the position
+        inside it where that applies, what was expected and how to fix it.
+        """
+        raise NotImplementedError(f"task {self.name!r} takes data from files only (read)")
+
+    def decode_predictions(self, predictions) -> list:
+        """A learner's ``predict`` output (encoded, as ``encode_targets`` gives targets) in
+        the raw form of :meth:`make_dataset`'s ``y``: tag strings, labels, heads."""
+        return list(predictions)
+
     def fit(self, dataset: Dataset) -> "Task":
         raise NotImplementedError("each task defines fit")
 

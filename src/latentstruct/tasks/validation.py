@@ -21,7 +21,8 @@ import numpy as np
 from ..exceptions import InputError
 
 __all__ = ["check_label_ids", "check_heads", "check_binary_labels",
-           "check_binary_training_labels", "NEGATIVE_RATIO_PARAMS"]
+           "check_binary_training_labels", "NEGATIVE_RATIO_PARAMS", "raw_error",
+           "raw_examples", "raw_binary_labels", "raw_string"]
 
 #: parameters by which a task samples its own negatives (their names, for the hint of
 #: :func:`check_binary_training_labels`)
@@ -126,3 +127,89 @@ def check_binary_training_labels(dataset, task=None) -> np.ndarray:
         f"training data has only {have} examples ({max(n_pos, n_neg)}); LCLR and the other "
         f"latent binary learners need both positive (+1) and negative (-1) examples to "
         f"learn a decision between them. {how[0].upper()}{how[1:]}", path)
+
+
+# --------------------------------------------------------------------------------------
+# in-memory data (``Task.make_dataset``): what every task's raw-data constructor shares
+# --------------------------------------------------------------------------------------
+def raw_error(message: str, i: int, *, at: str = "", what: str = "X") -> InputError:
+    """An ``InputError`` located in in-memory data: ``X[3][5]: message``.
+
+    ``i`` is the example's index, ``at`` an optional position inside it (``"[5]"``,
+    ``" token 5"``), ``what`` the argument's name (``X`` or ``y``)."""
+    return InputError(f"{what}[{i}]{at}: {message}")
+
+
+def _describe(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def raw_examples(X, y=None, *, example: str = "example") -> tuple[list, list | None]:
+    """``X`` (and ``y``) as lists after the checks every ``make_dataset`` shares.
+
+    ``X`` must be a sequence of examples (a list, tuple or array; not a string, a path or
+    a single example's mapping), ``y`` None or a sequence of the same length.  ``example``
+    names one example in messages ("token list", "(text_a, text_b) pair").
+    """
+    import os
+
+    for name, value in (("X", X), ("y", y)):
+        if value is None and name == "y":
+            continue
+        if isinstance(value, (str, bytes, os.PathLike)):
+            raise InputError(
+                f"{name} is a {type(value).__name__} ({_describe(value)}); expected a list with "
+                f"one {example if name == 'X' else 'target'} per example. To read a file, use "
+                f"task.read(path)")
+        if isinstance(value, dict) or not hasattr(value, "__len__") or not hasattr(value, "__iter__"):
+            raise InputError(
+                f"{name} is a {type(value).__name__}; expected a list with one "
+                f"{example if name == 'X' else 'target'} per example")
+    X = list(X)
+    if y is None:
+        return X, None
+    y = list(y)
+    if len(y) != len(X):
+        raise InputError(f"X has {len(X)} examples but y has {len(y)} targets; give one target "
+                         f"per example")
+    return X, y
+
+
+def raw_string(value, i: int, what: str, *, at: str = "", max_length: int | None = None,
+               allow_space: bool = True, name: str = "X") -> str:
+    """``value`` after checking it is a non-empty string without NUL bytes (and, with
+    ``allow_space=False``, without white space; with ``max_length``, not longer)."""
+    if not isinstance(value, str):
+        raise raw_error(f"{what} must be a string, got {type(value).__name__} "
+                        f"{_describe(value)}", i, at=at, what=name)
+    if not value.strip():
+        raise raw_error(f"{what} is empty or blank; give it some text", i, at=at, what=name)
+    if "\0" in value:
+        raise raw_error(f"{what} holds a NUL byte; remove it", i, at=at, what=name)
+    if not allow_space and any(ch.isspace() for ch in value):
+        raise raw_error(f"{what} {_describe(value)} holds white space, which the task's file "
+                        f"format uses as a separator; give one token per entry", i, at=at,
+                        what=name)
+    if max_length is not None and len(value) > max_length:
+        raise raw_error(f"{what} has {len(value)} characters, more than the limit of "
+                        f"{max_length} (it is refused, not cut: a cut one would be other data)",
+                        i, at=at, what=name)
+    return value
+
+
+def raw_binary_labels(y) -> np.ndarray:
+    """In-memory binary labels as an int64 array of -1/+1: +1/-1, 1/0 and True/False are
+    accepted (1 and True are positive); anything else is an ``InputError`` naming ``y[i]``."""
+    out = np.empty(len(y), dtype=np.int64)
+    for i, v in enumerate(y):
+        if isinstance(v, (bool, np.bool_)):
+            out[i] = 1 if v else -1
+        elif isinstance(v, (int, np.integer)) and int(v) in (-1, 0, 1):
+            out[i] = 1 if int(v) == 1 else -1
+        elif isinstance(v, (float, np.floating)) and float(v) in (-1.0, 0.0, 1.0):
+            out[i] = 1 if float(v) == 1.0 else -1
+        else:
+            raise raw_error(f"label {_describe(v)} is not binary; expected +1/-1, 1/0 or "
+                            f"True/False (1 and True are positive)", i, what="y")
+    return out
