@@ -145,7 +145,7 @@ def _describe(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def raw_examples(X, y=None, *, example: str = "example") -> tuple[list, list | None]:
+def raw_examples(X, y=None, *, example: str = "raw example") -> tuple[list, list | None]:
     """``X`` (and ``y``) as lists after the checks every ``make_dataset`` shares.
 
     ``X`` must be a sequence of examples (a list, tuple or array; not a string, a path or
@@ -159,12 +159,12 @@ def raw_examples(X, y=None, *, example: str = "example") -> tuple[list, list | N
             continue
         if isinstance(value, (str, bytes, os.PathLike)):
             raise InputError(
-                f"{name} is a {type(value).__name__} ({_describe(value)}); expected a list with "
-                f"one {example if name == 'X' else 'target'} per example. To read a file, use "
-                f"task.read(path)")
+                f"{name} is a {type(value).__name__} ({_describe(value)}); expected a list "
+                f"holding one {example if name == 'X' else 'target'} per example. To read a "
+                f"file, use task.read(path)")
         if isinstance(value, dict) or not hasattr(value, "__len__") or not hasattr(value, "__iter__"):
             raise InputError(
-                f"{name} is a {type(value).__name__}; expected a list with one "
+                f"{name} is a {type(value).__name__}; expected a list holding one "
                 f"{example if name == 'X' else 'target'} per example")
     X = list(X)
     if y is None:
