@@ -1,3 +1,25 @@
-"""latentstruct: discriminative learning over constrained latent structures."""
+"""latentstruct: discriminative learning over constrained latent structures.
+
+The estimators on raw Python data (``Tagger``, ``Chunker``, ``DependencyParser``,
+``DocumentClassifier``, ``PairClassifier``, ``Estimator``) and ``load`` are importable from
+here; they are loaded on first use, so that ``latentstruct --help`` does not pay for
+scikit-learn and numba.
+"""
 
 __version__ = "0.1.0"
+
+_ESTIMATOR_NAMES = ("Estimator", "Tagger", "Chunker", "DependencyParser", "DocumentClassifier",
+                    "PairClassifier", "load")
+__all__ = ["__version__", *_ESTIMATOR_NAMES]
+
+
+def __getattr__(name):
+    if name in _ESTIMATOR_NAMES:
+        from . import estimators
+
+        return getattr(estimators, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_ESTIMATOR_NAMES))

@@ -6,6 +6,8 @@ file and line where they apply, so the CLI can print ``file:line: message`` and 
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 
 
@@ -20,6 +22,8 @@ __all__ = [
     "ObjectiveIncreaseWarning",
     "NotFittedError",  # noqa: F822 - provided lazily by __getattr__
     "warn_convergence",
+    "warn_user",
+    "user_stacklevel",
 ]
 
 
@@ -71,10 +75,32 @@ class PerformanceWarning(UserWarning):
     """A setting that works but runs far slower than another one would (with the fix)."""
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning point at the first frame outside this
+    package: the user's own ``fit`` call (or scikit-learn's, under ``GridSearchCV``), not
+    the learner line that raised it, however deep the library's own calls go."""
+    frame = sys._getframe(1)  # the caller of user_stacklevel: level 1 of warnings.warn
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def warn_user(message: str, category: type[Warning]) -> None:
+    """``warnings.warn(message, category)`` attributed to the user's code (see
+    :func:`user_stacklevel`)."""
+    warnings.warn(message, category, stacklevel=user_stacklevel())
+
+
 def warn_convergence(message: str) -> None:
+    """A ``ConvergenceWarning`` that points at the user's ``fit`` call."""
     from sklearn.exceptions import ConvergenceWarning
 
-    warnings.warn(message, ConvergenceWarning, stacklevel=3)
+    warnings.warn(message, ConvergenceWarning, stacklevel=user_stacklevel())
 
 
 def __getattr__(name):

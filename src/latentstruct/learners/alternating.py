@@ -22,6 +22,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..exceptions import (
+    user_stacklevel,
     ConvergenceWarning,
     InferenceError,
     ObjectiveIncreaseWarning,
@@ -124,7 +125,7 @@ def store_alternating_result(learner, run: AlternatingResult, t_start: float, mo
             f"{name}: the weights never moved from their initial value. From w = 0 every "
             "structure ties; with deterministic tie-breaking the latent completion can be a "
             "fixed point. Set random_tie_break=True, or start from init='two-stage' or coef_init.",
-            ConvergenceWarning, stacklevel=3)
+            ConvergenceWarning, stacklevel=user_stacklevel())
     if monitor is not None:
         monitor.warn()
     return learner
@@ -477,7 +478,7 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
                 message + ("" if trusted else " (this iteration hit the cutting-plane cap, had "
                            "inexact decodes, or the task's decoder is not a maximiser)")
                 + "; training stops and keeps the weights "
-                "before the increase.", ObjectiveIncreaseWarning, stacklevel=3)
+                "before the increase.", ObjectiveIncreaseWarning, stacklevel=user_stacklevel())
             w = w_prev
             curve.pop()  # the curve ends at the objective of the weights kept
             stop_reason = "objective_increase"

@@ -29,7 +29,7 @@ from typing import NamedTuple
 import numpy as np
 from tqdm.auto import tqdm
 
-from ..exceptions import ConfigError, InexactInferenceWarning, InferenceError, InputError
+from ..exceptions import ConfigError, InexactInferenceWarning, InferenceError, InputError, user_stacklevel
 from ..parallel import fit_session, parallel_chunks, shared
 from ..parallel import rows as chunk_rows
 from ..solvers.label_matrix import (LABEL_INITS, effective_rank, init_label_matrix,
@@ -388,7 +388,7 @@ class DISTRO(LinearStructuredLearner):
         self.fit_seconds_ = time.perf_counter() - t0
         if self.n_inexact_decodes_:
             warnings.warn(f"{self.n_inexact_decodes_} loss-augmented decodes scored below the "
-                          "gold structure (an inexact decoder)", InexactInferenceWarning, stacklevel=2)
+                          "gold structure (an inexact decoder)", InexactInferenceWarning, stacklevel=user_stacklevel())
         return self
 
     # --- checkpoints -------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from __future__ import annotations
 import warnings
 from collections import Counter
 
-from ..exceptions import InexactInferenceWarning, InferenceError
+from ..exceptions import InexactInferenceWarning, InferenceError, user_stacklevel
 from ..inference.result import EXACT
 
 __all__ = ["InferenceMonitor", "SCORE_RTOL"]
@@ -123,4 +123,4 @@ class InferenceMonitor:
         warnings.warn(
             f"{self.learner}: {'; '.join(parts)}. The objective may not decrease monotonically "
             "and the model may be worse than with exact inference.",
-            InexactInferenceWarning, stacklevel=3)
+            InexactInferenceWarning, stacklevel=user_stacklevel())

@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 from tqdm.auto import tqdm
 
-from ..exceptions import InexactInferenceWarning, InferenceError, InputError
+from ..exceptions import InexactInferenceWarning, InferenceError, InputError, user_stacklevel
 from ..solvers.structured_sgd import check_eta0, minibatches, search_eta0, step_size
 from ..tasks.contracts import MAX_DECODABLE
 from .base import (LinearStructuredLearner, check_nonnegative, check_positive_int,
@@ -211,4 +211,4 @@ class SGDStructuredSVM(LinearStructuredLearner):
         self.fit_seconds_ = time.perf_counter() - t0
         if self.n_inexact_decodes_:
             warnings.warn(f"{self.n_inexact_decodes_} loss-augmented decodes scored below the "
-                          "gold structure", InexactInferenceWarning, stacklevel=3)
+                          "gold structure", InexactInferenceWarning, stacklevel=user_stacklevel())

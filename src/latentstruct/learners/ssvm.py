@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 from tqdm.auto import tqdm
 
-from ..exceptions import ConfigError, PerformanceWarning, warn_convergence
+from ..exceptions import ConfigError, PerformanceWarning, user_stacklevel, warn_convergence
 from ..tasks.contracts import MAX_DECODABLE
 from ..parallel import parallel_chunks, rows, sends_to_other_processes, shared
 from ..solvers.dcd import ConstraintPool, DCDWorkspace
@@ -229,7 +229,7 @@ class StructuredSVM(LinearStructuredLearner):
                 f"iteration ships the weights ({8 * (n_features + 1) / 1e6:.1f} MB) to other "
                 "processes; use mode='batch' (one pass per iteration, the design for process "
                 "and cluster backends) or the default thread backend.", PerformanceWarning,
-                stacklevel=3)  # the caller of fit (the session wrapper sits between)
+                stacklevel=user_stacklevel())
         if session.resuming:
             meta, arrays = session.state
             rng = rng_from_state(session.restored("rng"))

@@ -1,0 +1,461 @@
+"""scikit-learn estimators on raw Python data: a task and a learner behind ``fit``/``predict``.
+
+``Tagger().fit(sentences, tags)`` is the whole of what the command line's ``latentstruct
+train pos`` does, from Python lists instead of a file: the task is built from its options,
+fitted on the data (its feature index and label set), the data featurised, and the learner
+trained.  Because the featurisation is part of ``fit``, scikit-learn's model selection
+(``GridSearchCV``, ``cross_validate``, ``Pipeline``) refits it per fold, as it would a
+``CountVectorizer``.
+
+Every estimator takes ``task`` (a registered task name; each class has its default),
+``learner`` (a registered learner name; default the task's own) and any option of that
+task or learner by its flat name (``C=0.1``, ``window=1``).  ``get_params`` lists them all
+with their values; ``set_params`` also takes them prefixed (``learner__C``, ``task__window``),
+as scikit-learn users write for nested estimators.  Estimators save to the model file the
+command line writes (``est.save(path)``; ``latentstruct.load(path)``), so a model trained
+here is usable by ``latentstruct predict`` and the other way round.
+
+| estimator | default task | X (one entry per example) | y |
+|---|---|---|---|
+| :class:`Tagger` | ``pos`` (or ``citations``) | token lists, or lists of per-token feature dicts (sklearn-crfsuite's format) | tag lists |
+| :class:`Chunker` | ``chunk`` | lists of ``(word, POS)`` pairs, or feature dicts | IOB chunk-tag lists |
+| :class:`DependencyParser` | ``dep`` | lists of ``(word, POS)`` pairs | head lists (1-based, 0 = root) |
+| :class:`DocumentClassifier` | ``doccls`` | texts | class labels |
+| :class:`PairClassifier` | ``paraphrase`` (or ``rte``, ``translit``) | ``(text_a, text_b)`` pairs | two classes |
+| :class:`Estimator` | any registered task | that task's raw form (``Task.make_dataset``) | its targets |
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from .exceptions import ConfigError, InputError, ModelFormatError, NotFittedError
+from .learners import check_compatible, get_learner_class
+from .learners.persistence import load_trained, save_trained
+from .tasks import get_task_class
+from .tasks.contracts import LATENT_BINARY
+
+__all__ = ["Estimator", "Tagger", "Chunker", "DependencyParser", "DocumentClassifier",
+           "PairClassifier", "load", "fit_on_dataset", "ESTIMATORS"]
+
+#: estimator class name -> class, for ``load`` (a model file names its estimator by this
+#: key; nothing in a file is ever imported)
+ESTIMATORS: dict[str, type] = {}
+#: the estimator ``load`` gives a model file trained on the command line, by task name
+_FOR_TASK: dict[str, str] = {}
+# the constructor's own parameters; every other keyword is a task or learner option
+_OWN = ("task", "learner")
+
+
+def fit_on_dataset(task, dataset, learner_cls, learner_opts: dict, *, fit_kw=None,
+                   verbose: bool = False):
+    """Fit ``task`` on ``dataset``, featurise it and train a ``learner_cls``; returns
+    ``(dataset, learner)``, the dataset being the training sample actually used.
+
+    The one training path of ``latentstruct train`` and of the estimators: the task's
+    ``training_sample`` (J-LIS's S and B, a binary task's label check), ``task.fit``, the
+    supervised chunker a learner may need (``pipelines.attach_chunker``), and the learner's
+    ``fit`` with binary examples when it takes them.
+    """
+    from .pipelines import attach_chunker
+
+    dataset = task.training_sample(dataset)
+    task.fit(dataset)
+    X = task.featurize(dataset)
+    Y = task.encode_targets(dataset.targets)
+    learner = learner_cls(task=task, **learner_opts)
+    if "progress" in learner.get_params() and "progress" not in learner_opts:
+        learner.set_params(progress=verbose)
+    attach_chunker(task, learner, verbose=verbose)
+    if learner.uses_binary_examples:
+        binary = dataset.binary
+        learner.fit(X, Y, task.featurize(binary), np.asarray(binary.targets), **(fit_kw or {}))
+    else:
+        learner.fit(X, Y, **(fit_kw or {}))
+    return dataset, learner
+
+
+def check_binary_examples(task, learner_cls, task_name: str) -> None:
+    """A learner that also learns from binary examples (J-LIS) needs a task that draws
+    them; refused before any data is read."""
+    if learner_cls.uses_binary_examples and not task.draws_binary_examples():
+        raise ConfigError(
+            f"learner {learner_cls.registry_name!r} learns from binary examples as well as "
+            f"labelled structures, and task {task_name!r} draws none with these options; give "
+            f"n_binary=N (N training sentences become positive binary examples, each with "
+            f"negatives_per_positive shuffled negatives), or use learner='ssvm'")
+
+
+class Estimator(BaseEstimator):
+    """A task and a learner as one scikit-learn estimator on raw Python data.
+
+    Parameters
+    ----------
+    task : str or None
+        A registered task name (``latentstruct options`` lists them); None: the class's
+        default.  The raw form of ``X`` and ``y`` is the task's (``Task.make_dataset``).
+    learner : str or None
+        A registered learner name; None: the task's default learner.
+    **options
+        Any option of the task or of the learner, by name (``C=0.1``, ``max_iter=20``,
+        ``window=1``); stored unchanged and checked in ``fit``, like scikit-learn's
+        hyperparameters.  ``learner__C`` and ``task__window`` are accepted too.
+
+    Attributes
+    ----------
+    task_ : Task
+        The fitted task (feature index, labels).
+    learner_ : estimator
+        The fitted learner (``coef_``, ``n_iter_``, ``objective_curve_``).
+    classes_ : ndarray
+        For binary tasks: the two classes of ``y``; ``classes_[1]`` is the positive one.
+    """
+
+    _default_task: ClassVar[str | None] = None
+    #: task names this estimator takes (None: every registered task)
+    _tasks: ClassVar[tuple[str, ...] | None] = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        ESTIMATORS[cls.__name__] = cls
+        for name in cls._tasks or ():
+            _FOR_TASK.setdefault(name, cls.__name__)
+
+    def __init__(self, task=None, learner=None, **options):
+        self.task = task
+        self.learner = learner
+        for key, value in options.items():
+            setattr(self, key, value)
+
+    # --- parameters --------------------------------------------------------------------
+    def _task_name(self) -> str:
+        name = self.task if self.task is not None else self._default_task
+        if name is None:
+            raise ConfigError(f"{type(self).__name__} needs task=NAME (a registered task; "
+                              f"`latentstruct options` lists them)")
+        if self._tasks is not None and name not in self._tasks:
+            raise ConfigError(f"{type(self).__name__} takes task {' or '.join(map(repr, self._tasks))}, "
+                              f"got {name!r}; use latentstruct.Estimator(task={name!r}) for it")
+        return name
+
+    def _classes(self):
+        task_cls = get_task_class(self._task_name())
+        learner_cls = get_learner_class(self.learner or task_cls.default_learner)
+        return task_cls, learner_cls
+
+    def _options(self) -> dict:
+        """The options set on this instance (constructor keywords and ``set_params``)."""
+        return {k: v for k, v in vars(self).items()
+                if k not in _OWN and not k.startswith("_") and not k.endswith("_")}
+
+    def _defaults(self) -> tuple[dict, dict]:
+        task_cls, learner_cls = self._classes()
+        learner_defaults = learner_cls().get_params(deep=False)
+        learner_defaults.pop("task", None)
+        return task_cls.param_defaults(), learner_defaults
+
+    def get_params(self, deep: bool = True) -> dict:
+        """``task``, ``learner`` and every option of the task and the learner with its value
+        (the default where none was set), by flat name."""
+        params = {"task": self.task, "learner": self.learner}
+        try:
+            task_defaults, learner_defaults = self._defaults()
+        except ConfigError:  # an unknown task or learner name: reported by fit
+            task_defaults = learner_defaults = {}
+        options = self._options()
+        for key, value in {**task_defaults, **learner_defaults}.items():
+            params[key] = options.get(key, value)
+        for key, value in options.items():  # set, but not an option of this pair: fit says so
+            params.setdefault(key, value)
+        return params
+
+    def set_params(self, **params) -> "Estimator":
+        """Set ``task``, ``learner`` or options, by flat name or prefixed ``learner__C`` /
+        ``task__window``; an unknown name is a ``ConfigError`` listing the valid ones."""
+        for key in _OWN:  # first: they decide which options exist
+            if key in params:
+                setattr(self, key, params.pop(key))
+        task_defaults, learner_defaults = self._defaults()
+        for key, value in params.items():
+            prefix, sep, name = key.partition("__")
+            if sep:
+                valid = {"task": task_defaults, "learner": learner_defaults}.get(prefix)
+                if valid is None or name not in valid:
+                    raise self._unknown(key, task_defaults, learner_defaults)
+                key = name
+            elif key not in task_defaults and key not in learner_defaults:
+                raise self._unknown(key, task_defaults, learner_defaults)
+            setattr(self, key, value)
+        return self
+
+    def _unknown(self, key, task_defaults, learner_defaults) -> ConfigError:
+        task_cls, learner_cls = self._classes()
+        return ConfigError(
+            f"unknown parameter {key!r} for {type(self).__name__} with task {task_cls.name!r} and "
+            f"learner {learner_cls.registry_name!r}; task options: "
+            f"{', '.join(sorted(task_defaults)) or '-'}; learner options: "
+            f"{', '.join(sorted(learner_defaults))} (also as task__NAME / learner__NAME)")
+
+    def _routed(self):
+        """(task class, learner class, task options, learner options), checked."""
+        task_cls, learner_cls = self._classes()
+        task_defaults, learner_defaults = self._defaults()
+        task_opts, learner_opts = {}, {}
+        for key, value in self._options().items():
+            if key in task_defaults:
+                task_opts[key] = value
+            elif key in learner_defaults:
+                learner_opts[key] = value
+            else:
+                raise self._unknown(key, task_defaults, learner_defaults)
+        reserved = [k for k in task_opts | learner_opts if hasattr(type(self), k)]
+        if reserved:  # pragma: no cover - a registry invariant (no option shadows a method)
+            raise ConfigError(f"options {reserved} shadow methods of {type(self).__name__}")
+        return task_cls, learner_cls, task_opts, learner_opts
+
+    def __repr__(self, N_CHAR_MAX=700) -> str:
+        """The parameters that differ from their defaults, as scikit-learn prints them."""
+        shown = {k: v for k, v in (("task", self.task), ("learner", self.learner)) if v is not None}
+        try:
+            task_defaults, learner_defaults = self._defaults()
+        except ConfigError:
+            task_defaults = learner_defaults = {}
+        defaults = {**task_defaults, **learner_defaults}
+        shown.update({k: v for k, v in self._options().items()
+                      if k not in defaults or not _same(v, defaults[k])})
+        text = ", ".join(f"{k}={v!r}" for k, v in shown.items())
+        return f"{type(self).__name__}({text})"
+
+    # --- fitting and prediction --------------------------------------------------------
+    def _is_binary(self, task_cls) -> bool:
+        return LATENT_BINARY in task_cls.offered_capabilities()
+
+    def _encode_y(self, y, task_cls):
+        """Binary tasks: ``y`` of any two classes as +-1 (``classes_[1]`` positive)."""
+        if not self._is_binary(task_cls):
+            self.classes_ = None
+            return y
+        y = np.asarray(list(y), dtype=object) if not isinstance(y, np.ndarray) else y
+        try:
+            classes = np.unique(y)
+        except TypeError as exc:
+            raise InputError(f"y mixes label types that cannot be ordered ({exc}); give two "
+                             f"classes of one type") from None
+        if classes.size != 2:
+            raise InputError(
+                f"y holds {classes.size} class{'es' if classes.size != 1 else ''} "
+                f"({', '.join(map(repr, classes[:5].tolist()))}); a binary "
+                f"{type(self).__name__} learns to tell two classes apart: give examples of both")
+        self.classes_ = classes
+        return np.where(y == classes[1], 1, -1)
+
+    def fit(self, X, y, **fit_params) -> "Estimator":
+        """Build the task from its options, fit it and the learner on raw ``X``, ``y``.
+
+        ``fit_params`` go to the learner's ``fit`` (``checkpoint=``, ``resume=``).
+        Returns ``self``.
+        """
+        from .pipelines import attach_tagger
+
+        task_cls, learner_cls, task_opts, learner_opts = self._routed()
+        # before any data is touched: the pair must fit and the values must be valid
+        check_compatible(task_cls, {**task_cls.param_defaults(), **task_opts}, learner_cls,
+                         learner_opts)
+        task = task_cls(**task_opts)
+        check_binary_examples(task, learner_cls, task_cls.name)
+        if y is None:
+            raise InputError(f"{type(self).__name__}.fit needs targets y (one per example)")
+        y = self._encode_y(y, task_cls)
+        attach_tagger(task, verbose=bool(learner_opts.get("progress", False)))
+        dataset = task.make_dataset(X, y)
+        _, learner = fit_on_dataset(task, dataset, learner_cls, learner_opts, fit_kw=fit_params,
+                                    verbose=bool(learner_opts.get("progress", False)))
+        self.task_ = task
+        self.learner_ = learner
+        return self
+
+    def _check_fitted(self) -> None:
+        if getattr(self, "learner_", None) is None:
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                "appropriate arguments before using this estimator.")
+
+    def _featurise(self, X, y=None):
+        self._check_fitted()
+        dataset = self.task_.make_dataset(X, y)
+        return dataset, self.task_.featurize(dataset)
+
+    def predict(self, X) -> list:
+        """Predictions for raw ``X``, in the raw form of ``y`` (tag lists, heads, labels)."""
+        _, Xf = self._featurise(X)
+        predictions = self.task_.decode_predictions(self.learner_.predict(Xf))
+        if getattr(self, "classes_", None) is not None:
+            return self.classes_[(np.asarray(predictions) > 0).astype(int)]
+        return predictions
+
+    def decision_function(self, X) -> np.ndarray:
+        """Binary tasks: f(x) = max_h w . Phi(x, h) for raw ``X`` (> 0: ``classes_[1]``)."""
+        _, Xf = self._featurise(X)
+        if not hasattr(self.learner_, "decision_function"):
+            raise AttributeError(f"{type(self.learner_).__name__} has no decision_function")
+        return self.learner_.decision_function(Xf)
+
+    def score(self, X, y) -> float:
+        """The task's main metric (``task.score_metric``: tagging accuracy, chunk F1, UAS,
+        binary accuracy) of ``predict(X)`` against raw ``y``; higher is better."""
+        self._check_fitted()
+        if getattr(self, "classes_", None) is not None:
+            y = np.asarray(list(y), dtype=object) if not isinstance(y, np.ndarray) else y
+            unknown = ~np.isin(y, self.classes_)
+            if unknown.any():
+                raise InputError(f"y holds {y[unknown][0]!r}, not one of the classes the model "
+                                 f"was fitted on ({', '.join(map(repr, self.classes_.tolist()))})")
+            y = np.where(y == self.classes_[1], 1, -1)
+        dataset, Xf = self._featurise(X, y)
+        return float(self.learner_.score(Xf, self.task_.encode_targets(dataset.targets)))
+
+    # --- persistence ---------------------------------------------------------------------
+    def save(self, path) -> None:
+        """Write the fitted model to ``path``: the command line's model file (JSON metadata
+        plus ``.npz`` arrays, never pickle), written atomically.  ``latentstruct.load``
+        and ``latentstruct predict --model PATH`` read it."""
+        from .data.atomic import check_output_path
+
+        self._check_fitted()
+        check_output_path(path, what="the model path")
+        classes = getattr(self, "classes_", None)
+        extra = {"estimator": type(self).__name__,
+                 "classes": None if classes is None else [_json_scalar(c) for c in classes],
+                 "seed": self.learner_.get_params(deep=False).get("random_state")}
+        save_trained(path, self.task_, self.learner_, extra=extra)
+
+
+def _same(a, b) -> bool:
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except (TypeError, ValueError):  # arrays
+        return a is b
+
+
+def _json_scalar(value):
+    """A class label as JSON: bool, int, float or str (a model file holds only data)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise ConfigError(f"cannot save class label {value!r} of type {type(value).__name__}: a "
+                      f"model file holds labels that are bool, int, float or str")
+
+
+def load(path):
+    """The estimator saved at ``path`` (by ``est.save`` or ``latentstruct train``), fitted.
+
+    The model file is data, checked on load like any model file (format version, sizes,
+    schema, finite weights); the estimator class is looked up by name among this library's
+    own (``ESTIMATORS``), never imported from what the file says.  A model trained on the
+    command line loads as the estimator of its task (``pos``: :class:`Tagger`), or as the
+    generic :class:`Estimator`.
+    """
+    task, learner, metadata = load_trained(path)
+    extra = metadata.get("extra") if isinstance(metadata.get("extra"), dict) else {}
+    name = extra.get("estimator")
+    if name is not None and name not in ESTIMATORS:
+        raise ModelFormatError(f"{path}: model file names the estimator {name!r}, which this "
+                               f"library does not have (known: {', '.join(sorted(ESTIMATORS))})")
+    cls = ESTIMATORS[name or _FOR_TASK.get(task.name, "Estimator")]
+    if cls._tasks is not None and task.name not in cls._tasks:
+        raise ModelFormatError(f"{path}: model file says estimator {name!r} for task "
+                               f"{task.name!r}, which that estimator does not take")
+    options = {k: v for k, v in learner.get_params(deep=False).items()
+               if k != "task" and not isinstance(v, np.ndarray)}
+    options.update(task.get_params())
+    est = cls(task=task.name, learner=learner.registry_name, **options)
+    est.task_, est.learner_ = task, learner
+    est.classes_ = _classes_from(extra.get("classes"), task, path)
+    return est
+
+
+def _classes_from(classes, task, path):
+    if LATENT_BINARY not in type(task).offered_capabilities(task.get_params()):
+        return None
+    if classes is None:  # trained on the command line: labels are -1 / +1
+        return np.array([-1, 1])
+    if (not isinstance(classes, list) or len(classes) != 2
+            or not all(c is None or isinstance(c, (bool, int, float, str)) for c in classes)):
+        raise ModelFormatError(f"{path}: model file's 'classes' must be a list of two labels "
+                               f"(bool, int, float or str); the file is damaged or edited")
+    return np.array(classes, dtype=object) if any(isinstance(c, str) for c in classes) \
+        else np.array(classes)
+
+
+class Tagger(Estimator):
+    """A sequence tagger on raw data: ``Tagger().fit(sentences, tags)``.
+
+    ``X``: a list of sentences, each a list of words (``["The", "cat", "sat"]``) or, as
+    sklearn-crfsuite's ``CRF`` takes them, a list of per-token feature dicts
+    (``[{"bias": 1.0, "word.lower()": "the"}, ...]``); ``y``: a list of tag lists.
+    ``predict`` returns tag lists; ``score`` is token accuracy.  Default task ``pos``
+    (UPOS tagging, a structured SVM over a first-order chain); ``task="citations"`` for
+    citation field tagging.  Options: ``latentstruct options pos``.
+
+    Example::
+
+        from latentstruct import Tagger
+        tagger = Tagger(C=0.1).fit([["The", "cat", "sat"]], [["DET", "NOUN", "VERB"]])
+        tagger.predict([["The", "dog", "sat"]])
+    """
+
+    _default_task = "pos"
+    _tasks = ("pos", "citations")
+
+
+class Chunker(Estimator):
+    """A chunker on raw data: ``X`` a list of sentences of ``(word, POS)`` pairs (or
+    per-token feature dicts), ``y`` IOB chunk-tag lists (``B-NP``, ``I-NP``, ``O``);
+    ``score`` is chunk F1 (conlleval).  Task ``chunk``."""
+
+    _default_task = "chunk"
+    _tasks = ("chunk",)
+
+
+class DependencyParser(Estimator):
+    """A first-order projective dependency parser (Eisner) on raw data: ``X`` a list of
+    sentences of ``(word, POS)`` pairs, ``y`` per sentence the head of every word
+    (1-based, 0 = root; or ``(head, deprel)`` pairs); ``predict`` returns heads, ``score``
+    is UAS.  Task ``dep``."""
+
+    _default_task = "dep"
+    _tasks = ("dep",)
+
+
+class DocumentClassifier(ClassifierMixin, Estimator):
+    """A multi-class document classifier on raw texts: ``X`` a list of strings, ``y``
+    their labels; ``score`` is accuracy.  Task ``doccls`` (a structured SVM over the
+    labels, or ``learner="distro"`` for label vectors)."""
+
+    _default_task = "doccls"
+    _tasks = ("doccls",)
+    score = Estimator.score  # the task's metric (ClassifierMixin's would come first)
+
+
+class PairClassifier(ClassifierMixin, Estimator):
+    """A binary classifier of text pairs over a latent alignment, trained by LCLR.
+
+    ``X``: a list of ``(text_a, text_b)`` pairs; ``y``: two classes (``classes_[1]`` is the
+    positive one: paraphrase, entailment, a transliteration).  The latent structure is an
+    alignment between the two texts, chosen per pair to best explain the decision (LCLR;
+    ``learner="two-stage"`` fixes it by a heuristic first).  Task ``paraphrase`` (word and
+    dependency-edge alignments over spaCy parses and WordNet; needs the ``nlp`` extra), or
+    ``rte``, or ``translit`` (character alignments between a name and its transliteration).
+    """
+
+    _default_task = "paraphrase"
+    _tasks = ("paraphrase", "rte", "translit")
+    score = Estimator.score  # the task's metric (ClassifierMixin's would come first)
+
+
+ESTIMATORS["Estimator"] = Estimator
+
