@@ -78,15 +78,17 @@ def fit_on_dataset(task, dataset, learner_cls, learner_opts: dict, *, fit_kw=Non
     return dataset, learner
 
 
-def check_binary_examples(task, learner_cls, task_name: str) -> None:
+def check_binary_examples(task, learner_cls, task_name: str, *, cli: bool = False) -> None:
     """A learner that also learns from binary examples (J-LIS) needs a task that draws
-    them; refused before any data is read."""
+    them; refused before any data is read (``cli``: the fix in command-line words)."""
     if learner_cls.uses_binary_examples and not task.draws_binary_examples():
+        give, other = (("--option n_binary=N", "--learner ssvm") if cli
+                       else ("n_binary=N", "learner='ssvm'"))
         raise ConfigError(
             f"learner {learner_cls.registry_name!r} learns from binary examples as well as "
             f"labelled structures, and task {task_name!r} draws none with these options; give "
-            f"n_binary=N (N training sentences become positive binary examples, each with "
-            f"negatives_per_positive shuffled negatives), or use learner='ssvm'")
+            f"{give} (N training sentences become positive binary examples, each with "
+            f"negatives_per_positive shuffled negatives), or use {other}")
 
 
 class Estimator(BaseEstimator):

@@ -40,13 +40,9 @@ def cmd_train(args) -> int:
                           learner_opts)
     if args.train is None and not task_cls.has_default_data:
         raise ConfigError(f"task {args.task!r} needs --train PATH")
-    if learner_cls.uses_binary_examples and not task.draws_binary_examples():
-        raise ConfigError(
-            f"learner {learner_name!r} learns from binary examples as well as labelled "
-            f"structures, and task {args.task!r} draws none with these options; give "
-            f"--option n_binary=N (N training sentences become positive binary examples, each "
-            f"with negatives_per_positive shuffled negatives), or use --learner ssvm"
-        )
+    from ..estimators import check_binary_examples
+
+    check_binary_examples(task, learner_cls, args.task, cli=True)
     # the cluster first: an unreachable scheduler fails before the data is read
     with compute_context(args, quiet=args.quiet):
         dataset, learner, t0 = _read_and_fit(args, task, learner_cls, learner_opts, fit_kw)
@@ -75,26 +71,15 @@ def cmd_train(args) -> int:
 
 
 def _read_and_fit(args, task, learner_cls, learner_opts, fit_kw):
-    """Read the training data, featurise it and fit the learner; the dataset, the fitted
-    learner and the start time."""
-    from ..pipelines import attach_chunker, attach_tagger
+    """Read the training data, then the one training path the estimators share
+    (``estimators.fit_on_dataset``); the dataset, the fitted learner and the start time."""
+    from ..estimators import fit_on_dataset
+    from ..pipelines import attach_tagger
 
     t0 = time.perf_counter()
     attach_tagger(task, verbose=not args.quiet)  # tasks that read POS tags from a tagger
-    dataset = task.training_sample(task.read(args.train, split="train"))
-    task.fit(dataset)
-    X = task.featurize(dataset)
-    Y = task.encode_targets(dataset.targets)
-    learner = learner_cls(task=task, **learner_opts)
-    if "progress" in learner.get_params() and "progress" not in learner_opts:
-        learner.set_params(progress=not args.quiet)
-    # a supervised chunker for the heuristic weights the learner starts from, if it needs one
-    attach_chunker(task, learner, verbose=not args.quiet)
-    if learner.uses_binary_examples:
-        binary = dataset.binary
-        learner.fit(X, Y, task.featurize(binary), np.asarray(binary.targets), **fit_kw)
-    else:
-        learner.fit(X, Y, **fit_kw)
+    dataset, learner = fit_on_dataset(task, task.read(args.train, split="train"), learner_cls,
+                                      learner_opts, fit_kw=fit_kw, verbose=not args.quiet)
     return dataset, learner, t0
 
 
