@@ -1,4 +1,6 @@
-"""Checks anyone adding a decoder or a task can run: decoders against brute force.
+"""Checks anyone adding a decoder or a task can run: decoders against brute force
+(:func:`check_decoder`), tasks against the capabilities they declare (:func:`check_task`, from
+:mod:`latentstruct.task_checks`).
 
 Example (a chain decoder)::
 
@@ -49,6 +51,8 @@ __all__ = [
     "make_bag_problem",
     "check_decoder",
     "DecoderCheckReport",
+    "check_task",
+    "TaskCheckReport",
     "scores_close",
     "random_scores",
     "random_chain",
@@ -301,6 +305,14 @@ class BagTask(LatentBinaryTask):
         w[0] = 1.0
         return w
 
+    def get_state(self):
+        self.check_fitted()
+        return {}, {}
+
+    @classmethod
+    def from_state(cls, params, state, arrays):
+        return cls(**params).fit()
+
 
 def make_bag_problem(n_examples=40, bag_size=3, n_features=5, random_state=0):
     """Random bags where positives hide one vector shifted along mu: (task, X, y).
@@ -321,6 +333,9 @@ def make_bag_problem(n_examples=40, bag_size=3, n_features=5, random_state=0):
         X.append(bag)
         y.append(label)
     return BagTask(n_features).fit(), X, np.array(y)
+
+
+from latentstruct.task_checks import TaskCheckReport, check_task  # noqa: E402
 
 
 def require_data(name: str, *parts: str):
