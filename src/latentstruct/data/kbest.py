@@ -30,8 +30,11 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import os
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..exceptions import InputError
 from .atomic import atomic_write
@@ -43,6 +46,10 @@ __all__ = [
     "KBestHeader",
     "KBestCandidate",
     "KBestSentence",
+    "check_strings",
+    "check_tree",
+    "check_gold_heads",
+    "check_candidate_score",
     "read_kbest",
     "write_kbest",
 ]
@@ -126,7 +133,7 @@ def write_kbest(path, header: KBestHeader, sentences) -> None:
             fh.write(json.dumps(sent.to_json(), ensure_ascii=False, allow_nan=False) + "\n")
 
 
-def _fail(message: str, path: str, line: int) -> InputError:
+def _fail(message: str, path, line) -> InputError:
     return InputError(message, path, line)
 
 
@@ -152,19 +159,31 @@ def _header(obj, path: str) -> KBestHeader:
     return KBestHeader(**{k: obj[k] for k in types})
 
 
-def _str_list(obj, key, n, path, line) -> tuple[str, ...]:
-    value = obj.get(key)
-    if not isinstance(value, list) or len(value) != n or not all(
+# Checks of one sentence's fields, shared by the file reader (``path``/``line`` a file and
+# its line) and ``RerankTask.make_dataset`` (``path`` an in-memory location such as
+# ``X[3][2][1]``, ``line`` None).
+def _is_int(h) -> bool:
+    return isinstance(h, numbers.Integral) and not isinstance(h, (bool, np.bool_))
+
+
+def check_strings(value, n: int, what: str, path=None, line=None) -> tuple[str, ...]:
+    """``value`` (a list or tuple of ``n`` non-empty strings, one per word) as a tuple;
+    ``InputError`` naming ``what`` otherwise."""
+    if not isinstance(value, (list, tuple)) or len(value) != n or not all(
             isinstance(v, str) and v for v in value):
-        raise _fail(f"field {key!r} must be a list of {n} non-empty strings (one per word)",
-                    path, line)
+        raise _fail(f"{what} must be a list of {n} non-empty strings (one per word)", path, line)
     return tuple(value)
 
 
-def _heads(value, n, single_root, what, path, line) -> tuple[int, ...]:
-    if not isinstance(value, list) or len(value) != n or not all(
-            isinstance(h, int) and not isinstance(h, bool) for h in value):
+def check_tree(value, n: int, single_root: bool, what: str, path=None, line=None
+               ) -> tuple[int, ...]:
+    """``value``, one 1-based head per word (0 = root), as a tuple of ints after checking
+    it is a tree of the ``n`` words: heads in 0..n, no word its own head, one root word
+    (``single_root``) or at least one, and no cycle.  ``InputError`` naming ``what``."""
+    if not isinstance(value, (list, tuple)) or len(value) != n or not all(
+            _is_int(h) for h in value):
         raise _fail(f"{what} must be a list of {n} integers (one head per word)", path, line)
+    value = [int(h) for h in value]
     for m, h in enumerate(value, 1):
         if not 0 <= h <= n or h == m:
             raise _fail(f"{what}: head {h} of word {m} is out of range; expected 0 (root) or a "
@@ -183,6 +202,42 @@ def _heads(value, n, single_root, what, path, line) -> tuple[int, ...]:
     return tuple(value)
 
 
+def check_gold_heads(value, n: int, what: str, path=None, line=None, *, none: str = "null"
+                     ) -> tuple[int, ...]:
+    """A gold tree's heads: ``n`` integers in 0..n (the file format does not require a
+    tree here: gold annotation is taken as given).  ``InputError`` naming ``what``;
+    ``none`` is how the message spells a missing tree (JSON ``null``, Python ``None``)."""
+    if not isinstance(value, (list, tuple)) or len(value) != n or not all(
+            _is_int(h) and 0 <= h <= n for h in value):
+        raise _fail(f"{what} must be {none} or {n} integers in 0..{n}", path, line)
+    return tuple(int(h) for h in value)
+
+
+def check_candidate_score(score, previous: float | None, what: str, path=None, line=None
+                          ) -> float:
+    """A candidate's base score as a float: a finite number, not above the ``previous``
+    candidate's (candidates come best first).  ``InputError`` naming ``what``."""
+    if not isinstance(score, numbers.Real) or isinstance(score, (bool, np.bool_)) \
+            or not math.isfinite(score):
+        raise _fail(f"{what}: score must be a finite number, got {excerpt(score)}", path, line)
+    score = float(score)
+    if previous is not None and score > previous + 1e-6 * max(1.0, abs(score)):
+        raise _fail(f"{what}: candidates must be sorted best first by score ({score!r} comes "
+                    f"after {previous!r}); sort each sentence's candidates by decreasing base "
+                    f"score", path, line)
+    return score
+
+
+def _str_list(obj, key, n, path, line) -> tuple[str, ...]:
+    return check_strings(obj.get(key), n, f"field {key!r}", path, line)
+
+
+def _heads(value, n, single_root, what, path, line) -> tuple[int, ...]:
+    if not isinstance(value, list):  # JSON arrays only (check_tree also takes tuples)
+        raise _fail(f"{what} must be a list of {n} integers (one head per word)", path, line)
+    return check_tree(value, n, single_root, what, path, line)
+
+
 def _sentence(obj, header: KBestHeader, path: str, line: int) -> KBestSentence:
     if not isinstance(obj, dict):
         raise _fail("expected a JSON object (one sentence)", path, line)
@@ -198,11 +253,9 @@ def _sentence(obj, header: KBestHeader, path: str, line: int) -> KBestSentence:
         raise _fail(f"field 'scored' must be a list of {n} booleans", path, line)
     gold_heads = obj.get("gold_heads")
     if gold_heads is not None:
-        gold_heads = tuple(gold_heads) if isinstance(gold_heads, list) else gold_heads
-        if not isinstance(gold_heads, tuple) or len(gold_heads) != n or not all(
-                isinstance(h, int) and not isinstance(h, bool) and 0 <= h <= n
-                for h in gold_heads):
+        if not isinstance(gold_heads, list):
             raise _fail(f"field 'gold_heads' must be null or {n} integers in 0..{n}", path, line)
+        gold_heads = check_gold_heads(gold_heads, n, "field 'gold_heads'", path, line)
     gold_deprels = obj.get("gold_deprels")
     if gold_deprels is not None:
         gold_deprels = _str_list(obj, "gold_deprels", n, path, line)
@@ -217,12 +270,9 @@ def _sentence(obj, header: KBestHeader, path: str, line: int) -> KBestSentence:
             raise _fail(f"{what} must be an object with heads, deprels and score", path, line)
         heads = _heads(c.get("heads"), n, header.single_root, what, path, line)
         deprels = _str_list(c, "deprels", n, path, line)
-        score = c.get("score")
-        if not isinstance(score, (int, float)) or isinstance(score, bool) or not math.isfinite(score):
-            raise _fail(f"{what}: score must be a finite number, got {excerpt(score)}", path, line)
-        if out and score > out[-1].score + 1e-6 * max(1.0, abs(score)):
-            raise _fail(f"{what}: candidates must be sorted best first by score", path, line)
-        out.append(KBestCandidate(heads, deprels, float(score)))
+        score = check_candidate_score(c.get("score"), out[-1].score if out else None, what,
+                                      path, line)
+        out.append(KBestCandidate(heads, deprels, score))
     sid = obj.get("id", "")
     return KBestSentence(str(sid), words, lemmas, upos, xpos, tuple(scored), gold_heads,
                          gold_deprels, tuple(out), line)

@@ -46,6 +46,7 @@ from latentstruct.exceptions import InputError
 __all__ = [
     "MAX_SENTENCE_CHARS",
     "check_sentence_length",
+    "pair_sentence",
     "SentencePair",
     "MSRP_HEADER",
     "GLUE_RTE_HEADER",
@@ -78,20 +79,21 @@ class SentencePair:
         attribute; GLUE: the ``index`` column)
     first, second : the two sentences (paraphrase: sentence 1 and 2; entailment: text T and
         hypothesis H)
-    label : 1 (paraphrase / entails) or 0
+    label : 1 (paraphrase / entails), 0, or None for an unlabelled pair (in-memory input to
+        predict, ``make_dataset(X)`` without ``y``; the file readers always give 1 or 0)
     line : 1-based line where the pair starts in its file (0 if not read from a file)
     """
 
     id: str
     first: str
     second: str
-    label: int
+    label: int | None
     line: int = 0
 
     def __post_init__(self):
-        if self.label not in (0, 1) or isinstance(self.label, bool):
+        if self.label is not None and (self.label not in (0, 1) or isinstance(self.label, bool)):
             raise InputError(
-                f"SentencePair {excerpt(self.id)}: label must be the int 1 or 0, got "
+                f"SentencePair {excerpt(self.id)}: label must be the int 1 or 0 (or None), got "
                 f"{excerpt(repr(self.label))}",
                 line=self.line or None,
             )
@@ -169,16 +171,28 @@ def _read_tsv(
     return pairs
 
 
-def _sentence(value: str, column: str, name: str, lineno: int) -> str:
+def pair_sentence(value: str, what: str, path=None, line=None) -> str:
+    """One sentence of a pair as the readers keep it: stripped of surrounding white space,
+    after the checks every reader shares.
+
+    Raises ``InputError`` at ``path``/``line`` (a file and its line, or an in-memory
+    location such as ``X[3][1]``) for a sentence that is empty once stripped or longer than
+    :data:`MAX_SENTENCE_CHARS`; ``what`` names it ("the '#1 String' column").  The TSV
+    readers and ``GraphPairTask.make_dataset`` both call it.
+    """
     value = value.strip()
     if not value:
         raise InputError(
-            f"the {column!r} column is empty; every pair needs two non-empty sentences",
-            name,
-            lineno,
+            f"{what} is empty; every pair needs two non-empty sentences",
+            path,
+            line,
         )
-    check_sentence_length(value, f"the {column!r} column", name, lineno)
+    check_sentence_length(value, what, path, line)
     return value
+
+
+def _sentence(value: str, column: str, name: str, lineno: int) -> str:
+    return pair_sentence(value, f"the {column!r} column", name, lineno)
 
 
 def _msrp_row(fields: list[str], name: str, lineno: int) -> SentencePair:

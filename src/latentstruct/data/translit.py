@@ -23,6 +23,7 @@ __all__ = [
     "LANGUAGES",
     "MAX_WORD_CHARS",
     "check_word_length",
+    "clean_word",
     "check_language",
     "read_translit_tsv",
     "cldr_pairs",
@@ -73,6 +74,28 @@ def strip_direction_marks(text: str) -> str:
     return _DIRECTION_MARKS.sub("", text)
 
 
+def clean_word(word: str, side: str, path=None, line=None, *, what: str,
+               expected: str = "a word") -> str:
+    """One word of a pair as every reader keeps it, after the checks they share.
+
+    Direction marks are removed (:func:`strip_direction_marks`); a ``side="source"`` word
+    is stripped and lowercased, a ``side="target"`` word loses all white space (the TSV
+    files write its characters separated by spaces).  Raises ``InputError`` at
+    ``path``/``line`` (a file and its line, or an in-memory location such as ``X[3][0]``)
+    for a word that is then empty or longer than :data:`MAX_WORD_CHARS`; ``what`` names the
+    word in messages ("English word in column 1") and ``expected`` says what should be
+    there.  The TSV reader and ``TransliterationTask.make_dataset`` both call it.
+    """
+    if side not in ("source", "target"):
+        raise ValueError(f"side must be 'source' or 'target', got {side!r}")
+    word = strip_direction_marks(word)
+    word = word.strip().lower() if side == "source" else "".join(word.split())
+    if not word:
+        raise InputError(f"empty {what}; expected {expected}", path, line)
+    check_word_length(word, f"the {what}", path, line)
+    return word
+
+
 # --------------------------------------------------------------------------------------
 # Wikidata TSV
 # --------------------------------------------------------------------------------------
@@ -103,18 +126,10 @@ def read_translit_tsv(path) -> list[tuple[str, str]]:
                 name,
                 lineno,
             )
-        source = strip_direction_marks(cols[0]).strip().lower()
-        target = "".join(strip_direction_marks(cols[1]).split())
-        if not source:
-            raise InputError("empty English word in column 1; expected a word", name, lineno)
-        if not target:
-            raise InputError(
-                "empty target word in column 2; expected its characters separated by spaces",
-                name,
-                lineno,
-            )
-        check_word_length(source, "the English word in column 1", name, lineno)
-        check_word_length(target, "the target word in column 2", name, lineno)
+        source = clean_word(cols[0], "source", name, lineno, what="English word in column 1",
+                            expected="a word")
+        target = clean_word(cols[1], "target", name, lineno, what="target word in column 2",
+                            expected="its characters separated by spaces")
         count = cols[2].strip()
         if not count.isascii() or not count.isdigit():
             raise InputError(
