@@ -176,6 +176,7 @@ from ..inference.graph_alignment import (
 from ..inference.result import DecodeResult
 from .base import Dataset, LatentBinaryTask, register_task
 from .contracts import EXPLAINABLE, HEURISTIC, LATENT_BINARY
+from .raw_pairs import binary_predictions, sentence_pair_dataset
 from .graph_pair_features import (
     FeatureOptions,
     Lexical,
@@ -478,6 +479,8 @@ class GraphPairTask(LatentBinaryTask):
     prune_both_sides: ClassVar[bool] = True
     #: the two sentences play the same role (sorted POS pairs)
     symmetric: ClassVar[bool] = True
+    #: how messages about in-memory data (``make_dataset``) name the two sentences
+    raw_names: ClassVar[tuple[str, str]] = ("text_a", "text_b")
     #: the boolean feature-resource parameters (see "Feature resources")
     FEATURE_FLAGS: ClassVar[tuple[str, ...]] = (
         "ne_features", "edit_features", "negation_features", "coref_features",
@@ -562,6 +565,29 @@ class GraphPairTask(LatentBinaryTask):
     def _dataset(pairs: list, path) -> Dataset:
         targets = np.array([1 if p.label == 1 else -1 for p in pairs], dtype=np.int64)
         return Dataset(list(pairs), targets, path)
+
+    def make_dataset(self, X, y=None) -> Dataset:
+        """Sentence pairs from memory: the in-memory twin of ``read``.
+
+        ``X``: a list of ``(first, second)`` pairs of strings (paraphrase: the two
+        sentences; RTE: text and hypothesis); ``y``: one binary label per pair (+1/-1, 1/0
+        or True/False; 1 = paraphrase / entailment), or None for pairs to predict.  Each
+        sentence goes through the readers' check (:func:`~latentstruct.data.pairs.
+        pair_sentence`: stripped, non-empty, at most ``MAX_SENTENCE_CHARS`` characters)
+        and each pair becomes the :class:`~latentstruct.data.pairs.SentencePair` the
+        readers build (id ``str(i)``, label 1/0, or None without ``y``); spaCy parses them
+        later, in ``fit`` and ``featurize``, as it does file data.
+
+        Unlike ``read``, the dataset holds every given pair, in order: no train/dev split
+        (``dev_fraction``), no ``n_train``/``n_test`` sample, and no removal of repeated
+        pairs or of pairs seen in training (RTE's ``read``).  A bad pair is an
+        ``InputError`` naming ``X[i]`` (``X[i][0]``/``X[i][1]`` for one sentence) or ``y[i]``.
+        """
+        return sentence_pair_dataset(X, y, names=self.raw_names)
+
+    def decode_predictions(self, predictions) -> list:
+        """``predict``'s +-1 labels as a list of Python ints +1 / -1."""
+        return binary_predictions(predictions)
 
     # --- graphs and examples --------------------------------------------------------------
     def _graphs(self, records, where) -> list[tuple]:
@@ -989,6 +1015,15 @@ class ParaphraseTask(GraphPairTask):
     -----
     The feature resources are described in :class:`GraphPairTask`; the defaults are Table 2's
     paraphrase column (NE, ED, DEP) plus negation and edge similarity.
+
+    Data in memory (:meth:`~GraphPairTask.make_dataset`): ``X`` is a list of
+    ``(text_a, text_b)`` sentence pairs, ``y`` their labels (+1/-1, 1/0 or True/False;
+    1 = paraphrase) or None; ``decode_predictions`` gives +1/-1 ints::
+
+        task = ParaphraseTask()
+        data = task.make_dataset(
+            [("The cat sat on the mat.", "A cat was sitting on the mat."),
+             ("Stocks rose sharply.", "The film opens on Friday.")], [1, 0])
     """
 
     name = "paraphrase"
@@ -1088,9 +1123,19 @@ class RteTask(GraphPairTask):
     WordNet, POS, Coref and Neg for word mappings and NODE-INFO for edges; Coref is off by
     default (a rule-based stand-in, see ``coref_features``); NE, ED and DEP are the
     paraphrase column's extras, available here for ablations.
+
+    Data in memory (:meth:`~GraphPairTask.make_dataset`): ``X`` is a list of
+    ``(text, hypothesis)`` pairs, ``y`` their labels (+1/-1, 1/0 or True/False;
+    1 = the text entails the hypothesis) or None; ``decode_predictions`` gives +1/-1 ints::
+
+        task = RteTask()
+        data = task.make_dataset(
+            [("Paris is the capital of France.", "Paris is in France."),
+             ("Paris is the capital of France.", "Paris is in Spain.")], [1, 0])
     """
 
     name = "rte"
+    raw_names = ("text", "hypothesis")
     delete_nodes1 = False
     delete_nodes2 = True
     edge_deletion = False

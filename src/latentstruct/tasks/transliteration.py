@@ -49,6 +49,7 @@ from ..inference.alignment import monotone_alignment
 from ..inference.result import EXACT, DecodeResult
 from .base import Dataset, LatentBinaryTask, register_task
 from .contracts import EXPLAINABLE, HEURISTIC, LATENT_BINARY, RANDOM_TIES
+from .raw_pairs import binary_predictions, translit_dataset
 
 __all__ = [
     "TransliterationTask",
@@ -478,6 +479,14 @@ class TransliterationTask(LatentBinaryTask):
         Add the two bigram-mapping blocks to the unigram mappings.
 
     Characters are lowercased one by one (when that keeps one character) before lookup.
+
+    Data in memory (:meth:`make_dataset`): ``X`` is a list of ``(source, target)`` word
+    pairs (strings), ``y`` their labels (+1/-1, 1/0 or True/False; 1 = a transliteration)
+    or None; ``decode_predictions`` gives +1/-1 ints::
+
+        task = TransliterationTask()
+        data = task.make_dataset([("paris", "פריז"), ("london", "לונדון"),
+                                  ("paris", "לונדון")], [1, 1, -1])
     """
 
     name = "translit"
@@ -548,6 +557,31 @@ class TransliterationTask(LatentBinaryTask):
         targets = np.ones(len(records), dtype=np.int64)
         targets[len(positives):] = -1
         return Dataset(records, targets, None if path is None else str(path))
+
+    def make_dataset(self, X, y=None) -> Dataset:
+        """Word pairs from memory: the in-memory twin of :meth:`read`.
+
+        ``X``: a list of ``(source, target)`` pairs of strings, one name per side (no white
+        space inside a word: split multi-word names into one pair per word); ``y``: one
+        binary label per pair (+1/-1, 1/0 or True/False, 1 = a transliteration), or None
+        for pairs to predict.  Each word goes through the TSV reader's check
+        (:func:`~latentstruct.data.translit.clean_word`: direction marks removed, the source
+        lowercased, at most ``MAX_WORD_CHARS`` characters), so the records equal those
+        ``read`` gives for a file of the same pairs.
+
+        Unlike ``read``, nothing is sampled: ``n_train``, ``n_test``, ``neg_ratio`` and
+        ``seed`` do not apply, and the negatives are the pairs labelled -1 (give both
+        classes to train).  ``evaluate`` of the labels gives the accuracy of +-1
+        predictions; ``evaluate_model`` ranks every positive pair's target among the
+        positive targets (MRR), as it does for a test file.  A bad pair is an
+        ``InputError`` naming ``X[i]`` (``X[i][0]`` the source, ``X[i][1]`` the target) or
+        ``y[i]``.
+        """
+        return translit_dataset(X, y)
+
+    def decode_predictions(self, predictions) -> list:
+        """``predict``'s +-1 labels as a list of Python ints +1 / -1."""
+        return binary_predictions(predictions)
 
     def _cldr_split(self, split: str) -> list[tuple[str, str]]:
         pairs = cldr_pairs(self.lang)
@@ -899,7 +933,7 @@ class TransliterationTask(LatentBinaryTask):
                 "transliteration discovery is evaluated by ranking candidates; evaluate_model "
                 "needs decision_function (real-valued scores), not only predict"
             )
-        if dataset.path is None:  # the default data, chosen by lang rather than by the user
+        if self._is_default_data(dataset):  # chosen by lang rather than by the user
             self._check_script(dataset)
         y = self.encode_targets(dataset.targets)
         if y.shape[0] != len(dataset.records):
@@ -921,6 +955,15 @@ class TransliterationTask(LatentBinaryTask):
         the commonest among the letters of the target alphabet."""
         self.check_fitted()
         return dominant_script(self.target_alphabet_)
+
+    def _is_default_data(self, dataset: Dataset) -> bool:
+        """Whether ``dataset`` is the default (CLDR) data of ``lang``: no file, and every
+        record a CLDR pair of ``lang`` (pairs given in memory, ``make_dataset``, are the
+        user's own choice)."""
+        if dataset.path is not None:
+            return False
+        cldr = set(cldr_pairs(self.lang))
+        return all(tuple(rec) in cldr for rec in dataset.records)
 
     def _check_script(self, dataset: Dataset) -> None:
         """InputError when the targets of ``dataset`` are in another script than the
