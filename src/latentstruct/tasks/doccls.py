@@ -35,6 +35,7 @@ from ..inference.result import DecodeResult
 from .base import Dataset, StructuredTask, join_corpora, register_task
 from .contracts import LABEL_FACTORED, MAX_DECODABLE, SIZED
 from .label_factored import LabelFactoredBatch, check_unary, gold_labels
+from .raw_texts import document_dataset
 from .validation import check_label_ids
 from .reports import tag_report
 from .sequence_capabilities import (ChainPartScores, SequenceLabelCounts, SequenceLabelParts,
@@ -225,6 +226,13 @@ class DocumentClassificationTask(StructuredTask):
     split=eval`` gives accuracy 0.856 (``features=tfidf``: 0.887).  For reference,
     scikit-learn's LinearSVC(multi_class="crammer_singer", fit_intercept=False), the
     L1-slack variant, gets 0.865 / 0.849 / 0.844 at C = 0.01 / 0.1 / 1 on the same features.
+
+    Data in memory (:meth:`make_dataset`): ``X`` is a list of document texts, ``y`` their
+    class labels (strings) or None; ``decode_predictions`` gives label strings::
+
+        task = DocumentClassificationTask()
+        data = task.make_dataset(["The match ended 2-1.", "Rates rose again."],
+                                 ["sport", "finance"])
     """
 
     name = "doccls"
@@ -284,6 +292,30 @@ class DocumentClassificationTask(StructuredTask):
             keep = train_idx if self.split == "train" else eval_idx
             docs = [docs[int(k)] for k in keep]
         return Dataset(docs, [d.label for d in docs], str(path))
+
+    def make_dataset(self, X, y=None) -> Dataset:
+        """Documents from memory: the in-memory twin of :meth:`read`.
+
+        ``X``: a list of document texts (non-blank strings, at most ``MAX_DOCUMENT_CHARS``
+        characters, the JSON-lines reader's line limit); ``y``: one class label per text,
+        a non-blank **string** as in the JSON-lines files (class ids such as 20NG's ints
+        are refused: convert them to names or ``str`` first, so that predictions,
+        ``decode_predictions`` and saved models all speak the same labels), or None for
+        documents to predict.  Records are :class:`~latentstruct.data.documents.Document`
+        with ids ``"0"``, ``"1"``, ... and the targets are the label strings, as ``read``
+        gives them.
+
+        The ``split`` parameter (the by-date train/eval part of a file) does not apply:
+        the dataset holds every given document, in order.  ``strip_headers`` and the other
+        featurisation parameters apply as to file data.  A bad document is an
+        ``InputError`` naming ``X[i]`` or ``y[i]``.
+        """
+        return document_dataset(X, y)
+
+    def decode_predictions(self, predictions) -> list:
+        """``predict``'s label ids (arrays of shape (1,)) as label strings."""
+        self.check_fitted()
+        return self.decode_targets(predictions)
 
     def _texts(self, records) -> list[str]:
         texts = []

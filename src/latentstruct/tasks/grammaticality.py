@@ -104,6 +104,8 @@ from ..inference.result import EXACT, INFEASIBLE, DecodeResult
 from ..inference.viterbi import viterbi_batch
 from .base import Dataset, LatentBinaryTask, StructuredTask, register_task
 from .validation import check_binary_labels
+from .raw_pairs import binary_predictions
+from .raw_texts import sentence_dataset
 from .contracts import HEURISTIC, LATENT_BINARY, MAX_DECODABLE, SIZED
 from .encodings import (
     ENCODINGS,
@@ -333,6 +335,14 @@ class GrammaticalityTask(LatentBinaryTask):
         The chunker trains on the first sentences of ``chunker_corpus``.
     chunker_epochs : int, default 3
         Epochs of the chunker's averaged perceptron.
+
+    Data in memory (:meth:`make_dataset`): ``X`` is a list of sentences, each a string
+    (tokenized like the sentence files) or a list of tokens; ``y`` their labels (+1/-1,
+    1/0 or True/False; 1 = grammatical) or None; ``decode_predictions`` gives +1/-1 ints::
+
+        task = GrammaticalityTask()
+        data = task.make_dataset(["Shares rose 5 pct in early trading .",
+                                  ["pct", "the", "rose", "in", "of", "."]], [1, -1])
     """
 
     name = "grammaticality"
@@ -544,6 +554,31 @@ class GrammaticalityTask(LatentBinaryTask):
                 neg += sample
         targets = np.array([1] * len(pos) + [-1] * len(neg), dtype=np.int64)
         return Dataset(records, targets, name)
+
+    def make_dataset(self, X, y=None) -> Dataset:
+        """Sentences from memory: the in-memory twin of :meth:`read`.
+
+        ``X``: a list of sentences, each a string (split into tokens by
+        :func:`~latentstruct.data.lm.tokenize`, as ``read`` splits each line of a sentence
+        file) or a list of tokens (non-empty strings without white space; ``<s>`` and
+        ``</s>`` are reserved for the n-gram padding); ``y``: one binary label per sentence
+        (+1/-1, 1/0 or True/False; 1 = grammatical), or None for sentences to predict.
+        Records are :class:`Sentence` without POS tags: the task's tagger tags them in
+        ``fit``/``featurize`` exactly as it tags file sentences, so attach one first
+        (:func:`latentstruct.pipelines.attach_tagger`, or ``set_tagger``).
+
+        Unlike ``read``, nothing is sampled or held out: no LM negatives
+        (``negative_ratio``, ``n_negative_sets``), no ``heldout_fraction`` share, no
+        ``n_train``/``n_test`` sample and no training digest; the negatives are the
+        sentences labelled -1, and ``evaluate_model`` scores them as one negative set.  A
+        bad sentence is an ``InputError`` naming ``X[i]`` (``X[i][k]`` for token k) or
+        ``y[i]``.
+        """
+        return sentence_dataset(X, y, Sentence)
+
+    def decode_predictions(self, predictions) -> list:
+        """``predict``'s +-1 labels as a list of Python ints +1 / -1."""
+        return binary_predictions(predictions)
 
     def heldout_test(self, sentences) -> bool:
         """Whether ``read(path, "test")`` of these sentences keeps only the held-out share:
