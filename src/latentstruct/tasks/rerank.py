@@ -58,6 +58,7 @@ from .rerank_data import (
     KBestRecords, RelationVocab, RerankCorpus, RerankTarget, attachment_scores, chunk_inputs,
     encode_kbest_targets, kbest_dataset, write_chosen_trees,
 )
+from .rerank_raw import IN_MEMORY_PARSER_ID, candidate_indices, kbest_raw_dataset
 from .rerank_features import (
     N_EDGE_TEMPLATES, N_NODE_TEMPLATES, TAGS, RerankStorage, atom, build_storage,
     edge_feature_index, featurize_chunk, node_feature_index,
@@ -133,6 +134,18 @@ class RerankTask(Task):
     pos_column : {"auto", "upos", "xpos"}, default "auto"
         Tag column for POS features; "auto" takes upos unless the training lists have none
         (the PTB .dp lists), then xpos.
+
+    Data in memory (:meth:`make_dataset`): ``X`` is a list of k-best lists, one
+    ``(words, pos, candidates)`` per sentence with candidates ``(heads, deprels, score)``
+    best first (heads 1-based, 0 = root; deprels None when unlabelled); ``y`` the gold
+    trees (heads, or (head, deprel) pairs) or None; ``decode_predictions`` gives the
+    chosen candidate's index per sentence::
+
+        task = RerankTask()
+        data = task.make_dataset(
+            [(["She", "runs"], ["PRON", "VERB"],
+              [([2, 0], ["nsubj", "root"], -1.5), ([0, 1], ["root", "dep"], -2.0)])],
+            [[(2, "nsubj"), (0, "root")]])
     """
 
     name = "rerank"
@@ -177,6 +190,36 @@ class RerankTask(Task):
         if self.is_fitted():
             self._check_parser(header, str(path))
         return kbest_dataset(header, sentences, path)
+
+    def make_dataset(self, X, y=None, *, parser_id: str = IN_MEMORY_PARSER_ID) -> Dataset:
+        """k-best lists from memory: the in-memory twin of :meth:`read`.
+
+        ``X``: one ``(words, pos, candidates)`` per sentence: n words, n POS tags (UD or
+        PTB; they fill both tag columns) and 1..``MAX_K`` candidate trees
+        ``(heads, deprels, score)``, best first (n 1-based heads, 0 = root, forming a tree;
+        n relations or None when unlabelled; the base parser's finite score, decreasing
+        along the list).  ``y``: one gold tree per sentence, n heads (ints in 0..n) or n
+        ``(head, deprel)`` pairs, None for a sentence without one; or ``y=None`` for lists
+        to rerank.  Every field gets the k-best reader's checks, and the records are the
+        ``KBestSentence`` it builds (ids ``"0"``, ``"1"``...; lemmas ``"_"``; punctuation,
+        UD ``PUNCT`` or a PTB punctuation tag, not scored), so featurising and evaluating
+        are unchanged (see :mod:`latentstruct.tasks.rerank_raw`).
+
+        Parser identity: a k-best file names its parser in its header, and a fitted task
+        refuses lists of another parser (base scores of different parsers are on different
+        scales).  Lists given in memory carry ``parser_id``, by default
+        ``"in-memory"``: one family for all in-memory lists.  To rerank in-memory lists
+        with a reranker trained on a file's lists (or the other way round), pass that
+        file's ``parser_id`` (``read_kbest(path)[0].parser_id``), when they truly come from
+        the same parser.  A bad sentence is an ``InputError`` naming ``X[i]`` (``X[i][2][j]``
+        for candidate j) or ``y[i]``.
+        """
+        return kbest_raw_dataset(X, y, parser_id=parser_id)
+
+    def decode_predictions(self, predictions) -> list:
+        """``predict``'s chosen candidates as a list of Python ints: ``p`` for sentence i is
+        the index of its chosen tree, ``X[i][2][p]`` in :meth:`make_dataset`'s form."""
+        return candidate_indices(predictions)
 
     def _check_parser(self, header: KBestHeader, path) -> None:
         if header.parser_id != self.parser_id_:
