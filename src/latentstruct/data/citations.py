@@ -31,6 +31,8 @@ from latentstruct.exceptions import InputError
 __all__ = [
     "MARKER",
     "Citation",
+    "FIELD_LABEL_FORM",
+    "is_field_label",
     "CoraSplit",
     "read_cora",
     "write_cora",
@@ -47,6 +49,14 @@ CORA_DEV_SIZE = 100
 
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9_.-]*)>")
 _LABEL = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
+#: what a field label must look like (the tag names of the format), for messages
+FIELD_LABEL_FORM = "a letter followed by letters, digits, '_', '.' or '-' (author, title, date)"
+
+
+def is_field_label(label) -> bool:
+    """Whether ``label`` can name a field of the format (``<label> ... </label>``): the check
+    of :func:`write_cora`, shared by in-memory data."""
+    return isinstance(label, str) and _LABEL.fullmatch(label) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,10 +277,10 @@ def write_cora(path, citations: Sequence[Citation], predicted_labels=None) -> No
         if not cit.tokens:
             raise InputError(f"cannot write {where}: it has no tokens")
         for label in pred:
-            if not isinstance(label, str) or _LABEL.fullmatch(label) is None:
+            if not is_field_label(label):
                 raise InputError(
                     f"cannot write {where}: label {excerpt(label)} is not a valid field name; "
-                    f"expected a letter followed by letters, digits, '_', '.' or '-'"
+                    f"expected {FIELD_LABEL_FORM}"
                 )
         for tok in cit.tokens:
             if not isinstance(tok, str) or not tok or any(c.isspace() for c in tok):

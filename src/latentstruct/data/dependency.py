@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -138,18 +138,22 @@ class DependencySentence:
 # validation
 # --------------------------------------------------------------------------------------
 def check_tree(heads: Sequence[int], words: Sequence[str], *, single_root: bool,
-               path: str | None = None, token_lines: Sequence[int] | None = None) -> None:
+               path: str | None = None, token_lines: Sequence[int] | None = None,
+               error: Callable[[int, str], InputError] | None = None) -> None:
     """Raise ``InputError`` unless ``heads`` (1-based, 0 = root) form a tree over the words.
 
     Checked in this order: every head is an integer in 0..n (-1 stands for a missing
     ``'_'``), some word is attached to the root, at most one is when ``single_root``, and no
     word is its own ancestor.  ``token_lines[k]`` is the file line of word ``k + 1``, used
-    for the error location.
+    for the error location; ``error(k, message)``, when given, builds the error instead
+    (in-memory data locates word ``k + 1`` as ``y[i][k]``).
     """
     n = len(heads)
     lines = list(token_lines) if token_lines is not None else [None] * n
 
     def fail(k: int, message: str):
+        if error is not None:
+            raise error(k, message)
         raise InputError(message, path, lines[k] if k < len(lines) else None)
 
     for k, h in enumerate(heads):
@@ -167,7 +171,7 @@ def check_tree(heads: Sequence[int], words: Sequence[str], *, single_root: bool,
         fail(roots[1], f"word {roots[1] + 1} ({excerpt(words[roots[1]])}) is a second root (word "
                        f"{roots[0] + 1}, {excerpt(words[roots[0]])}, already has HEAD 0); a single "
                        f"root is required (UD trees have exactly one), so attach this word to "
-                       f"another word or read the file with single_root=False")
+                       f"another word or read the data with single_root=False")
     state = [0] * (n + 1)  # 0 unvisited, 1 on the current path, 2 known to reach the root
     state[0] = 2
     for start in range(1, n + 1):

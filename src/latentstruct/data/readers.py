@@ -30,11 +30,15 @@ __all__ = [
     "read_lines",
     "parse_json_line",
     "ChunkSentence",
+    "CHUNK_TAG_FORM",
+    "is_chunk_tag",
     "read_conll2000",
     "write_conll2000",
     "one_prediction_per_item",
     "CONLLU_FIELDS",
     "UPOS_TAGS",
+    "UPOS_FORM",
+    "is_upos_tag",
     "ConlluSentence",
     "read_conllu",
     "write_conllu",
@@ -225,6 +229,14 @@ def _check_written_tag(tag, what: str, k: int, sentence_line: int) -> None:
 # CoNLL-2000 chunking
 # --------------------------------------------------------------------------------------
 _CHUNK_TAG = re.compile(r"O|[BI]-\S+")
+#: what a chunk tag must look like, for the messages of every reader and ``make_dataset``
+CHUNK_TAG_FORM = "'O' or an IOB tag 'B-TYPE' / 'I-TYPE' (for example B-NP, I-VP)"
+
+
+def is_chunk_tag(tag: str) -> bool:
+    """Whether ``tag`` is a CoNLL-2000 chunk tag: ``O``, ``B-TYPE`` or ``I-TYPE`` (the check
+    of :func:`read_conll2000`, shared by in-memory data)."""
+    return _CHUNK_TAG.fullmatch(tag) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,10 +298,10 @@ def read_conll2000(path) -> list[ChunkSentence]:
             )
         word, tag_pos, tag = fields
         if tag not in valid_tags:
-            if _CHUNK_TAG.fullmatch(tag) is None:
+            if not is_chunk_tag(tag):
                 raise InputError(
-                    f"invalid chunk tag {excerpt(tag)} in the third column: expected 'O' or an IOB "
-                    f"tag 'B-TYPE' / 'I-TYPE' (for example B-NP, I-VP)",
+                    f"invalid chunk tag {excerpt(tag)} in the third column: expected "
+                    f"{CHUNK_TAG_FORM}",
                     name,
                     lineno,
                 )
@@ -371,6 +383,14 @@ UPOS_TAGS = frozenset((
 _UD1_UPOS = frozenset(("CONJ",))
 _ALLOWED_UPOS = UPOS_TAGS | _UD1_UPOS | {"_"}
 _UPOS_LIST = " ".join(sorted(UPOS_TAGS))
+#: what a UPOS tag must be, for the messages of the CoNLL-U reader and ``make_dataset``
+UPOS_FORM = f"one of the 17 UD tags {_UPOS_LIST} (or CONJ, UD v1's CCONJ)"
+
+
+def is_upos_tag(tag: str) -> bool:
+    """Whether ``tag`` may stand in UPOS: one of :data:`UPOS_TAGS`, ``CONJ`` or ``_`` (the
+    check of :func:`read_conllu`, shared by in-memory data)."""
+    return tag in _ALLOWED_UPOS
 
 
 def _is_word_id(token_id: str) -> bool:
@@ -417,6 +437,12 @@ class ConlluSentence:
             "word_row_indices",
             tuple(k for k, row in enumerate(rows) if _is_word_id(row[_ID])),
         )
+
+    @classmethod
+    def from_words(cls, words, line: int = 0) -> "ConlluSentence":
+        """A sentence of syntactic words only: ID and FORM filled, every other field ``_``
+        (what plain-text input and in-memory word lists become, so they write as CoNLL-U)."""
+        return cls(tuple((str(k), w) + ("_",) * 8 for k, w in enumerate(words, 1)), (), line)
 
     def _column(self, col: int) -> tuple[str, ...]:
         rows = self.rows
@@ -474,9 +500,8 @@ def _conllu_error(message: str, path: str, line: int) -> InputError:
 def _upos_error(tag: str, what: str, name: str, line: int) -> InputError:
     found = "empty" if not tag else f"{excerpt(tag)}, not a Universal POS tag"
     return _conllu_error(
-        f"UPOS (column 4) of {what} is {found}; expected one of the 17 UD tags "
-        f"{_UPOS_LIST} (or CONJ, UD v1's CCONJ), or '_' if it is unknown. Language-specific "
-        f"tags belong in XPOS (column 5)",
+        f"UPOS (column 4) of {what} is {found}; expected {UPOS_FORM}, or '_' if it is "
+        f"unknown. Language-specific tags belong in XPOS (column 5)",
         name,
         line,
     )
@@ -575,7 +600,7 @@ def read_conllu(path) -> list[ConlluSentence]:
                     )
                 if int(head) > max_head:
                     max_head, max_head_line, max_head_word = int(head), lineno, token_id
-            if fields[_UPOS] not in _ALLOWED_UPOS:
+            if not is_upos_tag(fields[_UPOS]):
                 raise _upos_error(fields[_UPOS], f"word {token_id}", name, lineno)
         else:
             m = _RANGE_ID.fullmatch(token_id)
@@ -594,7 +619,7 @@ def read_conllu(path) -> list[ConlluSentence]:
                     name,
                     lineno,
                 )
-            elif fields[_UPOS] not in _ALLOWED_UPOS:
+            elif not is_upos_tag(fields[_UPOS]):
                 raise _upos_error(fields[_UPOS], f"empty node {_shown_id(token_id)}", name, lineno)
         rows.append(tuple(fields))
     if rows or comments:
