@@ -20,6 +20,7 @@ from ..data.readers import read_lines
 from ..exceptions import InputError
 from .base import Dataset, register_task
 from .sequence import SequenceLabellingTask, word_shape
+from .sequence_raw import check_writable, citation_record, field_label_problem, sequence_dataset
 
 __all__ = ["CitationTask", "citation_attributes"]
 
@@ -155,6 +156,16 @@ class CitationTask(SequenceLabellingTask):
     ``affix_length`` (default 3) the longest prefix/suffix.  Reads the Cora
     ``<NEWREFERENCE>`` format (:func:`~latentstruct.data.citations.read_cora`) and writes
     predictions back in it.  ``evaluate`` reports token accuracy.
+
+    Raw form (``make_dataset``): ``X`` holds one citation per example, a list of tokens,
+    and ``y`` one list of field labels per citation (or None)::
+
+        X = [["A.", "Cau.", "Formalising", "Dijkstra.", "1998."],
+             ["J.", "Smith.", "Parsing."]]
+        y = [["author", "author", "title", "title", "date"], ["author", "author", "title"]]
+
+    A citation may instead be a list of per-token feature dicts (sklearn-crfsuite's
+    format, ``tasks.sequence_raw``); ``decode_predictions`` gives label lists like ``y``.
     """
 
     name = "citations"
@@ -170,9 +181,21 @@ class CitationTask(SequenceLabellingTask):
         # a Citation, or a BinaryRecord (J-LIS binary example) built from one
         return record.tokens, None
 
-    def attribute_strings(self, record) -> list[list[str]]:
+    def template_attributes(self, record) -> list[list[str]]:
+        """The citation templates of a citation's tokens (:func:`citation_attributes`)."""
         words, _ = self._words_pos(record)
         return citation_attributes(words, window=self.window, affix_length=self.affix_length)
+
+    def make_dataset(self, X, y=None) -> Dataset:
+        """Citations from Python lists: ``X`` a list of citations, each a list of tokens (or
+        of per-token feature dicts); ``y`` a list of field-label lists (labels such as
+        ``author``, as the Cora format names its fields), or None (targets None).
+
+        The records are the ``Citation`` records the readers build (line 0).  A bad entry
+        is an ``InputError`` naming it (``X[3][5]``, ``y[2]``).
+        """
+        return sequence_dataset(X, y, token="token", build=citation_record,
+                                check_tag=field_label_problem)
 
     def read(self, path, *, split: str = "train") -> Dataset:
         """Every citation of ``path`` (no sampling: pass a whole file per split; see
@@ -194,4 +217,5 @@ class CitationTask(SequenceLabellingTask):
         return {"accuracy": correct / n if n else 0.0}
 
     def write_predictions(self, path, dataset, predictions) -> None:
+        check_writable(dataset.records, self.name)
         write_cora(path, dataset.records, self.decode_targets(predictions))

@@ -44,6 +44,22 @@ from .contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, RANDOM_TIE
 from .sampling import indirect_supervision_sample
 from .validation import check_label_ids
 from .sequence_capabilities import LabelFactoredSequence, MarginalizableSequence
+from .sequence_raw import (
+    ATTRIBUTE_KINDS,
+    CASE_SEPARATOR,
+    DICTS,
+    TEMPLATES,
+    DictSentence,
+    check_dict_sampling,
+    check_records_kind,
+    check_writable,
+    chunk_record,
+    chunk_tag_problem,
+    pos_record,
+    pos_tag_problem,
+    records_kind,
+    sequence_dataset,
+)
 from .chunk_metrics import chunk_f1, chunk_report, detect_tag_scheme
 from .encodings import convert
 from .reports import tag_report
@@ -460,6 +476,15 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
             raise ConfigError(f"window must be a non-negative integer, got {self.window!r}")
 
     def attribute_strings(self, record) -> list[list[str]]:
+        """Attribute strings of every token of ``record``: a sentence given as feature
+        dicts (``DictSentence``) has exactly its dicts' attributes, any other record the
+        task's built-in templates (:meth:`template_attributes`)."""
+        if isinstance(record, DictSentence):
+            return [list(a) for a in record.attributes]
+        return self.template_attributes(record)
+
+    def template_attributes(self, record) -> list[list[str]]:
+        """The built-in attribute templates of a sentence of words (:func:`token_attributes`)."""
         words, pos = self._words_pos(record)
         return token_attributes(
             words, pos if self.uses_pos_input else None,
@@ -476,6 +501,7 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         """
         if self.n_structured_tokens is None and not self.n_binary:
             return dataset
+        check_dict_sampling(dataset.records, self.n_binary)
         return indirect_supervision_sample(
             dataset, n_structured_tokens=self.n_structured_tokens, n_binary=self.n_binary,
             negatives_per_positive=self.negatives_per_positive, seed=self.sample_seed,
@@ -490,18 +516,24 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         self._validate_params()
         if len(dataset) == 0 and dataset.binary is None:
             raise InputError("training data contains no sentences", dataset.path)
+        if any(t is None for t in dataset.targets):
+            raise InputError(f"the training data has no gold {self.name} tags (unlabelled "
+                             f"input, or make_dataset without y); fit needs one tag per token: "
+                             f"pass y", dataset.path)
+        records = list(dataset.records)
+        if dataset.binary is not None:  # B+ sentences are unlabelled inputs, fair to index
+            records += [r for r, y in zip(dataset.binary.records, dataset.binary.targets) if y > 0]
+        kind = records_kind(records)
         labels = sorted({tag for tags in dataset.targets for tag in tags} | set(dataset.labels or ()))
         self.labels_ = labels
         self._label_id = {t: i for i, t in enumerate(labels)}
         params = {"min_count": self.min_count} if self.feature_index == "index" else {"n_bits": self.hash_bits}
         index = make_feature_index(self.feature_index, **params)
         if self.feature_index == "index":
-            records = list(dataset.records)
-            if dataset.binary is not None:  # B+ sentences are unlabelled inputs, fair to index
-                records += [r for r, y in zip(dataset.binary.records, dataset.binary.targets) if y > 0]
             _fit_by_frequency(index, (attr for rec in records
                                       for tok in self.attribute_strings(rec) for attr in tok))
         self.attr_index_ = index
+        self.attributes_ = kind
         self.fitted_ = True
         return self
 
@@ -521,7 +553,10 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         return self.n_attributes * L + L * L + 2 * L
 
     def featurize(self, dataset: Dataset) -> SequenceCorpus:
+        """The sentences' attribute ids as one ``SequenceCorpus``; refused (InputError) for
+        sentences of the other kind than the task was fitted on (``attributes_``)."""
         self.check_fitted()
+        check_records_kind(dataset.records, getattr(self, "attributes_", TEMPLATES), self.name)
         indptr = [0]
         ids = []
         offsets = [0]
@@ -547,12 +582,19 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         labels = self.labels_
         return [[labels[i] for i in y] for y in structures]
 
+    def decode_predictions(self, predictions) -> list[list[str]]:
+        """``predict``'s label-id arrays as tag lists, the raw form of ``make_dataset``'s
+        ``y``: ``[["B-NP", "I-NP", "O"], ...]``."""
+        self.check_fitted()
+        return self.decode_targets(predictions)
+
     def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
         """Metrics on labelled sentences; unlabelled input (no gold column) is refused."""
         if any(t is None for t in dataset.targets):
             raise InputError(
-                f"the file has no gold {self.name} labels (it was read as unlabelled input); "
-                f"evaluate needs labelled data, predict reads unlabelled input", dataset.path)
+                f"the data has no gold {self.name} labels (a file read as unlabelled input, "
+                f"or make_dataset without y); evaluate needs labelled data, predict takes "
+                f"unlabelled input", dataset.path)
         return super().evaluate_model(dataset, predict, decision_function)
 
     def report(self, dataset: Dataset, predictions) -> dict:
@@ -640,12 +682,21 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
 
     # --- persistence --------------------------------------------------------------------
     def get_state(self):
+        """``labels`` and ``attributes`` (the kind of sentence the task was fitted on:
+        "templates" or "dicts"), with the attribute index as arrays."""
         self.check_fitted()
-        return {"labels": list(self.labels_)}, self.attr_index_.to_arrays(prefix="attr_")
+        return ({"labels": list(self.labels_),
+                 "attributes": getattr(self, "attributes_", TEMPLATES)},
+                self.attr_index_.to_arrays(prefix="attr_"))
 
     @classmethod
     def from_state(cls, params, state, arrays):
         task = cls(**params)
+        kind = state.get("attributes", TEMPLATES)  # absent in models saved before dicts
+        if kind not in ATTRIBUTE_KINDS:
+            raise ModelFormatError(f"unknown attribute kind {kind!r} in the model file; "
+                                   f"expected one of {', '.join(ATTRIBUTE_KINDS)}")
+        task.attributes_ = kind
         task.labels_ = list(state["labels"])
         task._label_id = {t: i for i, t in enumerate(task.labels_)}
         task.attr_index_ = feature_index_from_arrays(arrays, prefix="attr_")
@@ -733,6 +784,16 @@ class ChunkTask(SequenceLabellingTask):
     training file (IOB2 in CoNLL-2000, IOB1 in some older copies) is recorded; ``evaluate``
     refuses a file in another scheme, whose token accuracy would be meaningless.
 
+    Raw form (``make_dataset``): ``X`` holds one sentence per example, a list of
+    ``(word, POS)`` pairs, and ``y`` one list of IOB chunk tags per sentence (or None)::
+
+        X = [[("He", "PRP"), ("reckons", "VBZ"), ("the", "DT"), ("deficit", "NN")],
+             [("Rockwell", "NNP"), ("said", "VBD")]]
+        y = [["B-NP", "B-VP", "B-NP", "I-NP"], ["B-NP", "B-VP"]]
+
+    A sentence may instead be a list of per-token feature dicts (sklearn-crfsuite's
+    format, ``tasks.sequence_raw``); ``decode_predictions`` gives tag lists like ``y``.
+
     Parameters
     ----------
     input_scheme : {None, "iob1", "iob2"}
@@ -758,13 +819,46 @@ class ChunkTask(SequenceLabellingTask):
     def _words_pos(record):
         return record.words, record.pos
 
+    def _check_input_scheme(self) -> None:
+        if self.input_scheme is not None and self.input_scheme not in INPUT_SCHEMES:
+            raise ConfigError(f"input_scheme must be one of {', '.join(INPUT_SCHEMES)} or None, "
+                              f"got {self.input_scheme!r}")
+
+    def _converts_input(self) -> bool:
+        """Whether tags of evaluation data are converted (``input_scheme`` set on a fitted
+        task whose scheme differs)."""
+        model_scheme = getattr(self, "tag_scheme_", None)
+        return (self.input_scheme is not None and model_scheme is not None
+                and self.input_scheme != model_scheme)
+
+    def _to_model_scheme(self, tags) -> tuple:
+        return tuple(convert(tags, self.input_scheme, self.tag_scheme_))
+
+    def make_dataset(self, X, y=None) -> Dataset:
+        """Sentences from Python lists: ``X`` a list of sentences, each a list of
+        ``(word, POS)`` pairs (or of per-token feature dicts); ``y`` a list of IOB chunk-tag
+        lists, one tag per token, or None (targets None: unlabelled input for ``predict``).
+
+        The records are the ``ChunkSentence`` records ``read`` builds (line 0), checked as
+        the reader checks a file; with ``input_scheme`` set on a fitted task, tags are
+        converted to the model's scheme as ``read`` converts test files.  A bad entry is an
+        ``InputError`` naming it (``X[3][5]``, ``y[2]``).
+        """
+        self._check_input_scheme()
+        data = sequence_dataset(X, y, token="(word, POS) pair", build=chunk_record,
+                                check_tag=chunk_tag_problem)
+        if y is None or not self._converts_input():
+            return data
+        targets = [self._to_model_scheme(t) for t in data.targets]
+        records = [ChunkSentence(r.words, r.pos, t, r.line) if isinstance(r, ChunkSentence)
+                   else r for r, t in zip(data.records, targets)]
+        return Dataset(records, targets)
+
     def read(self, path, *, split: str = "train") -> Dataset:
         """``word POS chunk-tag`` lines (targets: the tags), or for ``split="test"``
         unlabelled ``word POS`` lines (targets None).  With ``input_scheme`` set and a
         fitted task, test tags are converted to the model's scheme."""
-        if self.input_scheme is not None and self.input_scheme not in INPUT_SCHEMES:
-            raise ConfigError(f"input_scheme must be one of {', '.join(INPUT_SCHEMES)} or None, "
-                              f"got {self.input_scheme!r}")
+        self._check_input_scheme()
         n_fields = len(_first_fields(path))
         if n_fields == 1:
             raise InputError(
@@ -779,11 +873,8 @@ class ChunkTask(SequenceLabellingTask):
             sentences = read_words_pos(path)
             return Dataset(sentences, [None] * len(sentences), str(path))
         sentences = read_conll2000(path)
-        model_scheme = getattr(self, "tag_scheme_", None)
-        if (split != "train" and self.input_scheme is not None and model_scheme is not None
-                and self.input_scheme != model_scheme):
-            sentences = [ChunkSentence(s.words, s.pos, convert(s.tags, self.input_scheme,
-                                                               model_scheme), s.line)
+        if split != "train" and self._converts_input():
+            sentences = [ChunkSentence(s.words, s.pos, self._to_model_scheme(s.tags), s.line)
                          for s in sentences]
         return Dataset(sentences, [s.tags for s in sentences], str(path))
 
@@ -839,13 +930,12 @@ class ChunkTask(SequenceLabellingTask):
         return [[labels[i] if i >= 0 else "<unk>" for i in y] for y in targets]
 
     def write_predictions(self, path, dataset, predictions) -> None:
+        check_writable(dataset.records, self.name)
         write_conll2000(path, dataset.records, self.decode_targets(predictions))
 
 
 #: the tag columns of ``PosTask`` (``tag_column``)
 TAG_COLUMNS = ("upos", "xpos", "upos+case")
-#: what separates UPOS from the case value in a ``upos+case`` tag (``NOUN|Case=Erg``)
-CASE_SEPARATOR = "|Case="
 _FEATS = CONLLU_FIELDS.index("FEATS")
 _COLUMN_NAMES = {"upos": "UPOS (column 4)", "xpos": "XPOS (column 5)",
                  "upos+case": "UPOS (column 4)"}
@@ -918,6 +1008,16 @@ class PosTask(SequenceLabellingTask):
         read: into UPOS, into XPOS, or (``upos+case``) the UPOS part into UPOS and the
         predicted case into FEATS's ``Case`` feature, other features untouched, so that
         reading the output with the same ``tag_column`` gives back the predicted tags.
+
+    Raw form (``make_dataset``): ``X`` holds one sentence per example, a list of words, and
+    ``y`` one list of tags (in ``tag_column``'s form) per sentence (or None)::
+
+        X = [["The", "dog", "barks", "."], ["Cats", "sleep"]]
+        y = [["DET", "NOUN", "VERB", "PUNCT"], ["NOUN", "VERB"]]
+        y_upos_case = [["DET", "NOUN|Case=Nom", "VERB", "PUNCT"], ["NOUN", "VERB"]]
+
+    A sentence may instead be a list of per-token feature dicts (sklearn-crfsuite's
+    format, ``tasks.sequence_raw``); ``decode_predictions`` gives tag lists like ``y``.
     """
 
     name = "pos"
@@ -941,6 +1041,19 @@ class PosTask(SequenceLabellingTask):
     @staticmethod
     def _words_pos(record):
         return record.words, None
+
+    def make_dataset(self, X, y=None) -> Dataset:
+        """Sentences from Python lists: ``X`` a list of sentences, each a list of words (or
+        of per-token feature dicts); ``y`` a list of tag lists in ``tag_column``'s form
+        (UPOS tags are checked as the CoNLL-U reader checks them), or None (targets None).
+
+        The records are the ``ConlluSentence`` records ``read`` builds from plain text (ID
+        and FORM, every other field ``_``), so ``write_predictions`` writes CoNLL-U.  A bad
+        entry is an ``InputError`` naming it (``X[3][5]``, ``y[2]``).
+        """
+        self._validate_params()
+        return sequence_dataset(X, y, token="word", build=pos_record,
+                                check_tag=pos_tag_problem(self.tag_column))
 
     def read(self, path, *, split: str = "train") -> Dataset:
         """Read a CoNLL-U file with the tags of ``tag_column`` as targets.
@@ -978,8 +1091,8 @@ class PosTask(SequenceLabellingTask):
     def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
         """Token accuracy of ``predict`` on ``dataset``; refused (InputError) when the
         file has no gold tags in the model's column (every tag ``_``)."""
-        n = sum(len(tags) for tags in dataset.targets)
-        if n and all(t == "_" for tags in dataset.targets for t in tags):
+        n = sum(len(tags) for tags in dataset.targets if tags is not None)
+        if n and all(t == "_" for tags in dataset.targets if tags is not None for t in tags):
             column = _COLUMN_NAMES.get(self.tag_column, self.tag_column)
             raise InputError(
                 f"{column} is '_' for every word, so there are no gold tags to score this "
@@ -997,6 +1110,7 @@ class PosTask(SequenceLabellingTask):
     def write_predictions(self, path, dataset, predictions) -> None:
         """Write ``dataset``'s sentences with the predicted tags in the column they were
         read from (see ``tag_column``); everything else is written as read."""
+        check_writable(dataset.records, self.name)
         tags = self.decode_targets(predictions)
         if self.tag_column == "xpos":
             write_conllu(path, dataset.records, tags, column="XPOS")
@@ -1044,8 +1158,7 @@ def read_plain_sentences(path) -> list[ConlluSentence]:
     for lineno, text in read_lines(path):
         words = text.split()
         if words:
-            rows = [(str(k), w) + ("_",) * 8 for k, w in enumerate(words, 1)]
-            out.append(ConlluSentence(tuple(rows), (), lineno))
+            out.append(ConlluSentence.from_words(words, lineno))
     if not out:
         raise InputError("contains no sentences; expected one sentence per line",
                          os.fspath(path))
@@ -1087,6 +1200,10 @@ def check_tagger(pos_task, coef) -> np.ndarray:
     if not isinstance(pos_task, PosTask):
         raise ConfigError(f"the tagger must be a fitted PosTask, got {type(pos_task).__name__}")
     pos_task.check_fitted()
+    if getattr(pos_task, "attributes_", TEMPLATES) == DICTS:
+        raise ConfigError("the tagger was trained on per-token feature dicts (sklearn-crfsuite "
+                          "format), which a task cannot compute from words; train the tagger "
+                          "on sentences of words")
     if getattr(pos_task, "tag_column", "upos") != "upos":
         raise ConfigError(f"the tagger must predict UPOS; this pos model was trained with "
                           f"tag_column={pos_task.tag_column!r}. Train one with tag_column=upos")
