@@ -65,6 +65,7 @@ from .contracts import KBEST, MAX_DECODABLE, SIZED
 from .dependency_corpus import DepCorpus, as_dep_corpus, token_codes
 from .dependency_features import is_projective, phi_difference, score_batch, tree_label_score
 from .dependency_params import DependencyParams
+from .dependency_raw import dependency_records, raw_trees
 from .dependency_tagging import TaggerMixin
 from .reports import attachment_report
 from .validation import check_heads, check_label_ids
@@ -125,6 +126,17 @@ class DependencyTask(DependencyParams, TaggerMixin, StructuredTask):
     minutes without reaching ``tol`` (relative gap 0.09 after 43 iterations).  Recommended:
     ``latentstruct train dep --train en_ewt-ud-train.conllu --model dep.npz --option
     max_iter=15`` (about 7 minutes; EWT dev UAS 0.867, LAS 0.811).
+
+    Raw form (``make_dataset``): ``X`` holds one sentence per example, a list of
+    ``(word, POS)`` pairs, and ``y`` one gold tree per sentence (or None): its heads
+    (1-based, 0 = root), or ``(head, deprel)`` pairs for a labelled parser::
+
+        X = [[("Dogs", "NOUN"), ("bark", "VERB"), (".", "PUNCT")], [("Hi", "INTJ")]]
+        y = [[2, 0, 2], [0]]
+        y_labelled = [[(2, "nsubj"), (0, "root"), (2, "punct")], [(0, "root")]]
+
+    UPOS tags are taken as CoNLL-U data, other tags (PTB) as ``.dp`` data
+    (``tasks.dependency_raw``); ``decode_predictions`` gives trees in ``y``'s form.
     """
 
     name = "dep"
@@ -168,9 +180,30 @@ class DependencyTask(DependencyParams, TaggerMixin, StructuredTask):
             raise ConfigError(
                 "pos='predicted' needs UD data: the project's tagger predicts UPOS, while .dp "
                 "files carry PTB tags; use pos='gold' for .dp data")
-        targets = [DepTarget(r.heads, r.deprels, tuple(punctuation_mask(r).tolist()))
-                   for r in records]
-        return Dataset(records, targets, str(path))
+        return Dataset(records, _gold_trees(records), str(path))
+
+    def make_dataset(self, X, y=None) -> Dataset:
+        """Sentences from Python lists: ``X`` a list of sentences, each a list of
+        ``(word, POS)`` pairs; ``y`` a list of gold trees, each a list of heads (ints,
+        1-based, 0 = root) or of ``(head, deprel)`` pairs, or None (targets None:
+        unlabelled input for ``predict``).
+
+        The records are ``DependencySentence`` records as the readers build them (line 0;
+        UPOS tags as from CoNLL-U, other tags as from ``.dp``; see
+        ``tasks.dependency_raw``), each tree checked by ``check_tree`` (a single root when
+        ``single_root`` resolves to True).  A bad entry is an ``InputError`` naming it
+        (``X[3][5]``, ``y[2][4]``).
+        """
+        self._validate_params()
+        records = dependency_records(self, X, y)
+        return Dataset(records, [None] * len(records) if y is None else _gold_trees(records))
+
+    def decode_predictions(self, predictions) -> list[list]:
+        """``predict``'s (3, n) trees in ``make_dataset``'s ``y`` form: a list of heads per
+        sentence (``[[2, 0, 2], ...]``), or of ``(head, deprel)`` pairs when the parser is
+        labelled (``[[(2, "nsubj"), (0, "root"), (2, "punct")], ...]``)."""
+        self.check_fitted()
+        return raw_trees(self.decode_targets(predictions), bool(self.labelled_))
 
     def fit(self, dataset: Dataset) -> "DependencyTask":
         """Resolve the "auto" parameters from the training data and collect the labels."""
@@ -178,6 +211,7 @@ class DependencyTask(DependencyParams, TaggerMixin, StructuredTask):
         records = list(dataset.records)
         if not records:
             raise InputError("training data contains no sentences", dataset.path)
+        _check_gold(dataset, "training")
         formats = {r.file_format for r in records}
         fmt = "conllu" if formats == {"conllu"} else "dp" if formats == {"dp"} else "mixed"
         if fmt == "mixed" and "auto" in (self.pos_column, self.single_root):
@@ -493,6 +527,7 @@ class DependencyTask(DependencyParams, TaggerMixin, StructuredTask):
     def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
         """The metrics of ``evaluate`` that ``latentstruct evaluate`` prints: numbers and
         None (``las`` of an unlabelled parser); ``pos``, a string, is left out."""
+        _check_gold(dataset, "evaluation")
         metrics = super().evaluate_model(dataset, predict, decision_function)
         return {k: v for k, v in metrics.items() if not isinstance(v, str)}
 
@@ -535,3 +570,14 @@ class DependencyTask(DependencyParams, TaggerMixin, StructuredTask):
         task._restore_tagger(state, arrays)
         task.fitted_ = True
         return task
+
+
+def _gold_trees(records) -> list[DepTarget]:
+    """The targets of read trees: heads, labels and the scored (non-punctuation) mask."""
+    return [DepTarget(r.heads, r.deprels, tuple(punctuation_mask(r).tolist())) for r in records]
+
+
+def _check_gold(dataset: Dataset, what: str) -> None:
+    if any(t is None for t in dataset.targets):
+        raise InputError(f"the {what} data has no gold trees (make_dataset without y); give "
+                         f"y, one tree per sentence", dataset.path)
