@@ -11,7 +11,7 @@ import pytest
 from latentstruct.data.sparse import SparseVector
 from latentstruct.exceptions import NotFittedError
 from latentstruct.inference.result import DecodeResult
-from latentstruct.tasks import TASKS, Dataset
+from latentstruct.tasks import TASKS, ChunkTask, Dataset
 from latentstruct.tasks.base import StructuredTask
 from latentstruct.testing import (
     BagTask,
@@ -269,6 +269,44 @@ def test_a_consistent_but_non_maximal_loss_augmented_argmax_fails_with_enumerati
         check_task(ReportsButIgnoresLoss().fit(), examples, enumerate=multiclass_enumerate(task))
 
 
+class UnreachableGold(Multiclass):
+    """Decodes over classes 0..K-2 only: class K-1 is unreachable, like a non-projective gold
+    tree for dep's projective decoder.  The loss-augmented argmax returns the gold structure
+    when it wins (as dep does), so it is a maximum over the legal set and the gold one."""
+
+    def argmax(self, x, w, y_true=None, *, random_state=None):
+        legal = self.n_classes - 1
+        scores = self.class_scores(x, w)[:legal]
+        if y_true is not None:
+            scores = scores + (np.arange(legal) != int(y_true))
+        c = int(np.argmax(scores))
+        if self.returns_gold(y_true):
+            gold = float(self.class_scores(x, w)[legal])
+            if gold > scores[c]:
+                return DecodeResult(legal, gold)
+        return DecodeResult(c, float(scores[c]))
+
+    def returns_gold(self, y_true):
+        return y_true is not None and int(y_true) == self.n_classes - 1
+
+
+class GoldBlind(UnreachableGold):
+    def returns_gold(self, y_true):
+        return False
+
+
+def test_an_unreachable_gold_structure_counts_as_a_loss_augmented_candidate():
+    rng = np.random.default_rng(4)
+    examples = [(rng.normal(size=2), 2 if k % 2 else int(rng.integers(2))) for k in range(8)]
+    legal = lambda x: range(2)  # noqa: E731 - the decoder's legal set, without class 2
+    report = check_task(UnreachableGold().fit(), examples, enumerate=legal)
+    assert "loss-augmented-maximum" in report.checks
+    with pytest.raises(AssertionError, match=WHERE + r"the loss-augmented argmax scores .*, below "
+                       r"the gold structure's w·joint_feature\(x, y\) = .*"
+                       r"\[check 'loss-augmented-not-below-gold'\]"):
+        check_task(GoldBlind().fit(), examples, enumerate=legal)
+
+
 class ScaledBag(BagTask):
     """Bags scaled by a fitted factor that the state forgets."""
 
@@ -341,8 +379,6 @@ def test_a_capability_without_its_methods_fails():
 # every registered task, fitted on tiny data
 # ----------------------------------------------------------------------------------------
 def build_chunk(tmp_path):
-    from latentstruct.tasks import ChunkTask
-
     path = tmp_path / "chunk.txt"
     path.write_text("a X B-A\nb Y B-B\n\nb Y B-B\nc Z O\na X B-A\n\nc Z O\n", encoding="utf-8")
     task = ChunkTask(window=1, affix_length=1)
@@ -616,6 +652,33 @@ def test_every_registered_task_passes(name, tmp_path):
         expected |= EXPECTED.get(cap, set())
     assert expected <= set(report.checks), sorted(expected - set(report.checks))
     assert report.max_abs_error < 1e-9
+
+
+def test_a_corpus_task_checks_the_same_from_pairs_and_from_a_dataset(tmp_path):
+    task, ds, enumerate_structures = build_chunk(tmp_path)
+    X, Y = task.featurize(ds), task.encode_targets(ds.targets)
+    pairs = [(X[i], Y[i]) for i in range(len(X))]
+    from_pairs = check_task(task, pairs, enumerate=enumerate_structures, n_weights=2)
+    from_dataset = check_task(task, ds, enumerate=enumerate_structures, n_weights=2)
+    assert from_pairs.checks == from_dataset.checks and from_pairs.n_examples == 3
+
+
+class OffByOneChunk(ChunkTask):
+    """A real task whose log-partition is off by one (a module-level class: it pickles)."""
+
+    def log_partition(self, x, w):
+        return super().log_partition(x, w) + 1.0
+
+
+def test_a_wrong_log_partition_of_a_real_task_fails(tmp_path):
+    task, ds, enumerate_structures = build_chunk(tmp_path)
+    broken = OffByOneChunk(**task.get_params())
+    broken.fit(ds)
+    check_task(broken, ds, n_weights=2)  # log Z + 1 is still above every score
+    with pytest.raises(AssertionError, match=WHERE + r"log_partition = .* but log Σ exp\(w·Φ\) "
+                       r"over the \d+ enumerated structures = .*"
+                       r"\[check 'log-partition-enumeration'\]"):
+        check_task(broken, ds, enumerate=enumerate_structures)
 
 
 def test_decode_then_vote_skips_only_the_maximality_checks(tmp_path):

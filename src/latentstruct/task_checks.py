@@ -130,9 +130,10 @@ def check_task(task, examples, enumerate: Callable[[Any], Iterable] | None = Non
     * ``loss-augmented-not-below-gold``: ``a.score >= w·Φ(x, y)`` (y has loss 0);
     * with ``enumerate``: ``argmax-maximum``: ``r.score == max_s w·Φ(x, s)``;
       ``loss-augmented-maximum``: ``a.score == max(max_s w·Φ(x, s) + Δ(y, s), w·Φ(x, y))``;
-    * ``argmax-batch``: ``argmax_batch(X, w)``, ``argmax_batch(X, w, Y)`` and
-      ``argmax_results(X, w, Y)`` (what the learners call on whole batches) return
-      structures whose (augmented) scores equal the single decodes' scores;
+    * ``argmax-batch``: ``argmax_batch(X, w)``, ``argmax_batch(X, w, Y)``,
+      ``argmax_results(X, w, Y)`` and ``argmax_batch`` on a reordered ``subset(X, idx)``
+      (what the learners call on batches and mini-batches) return structures whose
+      (augmented) scores equal the single decodes' scores, and argmax_results reports them;
     * ``heuristic-decode`` (if also heuristic): ``argmax(x, heuristic_weights())`` is exact
       and consistent.
 
@@ -156,7 +157,8 @@ def check_task(task, examples, enumerate: Callable[[Any], Iterable] | None = Non
     * with ``enumerate``: ``latent-argmax-maximum``: ``r.score == max_h w·Φ(x, h)`` (the
       latent completion is a maximum);
     * ``latent-batch``: ``latent_argmax_batch(X, w)`` gives the single decodes' scores, each
-      consistent with its structure, and ``decision_batch(X, w)`` equals them;
+      consistent with its structure, and ``decision_batch`` equals them, on X and on a
+      reordered ``subset(X, idx)``;
     * ``heuristic-decode`` (if also heuristic): ``latent_argmax(x, heuristic_weights())`` is
       exact and consistent.
 
@@ -195,6 +197,9 @@ def check_task(task, examples, enumerate: Callable[[Any], Iterable] | None = Non
     needs a maximum (``*-maximum``, ``*-not-below-*``, random ties scoring as the
     deterministic decode, the batch forms agreeing in score); the score-consistency checks
     still run.
+
+    Not checked: label-factored, k-best and explainable (their methods are called by one
+    learner or command each, in task-specific layouts; test them with the task).
 
     Persistence (every task), as a model file and a process worker see the task:
 
@@ -313,11 +318,8 @@ class _Enumerated:
     groups: np.ndarray | None = None  # j of each (j, h)
 
     def primary(self) -> sp.csr_matrix:
-        """The rows that the marginalizable sums run over."""
-        for m in (self.joint, self.latent, self.candidate):
-            if m is not None:
-                return m
-        raise AssertionError("unreachable: no feature map")  # pragma: no cover
+        """The rows that the marginalizable sums run over (the first feature map built)."""
+        return next(m for m in (self.joint, self.latent, self.candidate) if m is not None)
 
 
 # ----------------------------------------------------------------------------------------
@@ -420,13 +422,22 @@ class _Checker:
     def dot(self, where: str, what: str, vec, w) -> float:
         return self.sparse(where, what, vec).dot(w)
 
+    def joint_score(self, where: str, x, s, w) -> float:
+        """w·joint_feature(x, s)."""
+        return self.dot(where, "joint_feature(x, structure)", self.task.joint_feature(x, s), w)
+
+    def latent_score(self, where: str, x, h, w) -> float:
+        """w·latent_feature(x, h)."""
+        return self.dot(where, "latent_feature(x, h)", self.task.latent_feature(x, h), w)
+
     def loss(self, where: str, y, s, what: str) -> float:
         self.mark("loss-nonnegative")
         value = self.task.loss(y, s)
         try:
             value = float(value)
         except (TypeError, ValueError):
-            self.fail("loss-nonnegative", where, f"loss(y, {what}) returned {value!r}, not a number")
+            self.fail("loss-nonnegative", where,
+                      f"loss(y, {what}) returned {value!r}, not a number")
         if not (math.isfinite(value) and value >= 0.0):
             self.fail("loss-nonnegative", where,
                       f"loss(y, {what}) = {value!r}; a loss is finite and >= 0 (y = {y!r}, "
@@ -443,7 +454,10 @@ class _Checker:
                 weights.append(self.rng.normal(size=n))
             else:
                 weights.append(self.rng.integers(-2, 3, size=n).astype(np.float64))
-        heuristic = self.check_heuristic_weights() if HEURISTIC in self.caps else None
+        heuristic = None
+        if HEURISTIC in self.caps:
+            with _noted("check_task: raised while calling heuristic_weights()"):
+                heuristic = self.check_heuristic_weights()
         plain = np.full((len(pairs), self.n_weights), np.nan)
         augmented = np.full((len(pairs), self.n_weights), np.nan)
         latent = np.full((len(pairs), self.n_weights), np.nan)
@@ -535,14 +549,14 @@ class _Checker:
         if LATENT_BINARY in self.caps:
             r = self.decoded("heuristic-decode", where, "latent_argmax(x, heuristic_weights())",
                              self.task.latent_argmax(x, hw))
-            s = self.dot(where, "latent_feature(x, h)", self.task.latent_feature(x, r.structure), hw)
+            s = self.latent_score(where, x, r.structure, hw)
             self.expect_close("heuristic-decode", where, r.score, s, lambda: (
                 f"latent_argmax with the heuristic weights reports score {float(r.score)!r} but "
                 f"w·latent_feature(x, h) = {s!r}"))
         if MAX_DECODABLE in self.caps:
             r = self.decoded("heuristic-decode", where, "argmax(x, heuristic_weights())",
                              self.task.argmax(x, hw))
-            s = self.dot(where, "joint_feature(x, y)", self.task.joint_feature(x, r.structure), hw)
+            s = self.joint_score(where, x, r.structure, hw)
             self.expect_close("heuristic-decode", where, r.score, s, lambda: (
                 f"argmax with the heuristic weights reports score {float(r.score)!r} but "
                 f"w·joint_feature(x, structure) = {s!r}"))
@@ -551,6 +565,11 @@ class _Checker:
     def enumerated(self, i, x, y) -> _Enumerated:
         task, n = self.task, self.task.n_features
         where = self.where(i) + " (enumerate)"
+        if not {MAX_DECODABLE, LATENT_BINARY, CANDIDATE_LIST} & self.caps:
+            raise TypeError(
+                f"enumerate is used with max-decodable, latent-binary or candidate-list tasks "
+                f"(it needs their feature map); {type(task).__name__} offers "
+                f"{', '.join(sorted(self.caps)) or 'no capability'}; pass enumerate=None")
         structures = []
         for s in self.enumerate(x):
             structures.append(s)
@@ -570,10 +589,12 @@ class _Checker:
 
         out = _Enumerated(structures)
         if MAX_DECODABLE in self.caps:
-            out.joint = matrix("joint_feature(x, s)", (task.joint_feature(x, s) for s in structures))
+            out.joint = matrix("joint_feature(x, s)",
+                               (task.joint_feature(x, s) for s in structures))
             out.losses = np.array([self.loss(where, y, s, "s") for s in structures])
         if LATENT_BINARY in self.caps:
-            out.latent = matrix("latent_feature(x, h)", (task.latent_feature(x, h) for h in structures))
+            out.latent = matrix("latent_feature(x, h)",
+                                (task.latent_feature(x, h) for h in structures))
         if CANDIDATE_LIST in self.caps and out.joint is None and out.latent is None:
             feature = getattr(task, "candidate_feature", None)
             if not callable(feature):
@@ -591,37 +612,33 @@ class _Checker:
             out.groups = np.array(groups, dtype=np.int64)
             out.candidate = matrix("candidate_feature(x, j, h)",
                                    (feature(x, int(j), h) for j, h in structures))
-        if out.joint is None and out.latent is None and out.candidate is None:
-            raise TypeError(
-                f"enumerate is used with max-decodable, latent-binary or candidate-list tasks "
-                f"(it needs their feature map); {type(task).__name__} offers "
-                f"{', '.join(sorted(self.caps)) or 'none of them'}")
         return out
 
     # --- max-decodable ---------------------------------------------------------------------
     def check_max_decodable(self, i, k, x, y, w, enum) -> tuple[float, float]:
         task, where = self.task, self.where(i, k)
         r = self.decoded("argmax-status", where, "argmax(x, w)", task.argmax(x, w))
-        s_plain = self.dot(where, "joint_feature(x, structure)", task.joint_feature(x, r.structure), w)
+        s_plain = self.joint_score(where, x, r.structure, w)
         self.expect_close("argmax-score", where, r.score, s_plain, lambda: (
-            f"argmax reports score {float(r.score)!r} but w·joint_feature(x, structure) = {s_plain!r}; "
-            f"the decoder and joint_feature disagree (structure {r.structure!r})"))
+            f"argmax reports score {float(r.score)!r} but w·joint_feature(x, structure) = "
+            f"{s_plain!r}; the decoder and joint_feature disagree (structure {r.structure!r})"))
         loss_plain = self.loss(where, y, r.structure, "argmax structure")
 
         a = self.decoded("loss-augmented-status", where, "argmax(x, w, y_true=y)",
                          task.argmax(x, w, y_true=y))
-        s_aug = self.dot(where, "joint_feature(x, structure)", task.joint_feature(x, a.structure), w)
+        s_aug = self.joint_score(where, x, a.structure, w)
         loss_aug = self.loss(where, y, a.structure, "loss-augmented structure")
         self.expect_close("loss-augmented-score", where, a.score, s_aug + loss_aug, lambda: (
-            f"the loss-augmented argmax reports score {float(a.score)!r} but w·joint_feature(x, ŷ) + "
-            f"loss(y, ŷ) = {s_aug!r} + {loss_aug!r} = {s_aug + loss_aug!r}; it must report the "
-            f"augmented score of the structure it returns (ŷ = {a.structure!r})"))
-        s_gold = self.dot(where, "joint_feature(x, y)", task.joint_feature(x, y), w)
+            f"the loss-augmented argmax reports score {float(a.score)!r} but "
+            f"w·joint_feature(x, ŷ) + loss(y, ŷ) = {s_aug!r} + {loss_aug!r} = "
+            f"{s_aug + loss_aug!r}; it must report the augmented score of the structure it "
+            f"returns (ŷ = {a.structure!r})"))
+        s_gold = self.joint_score(where, x, y, w)
         if self.maximal:
             self.expect_not_below(
                 "loss-augmented-not-below-plain", where, a.score, s_plain + loss_plain, lambda: (
-                    f"the loss-augmented argmax scores {float(a.score)!r}, below the plain argmax's "
-                    f"structure, whose augmented score is w·Φ + loss = {s_plain!r} + "
+                    f"the loss-augmented argmax scores {float(a.score)!r}, below the plain "
+                    f"argmax's structure, whose augmented score is w·Φ + loss = {s_plain!r} + "
                     f"{loss_plain!r}; the loss-augmented argmax ignores (part of) the loss"))
             self.expect_not_below("loss-augmented-not-below-gold", where, a.score, s_gold, lambda: (
                 f"the loss-augmented argmax scores {float(a.score)!r}, below the gold structure's "
@@ -647,14 +664,15 @@ class _Checker:
             seed = i * self.n_weights + k
             rt = self.decoded("random-ties", where, f"argmax(x, w, random_state={seed})",
                               task.argmax(x, w, random_state=seed))
-            s_rt = self.dot(where, "joint_feature(x, structure)", task.joint_feature(x, rt.structure), w)
+            s_rt = self.joint_score(where, x, rt.structure, w)
             self.expect_close("random-ties", where, rt.score, s_rt, lambda: (
                 f"argmax(x, w, random_state={seed}) reports score {float(rt.score)!r} but "
                 f"w·joint_feature(x, structure) = {s_rt!r}"))
             if self.maximal:
                 self.expect_close("random-ties", where, rt.score, r.score, lambda: (
-                    f"argmax(x, w, random_state={seed}) scores {float(rt.score)!r} but argmax(x, w) "
-                    f"scores {float(r.score)!r}; breaking ties at random must not change the maximum"))
+                    f"argmax(x, w, random_state={seed}) scores {float(rt.score)!r} but "
+                    f"argmax(x, w) scores {float(r.score)!r}; breaking ties at random must not "
+                    "change the maximum"))
         return float(r.score), float(a.score)
 
     def batch_where(self, k) -> str:
@@ -681,11 +699,12 @@ class _Checker:
                           f"{what} returned {len(structures)} results for {n} examples")
             for pos, (i, s) in enumerate(zip(idx, structures)):
                 x, y = pairs[i]
-                score = self.dot(where, "joint_feature(x, structure)", task.joint_feature(x, s), w)
+                score = self.joint_score(where, x, s, w)
                 if augment:
                     score += self.loss(where, y, s, f"the structure of {what}")
                 if reported is not None:
-                    res = self.decoded("argmax-batch", where + f", example {i}", what, reported[pos])
+                    res = self.decoded("argmax-batch", f"{where}, example {i}", what,
+                                       reported[pos])
                     self.expect_close("argmax-batch", where, res.score, score, lambda: (
                         f"{what} reports score {float(res.score)!r} for example {i} but its "
                         f"structure scores w·Φ + loss = {score!r}"))
@@ -699,31 +718,33 @@ class _Checker:
     # --- latent-binary -----------------------------------------------------------------------
     def check_latent(self, i, k, x, w, enum) -> DecodeResult:
         task, where = self.task, self.where(i, k)
-        r = self.decoded("latent-argmax-status", where, "latent_argmax(x, w)", task.latent_argmax(x, w))
-        s = self.dot(where, "latent_feature(x, h)", task.latent_feature(x, r.structure), w)
+        r = self.decoded("latent-argmax-status", where, "latent_argmax(x, w)",
+                         task.latent_argmax(x, w))
+        s = self.latent_score(where, x, r.structure, w)
         self.expect_close("latent-argmax-score", where, r.score, s, lambda: (
-            f"latent_argmax reports score {float(r.score)!r} but w·latent_feature(x, h) = {s!r}; the "
-            f"decoder and latent_feature disagree (h = {r.structure!r})"))
+            f"latent_argmax reports score {float(r.score)!r} but w·latent_feature(x, h) = "
+            f"{s!r}; the decoder and latent_feature disagree (h = {r.structure!r})"))
         if self.maximal and enum is not None:
             scores = enum.latent @ w
             best = int(np.argmax(scores))
             self.expect_close("latent-argmax-maximum", where, r.score, scores[best], lambda: (
-                f"latent_argmax reports score {float(r.score)!r} (h = {r.structure!r}) but the best of "
-                f"the {len(scores)} enumerated structures scores {float(scores[best])!r} (h = "
-                f"{enum.structures[best]!r}); the latent completion is not a maximum"))
+                f"latent_argmax reports score {float(r.score)!r} (h = {r.structure!r}) but the "
+                f"best of the {len(scores)} enumerated structures scores "
+                f"{float(scores[best])!r} (h = {enum.structures[best]!r}); the latent completion "
+                "is not a maximum"))
         if RANDOM_TIES in self.caps:
             seed = i * self.n_weights + k
             rt = self.decoded("random-ties", where, f"latent_argmax(x, w, random_state={seed})",
                               task.latent_argmax(x, w, random_state=seed))
-            s_rt = self.dot(where, "latent_feature(x, h)", task.latent_feature(x, rt.structure), w)
+            s_rt = self.latent_score(where, x, rt.structure, w)
             self.expect_close("random-ties", where, rt.score, s_rt, lambda: (
                 f"latent_argmax(x, w, random_state={seed}) reports score {float(rt.score)!r} but "
                 f"w·latent_feature(x, h) = {s_rt!r}"))
             if self.maximal:
                 self.expect_close("random-ties", where, rt.score, r.score, lambda: (
                     f"latent_argmax(x, w, random_state={seed}) scores {float(rt.score)!r} but "
-                    f"latent_argmax(x, w) scores {float(r.score)!r}; breaking ties at random must not "
-                    "change the maximum"))
+                    f"latent_argmax(x, w) scores {float(r.score)!r}; breaking ties at random "
+                    "must not change the maximum"))
         return r
 
     def check_latent_batch(self, k, pairs, X, w, single) -> None:
@@ -756,7 +777,8 @@ class _Checker:
                  task.decision_batch(task.subset(X, order), w), [scores[i] for i in order])):
             got = np.asarray(got, dtype=np.float64)
             if got.shape != (n,):
-                self.fail("latent-batch", where, f"{what} returned shape {got.shape}, expected ({n},)")
+                self.fail("latent-batch", where,
+                          f"{what} returned shape {got.shape}, expected ({n},)")
             self.expect_arrays_close("latent-batch", where, got, ref, lambda worst: (
                 f"{what} differs from the scores of latent_argmax_batch by up to {worst!r}: "
                 f"{got.tolist()} vs {ref}"))
@@ -771,8 +793,8 @@ class _Checker:
         lz = float(lz)
         for s in known:
             self.expect_not_below("log-partition-bound", where, lz, s, lambda: (
-                f"log_partition = {lz!r} is below {float(s)!r}, the score of a decoded structure; a "
-                "log-sum-exp over all structures is never below one of its terms"))
+                f"log_partition = {lz!r} is below {float(s)!r}, the score of a decoded "
+                "structure; a log-sum-exp over all structures is never below one of its terms"))
         self.mark("expected-feature")
         ef = task.expected_feature(x, w)
         if isinstance(ef, SparseVector):
@@ -817,22 +839,24 @@ class _Checker:
             self.decoded("candidate-max-product", where + f", candidate {j}",
                          "candidate_max_product", r)
             self.expect_not_below("candidate-max-product", where, lzs[j], r.score, lambda: (
-                f"the max-product score of candidate {j} is {float(r.score)!r}, above its log-partition "
-                f"{float(lzs[j])!r}; a maximum is never above the log-sum-exp"))
+                f"the max-product score of candidate {j} is {float(r.score)!r}, above its "
+                f"log-partition {float(lzs[j])!r}; a maximum is never above the log-sum-exp"))
         # what the hidden-variable reranker asks for: coefficients from the log Z_j
         coef = _softmax(lzs)
         dense = task.candidate_expected_features(x, w, lambda lz_: _softmax(np.asarray(lz_)))
         sparse = task.candidate_expected_features(x, w, coef, sparse=True)
         self.expect_arrays_close("candidate-expected-features", where, dense.log_partitions, lzs,
                                  lambda worst: (
-            f"candidate_expected_features reports log_partitions {np.asarray(dense.log_partitions)!r}"
-            f" but candidate_log_partitions gives {lzs!r}"))
+            f"candidate_expected_features reports log_partitions "
+            f"{np.asarray(dense.log_partitions).tolist()} but candidate_log_partitions gives "
+            f"{lzs.tolist()}"))
         feats = np.asarray(dense.features, dtype=np.float64)
         sfeats = self.sparse(where, "candidate_expected_features(sparse=True).features",
                              sparse.features).to_dense(n)
-        self.expect_arrays_close("candidate-expected-features", where, sfeats, feats, lambda worst: (
-            f"candidate_expected_features with sparse=True differs from the dense form by up to "
-            f"{worst!r}"))
+        self.expect_arrays_close("candidate-expected-features", where, sfeats, feats,
+                                 lambda worst: (
+            f"candidate_expected_features with sparse=True differs from the dense form by up "
+            f"to {worst!r}"))
         if MARGINALIZABLE in self.caps:
             ef = task.expected_feature(x, w)
             if isinstance(ef, SparseVector):
@@ -852,8 +876,8 @@ class _Checker:
                 ref = float(logsumexp(scores[mask]))
                 self.expect_close("candidate-log-partitions-enumeration", where, lzs[j], ref,
                                   lambda: (
-                    f"candidate_log_partitions[{j}] = {float(lzs[j])!r} but log Σ_h exp(w·Φ(t_j, h)) over "
-                    f"the enumeration = {ref!r}"))
+                    f"candidate_log_partitions[{j}] = {float(lzs[j])!r} but "
+                    f"log Σ_h exp(w·Φ(t_j, h)) over the enumeration = {ref!r}"))
                 best = float(scores[mask].max())
                 r = mp[j]
                 self.expect_close("candidate-max-product-maximum", where, r.score, best, lambda: (
@@ -890,7 +914,8 @@ class _Checker:
         for (label, a), (_, b) in zip(mine, theirs):
             if isinstance(a, SparseVector):
                 if not isinstance(b, SparseVector):
-                    self.fail(name, where, f"{how}: {label} is a {type(b).__name__}, not a SparseVector")
+                    self.fail(name, where,
+                              f"{how}: {label} is a {type(b).__name__}, not a SparseVector")
                 a, b = a.coalesce(), b.coalesce()
                 if not np.array_equal(a.indices, b.indices):
                     self.fail(name, where, (
@@ -964,7 +989,8 @@ class _Checker:
                     "the arrays of get_state() must be a dict of str -> numpy arrays without "
                     f"object dtype (a model file stores them in .npz); got {_describe(arrays)}"))
             arrays = {key: np.array(v) for key, v in arrays.items()}
-            restored = cls.from_state(cls.params_from_file(loaded["params"]), loaded["state"], arrays)
+            restored = cls.from_state(cls.params_from_file(loaded["params"]), loaded["state"],
+                                      arrays)
         self.check_restored("state-round-trip", "from_state(get_state())", restored, pairs,
                             dataset, weights, latent_h)
         self.mark("pickle-round-trip")
