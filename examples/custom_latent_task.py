@@ -10,7 +10,7 @@ h, any set of 1..k sentences (k = 2), and a review scores f(x) = max_h w . Phi(x
 
 Two systems learn w from the labels alone:
 
-* two-stage ("alignment + learning"): a fixed heuristic picks the sentence first -- the one
+* two-stage ("alignment + learning"): a fixed heuristic first picks one sentence -- the one
   with the most words from a seed lexicon of part names and complaint words, a plausible
   but imperfect choice -- and an SVM then learns from the sentences it picked;
 * LCLR (Chang et al. 2010) chooses the supporting sentences and w jointly, so the choice
