@@ -188,7 +188,9 @@ def test_pair_classifier_paraphrase_with_string_classes(require_wordnet, require
     X = [(p.first, p.second) for p in pairs]
     y = ["paraphrase" if p.label == 1 else "different" for p in pairs]
     assert len(set(y)) == 2
-    clf = quiet_fit(PairClassifier(max_iter=3), X[:32], y[:32])
+    with pytest.raises(ConfigError, match="say which is positive with pos_label"):
+        PairClassifier(max_iter=3).fit(X[:32], y[:32])
+    clf = quiet_fit(PairClassifier(max_iter=3, pos_label="paraphrase"), X[:32], y[:32])
     assert list(clf.classes_) == ["different", "paraphrase"]
     pred = clf.predict(X[32:])
     assert set(pred) <= {"different", "paraphrase"}
@@ -196,7 +198,9 @@ def test_pair_classifier_paraphrase_with_string_classes(require_wordnet, require
     loaded, _ = save_load(clf, tmp_path)
     assert list(loaded.classes_) == ["different", "paraphrase"]
     assert list(loaded.predict(X[32:])) == list(pred)
-    search = GridSearchCV(PairClassifier(max_iter=2), {"C": [0.1, 1.0]}, cv=2)
+    assert loaded.pos_label == "paraphrase"
+    search = GridSearchCV(PairClassifier(max_iter=2, pos_label="paraphrase"), {"C": [0.1, 1.0]},
+                          cv=2)
     quiet_fit(search, X[:24], y[:24])
     assert len(search.cv_results_["mean_test_score"]) == 2
 
@@ -208,7 +212,7 @@ def test_clone_get_params_set_params():
     est = Tagger(C=0.5, window=1)
     params = est.get_params()
     assert params["C"] == 0.5 and params["window"] == 1 and params["max_iter"] == 50
-    assert params["task"] is None and params["learner"] is None
+    assert params["task"] is None and params["learner"] is None and params["pos_label"] is None
     twin = clone(est)
     assert twin.get_params() == params and twin is not est
     est.set_params(learner__C=2.0, task__window=3)

@@ -47,7 +47,7 @@ ESTIMATORS: dict[str, type] = {}
 #: the estimator ``load`` gives a model file trained on the command line, by task name
 _FOR_TASK: dict[str, str] = {}
 # the constructor's own parameters; every other keyword is a task or learner option
-_OWN = ("task", "learner")
+_OWN = ("task", "learner", "pos_label")
 
 
 def fit_on_dataset(task, dataset, learner_cls, learner_opts: dict, *, fit_kw=None,
@@ -101,6 +101,11 @@ class Estimator(BaseEstimator):
         default.  The raw form of ``X`` and ``y`` is the task's (``Task.make_dataset``).
     learner : str or None
         A registered learner name; None: the task's default learner.
+    pos_label : label or None
+        Binary tasks: the class of ``y`` that is positive, the one a latent structure
+        supports (LCLR's f(x) = max_h w . Phi(x, h) >= 0 is not symmetric in the classes:
+        a paraphrase is a pair with a good alignment, a non-paraphrase one without).  None:
+        1 (or True) when ``y`` holds +1/-1, 1/0 or True/False; other labels need it.
     **options
         Any option of the task or of the learner, by name (``C=0.1``, ``max_iter=20``,
         ``window=1``); stored unchanged and checked in ``fit``, like scikit-learn's
@@ -126,9 +131,10 @@ class Estimator(BaseEstimator):
         for name in cls._tasks or ():
             _FOR_TASK.setdefault(name, cls.__name__)
 
-    def __init__(self, task=None, learner=None, **options):
+    def __init__(self, task=None, learner=None, pos_label=None, **options):
         self.task = task
         self.learner = learner
+        self.pos_label = pos_label
         for key, value in options.items():
             setattr(self, key, value)
 
@@ -162,7 +168,7 @@ class Estimator(BaseEstimator):
     def get_params(self, deep: bool = True) -> dict:
         """``task``, ``learner`` and every option of the task and the learner with its value
         (the default where none was set), by flat name."""
-        params = {"task": self.task, "learner": self.learner}
+        params = {"task": self.task, "learner": self.learner, "pos_label": self.pos_label}
         try:
             task_defaults, learner_defaults = self._defaults()
         except ConfigError:  # an unknown task or learner name: reported by fit
@@ -220,7 +226,7 @@ class Estimator(BaseEstimator):
 
     def __repr__(self, N_CHAR_MAX=700) -> str:
         """The parameters that differ from their defaults, as scikit-learn prints them."""
-        shown = {k: v for k, v in (("task", self.task), ("learner", self.learner)) if v is not None}
+        shown = {k: getattr(self, k) for k in _OWN if getattr(self, k) is not None}
         try:
             task_defaults, learner_defaults = self._defaults()
         except ConfigError:
@@ -236,23 +242,40 @@ class Estimator(BaseEstimator):
         return LATENT_BINARY in task_cls.offered_capabilities()
 
     def _encode_y(self, y, task_cls):
-        """Binary tasks: ``y`` of any two classes as +-1 (``classes_[1]`` positive)."""
+        """Binary tasks: ``y`` of two classes as +-1, ``pos_label`` (see the class docstring)
+        as +1; ``classes_`` is (negative, positive), so ``classes_[1]`` is positive."""
         if not self._is_binary(task_cls):
             self.classes_ = None
             return y
         y = np.asarray(list(y), dtype=object) if not isinstance(y, np.ndarray) else y
         try:
-            classes = np.unique(y)
+            classes = list(np.unique(y))
         except TypeError as exc:
             raise InputError(f"y mixes label types that cannot be ordered ({exc}); give two "
                              f"classes of one type") from None
-        if classes.size != 2:
+        if len(classes) != 2:
             raise InputError(
-                f"y holds {classes.size} class{'es' if classes.size != 1 else ''} "
-                f"({', '.join(map(repr, classes[:5].tolist()))}); a binary "
+                f"y holds {len(classes)} class{'es' if len(classes) != 1 else ''} "
+                f"({', '.join(map(repr, classes[:5]))}); a binary "
                 f"{type(self).__name__} learns to tell two classes apart: give examples of both")
-        self.classes_ = classes
-        return np.where(y == classes[1], 1, -1)
+        positive = self.pos_label
+        if positive is None:
+            if not all(isinstance(c, (bool, int, float, np.bool_, np.number)) and c in (-1, 0, 1)
+                       for c in classes):
+                raise ConfigError(
+                    f"y holds the classes {classes[0]!r} and {classes[1]!r}: say which is "
+                    f"positive with pos_label=... (the class a latent structure supports: "
+                    f"{type(self).__name__}'s decision max_h w . Phi(x, h) >= 0 is not "
+                    f"symmetric); labels +1/-1, 1/0 or True/False need none")
+            positive = 1
+        matches = [c for c in classes if c == positive]
+        if not matches:
+            raise ConfigError(f"pos_label={positive!r} is not a class of y (classes: "
+                              f"{classes[0]!r}, {classes[1]!r})")
+        negative = next(c for c in classes if not c == positive)
+        self.classes_ = np.array([negative, matches[0]], dtype=y.dtype if y.dtype != object
+                                 else object)
+        return np.where(y == matches[0], 1, -1)
 
     def fit(self, X, y, **fit_params) -> "Estimator":
         """Build the task from its options, fit it and the learner on raw ``X``, ``y``.
@@ -377,6 +400,8 @@ def load(path):
     est = cls(task=task.name, learner=learner.registry_name, **options)
     est.task_, est.learner_ = task, learner
     est.classes_ = _classes_from(extra.get("classes"), task, path)
+    if est.classes_ is not None and extra.get("classes") is not None:
+        est.pos_label = _json_scalar(est.classes_[1])  # a refit keeps the file's positive class
     return est
 
 
