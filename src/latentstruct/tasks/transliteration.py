@@ -53,6 +53,7 @@ from .raw_pairs import binary_predictions, translit_dataset
 
 __all__ = [
     "TransliterationTask",
+    "CldrRecords",
     "TranslitCorpus",
     "concat_translit",
     "ranking_metrics",
@@ -449,6 +450,11 @@ def dominant_script(chars) -> str | None:
     return max(counts, key=counts.__getitem__) if counts else None
 
 
+class CldrRecords(list):
+    """The pairs of ``read(None)``: the default (CLDR) data of the task's ``lang``, which
+    ``evaluate_model`` checks against the script of the training targets."""
+
+
 # --------------------------------------------------------------------------------------
 # the task
 # --------------------------------------------------------------------------------------
@@ -543,7 +549,7 @@ class TransliterationTask(LatentBinaryTask):
                 rng = np.random.default_rng([self.seed, _SPLITS.index(split)])
                 idx = np.sort(rng.choice(len(pairs), size=n, replace=False))
                 positives = [pairs[i] for i in idx.tolist()]
-        records = list(positives)
+        records = list(positives) if path is not None else CldrRecords(positives)
         if split == "train":
             n = len(positives)
             k = round(self.neg_ratio * n * (n - 1))
@@ -956,14 +962,12 @@ class TransliterationTask(LatentBinaryTask):
         self.check_fitted()
         return dominant_script(self.target_alphabet_)
 
-    def _is_default_data(self, dataset: Dataset) -> bool:
-        """Whether ``dataset`` is the default (CLDR) data of ``lang``: no file, and every
-        record a CLDR pair of ``lang`` (pairs given in memory, ``make_dataset``, are the
-        user's own choice)."""
-        if dataset.path is not None:
-            return False
-        cldr = set(cldr_pairs(self.lang))
-        return all(tuple(rec) in cldr for rec in dataset.records)
+    @staticmethod
+    def _is_default_data(dataset: Dataset) -> bool:
+        """Whether ``dataset`` is the default (CLDR) data, chosen by ``lang`` rather than
+        by the user (``read(None)`` marks its records); a file or pairs given in memory
+        (``make_dataset``) are the user's own choice."""
+        return isinstance(dataset.records, CldrRecords)
 
     def _check_script(self, dataset: Dataset) -> None:
         """InputError when the targets of ``dataset`` are in another script than the
