@@ -64,7 +64,8 @@ def test_ud_make_dataset_matches_conllu_read(tmp_path):
                                         (True, True, False))
     rec = made.records[0]
     assert isinstance(rec, DependencySentence) and rec.file_format == "conllu"
-    assert (rec.upos, rec.xpos, rec.line, rec.path) == (("NOUN", "VERB", "PUNCT"), ("_",) * 3, 0, "")
+    assert (rec.upos, rec.xpos, rec.line, rec.path) == \
+        (("NOUN", "VERB", "PUNCT"), ("_",) * 3, 0, "")
     for r, m in zip(read.records, made.records):
         assert (r.words, r.upos, r.heads, r.deprels) == (m.words, m.upos, m.heads, m.deprels)
     from_file.fit(read)
@@ -88,8 +89,9 @@ def test_ptb_make_dataset_matches_dp_read(tmp_path):
     assert made.records[1].file_format == "dp" and made.records[1].upos == ("_",) * 5
     from_file.fit(read)
     from_lists.fit(made)
-    assert (from_lists.pos_column_, from_lists.single_root_, from_lists.labelled_) == \
-        (from_file.pos_column_, from_file.single_root_, from_file.labelled_) == ("xpos", False, False)
+    resolved = (from_lists.pos_column_, from_lists.single_root_, from_lists.labelled_)
+    assert resolved == (from_file.pos_column_, from_file.single_root_, from_file.labelled_)
+    assert resolved == ("xpos", False, False)
     _same_corpus(from_lists.featurize(made), from_file.featurize(read))
     _same_targets(from_lists.encode_targets(made.targets), from_file.encode_targets(read.targets))
     # a forest is a valid .dp tree, as the reader allows it
