@@ -448,3 +448,15 @@ def test_bad_input_names_its_location(name, X, y, pattern):
 def test_empty_x_is_refused():
     with pytest.raises(InputError, match="X holds no sentences"):
         PosTask().make_dataset([])
+
+
+def test_pos_feature_dicts_take_any_tag_set_words_keep_the_upos_check():
+    """A dict-trained pos model never writes a CoNLL-U UPOS column (the command line refuses
+    it), so its tags may be NER or chunk tags; word input keeps the reader's UPOS check."""
+    from latentstruct.exceptions import InputError
+    from latentstruct.tasks import PosTask
+
+    data = PosTask().make_dataset([[{"w": "He"}, {"w": "ran"}]], [["B-NP", "B-VP"]])
+    assert data.targets == [("B-NP", "B-VP")]
+    with pytest.raises(InputError, match=r"y\[0\]\[0\]: tag 'B-NP' is not UPOS"):
+        PosTask().make_dataset([["He", "ran"]], [["B-NP", "B-VP"]])

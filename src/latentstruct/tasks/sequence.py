@@ -56,6 +56,7 @@ from .sequence_raw import (
     chunk_record,
     chunk_tag_problem,
     pos_record,
+    any_tag,
     pos_tag_problem,
     records_kind,
     sequence_dataset,
@@ -1045,7 +1046,8 @@ class PosTask(SequenceLabellingTask):
     def make_dataset(self, X, y=None) -> Dataset:
         """Sentences from Python lists: ``X`` a list of sentences, each a list of words (or
         of per-token feature dicts); ``y`` a list of tag lists in ``tag_column``'s form
-        (UPOS tags are checked as the CoNLL-U reader checks them), or None (targets None).
+        (UPOS tags are checked as the CoNLL-U reader checks them; with feature dicts any tag
+        set is taken: such a model never writes a CoNLL-U column), or None (targets None).
 
         The records are the ``ConlluSentence`` records ``read`` builds from plain text (ID
         and FORM, every other field ``_``), so ``write_predictions`` writes CoNLL-U.  A bad
@@ -1053,7 +1055,8 @@ class PosTask(SequenceLabellingTask):
         """
         self._validate_params()
         return sequence_dataset(X, y, token="word", build=pos_record,
-                                check_tag=pos_tag_problem(self.tag_column))
+                                check_tag=pos_tag_problem(self.tag_column),
+                                check_dict_tag=any_tag)
 
     def read(self, path, *, split: str = "train") -> Dataset:
         """Read a CoNLL-U file with the tags of ``tag_column`` as targets.

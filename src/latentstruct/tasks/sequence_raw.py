@@ -87,6 +87,7 @@ __all__ = [
     "citation_record",
     "chunk_tag_problem",
     "pos_tag_problem",
+    "any_tag",
     "field_label_problem",
 ]
 
@@ -288,13 +289,15 @@ def _tags(value, i: int, n: int, check_tag: Callable[[str], str | None]) -> tupl
     return tuple(out)
 
 
-def sequence_dataset(X, y, *, token: str, build: Callable, check_tag: Callable) -> Dataset:
+def sequence_dataset(X, y, *, token: str, build: Callable, check_tag: Callable,
+                     check_dict_tag: Callable | None = None) -> Dataset:
     """The :class:`Dataset` of ``make_dataset`` for a sequence task.
 
     ``token`` names one template token in messages (``"word"``, ``"(word, POS) pair"``);
     ``build(i, tokens, tags)`` makes the record of template sentence ``X[i]`` (checking its
     tokens), ``tags`` being the checked tag tuple or None; ``check_tag(tag)`` returns why a
-    tag is refused, or None.  Targets are tag tuples, or None per sentence without ``y``.
+    tag is refused, or None; ``check_dict_tag`` replaces it for feature-dict sentences
+    (None: the same check).  Targets are tag tuples, or None per sentence without ``y``.
     """
     X, y = raw_examples(X, y, example=f"sentence (a list of {token}s)")
     if not X:
@@ -311,7 +314,8 @@ def sequence_dataset(X, y, *, token: str, build: Callable, check_tag: Callable) 
             given = {DICTS: _DICT_TEXT, TEMPLATES: f"{token}s"}
             raise raw_error(f"is given as {given[kind]} but X[0] as {given[first_kind]}; all "
                             f"sentences of X must be of one kind", i)
-        tags = None if y is None else _tags(y[i], i, len(tokens), check_tag)
+        check = check_tag if kind == TEMPLATES or check_dict_tag is None else check_dict_tag
+        tags = None if y is None else _tags(y[i], i, len(tokens), check)
         if kind == DICTS:
             records.append(DictSentence(tuple(feature_dict_attributes(f, i, t)
                                               for t, f in enumerate(tokens))))
@@ -374,6 +378,13 @@ def citation_record(i: int, tokens: list, labels) -> Citation:
 def chunk_tag_problem(tag: str) -> str | None:
     """Why ``tag`` is no chunk tag (the reader's check), or None."""
     return None if is_chunk_tag(tag) else f"chunk tag {tag!r} is not {CHUNK_TAG_FORM}"
+
+
+def any_tag(tag: str) -> None:
+    """No check beyond the one every tag gets (a non-empty string): a pos model trained on
+    feature dicts takes any tag set (NER, chunk tags), since it never writes a CoNLL-U UPOS
+    column (the command line refuses such a model: it cannot compute the dicts)."""
+    return None
 
 
 def pos_tag_problem(tag_column: str) -> Callable[[str], str | None]:
