@@ -114,10 +114,13 @@ def _gold(value, n: int, i: int):
     """(heads, deprels or None) of ``y[i]``: n heads, or n (head, deprel) pairs."""
     value = _seq(value, i, "", "the gold tree", f"a list of {n} heads or {n} (head, deprel) "
                  f"pairs", name="y")
-    if value and all(isinstance(v, (list, tuple)) for v in value):
-        if any(len(v) != 2 for v in value):
+    if any(isinstance(v, (list, tuple)) for v in value):
+        bad = next((k for k, v in enumerate(value)
+                    if not isinstance(v, (list, tuple)) or len(v) != 2), None)
+        if bad is not None:
             raise raw_error(f"the gold tree must be {n} heads or {n} (head, deprel) pairs; "
-                            f"some entry is not a pair", i, what="y")
+                            f"entry {bad} is {value[bad]!r:.40}, not a (head, deprel) pair",
+                            i, what="y")
         heads = check_gold_heads([v[0] for v in value], n, "the gold heads", f"y[{i}]",
                                  none="None")
         return heads, check_strings([v[1] for v in value], n, "the gold deprels", f"y[{i}]")
