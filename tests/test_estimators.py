@@ -78,6 +78,7 @@ def test_tagger_fit_predict_score_save_load_grid(require_data, tmp_path):
     pred = tagger.predict(Xt)
     assert [len(p) for p in pred] == [len(s) for s in Xt]
     assert all(isinstance(t, str) for p in pred for t in p)
+    assert tagger.classes_ == sorted({t for tags in y for t in tags})  # as CRF.classes_
     acc = np.mean([a == b for p, g in zip(pred, yt) for a, b in zip(p, g)])
     assert tagger.score(Xt, yt) == pytest.approx(acc)
     assert acc > 0.75  # 300 training sentences of EWT: ~0.83
@@ -159,6 +160,17 @@ def test_document_classifier_fit_predict_score_save_load_grid(require_data, tmp_
     search = GridSearchCV(DocumentClassifier(max_iter=5), {"C": [0.01, 1.0]}, cv=2)
     quiet_fit(search, X[:120], y[:120])
     assert search.best_score_ > 0.5
+
+    # labels of any JSON scalar type, as scikit-learn classifiers take them
+    codes = {label: k for k, label in enumerate(wanted)}
+    yi = [codes[label] for label in y]
+    clf_int = quiet_fit(DocumentClassifier(max_iter=10), X[:240], yi[:240])
+    assert list(clf_int.classes_) == [0, 1, 2]
+    pred_int = clf_int.predict(X[240:])
+    assert [wanted[k] for k in pred_int] == list(pred)  # same model, labels renamed
+    assert clf_int.score(X[240:], yi[240:]) == pytest.approx(acc)
+    loaded_int, _ = save_load(clf_int, tmp_path)
+    assert list(loaded_int.predict(X[240:])) == list(pred_int)
 
 
 def test_pair_classifier_translit_fit_predict_score_save_load_grid(tmp_path):

@@ -117,8 +117,10 @@ class Estimator(BaseEstimator):
         The fitted task (feature index, labels).
     learner_ : estimator
         The fitted learner (``coef_``, ``n_iter_``, ``objective_curve_``).
-    classes_ : ndarray
-        For binary tasks: the two classes of ``y``; ``classes_[1]`` is the positive one.
+    classes_ : ndarray or list
+        Binary tasks: the two classes of ``y``, ``classes_[1]`` the positive one; a
+        classifier's class labels (any of bool, int, float, str); a tagger's tag set (a
+        list, like sklearn-crfsuite's ``CRF.classes_``).
     """
 
     _default_task: ClassVar[str | None] = None
@@ -238,21 +240,33 @@ class Estimator(BaseEstimator):
         return f"{type(self).__name__}({text})"
 
     # --- fitting and prediction --------------------------------------------------------
-    def _is_binary(self, task_cls) -> bool:
-        return LATENT_BINARY in task_cls.offered_capabilities()
+    #: how the labels of ``y`` reach the task: "labels" (class labels of any JSON scalar
+    #: type, given to the task as strings), or None (as given: tag lists, trees); binary
+    #: tasks always use "binary" (two classes as -1/+1, see ``pos_label``)
+    _label_mode: ClassVar[str | None] = None
+
+    def _mode(self, task_cls) -> str | None:
+        return "binary" if LATENT_BINARY in task_cls.offered_capabilities() else self._label_mode
 
     def _encode_y(self, y, task_cls):
-        """Binary tasks: ``y`` of two classes as +-1, ``pos_label`` (see the class docstring)
-        as +1; ``classes_`` is (negative, positive), so ``classes_[1]`` is positive."""
-        if not self._is_binary(task_cls):
-            self.classes_ = None
+        """``y`` as the task takes it; sets ``classes_`` for binary and label modes."""
+        mode = self._mode(task_cls)
+        if mode is None:
             return y
-        y = np.asarray(list(y), dtype=object) if not isinstance(y, np.ndarray) else y
+        y = _object_array(y)
         try:
             classes = list(np.unique(y))
         except TypeError as exc:
-            raise InputError(f"y mixes label types that cannot be ordered ({exc}); give two "
-                             f"classes of one type") from None
+            raise InputError(f"y mixes label types that cannot be ordered ({exc}); give "
+                             f"labels of one type") from None
+        for c in classes:
+            _json_scalar(c, what="y")
+        if mode == "labels":
+            if len({str(c) for c in classes}) != len(classes):
+                raise InputError(f"y holds labels that are equal as text ({classes[:5]}); give "
+                                 f"labels of one type")
+            self.classes_ = np.array(classes, dtype=object if y.dtype == object else y.dtype)
+            return [str(v) for v in y]
         if len(classes) != 2:
             raise InputError(
                 f"y holds {len(classes)} class{'es' if len(classes) != 1 else ''} "
@@ -273,9 +287,32 @@ class Estimator(BaseEstimator):
             raise ConfigError(f"pos_label={positive!r} is not a class of y (classes: "
                               f"{classes[0]!r}, {classes[1]!r})")
         negative = next(c for c in classes if not c == positive)
-        self.classes_ = np.array([negative, matches[0]], dtype=y.dtype if y.dtype != object
-                                 else object)
+        self.classes_ = np.array([negative, matches[0]],
+                                 dtype=object if y.dtype == object else y.dtype)
         return np.where(y == matches[0], 1, -1)
+
+    def _encode_known(self, y):
+        """Gold ``y`` for ``score``: its labels must be classes the model was fitted on."""
+        mode = self._mode(type(self.task_))
+        if mode is None:
+            return y
+        y = _object_array(y)
+        unknown = ~np.isin(y, self.classes_)
+        if unknown.any():
+            raise InputError(f"y holds {y[unknown][0]!r}, not one of the classes the model "
+                             f"was fitted on ({', '.join(map(repr, self.classes_.tolist()))})")
+        if mode == "labels":
+            return [str(v) for v in y]
+        return np.where(y == self.classes_[1], 1, -1)
+
+    def _decode(self, predictions):
+        mode = self._mode(type(self.task_))
+        if mode == "binary":
+            return self.classes_[(np.asarray(predictions) > 0).astype(int)]
+        if mode == "labels":
+            lookup = {str(c): c for c in self.classes_}
+            return np.array([lookup[p] for p in predictions], dtype=self.classes_.dtype)
+        return predictions
 
     def fit(self, X, y, **fit_params) -> "Estimator":
         """Build the task from its options, fit it and the learner on raw ``X``, ``y``.
@@ -300,6 +337,9 @@ class Estimator(BaseEstimator):
                                     verbose=bool(learner_opts.get("progress", False)))
         self.task_ = task
         self.learner_ = learner
+        if self._mode(task_cls) is None:  # tag sets: as sklearn-crfsuite's CRF.classes_
+            labels = getattr(task, "labels_", None)
+            self.classes_ = None if labels is None else list(labels)
         return self
 
     def _check_fitted(self) -> None:
@@ -316,10 +356,7 @@ class Estimator(BaseEstimator):
     def predict(self, X) -> list:
         """Predictions for raw ``X``, in the raw form of ``y`` (tag lists, heads, labels)."""
         _, Xf = self._featurise(X)
-        predictions = self.task_.decode_predictions(self.learner_.predict(Xf))
-        if getattr(self, "classes_", None) is not None:
-            return self.classes_[(np.asarray(predictions) > 0).astype(int)]
-        return predictions
+        return self._decode(self.task_.decode_predictions(self.learner_.predict(Xf)))
 
     def decision_function(self, X) -> np.ndarray:
         """Binary tasks: f(x) = max_h w . Phi(x, h) for raw ``X`` (> 0: ``classes_[1]``)."""
@@ -332,14 +369,7 @@ class Estimator(BaseEstimator):
         """The task's main metric (``task.score_metric``: tagging accuracy, chunk F1, UAS,
         binary accuracy) of ``predict(X)`` against raw ``y``; higher is better."""
         self._check_fitted()
-        if getattr(self, "classes_", None) is not None:
-            y = np.asarray(list(y), dtype=object) if not isinstance(y, np.ndarray) else y
-            unknown = ~np.isin(y, self.classes_)
-            if unknown.any():
-                raise InputError(f"y holds {y[unknown][0]!r}, not one of the classes the model "
-                                 f"was fitted on ({', '.join(map(repr, self.classes_.tolist()))})")
-            y = np.where(y == self.classes_[1], 1, -1)
-        dataset, Xf = self._featurise(X, y)
+        dataset, Xf = self._featurise(X, self._encode_known(y))
         return float(self.learner_.score(Xf, self.task_.encode_targets(dataset.targets)))
 
     # --- persistence ---------------------------------------------------------------------
@@ -351,7 +381,7 @@ class Estimator(BaseEstimator):
 
         self._check_fitted()
         check_output_path(path, what="the model path")
-        classes = getattr(self, "classes_", None)
+        classes = self.classes_ if self._mode(type(self.task_)) else None
         extra = {"estimator": type(self).__name__,
                  "classes": None if classes is None else [_json_scalar(c) for c in classes],
                  "seed": self.learner_.get_params(deep=False).get("random_state")}
@@ -365,14 +395,18 @@ def _same(a, b) -> bool:
         return a is b
 
 
-def _json_scalar(value):
+def _object_array(y) -> np.ndarray:
+    return y if isinstance(y, np.ndarray) else np.asarray(list(y), dtype=object)
+
+
+def _json_scalar(value, what: str = "a class label"):
     """A class label as JSON: bool, int, float or str (a model file holds only data)."""
     if isinstance(value, np.generic):
         value = value.item()
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if isinstance(value, (bool, int, float, str)):
         return value
-    raise ConfigError(f"cannot save class label {value!r} of type {type(value).__name__}: a "
-                      f"model file holds labels that are bool, int, float or str")
+    raise InputError(f"{what} holds the label {value!r} of type {type(value).__name__}; class "
+                     f"labels must be bool, int, float or str (a model file stores them)")
 
 
 def load(path):
@@ -399,21 +433,28 @@ def load(path):
     options.update(task.get_params())
     est = cls(task=task.name, learner=learner.registry_name, **options)
     est.task_, est.learner_ = task, learner
-    est.classes_ = _classes_from(extra.get("classes"), task, path)
-    if est.classes_ is not None and extra.get("classes") is not None:
+    est.classes_ = _classes_from(extra.get("classes"), est._mode(type(task)), task, path)
+    if est._mode(type(task)) == "binary" and extra.get("classes") is not None:
         est.pos_label = _json_scalar(est.classes_[1])  # a refit keeps the file's positive class
     return est
 
 
-def _classes_from(classes, task, path):
-    if LATENT_BINARY not in type(task).offered_capabilities(task.get_params()):
-        return None
-    if classes is None:  # trained on the command line: labels are -1 / +1
-        return np.array([-1, 1])
-    if (not isinstance(classes, list) or len(classes) != 2
-            or not all(c is None or isinstance(c, (bool, int, float, str)) for c in classes)):
-        raise ModelFormatError(f"{path}: model file's 'classes' must be a list of two labels "
-                               f"(bool, int, float or str); the file is damaged or edited")
+def _classes_from(classes, mode, task, path):
+    """``classes_`` of a loaded model: the file's (est.save) or, for a model the command
+    line trained, what its task implies (-1/+1, or the task's label strings)."""
+    labels = getattr(task, "labels_", None)
+    if mode is None:
+        return None if labels is None else list(labels)
+    if classes is None:  # trained on the command line
+        return np.array([-1, 1]) if mode == "binary" else np.array(list(labels), dtype=object)
+    if (not isinstance(classes, list) or (mode == "binary" and len(classes) != 2)
+            or not all(isinstance(c, (bool, int, float, str)) for c in classes)):
+        raise ModelFormatError(f"{path}: model file's 'classes' must be a list of "
+                               f"{'two ' if mode == 'binary' else ''}labels (bool, int, float or "
+                               f"str); the file is damaged or edited")
+    if mode == "labels" and sorted(str(c) for c in classes) != sorted(labels or ()):
+        raise ModelFormatError(f"{path}: model file's 'classes' do not match its task's labels; "
+                               f"the file is damaged or edited")
     return np.array(classes, dtype=object) if any(isinstance(c, str) for c in classes) \
         else np.array(classes)
 
@@ -460,11 +501,14 @@ class DependencyParser(Estimator):
 
 class DocumentClassifier(ClassifierMixin, Estimator):
     """A multi-class document classifier on raw texts: ``X`` a list of strings, ``y``
-    their labels; ``score`` is accuracy.  Task ``doccls`` (a structured SVM over the
+    their labels (str, int, bool or float; ``predict`` gives them back as given, and the
+    model file stores them as text: ``latentstruct predict`` writes ``"3"`` for ``3``);
+    ``score`` is accuracy.  Task ``doccls`` (a structured SVM over the
     labels, or ``learner="distro"`` for label vectors)."""
 
     _default_task = "doccls"
     _tasks = ("doccls",)
+    _label_mode = "labels"
     score = Estimator.score  # the task's metric (ClassifierMixin's would come first)
 
 
