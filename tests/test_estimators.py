@@ -352,3 +352,15 @@ def test_convergence_warning_points_at_the_callers_fit():
     conv = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
     assert conv, "max_iter=1 must warn"
     assert all(w.filename == __file__ for w in conv)
+
+
+def test_tagger_with_jlis_draws_binary_examples_from_raw_data(require_data):
+    """J-LIS through the estimator: the task's training_sample splits the raw sentences into
+    labelled structures S and binary examples B, as `latentstruct train --learner jlis`."""
+    sents = ewt_sentences(require_data, 200)
+    X, y = [list(s.words) for s in sents], [list(s.upos) for s in sents]
+    with pytest.raises(ConfigError, match="give n_binary=N"):
+        Tagger(learner="jlis").fit(X, y)
+    est = quiet_fit(Tagger(learner="jlis", n_structured_tokens=300, n_binary=60, max_iter=3), X, y)
+    assert est.learner_.coef_.shape == (est.learner_.coef_size(est.task_),)
+    assert 0.3 < est.score(X[150:], y[150:]) <= 1.0
