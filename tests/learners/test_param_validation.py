@@ -15,10 +15,10 @@ from latentstruct.tasks import ChunkTask
 from latentstruct.testing import make_bag_problem
 
 INT_0_2_32 = "must be an int in the range [0, 4294967295]"
-NJOBS = "must be an int other than 0 or None"
+NJOBS = "must be an int in the range [-1024, 1024] other than 0 or None"
 POSITIVE = "must be a float in the range (0, inf)"
 NONNEG = "must be a float in the range [0, inf)"
-AT_LEAST_ONE = "must be an int in the range [1, inf)"
+AT_LEAST_ONE = "must be an int in the range [1, "  # [1, inf) or [1, LIMIT]
 BOOL = "must be a bool"
 STR_AMONG = "must be a str among {"
 
@@ -41,7 +41,7 @@ BAD = [
     ("batch_size", 0, AT_LEAST_ONE), ("dcd_max_iter", -3, AT_LEAST_ONE),
     ("max_cutting_plane_rounds", 0, AT_LEAST_ONE), ("max_negative_updates", 0, AT_LEAST_ONE),
     ("n_components", 0, AT_LEAST_ONE), ("n_restarts", 1.0, AT_LEAST_ONE),
-    ("n_iter", -1, "must be an int in the range [0, inf)"),
+    ("n_iter", -1, "must be an int in the range [0, 10000]"),
     ("check_inference", "yes", BOOL), ("progress", 1, BOOL), ("average", "no", BOOL),
     ("random_tie_break", 0, BOOL), ("shrinking", "true", BOOL), ("update_labels", None, BOOL),
     ("init", "random", STR_AMONG), ("variant", "pa-iv", STR_AMONG),
@@ -89,8 +89,8 @@ def test_a_bad_value_is_refused_with_the_learners_name(name, param, value, fragm
 def test_the_message_is_scikit_learns():
     with pytest.raises(ConfigError) as err:
         LCLR(n_jobs="abc").fit(None, None)
-    assert str(err.value) == ("The 'n_jobs' parameter of LCLR must be an int other than 0 or "
-                              "None. Got 'abc' instead.")
+    assert str(err.value) == ("The 'n_jobs' parameter of LCLR must be an int in the range "
+                              "[-1024, 1024] other than 0 or None. Got 'abc' instead.")
     with pytest.raises(ConfigError) as err:
         LCLR(random_state=-1).fit(None, None)
     assert str(err.value) == ("The 'random_state' parameter of LCLR must be an int in the range "

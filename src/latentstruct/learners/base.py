@@ -91,7 +91,8 @@ class LinearStructuredLearner(BaseEstimator):
     def validate_params(cls, params: dict, *, n_features: int | None = None) -> None:
         """Raise ``ConfigError`` (scikit-learn's wording) for the first hyperparameter in
         ``params`` that ``_parameter_constraints`` does not allow; needs no task or data."""
-        validate_params(cls.__name__, cls._parameter_constraints, params, n_features=n_features)
+        validate_params(cls.__name__, cls._parameter_constraints, params, n_features=n_features,
+                        defaults=cls().get_params(deep=False))
 
     def _validate_params(self) -> None:
         """``validate_params`` on this instance's hyperparameters (start of ``fit``)."""

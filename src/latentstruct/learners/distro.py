@@ -41,7 +41,8 @@ from .base import (LinearStructuredLearner, register_learner)
 from .distro_model import DistroParams
 from .checkpoint import CheckpointSession
 from .checkpoint_state import prefixed, rng_from_state, rng_state, unprefixed
-from .params import BOOL, NJOBS, SEED, Interval, Options
+from ..limits import MAX_WEIGHTS, N_COMPONENTS, passes
+from .params import BOOL, NJOBS, PASSES, SEED, Interval, Options
 
 __all__ = ["DISTRO"]
 
@@ -127,12 +128,14 @@ class DISTRO(LinearStructuredLearner):
     evaluation_params = frozenset({"n_jobs", "progress"})
 
     _parameter_constraints = {
-        "n_components": [Interval(int, 1, None, closed="left")],
+        "n_components": [Interval(int, 1, bound=N_COMPONENTS)],
         "lambda1": [Interval(float, 0, None, closed="left")],
         "lambda2": [Interval(float, 0, None, closed="left")],
-        "n_iter": [Interval(int, 0, None, closed="left")],
-        **{name: [Interval(int, 1, None, closed="left")]
-           for name in ("weight_epochs", "label_epochs", "batch_size", "n_restarts", "max_weights")},
+        "n_iter": [Interval(int, 0, bound=passes("an alternation of a w-step and an A-step"))],
+        **{name: [PASSES] for name in ("weight_epochs", "label_epochs", "n_restarts")},
+        # batch_size is capped by the data (a batch is at most every example)
+        "batch_size": [Interval(int, 1, None, closed="left")],
+        "max_weights": [Interval(int, 1, bound=MAX_WEIGHTS)],
         "eta0": [Options("auto"), Interval(float, 0, None, closed="neither")],
         "label_eta0": [Options("auto"), Interval(float, 0, None, closed="neither"), None],
         "threshold": [Options(*THRESHOLDS)], "label_init": [Options(*LABEL_INITS)],

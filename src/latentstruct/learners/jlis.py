@@ -19,8 +19,8 @@ from .base import (
     register_learner,
 )
 from .checkpoint import CheckpointSession
-from .lclr import AT_LEAST_ONE, NONNEGATIVE, POSITIVE
-from .params import BOOL, COEF_INIT, NJOBS, RANDOM_STATE, Options
+from .lclr import NONNEGATIVE, POSITIVE
+from .params import BOOL, COEF_INIT, NJOBS, PASSES, RANDOM_STATE, SOLVER_EPOCHS, Options
 from .ssvm import StructuredSVM
 
 __all__ = ["JLIS", "NormalizedBinaryView"]
@@ -194,10 +194,10 @@ class JLIS(LinearStructuredLearner):
 
     _parameter_constraints = {
         "C1": [POSITIVE], "C2": [POSITIVE], "normalization": [Options(*_NORMALIZATIONS)],
-        "tol": [POSITIVE], "max_iter": [AT_LEAST_ONE], "max_cutting_plane_rounds": [AT_LEAST_ONE],
-        "epsilon": [NONNEGATIVE], "dcd_tol": [POSITIVE], "dcd_max_iter": [AT_LEAST_ONE],
+        "tol": [POSITIVE], "max_iter": [PASSES], "max_cutting_plane_rounds": [PASSES],
+        "epsilon": [NONNEGATIVE], "dcd_tol": [POSITIVE], "dcd_max_iter": [SOLVER_EPOCHS],
         "inner_gap": [POSITIVE, None],
-        "random_tie_break": [BOOL], "coef_init": [COEF_INIT, None], "init_max_iter": [AT_LEAST_ONE],
+        "random_tie_break": [BOOL], "coef_init": [COEF_INIT, None], "init_max_iter": [PASSES],
         "check_inference": [BOOL], "n_jobs": [NJOBS, None], "random_state": RANDOM_STATE,
         "progress": [BOOL],
     }

@@ -22,8 +22,9 @@ from .checkpoint import CheckpointSession
 from .checkpoint_state import (monitor_state, pack_sparse, prefixed, restore_monitor,
                                rng_from_state, rng_state, unpack_sparse, unprefixed)
 from .inference_check import InferenceMonitor
-from .lclr import AT_LEAST_ONE, LCLR, POSITIVE, LatentBinaryLearner
-from .params import BOOL, CALLABLE, COEF_INIT, NJOBS, RANDOM_STATE, Options
+from .lclr import LCLR, POSITIVE, LatentBinaryLearner
+from ..limits import MAX_NEGATIVE_UPDATES
+from .params import BOOL, CALLABLE, COEF_INIT, NJOBS, PASSES, RANDOM_STATE, Interval, Options
 
 __all__ = ["LatentPA", "LCLRVariant", "PAEvent", "pa_step_size", "scale_to_range", "PA_VARIANTS"]
 
@@ -185,8 +186,8 @@ class LatentPA(LatentBinaryLearner):
     # a callback only watches the run
     resume_may_change = LatentBinaryLearner.resume_may_change | {"callback"}
     _parameter_constraints = {
-        "variant": [Options(*PA_VARIANTS)], "C": [POSITIVE], "max_iter": [AT_LEAST_ONE],
-        "max_negative_updates": [AT_LEAST_ONE], "average": [BOOL],
+        "variant": [Options(*PA_VARIANTS)], "C": [POSITIVE], "max_iter": [PASSES],
+        "max_negative_updates": [Interval(int, 1, bound=MAX_NEGATIVE_UPDATES)], "average": [BOOL],
         "init": [Options("zeros", "heuristic")], "heuristic_scale": [Options("auto"), POSITIVE],
         "coef_init": [COEF_INIT, None], "n_jobs": [NJOBS, None], "random_state": RANDOM_STATE,
         "callback": [CALLABLE, None], "check_inference": [BOOL], "progress": [BOOL],

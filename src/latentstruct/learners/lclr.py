@@ -31,7 +31,7 @@ from .base import (
 )
 from .checkpoint import CheckpointSession
 from .inference_check import InferenceMonitor
-from .params import BOOL, COEF_INIT, NJOBS, RANDOM_STATE, Interval, Options
+from .params import BOOL, COEF_INIT, NJOBS, PASSES, RANDOM_STATE, SOLVER_EPOCHS, Interval, Options
 
 __all__ = [
     "LCLR",
@@ -51,9 +51,9 @@ AT_LEAST_ONE = Interval(int, 1, None, closed="left")
 
 #: LCLR's hyperparameters (the LCLR-variant uses a subset of them)
 LCLR_CONSTRAINTS = {
-    "C": [POSITIVE], "tol": [POSITIVE], "max_iter": [AT_LEAST_ONE],
-    "max_cutting_plane_rounds": [AT_LEAST_ONE], "epsilon": [NONNEGATIVE],
-    "dcd_tol": [POSITIVE], "dcd_max_iter": [AT_LEAST_ONE],
+    "C": [POSITIVE], "tol": [POSITIVE], "max_iter": [PASSES],
+    "max_cutting_plane_rounds": [PASSES], "epsilon": [NONNEGATIVE],
+    "dcd_tol": [POSITIVE], "dcd_max_iter": [SOLVER_EPOCHS],
     "init": [Options("two-stage", "zeros")], "coef_init": [COEF_INIT, None],
     "random_tie_break": [BOOL], "check_inference": [BOOL], "n_jobs": [NJOBS, None],
     "random_state": RANDOM_STATE, "progress": [BOOL],
@@ -149,7 +149,8 @@ class TwoStage(LatentBinaryLearner):
 
     requires = frozenset({LATENT_BINARY, HEURISTIC})
     _parameter_constraints = {
-        "C": [POSITIVE], "tol": [POSITIVE], "max_iter": [AT_LEAST_ONE], "n_jobs": [NJOBS, None],
+        # max_iter: epochs of the DCD solve (no decoding)
+        "C": [POSITIVE], "tol": [POSITIVE], "max_iter": [SOLVER_EPOCHS], "n_jobs": [NJOBS, None],
         "random_state": RANDOM_STATE, "check_inference": [BOOL], "progress": [BOOL],
     }
 

@@ -16,6 +16,12 @@ changed between releases), it raises its own ``InvalidParameterError`` rather th
 from (``coef_init`` given as a string on the command line).  The table below is small and
 only checks each value on its own; checks that relate two values (``eta0 * lambda1 < 1``)
 stay in the learners' ``fit``.
+
+A count that sizes memory or time has an upper bound (``Interval(int, 1, bound=passes())``,
+with the :class:`~latentstruct.limits.Bound` of ``latentstruct.limits``); a value over it
+gets scikit-learn's message followed by what it would cost ("... Got 100000000 instead:
+each is a pass over the training data ... (3.2 years at max_iter=100,000,000); 10,000
+already takes 2.8 hours, the default 50 takes 50 seconds").
 """
 
 from __future__ import annotations
@@ -26,9 +32,11 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from ..exceptions import ConfigError
+from ..limits import N_JOBS, Bound, passes, solver_epochs
 
 __all__ = ["Interval", "Options", "BOOL", "NJOBS", "SEED", "GENERATOR", "CALLABLE",
-           "COEF_INIT", "validate_params", "check_coef_init", "RANDOM_STATE"]
+           "COEF_INIT", "validate_params", "check_coef_init", "RANDOM_STATE", "PASSES",
+           "SOLVER_EPOCHS"]
 
 _SEED_MAX = 2 ** 32 - 1
 
@@ -45,10 +53,15 @@ class Constraint(ABC):
 
 class Interval(Constraint):
     """A real (``kind=float``) or integer (``kind=int``) number in a range; ``None`` bounds
-    are infinite.  Floats must be finite; booleans are never numbers here."""
+    are infinite.  Floats must be finite; booleans are never numbers here.  ``bound`` (a
+    :class:`~latentstruct.limits.Bound`) sets ``high`` to its limit and says what a value
+    over it would cost."""
 
-    def __init__(self, kind, low, high, *, closed="both"):
+    def __init__(self, kind, low, high=None, *, closed="both", bound: Bound | None = None):
+        if bound is not None:
+            high = bound.high
         self.kind, self.low, self.high, self.closed = kind, low, high, closed
+        self.bound = bound
         left = "[" if closed in ("left", "both") and low is not None else "("
         right = "]" if closed in ("right", "both") and high is not None else ")"
         lo = "-inf" if low is None else repr(low)
@@ -92,12 +105,14 @@ class _Bool(Constraint):
 
 
 class _NJobs(Constraint):
-    # joblib's convention: 1 serial, -1 all cores, -2 all but one; 0 means nothing
-    description = "an int other than 0"
+    # joblib's convention: 1 serial, -1 all cores, -2 all but one; 0 means nothing.  Each
+    # worker is a thread or a process: past N_JOBS.high they would exhaust memory.
+    description = f"an int in the range [-{N_JOBS.high}, {N_JOBS.high}] other than 0"
+    bound = N_JOBS
 
     def accepts(self, value) -> bool:
         return (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-                and value != 0)
+                and value != 0 and abs(value) <= N_JOBS.high)
 
 
 class _Generator(Constraint):
@@ -144,6 +159,11 @@ CALLABLE = _Callable()
 COEF_INIT = _CoefInit()
 #: what ``random_state`` may be for learners that hand it to ``np.random.default_rng``
 RANDOM_STATE = [SEED, GENERATOR, None]
+#: a count of training passes over the data (``max_iter``, ``n_epochs``), each decoding
+#: every example: at least 1, at most ``limits.MAX_PASSES``
+PASSES = Interval(int, 1, closed="both", bound=passes())
+#: a count of inner solver epochs (DCD over cached constraints, no decoding)
+SOLVER_EPOCHS = Interval(int, 1, closed="both", bound=solver_epochs())
 
 
 def _join(descriptions: list[str]) -> str:
@@ -160,13 +180,26 @@ def _as_constraint(c) -> Constraint:
     raise TypeError(f"not a parameter constraint: {c!r}")  # pragma: no cover - a coding error
 
 
+def _over_bound(allowed, value):
+    """The Bound of the constraint among ``allowed`` whose limit ``value`` exceeds."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        return None
+    for c in allowed:
+        bound = getattr(c, "bound", None)
+        if bound is not None and abs(value) > bound.high:
+            return bound
+    return None
+
+
 def validate_params(owner: str, constraints: dict, params: dict, *,
-                    n_features: int | None = None) -> None:
+                    n_features: int | None = None, defaults: dict | None = None) -> None:
     """Raise ``ConfigError`` for the first value in ``params`` that none of its
     ``constraints[name]`` accepts; names without constraints (``task``) are skipped.
 
     ``owner`` names the learner in the message; ``n_features`` (the length ``coef_init``
-    must have, when the task is known) makes the ``coef_init`` message exact.
+    must have, when the task is known) makes the ``coef_init`` message exact; ``defaults``
+    (the learner's default values) lets the message of a value over a bound say what the
+    default costs.
     """
     for name, value in params.items():
         allowed = constraints.get(name)
@@ -181,9 +214,12 @@ def validate_params(owner: str, constraints: dict, params: dict, *,
                 f"coef_init must be an array of {size} floats; it cannot be given on the "
                 f"command line (got {value!r}). Pass it from Python, e.g. "
                 f"{owner}(task, coef_init=w), or leave it unset to start from init")
-        raise ConfigError(
-            f"The {name!r} parameter of {owner} must be {_join([c.description for c in allowed])}. "
-            f"Got {value!r} instead.")
+        message = (f"The {name!r} parameter of {owner} must be "
+                   f"{_join([c.description for c in allowed])}. Got {value!r} instead")
+        bound = _over_bound(allowed, value)
+        if bound is not None:
+            raise ConfigError(f"{message}: {bound.why(name, value, (defaults or {}).get(name))}")
+        raise ConfigError(f"{message}.")
 
 
 def check_coef_init(coef_init, n_features: int, what: str = "") -> np.ndarray:

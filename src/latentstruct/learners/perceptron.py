@@ -13,7 +13,7 @@ from .base import LinearStructuredLearner, check_positive_int, register_learner
 from .checkpoint import CheckpointSession
 from .checkpoint_state import monitor_state, restore_monitor, rng_from_state, rng_state
 from .inference_check import InferenceMonitor
-from .params import BOOL, NJOBS, RANDOM_STATE, Interval
+from .params import BOOL, NJOBS, PASSES, RANDOM_STATE
 
 __all__ = ["StructuredPerceptron"]
 
@@ -78,7 +78,7 @@ class StructuredPerceptron(LinearStructuredLearner):
     evaluation_params = frozenset({"n_jobs", "progress", "check_inference"})
 
     _parameter_constraints = {
-        "max_iter": [Interval(int, 1, None, closed="left")], "average": [BOOL],
+        "max_iter": [PASSES], "average": [BOOL],
         "random_state": RANDOM_STATE, "n_jobs": [NJOBS, None], "check_inference": [BOOL],
         "progress": [BOOL],
     }

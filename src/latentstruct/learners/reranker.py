@@ -19,7 +19,7 @@ from .base import (
 
 from .checkpoint import CheckpointSession
 from .checkpoint_state import rng_from_state, rng_state
-from .params import BOOL, NJOBS, RANDOM_STATE, Interval, Options
+from .params import BOOL, NJOBS, PASSES, RANDOM_STATE, Interval, Options
 
 __all__ = ["HiddenVariableReranker", "candidate_loss", "candidate_coefficients"]
 
@@ -123,8 +123,8 @@ class HiddenVariableReranker(LinearStructuredLearner):
 
     _parameter_constraints = {
         "solver": [Options(*SOLVERS)], "eta0": [Interval(float, 0, None, closed="neither")],
-        "schedule": [Options(*SCHEDULES)], "n_epochs": [Interval(int, 1, None, closed="left")],
-        "max_iter": [Interval(int, 1, None, closed="left")],
+        "schedule": [Options(*SCHEDULES)], "n_epochs": [PASSES],
+        "max_iter": [PASSES],  # L-BFGS iterations: each a pass of BP over every list
         "alpha": [Interval(float, 0, None, closed="left")],
         "init_noise": [Interval(float, 0, None, closed="left")], "random_state": RANDOM_STATE,
         "n_jobs": [NJOBS, None], "tol": [Interval(float, 0, None, closed="left"), None], "progress": [BOOL],

@@ -21,7 +21,7 @@ from .base import (LinearStructuredLearner, check_nonnegative, check_positive_in
 
 from .checkpoint import CheckpointSession
 from .checkpoint_state import rng_from_state, rng_state
-from .params import BOOL, SEED, Interval, Options
+from .params import BOOL, PASSES, SEED, Interval, Options
 
 __all__ = ["SGDStructuredSVM"]
 
@@ -67,7 +67,7 @@ class SGDStructuredSVM(LinearStructuredLearner):
 
     _parameter_constraints = {
         "lambda1": [Interval(float, 0, None, closed="left")],
-        "n_epochs": [Interval(int, 1, None, closed="left")],
+        "n_epochs": [PASSES],
         "batch_size": [Interval(int, 1, None, closed="left")],
         "eta0": [Options("auto"), Interval(float, 0, None, closed="neither")],
         # an int: it also seeds the eta0 sample, as default_rng([random_state, 1])

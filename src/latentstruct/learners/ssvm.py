@@ -14,7 +14,8 @@ from ..parallel import parallel_chunks, rows, sends_to_other_processes, shared
 from ..solvers.dcd import ConstraintPool, DCDWorkspace
 from .checkpoint import CheckpointSession
 from .checkpoint_state import prefixed, rng_from_state, rng_state, unprefixed
-from .params import BOOL, NJOBS, RANDOM_STATE, Interval, Options
+from ..limits import solver_epochs
+from .params import BOOL, NJOBS, PASSES, RANDOM_STATE, SOLVER_EPOCHS, Interval, Options
 from .base import (
     LinearStructuredLearner,
     check_nonnegative,
@@ -119,13 +120,13 @@ class StructuredSVM(LinearStructuredLearner):
     _parameter_constraints = {
         "C": [Interval(float, 0, None, closed="neither")],
         "tol": [Interval(float, 0, None, closed="neither")],
-        "max_iter": [Interval(int, 1, None, closed="left")],
+        "max_iter": [PASSES],
         "mode": [Options("online", "batch")],
         "epsilon": [Interval(float, 0, None, closed="left")],
         "inner_tol": [Interval(float, 0, None, closed="neither")],
-        "inner_max_iter": [Interval(int, 1, None, closed="left")],
+        "inner_max_iter": [SOLVER_EPOCHS],
         "batch_size": [Interval(int, 1, None, closed="left")],
-        "inner_sweeps": [Interval(int, 0, None, closed="left")],
+        "inner_sweeps": [Interval(int, 0, bound=solver_epochs())],
         "shrinking": [BOOL], "n_jobs": [NJOBS, None], "random_state": RANDOM_STATE,
         "check_inference": [BOOL], "progress": [BOOL],
     }
