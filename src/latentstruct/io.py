@@ -412,6 +412,11 @@ def _open_zip(path) -> zipfile.ZipFile:
         )
     if Path(path).is_dir():
         raise ModelFormatError(f"model path {name} is a directory, expected a model file")
+    if not Path(path).is_file():  # a FIFO would block on open; zip needs random access
+        raise ModelFormatError(
+            f"model path {name} is not a regular file (a FIFO, socket or device); a model "
+            f"file is read with random access (a zip archive): give the path of the file itself"
+        )
     try:
         return zipfile.ZipFile(path, mode="r")
     except PermissionError:

@@ -25,19 +25,23 @@ import numpy as np
 
 from .data.dependency import punctuation_mask
 from .data.kbest import KBestCandidate, KBestHeader, KBestSentence, write_kbest
+from .data.path_rule import open_input
 from .exceptions import ConfigError
 
 __all__ = ["data_digest", "parser_id", "kbest_sentences", "jackknife_kbest", "write_model_kbest"]
 
 
 def data_digest(path) -> str:
-    """BLAKE2b digest of a data file, or of every file (name and bytes) in a directory."""
+    """BLAKE2b digest of a data file, or of every file (name and bytes) in a directory.
+
+    Files are read through ``open_input``, so standard input or a pipe that a reader has
+    already read gives the digest of the same bytes (a stream is read only once)."""
     path = Path(path)
     h = hashlib.blake2b(digest_size=16)
     files = sorted(p for p in path.iterdir() if p.is_file()) if path.is_dir() else [path]
     for p in files:
         h.update(p.name.encode("utf-8", "surrogatepass") + b"\0" if path.is_dir() else b"")
-        with open(p, "rb") as fh:
+        with open_input(p) as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
     return h.hexdigest()

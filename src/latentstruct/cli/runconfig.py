@@ -83,8 +83,10 @@ def run_config_from_metadata(metadata: dict) -> dict:
 def load_run_config(path) -> tuple[dict, dict | None]:
     """``(config, model_metadata)``: a TOML/JSON run configuration, or the run recorded in a
     model file (then ``model_metadata`` is its metadata, else ``None``)."""
+    from ..data.path_rule import open_input, stream_descriptor
+
     path = Path(path)
-    if not path.is_file():
+    if stream_descriptor(path) is None and not path.is_file():
         raise ConfigError(f"--config {path}: no such file; give a .toml or .json run "
                           f"configuration, or a model file")
     suffix = path.suffix.lower()
@@ -94,14 +96,15 @@ def load_run_config(path) -> tuple[dict, dict | None]:
         metadata = inspect_model(path)
         return _check(run_config_from_metadata(metadata), path), metadata
     try:
-        if suffix == ".toml":
-            import tomllib
+        if suffix in (".toml", ".json"):
+            # read like any input: standard input and pipes once, FIFOs refused
+            with open_input(path) as fh:
+                raw = fh.read()
+            if suffix == ".toml":
+                import tomllib
 
-            with open(path, "rb") as fh:
-                return _check(tomllib.load(fh), path), None
-        if suffix == ".json":
-            with open(path, encoding="utf-8") as fh:
-                return _check(json.load(fh), path), None
+                return _check(tomllib.loads(raw.decode("utf-8")), path), None
+            return _check(json.loads(raw.decode("utf-8")), path), None
     except (ValueError, UnicodeDecodeError) as exc:  # TOMLDecodeError and JSONDecodeError
         raise ConfigError(f"--config {path}: not valid {suffix[1:].upper()}: {exc}") from None
     raise ConfigError(f"--config {path}: expected a .toml or .json run configuration or a "

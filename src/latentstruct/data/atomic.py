@@ -102,7 +102,8 @@ def check_output_path(path, *, what: str = "output", allow_stdout: bool = False)
     ``"-"`` means standard output: returns None when ``allow_stdout``, else is refused.
     Raises ``InputError`` (one line: what the path is, what is expected, how to fix it)
     when the path is a directory, a symbolic link, a device, a FIFO or a socket, when its
-    directory does not exist, or when that directory is not writable.  ``what`` names the
+    directory does not exist, or when that directory is not writable (tried by creating
+    and removing a temporary file there).  ``what`` names the
     path in messages (e.g. ``"--output"``).  ``atomic_write`` runs the same checks.
     """
     if not isinstance(path, (str, os.PathLike)):
@@ -118,7 +119,26 @@ def check_output_path(path, *, what: str = "output", allow_stdout: bool = False)
         )
     if not text:
         raise InputError(f"cannot write {what}: the path is empty; give a file path")
-    return _check_destination(Path(text), what)
+    path = _check_destination(Path(text), what)
+    _probe_directory(path, what)
+    return path
+
+
+def _probe_directory(path: Path, what: str | None) -> None:
+    """Create and remove a temporary file next to ``path``: the only sure test that a
+    file can be written there (a read-only mount, /proc or an ACL can refuse a directory
+    that ``os.access`` calls writable)."""
+    try:
+        fd, tmp = _create_temp(path.parent, path.name)
+    except OSError as exc:
+        raise InputError(
+            f"cannot write {_label(path, what)}: a file cannot be created in directory "
+            f"{path.parent} ({exc.strerror or exc}, {_errno_name(exc)}); choose a directory "
+            f"you can write to"
+        ) from None
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)
 
 
 def _check_destination(path: Path, what: str | None) -> Path:

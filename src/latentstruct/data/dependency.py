@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from latentstruct.data.atomic import atomic_write
+from latentstruct.data.path_rule import stream_descriptor
 from latentstruct.data.readers import (
     ConlluSentence,
     excerpt,
@@ -338,7 +339,7 @@ def read_dependencies(path, *, single_root: bool | None = None,
             out.extend(_read_dp(os.fspath(f), bool(single_root)))
         return out
     name = os.fspath(path)
-    if not p.exists():
+    if stream_descriptor(name) is None and not p.exists():  # "-" is standard input
         raise InputError(f"no such file or directory: {name} (working directory: {Path.cwd()})")
     if _sniff_format(p) == "conllu":
         root = True if single_root is None else bool(single_root)

@@ -19,9 +19,9 @@ import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from latentstruct.data.atomic import atomic_write
+from latentstruct.data.path_rule import open_input
 from latentstruct.exceptions import InputError
 
 __all__ = [
@@ -135,17 +135,10 @@ def _count_rest(fh, head: bytes) -> tuple[int, bool]:
 # lines
 # --------------------------------------------------------------------------------------
 def _open_binary(path):
-    """Open ``path`` for reading bytes, turning OS errors into InputError."""
-    try:
-        return open(path, "rb")
-    except FileNotFoundError:
-        raise InputError(
-            f"no such file: {os.fspath(path)} (working directory: {Path.cwd()})"
-        ) from None
-    except IsADirectoryError:
-        raise InputError(f"{os.fspath(path)} is a directory, expected a file") from None
-    except PermissionError:
-        raise InputError(f"permission denied: cannot read {os.fspath(path)}") from None
+    """Open ``path`` for reading bytes (:func:`~latentstruct.data.path_rule.open_input`:
+    standard input and pipes are read once into memory, FIFOs and devices refused, OS
+    errors turned into InputError)."""
+    return open_input(path)
 
 
 def read_lines(path, *, max_chars: int = MAX_LINE_CHARS) -> Iterator[tuple[int, str]]:
