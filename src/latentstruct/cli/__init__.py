@@ -49,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("task", nargs="?", help="task name (chunk, pos, dep, rerank, citations, "
                                            "translit, paraphrase, rte, grammaticality, doccls); "
                                            "optional with --config")
-    t.add_argument("--train", help="training data file")
+    t.add_argument("--train", help="training data file, or - for standard input (read once "
+                                   "into memory, as is <(...) process substitution)")
     t.add_argument("--model", required=True, help="output model file (.npz)")
     t.add_argument("--learner", help="learner name (default: the task's)")
     t.add_argument("--option", action="append", metavar="KEY=VALUE",
@@ -72,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("evaluate", help="print metrics of a model on labelled data, with "
                                         "counts and per-type scores")
     e.add_argument("--model", required=True)
-    e.add_argument("--test", help="labelled data file (optional for tasks with shipped data)")
+    e.add_argument("--test", help="labelled data file, or - for standard input (optional for "
+                                  "tasks with shipped data)")
     e.add_argument("--option", action="append", metavar="KEY=VALUE")
     e.add_argument("--format", choices=("json", "table"), default="json",
                    help="json: one JSON object (default); table: aligned text like conlleval")
@@ -83,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("predict", help="write the input back with predicted structures")
     r.add_argument("--model", required=True)
     r.add_argument("--input", required=True,
-                   help="data to tag; gold labels may be absent (chunk: 'word POS' lines; pos: "
+                   help="data to tag, or - for standard input; gold labels may be absent "
+                        "(chunk: 'word POS' lines; pos: "
                         "CoNLL-U, or plain text with one sentence per line; citations: plain "
                         "references, one per line)")
     r.add_argument("--output", required=True, help="output file, or - for standard output")
@@ -107,7 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "--folds N, INPUT must be the model's training data: each "
                                    "fold is parsed by a parser trained on the other folds.")
     k.add_argument("--model", required=True, help="a 'dep' model file")
-    k.add_argument("--input", required=True, help="CoNLL-U file, .dp file or .dp directory")
+    k.add_argument("--input", required=True, help="CoNLL-U file, .dp file or .dp directory, or "
+                                                  "- for standard input")
     k.add_argument("--output", required=True, help="output k-best file")
     k.add_argument("-k", type=int, default=16, help="trees per sentence (default 16)")
     k.add_argument("--folds", type=int, default=None,

@@ -23,6 +23,11 @@ def _load(args, command):
 
 
 def cmd_evaluate(args) -> int:
+    from ..data.path_rule import check_paths
+
+    # before the model is loaded: no FIFO or device is opened ("-" is standard input)
+    check_paths({"--model": args.model, "--test": args.test}, regular={"--model"},
+                stdin={"--test"})
     task, learner = _load(args, "evaluate")
     from ..learners import LatentBinaryLearner
 
@@ -42,10 +47,13 @@ def cmd_evaluate(args) -> int:
 
 
 def cmd_predict(args) -> int:
-    from ..data.atomic import check_output_path
+    from ..data.path_rule import check_paths
 
-    # before the model is loaded or anything is read: a bad --output fails at once
-    to_stdout = check_output_path(args.output, what="--output", allow_stdout=True) is None
+    # before the model is loaded or anything is read: a bad --output fails at once, and
+    # --output may not be --input or --model ("-" is standard input / standard output)
+    check_paths({"--model": args.model, "--input": args.input}, {"--output": args.output},
+                regular={"--model"}, stdin={"--input"}, stdout={"--output"})
+    to_stdout = args.output == "-"
     task, learner = _load(args, "predict")
     with compute_context(args, quiet=args.quiet):
         dataset = task.read(args.input, split="test")

@@ -19,9 +19,9 @@ def cmd_explain(args) -> int:
     from ..tasks import TASKS
     from ..tasks.contracts import EXPLAINABLE
 
-    from ..data.atomic import check_output_path
+    from ..data.path_rule import check_paths
 
-    check_output_path(args.out, what="--out")
+    check_paths({"--model": args.model}, {"--out": args.out}, regular={"--model"})
     task, learner = load_for(args.model, args.option, "explain")
     if getattr(learner, "registry_name", "") == "distro":
         return _explain_label_matrix(task, learner, args.out)

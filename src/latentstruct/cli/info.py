@@ -20,8 +20,10 @@ def cmd_demo(args) -> int:
 
 
 def cmd_info(args) -> int:
+    from ..data.path_rule import check_paths
     from ..io import inspect_model
 
+    check_paths({"--model": args.model}, regular={"--model"})  # a FIFO is never opened
     metadata = inspect_model(args.model)
     if getattr(args, "as_config", False):
         from .runconfig import run_config_from_metadata

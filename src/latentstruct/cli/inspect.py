@@ -16,6 +16,9 @@ def cmd_inspect(args) -> int:
 
     if args.top < 1:
         raise ConfigError(f"--top must be a positive integer, got {args.top}")
+    from ..data.path_rule import check_paths
+
+    check_paths({"--model": args.model}, regular={"--model"})  # a FIFO is never opened
     task, learner = load_for(args.model, None, "inspect")
     report = inspect_model(task, learner, top=args.top)
     if args.format == "json":

@@ -17,9 +17,11 @@ def cmd_kbest(args) -> int:
 
     if args.k < 1:
         raise ConfigError(f"-k must be a positive integer, got {args.k}")
-    from ..data.atomic import check_output_path
+    from ..data.path_rule import check_paths
 
-    check_output_path(args.output, what="--output")  # before the (long) parsing, not after it
+    # before the (long) parsing, not after it; --output may not be --input or --model
+    check_paths({"--model": args.model, "--input": args.input}, {"--output": args.output},
+                regular={"--model"}, stdin={"--input"})
     task, learner = load_for(args.model, args.option, "kbest")
     meta = inspect_model(args.model)
     from ..tasks import TASKS

@@ -18,10 +18,11 @@ def cmd_train(args) -> int:
     from ..learners import check_compatible
     from ..learners.persistence import save_trained
 
-    from ..data.atomic import check_output_path
-
-    check_output_path(args.model, what="--model")  # before the (long) training, not after
+    train_given = args.train
+    _check_paths(args)  # before the (long) training, not after
     options, recorded = _options_with_config(args)
+    if args.train != train_given:  # the --config file named the training data
+        _check_paths(args)
     task_cls, learner_cls = task_and_learner_classes(args.task, args.learner)
     learner_name = learner_cls.registry_name
     task_opts, learner_opts = route_options(options, task_cls, learner_cls)
@@ -68,6 +69,20 @@ def cmd_train(args) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _check_paths(args) -> None:
+    """The path rule: no output over an input or another output, outputs writable, no
+    FIFO or device read (``--resume`` may be the ``--checkpoint`` file: the run goes on
+    writing the checkpoint it resumed from)."""
+    from ..data.path_rule import check_paths
+
+    config_is_model = args.config is not None and str(args.config).lower().endswith(".npz")
+    check_paths({"--train": args.train, "--config": args.config, "--resume": args.resume},
+                {"--model": args.model, "--checkpoint": args.checkpoint},
+                stdin={"--train"}, regular={"--resume"} | ({"--config"} if config_is_model
+                                                           else set()),
+                same_ok={("--resume", "--checkpoint")})
 
 
 def _read_and_fit(args, task, learner_cls, learner_opts, fit_kw):
