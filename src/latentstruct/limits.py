@@ -27,7 +27,8 @@ from .exceptions import ConfigError
 __all__ = ["Bound", "BOUNDS", "check_bounded", "size_text", "duration_text", "passes",
            "solver_epochs", "N_JOBS", "KBEST_K", "FOLDS", "TOP", "WINDOW", "AFFIX_LENGTH",
            "NEGATIVES_PER_POSITIVE", "NEGATIVE_RATIO", "NEGATIVE_SETS", "N_COMPONENTS",
-           "MAX_WEIGHTS", "CHUNKER_EPOCHS", "MAX_NEGATIVE_UPDATES"]
+           "MAX_WEIGHTS", "CHUNKER_EPOCHS", "MAX_NEGATIVE_UPDATES", "DEP_HASH_BITS",
+           "LABEL_HASH_BITS", "RERANK_HASH_BITS", "N_HIDDEN", "MAX_SUPERSENSES"]
 
 
 def size_text(n_bytes: float) -> str:
@@ -47,7 +48,9 @@ def duration_text(seconds: float) -> str:
                          ("minutes", 60)):
         if s >= length:
             return f"{s / length:,.1f} {unit}"
-    return f"{s:,.0f} seconds" if s >= 1 else f"{s * 1000:,.0f} ms"
+    if s >= 1:
+        return f"{s:,.0f} seconds"
+    return f"{s * 1000:,.0f} ms" if s >= 1e-3 else f"{s * 1e6:,.0f} µs"
 
 
 @dataclass(frozen=True)
@@ -123,13 +126,15 @@ WINDOW = Bound(
         "times as many with POS, as chunk has)",
     lambda v: f"{size_text((2 * v + 1) * 50)} per token", "memory", low=0)
 AFFIX_LENGTH = Bound(
-    30, "every token loops over affix_length prefix and suffix lengths, at about 10 "
-        "million a second",
-    lambda v: f"{duration_text(v / 1e7)} per token", "time")
+    30, "a word gets a prefix and a suffix of every length up to affix_length (about "
+        "affix_length² bytes for a long word), and every token loops over those lengths at "
+        "about 10 million a second",
+    lambda v: f"{size_text(v * v)} per long word and {duration_text(v / 1e7)} per token",
+    "memory")
 NEGATIVES_PER_POSITIVE = Bound(
     100, "every binary positive sentence (n_binary) is copied, shuffled, that many times "
          "into B-",
-    lambda v: f"{v:,} copies of each", "memory")
+    lambda v: f"{v:,} copies of each", "memory", low=0)
 NEGATIVE_RATIO = Bound(
     100, "training samples that many language-model sentences per training positive, "
          "about 200 bytes and half a millisecond each",
@@ -146,6 +151,30 @@ N_COMPONENTS = Bound(
 MAX_WEIGHTS = Bound(
     2 ** 31, "it allows n_components × n_attributes emission weights of 8 bytes each",
     lambda v: size_text(8 * v), "memory")
+
+
+def _pow2_bytes(bits: int, per: str = "") -> str:
+    """The size of 2**bits float64 weights (``bits`` may be huge: never computed exactly)."""
+    text = size_text(8 * 2 ** bits) if bits <= 80 else f"2**{bits + 3:,} bytes"
+    return text + per
+
+
+DEP_HASH_BITS = Bound(
+    30, "the parser holds 2**hash_bits arc weights of 8 bytes each", _pow2_bytes, "memory",
+    low=4)
+LABEL_HASH_BITS = Bound(
+    26, "the parser holds 2**label_hash_bits rows of one 8-byte weight per dependency label",
+    lambda v: _pow2_bytes(v, " per label"), "memory")
+RERANK_HASH_BITS = Bound(
+    30, "the reranker holds 2**hash_bits feature weights of 8 bytes each", _pow2_bytes,
+    "memory", low=2)
+N_HIDDEN = Bound(
+    1000, "every word takes n_hidden hidden values per class, and belief propagation holds "
+          "an n_hidden × n_hidden table of 8-byte floats per tree edge",
+    lambda v: f"{size_text(8 * v * v)} per edge", "memory")
+MAX_SUPERSENSES = Bound(
+    100, "every word takes up to max_supersenses × n_hidden hidden values",
+    lambda v: f"{v:,} supersenses per word", "memory")
 CHUNKER_EPOCHS = passes("an epoch of the chunker's perceptron over chunker_sentences")
 MAX_NEGATIVE_UPDATES = Bound(
     MAX_PASSES, "each is a decode of the negative example within one visit",
@@ -188,4 +217,9 @@ BOUNDS: dict[str, tuple[Bound, str]] = {
     "negative_ratio": (NEGATIVE_RATIO, "grammaticality"),
     "n_negative_sets": (NEGATIVE_SETS, "grammaticality (evaluation time)"),
     "chunker_epochs": (CHUNKER_EPOCHS, "grammaticality"),
+    "hash_bits (dep), label_hash_bits": (DEP_HASH_BITS, "dep (label_hash_bits: at most "
+                                                         f"{LABEL_HASH_BITS.high})"),
+    "hash_bits (rerank)": (RERANK_HASH_BITS, "rerank"),
+    "n_hidden": (N_HIDDEN, "rerank"),
+    "max_supersenses": (MAX_SUPERSENSES, "rerank"),
 }

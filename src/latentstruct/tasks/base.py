@@ -141,6 +141,12 @@ class Task:
     def get_params(self, deep: bool = True) -> dict:
         return {k: getattr(self, k) for k in self._param_names()}
 
+    def _validate_params(self) -> None:
+        """Raise ``ConfigError`` for a parameter value the task cannot use.  Tasks check
+        their parameters here (``read`` and ``fit`` call it; the command line calls it for
+        evaluation-time options before any data is read); a task without parameters to
+        check keeps this one, which accepts every value."""
+
     def set_params(self, **params) -> "Task":
         valid = self._param_names()
         fitted = self.is_fitted()

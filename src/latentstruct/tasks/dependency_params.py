@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from ..data.dependency import PTB_SPLITS
 from ..exceptions import ConfigError
+from ..limits import DEP_HASH_BITS, LABEL_HASH_BITS, check_bounded
 
 __all__ = ["DependencyParams", "parse_distance_bins"]
 
@@ -37,10 +36,9 @@ class DependencyParams:
     """``_validate_params`` and ``_bins`` of ``DependencyTask``."""
 
     def _validate_params(self) -> None:
-        for name, lo, hi in (("hash_bits", 4, 30), ("label_hash_bits", 1, 26)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not lo <= v <= hi:
-                raise ConfigError(f"{name} must be an integer in [{lo}, {hi}], got {v!r}")
+        defaults = self.param_defaults()
+        for name, bound in (("hash_bits", DEP_HASH_BITS), ("label_hash_bits", LABEL_HASH_BITS)):
+            check_bounded(name, getattr(self, name), bound, default=defaults[name])
         for name, allowed in (("single_root", ("auto", True, False)),
                               ("labelled", ("auto", True, False)),
                               ("pos", ("gold", "predicted")),

@@ -102,6 +102,7 @@ from ..data.sparse import SparseVector, coalesce_arrays
 from ..exceptions import ConfigError, InputError, ModelFormatError, NotFittedError
 from ..inference.result import EXACT, INFEASIBLE, DecodeResult
 from ..inference.viterbi import viterbi_batch
+from ..limits import CHUNKER_EPOCHS, NEGATIVE_RATIO, NEGATIVE_SETS, check_bounded
 from .base import Dataset, LatentBinaryTask, StructuredTask, register_task
 from .validation import check_binary_labels
 from .raw_pairs import binary_predictions
@@ -449,9 +450,13 @@ class GrammaticalityTask(LatentBinaryTask):
         r = self.negative_ratio
         if isinstance(r, bool) or not isinstance(r, (int, float)) or not r >= 0:
             raise ConfigError(f"negative_ratio must be a float >= 0, got {r!r}")
+        if r > NEGATIVE_RATIO.high:
+            raise ConfigError(f"negative_ratio must be a float in [0, {NEGATIVE_RATIO.high}], "
+                              f"got {r:,}: {NEGATIVE_RATIO.why('negative_ratio', r, 1)}")
         v = self.n_negative_sets
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
             raise ConfigError(f"n_negative_sets must be an integer >= 0, got {v!r}")
+        check_bounded("n_negative_sets", v, NEGATIVE_SETS, default=5)
         for name, allow_none in (("min_count", False), ("n_train", True), ("n_test", True),
                                  ("chunker_sentences", False), ("chunker_epochs", False),
                                  ("tagger_sentences", False)):
@@ -462,6 +467,7 @@ class GrammaticalityTask(LatentBinaryTask):
                 raise ConfigError(
                     f"{name} must be an integer >= 1{' or None' if allow_none else ''}, got {v!r}"
                 )
+        check_bounded("chunker_epochs", self.chunker_epochs, CHUNKER_EPOCHS, default=3)
         for name in ("seed", "test_seed"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:

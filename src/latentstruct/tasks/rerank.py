@@ -52,6 +52,7 @@ from ..data.sparse import SparseVector
 from ..data.wordnet import WordNet
 from ..exceptions import ConfigError, InputError
 from ..inference.result import DecodeResult
+from ..limits import MAX_SUPERSENSES, N_HIDDEN, RERANK_HASH_BITS, check_bounded
 from .base import Dataset, Task, register_task
 from .contracts import CANDIDATE_LIST, MARGINALIZABLE
 from .rerank_data import (
@@ -170,14 +171,16 @@ class RerankTask(Task):
             if getattr(self, name) not in allowed:
                 raise ConfigError(f"{name} must be one of {', '.join(allowed)}; got "
                                   f"{getattr(self, name)!r}")
-        for name, lo, hi in (("max_supersenses", 1, 100), ("hash_bits", 2, 30)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
-                raise ConfigError(f"{name} must be an integer in [{lo}, {hi}]; got {v!r}")
+        defaults = self.param_defaults()
+        for name, bound in (("max_supersenses", MAX_SUPERSENSES), ("hash_bits", RERANK_HASH_BITS)):
+            check_bounded(name, getattr(self, name), bound, default=defaults[name])
         nh = self.n_hidden
         if nh is not None and (isinstance(nh, bool) or not isinstance(nh, (int, np.integer))
-                               or not 1 <= nh <= 1000):
-            raise ConfigError(f"n_hidden must be None or an integer in [1, 1000]; got {nh!r}")
+                               or not 1 <= nh):
+            raise ConfigError(f"n_hidden must be None or an integer in [1, {N_HIDDEN.high}]; "
+                              f"got {nh!r}")
+        if nh is not None:
+            check_bounded("n_hidden", nh, N_HIDDEN)
         if self.domain == "no-hidden" and nh not in (None, 1):
             raise ConfigError(f"domain 'no-hidden' has one value per word; n_hidden must be None or "
                               f"1, got {nh!r} (choose another domain to split words)")

@@ -39,6 +39,7 @@ from ..data.sparse import SparseVector
 from ..exceptions import ConfigError, InputError, ModelFormatError
 from ..inference.result import DecodeResult
 from ..inference.viterbi import viterbi, viterbi_batch
+from ..limits import AFFIX_LENGTH, NEGATIVES_PER_POSITIVE, WINDOW, check_bounded
 from .base import Dataset, StructuredTask, join_corpora, register_task
 from .contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, RANDOM_TIES, SIZED
 from .sampling import indirect_supervision_sample
@@ -475,6 +476,11 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         check_hash_bits(self.hash_bits)
         if not isinstance(self.window, (int, np.integer)) or self.window < 0:
             raise ConfigError(f"window must be a non-negative integer, got {self.window!r}")
+        # counts that size memory or time: bounded, the message says what a value costs
+        defaults = self.param_defaults()
+        for name, bound in (("window", WINDOW), ("affix_length", AFFIX_LENGTH),
+                            ("negatives_per_positive", NEGATIVES_PER_POSITIVE)):
+            check_bounded(name, getattr(self, name), bound, default=defaults[name])
 
     def attribute_strings(self, record) -> list[list[str]]:
         """Attribute strings of every token of ``record``: a sentence given as feature
