@@ -71,22 +71,27 @@ def task_and_learner_classes(task_name, learner_name):
 def load_for(model_path, options, command):
     """Load a model and apply ``--option``s: only parameters declared as evaluation-time
     (they choose evaluation data or inference resources); anything that fed the features or
-    the training is refused, since changing it would silently change the model."""
+    the training is refused, since changing it would silently change the model.
+
+    The values are checked as ``train`` checks them, before any data is read: learner
+    options with the learner class's ``validate_params`` (``n_jobs=0`` gets the same
+    message from every command), task options with the task's own ``_validate_params``."""
     from ..learners.persistence import load_trained
 
     task, learner, meta = load_trained(model_path)
     task_ok, learner_ok = set(task.evaluation_params), set(learner.evaluation_params)
     allowed = ", ".join(sorted(task_ok | learner_ok)) or "none"
     seen = set()
+    task_opts, learner_opts = {}, {}
     for text in options or []:
         key, value = parse_option(text)
         if key in seen:
             raise ConfigError(f"option {key!r} is given twice; give each --option once")
         seen.add(key)
         if key in task_ok:
-            task.set_params(**{key: value})
+            task_opts[key] = value
         elif key in learner_ok:
-            learner.set_params(**{key: value})
+            learner_opts[key] = value
         elif key in task._param_names() or key in learner.get_params(deep=False):
             raise ConfigError(
                 f"option {key!r} cannot change at {command} time: it fed the model's features or "
@@ -99,6 +104,11 @@ def load_for(model_path, options, command):
                 f"unknown option {key!r} for a {task.name!r} model; options {command} accepts: "
                 f"{allowed}"
             )
+    type(learner).validate_params(learner_opts)  # the check `train` runs (check_compatible)
+    learner.set_params(**learner_opts)
+    if task_opts:
+        task.set_params(**task_opts)
+        task._validate_params()  # the task's own checks, which `train` runs in read and fit
     return task, learner
 
 

@@ -22,6 +22,7 @@ import sys
 from contextlib import ExitStack, contextmanager
 
 from ..exceptions import ConfigError
+from ..limits import N_JOBS
 
 __all__ = ["BACKENDS", "add_compute_args", "check_compute_args", "compute_context",
            "learner_n_jobs"]
@@ -51,8 +52,11 @@ def check_compute_args(args, learner_cls) -> None:
     n_jobs, backend, scheduler = (getattr(args, k, None) for k in ("n_jobs", "backend",
                                                                    "scheduler"))
     if n_jobs is not None and (isinstance(n_jobs, bool) or n_jobs == 0 or n_jobs < -1):
-        raise ConfigError(f"--n-jobs must be a positive number of workers or -1 (all), got "
-                          f"{n_jobs}")
+        raise ConfigError(f"--n-jobs must be a number of workers in [1, {N_JOBS.high}] or -1 "
+                          f"(all), got {n_jobs}")
+    if n_jobs is not None and n_jobs > N_JOBS.high:
+        raise ConfigError(f"--n-jobs must be a number of workers in [1, {N_JOBS.high}] or -1 "
+                          f"(all), got {n_jobs:,}: {N_JOBS.why('--n-jobs', n_jobs, 1)}")
     if scheduler is not None and backend not in _CLUSTER:
         raise ConfigError(f"--scheduler {scheduler} needs --backend dask or --backend ray "
                           f"(it names the cluster to run on)")

@@ -12,7 +12,9 @@ def cmd_demo(args) -> int:
 
     from ..data.atomic import check_output_path
     from ..demo import run_demo
+    from .compute import check_compute_args
 
+    check_compute_args(args, None)  # --n-jobs: the check train, evaluate and predict run
     # the picture's path is checked before the demo's training, not after it
     check_output_path(Path(args.out) / f"demo_alignment_{args.lang}.png", what="--out")
     run_demo(lang=args.lang, out_dir=args.out, n_jobs=args.n_jobs, quiet=args.quiet)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-from ..exceptions import ConfigError
 from .common import load_for
 
 __all__ = ["cmd_inspect", "format_inspection"]
@@ -14,8 +13,9 @@ __all__ = ["cmd_inspect", "format_inspection"]
 def cmd_inspect(args) -> int:
     from ..inspection import inspect_model
 
-    if args.top < 1:
-        raise ConfigError(f"--top must be a positive integer, got {args.top}")
+    from ..limits import TOP, check_bounded
+
+    check_bounded("--top", args.top, TOP, default=20)
     from ..data.path_rule import check_paths
 
     check_paths({"--model": args.model}, regular={"--model"})  # a FIFO is never opened

@@ -15,8 +15,11 @@ def cmd_kbest(args) -> int:
     from ..io import inspect_model
     from ..kbest_lists import jackknife_kbest, write_model_kbest
 
-    if args.k < 1:
-        raise ConfigError(f"-k must be a positive integer, got {args.k}")
+    from ..limits import FOLDS, KBEST_K, check_bounded
+
+    check_bounded("-k", args.k, KBEST_K, default=16)  # before the model is even loaded
+    if args.folds is not None:
+        check_bounded("--folds", args.folds, FOLDS)
     from ..data.path_rule import check_paths
 
     # before the (long) parsing, not after it; --output may not be --input or --model

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import InputError
+from ..limits import KBEST_K
 from .atomic import atomic_write
 from .readers import excerpt, parse_json_line, read_lines
 
@@ -56,7 +57,7 @@ __all__ = [
 
 KBEST_FORMAT = "latentstruct-kbest"
 KBEST_VERSION = 1
-MAX_K = 1000
+MAX_K = KBEST_K.high  # the bound of `latentstruct kbest -k` (latentstruct.limits)
 MAX_WORDS = 1000
 MAX_SENTENCES = 10_000_000
 #: Longest line (characters) of a k-best file: room for MAX_K candidates of MAX_WORDS words
