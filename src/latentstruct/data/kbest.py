@@ -157,6 +157,9 @@ def _header(obj, path: str) -> KBestHeader:
         raise _fail(f"header k={obj['k']} is outside 1..{MAX_K}", path, 1)
     if obj["pos"] not in ("gold", "predicted"):
         raise _fail(f"header pos must be 'gold' or 'predicted', got {excerpt(obj['pos'])}", path, 1)
+    if not 0 <= obj["n_sentences"] <= MAX_SENTENCES:
+        raise _fail(f"header n_sentences={obj['n_sentences']} is outside 0..{MAX_SENTENCES}",
+                    path, 1)
     return KBestHeader(**{k: obj[k] for k in types})
 
 
@@ -283,13 +286,17 @@ def read_kbest(path) -> tuple[KBestHeader, list[KBestSentence]]:
     """Read and check a k-best file; returns (header, sentences).
 
     Raises InputError (with file:line) for a file that is not a k-best file, another format
-    version, a malformed line, a candidate that is not a tree of the sentence, or more
-    candidates than the header's k.
+    version, a malformed line, a candidate that is not a tree of the sentence, more
+    candidates than the header's k, or a number of sentences other than the header's
+    ``n_sentences`` (a file cut short, at the line where it ends; or one with extra
+    sentences, at the first extra one).
     """
     name = os.fspath(path)
     header = None
     sentences: list[KBestSentence] = []
+    last = 0  # the last line of the file
     for lineno, text in read_lines(path, max_chars=MAX_LINE_CHARS):
+        last = lineno
         if not text.strip():
             continue
         obj = parse_json_line(text, name, lineno,
@@ -299,10 +306,16 @@ def read_kbest(path) -> tuple[KBestHeader, list[KBestSentence]]:
                 raise _fail("the header must be on line 1", name, lineno)
             header = _header(obj, name)
             continue
-        if len(sentences) >= MAX_SENTENCES:
-            raise _fail(f"more than {MAX_SENTENCES} sentences", name, lineno)
+        if len(sentences) >= header.n_sentences:
+            raise _fail(f"sentence {len(sentences) + 1} is past the header's n_sentences="
+                        f"{header.n_sentences} (line 1); the file was concatenated or edited "
+                        f"by hand. Re-run `latentstruct kbest`, or fix n_sentences", name, lineno)
         sentences.append(_sentence(obj, header, name, lineno))
     if header is None:
         raise InputError("the file is empty; expected a k-best file written by "
                          "`latentstruct kbest`", name)
+    if len(sentences) < header.n_sentences:
+        raise _fail(f"the file ends after {len(sentences)} of the {header.n_sentences} sentences "
+                    f"its header (line 1) announces; it was cut short (an interrupted copy or "
+                    f"download). Re-run `latentstruct kbest` or copy the file again", name, last)
     return header, sentences
