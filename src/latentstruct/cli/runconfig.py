@@ -86,6 +86,9 @@ def load_run_config(path) -> tuple[dict, dict | None]:
     from ..data.path_rule import open_input, stream_descriptor
 
     path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"--config {path}: is a directory, expected a TOML or JSON file (a "
+                          f".toml or .json run configuration, or a model .npz file)")
     if stream_descriptor(path) is None and not path.is_file():
         raise ConfigError(f"--config {path}: no such file; give a .toml or .json run "
                           f"configuration, or a model file")
