@@ -22,17 +22,17 @@ def cmd_explain(args) -> int:
     from ..data.path_rule import check_paths
 
     check_paths({"--model": args.model}, {"--out": args.out}, regular={"--model"})
+    _check_png(args.out)
     task, learner = load_for(args.model, args.option, "explain")
     if getattr(learner, "registry_name", "") == "distro":
         return _explain_label_matrix(task, learner, args.out)
-    if args.source is None or args.target is None:
-        raise ConfigError("explain draws the structure a model picks for one input pair; give "
-                          "--source TEXT and --target TEXT")
+    # what the model cannot do comes first: --source/--target would not help
     explainable = sorted(n for n, c in TASKS.items() if EXPLAINABLE in c.offered_capabilities())
     if EXPLAINABLE not in task.offered_capabilities(task.get_params()):
         raise ConfigError(
             f"explain draws the latent structure of one input pair; task {task.name!r} cannot "
-            f"(it is not explainable). Tasks explain supports: {', '.join(explainable)}"
+            f"(it is not explainable). Tasks explain supports: {', '.join(explainable)} (and "
+            f"the label matrix of any distro model)"
         )
     if not isinstance(learner, LatentBinaryLearner):
         raise ConfigError(
@@ -40,6 +40,9 @@ def cmd_explain(args) -> int:
             f"{learner.registry_name!r}, which has none. Train it with one of: "
             f"lclr, two-stage, lclr-variant, latent-pa"
         )
+    if args.source is None or args.target is None:
+        raise ConfigError("explain draws the structure a model picks for one input pair; give "
+                          "--source TEXT and --target TEXT")
     x = task.encode_pair(args.source, args.target)
     h = learner.latent_argmax([x])[0]
     score = float(learner.decision_function([x])[0])
@@ -50,6 +53,18 @@ def cmd_explain(args) -> int:
     print(json.dumps({"score": round(score, 6), "decision": 1 if score >= 0 else -1,
                       "alignment": [int(j) for j in h], "picture": str(args.out)}))
     return 0
+
+
+def _check_png(out) -> None:
+    """Refuse an ``--out`` that does not end in ``.png``: every picture is drawn as PNG,
+    and PNG bytes in ``x.txt`` or ``x.pdf`` would be a file its name misdescribes."""
+    from pathlib import Path
+
+    path = Path(out)
+    if path.suffix.lower() != ".png":
+        fixed = path.with_suffix(".png") if path.suffix else f"{path}.png"
+        raise ConfigError(f"--out {out}: explain draws a PNG picture, so the file must end in "
+                          f".png; give --out {fixed}")
 
 
 def _explain_label_matrix(task, learner, out) -> int:
