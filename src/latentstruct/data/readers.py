@@ -504,7 +504,8 @@ def read_conllu(path) -> list[ConlluSentence]:
     """Read a CoNLL-U file into ``ConlluSentence`` records.
 
     Checked: 10 tab-separated fields per row; IDs are integers, ranges ``N-M`` (N < M) or
-    empty nodes ``N.M``; word IDs run 1, 2, ..., n in order; HEAD is ``_`` or an integer
+    empty nodes ``N.M``; word IDs run 1, 2, ..., n in order; a range ``N-M`` comes right
+    before word N, does not overlap the previous range and ends at a word of its sentence; HEAD is ``_`` or an integer
     between 0 and n; UPOS of words and empty nodes is one of :data:`UPOS_TAGS`, ``CONJ``
     (UD v1's name of CCONJ) or ``_`` (XPOS is free); comments come before the rows of their
     sentence.  Lines are read by :func:`read_lines` (NUL bytes, UTF-8, line length).
@@ -517,8 +518,17 @@ def read_conllu(path) -> list[ConlluSentence]:
     n_words = 0
     max_head = max_head_line = 0
     max_head_word = ""
+    range_end = range_line = 0  # the last multiword-token range N-M: M and its line
+    range_id = ""
 
     def flush() -> None:
+        if range_end > n_words:
+            raise _conllu_error(
+                f"multiword-token range {range_id} goes past the last word of its sentence "
+                f"({n_words} words); expected a range N-M over words N..M that follow it",
+                name,
+                range_line,
+            )
         if not rows:
             raise _conllu_error(
                 "sentence has comment lines but no word lines; expected the comments to "
@@ -540,6 +550,7 @@ def read_conllu(path) -> list[ConlluSentence]:
             if rows or comments:
                 flush()
                 rows, comments, n_words, max_head = [], [], 0, 0
+                range_end = range_line = 0
             continue
         if text[0] == "#":
             if rows:
@@ -598,13 +609,31 @@ def read_conllu(path) -> list[ConlluSentence]:
         else:
             m = _RANGE_ID.fullmatch(token_id)
             if m is not None:
-                if int(m.group(1)) >= int(m.group(2)):
+                first, last = int(m.group(1)), int(m.group(2))
+                if first >= last:
                     raise _conllu_error(
                         f"bad multiword-token range {excerpt(token_id)}: the first ID must be "
                         f"smaller than the second, e.g. '1-2'",
                         name,
                         lineno,
                     )
+                if range_end > n_words:
+                    raise _conllu_error(
+                        f"multiword-token range {token_id} starts inside the range {range_id} "
+                        f"of line {range_line}, which still covers word {n_words + 1}; ranges "
+                        f"may not overlap",
+                        name,
+                        lineno,
+                    )
+                if first != n_words + 1:
+                    raise _conllu_error(
+                        f"multiword-token range {token_id} does not cover the words that "
+                        f"follow it: the next word is {n_words + 1}; a range N-M comes right "
+                        f"before word N",
+                        name,
+                        lineno,
+                    )
+                range_end, range_line, range_id = last, lineno, token_id
             elif _EMPTY_ID.fullmatch(token_id) is None:
                 raise _conllu_error(
                     f"bad ID {excerpt(token_id)}: expected a word ID (1, 2, ...), a "
