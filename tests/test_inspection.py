@@ -88,7 +88,7 @@ def test_cli_inspect_table_and_json(zork_model, capsys):
     r = json.loads(out)
     assert code == 0 and len(r["features"]["X"]["positive"]) == 1
     code, _, err = run(capsys, "inspect", "--model", zork_model, "--top", "0")
-    assert code == 2 and "--top must be a positive integer" in err
+    assert code == 2 and "--top must be an integer in [1, 10000], got 0" in err
 
 
 def test_hashed_feature_names_are_shown_by_bucket(tmp_path):

@@ -118,7 +118,7 @@ def test_no_usable_word_is_an_input_error():
 
 
 def test_only_split_may_change_after_fit():
-    task = DocumentClassificationTask().fit(Dataset(["aa bb"], ["a"]))
+    task = DocumentClassificationTask().fit(Dataset(["aa bb", "cc dd"], ["a", "b"]))
     task.set_params(split="eval")
     with pytest.raises(ConfigError, match="cannot change 'features'"):
         task.set_params(features="tfidf")
@@ -482,3 +482,10 @@ def test_linear_svc_crammer_singer_agrees_with_the_exact_l1_optimum(C):
     assert l1_objective_via_task(w_exact) == pytest.approx(opt, rel=1e-9)
     assert l1_objective_via_task(w_svc) == pytest.approx(opt, rel=1e-4)
     assert [p[0] for p in task.argmax_batch(X, w_svc)] == svc.predict(R).tolist()
+
+
+def test_one_label_is_refused_as_scikit_learn_classifiers_do():
+    # a one-label model would predict that label for every document: refused, with the
+    # label and how to fix it (the CLI row is in tests/test_hostile_inputs.py)
+    with pytest.raises(InputError, match=r"only one label, 'a' \(2 documents\).*another label"):
+        DocumentClassificationTask().fit(Dataset(["aa bb", "cc"], ["a", "a"]))

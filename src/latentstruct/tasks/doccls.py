@@ -367,7 +367,16 @@ class DocumentClassificationTask(StructuredTask):
             self.idf_ = np.log((1.0 + n) / (1.0 + df)) + 1.0
         else:
             self.idf_ = np.zeros(0)
-        self.labels_ = sorted(set(dataset.targets) | set(dataset.labels or ()))
+        labels = sorted(set(dataset.targets) | set(dataset.labels or ()))
+        if len(labels) < 2:
+            # as scikit-learn's classifiers do: with one label there is nothing to tell
+            # apart (every loss-augmented argmax is the gold label, the weights stay 0)
+            raise InputError(
+                f"training data has only one label, {labels[0]!r} ({len(records)} documents); "
+                f"a classifier needs documents of at least two labels (this model would "
+                f"predict {labels[0]!r} for every document). Add documents of another label",
+                dataset.path)
+        self.labels_ = labels
         self._label_id = {t: i for i, t in enumerate(self.labels_)}
         self.n_train_documents_ = len(records)
         self._count_vectorizer = None
