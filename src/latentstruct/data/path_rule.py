@@ -26,7 +26,6 @@ is refused before it is opened: give a regular file, or pipe it to standard inpu
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import re
@@ -54,8 +53,9 @@ _SPECIAL_KINDS = (
     (stat.S_ISBLK, "a block device"),
 )
 
-#: stream contents by descriptor number, filled by the first open of the stream
-_STREAMS: dict[int, bytes] = {}
+#: stream contents by (descriptor number, st_dev, st_ino), filled by the first open of the
+#: stream (the inode tells a pipe from a later one that reuses the descriptor number)
+_STREAMS: dict[tuple[int, int, int], bytes] = {}
 
 
 def max_stream_bytes() -> int:
@@ -130,8 +130,6 @@ def _read_stream(fd: int, name: str) -> bytes:
                 )
             buf.write(chunk)
     except OSError as exc:
-        if exc.errno == 9:  # EBADF: /dev/fd/N names no open descriptor
-            raise InputError(f"no such file: {name} (no descriptor {fd} is open)") from None
         raise InputError(f"cannot read {name}: {exc.strerror or exc}") from None
     return buf.getvalue()
 
@@ -160,13 +158,16 @@ def open_input(path):
     name = _text(path)
     fd = stream_descriptor(name)
     if fd is not None:
-        data = _STREAMS.get(fd)
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            raise InputError(f"no such file: {name} (descriptor {fd} is not open)") from None
+        if name != "-" and _special_kind(st.st_mode) is None:
+            return _open_file(name)  # a regular file (or directory) behind it: re-openable
+        key = (fd, st.st_dev, st.st_ino)
+        data = _STREAMS.get(key)
         if data is None:
-            if name != "-":
-                with contextlib.suppress(OSError):
-                    if _special_kind(os.stat(name).st_mode) is None:
-                        return _open_file(name)  # a regular file behind it: re-openable
-            data = _STREAMS[fd] = _read_stream(fd, name)
+            data = _STREAMS[key] = _read_stream(fd, name)
         return io.BytesIO(data)
     try:
         mode = os.stat(name).st_mode
