@@ -14,14 +14,15 @@ __all__ = ["cmd_explain"]
 
 
 def cmd_explain(args) -> int:
+    from ..data.path_rule import check_paths
+
+    # before the heavy imports: a refused path is said at once
+    check_paths({"--model": args.model}, {"--out": args.out}, regular={"--model"})
     from ..learners import LatentBinaryLearner
 
     from ..tasks import TASKS
     from ..tasks.contracts import EXPLAINABLE
 
-    from ..data.path_rule import check_paths
-
-    check_paths({"--model": args.model}, {"--out": args.out}, regular={"--model"})
     _check_png(args.out)
     task, learner = load_for(args.model, args.option, "explain")
     if getattr(learner, "registry_name", "") == "distro":

@@ -11,14 +11,14 @@ __all__ = ["cmd_inspect", "format_inspection"]
 
 
 def cmd_inspect(args) -> int:
-    from ..inspection import inspect_model
-
     from ..limits import TOP, check_bounded
 
     check_bounded("--top", args.top, TOP, default=20)
     from ..data.path_rule import check_paths
 
     check_paths({"--model": args.model}, regular={"--model"})  # a FIFO is never opened
+    from ..inspection import inspect_model
+
     task, learner = load_for(args.model, None, "inspect")
     report = inspect_model(task, learner, top=args.top)
     if args.format == "json":

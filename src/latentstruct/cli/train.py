@@ -15,11 +15,11 @@ __all__ = ["cmd_train"]
 
 
 def cmd_train(args) -> int:
+    train_given = args.train
+    _check_paths(args)  # before the (long) training, not after; before the heavy imports
     from ..learners import check_compatible
     from ..learners.persistence import save_trained
 
-    train_given = args.train
-    _check_paths(args)  # before the (long) training, not after
     options, recorded = _options_with_config(args)
     if args.train != train_given:  # the --config file named the training data
         _check_paths(args)

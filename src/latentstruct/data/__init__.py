@@ -1,14 +1,6 @@
 """Data layer: sparse feature vectors, feature indices, corpus readers, paths, atomic writes."""
 
 from latentstruct.data.atomic import atomic_write
-from latentstruct.data.features import (
-    FEATURE_INDEX_KINDS,
-    BaseFeatureIndex,
-    FeatureIndex,
-    HashingIndex,
-    feature_index_from_arrays,
-    make_feature_index,
-)
 from latentstruct.data.paths import (
     data_root,
     dataset_available,
@@ -49,3 +41,16 @@ __all__ = [
     "dataset_available",
     "missing_data_message",
 ]
+
+# The feature indices import scikit-learn (a second of start-up): loaded on first use, so
+# a command that refuses its paths (``latentstruct.data.path_rule``) answers at once.
+_FEATURES = frozenset(("FEATURE_INDEX_KINDS", "BaseFeatureIndex", "FeatureIndex", "HashingIndex",
+                       "feature_index_from_arrays", "make_feature_index"))
+
+
+def __getattr__(name):
+    if name in _FEATURES:
+        from latentstruct.data import features
+
+        return getattr(features, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
