@@ -106,8 +106,10 @@ def write_model_kbest(task, learner, metadata, input_path, output_path, k: int, 
     """Write the k-best lists of ``input_path`` under a trained model; returns #sentences."""
     from tqdm.auto import tqdm
 
+    from .data.progress import bar_disable
+
     dataset = task.read(input_path, split="test")
-    with tqdm(total=len(dataset), disable=not verbose, desc="k-best", unit="sent") as bar:
+    with tqdm(total=len(dataset), disable=bar_disable(verbose), desc="k-best", unit="sent") as bar:
         sents = kbest_sentences(task, learner.coef_, dataset.records, k, progress=bar.update)
     write_kbest(output_path, _header(task, metadata, k, 1, input_path), sents)
     return len(sents)

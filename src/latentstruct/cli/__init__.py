@@ -1,21 +1,28 @@
 """The ``latentstruct`` command line: train, evaluate, predict, explain, inspect, demo, info.
 
 Exit codes: 0 success, 2 usage or input errors (malformed files, unknown task or option,
-bad hyperparameters, incompatible model files), 1 anything unexpected.
+bad hyperparameters, incompatible model files), 1 anything unexpected, 130 interrupted
+(Ctrl-C), 141 a closed standard output.  Every error is one line ``latentstruct: error:
+...`` on standard error, argparse's usage errors included (``--help`` prints the usage).
 Outputs (model files, predictions) are written atomically: a failed run never leaves a
 half-written file behind.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 
-from .. import __version__
-from ..exceptions import ConfigError, InputError, LatentStructError, ModelFormatError
-from .common import parse_option
-from .compute import add_compute_args
-from .help import TrainHelp, describe_options
+try:  # Ctrl-C while the command line's own modules load: the same one line and status
+    import argparse
+
+    from .. import __version__
+    from ..exceptions import ConfigError, InputError, LatentStructError, ModelFormatError
+    from .common import parse_option
+    from .compute import add_compute_args
+    from .help import TrainHelp, describe_options
+except KeyboardInterrupt:
+    sys.stderr.write("latentstruct: interrupted\n")
+    raise SystemExit(130) from None
 
 __all__ = ["main", "parse_option", "build_parser", "describe_options"]
 
@@ -33,8 +40,27 @@ def _lazy(module: str, name: str):
     return run
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a usage error as ONE line ``latentstruct: error: ...`` (exit 2), like
+    every other error of the command line, instead of the usage block; ``--help`` still
+    prints the full usage.  Subcommand parsers are of this class too."""
+
+    def error(self, message):
+        self.exit(2, f"latentstruct: error: {_one_line(message)} (see '{self.prog} --help')\n")
+
+
+def _add_verbosity(parser, quiet_help: str) -> None:
+    """``--quiet`` and ``--progress`` (one or the other): bars go to standard error only
+    when it is a terminal, unless ``--progress`` forces them (into a log, a pipe)."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--quiet", action="store_true", help=quiet_help)
+    group.add_argument("--progress", action="store_true",
+                       help="draw progress bars even when standard error is not a terminal "
+                            "(by default they appear only on a terminal)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="latentstruct",
         description="Discriminative learning over constrained latent structures.",
     )
@@ -66,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--resume", metavar="PATH",
                    help="continue from a --checkpoint file (same data and options; the "
                         "result equals an uninterrupted run)")
-    t.add_argument("--quiet", action="store_true", help="no progress bar, summary or warnings")
+    _add_verbosity(t, "no progress bar, summary or warnings")
     add_compute_args(t)
     t.set_defaults(func=_lazy("train", "cmd_train"))
 
@@ -78,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--option", action="append", metavar="KEY=VALUE")
     e.add_argument("--format", choices=("json", "table"), default="json",
                    help="json: one JSON object (default); table: aligned text like conlleval")
-    e.add_argument("--quiet", action="store_true", help="no progress bars or warnings")
+    _add_verbosity(e, "no progress bars or warnings")
     add_compute_args(e)
     e.set_defaults(func=_lazy("evaluate", "cmd_evaluate"))
 
@@ -91,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "references, one per line)")
     r.add_argument("--output", required=True, help="output file, or - for standard output")
     r.add_argument("--option", action="append", metavar="KEY=VALUE")
-    r.add_argument("--quiet", action="store_true", help="no progress bars or warnings")
+    _add_verbosity(r, "no progress bars or warnings")
     add_compute_args(r)
     r.set_defaults(func=_lazy("evaluate", "cmd_predict"))
 
@@ -100,7 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--model", required=True)
     x.add_argument("--source", help="first input (e.g. an English name); not for distro models")
     x.add_argument("--target", help="second input (e.g. its transliteration); not for distro models")
-    x.add_argument("--out", required=True, help="output picture (.png)")
+    x.add_argument("--out", required=True, help="output picture; a PNG, so its name must end "
+                                                "in .png")
     x.add_argument("--option", action="append", metavar="KEY=VALUE")
     x.set_defaults(func=_lazy("explain", "cmd_explain"))
 
@@ -118,14 +145,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="jackknife: parse the model's training data in N folds")
     k.add_argument("--option", action="append", metavar="KEY=VALUE",
                    help="evaluation-time task option, e.g. ptb_split=heldout (repeatable)")
-    k.add_argument("--quiet", action="store_true")
+    _add_verbosity(k, "no progress bar or summary")
     k.set_defaults(func=_lazy("kbest", "cmd_kbest"))
 
     d = sub.add_parser("demo", help="transliteration discovery on CLDR names: two-stage vs LCLR")
     d.add_argument("--lang", default="he", help="he, ru or ar (default he)")
     d.add_argument("--out", default=".", help="folder for the alignment picture")
     d.add_argument("--n-jobs", type=int, default=1, dest="n_jobs")
-    d.add_argument("--quiet", action="store_true")
+    _add_verbosity(d, "no progress bars or summary")
     d.set_defaults(func=_lazy("info", "cmd_demo"))
 
     n = sub.add_parser("inspect", help="list a model's strongest features per label, its label "
@@ -170,12 +197,94 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
           file=sys.stderr if file is None else file)
 
 
+def _close_bars() -> None:
+    """Close the progress bars still open (a loop left by an exception): a bar closed later
+    would clear the terminal line that holds the error or the interruption."""
+    std = sys.modules.get("tqdm.std")
+    for bar in list(getattr(getattr(std, "tqdm", None), "_instances", ()) or ()):
+        try:
+            bar.close()
+        except Exception:  # noqa: BLE001 - a bar that cannot close must not hide the error
+            pass
+
+
+class _Interrupts:
+    """Ctrl-C (SIGINT) during a command: it raises KeyboardInterrupt as Python's own
+    handler does, and is remembered, so that an error it causes on the way out (a worker
+    process killed by the same Ctrl-C, a half-read pipe) is reported as the interruption.
+    A SIGINT that was ignored when the program started (a background job) stays ignored."""
+
+    def __init__(self):
+        self.seen = False
+        self.previous = None
+
+    def _handler(self, signum, frame):
+        self.seen = True
+        raise KeyboardInterrupt
+
+    def start(self) -> None:
+        """Catch SIGINT from now on (where Python's own handler would)."""
+        import signal
+        import threading
+
+        self.seen = False
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self.previous = signal.signal(signal.SIGINT, self._handler)
+
+    def exit(self, program: bool) -> int:
+        """Report the interruption: one line, status 130.  In the program (not a call from
+        Python), a second Ctrl-C while it exits changes nothing."""
+        import signal
+        import threading
+
+        if program and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _close_bars()
+        try:
+            print("latentstruct: interrupted", file=sys.stderr, flush=True)
+        except (OSError, ValueError):  # standard error closed: the status still says it
+            pass
+        return 130
+
+    def restore(self) -> None:
+        import signal
+
+        if self.previous is not None and signal.getsignal(signal.SIGINT) == self._handler:
+            signal.signal(signal.SIGINT, self.previous)
+        self.previous = None
+
+
+_INTERRUPTS = _Interrupts()
+
+
 def _error(exc, code: int) -> int:
+    if _INTERRUPTS.seen:  # an error on the way out of a Ctrl-C: report the Ctrl-C
+        return _INTERRUPTS.exit(False)
+    _close_bars()
     print(f"latentstruct: error: {_one_line(exc)}", file=sys.stderr)
     return code
 
 
 def main(argv=None) -> int:
+    """Run the command line on ``argv`` (default: ``sys.argv[1:]``, the program itself);
+    returns the exit status.  argparse's usage errors and ``--help`` raise SystemExit."""
+    program = argv is None
+    _INTERRUPTS.start()
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        return _INTERRUPTS.exit(program)
+    except Exception:
+        if _INTERRUPTS.seen:
+            return _INTERRUPTS.exit(program)
+        raise
+    finally:
+        if not program:  # a caller in Python gets its own SIGINT handling back
+            _INTERRUPTS.restore()
+
+
+def _run(argv) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     import warnings
@@ -187,8 +296,10 @@ def main(argv=None) -> int:
             warnings.simplefilter("ignore")
         from ..data.progress import show_progress
 
+        # bars: forced by --progress, none under --quiet, else only on a terminal
+        bars = True if getattr(args, "progress", False) else (False if quiet else None)
         try:
-            with show_progress(not quiet):  # bars on stderr for phases over 2 s
+            with show_progress(bars):  # bars on stderr for phases over 2 s
                 return args.func(args)
         except (InputError, ConfigError, ModelFormatError) as exc:
             return _error(exc, 2)
@@ -205,6 +316,3 @@ def main(argv=None) -> int:
             # a full disk, a permission denied, a read-only file system: the user's to fix
             where = f"{exc.filename}: " if exc.filename else ""
             return _error(f"{where}{exc.strerror or exc}", 2)
-        except KeyboardInterrupt:
-            print("latentstruct: interrupted", file=sys.stderr)
-            return 130

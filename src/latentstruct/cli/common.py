@@ -3,8 +3,6 @@ with evaluation-time options, and JSON-ready metric values."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..exceptions import ConfigError
 
 __all__ = ["parse_option", "route_options", "task_and_learner_classes", "load_for",
@@ -119,6 +117,8 @@ def metric_value(v):
         return {str(k): metric_value(x) for k, x in v.items()}
     if v is None:
         return None
+    import numpy as np  # here, not at import: `latentstruct --help` loads no numpy
+
     if isinstance(v, (bool, np.bool_)):
         return bool(v)
     if isinstance(v, (int, np.integer)):

@@ -22,7 +22,6 @@ import sys
 from contextlib import ExitStack, contextmanager
 
 from ..exceptions import ConfigError
-from ..limits import N_JOBS
 
 __all__ = ["BACKENDS", "add_compute_args", "check_compute_args", "compute_context",
            "learner_n_jobs"]
@@ -49,6 +48,8 @@ def add_compute_args(parser) -> None:
 def check_compute_args(args, learner_cls) -> None:
     """Refuse bad combinations before any data is read (exit 2 through ConfigError);
     ``learner_cls`` is None when the learner is known only once a model is loaded."""
+    from ..limits import N_JOBS
+
     n_jobs, backend, scheduler = (getattr(args, k, None) for k in ("n_jobs", "backend",
                                                                    "scheduler"))
     if n_jobs is not None and (isinstance(n_jobs, bool) or n_jobs == 0 or n_jobs < -1):

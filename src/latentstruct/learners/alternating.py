@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from tqdm.auto import tqdm
 
+from ..data.progress import bar_disable
 from ..exceptions import (
     user_stacklevel,
     ConvergenceWarning,
@@ -341,7 +342,7 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
         session.save(iteration, meta, arrays, done=finished)
 
     bar = tqdm(total=learner.max_iter, initial=min(it, learner.max_iter), desc=desc, unit="iter",
-               disable=not learner.progress, leave=False)
+               disable=bar_disable(learner.progress), leave=False)
     # the iterations still to run: none when the resumed run had finished
     first, last = it + 1, (it if done else learner.max_iter)
     for it in range(first, last + 1):

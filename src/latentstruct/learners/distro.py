@@ -29,6 +29,7 @@ from typing import NamedTuple
 import numpy as np
 from tqdm.auto import tqdm
 
+from ..data.progress import bar_disable
 from ..exceptions import ConfigError, InexactInferenceWarning, InferenceError, InputError, user_stacklevel
 from ..parallel import fit_session, parallel_chunks, shared
 from ..parallel import rows as chunk_rows
@@ -342,7 +343,7 @@ class DISTRO(LinearStructuredLearner):
         starts = self.n_restarts if (self.update_labels and random_start) else 1
         one = self.weight_epochs + self.label_epochs  # epochs of one alternation
         phases = starts * (self.weight_epochs + one * (self.n_iter > 0)) + max(self.n_iter - 1, 0) * one
-        bar = tqdm(total=phases, desc="distro", unit="epoch", disable=not self.progress,
+        bar = tqdm(total=phases, desc="distro", unit="epoch", disable=bar_disable(self.progress),
                    leave=False)
         try:
             blas = single_threaded_blas()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm.auto import tqdm
 
+from ..data.progress import bar_disable
 from ..exceptions import ConfigError, warn_convergence
 from ..tasks.contracts import HEURISTIC, LATENT_BINARY
 from .alternating import alternating_latent_fit, store_alternating_result
@@ -346,7 +347,7 @@ class LatentPA(LatentBinaryLearner):
             session.save(epoch, meta, arrays, done=done)
 
         bar = tqdm(total=self.max_iter, initial=min(epoch, self.max_iter), desc="latent-pa",
-                   unit="epoch", disable=not self.progress, leave=False)
+                   unit="epoch", disable=bar_disable(self.progress), leave=False)
         first, last = epoch + 1, (epoch if session.done else int(self.max_iter))
         for epoch in range(first, last + 1):
             order = rng.permutation(n)

@@ -7,6 +7,7 @@ import time
 import numpy as np
 from tqdm.auto import tqdm
 
+from ..data.progress import bar_disable
 from ..exceptions import ConfigError
 from ..tasks.contracts import MAX_DECODABLE
 from .base import LinearStructuredLearner, check_positive_int, register_learner
@@ -146,7 +147,7 @@ class StructuredPerceptron(LinearStructuredLearner):
 
         t_start = time.perf_counter()
         bar = tqdm(total=max_iter, initial=min(epoch, max_iter), desc="perceptron", unit="epoch",
-                   disable=not self.progress, leave=False)
+                   disable=bar_disable(self.progress), leave=False)
         first, last = epoch + 1, (epoch if session.done else max_iter)
         for epoch in range(first, last + 1):
             mistakes = 0.0

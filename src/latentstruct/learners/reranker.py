@@ -8,6 +8,7 @@ import time
 import numpy as np
 from tqdm.auto import tqdm
 
+from ..data.progress import bar_disable
 from ..exceptions import ConfigError, warn_convergence
 from ..parallel import fit_session, parallel_chunks, rows, shared
 from ..solvers.sgd import SCHEDULES, SGDState, lbfgs, sgd
@@ -252,7 +253,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
 
         total = int(self.n_epochs if sgd_run else self.max_iter)
         bar = tqdm(total=total, initial=session.iteration, desc="hidden-reranker",
-                   unit="epoch" if sgd_run else "iter", disable=not self.progress, leave=False)
+                   unit="epoch" if sgd_run else "iter", disable=bar_disable(self.progress), leave=False)
 
         def report(step, value):
             bar.set_postfix(objective=f"{value:.6g}")

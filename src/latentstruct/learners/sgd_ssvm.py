@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 from tqdm.auto import tqdm
 
+from ..data.progress import bar_disable
 from ..exceptions import InexactInferenceWarning, InferenceError, InputError, user_stacklevel
 from ..solvers.structured_sgd import check_eta0, minibatches, search_eta0, step_size
 from ..tasks.contracts import MAX_DECODABLE
@@ -193,7 +194,7 @@ class SGDStructuredSVM(LinearStructuredLearner):
         """Epochs ``epochs_done + 1 .. n_epochs`` (a checkpoint after each), then the results;
         ``trials`` is the eta0 search's record (kept in the checkpoints)."""
         bar = tqdm(total=self.n_epochs, initial=min(epochs_done, self.n_epochs), desc="sgd-ssvm",
-                   unit="epoch", disable=not self.progress, leave=False)
+                   unit="epoch", disable=bar_disable(self.progress), leave=False)
         try:
             for epoch in range(epochs_done + 1, int(self.n_epochs) + 1):
                 t = self._epochs(state, X, Y, everyone, 1, rng, self.eta0_, bar, t=t)

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 from tqdm.auto import tqdm
 
+from ..data.progress import bar_disable
 from ..exceptions import ConfigError, PerformanceWarning, user_stacklevel, warn_convergence
 from ..tasks.contracts import MAX_DECODABLE
 from ..parallel import parallel_chunks, rows, sends_to_other_processes, shared
@@ -264,7 +265,7 @@ class StructuredSVM(LinearStructuredLearner):
                                            **prefixed("live", ws.live_state())}, done=done)
 
         bar = tqdm(total=self.max_iter, initial=min(it, self.max_iter), desc="ssvm", unit="iter",
-                   disable=not self.progress, leave=False)
+                   disable=bar_disable(self.progress), leave=False)
         t_start = time.perf_counter()
         first, last = it + 1, (it if session.done else self.max_iter)
         for it in range(first, last + 1):
