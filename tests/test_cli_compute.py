@@ -82,8 +82,8 @@ def test_evaluate_and_predict_take_the_same_flags(serial_model, tiny_chunk_file,
 
 
 @pytest.mark.parametrize("flags, fragment", [
-    (("--n-jobs", "0"), "--n-jobs must be a positive number of workers or -1"),
-    (("--n-jobs", "-3"), "--n-jobs must be a positive number of workers or -1"),
+    (("--n-jobs", "0"), "--n-jobs must be a number of workers in [1, 1024] or -1"),
+    (("--n-jobs", "-3"), "--n-jobs must be a number of workers in [1, 1024] or -1"),
     (("--scheduler", "tcp://127.0.0.1:8786"), "needs --backend dask or --backend ray"),
     (("--backend", "processes", "--scheduler", "local"), "needs --backend dask or --backend ray"),
     (("--n-jobs", "2", "--option", "n_jobs=2"), "give --n-jobs only"),

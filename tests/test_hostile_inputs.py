@@ -15,13 +15,22 @@ To add a case, add one ``Case(...)`` line to ``CASES``:
 * ``code`` and ``fragment``: the expected exit code and a piece of the error line;
 * ``patch`` (optional): ``(("module.ATTR", value), ...)`` set for the run, e.g. to lower a
   size limit instead of writing a huge file.
+
+argparse's usage errors (``--seed abc``) are rows too: they raise SystemExit(2) with the same
+one line.  After the table: options bounded by what they cost (the same message from every
+command that takes one), Ctrl-C, and progress bars on a terminal only (issue 27).
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import os
 import shlex
+import signal
+import subprocess
+import sys
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -48,6 +57,13 @@ KBEST_HEAD = json.dumps({"format": "latentstruct-kbest", "version": 1, "parser_i
                          "single_root": True, "labelled": False, "pos": "gold", "folds": 1,
                          "source": "x", "n_sentences": 1}) + "\n"
 SENTENCES = "Dogs bark .\nCats sleep .\n"
+KBEST_SENT = json.dumps({"id": "s1", "words": ["Dogs", "bark"], "lemmas": ["dog", "bark"],
+                         "upos": ["NOUN", "VERB"], "xpos": ["NNS", "VBP"], "scored": [True, True],
+                         "gold_heads": [2, 0], "gold_deprels": None,
+                         "candidates": [{"heads": [2, 0], "deprels": ["_", "_"], "score": 1.0}]}) + "\n"
+KBEST_HEAD2 = KBEST_HEAD.replace('"n_sentences": 1', '"n_sentences": 2')
+RANGE = "\tx\t_\t_\t_\t_\t_\t_\t_\t_\n"  # a multiword-token line after its ID
+NJOBS = "must be an int in the range [-1024, 1024] other than 0 or None"
 GZIP = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xcb\x48\xcd\xc9\xc9\x07\x00\x86\xa6\x10\x36\x05\x00\x00\x00"
 
 
@@ -170,7 +186,7 @@ CASES = [
     Case("explain-long-word", none, "explain --model {translit} --source " + "a" * 200 + " --target b --out {d}/x.png", 2, "the source word is 200 characters long"),
     Case("explain-not-a-model", file("m.npz", ""), "explain --model {d}/m.npz --source a --target b --out {d}/x.png", 2, "is truncated or not a latentstruct model"),
     # --- kbest ------------------------------------------------------------------------------------
-    Case("kbest-k-zero", file("a.conllu", CONLLU), "kbest --model {dep} --input {d}/a.conllu --output {d}/o.kbest -k 0", 2, "-k must be a positive integer, got 0"),
+    Case("kbest-k-zero", file("a.conllu", CONLLU), "kbest --model {dep} --input {d}/a.conllu --output {d}/o.kbest -k 0", 2, "-k must be an integer in [1, 1000], got 0"),
     Case("kbest-not-dep", file("a.conllu", CONLLU), "kbest --model {chunk} --input {d}/a.conllu --output {d}/o.kbest", 2, "which writes no k-best lists"),
     Case("kbest-not-a-model", file("m.npz", CONLLU), "kbest --model {d}/m.npz --input {d}/m.npz --output {d}/o.kbest", 2, "is truncated or not a latentstruct model"),
     Case("kbest-nul-input", file("a.conllu", CONLLU + "\x00"), "kbest --model {dep} --input {d}/a.conllu --output {d}/o.kbest --quiet", 2, f"a.conllu:7: {NUL}"),
@@ -182,6 +198,45 @@ CASES = [
     # --- demo -------------------------------------------------------------------------------------
     Case("demo-bad-lang", none, "demo --lang xx --out {d} --quiet", 2, "unknown language code 'xx'"),
     Case("demo-missing-out", none, "demo --out {d}/missing --quiet", 2, "--out {d}/missing"),
+    # --- issue 27: options bounded by the memory or time they imply ---------------------------
+    Case("kbest-k-huge", file("a.conllu", CONLLU), "kbest --model {dep} --input {d}/a.conllu --output {d}/o.kbest -k 100000000", 2, "-k must be an integer in [1, 1000], got 100,000,000: the parser holds the k trees of a sentence in memory"),
+    Case("kbest-folds-huge", file("a.conllu", CONLLU), "kbest --model {dep} --input {d}/a.conllu --output {d}/o.kbest --folds 1000000", 2, "--folds must be an integer in [2, 100], got 1,000,000: jackknifing trains one parser per fold"),
+    Case("inspect-top-huge", none, "inspect --model {chunk} --top 100000000", 2, "--top must be an integer in [1, 10000], got 100,000,000: it prints"),
+    Case("chunk-max-iter-huge", file("a.txt", CHUNK), train("chunk", "a.txt", "max_iter=1000000000"), 2, "The 'max_iter' parameter of StructuredSVM must be an int in the range [1, 10000]. Got 1000000000 instead: each is a pass over the training data"),
+    Case("chunk-window-huge", file("a.txt", CHUNK), train("chunk", "a.txt", "window=1000000000"), 2, "window must be an integer in [0, 10], got 1,000,000,000: every token gets 2*window+1 context-word attributes"),
+    Case("chunk-affix-huge", file("a.txt", CHUNK), train("chunk", "a.txt", "affix_length=1000000000"), 2, "affix_length must be an integer in [1, 30], got 1,000,000,000"),
+    Case("pos-negatives-huge", file("a.conllu", CONLLU), train("pos", "a.conllu", "negatives_per_positive=1000000000"), 2, "negatives_per_positive must be an integer in [0, 100], got 1,000,000,000"),
+    Case("pos-distro-components-huge", file("a.conllu", CONLLU), train("pos", "a.conllu", "n_components=1000000") + " --learner distro", 2, "The 'n_components' parameter of DISTRO must be an int in the range [1, 4096]. Got 1000000 instead: the transition weights W_T"),
+    Case("dep-hash-bits-huge", file("a.conllu", CONLLU), train("dep", "a.conllu", "hash_bits=40"), 2, "hash_bits must be an integer in [4, 30], got 40: the parser holds 2**hash_bits arc weights of 8 bytes each (8.0 TiB at hash_bits=40)"),
+    Case("rerank-n-hidden-huge", file("k.kbest", KBEST_HEAD + KBEST_SENT), train("rerank", "k.kbest", "n_hidden=5000"), 2, "n_hidden must be an integer in [1, 1000], got 5,000: every word takes n_hidden hidden values"),
+    Case("sentences-negative-sets-huge", file("s.txt", SENTENCES), train("grammaticality", "s.txt", TAGGER, "n_negative_sets=1000000"), 2, "n_negative_sets must be an integer in [0, 100], got 1,000,000: evaluation samples"),
+    Case("train-n-jobs-huge", file("a.txt", CHUNK), train("chunk", "a.txt", "n_jobs=100000"), 2, f"The 'n_jobs' parameter of StructuredSVM {NJOBS}. Got 100000 instead: every worker is a thread"),
+    Case("train-n-jobs-flag-huge", file("a.txt", CHUNK), train("chunk", "a.txt") + " --n-jobs 100000", 2, "--n-jobs must be a number of workers in [1, 1024] or -1 (all), got 100,000: every worker"),
+    # evaluate/predict/kbest/explain check evaluation-time options as train does
+    Case("evaluate-n-jobs-nan", file("a.txt", CHUNK), "evaluate --model {chunk} --test {d}/a.txt --option n_jobs=nan", 2, f"The 'n_jobs' parameter of StructuredSVM {NJOBS}. Got nan instead."),
+    Case("evaluate-n-jobs-zero", file("a.txt", CHUNK), "evaluate --model {chunk} --test {d}/a.txt --option n_jobs=0", 2, f"The 'n_jobs' parameter of StructuredSVM {NJOBS}. Got 0 instead."),
+    Case("evaluate-check-inference", file("a.txt", CHUNK), "evaluate --model {chunk} --test {d}/a.txt --option check_inference=maybe", 2, "The 'check_inference' parameter of StructuredSVM must be a bool. Got 'maybe' instead."),
+    Case("predict-n-jobs-abc", file("a.conllu", CONLLU), "predict --model {pos} --input {d}/a.conllu --output {d}/o.conllu --option n_jobs=abc", 2, f"The 'n_jobs' parameter of StructuredSVM {NJOBS}. Got 'abc' instead."),
+    Case("predict-n-jobs-float", file("a.conllu", CONLLU), "predict --model {pos} --input {d}/a.conllu --output {d}/o.conllu --option n_jobs=1.5", 2, f"The 'n_jobs' parameter of StructuredSVM {NJOBS}. Got 1.5 instead."),
+    Case("kbest-n-jobs-zero", file("a.conllu", CONLLU), "kbest --model {dep} --input {d}/a.conllu --output {d}/o.kbest --option n_jobs=0", 2, f"The 'n_jobs' parameter of StructuredSVM {NJOBS}. Got 0 instead."),
+    Case("explain-n-jobs-huge", none, "explain --model {translit} --source a --target b --out {d}/x.png --option n_jobs=100000", 2, f"The 'n_jobs' parameter of LCLR {NJOBS}. Got 100000 instead: every worker"),
+    # --- counts in headers ------------------------------------------------------------------
+    Case("kbest-cut-short", file("k.kbest", KBEST_HEAD2 + KBEST_SENT), train("rerank", "k.kbest"), 2, "k.kbest:2: the file ends after 1 of the 2 sentences its header (line 1) announces"),
+    Case("kbest-extra-sentence", file("k.kbest", KBEST_HEAD + KBEST_SENT + KBEST_SENT), train("rerank", "k.kbest"), 2, "k.kbest:3: sentence 2 is past the header's n_sentences=1 (line 1)"),
+    # --- the minor rows -------------------------------------------------------------------
+    Case("train-config-dir", file("a.txt", CHUNK), "train chunk --train {d}/a.txt --model {d}/m.npz --config {d}", 2, "--config {d}: is a directory, expected a TOML or JSON file"),
+    Case("explain-not-explainable-first", none, "explain --model {chunk} --out {d}/x.png", 2, "task 'chunk' cannot (it is not explainable)"),
+    Case("explain-out-txt", none, "explain --model {translit} --source a --target b --out {d}/x.txt", 2, "--out {d}/x.txt: explain draws a PNG picture, so the file must end in .png; give --out {d}/x.png"),
+    Case("pos-range-past-end", file("a.conllu", "1-99" + RANGE + CONLLU), train("pos", "a.conllu"), 2, "a.conllu:1: multiword-token range 1-99 goes past the last word of its sentence (2 words)"),
+    Case("pos-range-not-covering", file("a.conllu", "1\tDogs\tdog\tNOUN\tNNS\t_\t2\tnsubj\t_\t_\n3-4" + RANGE + ROW2 + "\n"), train("pos", "a.conllu"), 2, "a.conllu:2: multiword-token range 3-4 does not cover the words that follow it: the next word is 2"),
+    Case("pos-range-reversed", file("a.conllu", "3-2" + RANGE + CONLLU), train("pos", "a.conllu"), 2, "a.conllu:1: bad multiword-token range '3-2': the first ID must be smaller than the second"),
+    Case("doccls-one-class", file("d.jsonl", DOCS.replace('"label": "b"', '"label": "a"')), train("doccls", "d.jsonl"), 2, "d.jsonl: training data has only one label, 'a' (2 documents)"),
+    Case("train-seed-abc", file("a.txt", CHUNK), train("chunk", "a.txt") + " --seed abc", 2, "argument --seed: invalid int value: 'abc' (see 'latentstruct train --help')"),
+    Case("evaluate-format-xml", file("a.txt", CHUNK), "evaluate --model {chunk} --test {d}/a.txt --format xml", 2, "argument --format: invalid choice: 'xml'"),
+    Case("info-without-model", none, "info", 2, "the following arguments are required: --model (see 'latentstruct info --help')"),
+    Case("unknown-command", none, "frobnicate --model {d}/m.npz", 2, "argument COMMAND: invalid choice: 'frobnicate'"),
+    Case("train-quiet-progress", file("a.txt", CHUNK), train("chunk", "a.txt") + " --progress", 2, "argument --progress: not allowed with argument --quiet"),
+    Case("demo-n-jobs-zero", none, "demo --n-jobs 0 --out {d} --quiet", 2, "--n-jobs must be a number of workers in [1, 1024] or -1 (all), got 0"),
 ]
 
 
@@ -217,7 +272,10 @@ def test_hostile_input(case, tmp_path, models, capsys, monkeypatch):
         module, attr = target.rsplit(".", 1)
         monkeypatch.setattr(importlib.import_module(module), attr, value)
     capsys.readouterr()
-    code = main(shlex.split(case.argv.format(**names)))
+    try:
+        code = main(shlex.split(case.argv.format(**names)))
+    except SystemExit as exc:  # argparse's usage errors: the same one line, status 2
+        code = exc.code
     out, err = capsys.readouterr()
     assert code == case.code, err
     assert err.startswith("latentstruct: error: ") and err.count("\n") == 1, err
@@ -236,3 +294,180 @@ def test_every_reader_and_command_is_covered():
         assert len(kinds) >= 3, (task, kinds)
         assert any(c.fragment.endswith(NUL) for c in CASES if c.argv.startswith(f"train {task} "))
     assert len({c.name for c in CASES}) == len(CASES)
+
+
+# --- one validation path: a bounded option gets the same message from every command ---------
+def _error_line(argv: str, capsys) -> tuple[int, str]:
+    capsys.readouterr()
+    try:
+        code = main(shlex.split(argv))
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    return code, err
+
+
+@pytest.fixture(scope="module")
+def grammaticality_model(models, tmp_path_factory):
+    """A small grammaticality model (its task has a bounded evaluation-time option)."""
+    folder = tmp_path_factory.mktemp("grammaticality")
+    (folder / "s.txt").write_text("Dogs bark .\nCats sleep .\nBirds sing loudly .\n",
+                                  encoding="utf-8")
+    argv = (f"train grammaticality --train {folder}/s.txt --model {folder}/g.npz --quiet "
+            f"--option tagger_model={models['pos']} --option lm_corpus={folder}/s.txt "
+            f"--option chunker=None --option max_iter=2 --option heldout_fraction=0")
+    assert main(shlex.split(argv)) == 0
+    return str(folder / "g.npz")
+
+
+# every command that takes a learner's evaluation-time option, and the learner it loads
+LEARNER_COMMANDS = {
+    "train": ("train pos --train {d}/a.conllu --model {d}/m.npz --quiet --option {o}", "ssvm"),
+    "evaluate": ("evaluate --model {pos} --test {d}/a.conllu --quiet --option {o}", "ssvm"),
+    "predict": ("predict --model {pos} --input {d}/a.conllu --output {d}/o.conllu --quiet "
+                "--option {o}", "ssvm"),
+    "kbest": ("kbest --model {dep} --input {d}/a.conllu --output {d}/o.kbest --quiet "
+              "--option {o}", "ssvm"),
+    "explain": ("explain --model {translit} --source a --target b --out {d}/x.png --option {o}",
+                "lclr"),
+}
+LEARNER_VALUES = ["n_jobs=100000", "n_jobs=-5000", "n_jobs=0", "n_jobs=nan", "n_jobs=abc",
+                  "n_jobs=1.5", "check_inference=maybe", "progress=3"]
+
+
+@pytest.mark.parametrize("option", LEARNER_VALUES)
+@pytest.mark.parametrize("command", sorted(LEARNER_COMMANDS))
+def test_learner_option_has_one_check_in_every_command(command, option, tmp_path, models,
+                                                       capsys):
+    from latentstruct.cli.common import parse_option
+    from latentstruct.exceptions import ConfigError
+    from latentstruct.learners import get_learner_class
+
+    (tmp_path / "a.conllu").write_text(CONLLU, encoding="utf-8")
+    argv, learner = LEARNER_COMMANDS[command]
+    code, err = _error_line(argv.format(d=tmp_path, o=option, **models), capsys)
+    with pytest.raises(ConfigError) as expected:  # the learner class's own check
+        get_learner_class(learner).validate_params(dict([parse_option(option)]))
+    assert code == 2 and err == f"latentstruct: error: {expected.value}\n"
+    assert not any(p.name != "a.conllu" for p in tmp_path.iterdir())
+
+
+GRAMMATICALITY_COMMANDS = {
+    "train": "train grammaticality --train {d}/s.txt --model {d}/m.npz --quiet --option "
+             "tagger_model={pos} --option {o}",
+    "evaluate": "evaluate --model {g} --test {d}/s.txt --quiet --option {o}",
+    "predict": "predict --model {g} --input {d}/s.txt --output {d}/o.txt --quiet --option {o}",
+    "kbest": "kbest --model {g} --input {d}/s.txt --output {d}/o.kbest --quiet --option {o}",
+    "explain": "explain --model {g} --source a --target b --out {d}/x.png --option {o}",
+}
+
+
+@pytest.mark.parametrize("value", [1_000_000, 101, -1])
+@pytest.mark.parametrize("command", sorted(GRAMMATICALITY_COMMANDS))
+def test_task_option_has_one_check_in_every_command(command, value, tmp_path, models,
+                                                    grammaticality_model, capsys):
+    from latentstruct.exceptions import ConfigError
+    from latentstruct.tasks import get_task_class
+
+    (tmp_path / "s.txt").write_text(SENTENCES, encoding="utf-8")
+    argv = GRAMMATICALITY_COMMANDS[command].format(d=tmp_path, o=f"n_negative_sets={value}",
+                                                  g=grammaticality_model, **models)
+    code, err = _error_line(argv, capsys)
+    with pytest.raises(ConfigError) as expected:  # the task's own check
+        get_task_class("grammaticality")(n_negative_sets=value)._validate_params()
+    assert code == 2 and err == f"latentstruct: error: {expected.value}\n"
+    if value > 100:
+        assert "evaluation samples and decodes that many negative sets" in err
+
+
+@pytest.mark.parametrize("value", ["100000", "0", "-2"])
+@pytest.mark.parametrize("command", ["train", "evaluate", "predict", "demo"])
+def test_n_jobs_flag_has_one_check_in_every_command(command, value, tmp_path, models, capsys):
+    argv = {"train": "train chunk --train {d}/a.txt --model {d}/m.npz --quiet",
+            "evaluate": "evaluate --model {chunk} --test {d}/a.txt --quiet",
+            "predict": "predict --model {chunk} --input {d}/a.txt --output {d}/o.txt --quiet",
+            "demo": "demo --out {d} --quiet"}[command]
+    (tmp_path / "a.txt").write_text(CHUNK, encoding="utf-8")
+    code, err = _error_line(f"{argv} --n-jobs {value}".format(d=tmp_path, **models), capsys)
+    from latentstruct.cli.compute import check_compute_args
+    from latentstruct.exceptions import ConfigError
+
+    with pytest.raises(ConfigError) as expected:
+        check_compute_args(type("Args", (), {"n_jobs": int(value)})(), None)
+    assert code == 2 and err == f"latentstruct: error: {expected.value}\n"
+
+
+# --- Ctrl-C and progress bars, in a real process --------------------------------------------
+def _chunk_corpus(path, n_sentences: int, seed: int = 0) -> None:
+    """A CoNLL-2000-like file of random sentences (NP/VP chunks over a small vocabulary)."""
+    import random
+
+    rng = random.Random(seed)
+    words = [("the", "DT"), ("a", "DT"), ("dog", "NN"), ("cat", "NN"), ("market", "NN"),
+             ("prices", "NNS"), ("rose", "VBD"), ("fell", "VBD"), ("sees", "VBZ"),
+             ("quickly", "RB"), ("in", "IN"), ("London", "NNP"), (".", ".")]
+    lines = []
+    for _ in range(n_sentences):
+        for _ in range(rng.randint(8, 25)):
+            w, p = rng.choice(words)
+            tag = rng.choice(["B-NP", "I-NP", "B-VP", "O", "B-PP"])
+            lines.append(f"{w}{rng.randint(0, 300)} {p} {tag}")
+        lines.append("")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _latentstruct(*args) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen([sys.executable, "-m", "latentstruct", *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+
+def _read_until(stream, needle: bytes, timeout: float) -> bytes:
+    """Bytes of ``stream`` up to and including ``needle`` (or all there were by ``timeout``)."""
+    import select
+
+    got, end = b"", time.monotonic() + timeout
+    while needle not in got and time.monotonic() < end:
+        ready, _, _ = select.select([stream], [], [], 0.2)
+        if ready:
+            chunk = os.read(stream.fileno(), 65536)
+            if not chunk:
+                break
+            got += chunk
+    return got
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+def test_ctrl_c_mid_training_says_interrupted_and_exits_130(tmp_path):
+    data = tmp_path / "train.txt"
+    _chunk_corpus(data, 1500)
+    proc = _latentstruct("train", "chunk", "--train", data, "--model", tmp_path / "m.npz",
+                         "--progress", "--option", "tol=1e-12", "--option", "max_iter=10000")
+    try:
+        seen = _read_until(proc.stderr, b"ssvm:", timeout=120)  # the learner's bar: training
+        assert b"ssvm:" in seen, seen[-2000:]
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        rest = proc.communicate(timeout=60)[1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    err = (seen + rest).decode("utf-8", "replace")
+    assert proc.returncode == 130, err[-2000:]
+    assert err.splitlines()[-1] == "latentstruct: interrupted", err[-2000:]
+    assert "Traceback" not in err
+    assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize("flag", [None, "--progress"])
+def test_progress_bars_only_on_a_terminal_unless_forced(flag, tmp_path):
+    data = tmp_path / "train.txt"
+    _chunk_corpus(data, 60)
+    args = ["train", "chunk", "--train", data, "--model", tmp_path / "m.npz", "--option",
+            "max_iter=3"] + ([flag] if flag else [])
+    proc = _latentstruct(*args)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err[-2000:]
+    assert (b"\r" in err) == (flag == "--progress"), err[-2000:]  # stderr is a pipe here
+    assert b"trained ssvm on 60 chunk examples" in err  # the summary line stays

@@ -155,3 +155,37 @@ def test_the_cli_refuses_a_bad_option_before_reading_data(tmp_path, capsys, task
     err = capsys.readouterr().err
     assert fragment in err and "no-such-file" not in err, err
     assert not (tmp_path / "m.npz").exists()
+
+
+# every bounded count of every learner: its limit is accepted, one more is refused with
+# scikit-learn's message and what the value would cost (latentstruct.limits)
+BOUNDED = [(name, param, c.bound) for name, cls in sorted(LEARNERS.items())
+           for param, allowed in sorted(cls._parameter_constraints.items())
+           for c in allowed if getattr(c, "bound", None) is not None]
+
+
+def test_every_count_that_sizes_memory_or_time_is_bounded():
+    from latentstruct.learners.params import Interval
+
+    for name, cls in LEARNERS.items():
+        for param, allowed in cls._parameter_constraints.items():
+            for c in allowed:
+                if isinstance(c, Interval) and c.kind is int and c.high is None:
+                    # the only unbounded counts: batch sizes (capped by the data) and seeds
+                    assert param == "batch_size", (name, param)
+    assert {p for _, p, _ in BOUNDED} >= {"max_iter", "n_jobs", "n_epochs", "dcd_max_iter",
+                                          "n_components", "max_weights", "inner_max_iter"}
+
+
+@pytest.mark.parametrize("name, param, bound", BOUNDED,
+                         ids=[f"{n}-{p}" for n, p, _ in BOUNDED])
+def test_a_value_over_the_bound_says_what_it_would_cost(name, param, bound):
+    cls = LEARNERS[name]
+    cls.validate_params({param: bound.high})
+    over = bound.high * 1000
+    with pytest.raises(ConfigError) as err:
+        check_compatible(ChunkTask, {}, cls, {param: over})
+    message = str(err.value)
+    assert message.startswith(f"The {param!r} parameter of {cls.__name__} must be ")
+    assert f"Got {over} instead: " in message and f"at {param}={over:,}" in message
+    assert f"{bound.high:,} already takes" in message
