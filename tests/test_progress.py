@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from latentstruct.data.progress import progress_bar, progress_enabled, show_progress, track
+from latentstruct.data.progress import (bar_disable, progress_bar, progress_enabled,
+                                        show_progress, track)
 from latentstruct.parallel import parallel_chunks
 
 
@@ -54,3 +55,23 @@ def test_learner_result_does_not_depend_on_bars():
         b = LCLR(task, max_iter=5).fit(X, y)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert a.objective_curve_ == b.objective_curve_
+
+
+def test_bars_on_a_terminal_only_within_show_progress_none():
+    # tqdm's disable: True = never, None = only when its stream is a terminal, False = draw
+    assert bar_disable(False) is True and bar_disable(True) is False  # a library caller
+    with show_progress(None):  # the command line without --progress
+        assert progress_enabled() and bar_disable(True) is None and bar_disable(False) is True
+    with show_progress(True):  # --progress
+        assert bar_disable(True) is False
+    with show_progress(False):  # --quiet
+        assert not progress_enabled()
+
+
+def test_a_bar_on_a_pipe_draws_nothing_unless_forced(capsys):
+    with show_progress(None):
+        assert list(track(range(3), "x", delay=0)) == [0, 1, 2]
+    assert "\r" not in capsys.readouterr().err  # pytest's stderr is not a terminal
+    with show_progress(True):
+        assert list(track(range(3), "x", delay=0)) == [0, 1, 2]
+    assert "\r" in capsys.readouterr().err
