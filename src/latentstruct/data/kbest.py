@@ -221,10 +221,14 @@ def check_candidate_score(score, previous: float | None, what: str, path=None, l
                           ) -> float:
     """A candidate's base score as a float: a finite number, not above the ``previous``
     candidate's (candidates come best first).  ``InputError`` naming ``what``."""
-    if not isinstance(score, numbers.Real) or isinstance(score, (bool, np.bool_)) \
-            or not math.isfinite(score):
+    number = isinstance(score, numbers.Real) and not isinstance(score, (bool, np.bool_))
+    try:
+        value = float(score) if number else math.nan
+    except OverflowError:  # an integer beyond any float (JSON allows any number of digits)
+        value = math.nan
+    if not math.isfinite(value):
         raise _fail(f"{what}: score must be a finite number, got {excerpt(score)}", path, line)
-    score = float(score)
+    score = value
     if previous is not None and score > previous + 1e-6 * max(1.0, abs(score)):
         raise _fail(f"{what}: candidates must be sorted best first by score ({score!r} comes "
                     f"after {previous!r}); sort each sentence's candidates by decreasing base "
