@@ -453,6 +453,8 @@ def read_rte_xml(path) -> list[SentencePair]:
     parser.AttlistDeclHandler = refuse_attlist
     parser.EntityDeclHandler = refuse_entity
     parser.SkippedEntityHandler = refuse_skipped
+    declared = []  # the encoding the XML declaration names, once expat has read it
+    parser.XmlDeclHandler = lambda version, encoding, standalone: declared.append(encoding)
     newlines = 0  # line breaks in the chunks already parsed
     seen_content = False
     with _open_binary(path) as fh:
@@ -485,6 +487,22 @@ def read_rte_xml(path) -> list[SentencePair]:
                 f"expected a well-formed UTF-8 RTE document",
                 name,
                 exc.lineno,
+            ) from None
+        except (LookupError, ValueError) as exc:
+            # expat asks Python's codecs for an encoding it lacks: an unknown name is a
+            # LookupError, a multi-byte or non-text codec a ValueError (UnicodeError)
+            if isinstance(exc, InputError) or not declared or declared[-1] is None:
+                raise
+            why = str(exc) if len(str(exc)) <= 80 else str(exc)[:80] + "…"
+            if str(exc).startswith("unknown encoding"):
+                why = "no such encoding"
+            raise InputError(
+                f"the XML declaration names the encoding {excerpt(declared[-1], 40)}, which "
+                f"cannot be read ({why}); expected a UTF-8 RTE document "
+                f"(UTF-16 and single-byte encodings such as ISO-8859-1 are read too): re-encode "
+                f"it, e.g. with `iconv -t utf-8`, and declare encoding=\"UTF-8\"",
+                name,
+                parser.CurrentLineNumber,
             ) from None
     if not handler.pairs:
         raise InputError(
