@@ -187,7 +187,10 @@ def _date_key(doc: Document) -> tuple:
     if doc.id is not None:
         text = doc.id.strip()
         if text.isascii() and text.isdigit():
-            return (0, int(text), "")
+            # numeric order without int(): by length, then digits (int() refuses more than
+            # 4,300 digits, and an id is any string)
+            digits = text.lstrip("0")
+            return (0, len(digits), digits)
         return (1, 0, doc.id)
     return (2, doc.line, "")
 
