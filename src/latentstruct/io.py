@@ -260,6 +260,8 @@ def _check_members(zf: zipfile.ZipFile, path, limit: int) -> dict[str, zipfile.Z
         if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
             raise _not_a_model(path, f"member {name!r} uses zip compression method "
                                      f"{info.compress_type}; model files use deflate")
+        if info.flag_bits & 0x1:  # zipfile would ask for a password (a RuntimeError)
+            raise _not_a_model(path, f"member {name!r} is encrypted; model files are not")
         size = info.file_size
         if name == METADATA_MEMBER:
             if size > MAX_METADATA_BYTES:
