@@ -498,9 +498,9 @@ def read_rte_xml(path) -> list[SentencePair]:
                 why = "no such encoding"
             raise InputError(
                 f"the XML declaration names the encoding {excerpt(declared[-1], 40)}, which "
-                f"cannot be read ({why}); expected a UTF-8 RTE document "
-                f"(UTF-16 and single-byte encodings such as ISO-8859-1 are read too): re-encode "
-                f"it, e.g. with `iconv -t utf-8`, and declare encoding=\"UTF-8\"",
+                f"cannot be read ({why}); expected a UTF-8 RTE document (a single-byte "
+                f"encoding such as ISO-8859-1 is read too): re-encode it, e.g. with "
+                f"`iconv -t utf-8`, and declare encoding=\"UTF-8\"",
                 name,
                 parser.CurrentLineNumber,
             ) from None
