@@ -116,7 +116,9 @@ def load_trained(path, *, expected_task: str | None = None):
         learner_cls.validate_params(params)  # the file's values are checked like a user's
         learner = learner_cls(task=task, **params)
         learner._restore(metadata["learner_state"], arrays)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as exc:
+        # AttributeError: a state that should be an object is a number or a list;
+        # ArithmeticError: a number beyond any float (JSON integers have any length)
         if isinstance(exc, ModelFormatError):
             raise
         raise ModelFormatError(
