@@ -774,3 +774,65 @@ def test_load_model_encrypted_member_is_a_model_format_error(model_bytes):
     data[k + 8] |= 0x1  # the central directory's flags of the first member
     message = _error_of(load_model, bytes(data), "m.npz", ModelFormatError)
     assert "is encrypted; model files are not" in message
+
+
+# --------------------------------------------------------------------------------------
+# trained models: load_trained rebuilds the task and learner from the metadata
+# --------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def trained_model():
+    """``(metadata, members)`` of a small trained chunk model: its metadata as a dict and
+    every zip member's bytes."""
+    from latentstruct.cli import main
+
+    with tempfile.TemporaryDirectory() as folder:
+        data = Path(folder) / "train.txt"
+        data.write_text("\n".join(CHUNK) + "\n", encoding="utf-8")
+        model = Path(folder) / "m.npz"
+        assert main(["train", "chunk", "--train", str(data), "--model", str(model),
+                     "--quiet", "--option", "max_iter=3"]) in (0, None)
+        with zipfile.ZipFile(model) as zf:
+            members = {info.filename: zf.read(info) for info in zf.infolist()}
+    return json.loads(members["metadata.json"]), members
+
+
+def test_load_trained_parses_or_raises_model_format_error(trained_model):
+    from latentstruct.learners.persistence import load_trained
+
+    metadata, members = trained_model
+    keys = sorted({k for path in _json_paths(metadata) for k in path if isinstance(k, str)})
+
+    def build(meta) -> bytes:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+            for name, content in members.items():
+                if name == "metadata.json":
+                    content = dumps(meta).encode("utf-8", "surrogatepass")
+                zf.writestr(name, content)
+        return buf.getvalue()
+
+    @fuzz
+    @given(meta=json_mutated(st.just(metadata), keys, (1, 1, 1, 2, 3)))
+    def run(meta):
+        check_reader(load_trained, build(meta), "m.npz", allowed=(ModelFormatError,))
+
+    run()
+
+
+@pytest.mark.parametrize("key,value", [
+    ("task_state", None),  # was AttributeError in the task's from_state
+    ("learner_state", 3),  # was AttributeError in the learner's _restore
+])
+def test_load_trained_state_of_the_wrong_type_is_a_model_format_error(trained_model, key,
+                                                                        value):
+    from latentstruct.learners.persistence import load_trained
+
+    metadata, members = trained_model
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, content in members.items():
+            if name == "metadata.json":
+                content = dumps({**metadata, key: value}).encode()
+            zf.writestr(name, content)
+    message = _error_of(load_trained, buf.getvalue(), "m.npz", ModelFormatError)
+    assert message.startswith("m.npz: model file is inconsistent (AttributeError: ")
