@@ -316,3 +316,20 @@ def test_subclass_type_only_entry_keeps_the_base_meaning():
     assert parameter_docs(Child)["flag"] == "turns the widget on."
     assert parameter_types(Child)["flag"] == "bool"
     assert parameter_docs(Child)["other"] == "bool, default True"
+
+
+def test_run_config_opening_error_is_not_reported_as_bad_toml(tmp_path, monkeypatch):
+    """open_input's own InputError (a ValueError) keeps its message: it is not re-wrapped
+    as "not valid TOML"."""
+    from latentstruct.cli import runconfig
+    from latentstruct.exceptions import InputError
+
+    path = tmp_path / "run.toml"
+    path.write_text('task = "chunk"\n', encoding="utf-8")
+
+    def refuse(p):
+        raise InputError("-: more than 10 bytes were read from this stream")
+
+    monkeypatch.setattr("latentstruct.data.path_rule.open_input", refuse)
+    with pytest.raises(InputError, match="more than 10 bytes"):
+        runconfig.load_run_config(str(path))

@@ -203,6 +203,8 @@ CASES = [
     Case("kbest-folds-huge", file("a.conllu", CONLLU), "kbest --model {dep} --input {d}/a.conllu --output {d}/o.kbest --folds 1000000", 2, "--folds must be an integer in [2, 100], got 1,000,000: jackknifing trains one parser per fold"),
     Case("inspect-top-huge", none, "inspect --model {chunk} --top 100000000", 2, "--top must be an integer in [1, 10000], got 100,000,000: it prints"),
     Case("chunk-max-iter-huge", file("a.txt", CHUNK), train("chunk", "a.txt", "max_iter=1000000000"), 2, "The 'max_iter' parameter of StructuredSVM must be an int in the range [1, 10000]. Got 1000000000 instead: each is a pass over the training data"),
+    # an integer beyond any float: the cost message says "inf", never OverflowError
+    Case("chunk-max-iter-400-digits", file("a.txt", CHUNK), train("chunk", "a.txt", "max_iter=" + "9" * 400), 2, "(inf years at max_iter="),
     Case("chunk-window-huge", file("a.txt", CHUNK), train("chunk", "a.txt", "window=1000000000"), 2, "window must be an integer in [0, 10], got 1,000,000,000: every token gets 2*window+1 context-word attributes"),
     Case("chunk-affix-huge", file("a.txt", CHUNK), train("chunk", "a.txt", "affix_length=1000000000"), 2, "affix_length must be an integer in [1, 30], got 1,000,000,000"),
     Case("pos-negatives-huge", file("a.conllu", CONLLU), train("pos", "a.conllu", "negatives_per_positive=1000000000"), 2, "negatives_per_positive must be an integer in [0, 100], got 1,000,000,000"),

@@ -31,9 +31,18 @@ __all__ = ["Bound", "BOUNDS", "check_bounded", "size_text", "duration_text", "pa
            "LABEL_HASH_BITS", "RERANK_HASH_BITS", "N_HIDDEN", "MAX_SUPERSENSES"]
 
 
+def _finite(value) -> float:
+    """``value`` as a float; an integer beyond any float (``10**400``) is infinity, so a
+    cost message about it says "inf" instead of failing with OverflowError."""
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
 def size_text(n_bytes: float) -> str:
     """``n_bytes`` in binary units: ``"512 MiB"``, ``"7.3 TiB"``."""
-    n = float(n_bytes)
+    n = _finite(n_bytes)
     for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if n < 1024 or unit == "PiB":
             return f"{n:,.0f} {unit}" if unit == "bytes" or n >= 10 else f"{n:.1f} {unit}"
@@ -43,7 +52,7 @@ def size_text(n_bytes: float) -> str:
 
 def duration_text(seconds: float) -> str:
     """``seconds`` in the largest fitting unit: ``"2.8 hours"``, ``"31.7 years"``."""
-    s = float(seconds)
+    s = _finite(seconds)
     for unit, length in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600),
                          ("minutes", 60)):
         if s >= length:

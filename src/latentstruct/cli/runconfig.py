@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, InputError
 
 __all__ = ["load_run_config", "run_config_from_metadata", "merge_options"]
 
@@ -118,7 +118,7 @@ def load_run_config(path) -> tuple[dict, dict | None]:
 
                 return _check(tomllib.loads(raw.decode("utf-8")), path), None
             return _check(json.loads(raw.decode("utf-8")), path), None
-    except ConfigError:
+    except (ConfigError, InputError):  # ours, already one line (InputError is a ValueError)
         raise
     except (ValueError, UnicodeDecodeError) as exc:  # TOMLDecodeError and JSONDecodeError
         raise ConfigError(f"--config {path}: not valid {suffix[1:].upper()}: {exc}") from None
