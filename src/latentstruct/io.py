@@ -36,6 +36,7 @@ import numpy as np
 
 from latentstruct import __version__
 from latentstruct.data.atomic import atomic_write
+from latentstruct.data.path_rule import env_byte_limit
 from latentstruct.exceptions import ConfigError, ModelFormatError
 
 __all__ = ["FORMAT_VERSION", "METADATA_MEMBER", "MAX_METADATA_BYTES", "DEFAULT_MAX_MODEL_BYTES",
@@ -221,19 +222,7 @@ def save_model(path, metadata: dict, arrays: dict[str, np.ndarray]) -> None:
 def max_model_bytes() -> int:
     """The largest uncompressed size (bytes) of one array and of all arrays of a model file:
     ``$LATENTSTRUCT_MAX_MODEL_BYTES`` if set, else ``DEFAULT_MAX_MODEL_BYTES`` (4 GiB)."""
-    raw = os.environ.get(MAX_MODEL_BYTES_ENV, "").strip()
-    if not raw:
-        return DEFAULT_MAX_MODEL_BYTES
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value <= 0:
-        raise ConfigError(
-            f"${MAX_MODEL_BYTES_ENV} must be a positive integer number of bytes, got {raw!r}; "
-            f"unset it for the default ({DEFAULT_MAX_MODEL_BYTES})"
-        )
-    return value
+    return env_byte_limit(MAX_MODEL_BYTES_ENV, DEFAULT_MAX_MODEL_BYTES)
 
 
 def _too_big(path, what: str, size: int, limit: int, scope: str) -> ModelFormatError:

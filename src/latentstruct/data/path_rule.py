@@ -33,7 +33,7 @@ import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from latentstruct.data.atomic import check_output_path
+from latentstruct.data.atomic import _KINDS, check_output_path
 from latentstruct.exceptions import ConfigError, InputError
 
 __all__ = ["check_paths", "open_input", "stream_descriptor", "max_stream_bytes",
@@ -45,13 +45,10 @@ DEFAULT_MAX_STREAM_BYTES = 2 * 1024 ** 3
 _CHUNK = 1 << 20
 
 _FD_PATH = re.compile(r"/(?:dev/fd|proc/(?P<pid>self|thread-self|[0-9]+)/fd)/(?P<fd>[0-9]+)")
-# what a file that is neither regular nor a directory is called in messages
-_SPECIAL_KINDS = (
-    (stat.S_ISFIFO, "a FIFO (named pipe)"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-)
+# what a file that is neither regular nor a directory (nor a link: stat follows it) is
+# called in messages: atomic's names, one table for the whole package
+_SPECIAL_KINDS = tuple((test, name) for test, name in _KINDS
+                       if test not in (stat.S_ISLNK, stat.S_ISDIR))
 
 #: stream contents by (descriptor number, st_dev, st_ino), filled by the first open of the
 #: stream (the inode tells a pipe from a later one that reuses the descriptor number)
@@ -61,18 +58,22 @@ _STREAMS: dict[tuple[int, int, int], bytes] = {}
 def max_stream_bytes() -> int:
     """The most bytes one stream may hold: ``$LATENTSTRUCT_MAX_STREAM_BYTES`` if set, else
     ``DEFAULT_MAX_STREAM_BYTES`` (2 GiB)."""
-    raw = os.environ.get(MAX_STREAM_BYTES_ENV, "").strip()
+    return env_byte_limit(MAX_STREAM_BYTES_ENV, DEFAULT_MAX_STREAM_BYTES)
+
+
+def env_byte_limit(name: str, default: int) -> int:
+    """A size limit in bytes from the environment variable ``name`` (``default`` when it
+    is unset or blank); anything but a positive integer is a ``ConfigError``."""
+    raw = os.environ.get(name, "").strip()
     if not raw:
-        return DEFAULT_MAX_STREAM_BYTES
+        return default
     try:
         value = int(raw)
     except ValueError:
         value = 0
     if value <= 0:
-        raise ConfigError(
-            f"${MAX_STREAM_BYTES_ENV} must be a positive integer number of bytes, got {raw!r}; "
-            f"unset it for the default ({DEFAULT_MAX_STREAM_BYTES})"
-        )
+        raise ConfigError(f"${name} must be a positive integer number of bytes, got {raw!r}; "
+                          f"unset it for the default ({default})")
     return value
 
 
