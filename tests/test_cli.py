@@ -170,3 +170,12 @@ def test_jlis_from_the_cli(tmp_path, capsys):
                        "--learner", "jlis", "--option", "n_structured_tokens=2",
                        "--option", "n_binary=2", "--option", "negatives_per_positive=0", "--quiet")
     assert code == 2 and "all positive" in err
+
+
+def test_short_version_flag(capsys):
+    from latentstruct import __version__
+
+    with pytest.raises(SystemExit) as exc:
+        main(["-V"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"latentstruct {__version__}"

@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="latentstruct",
         description="Discriminative learning over constrained latent structures.",
     )
-    p.add_argument("--version", action="version", version=f"latentstruct {__version__}")
+    p.add_argument("-V", "--version", action="version", version=f"latentstruct {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     t = sub.add_parser("train", help="train a model on a task", add_help=False,
