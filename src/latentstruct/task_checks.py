@@ -103,9 +103,9 @@ def check_task(task, examples, enumerate: Callable[[Any], Iterable] | None = Non
         not callable or yields nothing or too much.  An exception raised by the task itself
         propagates unchanged, with a note saying which example and weights it came from.
 
-    The checks
-    ----------
-    Every task:
+    Notes
+    -----
+    The checks.  Every task:
 
     * ``capabilities-implemented``: every method of every declared capability is
       implemented (``tasks.contracts.missing_methods``);

@@ -75,8 +75,14 @@ __all__ = [
 class DecoderCheckReport:
     """Summary of a passing :func:`check_decoder` run.
 
-    n_instances : instances checked; n_infeasible : of which had no finite-score structure;
-    max_abs_error : largest |decoded score - brute-force maximum| seen.
+    Attributes
+    ----------
+    n_instances : int
+        Instances checked.
+    n_infeasible : int
+        Of which had no finite-score structure.
+    max_abs_error : float
+        Largest ``|decoded score - brute-force maximum|`` seen.
     """
 
     n_instances: int

@@ -74,12 +74,16 @@ _SP = 2  # split item CR[s, r] + CL[r+1, t]; IR / IL add the arc s->t / t->s
 class KBestTrees:
     """The k best projective trees of a sentence, best first.
 
-    heads : int64 (k', n); ``heads[q, m - 1]`` is the head of word ``m`` in the q-th best tree
-        (0 = ROOT).  The k' trees are distinct.
-    scores : float64 (k',), non-increasing; ``scores[q]`` is the score of ``heads[q]``.
-
     ``k' = min(k, number of projective trees of finite score)``; ``k' = 0`` when no tree has a
     finite score.
+
+    Attributes
+    ----------
+    heads : int64 (k', n)
+        ``heads[q, m - 1]`` is the head of word ``m`` in the q-th best tree (0 = ROOT).  The
+        k' trees are distinct.
+    scores : float64 (k',)
+        Non-increasing; ``scores[q]`` is the score of ``heads[q]``.
     """
 
     heads: np.ndarray

@@ -184,14 +184,18 @@ class GraphAlignmentProblem:
         Whether edge-deletion variables exist (for both graphs).  Without them, (8) / (9)
         read "mapped at most once".
 
-    Derived attributes
-    ------------------
-    edge_pairs : int array (Q, 2) of ``(e1, e2)`` edge indices: every pair of edges whose head
-        pair ``(h1, h2)`` and dependent pair ``(d1, d2)`` are both candidate word pairs, in
+    Attributes
+    ----------
+    edge_pairs : int array (Q, 2)
+        Derived: ``(e1, e2)`` edge indices of every pair of edges whose head pair
+        ``(h1, h2)`` and dependent pair ``(d1, d2)`` are both candidate word pairs, in
         lexicographic order of ``(e1, e2)``.
-    edge_pair_nodes : int array (Q, 2) of ``(p_head, p_dep)``: the indices in ``node_pairs``
-        of those two word pairs — the variables in (10)/(11).
+    edge_pair_nodes : int array (Q, 2)
+        Derived: ``(p_head, p_dep)``, the indices in ``node_pairs`` of those two word
+        pairs — the variables in (10)/(11).
 
+    Notes
+    -----
     All arrays are read-only.  Equality is identity (the class holds arrays).
 
     The paper's two settings: paraphrase identification uses every variable type (the

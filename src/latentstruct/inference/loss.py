@@ -102,7 +102,7 @@ def alignment_hamming_augment(scores, a_true, weight=1.0) -> AlignmentAugmentati
 
     With ``z`` the binary indicator of an alignment (``z_ij = 1`` iff ``a[i] == j``) and
     ``z*`` that of ``a_true``, the loss is ``sum_ij |z_ij - z*_ij|``, which is linear in ``z``
-    because both are 0/1:
+    because both are 0/1::
 
         |z - z*| = z (1 - 2 z*) + z*,  so  loss(z) = sum_ij z_ij (1 - 2 z*_ij) + sum_ij z*_ij.
 

@@ -31,10 +31,14 @@ __all__ = ["tree_max_product", "tree_sum_product", "TreeMarginals"]
 class TreeMarginals:
     """Marginals of the Gibbs distribution p(y) ∝ exp(score(y)) on a tree.
 
-    node_marginals : (n, K), ``p(y_i = k)``; every row sums to one.
-    edge_marginals : (n, K, K), ``[i, a, b] = p(y_{parent(i)} = a, y_i = b)``; the root's
-        slice is all zeros.
-    log_partition : ``log sum_y exp(score(y))``.
+    Attributes
+    ----------
+    node_marginals : (n, K)
+        ``p(y_i = k)``; every row sums to one.
+    edge_marginals : (n, K, K)
+        ``[i, a, b] = p(y_{parent(i)} = a, y_i = b)``; the root's slice is all zeros.
+    log_partition
+        ``log sum_y exp(score(y))``.
     """
 
     node_marginals: np.ndarray

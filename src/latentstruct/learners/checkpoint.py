@@ -63,10 +63,14 @@ CHECKPOINT_VERSION = 1
 class Checkpoint:
     """Where and how often ``fit`` writes checkpoints.
 
-    path : file written (atomically) after every ``every``-th outer iteration and at the end
+    Parameters
+    ----------
+    path : str or os.PathLike
+        File written (atomically) after every ``every``-th outer iteration and at the end.
     every : int >= 1
-    on_save : optional ``callable(iteration, path)`` called after each write (for logging;
-        raising from it interrupts training right after a checkpoint, as a crash would)
+    on_save : callable, optional
+        ``callable(iteration, path)`` called after each write (for logging; raising from it
+        interrupts training right after a checkpoint, as a crash would).
     """
 
     path: str | os.PathLike

@@ -39,8 +39,8 @@ class SGDStructuredSVM(LinearStructuredLearner):
         min_w  lambda1/2 ||w||^2 + (1/N) sum_i max_y [Delta(y, y_i) + w.(Phi(x_i, y) - Phi(x_i, y_i))]
 
     (DISTRO's Eq. 5 with one-hot labels), by ``n_epochs`` epochs of the update
-    w <- (1 - eta_t lambda1) w - (eta_t/|B|) sum_B (Phi(x, y_hat) - Phi(x, y)) with
-    eta_t = eta0 / (1 + eta0 lambda1 t) over shuffled mini-batches B (the authors'
+    ``w <- (1 - eta_t lambda1) w - (eta_t/|B|) sum_B (Phi(x, y_hat) - Phi(x, y))`` with
+    ``eta_t = eta0 / (1 + eta0 lambda1 t)`` over shuffled mini-batches B (the authors'
     ``SGDLearner``; see :mod:`latentstruct.solvers.structured_sgd`).
 
     Parameters

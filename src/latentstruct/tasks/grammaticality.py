@@ -337,6 +337,8 @@ class GrammaticalityTask(LatentBinaryTask):
     chunker_epochs : int, default 3
         Epochs of the chunker's averaged perceptron.
 
+    Notes
+    -----
     Data in memory (:meth:`make_dataset`): ``X`` is a list of sentences, each a string
     (tokenized like the sentence files) or a list of tokens; ``y`` their labels (+1/-1,
     1/0 or True/False; 1 = grammatical) or None; ``decode_predictions`` gives +1/-1 ints::

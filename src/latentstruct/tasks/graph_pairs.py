@@ -432,8 +432,12 @@ class GraphPairTask(LatentBinaryTask):
     """Shared machinery of :class:`ParaphraseTask` and :class:`RteTask` (see the module
     docstring).  Subclasses set the class attributes below, their parameters and ``read``.
 
-    Common parameters
-    -----------------
+    The feature resources under Other Parameters are LCLR Table 2's (booleans, each
+    ablatable; defaults per task in the subclass signatures; see the module docstring,
+    "Features", for the names they add).
+
+    Parameters
+    ----------
     top_k : int >= 1, default 3 — candidate word mappings per word (see "Pruning").
     min_affinity : float in [0, 2], default 0 — candidates below this affinity are pruned.
     n_train, n_test : int or None — seeded samples of the train / test split (None: all).
@@ -449,9 +453,8 @@ class GraphPairTask(LatentBinaryTask):
     cache_dir : str or None — folder of the parse cache (:class:`Parser`).  It is never taken
         from a model file (``local_params``: give it again at evaluation time).
 
-    Feature resources (LCLR Table 2; booleans, each ablatable; defaults per task in the
-    subclass signatures; see the module docstring, "Features", for the names they add):
-
+    Other Parameters
+    ----------------
     ne_features : bool — spaCy's named entities, ``map:ne=...`` and ``del:ne=TYPE``.
     edit_features : bool — the edit-similarity bucket of a word mapping, ``map:ed=...``.
     negation_features : bool — a negation marker on one side only, ``map:neg_mismatch``.

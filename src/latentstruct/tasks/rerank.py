@@ -136,6 +136,8 @@ class RerankTask(Task):
         Tag column for POS features; "auto" takes upos unless the training lists have none
         (the PTB .dp lists), then xpos.
 
+    Notes
+    -----
     Data in memory (:meth:`make_dataset`): ``X`` is a list of k-best lists, one
     ``(words, pos, candidates)`` per sentence with candidates ``(heads, deprels, score)``
     best first (heads 1-based, 0 = root; deprels None when unlabelled); ``y`` the gold

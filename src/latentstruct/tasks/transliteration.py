@@ -484,6 +484,8 @@ class TransliterationTask(LatentBinaryTask):
     bigrams : bool, default True
         Add the two bigram-mapping blocks to the unigram mappings.
 
+    Notes
+    -----
     Characters are lowercased one by one (when that keeps one character) before lookup.
 
     Data in memory (:meth:`make_dataset`): ``X`` is a list of ``(source, target)`` word
