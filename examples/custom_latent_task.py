@@ -1,4 +1,5 @@
 """A latent problem of your own, from scratch: which sentences make a review a defect report?
+==========================================================================================
 
 The problem (multiple-instance document labelling).  A product review is a list of
 sentences; it is labelled +1 when it reports a defect ("The hinge cracked after a month.")
@@ -20,7 +21,7 @@ What you learn here:
 
 1. how to define a task: a ``LatentBinaryTask`` subclass with the capabilities
    latent-binary and heuristic (``SupportingSentenceTask``, about 80 lines) -- features,
-   the constraint 1 <= |h| <= k, an exact decoder of its own (and why it is exact), the
+   the constraint ``1 <= |h| <= k``, an exact decoder of its own (and why it is exact), the
    heuristic as a weight vector, and the parts every task writes (fit, featurize,
    encode_targets, n_features, get_state/from_state, make_dataset);
 2. how to check it before training: ``latentstruct.testing.check_task`` compares the

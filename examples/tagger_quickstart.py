@@ -1,4 +1,5 @@
 """Part-of-speech tagging from plain Python lists: ``latentstruct.Tagger`` in a dozen lines.
+=========================================================================================
 
 X is a list of token lists and y a list of tag lists, as ``sklearn_crfsuite.CRF`` takes
 them (per-token feature dicts work too). Reads UD English EWT from ``$LATENTSTRUCT_DATA``
