@@ -37,8 +37,13 @@ def run_block(code: str, cwd: Path) -> str:
 
 
 def test_quick_start_runs_as_written(require_data, tmp_path):
-    (tmp_path / "en_ewt-ud-train.conllu").symlink_to(
-        require_data("ud_english_ewt", "en_ewt-ud-train.conllu"))
+    # the block reads ../shared/data/..., as from the repository root: give the run folder
+    # that relative path to the real file
+    ewt = require_data("ud_english_ewt", "en_ewt-ud-train.conllu")
+    tmp_path = tmp_path / "repo"
+    (tmp_path.parent / "shared" / "data" / "ud_english_ewt").mkdir(parents=True)
+    tmp_path.mkdir()
+    (tmp_path.parent / "shared" / "data" / "ud_english_ewt" / ewt.name).symlink_to(ewt)
     code = python_blocks("Quick start")[0]
     assert len([line for line in code.splitlines() if line.strip()]) <= 10
     out = run_block(code, tmp_path).splitlines()
