@@ -27,7 +27,7 @@ topic pairs: PC hardware is closer to autos (0.88) than to Mac hardware (0.80), 
 and motorcycles are orthogonal.
 
 Reads 20 Newsgroups from ``$LATENTSTRUCT_DATA`` (default ``../shared/data``).  Run it
-(about 10 s on one core; seeded, so the output is always the same)::
+(about 7 s on one core; seeded, so the output is always the same)::
 
     python examples/distro_labels.py
 

@@ -31,7 +31,7 @@ trained by the structural SVM on all of EWT train, jackknifed lists, all of EWT 
 gains 0.97 points with the pos/head model (p = 5e-7) and 0.63 without hidden values.
 
 Reads UD English EWT from ``$LATENTSTRUCT_DATA`` (default ``../shared/data``).  Run it
-(about 25 s on one core; seeded, so the output is always the same)::
+(about 20 s on one core; seeded, so the output is always the same)::
 
     python examples/hidden_reranking.py
 

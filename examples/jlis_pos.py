@@ -19,7 +19,7 @@ only with fewer labelled tokens and more binary examples (+3.6 points at 213 tok
 seconds, and losses as S grows.
 
 Reads UD English EWT from ``$LATENTSTRUCT_DATA`` (default ``../shared/data``).  Run it
-(about 30 s on one core; seeded, so the output is always the same)::
+(about 20 s on one core; seeded, so the output is always the same)::
 
     python examples/jlis_pos.py
 

@@ -30,7 +30,7 @@ At this size the two models are level, both near 70%.  The user guide's experime
 larger.
 
 Reads UD English EWT and the Reuters sentences from ``$LATENTSTRUCT_DATA`` (default
-``../shared/data``).  Run it (about 25-30 s on one core; seeded, so the output is always the
+``../shared/data``).  Run it (about 25 s on one core; seeded, so the output is always the
 same)::
 
     python examples/latent_pa_grammaticality.py

@@ -22,7 +22,7 @@ the alignment each system picks for one held-out pair, with each aligned pair's 
 score.  The full experiment (three languages, three seeds, 250 and 1,000 positives) is
 on the LCLR page of the user guide.
 
-Run it (about 15 s on one core, a few seconds of it compiling numba's kernels; seeded,
+Run it (about 11 s on one core, a few seconds of it compiling numba's kernels; seeded,
 so the output is always the same)::
 
     python examples/lclr_transliteration.py
