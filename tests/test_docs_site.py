@@ -1,7 +1,7 @@
 """The built documentation site opens in a real browser without errors.
 
 This test builds nothing: it checks ``docs/_build/html``, which
-``python -m sphinx -W --keep-going -b html docs docs/_build/html`` writes (a minute, with the
+``python -m sphinx -W --keep-going -b html docs docs/_build/html`` writes (about two minutes, with the
 gallery's examples executing).  Without a build it is skipped with that reason, and fails
 under ``CI=true`` only when ``LATENTSTRUCT_DOCS_BUILT=1`` says the build ran first.  Without
 Chromium (Debian: ``apt-get install chromium``, ``/usr/bin/chromium``) it is skipped.
