@@ -206,7 +206,11 @@ class Task:
         example is an ``InputError`` naming it as ``X[i]`` (or ``y[i]``), with the position
         inside it where that applies, what was expected and how to fix it.
         """
-        raise NotImplementedError(f"task {self.name!r} takes data from files only (read)")
+        raise ConfigError(
+            f"task {self.name!r} ({type(self).__name__}) takes data from files only: it has no "
+            f"make_dataset(X, y), so it cannot learn from Python lists. Read a file with "
+            f"task.read(path), or give the task a make_dataset (docs/subclassing.md, 'In-memory "
+            f"data')")
 
     def decode_predictions(self, predictions) -> list:
         """A learner's ``predict`` output (encoded, as ``encode_targets`` gives targets) in
