@@ -36,6 +36,7 @@ from .exceptions import ConfigError, InputError, ModelFormatError, NotFittedErro
 from .learners import check_compatible, get_learner_class
 from .learners.persistence import load_trained, save_trained
 from .tasks import get_task_class
+from .tasks.base import _same
 from .tasks.contracts import LATENT_BINARY
 
 __all__ = ["Estimator", "Tagger", "Chunker", "DependencyParser", "DocumentClassifier",
@@ -386,13 +387,6 @@ class Estimator(BaseEstimator):
                  "classes": None if classes is None else [_json_scalar(c) for c in classes],
                  "seed": self.learner_.get_params(deep=False).get("random_state")}
         save_trained(path, self.task_, self.learner_, extra=extra)
-
-
-def _same(a, b) -> bool:
-    try:
-        return type(a) is type(b) and bool(a == b)
-    except (TypeError, ValueError):  # arrays
-        return a is b
 
 
 def _object_array(y) -> np.ndarray:
