@@ -25,8 +25,11 @@ Build (from the repository root; zero warnings is the standard)::
 
 Generated, git-ignored: ``docs/_build/``, ``docs/generated/`` (autosummary's stubs) and
 ``docs/auto_examples/`` (sphinx-gallery's output).  The examples read the shared data sets
-from ``$LATENTSTRUCT_DATA``; when it is unset this file sets it to ``<repository>/../shared/data``
-(the library's own default, ``../shared/data``, is relative to the working directory).
+from ``$LATENTSTRUCT_DATA``; when it is unset this file sets it to ``<repository>/../shared/data``,
+and a relative value is made absolute against the repository root (the build is run from
+there).  It must be absolute before the examples run: sphinx-gallery runs each example with
+``examples/`` as its working directory, where the library's own relative default,
+``../shared/data``, would point inside the repository.
 """
 
 from __future__ import annotations
@@ -39,8 +42,8 @@ DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(DOCS / "_ext"))
 
-if not os.environ.get("LATENTSTRUCT_DATA"):
-    os.environ["LATENTSTRUCT_DATA"] = str((ROOT / ".." / "shared" / "data").resolve())
+_data = Path(os.environ.get("LATENTSTRUCT_DATA") or "../shared/data").expanduser()
+os.environ["LATENTSTRUCT_DATA"] = str(_data if _data.is_absolute() else (ROOT / _data).resolve())
 os.environ.setdefault("MPLBACKEND", "Agg")  # the examples draw without a display
 
 import latentstruct  # noqa: E402  (after sys.path and the environment are set)
