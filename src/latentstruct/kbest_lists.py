@@ -7,6 +7,11 @@ folds and each fold is parsed by a parser trained, with the model's options, on 
 N − 1 folds, so the lists a reranker trains on look like the lists it will meet on new text
 (a parser's k-best lists on its own training sentences are far too good).
 
+The N fold parsers are independent, so they train in parallel: ``--n-jobs W`` loky worker
+processes (default: one per fold, up to the usable cores; ``--n-jobs 1`` trains them one
+after the other in the command's own process), each fold's learner single-threaded.  The
+lists are gathered in fold order, so the file does not depend on the number of workers.
+
 Both kinds of list carry the same ``parser_id``, a digest of the model's task, learner,
 options and training data: a reranker trained on the jackknifed lists accepts the lists the
 full model writes for new text and refuses lists of another parser.
@@ -19,6 +24,7 @@ import json
 import os
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +34,8 @@ from .data.kbest import KBestCandidate, KBestHeader, KBestSentence, write_kbest
 from .data.path_rule import open_input
 from .exceptions import ConfigError
 
-__all__ = ["data_digest", "parser_id", "kbest_sentences", "jackknife_kbest", "write_model_kbest"]
+__all__ = ["data_digest", "parser_id", "kbest_sentences", "jackknife_kbest", "write_model_kbest",
+           "usable_cores", "fold_workers"]
 
 
 def data_digest(path) -> str:
@@ -115,16 +122,93 @@ def write_model_kbest(task, learner, metadata, input_path, output_path, k: int, 
     return len(sents)
 
 
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity mask where the OS has one)."""
+    count = getattr(os, "process_cpu_count", None)  # Python 3.13+
+    if count is not None:
+        return max(1, count() or 1)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+def fold_workers(n_jobs, folds: int) -> int:
+    """Worker processes for ``folds`` folds: ``n_jobs`` (``-1``: every usable core; None:
+    as many as there are folds and usable cores), never more than ``folds``."""
+    if n_jobs is None or n_jobs == -1:
+        wanted = usable_cores()
+    elif isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+        raise ConfigError(f"n_jobs must be a number of workers >= 1 or -1 (all), got {n_jobs!r}")
+    else:
+        wanted = n_jobs
+    return max(1, min(folds, wanted))
+
+
+def _fold_kbest(f, bounds, dataset, task_cls, fold_params, tagger, learner_cls,
+                learner_params, k, single_threaded=False):
+    """Train the parser of fold ``f`` on the other folds and list the fold's sentences.
+
+    Module-level so that a loky worker unpickles it by name.  ``tagger`` is the
+    ``(pos_task, coef)`` every fold uses, or None (as ``attach_tagger`` left it);
+    ``single_threaded`` runs the fold's learner with ``n_jobs=1`` (a worker among others).
+    Returns ``(sentences, #training sentences, seconds)``."""
+    from .pipelines import attach_tagger
+    from .tasks.base import Dataset
+
+    t0 = time.perf_counter()
+    n = len(dataset)
+    lo, hi = int(bounds[f]), int(bounds[f + 1])
+    train_idx = [i for i in range(n) if not lo <= i < hi]
+    fold_task = task_cls(**fold_params)
+    if tagger is None:
+        attach_tagger(fold_task)  # None again: nothing to attach (see jackknife_kbest)
+    elif hasattr(fold_task, "set_tagger"):
+        fold_task.set_tagger(*tagger)
+    part = Dataset([dataset.records[i] for i in train_idx],
+                   [dataset.targets[i] for i in train_idx], dataset.path)
+    fold_task.fit(part)
+    fold_learner = learner_cls(task=fold_task, **learner_params)
+    params = fold_learner.get_params()
+    if "progress" in params:
+        fold_learner.set_params(progress=False)
+    if single_threaded and "n_jobs" in params:
+        fold_learner.set_params(n_jobs=1)
+    fold_learner.fit(fold_task.featurize(part), fold_task.encode_targets(part.targets))
+    sents = kbest_sentences(fold_task, fold_learner.coef_, dataset.records[lo:hi], k,
+                            ids=range(lo + 1, hi + 1))
+    return sents, len(train_idx), time.perf_counter() - t0
+
+
+def _fold_kbest_in_worker(f, *args):
+    """:func:`_fold_kbest` in a worker process, single-threaded, with the warnings it raised
+    recorded and returned as ``(text, category, filename, lineno)`` for the parent to issue
+    (a worker has neither the command's warning filters nor its one-line format)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = _fold_kbest(f, *args, single_threaded=True)
+    return result, [(str(w.message), w.category, w.filename, w.lineno) for w in caught]
+
+
 def jackknife_kbest(task, learner, metadata, input_path, output_path, k: int, folds: int, *,
-                    verbose: bool = False) -> int:
-    """Write jackknifed k-best lists of the model's training data (see the module docstring)."""
+                    n_jobs: int | None = 1, verbose: bool = False) -> int:
+    """Write jackknifed k-best lists of the model's training data (see the module docstring);
+    returns the number of sentences.
+
+    The ``folds`` parsers train in ``n_jobs`` loky worker processes (``-1``: every usable
+    core; None: one per fold, up to the usable cores; never more than ``folds``), each
+    learner with ``n_jobs=1`` so the cores are not oversubscribed.  The lists are gathered
+    in fold order, so the file is byte-identical to the serial run; with one worker (the
+    default) the folds train one after the other in this process, as the model's learner
+    options say.  The POS tagger (the model's own, or the one ``attach_tagger`` gives the
+    first fold) is settled here, once, and every fold uses it."""
     from .learners import get_learner_class
     from .pipelines import attach_tagger
     from .tasks import get_task_class
-    from .tasks.base import Dataset
 
     if not isinstance(folds, int) or folds < 2:
         raise ConfigError(f"--folds must be an integer >= 2, got {folds!r}")
+    workers = fold_workers(n_jobs, folds)
     recorded = metadata.get("extra", {}).get("train_digest")
     if recorded != data_digest(input_path):
         raise ConfigError(
@@ -141,32 +225,35 @@ def jackknife_kbest(task, learner, metadata, input_path, output_path, k: int, fo
     learner_params = {k_: v for k_, v in metadata["learner_params"].items()
                       if not (isinstance(v, str) and v.startswith("<"))}
     bounds = np.linspace(0, n, folds + 1).round().astype(int)
-    sents: list[KBestSentence] = []
     # the model file is data: its parameters pass through params_from_file (paths it names
     # are not used), and a tagger comes from the loaded model, never from a path it records
     fold_params = task_cls.params_from_file(metadata["task_params"])
     tagger = ((task.tagger_, task.tagger_coef_)
               if getattr(task, "tagger_", None) is not None else None)
-    for f in range(folds):
-        t0 = time.perf_counter()
-        lo, hi = int(bounds[f]), int(bounds[f + 1])
-        train_idx = [i for i in range(n) if not lo <= i < hi]
-        fold_task = task_cls(**fold_params)
-        if tagger is None:
-            tagger = attach_tagger(fold_task, verbose=verbose)
-        elif hasattr(fold_task, "set_tagger"):
-            fold_task.set_tagger(*tagger)
-        part = Dataset([dataset.records[i] for i in train_idx],
-                       [dataset.targets[i] for i in train_idx], dataset.path)
-        fold_task.fit(part)
-        fold_learner = learner_cls(task=fold_task, **learner_params)
-        if "progress" in fold_learner.get_params():
-            fold_learner.set_params(progress=False)
-        fold_learner.fit(fold_task.featurize(part), fold_task.encode_targets(part.targets))
-        sents += kbest_sentences(fold_task, fold_learner.coef_, dataset.records[lo:hi], k,
-                                 ids=range(lo + 1, hi + 1))
+    if tagger is None:  # what the first fold's task would attach; later folds reuse it
+        tagger = attach_tagger(task_cls(**fold_params), verbose=verbose)
+    args = (bounds, dataset, task_cls, fold_params, tagger, learner_cls, learner_params, k)
+    registry: dict = {}  # a worker's warning from the same place shows once, as serially
+    if workers == 1:
+        results = ((_fold_kbest(f, *args), ()) for f in range(folds))
+    else:
+        from joblib import Parallel, delayed
+
+        from .parallel import ensure_numba_cache
+
+        ensure_numba_cache()  # settled in os.environ, which the loky workers inherit
         if verbose:
-            print(f"fold {f + 1}/{folds}: trained on {len(train_idx)} sentences, listed "
-                  f"{hi - lo} in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+            print(f"training {folds} fold parsers in {workers} worker processes",
+                  file=sys.stderr)
+        results = Parallel(n_jobs=workers, backend="loky", return_as="generator")(
+            delayed(_fold_kbest_in_worker)(f, *args) for f in range(folds))
+    sents: list[KBestSentence] = []
+    for f, ((fold_sents, n_train, seconds), caught) in enumerate(results):  # in fold order
+        for text, category, filename, lineno in caught:
+            warnings.warn_explicit(text, category, filename, lineno, registry=registry)
+        sents += fold_sents
+        if verbose:
+            print(f"fold {f + 1}/{folds}: trained on {n_train} sentences, listed "
+                  f"{len(fold_sents)} in {seconds:.1f}s", file=sys.stderr)
     write_kbest(output_path, _header(task, metadata, k, folds, input_path), sents)
     return len(sents)

@@ -143,6 +143,10 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("-k", type=int, default=16, help="trees per sentence (default 16)")
     k.add_argument("--folds", type=int, default=None,
                    help="jackknife: parse the model's training data in N folds")
+    k.add_argument("--n-jobs", type=int, default=None, dest="n_jobs", metavar="W",
+                   help="with --folds: train the fold parsers in W worker processes (default: "
+                        "one per fold, up to the usable cores; -1: all cores; 1: one after "
+                        "the other); ignored without --folds")
     k.add_argument("--option", action="append", metavar="KEY=VALUE",
                    help="evaluation-time task option, e.g. ptb_split=heldout (repeatable)")
     _add_verbosity(k, "no progress bar or summary")

@@ -20,6 +20,9 @@ def cmd_kbest(args) -> int:
     check_bounded("-k", args.k, KBEST_K, default=16)  # before the model is even loaded
     if args.folds is not None:
         check_bounded("--folds", args.folds, FOLDS)
+    from .compute import check_compute_args
+
+    check_compute_args(args, None)  # the --n-jobs rule of every command: [1, 1024] or -1
     from ..data.path_rule import check_paths
 
     # before the (long) parsing, not after it; --output may not be --input or --model
@@ -41,7 +44,7 @@ def cmd_kbest(args) -> int:
                               verbose=not args.quiet)
     else:
         n = jackknife_kbest(task, learner, meta, args.input, args.output, args.k, args.folds,
-                            verbose=not args.quiet)
+                            n_jobs=args.n_jobs, verbose=not args.quiet)
     if not args.quiet:
         how = "" if args.folds is None else f" ({args.folds}-fold jackknife)"
         print(f"wrote the {args.k} best trees of {n} sentences{how} to {args.output} in "
