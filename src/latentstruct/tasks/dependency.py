@@ -63,7 +63,13 @@ from ..inference.result import DecodeResult
 from .base import Dataset, StructuredTask, register_task
 from .contracts import KBEST, MAX_DECODABLE, SIZED
 from .dependency_corpus import DepCorpus, as_dep_corpus, token_codes
-from .dependency_features import is_projective, phi_difference, score_batch, tree_label_score
+from .dependency_features import (
+    is_projective,
+    phi_difference,
+    score_batch,
+    tree_ids_in_range,
+    tree_label_score,
+)
 from .dependency_params import DependencyParams
 from .dependency_raw import dependency_records, raw_trees
 from .dependency_tagging import TaggerMixin
@@ -397,6 +403,12 @@ class DependencyTask(DependencyParams, TaggerMixin, StructuredTask):
     def _tree_ids(self, y, n: int, what: str) -> np.ndarray:
         """``y`` as int64 rows (heads, label ids, ...) checked before a kernel indexes with
         them: heads in 0..n, label ids in -1..L-1 (labels are ignored when unlabelled)."""
+        if (isinstance(y, np.ndarray) and y.dtype == np.int64 and y.ndim == 2
+                and y.shape[0] >= 2 and y.shape[1] == n):
+            # fast path (every decode of every pass comes here): int64 rows in range
+            L = self.n_labels if self.labelled_ else 0
+            if tree_ids_in_range(y[0], y[1], n, L):
+                return y[:2] if L else np.stack([y[0], np.full(n, -1, np.int64)])
         if np.ndim(y) != 2 or np.shape(y)[0] < 2 or np.shape(y)[1] != n:
             raise ValueError(f"{what} must have shape (3, {n}) (heads, labels, scored), got "
                              f"{np.shape(y)}")

@@ -48,6 +48,7 @@ __all__ = [
     "phi_difference",
     "is_projective",
     "tree_label_score",
+    "tree_ids_in_range",
     "single_alone_ids",
     "START_CODE",
     "END_CODE",
@@ -264,6 +265,20 @@ def _set_add(code, keys, stamps, cur):
         slot = (slot + 1) & (_SETSIZE - 1)
     stamps[slot] = cur
     keys[slot] = code
+    return True
+
+
+@njit(cache=True, nogil=True)
+def tree_ids_in_range(heads, labels, n_words, n_labels):
+    """True when every head is in ``0..n_words`` and, for ``n_labels > 0``, every label id in
+    ``-1..n_labels-1``: the common case, checked in one compiled loop (the decoders call this
+    for every gold and predicted tree of every pass; the readable errors come from
+    ``validation.check_heads``/``check_label_ids`` when it is False)."""
+    for j in range(heads.shape[0]):
+        if heads[j] < 0 or heads[j] > n_words:
+            return False
+        if n_labels > 0 and (labels[j] < -1 or labels[j] >= n_labels):
+            return False
     return True
 
 
