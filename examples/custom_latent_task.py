@@ -26,7 +26,7 @@ What you learn here:
    encode_targets, n_features, get_state/from_state, make_dataset);
 2. how to check it before training: ``latentstruct.testing.check_task`` compares the
    decoder with a brute-force enumeration of every legal structure and round-trips the
-   task through a model file and pickle;
+   task through a model file and to a process worker;
 3. how to train ``LCLR`` and ``TwoStage`` on it, compare them, and read the sentences each
    one chose;
 4. how ``register_task`` turns it into a scikit-learn estimator on raw data

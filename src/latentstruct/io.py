@@ -66,10 +66,10 @@ _REQUIRED_KEYS: dict[str, tuple[type, str]] = {
     "array_names": (list, "a list of strings"),
 }
 
-# Errors that a damaged zip / npy / deflate stream can raise while being read (zipfile
-# raises NotImplementedError for a member with an unknown compression method).
+# Errors that a damaged zip / npy / deflate stream can raise while being read (members with
+# an unknown compression method are refused by _check_members before anything is read).
 _CORRUPTION_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError,
-                      zlib.error, KeyError, OSError, NotImplementedError)
+                      zlib.error, KeyError, OSError)
 
 
 def _not_a_model(path, detail: str) -> ModelFormatError:

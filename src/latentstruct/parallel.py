@@ -80,7 +80,7 @@ from .data.progress import progress_bar, progress_enabled
 from .exceptions import ConfigError
 
 __all__ = ["SharedData", "chunk_bounds", "ensure_numba_cache", "fit_session", "parallel_chunks",
-           "pass_log", "rows", "sends_to_other_processes", "shared"]
+           "pass_log", "rows", "sends_to_other_processes", "shared", "worker_copy"]
 
 _PROGRESS_CHUNKS = 50  # chunks per pass when a progress bar may be shown
 _WORKER_CACHE_SIZE = 2  # shared blocks a worker process keeps (most recently used)
@@ -408,6 +408,15 @@ def _first_unpicklable(named, backend) -> ConfigError | None:
                 f"make {type(obj).__name__} picklable (drop open files and handles in "
                 "__getstate__ and reopen them on use).")
     return None
+
+
+def worker_copy(obj):
+    """The copy of ``obj`` a process worker (loky, Dask, Ray) receives: serialised the way
+    this seam sends shared data (cloudpickle) and loaded back.  ``check_task`` uses it to
+    check that a task survives the trip to a worker."""
+    import cloudpickle
+
+    return pickle.loads(cloudpickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def _write_payload(path: str, payload: _Payload) -> None:

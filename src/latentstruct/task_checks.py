@@ -8,7 +8,7 @@ trust it.  Both are re-exported by :mod:`latentstruct.testing`.
 This module holds the public :func:`check_task` and :class:`TaskCheckReport`, the handling of
 its arguments and examples (and of their enumerations), and the order in which the checks
 run.  The checks themselves live in :mod:`latentstruct.task_checks_capabilities` (one per
-capability) and :mod:`latentstruct.task_checks_state` (the state and pickle round trips).
+capability) and :mod:`latentstruct.task_checks_state` (the state round trip and the trip to a process worker).
 """
 
 from __future__ import annotations
@@ -208,7 +208,8 @@ def check_task(task, examples, enumerate: Callable[[Any], Iterable] | None = Non
       decoded h) and scores (argmax, loss-augmented argmax, latent argmax, log-partition,
       candidate log-partitions) as the original, on the original's featurised examples
       and, for a Dataset, on its own featurisation of the records;
-    * ``pickle-round-trip``: the same for ``pickle.loads(pickle.dumps(task))``.
+    * ``pickle-round-trip``: the same for the copy a process worker receives
+      (:func:`latentstruct.parallel.worker_copy`: cloudpickle, as the parallel seam sends).
 
     Example (a latent task: bags of vectors, the hidden h picks one)::
 

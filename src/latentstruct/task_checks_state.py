@@ -1,7 +1,7 @@
 """The persistence checks of :func:`~latentstruct.task_checks.check_task`.
 
 A task is saved as a model file (``get_params`` and the state of ``get_state`` as JSON, its
-arrays in an .npz) and shipped to process workers by pickle.  :func:`check_state` checks both
+arrays in an .npz) and shipped to process workers (``parallel.worker_copy``).  :func:`check_state` checks both
 round trips: the restored task must give the same feature vectors and scores as the
 original on every example and weight vector (``state-json``, ``state-round-trip``,
 ``pickle-round-trip``).  Internal: the public entry point is
@@ -11,12 +11,12 @@ original on every example and weight vector (``state-json``, ``state-round-trip`
 from __future__ import annotations
 
 import json
-import pickle
 from typing import Any
 
 import numpy as np
 
 from latentstruct.data.sparse import SparseVector
+from latentstruct.parallel import worker_copy
 from latentstruct.task_checks_capabilities import CapabilityChecker, noted
 from latentstruct.tasks.contracts import (
     CANDIDATE_LIST,
@@ -63,12 +63,12 @@ def check_state(checker: CapabilityChecker, pairs, dataset, weights, latent_h) -
                     dataset, weights, latent_h)
     checker.mark("pickle-round-trip")
     try:
-        copy = pickle.loads(pickle.dumps(task))
-    except Exception as exc:  # any pickling failure is the finding
+        copy = worker_copy(task)
+    except Exception as exc:  # any serialisation failure is the finding
         checker.fail("pickle-round-trip", where, (
-            f"the task does not survive pickle.loads(pickle.dumps(task)): "
-            f"{type(exc).__name__}: {exc}; learners ship tasks to process workers by pickle"))
-    _check_restored(checker, "pickle-round-trip", "pickle.loads(pickle.dumps(task))", copy,
+            f"the task does not survive the trip to a process worker (serialised and loaded "
+            f"back as the parallel seam sends it): {type(exc).__name__}: {exc}"))
+    _check_restored(checker, "pickle-round-trip", "the worker's copy of the task", copy,
                     pairs, dataset, weights, latent_h)
 
 
