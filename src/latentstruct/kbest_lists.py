@@ -35,7 +35,7 @@ from .data.path_rule import open_input
 from .exceptions import ConfigError
 
 __all__ = ["data_digest", "parser_id", "kbest_sentences", "jackknife_kbest", "write_model_kbest",
-           "usable_cores", "fold_workers"]
+           "fold_workers"]
 
 
 def data_digest(path) -> str:
@@ -122,22 +122,13 @@ def write_model_kbest(task, learner, metadata, input_path, output_path, k: int, 
     return len(sents)
 
 
-def usable_cores() -> int:
-    """The CPU cores this process may run on (its affinity mask where the OS has one)."""
-    count = getattr(os, "process_cpu_count", None)  # Python 3.13+
-    if count is not None:
-        return max(1, count() or 1)
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - macOS, Windows
-        return max(1, os.cpu_count() or 1)
-
-
 def fold_workers(n_jobs, folds: int) -> int:
     """Worker processes for ``folds`` folds: ``n_jobs`` (``-1``: every usable core; None:
     as many as there are folds and usable cores), never more than ``folds``."""
+    from joblib import effective_n_jobs  # joblib's core count heeds affinity and cgroups
+
     if n_jobs is None or n_jobs == -1:
-        wanted = usable_cores()
+        wanted = effective_n_jobs(-1)
     elif isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
         raise ConfigError(f"n_jobs must be a number of workers >= 1 or -1 (all), got {n_jobs!r}")
     else:
@@ -153,7 +144,6 @@ def _fold_kbest(f, bounds, dataset, task_cls, fold_params, tagger, learner_cls,
     ``(pos_task, coef)`` every fold uses, or None (as ``attach_tagger`` left it);
     ``single_threaded`` runs the fold's learner with ``n_jobs=1`` (a worker among others).
     Returns ``(sentences, #training sentences, seconds)``."""
-    from .pipelines import attach_tagger
     from .tasks.base import Dataset
 
     t0 = time.perf_counter()
@@ -161,10 +151,8 @@ def _fold_kbest(f, bounds, dataset, task_cls, fold_params, tagger, learner_cls,
     lo, hi = int(bounds[f]), int(bounds[f + 1])
     train_idx = [i for i in range(n) if not lo <= i < hi]
     fold_task = task_cls(**fold_params)
-    if tagger is None:
-        attach_tagger(fold_task)  # None again: nothing to attach (see jackknife_kbest)
-    elif hasattr(fold_task, "set_tagger"):
-        fold_task.set_tagger(*tagger)
+    if tagger is not None and hasattr(fold_task, "set_tagger"):
+        fold_task.set_tagger(*tagger)  # None: the task uses no tagger (see jackknife_kbest)
     part = Dataset([dataset.records[i] for i in train_idx],
                    [dataset.targets[i] for i in train_idx], dataset.path)
     fold_task.fit(part)
