@@ -20,6 +20,15 @@ from .tasks.transliteration import TransliterationTask
 __all__ = ["run_demo"]
 
 
+def _cldr_release() -> str:
+    """'CLDR 49 (Babel 2.19.0)': the names, and so the figures, change between releases."""
+    import babel
+    import babel.core
+
+    cldr = getattr(babel.core, "get_cldr_version", None)  # not in every Babel we accept
+    return f"CLDR {cldr() if cldr else '?'} (Babel {babel.__version__})"
+
+
 def run_demo(lang: str = "he", out_dir=".", n_jobs: int = 1, quiet: bool = False,
              n_train: int = 250, n_test: int = 300, C: float = 0.1) -> dict:
     """Train both systems on ``n_train`` positive CLDR pairs, rank ``n_test`` others."""
@@ -34,8 +43,8 @@ def run_demo(lang: str = "he", out_dir=".", n_jobs: int = 1, quiet: bool = False
     task.fit(train)
     X, y = task.featurize(train), task.encode_targets(train.targets)
     n_pos = int((y > 0).sum())
-    say(f"CLDR English-{lang} names: {n_pos} positive and {len(y) - n_pos} negative training "
-        f"pairs, {len(test)} test names ranked against each other")
+    say(f"{_cldr_release()} English-{lang} names: {n_pos} positive and {len(y) - n_pos} "
+        f"negative training pairs, {len(test)} test names ranked against each other")
     two = TwoStage(task, C=C, n_jobs=n_jobs).fit(X, y)
     say(f"two-stage trained in {time.perf_counter() - t0:.1f}s")
     lclr = LCLR(task, C=C, coef_init=two.coef_, n_jobs=n_jobs, progress=not quiet).fit(X, y)
