@@ -23,7 +23,8 @@ score.  The full experiment (three languages, three seeds, 250 and 1,000 positiv
 on the LCLR page of the user guide.
 
 Run it (about 11 s on one core, a few seconds of it compiling numba's kernels; seeded,
-so the output is always the same)::
+so the output is the same for one CLDR release: these figures are Babel 2.19.0's CLDR 49;
+with Babel 2.18.0's CLDR 47, two-stage gave 0.690 / 0.763 and LCLR 0.887 / 0.927)::
 
     python examples/lclr_transliteration.py
 
@@ -33,10 +34,10 @@ Expected output::
     held out: 300 names, each ranked against 300 candidates
 
     system          accuracy    MRR
-    two-stage          0.690  0.763
-    LCLR               0.887  0.927
+    two-stage          0.733  0.792
+    LCLR               0.870  0.913
 
-    LCLR: 4 outer iterations
+    LCLR: 5 outer iterations
 """
 
 import matplotlib.pyplot as plt

@@ -103,10 +103,20 @@ def test_consonant_similarity():
     assert consonant_similarity("greece", "יוון") == 0.0
 
 
-@pytest.mark.parametrize("lang, count", [("he", 574), ("ru", 594), ("ar", 542)])
-def test_cldr_pairs_counts_and_shape(lang, count):
+# pairs per CLDR release (Babel 2.18 ships CLDR 47, 2.19 CLDR 49), as cldr_pairs documents
+CLDR_COUNTS = {"47": {"he": 574, "ru": 594, "ar": 542}, "49": {"he": 558, "ru": 579, "ar": 523}}
+
+
+@pytest.mark.parametrize("lang", ["he", "ru", "ar"])
+def test_cldr_pairs_counts_and_shape(lang):
+    from babel.core import get_cldr_version
+
     pairs = cldr_pairs(lang)
-    assert len(pairs) == count  # documented in cldr_pairs (Babel 2.18 / CLDR 47)
+    known = CLDR_COUNTS.get(str(get_cldr_version()))
+    if known is not None:
+        assert len(pairs) == known[lang]
+    else:  # a newer release: its exact count is not recorded here yet
+        assert len(pairs) >= 500
     sources = [s for s, _ in pairs]
     assert sources == sorted(sources) and len(set(sources)) == len(sources)
     for s, t in pairs:

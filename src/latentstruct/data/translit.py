@@ -306,8 +306,9 @@ def cldr_pairs(lang: str) -> list[tuple[str, str]]:
 
     Pairs are deduplicated by English word (single-word names first, then words of longer
     names, each in sorted zone-id / territory-code order; the first target seen wins) and
-    returned sorted by English word.  With Babel 2.18 (CLDR 47) this gives
-    574 pairs for ``he``, 594 for ``ru`` and 542 for ``ar``.  The result is cached.
+    returned sorted by English word.  The names change between CLDR releases: Babel 2.18
+    (CLDR 47) gives 574 pairs for ``he``, 594 for ``ru`` and 542 for ``ar``; Babel 2.19
+    (CLDR 49) 558, 579 and 523.  The result is cached.
 
     Raises ``ConfigError`` for a language code not in :data:`LANGUAGES`.
     """

@@ -384,30 +384,25 @@ def ranking_metrics(scores, same=None) -> dict:
 
 
 def sample_negatives(positives, n_negatives: int, rng: np.random.Generator) -> list[tuple[str, str]]:
-    """``n_negatives`` wrong pairings (source i, target j != i) of ``positives``, no repeats.
+    """``n_negatives`` distinct wrong pairings (a source of ``positives`` with a target of
+    ``positives``) that are not themselves positive pairs.
 
-    A pairing is wrong when j != i and (source_i, target_j) is not itself one of the
-    positive pairs (two sources may share a target word).  Pairings are drawn uniformly
-    without replacement and returned ordered by (i, j).  Raises ``ConfigError`` when fewer
-    wrong pairings exist than requested.
+    Sources and targets are taken once each, in order of first appearance, so a word that
+    appears in two positive pairs (two sources may share a target word) never yields the
+    same negative twice.  Pairings are drawn uniformly without replacement and returned
+    ordered by (source, target) position.  When every source and every target is distinct
+    this is exactly the wrong pairings (source i, target j != i).  Raises ``ConfigError``
+    when fewer wrong pairings exist than requested.
     """
     n = len(positives)
-    total = n * (n - 1)
-    # pairing q <-> (i, j): q = i*(n-1) + (j if j < i else j-1)
-    positive_set = set(positives)
-    by_target: dict[str, list[int]] = {}
-    for j, (_, t) in enumerate(positives):
-        by_target.setdefault(t, []).append(j)
-    targets_of: dict[str, set[str]] = {}
-    for s, t in positives:
-        targets_of.setdefault(s, set()).add(t)
-    excluded = set()
-    for i, (s, _) in enumerate(positives):
-        for t in targets_of[s]:
-            for j in by_target.get(t, ()):
-                if j != i and (s, t) in positive_set:
-                    excluded.add(i * (n - 1) + (j if j < i else j - 1))
-    available = total - len(excluded)
+    sources = list(dict.fromkeys(s for s, _ in positives))
+    targets = list(dict.fromkeys(t for _, t in positives))
+    m = len(targets)
+    source_id = {w: a for a, w in enumerate(sources)}
+    target_id = {w: b for b, w in enumerate(targets)}
+    # pairing q <-> (source a, target b): q = a * m + b; the positive pairs are excluded
+    excluded = sorted({source_id[s] * m + target_id[t] for s, t in positives})
+    available = len(sources) * m - len(excluded)
     if n_negatives > available:
         raise ConfigError(
             f"asked for {n_negatives} negative pairs but {n} positives give only {available} "
@@ -416,13 +411,10 @@ def sample_negatives(positives, n_negatives: int, rng: np.random.Generator) -> l
     if n_negatives == 0:
         return []
     ranks = rng.choice(available, size=n_negatives, replace=False).astype(np.int64)
-    ex = np.array(sorted(excluded), dtype=np.int64)
+    ex = np.array(excluded, dtype=np.int64)
     q = ranks + np.searchsorted(ex - np.arange(ex.shape[0]), ranks, side="right")
     q.sort()
-    i = q // (n - 1)
-    r = q % (n - 1)
-    j = r + (r >= i)
-    return [(positives[a][0], positives[b][1]) for a, b in zip(i.tolist(), j.tolist())]
+    return [(sources[a], targets[b]) for a, b in zip((q // m).tolist(), (q % m).tolist())]
 
 
 def _is_int(v) -> bool:
