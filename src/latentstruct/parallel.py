@@ -59,11 +59,9 @@ compiled in a worker.
 from __future__ import annotations
 
 import contextvars
-import itertools
 import os
 import pickle  # carries a fit's shared data to workers (as joblib does); never model files
 import shutil
-import sys
 import tempfile
 import threading
 import time
@@ -78,6 +76,8 @@ from joblib.parallel import BACKENDS, get_active_backend
 
 from .data.progress import progress_bar, progress_enabled
 from .exceptions import ConfigError
+from .parallel_numba import _writable_dir, ensure_numba_cache  # noqa: F401 - settles the cache
+from .parallel_schedule import CostMemory, chunk_bounds, timed_call
 
 __all__ = ["SharedData", "chunk_bounds", "ensure_numba_cache", "fit_session", "parallel_chunks",
            "pass_log", "rows", "sends_to_other_processes", "shared", "worker_copy"]
@@ -86,69 +86,6 @@ _PROGRESS_CHUNKS = 50  # chunks per pass when a progress bar may be shown
 _WORKER_CACHE_SIZE = 2  # shared blocks a worker process keeps (most recently used)
 
 
-# --------------------------------------------------------------------------------------
-# numba's cache in worker processes
-
-
-def _writable_dir(path: str) -> bool:
-    """Whether ``path`` exists or can be made, and a file can be written in it (numba's
-    own test of a cache location)."""
-    try:
-        os.makedirs(path, exist_ok=True)
-        tempfile.TemporaryFile(dir=path).close()
-        return True
-    except OSError:
-        return False
-
-
-def _user_cache_dir() -> str:
-    from numba.misc.appdirs import AppDirs  # numba's own choice of per-user directory
-
-    return AppDirs(appname="numba", appauthor=False).user_cache_dir
-
-
-def ensure_numba_cache(environ=None, *, in_tree: str | None = None,
-                       user_wide: Callable[[], str] = _user_cache_dir) -> str:
-    """Make sure numba kernels compiled with ``cache=True`` have a writable cache, and say
-    where it is.
-
-    ``NUMBA_CACHE_DIR`` wins when it is set and writable; else the package's own
-    ``__pycache__`` (``in_tree``), else numba's per-user cache directory (``user_wide()``);
-    when none is writable, ``NUMBA_CACHE_DIR`` is set (in ``environ``, by default
-    ``os.environ``, and in numba's loaded configuration) to a per-user directory under the
-    temp folder.  Without a writable place numba refuses to import a cached kernel.
-    """
-    environ = os.environ if environ is None else environ
-    given = environ.get("NUMBA_CACHE_DIR")
-    if given and _writable_dir(given):
-        return given
-    in_tree = in_tree or os.path.join(os.path.dirname(__file__), "tasks", "__pycache__")
-    if _writable_dir(in_tree):
-        return in_tree
-    user = user_wide()
-    if _writable_dir(user):
-        return user
-    fallback = os.path.join(tempfile.gettempdir(), f"latentstruct-numba-{_user_id()}")
-    if not (_writable_dir(fallback) and _owned(fallback)):
-        fallback = tempfile.mkdtemp(prefix="latentstruct-numba-")
-    environ["NUMBA_CACHE_DIR"] = fallback
-    if environ is os.environ and "numba" in sys.modules:
-        sys.modules["numba"].core.config.reload_config()
-    return fallback
-
-
-def _user_id() -> str:
-    return str(os.getuid()) if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
-
-
-def _owned(path: str) -> bool:
-    """A directory of ours, not a link or another user's (a shared temp folder)."""
-    if os.path.islink(path):
-        return False
-    return not hasattr(os, "getuid") or os.stat(path).st_uid == os.getuid()
-
-
-ensure_numba_cache()
 
 
 # --------------------------------------------------------------------------------------
@@ -298,7 +235,7 @@ class _Pools:
         key = (type(backend).__name__, jobs, prefer, return_as)
         if key not in self._open:
             pool = Parallel(n_jobs=jobs, prefer=prefer, return_as=return_as,
-                            max_nbytes=None)
+                            max_nbytes=None, batch_size=1)
             pool.__enter__()
             self._open[key] = pool
         return self._open[key]
@@ -319,6 +256,7 @@ class SharedData:
         self._sent: dict = {}  # transport -> {name: what travels instead of the object}
         self._tmpdir: str | None = None
         self.pools = pools
+        self.costs = CostMemory()  # per-item costs of its passes (outside a fit_session)
         self._closed = False
 
     def __getitem__(self, name: str) -> _Part:
@@ -431,6 +369,7 @@ class _Session:
 
     def __init__(self):
         self.pools = _Pools()
+        self.costs = CostMemory()  # per-item costs of its passes, by kind of pass
         self.blocks: dict = {}  # ((name, id(obj)), ...) -> SharedData (holding the objs)
 
     def close(self) -> None:
@@ -541,13 +480,36 @@ def _resolve(x, name):
     return x
 
 
-def _run_chunk(fn, a: int, b: int, names: tuple, *args) -> _Payload:
-    """What a worker runs: ``fn(a, b, *args)`` with shared parts turned into the objects.
+class _Result(_Payload):
+    """A chunk's list as it comes back from a worker, with where and how long it ran:
+    ``times`` holds :func:`~latentstruct.parallel_schedule.timed_call`'s sub-range times
+    (the cost of each example, for cutting the next pass), ``worker`` the process (or
+    thread) id.  One pickle: Dask serialises a bare list item by item (a frame per element,
+    and per numpy array in it), which cost ~0.5 ms per decoded example on LCLR."""
 
-    The chunk's list comes back wrapped, as one pickle: Dask serialises a bare list item
-    by item (a frame per element, and per numpy array in it), which cost ~0.5 ms per
-    decoded example on LCLR, more than the decoding of a small pair."""
-    return _Payload(fn(a, b, *[_resolve(x, name) for x, name in zip(args, names)]))
+    __slots__ = ("times", "worker")
+
+    def __init__(self, value, times, worker):
+        self.value, self.times, self.worker = value, times, worker
+
+    def __getstate__(self):
+        return (self.value, self.times, self.worker)
+
+    def __setstate__(self, state):
+        self.value, self.times, self.worker = state
+
+
+def _run_chunk(fn, a: int, b: int, names: tuple, *args) -> _Result:
+    """What a process or cluster worker runs: ``fn`` over ``a .. b-1`` (timed, in
+    sub-ranges) with shared parts turned into the objects."""
+    value, times = timed_call(fn, a, b, [_resolve(x, name) for x, name in zip(args, names)])
+    return _Result(value, times, os.getpid())
+
+
+def _run_local(fn, a: int, b: int, args) -> _Result:
+    """What a thread runs: the same, on the objects themselves."""
+    value, times = timed_call(fn, a, b, args)
+    return _Result(value, times, threading.get_ident())
 
 
 _PASS_LOG: contextvars.ContextVar = contextvars.ContextVar("latentstruct_pass_log",
@@ -560,8 +522,13 @@ def pass_log():
     ``fn`` (the kernel's name), ``items``, ``jobs``, ``seconds`` (wall time of the pass),
     ``arg_bytes`` (pickled size of the per-pass arguments: everything but shared parts and
     rows, i.e. what a process or cluster worker receives each pass, once per chunk or
-    worker) and ``result_bytes`` (pickled size of the results sent back).  For measuring
-    (benchmarks/scaling.py's cost model); the byte counts cost a pickling per pass."""
+    worker) and ``result_bytes`` (pickled size of the results sent back).  A pass that ran
+    on workers also has ``began`` and ``ended`` (the driver's ``time.perf_counter()`` at
+    its start and when its last result was in) and ``chunks``: per chunk ``start``,
+    ``stop``, ``worker`` (its process or thread id), ``busy`` (seconds in the kernel),
+    ``began`` and ``ended`` (the worker's ``perf_counter``, the same clock on one
+    machine).  For measuring (benchmarks/scaling.py's cost model); the byte counts cost a
+    pickling per pass."""
     log: list = []
     token = _PASS_LOG.set(log)
     try:
@@ -570,15 +537,14 @@ def pass_log():
         _PASS_LOG.reset(token)
 
 
-def _logged(fn, n_items, jobs, args, start, out) -> None:
+def _logged(fn, n_items, jobs, args, start, out, record) -> None:
     log = _PASS_LOG.get()
-    if log is None:
-        return
     small = [a for a in args if not isinstance(a, (_Part, _Rows))]
     log.append({"fn": getattr(fn, "__name__", str(fn)), "items": n_items, "jobs": jobs,
                 "seconds": time.perf_counter() - start,
                 "arg_bytes": len(pickle.dumps(small, protocol=pickle.HIGHEST_PROTOCOL)),
-                "result_bytes": len(pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL))})
+                "result_bytes": len(pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)),
+                **record})
 
 
 def parallel_chunks(
@@ -599,18 +565,34 @@ def parallel_chunks(
     with ``joblib.parallel_config`` wins over it, as in scikit-learn; ``n_jobs=None`` takes
     the configured number of jobs.  When progress bars are on
     (``latentstruct.data.progress.show_progress``; the command line's default), a pass
-    over more than 2 s shows one, named ``desc``.  The result never depends on the chunking
-    or the backend: learners' kernels are per example.
+    over more than 2 s shows one, named ``desc``.
+
+    Chunks are cut by cost: a pass over shared parts that an earlier pass of the fit (or
+    of the block) went over is cut where the examples' measured times balance
+    (:mod:`latentstruct.parallel_schedule`).  The result never depends on the chunking or
+    the backend: learners' kernels are per example, and the results are reassembled in
+    example order.
     """
     if _PASS_LOG.get() is None:
-        return _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc)
+        return _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc, None)
     start = time.perf_counter()
-    out = _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc)
-    _logged(fn, n_items, effective_n_jobs(n_jobs), args, start, out)
+    record: dict = {}
+    out = _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc, record)
+    _logged(fn, n_items, effective_n_jobs(n_jobs), args, start, out, record)
     return out
 
 
-def _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc) -> list:
+def _cost_key(fn, args, n_items):
+    """The kind of a pass, for its cost estimates: the kernel, the shared parts it reads,
+    the number of items (None, so not remembered, for a pass over no shared part)."""
+    parts = tuple((x.block._token, x.name) if isinstance(x, _Part) else None for x in args)
+    if not any(parts):
+        return None
+    return (getattr(fn, "__module__", None), getattr(fn, "__qualname__", repr(fn)), parts,
+            n_items)
+
+
+def _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc, record) -> list:
     if n_items <= 0:
         return []
     jobs = effective_n_jobs(n_jobs)
@@ -623,29 +605,56 @@ def _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc) -> list:
     backend, _ = get_active_backend(prefer=prefer)
     transport = _transport(backend)
     n_chunks = max(jobs, min(n_items, _PROGRESS_CHUNKS)) if progress_enabled() else jobs
-    bounds = chunk_bounds(n_items, n_chunks)
-    if transport == "dask":
-        return _dask_chunks(backend, fn, bounds, args, desc)
-    if transport == "local":
-        local = _local_args(args)
-        calls = [delayed(fn)(a, b, *local) for a, b in bounds]
-    else:
-        calls = []
-        for a, b in bounds:
-            names, wired = _wire_args(args, transport, backend, a, b)
-            calls.append(delayed(_run_chunk)(fn, a, b, names, *wired))
-    stream = progress_enabled() and getattr(backend, "supports_return_generator", True)
-    return_as = "generator" if stream else "list"
     session = _SESSION.get()
     block = next((x.block for x in args if isinstance(x, _Part)), None)
-    pools = session.pools if session is not None else block.pools if block is not None else None
-    parallel = (pools.get(backend, jobs, prefer, return_as) if pools is not None
-                else Parallel(n_jobs=jobs, prefer=prefer, return_as=return_as,
-                              max_nbytes=None))
-    parts = parallel(calls)
-    if transport != "local":
-        parts = (p.value for p in parts)  # _run_chunk's wrapping
-    return _gather(parts, bounds, desc)
+    owner = session if session is not None else block
+    key = _cost_key(fn, args, n_items)
+    bounds = (owner.costs.bounds(key, n_items, n_chunks) if owner is not None
+              else chunk_bounds(n_items, n_chunks))
+    if record is not None:
+        record["began"] = time.perf_counter()
+    if transport == "dask":
+        from .parallel_dask import dask_chunks
+
+        parts = dask_chunks(backend, fn, bounds, args)
+    else:
+        if transport == "local":
+            local = _local_args(args)
+            calls = [delayed(_run_local)(fn, a, b, local) for a, b in bounds]
+        else:
+            calls = []
+            for a, b in bounds:
+                names, wired = _wire_args(args, transport, backend, a, b)
+                calls.append(delayed(_run_chunk)(fn, a, b, names, *wired))
+        stream = progress_enabled() and getattr(backend, "supports_return_generator", True)
+        return_as = "generator" if stream else "list"
+        pools = owner.pools if owner is not None else None
+        parallel = (pools.get(backend, jobs, prefer, return_as) if pools is not None
+                    else Parallel(n_jobs=jobs, prefer=prefer, return_as=return_as,
+                                  max_nbytes=None, batch_size=1))
+        parts = parallel(calls)
+    done: list = []  # the chunks' _Result, values taken out as they are gathered
+    out = _gather(_taken(parts, done), bounds, desc)
+    if owner is not None:
+        owner.costs.record(key, n_items, bounds, [r.times for r in done])
+    if record is not None:
+        record["ended"] = time.perf_counter()
+        record["chunks"] = [_chunk_record(ab, r) for ab, r in zip(bounds, done)]
+    return out
+
+
+def _taken(parts, done: list):
+    """Each chunk's list; its _Result (less the list) goes to ``done``."""
+    for r in parts:
+        value, r.value = r.value, None
+        done.append(r)
+        yield value
+
+
+def _chunk_record(bounds, r: _Result) -> dict:
+    busy = sum(t[3] for t in r.times)
+    return {"start": bounds[0], "stop": bounds[1], "worker": r.worker, "busy": busy,
+            "began": r.times[0][2], "ended": r.times[-1][2] + r.times[-1][3]}
 
 
 def sends_to_other_processes(n_jobs) -> bool:
@@ -667,68 +676,6 @@ def _gather(parts, bounds, desc: str) -> list:
     return out
 
 
-#: per-pass arguments above this size go to the Dask workers by ``scatter`` (peer to peer)
-#: rather than inside the task (through the scheduler, which warns on large task graphs)
-_DASK_INLINE_BYTES = 1 << 20
-
-
-def _dask_chunks(backend, fn, bounds, args, desc: str) -> list:
-    """One pass on the Dask cluster of joblib's Dask backend: the chunks are submitted to
-    its client directly and gathered in order.
-
-    joblib's own Dask backend is a layer too many for passes of a fraction of a second: it
-    batches calls through callbacks on the client's event loop and scatters every argument
-    over 1 kB to one worker first; measured on a loopback cluster, a pass of two chunks
-    cost ~40 ms more than the chunks themselves, against ~14 ms when submitted directly.
-    The backend's client, its workers and ``n_jobs`` are used as configured."""
-    from distributed import Future
-
-    client = backend.client
-    calls = []
-    for a, b in bounds:
-        names, wired = _wire_args(args, "dask", backend, a, b)
-        calls.append((a, b, names, wired))
-    # a chunk that cannot be pickled fails here with the part named, not deep in Dask
-    first = calls[0][3]
-    bad = _first_unpicklable(((f"argument {i}", x) for i, x in enumerate(first)
-                              if not isinstance(x, (Future, _DaskRef))), backend)
-    if bad is not None:
-        raise bad
-    refs = [x for x in first if isinstance(x, _DaskRef)]
-    workers = sorted(refs[0].placed) if refs else None
-    big: dict = {}  # id -> future: a large argument (w of a large model) is scattered once
-
-    def travel(x):
-        if isinstance(x, np.ndarray) and x.nbytes > _DASK_INLINE_BYTES:
-            if id(x) not in big:
-                (big[id(x)],) = client.scatter([x], broadcast=True, hash=False)
-            return big[id(x)]
-        return x
-
-    futures = []
-    for k, (a, b, names, wired) in enumerate(calls):
-        if workers is None:  # no shared block: Dask places the chunk
-            futures.append(client.submit(_run_chunk, fn, a, b, names,
-                                         *[travel(x) for x in wired], pure=False))
-            continue
-        # chunk k runs where its copy of the shared block is (round robin over the
-        # workers the block was sent to); the kernel finds each part by (token, name)
-        addr = workers[k % len(workers)]
-        names = tuple((x.token, x.name) if isinstance(x, _DaskRef) else nm
-                      for x, nm in zip(wired, names))
-        wired = [x.placed[addr] if isinstance(x, _DaskRef) else travel(x) for x in wired]
-        futures.append(client.submit(_run_chunk, fn, a, b, names, *wired, pure=False,
-                                     workers=[addr], allow_other_workers=True))
-    try:
-        # in order; _run_chunk's wrapping
-        return _gather((f.result().value for f in futures), bounds, desc)
-    except BaseException:
-        client.cancel(futures)  # an error or Ctrl-C: nothing keeps running for this pass
-        raise
-    finally:
-        big.clear()
-
-
 def _with_progress(parts, bounds, desc: str) -> list:
     """Gather ``parts`` (the chunks' results, in order) under a bar (shown after 2 s).
     Passes run in more, smaller chunks then; a backend that cannot stream results (Ray,
@@ -742,10 +689,3 @@ def _with_progress(parts, bounds, desc: str) -> list:
             out.extend(p)
             bar.update(b - a)
     return out
-
-
-def chunk_bounds(n_items: int, n_chunks: int) -> list[tuple[int, int]]:
-    """Split ``range(n_items)`` into at most ``n_chunks`` contiguous, near-equal pieces."""
-    n_chunks = max(1, min(n_chunks, n_items))
-    edges = np.linspace(0, n_items, n_chunks + 1).round().astype(int)
-    return [(int(a), int(b)) for a, b in itertools.pairwise(edges) if b > a]
