@@ -222,3 +222,26 @@ def test_kbest_n_jobs_out_of_range_exits_2(dep_setup, capsys, value):
     assert code == 2 and "Traceback" not in err and not out.exists()
     assert err == ("latentstruct: error: --n-jobs must be a number of workers in [1, 1024] "
                    f"or -1 (all), got {value}\n")
+
+
+def test_train_dep_takes_the_tasks_default_C_unless_given(dep_setup, capsys):
+    """The dependency task sets the structural SVM's C (its features' scale needs a smaller
+    one than the learner's generic 0.1); ``options`` says so and ``--option C=`` wins."""
+    tmp_path, train, dev, model = dep_setup
+    code, out, err = run(capsys, "info", "--model", model)
+    assert code == 0, err
+    assert json.loads(out)["learner_params"]["C"] == 0.001
+    other = tmp_path / "c01.model"
+    code, _, err = run(capsys, "train", "dep", "--train", train, "--model", other,
+                       "--option", "hash_bits=16", "--option", "label_hash_bits=10",
+                       "--option", "max_iter=2", "--option", "C=0.1", "--quiet")
+    assert code == 0, err
+    code, out, err = run(capsys, "info", "--model", other)
+    assert json.loads(out)["learner_params"]["C"] == 0.1
+    code, out, err = run(capsys, "options", "dep")
+    assert code == 0, err
+    assert "task 'dep' sets C=0.001 by default" in out
+    assert any(line.split()[0] == "C=0.001" for line in out.splitlines() if line.strip())
+    code, out, err = run(capsys, "options", "pos")  # other tasks keep the learner's own
+    assert any(line.split()[0] == "C=0.1" for line in out.splitlines() if line.strip())
+    assert "sets C=" not in out

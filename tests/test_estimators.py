@@ -240,6 +240,24 @@ def test_clone_get_params_set_params():
     assert "C" not in est.get_params() or est.get_params()["learner"] == "perceptron"
 
 
+def test_a_tasks_learner_defaults_show_in_get_params_and_reach_the_learner():
+    """DependencyParser's C is the dep task's default (0.001), not StructuredSVM's 0.1; a
+    given C wins, clone keeps it, and the fitted learner trains with it."""
+    assert DependencyParser().get_params()["C"] == 0.001
+    assert Tagger().get_params()["C"] == 0.1
+    assert repr(DependencyParser()) == "DependencyParser()"
+    given = DependencyParser(C=0.05)
+    assert clone(given).get_params()["C"] == 0.05 and repr(given) == "DependencyParser(C=0.05)"
+    X = [[("Dogs", "NOUN"), ("bark", "VERB"), (".", "PUNCT")], [("Cats", "NOUN"), ("sleep", "VERB")]]
+    y = [[2, 0, 2], [2, 0]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        parser = DependencyParser(hash_bits=12, label_hash_bits=8, max_iter=3).fit(X, y)
+        assert parser.learner_.C == 0.001
+        assert DependencyParser(hash_bits=12, label_hash_bits=8, max_iter=3,
+                                C=0.5).fit(X, y).learner_.C == 0.5
+
+
 def test_unknown_option_and_task_refused_in_fit():
     with pytest.raises(ConfigError, match="unknown parameter 'bogus'"):
         Tagger(bogus=1).fit([["a"]], [["NOUN"]])

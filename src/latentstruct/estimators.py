@@ -166,6 +166,7 @@ class Estimator(BaseEstimator):
         task_cls, learner_cls = self._classes()
         learner_defaults = learner_cls().get_params(deep=False)
         learner_defaults.pop("task", None)
+        learner_defaults.update(task_cls.learner_defaults_for(learner_cls))
         return task_cls.param_defaults(), learner_defaults
 
     def get_params(self, deep: bool = True) -> dict:
@@ -324,6 +325,8 @@ class Estimator(BaseEstimator):
         from .pipelines import attach_tagger
 
         task_cls, learner_cls, task_opts, learner_opts = self._routed()
+        # the task's defaults for this learner (e.g. the parser's C), unless set
+        learner_opts = {**task_cls.learner_defaults_for(learner_cls), **learner_opts}
         # before any data is touched: the pair must fit and the values must be valid
         check_compatible(task_cls, {**task_cls.param_defaults(), **task_opts}, learner_cls,
                          learner_opts)

@@ -34,12 +34,17 @@ def describe_options(task_name: str | None, learner_name: str | None) -> str:
     task_cls, learner_cls = task_and_learner_classes(task_name, learner_name)
     lname = learner_cls.registry_name
     default = " (the task's default)" if learner_name is None else ""
+    own = task_cls.learner_defaults_for(learner_cls)
+    if own:  # say which defaults are the task's, not the learner's
+        default += (f"; task {task_name!r} sets "
+                    f"{', '.join(f'{k}={v!r}' for k, v in own.items())} by default")
     return "\n".join([
         f"options of task {task_name!r} (--option KEY=VALUE):",
         option_table(task_cls, task_cls.param_defaults()),
         "",
         f"options of learner {lname!r}{default} (--option KEY=VALUE; --learner NAME to change):",
-        option_table(learner_cls, learner_cls().get_params(deep=False)),
+        option_table(learner_cls, {**learner_cls().get_params(deep=False),
+                                   **task_cls.learner_defaults_for(learner_cls)}),
         "",
         f"learners valid for {task_name!r}: {', '.join(valid_learners(task_cls))}",
         f"evaluate/predict accept only: "

@@ -26,6 +26,8 @@ def cmd_train(args) -> int:
     task_cls, learner_cls = task_and_learner_classes(args.task, args.learner)
     learner_name = learner_cls.registry_name
     task_opts, learner_opts = route_options(options, task_cls, learner_cls)
+    # the task's defaults for this learner (e.g. the parser's C), unless given
+    learner_opts = {**task_cls.learner_defaults_for(learner_cls), **learner_opts}
     seed = _apply_seed(args.seed, task_cls, learner_cls, task_opts, learner_opts)
     check_compute_args(args, learner_cls)
     if learner_n_jobs(args) is not None:

@@ -101,10 +101,20 @@ class Task:
     local_params: ClassVar[frozenset] = frozenset()
     #: learner used by ``latentstruct train`` when ``--learner`` is not given
     default_learner: ClassVar[str] = "ssvm"
+    #: learner options whose good value depends on this task (the scale of its features),
+    #: by learner name: ``{"ssvm": {"C": 0.001}}``.  ``latentstruct train``, ``latentstruct
+    #: options`` and the estimators use them where the option is not given; a learner built
+    #: directly (``StructuredSVM(task)``) keeps its own defaults.
+    learner_defaults: ClassVar[dict[str, dict]] = {}
     #: whether ``read(None)`` loads data shipped with an installed package
     has_default_data: ClassVar[bool] = False
     #: the metric of ``evaluate`` that a learner's ``score`` returns (higher is better)
     score_metric: ClassVar[str] = "accuracy"
+
+    @classmethod
+    def learner_defaults_for(cls, learner_cls) -> dict:
+        """This task's defaults for ``learner_cls``'s options (``learner_defaults``)."""
+        return dict(cls.learner_defaults.get(learner_cls.registry_name, {}))
 
     @classmethod
     def offered_capabilities(cls, params: dict | None = None) -> frozenset:
