@@ -112,7 +112,8 @@ def test_decoder_matches_brute_force(kwargs):
 
 
 def test_every_stage_is_exercised_and_exact():
-    """The random instances reach the matching, LP and ILP stages, each exact."""
+    """The random instances reach the matching, LP and LP-branch-and-bound stages, each
+    exact (the HiGHS MIP stage then only runs as the branch-and-bound's fallback)."""
     rng = np.random.default_rng(5)
     seen = Counter()
     for _ in range(150):
@@ -127,25 +128,26 @@ def test_every_stage_is_exercised_and_exact():
         assert res.stats["status"] == res.status
         if res.stats["solver"] == "lp":  # the optimality certificate: the LP bound is attained
             assert scores_close(res.stats["lp_bound"], res.score, atol=1e-7)
-    assert seen["matching"] > 0 and seen["lp"] > 0 and seen["ilp"] > 0, seen
+    assert seen["matching"] > 0 and seen["lp"] > 0 and seen["bb"] > 0 and seen["ilp"] == 0, seen
 
 
 def test_ilp_stage_on_denser_problems():
     """Problems on 5 x 5 nodes with all pairs as candidates (fractional LPs are common):
-    the ILP stage still equals brute force."""
+    the LP branch-and-bound stage, and HiGHS' MIP without it, still equal brute force."""
     rng = np.random.default_rng(8)
-    n_ilp = 0
+    n_ilp = Counter()
     for _ in range(12):
         problem = GraphAlignmentProblem(5, 5, random_tree(rng, 5), random_tree(rng, 5), np.argwhere(np.ones((5, 5))))
         scores = random_scores(rng, problem)
-        res = GraphAlignmentILP(problem).solve(scores)
-        n_ilp += res.stats["solver"] == "ilp"
-        if res.stats["solver"] == "lp":
-            assert scores_close(res.stats["lp_bound"], res.score, atol=1e-7)
-        assert res.status == "exact" and check_alignment(problem, res.structure) == []
-        assert scores_close(res.score, brute(problem, scores))
-        assert scores_close(alignment_score(res.structure, scores), res.score)
-    assert n_ilp > 0
+        for kwargs in ({}, {"bb_max_lp_solves": 0}):
+            res = GraphAlignmentILP(problem, **kwargs).solve(scores)
+            n_ilp[res.stats["solver"]] += 1
+            if res.stats["solver"] == "lp":
+                assert scores_close(res.stats["lp_bound"], res.score, atol=1e-7)
+            assert res.status == "exact" and check_alignment(problem, res.structure) == []
+            assert scores_close(res.score, brute(problem, scores))
+            assert scores_close(alignment_score(res.structure, scores), res.score)
+    assert n_ilp["ilp"] > 0 and n_ilp["bb"] == n_ilp["ilp"], n_ilp
 
 
 def test_lp_relaxation_bounds_the_optimum():
@@ -516,8 +518,8 @@ def test_strengthened_lp_needs_branch_and_bound_less_often():
             a, b = plain.solve(s), strong.solve(s)
             assert a.status == b.status == "exact"
             assert scores_close(a.score, b.score)
-            reached[False] += a.stats["solver"] == "ilp"
-            reached[True] += b.stats["solver"] == "ilp"
+            reached[False] += a.stats["solver"] in ("bb", "ilp")  # fractional LP
+            reached[True] += b.stats["solver"] in ("bb", "ilp")
     assert reached[True] < reached[False]
     assert reached[False] > 0
 

@@ -75,7 +75,6 @@ depend on what the model solved before.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -86,7 +85,10 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 
 from latentstruct.exceptions import InferenceError, InputError
-from latentstruct.inference.ilp import ILPModel, _check_time_limit, new_highs
+from latentstruct.inference.graph_alignment_bb import INTEGRAL_TOL as _INTEGRAL_TOL
+from latentstruct.inference.graph_alignment_bb import AlignmentCompletion, LPBranchAndBound, LPStage
+from latentstruct.inference.graph_alignment_bb import vector_score as _vector_score
+from latentstruct.inference.ilp import ILPModel, _check_time_limit
 from latentstruct.inference.result import EXACT, INFEASIBLE, DecodeResult
 from latentstruct.inference.viterbi import _as_scores, _shape_str
 
@@ -726,20 +728,6 @@ def _clique_rows(problem: GraphAlignmentProblem) -> list[tuple[int, int, int]]:
     return out
 
 
-_INTEGRAL_TOL = 1e-6
-
-
-def _vector_score(obj: np.ndarray, z: np.ndarray) -> float:
-    """``Σ obj[z == 1]``, correctly rounded (``math.fsum``), so independent of summation order."""
-    return math.fsum(obj[np.flatnonzero(z)].tolist())
-
-
-def _lp_options(h, threads) -> None:
-    """Options shared by the LP and ILP models (silent, single-threaded by default)."""
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", threads)
-
-
 #: HiGHS options of the branch-and-bound stage.  It only runs on a fractional LP, already has
 #: a legal MIP start (the empty alignment) and usually closes at the root node.  Measured on
 #: the fractional calls of ``benchmarks/ilp_inference.py`` (MSRP-sized, pruned): the
@@ -747,96 +735,6 @@ def _lp_options(h, threads) -> None:
 #: the root LP and cuts do not; presolve a further quarter (12 -> 9 ms with the heuristic
 #: on).  Exactness is unaffected (mip_rel_gap = 0).
 _MIP_OPTIONS = {"mip_heuristic_run_feasibility_jump": False, "presolve": "off"}
-
-
-class _LPStage:
-    """The LP relaxation of (12) s.t. (6)–(11) as one HiGHS model kept across calls.
-
-    Only the costs (and, for ``-inf`` scores, upper bounds) change between calls.  Every
-    solve starts from a cleared solver state (``clearSolver``) and then from the same
-    *canonical* basis — the empty alignment's: every deletion variable basic (at 1), every
-    inequality row's slack basic, everything else at its lower bound.  That basis is a
-    function of the problem alone, so the answer still depends on (model, objective) only,
-    never on what the model solved before (a simplex restarted from the previous basis can
-    stop at a different optimal vertex when optima tie); and it is primal feasible and close
-    to the optimum of pruned problems, so the simplex needs fewer iterations than from HiGHS'
-    own cold start (measured on ``benchmarks/ilp_inference.py``: about 30 instead of 70, 30 %
-    less time).  The basis matrix is a permutation of the identity (each deletion variable
-    lies in its own equality row only), hence always valid.  Presolve is off: on these small
-    LPs it costs more than it saves.  Returns the LP solution vector, which
-    :class:`~latentstruct.inference.ilp.ILPModel` does not expose.
-    """
-
-    def __init__(self, A, lower, upper, threads, basic_cols):
-        n_rows, n_vars = A.shape
-        h = new_highs()
-        _lp_options(h, threads)
-        h.setOptionValue("presolve", "off")
-        h.setOptionValue("solver", "simplex")
-        inf = highspy.kHighsInf
-        lp = highspy.HighsLp()
-        lp.num_col_ = n_vars
-        lp.num_row_ = n_rows
-        lp.col_cost_ = np.zeros(n_vars)
-        lp.col_lower_ = np.zeros(n_vars)
-        lp.col_upper_ = np.ones(n_vars)
-        lp.row_lower_ = np.where(np.isneginf(lower), -inf, lower)
-        lp.row_upper_ = np.where(np.isposinf(upper), inf, upper)
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.num_col_ = n_vars
-        lp.a_matrix_.num_row_ = n_rows
-        lp.a_matrix_.start_ = A.indptr.astype(np.int32)
-        lp.a_matrix_.index_ = A.indices.astype(np.int32)
-        lp.a_matrix_.value_ = A.data.astype(np.float64)
-        lp.sense_ = highspy.ObjSense.kMaximize
-        if h.passModel(lp) == highspy.HighsStatus.kError:
-            raise InferenceError("HiGHS rejected the LP relaxation of the graph-alignment model")
-        self._basis = _canonical_basis(lower, upper, basic_cols)
-        self._h = h
-        self._n = n_vars
-        self._idx = np.arange(n_vars, dtype=np.int32)
-        self._time_limit = None
-        self.upper = np.ones(n_vars)
-
-    def solve(self, obj: np.ndarray, forbidden: np.ndarray, time_limit):
-        """(model status, optimal value or None, solution or None); ``forbidden`` = isneginf(obj)."""
-        h = self._h
-        h.clearSolver()  # history-free: the answer depends on (model, objective) only
-        if forbidden.any() or self.upper.min(initial=1.0) < 1.0:
-            upper = np.where(forbidden, 0.0, 1.0)
-            changed = np.flatnonzero(upper != self.upper).astype(np.int32)
-            if changed.size:
-                h.changeColsBounds(changed.size, changed, np.zeros(changed.size), upper[changed])
-            self.upper = upper
-            obj = np.where(forbidden, 0.0, obj)
-        h.changeColsCost(self._n, self._idx, obj)
-        if time_limit != self._time_limit:  # one option call fewer per solve
-            h.setOptionValue("time_limit", highspy.kHighsInf if time_limit is None else time_limit)
-            self._time_limit = time_limit
-        if h.setBasis(self._basis) != highspy.HighsStatus.kOk:
-            raise InferenceError("HiGHS rejected the canonical starting basis of the graph-alignment LP")
-        h.run()
-        ms = h.getModelStatus()
-        if ms != highspy.HighsModelStatus.kOptimal:
-            return ms, None, None
-        return ms, float(h.getObjectiveValue()), np.asarray(h.getSolution().col_value, dtype=np.float64)
-
-
-def _canonical_basis(lower: np.ndarray, upper: np.ndarray, basic_cols: np.ndarray):
-    """The empty alignment's basis: ``basic_cols`` (the deletion variables) and the slacks of
-    the inequality rows basic; equality rows and every other column nonbasic at a bound."""
-    BS = highspy.HighsBasisStatus
-    equality = lower == upper
-    if int(np.count_nonzero(basic_cols)) != int(np.count_nonzero(equality)):
-        raise InferenceError(
-            f"internal: {int(np.count_nonzero(basic_cols))} deletion variables for "
-            f"{int(np.count_nonzero(equality))} equality rows; expected one per row"
-        )
-    basis = highspy.HighsBasis()
-    basis.col_status = [BS.kBasic if b else BS.kLower for b in basic_cols.tolist()]
-    basis.row_status = [BS.kUpper if e else BS.kBasic for e in equality.tolist()]
-    basis.valid = True
-    return basis
 
 
 class GraphAlignmentILP:
@@ -858,6 +756,8 @@ class GraphAlignmentILP:
         branch-and-bound, by far the most expensive stage, runs about 6 times less often,
         for about 15 % more rows.  ``False`` gives exactly the rows (6)–(11).
     threads : int, HiGHS threads (default 1).
+    bb_max_lp_solves : int >= 0, default 200: node LPs the LP-based branch-and-bound (stage
+        3) may solve before it hands the call to HiGHS' MIP; 0 skips that stage.
 
     ``solve(part_scores)`` returns a :class:`~latentstruct.inference.result.DecodeResult`
     whose structure is a :class:`GraphAlignment` (``None`` when infeasible or on error) and
@@ -874,14 +774,22 @@ class GraphAlignmentILP:
        :func:`scipy.optimize.linear_sum_assignment` on the clipped gains.  Exact, O(n³).
     2. ``"lp"`` (with ``lp_first``) — the LP relaxation of (12) s.t. (6)–(11), kept as one
        HiGHS model (solved from a cleared state and the empty alignment's basis, presolve
-       off; see ``_LPStage``).  If its optimal
+       off; see ``LPStage``).  If its optimal
        vertex is integral (every entry within 1e-6 of 0 or 1), the rounded vector
        satisfies every row and its score reaches the LP bound (to 1e-6 relative to the
        scores' magnitude), it is an optimal alignment: exact.  With candidate pairs pruned
        to a few per word this settles most calls (about 98 % with ``strengthen`` and 89 %
        without, top-3 pairs per word on the random MSRP-sized problems of
        ``benchmarks/ilp_inference.py``); an infeasible relaxation proves infeasibility.
-    3. ``"ilp"`` — otherwise HiGHS branch-and-bound on the binary program (12) s.t. (6)–(11)
+    3. ``"bb"`` (with ``lp_first`` and ``bb_max_lp_solves > 0``) — when the LP optimum is
+       fractional, a depth-first branch-and-bound on the word mappings over the same LP
+       model (:class:`~latentstruct.inference.graph_alignment_bb.LPBranchAndBound`: fix a
+       word mapping to 1 or 0, re-solve by dual simplex, prune by the LP bound, greedy
+       rounding as incumbent).  Exact when the tree closes (bound and incumbent within
+       1e-9 relative to the scores' magnitude).  LCLR on 300 MSRP pairs: every fractional
+       LP closed, a median of 3 node LPs, about 4 times faster than stage 4.  It hands over
+       to stage 4 when the node budget or the time limit runs out.
+    4. ``"ilp"`` — otherwise HiGHS branch-and-bound on the binary program (12) s.t. (6)–(11)
        (``mip_rel_gap = 0``) through :class:`~latentstruct.inference.ilp.ILPModel`, with
        HiGHS' feasibility-jump heuristic and presolve off (``_MIP_OPTIONS``: each took a
        large share of a call on these small programs).  The
@@ -892,8 +800,9 @@ class GraphAlignmentILP:
        keep candidate pairs pruned.
 
     Determinism: both HiGHS models are solved from a cleared solver state
-    (``clearSolver``; the LP then from a basis fixed by the problem), single-threaded by
-    default, so the result is a function of
+    (``clearSolver``; the LP then from a basis fixed by the problem, and the branch-and-bound
+    nodes of stage 3, in an order fixed by the LP solutions, each from the basis the
+    previous node left), single-threaded by default, so the result is a function of
     (problem, scores, ``mip_start``, options) only — an optimal alignment is chosen among
     ties the same way on every call, whatever the model solved before, and a pickled copy
     (which rebuilds its models on first use) decodes identically.  Earlier versions restarted
@@ -913,7 +822,9 @@ class GraphAlignmentILP:
 
     ``stats``: ``solver``, ``time`` (s, the whole call), ``nodes`` (branch-and-bound nodes;
     0 for matching and LP), ``status`` (= ``result.status``); ``reason`` for matching;
-    ``lp_time``, ``lp_bound`` and ``lp_integral`` when the LP stage ran; for the ILP also
+    ``lp_time``, ``lp_bound`` and ``lp_integral`` when the LP stage ran; ``bb_lp_solves``
+    and ``bb_outcome`` (``"optimal"``, ``"infeasible"`` or ``"gave_up"``) when stage 3 ran
+    (``nodes`` is then its node LPs); for the ILP also
     ``solver_time``, ``mip_gap``, ``objective_bound`` and ``model_status``.
 
     Statuses: ``"exact"``; ``"time_limit"`` — the ILP hit the time limit and the best legal
@@ -935,6 +846,7 @@ class GraphAlignmentILP:
         lp_first=True,
         strengthen=True,
         threads=1,
+        bb_max_lp_solves=200,
     ):
         if not isinstance(problem, GraphAlignmentProblem):
             raise InputError(f"problem must be a GraphAlignmentProblem; got {type(problem).__name__}")
@@ -946,12 +858,17 @@ class GraphAlignmentILP:
         self.lp_first = _flag(lp_first, "lp_first")
         self.strengthen = _flag(strengthen, "strengthen")
         self.threads = int(threads)
+        b = bb_max_lp_solves
+        if isinstance(b, (bool, np.bool_)) or not isinstance(b, (int, np.integer)) or b < 0:
+            raise InputError(f"bb_max_lp_solves must be an integer >= 0; got {b!r}")
+        self.bb_max_lp_solves = int(b)
+        self._bb: LPBranchAndBound | None = None
         A, lower, upper, kinds = _constraint_matrix(problem, self.strengthen)
         self._A, self._lower, self._upper = A, lower, upper
         #: the constraint number ("6" ... "11") of each ILP row
         self.constraint_kinds = tuple(kinds)
         self._model: ILPModel | None = None
-        self._lp: _LPStage | None = None
+        self._lp: LPStage | None = None
         # the ILP's MIP start when the caller gives none: legal unless -inf forbids one of its
         # variables, and the same on every call (a previous solution would make the optimum
         # returned among ties depend on the call history)
@@ -971,6 +888,7 @@ class GraphAlignmentILP:
         state = self.__dict__.copy()
         state["_model"] = None
         state["_lp"] = None
+        state["_bb"] = None
         return state
 
     def __setstate__(self, state):
@@ -1002,7 +920,14 @@ class GraphAlignmentILP:
                 highs_options=_MIP_OPTIONS,
             )
             if self.lp_first:
-                self._lp = _LPStage(self._A, self._lower, self._upper, self.threads, self._deletion)
+                self._lp = LPStage(self._A, self._lower, self._upper, self.threads, self._deletion)
+                if self.bb_max_lp_solves:
+                    p, L = self.problem, self._layout
+                    complete = AlignmentCompletion(
+                        L, p.node_pairs, p.edge_pairs, p.edge_pair_nodes, p.n1, p.n2, p.n_edges1, p.n_edges2
+                    )
+                    cols = np.arange(L["node_map"].start, L["node_map"].stop)
+                    self._bb = LPBranchAndBound(self._lp, cols, p.node_pairs, complete, self.bb_max_lp_solves)
         return self._model
 
     # -- solving --------------------------------------------------------------------------
@@ -1061,8 +986,8 @@ class GraphAlignmentILP:
         ----------
         part_scores : GraphPartScores with the shapes of ``problem.sizes()``.
         time_limit : seconds for this call (LP and ILP stages), overriding the constructor's.
-        mip_start : GraphAlignment to start the ILP from instead of the empty alignment
-            (among tied optima the ILP's answer may depend on it).
+        mip_start : GraphAlignment to start the ILP (stage 4) from instead of the empty
+            alignment (among tied optima the ILP's answer may depend on it).
         """
         t0 = time.perf_counter()
         if not isinstance(part_scores, GraphPartScores):
@@ -1106,6 +1031,17 @@ class GraphAlignmentILP:
                     stats.update(solver="lp", time=time.perf_counter() - t0, nodes=0, status=EXACT)
                     return DecodeResult(GraphAlignment._trusted(self.problem, z, self._layout), score, EXACT, stats)
                 stats["lp_integral"] = False  # numerically borderline LP: let the ILP decide
+            elif lp_x is not None and self._bb is not None:
+                t_bb = time.perf_counter()
+                deadline = None if tl is None else t0 + tl
+                outcome, z, score, n_lp = self._bb.solve(obj, lp_value, lp_x, deadline)
+                stats.update(bb_lp_solves=n_lp, bb_outcome=outcome, bb_time=time.perf_counter() - t_bb)
+                if outcome == "optimal":
+                    stats.update(solver="bb", time=time.perf_counter() - t0, nodes=n_lp, status=EXACT)
+                    return DecodeResult(GraphAlignment._trusted(self.problem, z, self._layout), score, EXACT, stats)
+                if outcome == "infeasible":
+                    stats.update(solver="bb", time=time.perf_counter() - t0, nodes=n_lp, status=INFEASIBLE)
+                    return DecodeResult(None, -np.inf, INFEASIBLE, stats)
         res = model.solve(obj, mip_start=self._empty if start is None else start, time_limit=tl)
         ilp_stats = dict(res.stats)
         ilp_stats["solver_time"] = ilp_stats.pop("time")
