@@ -119,22 +119,27 @@ def cold(X):
 
 
 def timed_fit(make, X, Y, n_jobs):
+    """One fit on a fresh copy of X: (seconds, model, its passes).  The passes are logged
+    (``parallel.pass_log`` without byte counts: a few time stamps per chunk) for the
+    per-chunk cost of the cost model."""
+    from latentstruct.parallel import pass_log
+
     X = cold(X)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), pass_log(count_bytes=False) as passes:
         warnings.simplefilter("ignore", ConvergenceWarning)
         t = time.perf_counter()
         model = make(n_jobs).fit(X, Y)
-        return time.perf_counter() - t, model
+        return time.perf_counter() - t, model, passes
 
 
 def repeated_fit(make, X, Y, n_jobs, repeats):
     """The median wall time of ``repeats`` timed fits (this machine's fit times vary by
-    about 10 % from run to run), the last model, and every time."""
-    times, model = [], None
-    for _ in range(repeats):
-        t, model = timed_fit(make, X, Y, n_jobs)
-        times.append(round(t, 2))
-    return float(np.median(times)), model, times
+    about 10 % from run to run), the last model, every time, and the passes of the median
+    fit."""
+    runs = [timed_fit(make, X, Y, n_jobs) for _ in range(repeats)]
+    times = [round(t, 2) for t, _, _ in runs]
+    median = sorted(runs, key=lambda r: r[0])[(len(runs) - 1) // 2]
+    return float(np.median(times)), runs[-1][1], times, median[2]
 
 
 def warm_up(make, X, Y, n_jobs):
@@ -156,8 +161,12 @@ def profile_serial(make, X, Y):
     time and the bytes each pass would move (docs/scaling.md's cost model)."""
     from latentstruct.parallel import pass_log
 
-    with pass_log() as passes:
-        total_s, _ = timed_fit(make, X, Y, 1)
+    X = cold(X)
+    with warnings.catch_warnings(), pass_log() as passes:
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        t = time.perf_counter()
+        make(1).fit(X, Y)
+        total_s = time.perf_counter() - t
     inference_s = sum(p["seconds"] for p in passes)
     return {"passes": len(passes), "fit_s": round(total_s, 3),
             "inference_s": round(inference_s, 3),
@@ -167,29 +176,90 @@ def profile_serial(make, X, Y):
             if passes else 0}
 
 
-def predict_speedup(profile, per_chunk_s, workers, bandwidth):
-    """T(P) = T_serial + T_inference/P + passes * (P * per_chunk_s + (P * w_bytes +
-    result_bytes) / bandwidth), against T(1) = T_serial + T_inference."""
+def pass_breakdown(passes, workers):
+    """Where the wall time of a parallel fit's passes went, from ``parallel.pass_log``'s
+    time stamps (the driver's and the workers' ``perf_counter``: one clock on one machine).
+
+    Per pass, the workers' *span* is the kernel time of the busiest worker; *imbalance* is
+    the span less the mean kernel time per worker (what an uneven cut costs); *setup* is
+    the time a worker spent loading the shared data before its chunk (once per block and
+    worker); the *overhead* is the rest of the pass's wall time, ``wall - span - setup``:
+    the driver's own work (``prep``: cutting the pass; then wiring, pickling, submitting),
+    the wait until the first worker starts (``dispatch``), the later start of the other
+    workers, and the wait after the last one ends until its results are in (``collect``).
+    The per-chunk cost ``c`` is the overhead divided by the number of chunks, over all
+    passes.  ``inflation`` is the workers' total kernel time against the serial
+    inference time (contention for cores, caches rebuilt in each worker)."""
+    par = [p for p in passes if p.get("chunks")]
+    if not par:
+        return None
+    keys = ("wall", "span", "imbalance", "setup", "overhead", "prep", "dispatch", "collect",
+            "busy")
+    tot = dict.fromkeys(keys, 0.0)
+    chunks = 0
+    for p in par:
+        per_worker: dict = {}
+        for c in p["chunks"]:
+            w = per_worker.setdefault(c["worker"], [0.0, 0.0, np.inf, -np.inf])
+            w[0] += c["busy"]
+            w[1] += c["setup"]
+            w[2] = min(w[2], c["began"] - c["setup"])
+            w[3] = max(w[3], c["ended"])
+        busy = sum(w[0] for w in per_worker.values())
+        span = max(w[0] for w in per_worker.values())
+        setup = max(w[1] for w in per_worker.values())
+        tot["wall"] += p["seconds"]
+        tot["span"] += span
+        tot["busy"] += busy
+        tot["imbalance"] += span - busy / min(workers, len(p["chunks"]))
+        tot["setup"] += setup
+        tot["overhead"] += p["seconds"] - span - setup
+        tot["prep"] += p["began"] - p["called"]
+        tot["dispatch"] += min(w[2] for w in per_worker.values()) - p["began"]
+        tot["collect"] += p["ended"] - max(w[3] for w in per_worker.values())
+        chunks += len(p["chunks"])
+    out = {k: round(v, 4) for k, v in tot.items()}
+    out.update(passes=len(par), chunks=chunks,
+               per_chunk_s=round(tot["overhead"] / chunks, 5),
+               imbalance_share=round(tot["imbalance"] / max(tot["busy"] / workers, 1e-9), 4),
+               per_chunk_parts_ms={k: round(1e3 * tot[k] / chunks, 2)
+                                   for k in ("prep", "dispatch", "collect", "overhead")})
+    return out
+
+
+def predict_speedup(profile, per_chunk_s, workers, bandwidth, imbalance=0.0, setup_s=0.0):
+    """T(P) = T_serial + T_inference (1 + u) / P + setup + passes * (P * per_chunk_s +
+    (P * w_bytes + result_bytes) / bandwidth), against T(1) = T_serial + T_inference;
+    ``u`` is the measured imbalance share, ``setup`` the workers' loading of the shared
+    data (once per fit, in parallel)."""
     t1 = profile["serial_s"] + profile["inference_s"]
     comm = (workers * profile["arg_bytes_per_pass"] + profile["result_bytes_per_pass"]) / bandwidth
-    tp = (profile["serial_s"] + profile["inference_s"] / workers
+    tp = (profile["serial_s"] + profile["inference_s"] * (1 + imbalance) / workers + setup_s
           + profile["passes"] * (workers * per_chunk_s + comm))
     return t1 / tp
 
 
 def cost_model(profile, out, workers, bandwidth):
-    """Fit the per-chunk cost from the measured Dask run at ``workers`` and predict the
-    speed-up at 10 and 100 workers (docs/scaling.md)."""
+    """The per-chunk cost measured in the Dask run at ``workers`` (``breakdown``: the
+    passes' overhead per chunk, imbalance and data loading apart) and the speed-up it
+    predicts at 10 and 100 workers (docs/scaling.md).  ``lumped_per_chunk_s`` is the
+    former fit, (fit time - ideal time) / (passes * workers), which charged everything
+    (imbalance, contention, the serial part's own variation) to the chunks."""
     dask = out.get("dask", {})
     if "fit_s" not in dask or not profile["passes"]:
         return None
     t_ideal = profile["serial_s"] + profile["inference_s"] / workers
-    per_chunk = max(dask["fit_s"] - t_ideal, 0.0) / (profile["passes"] * workers)
-    return {"per_chunk_s": round(per_chunk, 5), "bandwidth_bytes_s": bandwidth,
+    lumped = max(dask["fit_s"] - t_ideal, 0.0) / (profile["passes"] * workers)
+    b = dask.get("breakdown")
+    per_chunk = b["per_chunk_s"] if b else lumped
+    u = b["imbalance_share"] if b else 0.0
+    setup = b["setup"] if b else 0.0
+    return {"per_chunk_s": round(per_chunk, 5), "lumped_per_chunk_s": round(lumped, 5),
+            "imbalance_share": u, "setup_s": setup, "bandwidth_bytes_s": bandwidth,
             "inference_share": round(profile["inference_s"] / max(profile["fit_s"], 1e-9), 3),
             "amdahl_bound": round(profile["fit_s"] / max(profile["serial_s"], 1e-9), 2),
             "predicted_speedup": {str(p): round(predict_speedup(profile, per_chunk, p,
-                                                                bandwidth), 2)
+                                                                bandwidth, u, setup), 2)
                                   for p in (workers, 10, 100)}}
 
 
@@ -197,7 +267,7 @@ def run_job(name, job, backends, workers, bandwidth, repeats):
     make, X, Y, weights = job
     log(f"[{name}] {len(X)} examples; serial fit ...")
     warm_up(make, X, Y, 1)
-    serial_s, serial, serial_runs = repeated_fit(make, X, Y, 1, repeats)
+    serial_s, serial, serial_runs, _ = repeated_fit(make, X, Y, 1, repeats)
     log(f"[{name}] serial: {serial_s:.1f}s ({serial.n_iter_} iterations; runs {serial_runs})")
     out = {"n_examples": len(X), "n_iter": int(serial.n_iter_), "serial_s": round(serial_s, 2),
            "serial_runs_s": serial_runs}
@@ -216,12 +286,22 @@ def run_job(name, job, backends, workers, bandwidth, repeats):
         with compute_context(ns, quiet=True):
             start_s = time.perf_counter() - t
             warm_up(make, X, Y, workers)
-            fit_s, model, runs = repeated_fit(make, X, Y, workers, repeats)
+            fit_s, model, runs, passes = repeated_fit(make, X, Y, workers, repeats)
         diff = float(np.max(np.abs(weights(model) - weights(serial)))) if len(weights(serial)) else 0.0
+        breakdown = pass_breakdown(passes, workers)
+        if breakdown:
+            breakdown["inflation"] = round(breakdown["busy"] / max(profile["inference_s"], 1e-9),
+                                           3)
         out[backend] = {"fit_s": round(fit_s, 2), "speedup": round(serial_s / fit_s, 3),
-                        "max_abs_diff": diff, "start_s": round(start_s, 2), "runs_s": runs}
+                        "max_abs_diff": diff, "start_s": round(start_s, 2), "runs_s": runs,
+                        "breakdown": breakdown}
         log(f"[{name}] {backend}: {fit_s:.1f}s, speed-up {serial_s / fit_s:.2f}x, "
             f"max |coef diff| {diff:.1e} (cluster start {start_s:.1f}s; runs {runs})")
+        if breakdown:
+            log(f"[{name}] {backend}: per chunk {1e3 * breakdown['per_chunk_s']:.1f} ms "
+                f"({breakdown['per_chunk_parts_ms']}); imbalance "
+                f"{100 * breakdown['imbalance_share']:.1f} %; workers' kernel time "
+                f"{breakdown['inflation']:.2f}x the serial inference")
     out["model"] = cost_model(profile, out, workers, bandwidth)
     return out
 

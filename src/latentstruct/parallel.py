@@ -483,27 +483,31 @@ def _resolve(x, name):
 class _Result(_Payload):
     """A chunk's list as it comes back from a worker, with where and how long it ran:
     ``times`` holds :func:`~latentstruct.parallel_schedule.timed_call`'s sub-range times
-    (the cost of each example, for cutting the next pass), ``worker`` the process (or
-    thread) id.  One pickle: Dask serialises a bare list item by item (a frame per element,
-    and per numpy array in it), which cost ~0.5 ms per decoded example on LCLR."""
+    (the cost of each example, for cutting the next pass), ``setup`` the seconds spent
+    before them (loading shared data: once per block and worker), ``worker`` the process
+    (or thread) id.  One pickle: Dask serialises a bare list item by item (a frame per
+    element, and per numpy array in it), which cost ~0.5 ms per decoded example on LCLR."""
 
-    __slots__ = ("times", "worker")
+    __slots__ = ("setup", "times", "worker")
 
-    def __init__(self, value, times, worker):
-        self.value, self.times, self.worker = value, times, worker
+    def __init__(self, value, times, worker, setup=0.0):
+        self.value, self.times, self.worker, self.setup = value, times, worker, setup
 
     def __getstate__(self):
-        return (self.value, self.times, self.worker)
+        return (self.value, self.times, self.worker, self.setup)
 
     def __setstate__(self, state):
-        self.value, self.times, self.worker = state
+        self.value, self.times, self.worker, self.setup = state
 
 
 def _run_chunk(fn, a: int, b: int, names: tuple, *args) -> _Result:
     """What a process or cluster worker runs: ``fn`` over ``a .. b-1`` (timed, in
     sub-ranges) with shared parts turned into the objects."""
-    value, times = timed_call(fn, a, b, [_resolve(x, name) for x, name in zip(args, names)])
-    return _Result(value, times, os.getpid())
+    t0 = time.perf_counter()
+    resolved = [_resolve(x, name) for x, name in zip(args, names)]
+    setup = time.perf_counter() - t0
+    value, times = timed_call(fn, a, b, resolved)
+    return _Result(value, times, os.getpid(), setup)
 
 
 def _run_local(fn, a: int, b: int, args) -> _Result:
@@ -517,7 +521,7 @@ _PASS_LOG: contextvars.ContextVar = contextvars.ContextVar("latentstruct_pass_lo
 
 
 @contextmanager
-def pass_log():
+def pass_log(count_bytes: bool = True):
     """Record every :func:`parallel_chunks` pass run inside the block: a list of dicts with
     ``fn`` (the kernel's name), ``items``, ``jobs``, ``seconds`` (wall time of the pass),
     ``arg_bytes`` (pickled size of the per-pass arguments: everything but shared parts and
@@ -527,10 +531,11 @@ def pass_log():
     its start and when its last result was in) and ``chunks``: per chunk ``start``,
     ``stop``, ``worker`` (its process or thread id), ``busy`` (seconds in the kernel),
     ``began`` and ``ended`` (the worker's ``perf_counter``, the same clock on one
-    machine).  For measuring (benchmarks/scaling.py's cost model); the byte counts cost a
-    pickling per pass."""
+    machine) and ``setup`` (seconds loading shared data first).  For measuring
+    (benchmarks/scaling.py's cost model); the byte counts cost a pickling per pass, and
+    ``count_bytes=False`` leaves them out (0) for timing a fit under the log."""
     log: list = []
-    token = _PASS_LOG.set(log)
+    token = _PASS_LOG.set((log, count_bytes))
     try:
         yield log
     finally:
@@ -538,12 +543,15 @@ def pass_log():
 
 
 def _logged(fn, n_items, jobs, args, start, out, record) -> None:
-    log = _PASS_LOG.get()
+    seconds = time.perf_counter() - start
+    log, count_bytes = _PASS_LOG.get()
+
+    def size(x) -> int:
+        return len(pickle.dumps(x, protocol=pickle.HIGHEST_PROTOCOL)) if count_bytes else 0
+
     small = [a for a in args if not isinstance(a, (_Part, _Rows))]
     log.append({"fn": getattr(fn, "__name__", str(fn)), "items": n_items, "jobs": jobs,
-                "seconds": time.perf_counter() - start,
-                "arg_bytes": len(pickle.dumps(small, protocol=pickle.HIGHEST_PROTOCOL)),
-                "result_bytes": len(pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)),
+                "seconds": seconds, "arg_bytes": size(small), "result_bytes": size(out),
                 **record})
 
 
@@ -576,7 +584,7 @@ def parallel_chunks(
     if _PASS_LOG.get() is None:
         return _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc, None)
     start = time.perf_counter()
-    record: dict = {}
+    record: dict = {"called": start}
     out = _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc, record)
     _logged(fn, n_items, effective_n_jobs(n_jobs), args, start, out, record)
     return out
@@ -654,7 +662,8 @@ def _taken(parts, done: list):
 def _chunk_record(bounds, r: _Result) -> dict:
     busy = sum(t[3] for t in r.times)
     return {"start": bounds[0], "stop": bounds[1], "worker": r.worker, "busy": busy,
-            "began": r.times[0][2], "ended": r.times[-1][2] + r.times[-1][3]}
+            "began": r.times[0][2], "ended": r.times[-1][2] + r.times[-1][3],
+            "setup": r.setup}
 
 
 def sends_to_other_processes(n_jobs) -> bool:

@@ -7,9 +7,9 @@ over 1 kB to one worker first; measured on a loopback cluster, a pass of two chu
 ~40 ms more than the chunks themselves, against ~14 ms when submitted directly.  The
 backend's client, its workers and ``n_jobs`` are used as configured.
 
-Each chunk is submitted as soon as it is ready (the first chunk runs while the driver
-prepares the next), to the worker holding its copy of the shared block, and the results
-are fetched in one ``gather`` (one round trip per worker, not one per chunk).
+A pass's chunks go to the scheduler in one message (``Client.map``), each to the worker
+holding its copy of the shared block, and the results are fetched in one ``gather`` (one
+round trip per worker, not one per chunk).
 """
 
 from __future__ import annotations
@@ -39,9 +39,10 @@ def dask_chunks(backend, fn, bounds, args) -> list:
             return big[id(x)]
         return x
 
-    futures = []
+    futures: list = []
     try:
         workers = None
+        calls = []
         for k, (a, b) in enumerate(bounds):
             names, wired = _wire_args(args, "dask", backend, a, b)
             if k == 0:
@@ -53,18 +54,20 @@ def dask_chunks(backend, fn, bounds, args) -> list:
                     raise bad
                 refs = [x for x in wired if isinstance(x, _DaskRef)]
                 workers = sorted(refs[0].placed) if refs else None
-            if workers is None:  # no shared block: Dask places the chunk
-                futures.append(client.submit(_run_chunk, fn, a, b, names,
-                                             *[travel(x) for x in wired], pure=False))
-                continue
-            # chunk k runs where its copy of the shared block is (round robin over the
-            # workers the block was sent to); the kernel finds each part by (token, name)
-            addr = workers[k % len(workers)]
-            names = tuple((x.token, x.name) if isinstance(x, _DaskRef) else nm
-                          for x, nm in zip(wired, names))
-            wired = [x.placed[addr] if isinstance(x, _DaskRef) else travel(x) for x in wired]
-            futures.append(client.submit(_run_chunk, fn, a, b, names, *wired, pure=False,
-                                         workers=[addr], allow_other_workers=True))
+            if workers is not None:
+                # chunk k runs where its copy of the shared block is (round robin over the
+                # workers the block was sent to); the kernel finds each part by (token, name)
+                addr = workers[k % len(workers)]
+                names = tuple((x.token, x.name) if isinstance(x, _DaskRef) else nm
+                              for x, nm in zip(wired, names))
+                wired = [x.placed[addr] if isinstance(x, _DaskRef) else x for x in wired]
+            calls.append([fn, a, b, names, *[travel(x) for x in wired]])
+        # One message for the whole pass: chunks submitted one by one wait for the client's
+        # batched stream to the scheduler (10 ms apart; a pass on a loopback cluster took
+        # ~30 ms against ~17 ms).  The scheduler places each chunk on the worker holding
+        # its copy of the block (its only dependency of any size); no restriction is
+        # needed, and map() would set one for every chunk.
+        futures = client.map(_run_chunk, *zip(*calls), pure=False)
         return client.gather(futures)
     except BaseException:
         client.cancel(futures)  # an error or Ctrl-C: nothing keeps running for this pass
