@@ -46,14 +46,12 @@ and it is released (temp file removed, futures and object refs dropped) when the
 per example, a test set, StructuredSVM's mini-batches): each chunk then carries only its
 own rows, once.
 
-**Numba.**  Kernels compiled with ``cache=True`` are cached where numba finds a writable
-place: ``NUMBA_CACHE_DIR`` if set (set it in the workers' environment: loky workers inherit
-the parent's, a Dask or Ray worker has its own), else the package's ``__pycache__``, else
-numba's per-user cache directory.  When none of these is writable (a read-only install
-and home on a cluster node), importing this module points ``NUMBA_CACHE_DIR`` at a
-per-user directory under the temp folder, so that workers compile once and load after;
-shared data is unpickled only after this module, so that happens before any kernel is
-compiled in a worker.
+**Numba.**  Workers need a writable numba cache for kernels compiled with ``cache=True``:
+importing this module settles one (:mod:`latentstruct.parallel_numba`), and shared data
+is unpickled only after it.
+
+**Chunks** are cut by each example's measured cost in the fit's earlier passes, not by
+count (:mod:`latentstruct.parallel_schedule`); the results never depend on the cut.
 """
 
 from __future__ import annotations
@@ -74,10 +72,23 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from joblib.parallel import BACKENDS, get_active_backend
 
-from .data.progress import progress_bar, progress_enabled
+from .data.progress import progress_enabled
 from .exceptions import ConfigError
 from .parallel_numba import _writable_dir, ensure_numba_cache  # noqa: F401 - settles the cache
-from .parallel_schedule import CostMemory, chunk_bounds, timed_call
+from .parallel_schedule import (
+    CostMemory,
+    chunk_bounds,
+    chunk_record,
+    gather,
+    log_pass,
+    logging,
+    _Rows,
+    _Window,
+    pass_log,
+    rows,
+    timed_call,
+    with_progress,
+)
 
 __all__ = ["SharedData", "chunk_bounds", "ensure_numba_cache", "fit_session", "parallel_chunks",
            "pass_log", "rows", "sends_to_other_processes", "shared", "worker_copy"]
@@ -120,35 +131,6 @@ class _Part:
     def __reduce__(self):
         raise TypeError("a shared-data part is resolved by parallel_chunks; pass it in "
                         "args=(...), not inside another object")
-
-
-class _Rows:
-    """``rows(seq)``: chunk ``(a, b)`` receives only ``seq[a:b]``."""
-
-    __slots__ = ("seq",)
-
-    def __init__(self, seq):
-        self.seq = seq
-
-
-class _Window:
-    """Rows ``start .. start+len(items)-1`` of a sequence, indexed by their positions in the
-    whole sequence (so that a kernel's ``X[a:b]`` and ``X[k]`` read the same either way)."""
-
-    __slots__ = ("items", "start")
-
-    def __init__(self, items, start: int):
-        self.items, self.start = items, start
-
-    def __getitem__(self, key):
-        if isinstance(key, slice):
-            if key.step not in (None, 1) or key.start is None or key.stop is None:
-                raise IndexError(f"a chunk's rows take [a:b] with explicit bounds, got {key}")
-            return self.items[key.start - self.start:key.stop - self.start]
-        return self.items[int(key) - self.start]
-
-    def __len__(self):
-        return len(self.items)
 
 
 class _FileRef:
@@ -425,12 +407,6 @@ def shared(**parts):
         block.close()
 
 
-def rows(seq) -> _Rows:
-    """Mark ``seq`` (one entry per item) so that chunk ``(a, b)`` receives only its rows;
-    the kernel still indexes it by global position (``seq[a:b]``, ``seq[k]``)."""
-    return _Rows(seq)
-
-
 # --------------------------------------------------------------------------------------
 # the map
 
@@ -516,45 +492,6 @@ def _run_local(fn, a: int, b: int, args) -> _Result:
     return _Result(value, times, threading.get_ident())
 
 
-_PASS_LOG: contextvars.ContextVar = contextvars.ContextVar("latentstruct_pass_log",
-                                                           default=None)
-
-
-@contextmanager
-def pass_log(count_bytes: bool = True):
-    """Record every :func:`parallel_chunks` pass run inside the block: a list of dicts with
-    ``fn`` (the kernel's name), ``items``, ``jobs``, ``seconds`` (wall time of the pass),
-    ``arg_bytes`` (pickled size of the per-pass arguments: everything but shared parts and
-    rows, i.e. what a process or cluster worker receives each pass, once per chunk or
-    worker) and ``result_bytes`` (pickled size of the results sent back).  A pass that ran
-    on workers also has ``began`` and ``ended`` (the driver's ``time.perf_counter()`` at
-    its start and when its last result was in) and ``chunks``: per chunk ``start``,
-    ``stop``, ``worker`` (its process or thread id), ``busy`` (seconds in the kernel),
-    ``began`` and ``ended`` (the worker's ``perf_counter``, the same clock on one
-    machine) and ``setup`` (seconds loading shared data first).  For measuring
-    (benchmarks/scaling.py's cost model); the byte counts cost a pickling per pass, and
-    ``count_bytes=False`` leaves them out (0) for timing a fit under the log."""
-    log: list = []
-    token = _PASS_LOG.set((log, count_bytes))
-    try:
-        yield log
-    finally:
-        _PASS_LOG.reset(token)
-
-
-def _logged(fn, n_items, jobs, args, start, out, record) -> None:
-    seconds = time.perf_counter() - start
-    log, count_bytes = _PASS_LOG.get()
-
-    def size(x) -> int:
-        return len(pickle.dumps(x, protocol=pickle.HIGHEST_PROTOCOL)) if count_bytes else 0
-
-    small = [a for a in args if not isinstance(a, (_Part, _Rows))]
-    log.append({"fn": getattr(fn, "__name__", str(fn)), "items": n_items, "jobs": jobs,
-                "seconds": seconds, "arg_bytes": size(small), "result_bytes": size(out),
-                **record})
-
-
 def parallel_chunks(
     fn: Callable[..., list],
     n_items: int,
@@ -581,13 +518,18 @@ def parallel_chunks(
     the backend: learners' kernels are per example, and the results are reassembled in
     example order.
     """
-    if _PASS_LOG.get() is None:
+    if not logging():
         return _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc, None)
     start = time.perf_counter()
     record: dict = {"called": start}
     out = _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc, record)
-    _logged(fn, n_items, effective_n_jobs(n_jobs), args, start, out, record)
+    small = [a for a in args if not isinstance(a, (_Part, _Rows))]
+    log_pass(fn, n_items, effective_n_jobs(n_jobs), start, record, _pickled_size, small, out)
     return out
+
+
+def _pickled_size(obj) -> int:
+    return len(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def _cost_key(fn, args, n_items):
@@ -608,7 +550,7 @@ def _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc, record) -> list:
         if progress_enabled() and n_items > 1:
             bounds = chunk_bounds(n_items, min(n_items, _PROGRESS_CHUNKS))
             local = _local_args(args)
-            return _with_progress((fn(a, b, *local) for a, b in bounds), bounds, desc)
+            return with_progress((fn(a, b, *local) for a, b in bounds), bounds, desc)
         return list(fn(0, n_items, *_local_args(args)))
     backend, _ = get_active_backend(prefer=prefer)
     transport = _transport(backend)
@@ -642,12 +584,12 @@ def _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc, record) -> list:
                                   max_nbytes=None, batch_size=1))
         parts = parallel(calls)
     done: list = []  # the chunks' _Result, values taken out as they are gathered
-    out = _gather(_taken(parts, done), bounds, desc)
+    out = gather(_taken(parts, done), bounds, desc)
     if owner is not None:
         owner.costs.record(key, n_items, bounds, [r.times for r in done])
     if record is not None:
         record["ended"] = time.perf_counter()
-        record["chunks"] = [_chunk_record(ab, r) for ab, r in zip(bounds, done)]
+        record["chunks"] = [chunk_record(ab, r) for ab, r in zip(bounds, done)]
     return out
 
 
@@ -659,13 +601,6 @@ def _taken(parts, done: list):
         yield value
 
 
-def _chunk_record(bounds, r: _Result) -> dict:
-    busy = sum(t[3] for t in r.times)
-    return {"start": bounds[0], "stop": bounds[1], "worker": r.worker, "busy": busy,
-            "began": r.times[0][2], "ended": r.times[-1][2] + r.times[-1][3],
-            "setup": r.setup}
-
-
 def sends_to_other_processes(n_jobs) -> bool:
     """True when passes with ``n_jobs`` would run outside this process (loky, Dask, Ray, ...):
     every pass then ships its arguments, so many small passes cost more than they gain."""
@@ -673,28 +608,3 @@ def sends_to_other_processes(n_jobs) -> bool:
         return False
     backend, _ = get_active_backend(prefer="threads")
     return _transport(backend) != "local"
-
-
-def _gather(parts, bounds, desc: str) -> list:
-    """The chunks' lists (in order) as one list, under a bar when bars are on."""
-    if progress_enabled():
-        return _with_progress(parts, bounds, desc)
-    out: list = []
-    for part in parts:
-        out.extend(part)
-    return out
-
-
-def _with_progress(parts, bounds, desc: str) -> list:
-    """Gather ``parts`` (the chunks' results, in order) under a bar (shown after 2 s).
-    Passes run in more, smaller chunks then; a backend that cannot stream results (Ray,
-    multiprocessing) moves the bar once, at the end.  Learners' results never depend on
-    the chunking (``n_jobs`` must not change a model, so kernels are per example; seeded
-    tie-breaks carry one seed per example)."""
-    n_items = bounds[-1][1]
-    out: list = []
-    with progress_bar(n_items, desc, unit="ex") as bar:
-        for (a, b), p in zip(bounds, parts):
-            out.extend(p)
-            bar.update(b - a)
-    return out

@@ -21,13 +21,17 @@ serial fit).
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = ["PROBES", "CostMemory", "balanced_bounds", "chunk_bounds", "timed_call"]
+from .data.progress import progress_bar, progress_enabled
+
+__all__ = ["PROBES", "CostMemory", "balanced_bounds", "chunk_bounds", "pass_log", "rows", "timed_call"]
 
 #: timed sub-ranges per chunk (a worker calls the kernel once per sub-range; learners'
 #: kernels are per example, so this is the same as more, smaller chunks)
@@ -128,3 +132,116 @@ class CostMemory:
     def estimate(self, key):
         """The per-item cost estimate of ``key`` (None before its first timed pass)."""
         return self._costs.get(key)
+
+
+class _Rows:
+    """``rows(seq)``: chunk ``(a, b)`` receives only ``seq[a:b]``."""
+
+    __slots__ = ("seq",)
+
+    def __init__(self, seq):
+        self.seq = seq
+
+
+class _Window:
+    """Rows ``start .. start+len(items)-1`` of a sequence, indexed by their positions in the
+    whole sequence (so that a kernel's ``X[a:b]`` and ``X[k]`` read the same either way)."""
+
+    __slots__ = ("items", "start")
+
+    def __init__(self, items, start: int):
+        self.items, self.start = items, start
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            if key.step not in (None, 1) or key.start is None or key.stop is None:
+                raise IndexError(f"a chunk's rows take [a:b] with explicit bounds, got {key}")
+            return self.items[key.start - self.start:key.stop - self.start]
+        return self.items[int(key) - self.start]
+
+    def __len__(self):
+        return len(self.items)
+
+
+def rows(seq) -> _Rows:
+    """Mark ``seq`` (one entry per item) so that chunk ``(a, b)`` receives only its rows;
+    the kernel still indexes it by global position (``seq[a:b]``, ``seq[k]``)."""
+    return _Rows(seq)
+
+
+# --------------------------------------------------------------------------------------
+# gathering a pass, and the pass log
+
+
+def gather(parts, bounds, desc: str) -> list:
+    """The chunks' lists (in order) as one list, under a bar when bars are on."""
+    if progress_enabled():
+        return with_progress(parts, bounds, desc)
+    out: list = []
+    for part in parts:
+        out.extend(part)
+    return out
+
+
+def with_progress(parts, bounds, desc: str) -> list:
+    """Gather ``parts`` (the chunks' results, in order) under a bar (shown after 2 s).
+    Passes run in more, smaller chunks then; a backend that cannot stream results (Ray,
+    multiprocessing) moves the bar once, at the end.  Learners' results never depend on
+    the chunking (``n_jobs`` must not change a model, so kernels are per example; seeded
+    tie-breaks carry one seed per example)."""
+    n_items = bounds[-1][1]
+    out: list = []
+    with progress_bar(n_items, desc, unit="ex") as bar:
+        for (a, b), p in zip(bounds, parts):
+            out.extend(p)
+            bar.update(b - a)
+    return out
+
+
+def chunk_record(bounds, r) -> dict:
+    """A chunk's entry in the pass log, from its bounds and its ``_Result``."""
+    busy = sum(t[3] for t in r.times)
+    return {"start": bounds[0], "stop": bounds[1], "worker": r.worker, "busy": busy,
+            "began": r.times[0][2], "ended": r.times[-1][2] + r.times[-1][3],
+            "setup": r.setup}
+
+
+_PASS_LOG: contextvars.ContextVar = contextvars.ContextVar("latentstruct_pass_log",
+                                                           default=None)
+
+
+@contextmanager
+def pass_log(count_bytes: bool = True):
+    """Record every :func:`parallel_chunks` pass run inside the block: a list of dicts with
+    ``fn`` (the kernel's name), ``items``, ``jobs``, ``seconds`` (wall time of the pass),
+    ``arg_bytes`` (pickled size of the per-pass arguments: everything but shared parts and
+    rows, i.e. what a process or cluster worker receives each pass, once per chunk or
+    worker) and ``result_bytes`` (pickled size of the results sent back).  A pass that ran
+    on workers also has ``began`` and ``ended`` (the driver's ``time.perf_counter()`` at
+    its start and when its last result was in) and ``chunks``: per chunk ``start``,
+    ``stop``, ``worker`` (its process or thread id), ``busy`` (seconds in the kernel),
+    ``began`` and ``ended`` (the worker's ``perf_counter``, the same clock on one
+    machine) and ``setup`` (seconds loading shared data first).  For measuring
+    (benchmarks/scaling.py's cost model); the byte counts cost a pickling per pass, and
+    ``count_bytes=False`` leaves them out (0) for timing a fit under the log."""
+    log: list = []
+    token = _PASS_LOG.set((log, count_bytes))
+    try:
+        yield log
+    finally:
+        _PASS_LOG.reset(token)
+
+
+def logging() -> bool:
+    """Whether a :func:`pass_log` block is open."""
+    return _PASS_LOG.get() is not None
+
+
+def log_pass(fn, n_items, jobs, start, record, size, small, out) -> None:
+    """Append a pass to the open log: ``size(obj)`` is an object's pickled size (the seam's
+    pickling), ``small`` the per-pass arguments, ``out`` the results."""
+    seconds = time.perf_counter() - start
+    log, count_bytes = _PASS_LOG.get()
+    log.append({"fn": getattr(fn, "__name__", str(fn)), "items": n_items, "jobs": jobs,
+                "seconds": seconds, "arg_bytes": size(small) if count_bytes else 0,
+                "result_bytes": size(out) if count_bytes else 0, **record})
