@@ -92,11 +92,11 @@ def test_timed_call_gives_the_kernels_list_and_times_its_sub_ranges():
     value, times = timed_call(_squares, 5, 105, (3,))
     assert value == _squares(5, 105, 3)
     assert len(times) == parallel_schedule.PROBES
-    assert [(s, t) for s, t, _, _ in times] == [(5 + a, 5 + b) for a, b in
-                                                 chunk_bounds(100, parallel_schedule.PROBES)]
-    assert all(sec >= 0 for _, _, _, sec in times)
+    assert [(s, t) for s, t, _, _, _ in times] == [(5 + a, 5 + b) for a, b in
+                                                    chunk_bounds(100, parallel_schedule.PROBES)]
+    assert all(wall >= 0 and cpu >= 0 for _, _, _, wall, cpu in times)
     value, times = timed_call(_squares, 0, 3, (0,))  # fewer items than probes
-    assert value == [0, 1, 4] and [(s, t) for s, t, _, _ in times] == [(0, 1), (1, 2), (2, 3)]
+    assert value == [0, 1, 4] and [t[:2] for t in times] == [(0, 1), (1, 2), (2, 3)]
 
 
 # ---------------------------------------------------------------------------- the memory
@@ -104,7 +104,8 @@ def fake_times(costs, bounds):
     """timed_call's report for ``bounds`` when item k costs costs[k] seconds."""
     out = []
     for a, b in bounds:
-        out.append([(a + s, a + t, 0.0, float(np.sum(costs[a + s:a + t])))
+        out.append([(a + s, a + t, 0.0, 2.0 * float(np.sum(costs[a + s:a + t])),
+                     float(np.sum(costs[a + s:a + t])))  # wall: twice the CPU time (load)
                     for s, t in chunk_bounds(b - a, parallel_schedule.PROBES)])
     return out
 
@@ -142,7 +143,7 @@ def test_the_memory_keeps_a_cut_that_is_nearly_balanced():
 
 def test_an_untimed_chunk_teaches_the_memory_nothing():
     memory = CostMemory()
-    memory.record("k", 10, [(0, 5), (5, 10)], [None, [(5, 10, 0.0, 1.0)]])
+    memory.record("k", 10, [(0, 5), (5, 10)], [None, [(5, 10, 0.0, 1.0, 1.0)]])
     assert memory.estimate("k") is None
 
 

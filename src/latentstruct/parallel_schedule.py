@@ -84,15 +84,17 @@ def slowest_share(costs, bounds) -> float:
 
 def timed_call(fn: Callable[..., list], a: int, b: int, args) -> tuple[list, list]:
     """``fn`` over ``a .. b-1`` in up to :data:`PROBES` contiguous sub-ranges: (the
-    concatenated list, [(start, stop, started_at, seconds)] per sub-range), times from
-    ``time.perf_counter`` (the system's monotonic clock: comparable between processes of
-    one machine, which the benchmark's per-chunk cost uses)."""
+    concatenated list, [(start, stop, began, wall, cpu)] per sub-range).  ``began`` and
+    ``wall`` come from ``time.perf_counter`` (the system's monotonic clock: comparable
+    between processes of one machine; the benchmark's per-chunk cost uses them), ``cpu``
+    from ``time.thread_time``: the cost estimates use it, so that a worker preempted by
+    other load does not make its examples look costly."""
     out: list = []
     times = []
     for s, t in chunk_bounds(b - a, PROBES):
-        t0 = time.perf_counter()
+        c0, t0 = time.thread_time(), time.perf_counter()
         out.extend(fn(a + s, a + t, *args))
-        times.append((a + s, a + t, t0, time.perf_counter() - t0))
+        times.append((a + s, a + t, t0, time.perf_counter() - t0, time.thread_time() - c0))
     return out, times
 
 
@@ -123,8 +125,8 @@ class CostMemory:
             return
         measured = np.zeros(n_items)
         for chunk in times:
-            for s, t, _, seconds in chunk:
-                measured[s:t] = max(seconds, 0.0) / (t - s)
+            for s, t, _, _, cpu in chunk:
+                measured[s:t] = max(cpu, 0.0) / (t - s)
         old = self._costs.get(key)
         self._costs[key] = measured if old is None or len(old) != n_items else (old + measured) / 2
         self._bounds[key] = list(bounds)
@@ -200,10 +202,10 @@ def with_progress(parts, bounds, desc: str) -> list:
 
 def chunk_record(bounds, r) -> dict:
     """A chunk's entry in the pass log, from its bounds and its ``_Result``."""
-    busy = sum(t[3] for t in r.times)
+    busy, cpu = sum(t[3] for t in r.times), sum(t[4] for t in r.times)
     return {"start": bounds[0], "stop": bounds[1], "worker": r.worker, "busy": busy,
             "began": r.times[0][2], "ended": r.times[-1][2] + r.times[-1][3],
-            "setup": r.setup}
+            "cpu": cpu, "setup": r.setup}
 
 
 _PASS_LOG: contextvars.ContextVar = contextvars.ContextVar("latentstruct_pass_log",
@@ -220,8 +222,9 @@ def pass_log(count_bytes: bool = True):
     on workers also has ``began`` and ``ended`` (the driver's ``time.perf_counter()`` at
     its start and when its last result was in) and ``chunks``: per chunk ``start``,
     ``stop``, ``worker`` (its process or thread id), ``busy`` (seconds in the kernel),
-    ``began`` and ``ended`` (the worker's ``perf_counter``, the same clock on one
-    machine) and ``setup`` (seconds loading shared data first).  For measuring
+    ``cpu`` (its thread's CPU seconds there), ``began`` and ``ended`` (the worker's
+    ``perf_counter``, the same clock on one machine) and ``setup`` (seconds loading shared
+    data first).  For measuring
     (benchmarks/scaling.py's cost model); the byte counts cost a pickling per pass, and
     ``count_bytes=False`` leaves them out (0) for timing a fit under the log."""
     log: list = []
