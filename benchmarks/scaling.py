@@ -189,29 +189,36 @@ def pass_breakdown(passes, workers):
     workers, and the wait after the last one ends until its results are in (``collect``).
     The per-chunk cost ``c`` is the overhead divided by the number of chunks, over all
     passes.  ``inflation`` is the workers' total kernel time against the serial
-    inference time (contention for cores, caches rebuilt in each worker)."""
+    inference time (contention for cores, caches rebuilt in each worker);
+    ``imbalance_cpu_share`` the imbalance of the workers' CPU times (the cut's own, where
+    other load on the machine stretches wall times unevenly)."""
     par = [p for p in passes if p.get("chunks")]
     if not par:
         return None
-    keys = ("wall", "span", "imbalance", "setup", "overhead", "prep", "dispatch", "collect",
-            "busy")
+    keys = ("wall", "span", "imbalance", "imbalance_cpu", "setup", "overhead", "prep",
+            "dispatch", "collect", "busy", "cpu")
     tot = dict.fromkeys(keys, 0.0)
     chunks = 0
     for p in par:
         per_worker: dict = {}
         for c in p["chunks"]:
-            w = per_worker.setdefault(c["worker"], [0.0, 0.0, np.inf, -np.inf])
+            w = per_worker.setdefault(c["worker"], [0.0, 0.0, np.inf, -np.inf, 0.0])
             w[0] += c["busy"]
             w[1] += c["setup"]
             w[2] = min(w[2], c["began"] - c["setup"])
             w[3] = max(w[3], c["ended"])
+            w[4] += c["cpu"]
         busy = sum(w[0] for w in per_worker.values())
+        cpu = sum(w[4] for w in per_worker.values())
+        n_workers = min(workers, len(p["chunks"]))
+        tot["cpu"] += cpu
+        tot["imbalance_cpu"] += max(w[4] for w in per_worker.values()) - cpu / n_workers
         span = max(w[0] for w in per_worker.values())
         setup = max(w[1] for w in per_worker.values())
         tot["wall"] += p["seconds"]
         tot["span"] += span
         tot["busy"] += busy
-        tot["imbalance"] += span - busy / min(workers, len(p["chunks"]))
+        tot["imbalance"] += span - busy / n_workers
         tot["setup"] += setup
         tot["overhead"] += p["seconds"] - span - setup
         tot["prep"] += p["began"] - p["called"]
@@ -222,6 +229,9 @@ def pass_breakdown(passes, workers):
     out.update(passes=len(par), chunks=chunks,
                per_chunk_s=round(tot["overhead"] / chunks, 5),
                imbalance_share=round(tot["imbalance"] / max(tot["busy"] / workers, 1e-9), 4),
+               # the same from CPU times: the cut's own imbalance, without other load's
+               imbalance_cpu_share=round(tot["imbalance_cpu"] / max(tot["cpu"] / workers, 1e-9),
+                                         4),
                per_chunk_parts_ms={k: round(1e3 * tot[k] / chunks, 2)
                                    for k in ("prep", "dispatch", "collect", "overhead")})
     return out
@@ -300,7 +310,8 @@ def run_job(name, job, backends, workers, bandwidth, repeats):
         if breakdown:
             log(f"[{name}] {backend}: per chunk {1e3 * breakdown['per_chunk_s']:.1f} ms "
                 f"({breakdown['per_chunk_parts_ms']}); imbalance "
-                f"{100 * breakdown['imbalance_share']:.1f} %; workers' kernel time "
+                f"{100 * breakdown['imbalance_share']:.1f} % (CPU times: "
+                f"{100 * breakdown['imbalance_cpu_share']:.1f} %); workers' kernel time "
                 f"{breakdown['inflation']:.2f}x the serial inference")
     out["model"] = cost_model(profile, out, workers, bandwidth)
     return out

@@ -17,11 +17,9 @@ import itertools
 import os
 import pickle
 import sys
-import typing
 import warnings
 
 import cloudpickle
-import joblib
 import numpy as np
 import pytest
 from joblib import parallel_config
@@ -159,31 +157,26 @@ def test_lclr_on_transliteration_learns_the_serial_model_on_each_backend(backend
 
 
 # ------------------------------------------------------------------ what each pass sends
-class SpyParallel(joblib.Parallel):
-    """joblib.Parallel that records, per call, the backend and the pickled size and
-    arguments of every submitted chunk."""
-
-    calls: typing.ClassVar[list] = []
-
-    def __call__(self, iterable):
-        tasks = list(iterable)
-        SpyParallel.calls.append({
-            "backend": type(self._backend).__name__,
-            "bytes": [len(cloudpickle.dumps(t)) for t in tasks],
-            "args": [t[1] for t in tasks],
-        })
-        return super().__call__(tasks)
-
-
 @pytest.fixture
 def spy(monkeypatch):
-    SpyParallel.calls = []
-    monkeypatch.setattr(parallel, "Parallel", SpyParallel)
+    """Per pass handed to a pool (joblib's or, for loky, its executor directly): the
+    backend, and the pickled size and arguments of every submitted chunk; and the paths
+    of the shared-data files written."""
+    calls = []
+    real_map = parallel._map_calls
+
+    def map_calls(pool, tasks, stream):
+        calls.append({"backend": type(pool._backend).__name__,
+                      "bytes": [len(cloudpickle.dumps(t)) for t in tasks],
+                      "args": [t[1] for t in tasks]})
+        return real_map(pool, tasks, stream)
+
+    monkeypatch.setattr(parallel, "_map_calls", map_calls)
     writes = []
     real_write = parallel._write_payload
     monkeypatch.setattr(parallel, "_write_payload",
                         lambda path, payload: (writes.append(path), real_write(path, payload)))
-    return SpyParallel.calls, writes
+    return calls, writes
 
 
 def test_a_pass_sends_the_weights_and_references_not_the_examples(spy):

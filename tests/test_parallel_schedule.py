@@ -216,3 +216,19 @@ def test_a_one_off_pass_is_cut_by_count():
             parallel_chunks(_squares, 50, 2, args=(1,))
     assert [[(c["start"], c["stop"]) for c in e["chunks"]] for e in log] == \
         [[(0, 25), (25, 50)]] * 2
+
+
+def _fails_at(a, b, bad):
+    if a <= bad < b:
+        raise ValueError(f"item {bad} failed")
+    return list(range(a, b))
+
+
+@pytest.mark.parametrize("where", ["threading", "loky"])
+def test_an_error_in_a_pooled_pass_reaches_the_caller(where):
+    """A pooled loky pass goes to the executor directly: a kernel's error still surfaces,
+    and the pool serves the next pass."""
+    with parallel_config(backend=where, n_jobs=2), fit_session():
+        with pytest.raises(ValueError, match="item 7 failed"):
+            parallel_chunks(_fails_at, 20, None, args=(7,))
+        assert parallel_chunks(_fails_at, 20, None, args=(-1,)) == list(range(20))

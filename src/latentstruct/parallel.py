@@ -582,7 +582,7 @@ def _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc, record) -> list:
         parallel = (pools.get(backend, jobs, prefer, return_as) if pools is not None
                     else Parallel(n_jobs=jobs, prefer=prefer, return_as=return_as,
                                   max_nbytes=None, batch_size=1))
-        parts = parallel(calls)
+        parts = _map_calls(parallel, calls, stream)
     done: list = []  # the chunks' _Result, values taken out as they are gathered
     out = gather(_taken(parts, done), bounds, desc)
     if owner is not None:
@@ -599,6 +599,24 @@ def _taken(parts, done: list):
         value, r.value = r.value, None
         done.append(r)
         yield value
+
+
+def _map_calls(parallel: Parallel, calls: list, stream: bool):
+    """The chunks' results, in order: a pooled loky pass goes to the pool's executor
+    directly (joblib collects results by polling every 10 ms, and its own dispatch costs
+    a few ms more: ~11 against ~6 ms per pass of two trivial chunks, measured under load);
+    other backends, and passes under a progress bar, through ``parallel(calls)``."""
+    executor = getattr(getattr(parallel, "_backend", None), "_workers", None)
+    if stream or type(parallel._backend).__name__ != "LokyBackend" or executor is None:
+        return parallel(calls)
+    futures = []
+    try:
+        futures = [executor.submit(f, *a, **kw) for f, a, kw in calls]
+        return [f.result() for f in futures]
+    except BaseException:
+        for f in futures:
+            f.cancel()  # an error or Ctrl-C: what has not started is dropped
+        raise
 
 
 def sends_to_other_processes(n_jobs) -> bool:
