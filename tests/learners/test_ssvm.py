@@ -141,3 +141,20 @@ def test_a_bad_mode_is_refused(tiny):
     task, X, Y = tiny
     with pytest.raises(ConfigError, match="'mode' parameter of StructuredSVM"):
         StructuredSVM(task, mode="stream").fit(X, Y)
+
+
+def test_model_file_keeps_the_dual_curve_and_convergence(tiny, tmp_path):
+    """A saved StructuredSVM keeps its dual curve and ``converged_``, so the final duality
+    gap of a model file can be read back (``latentstruct info``)."""
+    from latentstruct.learners.persistence import load_trained, save_trained
+
+    task, X, Y = tiny
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for max_iter in (1, 30):
+            m = StructuredSVM(task, max_iter=max_iter, C=1.0).fit(X, Y)
+            save_trained(tmp_path / "m.npz", task, m)
+            _, m2, meta = load_trained(tmp_path / "m.npz")
+            assert m2.dual_curve_ == m.dual_curve_ and len(m2.dual_curve_) == m.n_iter_
+            assert m2.converged_ is m.converged_ is (max_iter == 30)
+            assert meta["learner_state"]["dual_curve_"][-1] == pytest.approx(m.dual_curve_[-1])

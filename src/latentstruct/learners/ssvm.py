@@ -319,6 +319,21 @@ class StructuredSVM(LinearStructuredLearner):
         return self
 
 
+    def _learned_state(self) -> tuple[dict, dict]:
+        """Adds the dual curve and whether training converged, so that a model file (and
+        ``latentstruct info``) tells the final duality gap."""
+        meta, arrays = super()._learned_state()
+        meta["dual_curve_"] = [float(v) for v in getattr(self, "dual_curve_", [])]
+        meta["converged_"] = bool(getattr(self, "converged_", False))
+        return meta, arrays
+
+    def _restore(self, meta: dict, arrays: dict) -> None:
+        super()._restore(meta, arrays)
+        self.dual_curve_ = [float(v) for v in meta.get("dual_curve_", [])]
+        if "converged_" in meta:  # model files written before it was saved lack it
+            self.converged_ = bool(meta["converged_"])
+
+
 def _violation_chunk(a, b, task, X, Y, w) -> list:
     """(loss, Phi(x, y) - Phi(x, y_hat) or None, margin w.d) of the loss-augmented argmax of
     examples a..b-1 (module level, so that process and cluster workers unpickle it by
