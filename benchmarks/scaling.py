@@ -24,7 +24,11 @@ speed-up (serial time / backend time) and the model difference; ``target_met`` s
 LCLR reached a speed-up of ``--target`` with processes and with Dask.  ``profile`` and
 ``model`` are the cost model of docs/scaling.md: a profiled serial fit gives the inference
 share and the bytes per pass, the Dask run gives the per-chunk cost, and the model predicts
-the speed-up at 10 and 100 workers (``--bandwidth``: the network it assumes).
+the speed-up at 10 and 100 workers (``--bandwidth``: the network it assumes).  Each parallel
+backend's ``breakdown`` says where its passes' time went, from the time stamps the workers
+return with each chunk (``parallel.pass_log``): the busiest worker's kernel time, the
+imbalance, the loading of shared data, and the overhead per chunk (driver work, dispatch,
+collection) that the model calls ``c``.
 
     python benchmarks/scaling.py [--workers 2] [--msrp-pairs 300] [--lclr-iter 3]
         [--conll-sentences 2000] [--ssvm-iter 8] [--backends threads,processes,dask,ray]
@@ -240,8 +244,8 @@ def pass_breakdown(passes, workers):
 def predict_speedup(profile, per_chunk_s, workers, bandwidth, imbalance=0.0, setup_s=0.0):
     """T(P) = T_serial + T_inference (1 + u) / P + setup + passes * (P * per_chunk_s +
     (P * w_bytes + result_bytes) / bandwidth), against T(1) = T_serial + T_inference;
-    ``u`` is the measured imbalance share, ``setup`` the workers' loading of the shared
-    data (once per fit, in parallel)."""
+    ``u`` is the measured imbalance share (of CPU times), ``setup`` the workers' loading of
+    the shared data (once per fit, in parallel)."""
     t1 = profile["serial_s"] + profile["inference_s"]
     comm = (workers * profile["arg_bytes_per_pass"] + profile["result_bytes_per_pass"]) / bandwidth
     tp = (profile["serial_s"] + profile["inference_s"] * (1 + imbalance) / workers + setup_s
@@ -262,7 +266,7 @@ def cost_model(profile, out, workers, bandwidth):
     lumped = max(dask["fit_s"] - t_ideal, 0.0) / (profile["passes"] * workers)
     b = dask.get("breakdown")
     per_chunk = b["per_chunk_s"] if b else lumped
-    u = b["imbalance_share"] if b else 0.0
+    u = b["imbalance_cpu_share"] if b else 0.0  # the cut's own (wall times add other load's)
     setup = b["setup"] if b else 0.0
     return {"per_chunk_s": round(per_chunk, 5), "lumped_per_chunk_s": round(lumped, 5),
             "imbalance_share": u, "setup_s": setup, "bandwidth_bytes_s": bandwidth,
