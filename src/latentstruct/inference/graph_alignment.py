@@ -931,16 +931,18 @@ class GraphAlignmentILP:
         return self._model
 
     # -- solving --------------------------------------------------------------------------
-    def _matching_reason(self, s: GraphPartScores, forbidden: np.ndarray):
-        """Why the matching stage applies, or None; ``forbidden`` = isneginf of the flat scores."""
+    def _matching_reason(self, obj: np.ndarray, forbidden: np.ndarray):
+        """Why the matching stage applies, or None; ``obj`` = the flat scores, ``forbidden`` =
+        isneginf(obj)."""
         p = self.problem
         if forbidden[self._deletion].any():
             return None
         if p.n_edge_pairs == 0:
             return "no candidate edge pairs"
-        net = s.edge_map.copy()
+        L = self._layout
+        net = obj[L["edge_map"]]
         if p.edge_deletion:
-            net = net - s.edge_del1[p.edge_pairs[:, 0]] - s.edge_del2[p.edge_pairs[:, 1]]
+            net = net - obj[L["edge_del1"]][p.edge_pairs[:, 0]] - obj[L["edge_del2"]][p.edge_pairs[:, 1]]
         if np.all(net == 0.0):
             return "edge-pair net scores are all zero (no pairwise terms)"
         return None
@@ -993,19 +995,39 @@ class GraphAlignmentILP:
         if not isinstance(part_scores, GraphPartScores):
             raise InputError(f"part_scores must be a GraphPartScores; got {type(part_scores).__name__}")
         s = part_scores.check(self.problem)
-        tl = _check_time_limit(time_limit)
-        if tl is None:
-            tl = self.time_limit
         start = None
         if mip_start is not None:
             if not isinstance(mip_start, GraphAlignment):
                 raise InputError(f"mip_start must be a GraphAlignment; got {type(mip_start).__name__}")
             _check_sizes(mip_start, self.problem, "mip_start")
             start = mip_start.to_vector()
-        obj = s.to_vector()
+        return self._solve(s.to_vector(), s, time_limit, start, t0)
+
+    def solve_vector(self, scores, *, time_limit=None) -> DecodeResult:
+        """:meth:`solve` for the part scores as one flat vector in :meth:`variable_layout`
+        order (what a task computes as ``features @ w``), without building a
+        :class:`GraphPartScores` — the same result, minus the per-type copies and checks
+        that cost a few % of a decode."""
+        t0 = time.perf_counter()
+        obj = _as_scores(scores, "scores", 1, "(n_variables,)")
+        if obj.shape != (self.n_variables,):
+            raise InputError(
+                f"scores must have shape (n_variables,) = {_shape_str((self.n_variables,))}; "
+                f"got shape {_shape_str(obj.shape)}"
+            )
+        return self._solve(obj, None, time_limit, None, t0)
+
+    def _solve(self, obj: np.ndarray, s: GraphPartScores | None, time_limit, start, t0: float) -> DecodeResult:
+        """The stages of :meth:`solve` on the flat scores ``obj`` (``s``: the same scores as
+        a GraphPartScores, or None to build them only if the matching stage needs them)."""
+        tl = _check_time_limit(time_limit)
+        if tl is None:
+            tl = self.time_limit
         forbidden = np.isneginf(obj)
-        reason = self._matching_reason(s, forbidden) if self.matching_first else None
+        reason = self._matching_reason(obj, forbidden) if self.matching_first else None
         if reason is not None:
+            if s is None:
+                s = GraphPartScores.from_vector(self.problem, obj)
             return self._solve_matching(s, reason, t0)
         if self.n_variables == 0:  # nothing to decide: the empty alignment is the only one
             stats = {"solver": "trivial", "time": time.perf_counter() - t0, "nodes": 0, "status": EXACT}

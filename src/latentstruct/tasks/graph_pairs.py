@@ -774,7 +774,10 @@ class GraphPairTask(LatentBinaryTask):
 
     def decode(self, x: GraphPair, w) -> DecodeResult:
         """The ILP's result: a legal :class:`GraphAlignment` and its part-score sum (no bias)."""
-        res = x.ilp.solve(self.part_scores(x, w))
+        self.check_fitted()
+        x = self._check_x(x)
+        # the flat part-score vector straight to the decoder (= part_scores(x, w), unsplit)
+        res = x.ilp.solve_vector(x.features @ self._check_w(w))
         if res.structure is None:
             raise InferenceError(
                 f"graph-alignment ILP of pair {x.pair_id!r} returned status {res.status!r} "
