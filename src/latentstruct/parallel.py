@@ -77,6 +77,7 @@ from .exceptions import ConfigError
 from .parallel_numba import _writable_dir, ensure_numba_cache  # noqa: F401 - settles the cache
 from .parallel_schedule import (
     CostMemory,
+    _Pools,
     chunk_bounds,
     chunk_record,
     gather,
@@ -197,35 +198,6 @@ def _cached(token: str, name: str, load: Callable[[], dict]):
     with _WORKER_LOCK:
         parts.update(loaded)
     return loaded[name]
-
-
-class _Pools:
-    """Entered ``joblib.Parallel`` objects by backend and settings: one pool serves
-    every pass of a fit (Ray's and multiprocessing's pools otherwise start their processes
-    anew for each call, seconds each, and two live Ray pools can wait on each other's CPUs).
-
-    Pools never memory-map arguments (``max_nbytes=None``): joblib keys its memory-mapped
-    copies of arrays over 1 MB by the array object, so in a pool reused across passes a
-    weight vector changed in place since the previous pass reached the workers stale
-    (wrong argmaxes, caught by the learners' inference check; a regression test in
-    tests/test_parallel_backends.py)."""
-
-    def __init__(self):
-        self._open: dict = {}
-
-    def get(self, backend, jobs: int, prefer: str, return_as: str) -> Parallel:
-        key = (type(backend).__name__, jobs, prefer, return_as)
-        if key not in self._open:
-            pool = Parallel(n_jobs=jobs, prefer=prefer, return_as=return_as,
-                            max_nbytes=None, batch_size=1)
-            pool.__enter__()
-            self._open[key] = pool
-        return self._open[key]
-
-    def close(self) -> None:
-        pools, self._open = list(self._open.values()), {}
-        for pool in pools:
-            pool.__exit__(None, None, None)
 
 
 class SharedData:

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 
 import numpy as np
+from joblib import Parallel
 
 from .data.progress import progress_bar, progress_enabled
 
@@ -96,6 +97,35 @@ def timed_call(fn: Callable[..., list], a: int, b: int, args) -> tuple[list, lis
         out.extend(fn(a + s, a + t, *args))
         times.append((a + s, a + t, t0, time.perf_counter() - t0, time.thread_time() - c0))
     return out, times
+
+
+class _Pools:
+    """Entered ``joblib.Parallel`` objects by backend and settings: one pool serves
+    every pass of a fit (Ray's and multiprocessing's pools otherwise start their processes
+    anew for each call, seconds each, and two live Ray pools can wait on each other's CPUs).
+
+    Pools never memory-map arguments (``max_nbytes=None``): joblib keys its memory-mapped
+    copies of arrays over 1 MB by the array object, so in a pool reused across passes a
+    weight vector changed in place since the previous pass reached the workers stale
+    (wrong argmaxes, caught by the learners' inference check; a regression test in
+    tests/test_parallel_backends.py)."""
+
+    def __init__(self):
+        self._open: dict = {}
+
+    def get(self, backend, jobs: int, prefer: str, return_as: str) -> Parallel:
+        key = (type(backend).__name__, jobs, prefer, return_as)
+        if key not in self._open:
+            pool = Parallel(n_jobs=jobs, prefer=prefer, return_as=return_as,
+                            max_nbytes=None, batch_size=1)
+            pool.__enter__()
+            self._open[key] = pool
+        return self._open[key]
+
+    def close(self) -> None:
+        pools, self._open = list(self._open.values()), {}
+        for pool in pools:
+            pool.__exit__(None, None, None)
 
 
 class CostMemory:
