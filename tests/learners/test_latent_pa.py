@@ -281,7 +281,7 @@ def test_lclr_variant_one_decode_per_outer_iteration():
     assert len(m.cache_size_curve_) == T  # one cutting-plane round per outer iteration
     assert np.all(np.diff(m.cache_size_curve_) >= 0) and m.cache_size_curve_[-1] == m.cache_size_curve_[-2]
     assert m.cache_size_curve_[-1] <= T * (y < 0).sum()
-    assert "max_cutting_plane_rounds" not in m.get_params() and "tol" not in m.get_params()
+    assert "max_cutting_plane_rounds" not in m.get_params() and "epsilon" not in m.get_params()
     # the initial objective (n decodes), then per outer iteration: positives (n+), negatives
     # (n-) once -- no decoding inside the inner solve -- and the objective (n).
     n, n_pos, n_neg = len(X), (y > 0).sum(), (y < 0).sum()
@@ -293,7 +293,7 @@ def test_lclr_variant_one_decode_per_outer_iteration():
 def test_lclr_variant_with_one_structure_per_example_is_the_svm():
     task, X, y = make_bag_problem(n_examples=40, bag_size=1, random_state=4)
     kw = dict(C=0.5, init="zeros", dcd_tol=1e-10, dcd_max_iter=100000, random_state=0)
-    var = LCLRVariant(task, max_iter=3, **kw).fit(X, y)
+    var = LCLRVariant(task, max_iter=3, dcd_gap_tol=None, **kw).fit(X, y)
     ref = LCLR(task, tol=1e-12, **kw).fit(X, y)
     np.testing.assert_allclose(var.coef_, ref.coef_, atol=1e-6)
 

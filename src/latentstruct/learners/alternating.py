@@ -43,6 +43,11 @@ __all__ = [
 ]
 
 
+#: consecutive outer iterations that must each move the LCLR-variant's objective by less
+#: than its tol before it stops
+STALL_PATIENCE = 3
+
+
 def squared_hinge_objective(w: np.ndarray, decisions: np.ndarray, y: np.ndarray, C: float) -> float:
     """1/2 ||w||^2 + C sum_i max(0, 1 - y_i f(x_i))^2  (LCLR Eq. 3 with lambda = 1/C)."""
     xi = np.maximum(0.0, 1.0 - y * decisions)
@@ -156,6 +161,20 @@ def _structured_chunk(a, b, task, X, Y, w):
     return task.argmax_results(X[a:b], w, Y[a:b])
 
 
+def _best_cached_scores(pool: ConstraintPool, w: np.ndarray) -> np.ndarray:
+    """Per slack group g, max over its active constraints of -w . d_k (-inf for none).
+
+    A negative j's cached structures h are stored as constraints d = -Phi(x_j, h), so for
+    its group this is max_{h in H_j} w . Phi(x_j, h), the score no argmax may fall below.
+    One compiled pass over the pool instead of a sparse dot per cached structure in Python
+    (the caches reach tens of thousands of structures)."""
+    margins = pool.margins(w)
+    active = pool.active_mask
+    best = np.full(pool.n_groups, -np.inf)
+    np.maximum.at(best, pool.group_of[active], -margins[active])
+    return best
+
+
 def _final_gap(inner_gap: float, tol: float, curve: list, last: bool) -> float:
     """Relative duality gap to which an outer iteration solves its convex problem.
 
@@ -263,6 +282,12 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
     # round that ends an outer iteration is solved to a gap tied to the outer progress
     # (_final_gap).
     inner_gap = getattr(learner, "inner_gap", None)
+    # The LCLR-variant's relative duality gap for its one restricted solve per iteration
+    # (the projected-gradient rule alone asks for 1,000+ epochs once many structures share
+    # a slack); whichever rule is met first ends the solve.
+    dcd_gap = getattr(learner, "dcd_gap_tol", None)
+    # The LCLR-variant's stopping rule (its objective need not decrease monotonically).
+    stall_tol = getattr(learner, "tol", None) if not monotone else None
 
     def latent(part, idx, w_, what):
         size = len(idx)
@@ -320,6 +345,7 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
         hits, cap_hits, inner_not_converged = c["hits"], c["cap_hits"], c["inner_not_converged"]
         converged, stop_reason, last_gap = c["converged"], c["stop_reason"], c["last_gap"]
         exact_next = bool(c.get("exact_next", False))
+        calm = int(c.get("calm", 0))
         it, done = session.iteration, session.done
     else:
         current = objective(w)
@@ -328,6 +354,7 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
         converged, stop_reason = False, "max_iter"
         last_gap = 0.0
         exact_next = False  # inexact cutting plane: solve the next iteration to tol
+        calm = 0  # consecutive non-monotone iterations that moved Q by less than tol
 
     def checkpoint(iteration, finished):
         if session is None or not session.active:
@@ -335,7 +362,8 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
         counters = {"current": current, "curve": curve, "cache_sizes": cache_sizes,
                     "gaps": gaps, "hits": hits, "cap_hits": cap_hits,
                     "inner_not_converged": inner_not_converged, "converged": converged,
-                    "stop_reason": stop_reason, "last_gap": last_gap, "exact_next": exact_next}
+                    "stop_reason": stop_reason, "last_gap": last_gap, "exact_next": exact_next,
+                    "calm": calm}
         meta, arrays = pack_loop(w=w, w_init=w_init, pool=pool, pos_constraint=pos_constraint,
                                  pos_structure=pos_structure, pos_phi=pos_phi, cache=cache,
                                  rng=rng, monitor=monitor, counters=counters)
@@ -376,12 +404,14 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
             added = 0
             slack_excess = 0.0
             hinge_sq = 0.0  # squared hinges of B- at their true argmax, and of S (times C1/C)
-            for k, (j, res) in enumerate(zip(neg, latent("neg", neg, w, "negative's argmax"))):
+            decoded = latent("neg", neg, w, "negative's argmax")
+            best_cached = _best_cached_scores(pool, w)
+            for k, (j, res) in enumerate(zip(neg, decoded)):
                 j = int(j)
                 hinge_sq += max(0.0, 1.0 + float(res.score)) ** 2
                 xi = 0.0
                 if cache[j]:
-                    known = max(phi.dot(w) for phi in cache[j].values())
+                    known = float(best_cached[j])
                     if maximiser:
                         monitor.not_worse(float(res.score), known, "negative's argmax", j)
                     xi = max(0.0, 1.0 + known)
@@ -429,7 +459,7 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
             if added == 0 and rnd > 0 and at_floor:
                 capped = False
                 break
-            gap_tol = None
+            gap_tol = dcd_gap
             if inner_gap is not None:
                 # loose while the working sets grow, halving towards half the final gap
                 gap_tol = max(0.5 * final_gap, inner_gap * 0.5 ** rnd)
@@ -452,6 +482,7 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
         bar.set_postfix(objective=f"{new:.5g}", cache=pool.n_active)
         bar.update(1)
         if not monotone:
+            change = abs(new - current) / max(abs(current), 1e-12)
             current = new
             if changes == 0:
                 # No completion changed and no cache grew: every later iteration would solve
@@ -459,6 +490,15 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
                 converged, stop_reason = True, "fixed_point"
                 checkpoint(it, True)
                 break
+            if stall_tol is not None:
+                # Q may rise as well as fall here, so one small step proves nothing: stop
+                # after STALL_PATIENCE consecutive iterations that each moved Q by less
+                # than tol (relative), in either direction.
+                calm = calm + 1 if change < stall_tol else 0
+                if calm >= STALL_PATIENCE:
+                    converged, stop_reason = True, "tol"
+                    checkpoint(it, True)
+                    break
             checkpoint(it, it == learner.max_iter)
             continue
         # Theorem 1 with an inexact inner solve: Q(w_t+1) <= Eq. (5)(w_t+1) + C * slack_excess
