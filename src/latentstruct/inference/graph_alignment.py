@@ -63,7 +63,9 @@ candidate edge pairs, or every edge pair's net score ``edge_map[q] − edge_del1
 edge_del2[e2]`` is exactly 0 — the score is linear in the word mappings and the problem is a
 maximum-weight bipartite matching with deletion costs, solved by
 :func:`scipy.optimize.linear_sum_assignment`; (2) the LP relaxation, whose optimum is often
-integral and then optimal; (3) branch-and-bound through
+integral and then optimal; (3) when it is fractional, an exact branch-and-bound on the word
+mappings over the same LP model (:mod:`latentstruct.inference.graph_alignment_bb`, which also
+holds the LP stage); (4) if that runs out of its node budget, HiGHS' branch-and-bound through
 :class:`~latentstruct.inference.ilp.ILPModel`.  ``stats["solver"]`` says which stage
 answered.  Every solve is history-free (no basis or MIP start carried over from earlier
 calls), so the alignment returned for given scores — also among tied optima — does not
