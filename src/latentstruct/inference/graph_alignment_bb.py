@@ -24,8 +24,8 @@ the binary program exactly by depth-first branch-and-bound on that same model:
   one with the largest ``|θ_p|``, then the first; the "mapped" child is explored first.
 
 When every node is closed the incumbent is optimal: its score is within the tolerance of
-the largest bound of any 0/1 point.  On the fractional LPs of LCLR on MSRP this takes a few
-LP solves (mean 3.5, at most 22 on the 2,153 fractional LPs of LCLR on 300 pairs), each a fraction of a millisecond, against
+the largest bound of any 0/1 point.  On the 2,153 fractional LPs of LCLR on 300 MSRP pairs
+this takes 3.5 node LPs on average (22 at most), each a fraction of a millisecond, against
 HiGHS' MIP which spends most of its 15–30 ms per call on set-up.  A node budget
 (``max_lp_solves``) or the time limit stops the search; the caller then falls back to
 HiGHS' MIP, so the budget bounds the cost of the rare hard instance without giving up
