@@ -69,7 +69,7 @@ def test_tol_none_runs_max_iter_and_params():
                     random_state=0).fit(X, y)
     assert m.n_iter_ == 3 and m.stop_reason_ == "max_iter"
     params = LCLRVariant().get_params()
-    assert params["tol"] == 1e-3 and params["dcd_gap_tol"] is None and params["dcd_tol"] == 1e-2
+    assert params["tol"] == 1e-3 and params["dcd_gap_tol"] is None and params["dcd_tol"] == 1e-3
     with pytest.raises(ConfigError):
         LCLRVariant(task, dcd_gap_tol=-1.0).fit(X, y)
 
