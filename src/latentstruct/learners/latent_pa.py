@@ -490,8 +490,13 @@ class LCLRVariant(LCLR):
     or after ``max_iter`` outer iterations (the paper runs 40).  ``tol=None`` runs
     ``max_iter`` iterations unless a fixed point comes first.
 
-    Parameters: those of ``LCLR`` except ``max_cutting_plane_rounds`` and ``epsilon``, plus
+    ``check_inference`` checks statuses and scores as in LCLR, but not Theorem 1.
 
+    The parameters are those of ``LCLR`` except ``max_cutting_plane_rounds`` and
+    ``epsilon``, and the following, whose meaning differs here or which LCLR lacks.
+
+    Parameters
+    ----------
     tol : float or None, default 1e-3
         Relative change of the objective below which an outer iteration counts as stalled;
         three stalled iterations in a row end training.
@@ -500,8 +505,6 @@ class LCLRVariant(LCLR):
     dcd_gap_tol : float or None, default None
         Relative duality gap at which a restricted solve stops as well (None: ``dcd_tol``
         only; each check of the gap is one pass over the cache).
-
-    ``check_inference`` checks statuses and scores as in LCLR, but not Theorem 1.
 
     Attributes
     ----------
