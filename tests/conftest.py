@@ -200,6 +200,17 @@ def chunk_model(tmp_path, tiny_chunk_file, capsys):
 
 
 # ------------------------------------------- cluster backends (the [distributed] extra)
+@pytest.fixture(params=["threading", "loky", "dask", "ray"])
+def backend(request):
+    """The name of a joblib backend with 2 workers, ready to use (a module may narrow the
+    list with its own ``backend`` fixture)."""
+    if request.param == "dask":
+        request.getfixturevalue("dask_client")
+    if request.param == "ray":
+        request.getfixturevalue("ray_backend")
+    return request.param
+
+
 @pytest.fixture(scope="module")
 def dask_client():
     try:

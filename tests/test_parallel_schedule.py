@@ -23,15 +23,6 @@ from latentstruct.parallel_schedule import CostMemory, balanced_bounds, timed_ca
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
-@pytest.fixture(params=["threading", "loky", "dask", "ray"])
-def backend(request):
-    if request.param == "dask":
-        request.getfixturevalue("dask_client")
-    if request.param == "ray":
-        request.getfixturevalue("ray_backend")
-    return request.param
-
-
 def covers(bounds, n):
     return (bounds[0][0] == 0 and bounds[-1][1] == n and all(b > a for a, b in bounds)
             and all(x[1] == y[0] for x, y in itertools.pairwise(bounds)))

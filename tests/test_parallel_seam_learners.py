@@ -30,18 +30,6 @@ from latentstruct.tasks.rerank import RerankTask, kbest_dataset
 LABELS = ["B-A", "I-A", "O", "B-B", "I-B"]
 
 
-
-# ------------------------------------------------------------------------------- backends
-@pytest.fixture(params=["threading", "loky", "dask", "ray"])
-def backend(request):
-    """The name of a joblib backend with 2 workers, ready to use."""
-    if request.param == "dask":
-        request.getfixturevalue("dask_client")
-    if request.param == "ray":
-        request.getfixturevalue("ray_backend")
-    return request.param
-
-
 @pytest.fixture
 def writes(monkeypatch):
     """Paths of the shared-data files written (loky: one per shared block)."""

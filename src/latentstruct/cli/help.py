@@ -43,8 +43,7 @@ def describe_options(task_name: str | None, learner_name: str | None) -> str:
         option_table(task_cls, task_cls.param_defaults()),
         "",
         f"options of learner {lname!r}{default} (--option KEY=VALUE; --learner NAME to change):",
-        option_table(learner_cls, {**learner_cls().get_params(deep=False),
-                                   **task_cls.learner_defaults_for(learner_cls)}),
+        option_table(learner_cls, {**learner_cls().get_params(deep=False), **own}),
         "",
         f"learners valid for {task_name!r}: {', '.join(valid_learners(task_cls))}",
         f"evaluate/predict accept only: "
