@@ -49,7 +49,7 @@ __all__ = [
     "is_projective",
     "tree_label_score",
     "tree_ids_in_range",
-    "single_alone_ids",
+    "one_ended_tables",
     "START_CODE",
     "END_CODE",
 ]
@@ -129,23 +129,41 @@ def _mod_states(word, pre, pos, t0, m):
 
 
 @njit(cache=True, nogil=True)
-def single_alone_ids(word, pre, pos, t0, t, mask, out):
-    """Ids of the direction-free features of position t's one-ended templates: as a head
-    (``out[0:5]``) and as a modifier (``out[5:10]``); ``_arc_feats`` leaves them out when
-    called with ``one_ended_alone=False`` so that a scorer can add them once per position."""
-    hs = _head_states(word, pre, pos, t0, t)
-    ms = _mod_states(word, pre, pos, t0, t)
-    for j in range(5):
-        out[j] = _fmix(hs[j]) & mask
-        out[5 + j] = _fmix(ms[j]) & mask
+def one_ended_tables(word, pre, pos, t0, n1, w, mask, n_bins, head_tab, mod_tab):
+    """Score of the one-ended arc features of every position of a sentence, as a head
+    (``head_tab``) and as a modifier (``mod_tab``), for each direction-distance code:
+    ``tab[t, dir, b]`` holds the direction-free features plus those conjoined with
+    ``dd = 1 + b + 64 * (dir == 0)`` (dir 0: the head is left of the modifier), the code
+    ``_dirdist`` gives.  They depend on one end only, so an n-word sentence needs
+    ``2 (n + 1) n_bins`` of these sums instead of one per arc (``(n + 1)^2``; measured on
+    EWT, scoring every arc spent about a sixth of its time on them)."""
+    for t in range(n1):
+        hs = _head_states(word, pre, pos, t0, t)
+        ms = _mod_states(word, pre, pos, t0, t)
+        h_alone = 0.0
+        m_alone = 0.0
+        for j in range(5):
+            h_alone += w[_fmix(hs[j]) & mask]
+            m_alone += w[_fmix(ms[j]) & mask]
+        for di in range(2):
+            for b in range(n_bins):
+                dd = np.int64(1 + b + (64 if di == 0 else 0))
+                sh = h_alone
+                sm = m_alone
+                for j in range(5):
+                    sh += w[_fmix(_c(hs[j], dd)) & mask]
+                    sm += w[_fmix(_c(ms[j], dd)) & mask]
+                head_tab[t, di, b] = sh
+                mod_tab[t, di, b] = sm
 
 
 @njit(cache=True, nogil=True)
-def _arc_feats(word, pre, pos, t0, n1, h, m, between, nb, dd, mask, one_ended_alone, out):
+def _arc_feats(word, pre, pos, t0, n1, h, m, between, nb, dd, mask, one_ended, out):
     """Write the feature ids of arc h -> m into ``out``; return how many.
 
-    With ``one_ended_alone`` False the direction-free features of the templates that see
-    only the head or only the modifier are left out (see ``single_alone_ids``).
+    With ``one_ended`` False the features of the templates that see only the head or only
+    the modifier (alone and conjoined with ``dd``) are left out: a scorer sums them once
+    per position and direction-distance (``one_ended_tables``) instead of once per arc.
     """
     hw, hx, hp = word[t0 + h], pre[t0 + h], pos[t0 + h]
     mw, mx, mp = word[t0 + m], pre[t0 + m], pos[t0 + m]
@@ -158,14 +176,13 @@ def _arc_feats(word, pre, pos, t0, n1, h, m, between, nb, dd, mask, one_ended_al
     # unigrams
     hs = _head_states(word, pre, pos, t0, h)
     ms = _mod_states(word, pre, pos, t0, m)
-    for j in range(5):
-        if one_ended_alone:
+    if one_ended:
+        for j in range(5):
             out[k] = _fmix(hs[j]) & mask
             out[k + 1] = _fmix(ms[j]) & mask
-            k += 2
-        out[k] = _fmix(_c(hs[j], dd)) & mask
-        out[k + 1] = _fmix(_c(ms[j], dd)) & mask
-        k += 2
+            out[k + 2] = _fmix(_c(hs[j], dd)) & mask
+            out[k + 3] = _fmix(_c(ms[j], dd)) & mask
+            k += 4
     # bigrams
     k = _put(out, k, _c(_c(_c(_c(_t(11), hw), hp), mw), mp), dd, mask)
     k = _put(out, k, _c(_c(_c(_t(12), hp), mw), mp), dd, mask)
@@ -317,20 +334,17 @@ def score_batch(word, pre, pos, offsets, w, mask, n_arc, lmask, n_labels, bins,
     # (0: the head is left of the modifier, 1: right): as head, as modifier
     head_lab = np.zeros((longest, 2, L1))
     mod_lab = np.zeros((longest, 2, L1))
-    # direction-free one-ended arc features, per position: as head, as modifier
-    head_alone = np.zeros(longest)
-    mod_alone = np.zeros(longest)
-    ids = np.empty(10, np.int64)
+    # one-ended arc features, per position, direction and distance bin: as head, as modifier
+    n_bins = bins.shape[0]
+    head_one = np.zeros((longest, 2, n_bins))
+    mod_one = np.zeros((longest, 2, n_bins))
     cur = 0
     for i in range(n_sent):
         t0 = offsets[i]
         n1 = offsets[i + 1] - t0
         base = sq[i]
         g0 = t0 - i  # first word of sentence i in the flat gold arrays
-        for t in range(n1):
-            single_alone_ids(word, pre, pos, t0, t, mask, ids)
-            head_alone[t] = w[ids[0]] + w[ids[1]] + w[ids[2]] + w[ids[3]] + w[ids[4]]
-            mod_alone[t] = w[ids[5]] + w[ids[6]] + w[ids[7]] + w[ids[8]] + w[ids[9]]
+        one_ended_tables(word, pre, pos, t0, n1, w, mask, n_bins, head_one, mod_one)
         if n_labels > 0:
             for t in range(n1):
                 for di in range(2):
@@ -354,7 +368,8 @@ def score_batch(word, pre, pos, offsets, w, mask, n_arc, lmask, n_labels, bins,
                     dd = _dirdist(h, m, bins)
                     k = _arc_feats(word, pre, pos, t0, n1, h, m, between, nb, dd, mask, False,
                                    buf)
-                    s = head_alone[h] + mod_alone[m]
+                    b = dd - 1 - (64 if direction == 0 else 0)
+                    s = head_one[h, direction, b] + mod_one[m, direction, b]
                     for j in range(k):
                         s += w[buf[j]]
                     wrong_head = augment and gold_h[g0 + m - 1] != h
