@@ -231,7 +231,8 @@ def test_train_dep_takes_the_tasks_default_C_unless_given(dep_setup, capsys):
     code, out, err = run(capsys, "info", "--model", model)
     assert code == 0, err
     params = json.loads(out)["learner_params"]
-    assert (params["C"], params["inner_max_iter"], params["n_jobs"]) == (0.001, 2, -1)
+    assert (params["C"], params["tol"], params["evaluate"], params["inner_max_iter"],
+            params["n_jobs"]) == (0.001, 0.1, "near", 2, -1)
     other = tmp_path / "c01.model"
     code, _, err = run(capsys, "train", "dep", "--train", train, "--model", other,
                        "--option", "hash_bits=16", "--option", "label_hash_bits=10",
@@ -241,7 +242,8 @@ def test_train_dep_takes_the_tasks_default_C_unless_given(dep_setup, capsys):
     assert json.loads(out)["learner_params"]["C"] == 0.1
     code, out, err = run(capsys, "options", "dep")
     assert code == 0, err
-    assert "task 'dep' sets C=0.001, inner_max_iter=2, n_jobs=-1 by default" in out
+    assert ("task 'dep' sets C=0.001, tol=0.1, evaluate='near', inner_max_iter=2, n_jobs=-1 "
+            "by default") in out
     assert any(line.split()[0] == "C=0.001" for line in out.splitlines() if line.strip())
     code, out, err = run(capsys, "options", "pos")  # other tasks keep the learner's own
     assert any(line.split()[0] == "C=0.1" for line in out.splitlines() if line.strip())

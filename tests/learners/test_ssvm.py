@@ -158,3 +158,52 @@ def test_model_file_keeps_the_dual_curve_and_convergence(tiny, tmp_path):
             assert m2.dual_curve_ == m.dual_curve_ and len(m2.dual_curve_) == m.n_iter_
             assert m2.converged_ is m.converged_ is (max_iter == 30)
             assert meta["learner_state"]["dual_curve_"][-1] == pytest.approx(m.dual_curve_[-1])
+
+
+def _noisy_chunks(tmp_path, n=80, seed=0):
+    """n random sentences whose chunk tags follow the words with 15 % noise (the training
+    set is not separable, so the gap closes over several outer iterations)."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for _ in range(n):
+        for _ in range(int(rng.integers(2, 7))):
+            word = "abcdef"[int(rng.integers(6))]
+            tag = "B-A" if word in "ab" else ("B-B" if word == "c" else "O")
+            if rng.random() < 0.15:
+                tag = ("B-A", "B-B", "O")[int(rng.integers(3))]
+            lines.append(f"{word} {word.upper()} {tag}")
+        lines.append("")
+    p = tmp_path / "noisy.txt"
+    p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    task = ChunkTask(window=1, affix_length=1)
+    ds = task.read(p)
+    task.fit(ds)
+    return task, task.featurize(ds), task.encode_targets(ds.targets)
+
+
+def test_evaluate_near_skips_passes_but_follows_the_same_path_and_certifies(tmp_path):
+    task, X, Y = _noisy_chunks(tmp_path)
+    kw = dict(C=0.1, tol=1e-2, batch_size=8, inner_max_iter=20, max_iter=100, random_state=3)
+    every = StructuredSVM(task, **kw).fit(X, Y)
+    near = StructuredSVM(task, evaluate="near", **kw).fit(X, Y)
+    assert every.converged_ and near.converged_
+    assert every.evaluated_iterations_ == list(range(1, every.n_iter_ + 1))
+    its = near.evaluated_iterations_
+    # fewer evaluation passes; the first iteration and the last (certifying) one among them
+    assert its[0] == 1 and its[-1] == near.n_iter_ and len(its) < near.n_iter_
+    assert near.n_iter_ >= every.n_iter_
+    # skipping an evaluation does not change training: each evaluated primal and dual is
+    # the one the every-iteration run had at that iteration
+    for k, it in enumerate(i for i in its if i <= every.n_iter_):
+        assert near.objective_curve_[k] == pytest.approx(every.objective_curve_[it - 1], rel=1e-12)
+        assert near.dual_curve_[k] == pytest.approx(every.dual_curve_[it - 1], rel=1e-12)
+    gap = (near.objective_curve_[-1] - near.dual_curve_[-1]) / near.objective_curve_[-1]
+    assert gap <= 1e-2
+    if near.n_iter_ == every.n_iter_:
+        np.testing.assert_array_equal(near.coef_, every.coef_)
+
+
+def test_evaluate_option_is_checked(tiny):
+    task, X, Y = tiny
+    with pytest.raises((ConfigError, ValueError), match="evaluate"):
+        StructuredSVM(task, evaluate="sometimes").fit(X, Y)
