@@ -182,6 +182,8 @@ def _noisy_chunks(tmp_path, n=80, seed=0):
 
 
 def test_evaluate_near_skips_passes_but_follows_the_same_path_and_certifies(tmp_path):
+    from latentstruct.learners.persistence import load_trained, save_trained
+
     task, X, Y = _noisy_chunks(tmp_path)
     kw = dict(C=0.1, tol=1e-2, batch_size=8, inner_max_iter=20, max_iter=100, random_state=3)
     every = StructuredSVM(task, **kw).fit(X, Y)
@@ -199,6 +201,10 @@ def test_evaluate_near_skips_passes_but_follows_the_same_path_and_certifies(tmp_
         assert near.dual_curve_[k] == pytest.approx(every.dual_curve_[it - 1], rel=1e-12)
     gap = (near.objective_curve_[-1] - near.dual_curve_[-1]) / near.objective_curve_[-1]
     assert gap <= 1e-2
+    # the model file says which iterations the curves are at
+    save_trained(tmp_path / "near.npz", task, near)
+    _, loaded, meta = load_trained(tmp_path / "near.npz")
+    assert loaded.evaluated_iterations_ == its == meta["learner_state"]["evaluated_iterations_"]
     if near.n_iter_ == every.n_iter_:
         np.testing.assert_array_equal(near.coef_, every.coef_)
 

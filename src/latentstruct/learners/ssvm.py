@@ -364,6 +364,7 @@ class StructuredSVM(LinearStructuredLearner):
         meta, arrays = super()._learned_state()
         meta["dual_curve_"] = [float(v) for v in getattr(self, "dual_curve_", [])]
         meta["converged_"] = bool(getattr(self, "converged_", False))
+        meta["evaluated_iterations_"] = [int(v) for v in getattr(self, "evaluated_iterations_", [])]
         return meta, arrays
 
     def _restore(self, meta: dict, arrays: dict) -> None:
@@ -371,6 +372,9 @@ class StructuredSVM(LinearStructuredLearner):
         self.dual_curve_ = [float(v) for v in meta.get("dual_curve_", [])]
         if "converged_" in meta:  # model files written before it was saved lack it
             self.converged_ = bool(meta["converged_"])
+        # older files evaluated every iteration
+        self.evaluated_iterations_ = [int(v) for v in meta.get(
+            "evaluated_iterations_", range(1, len(self.objective_curve_) + 1))]
 
 
 def _violation_chunk(a, b, task, X, Y, w) -> list:
