@@ -31,6 +31,7 @@ from ..exceptions import (
 )
 from ..parallel import parallel_chunks, rows, shared
 from ..solvers.dcd import ConstraintPool, solve_grouped_dcd
+from ..tasks.base import LatentBinaryTask
 from .alternating_state import pack_loop, unpack_loop
 from .inference_check import InferenceMonitor, _tol
 
@@ -288,16 +289,32 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
     dcd_gap = getattr(learner, "dcd_gap_tol", None)
     # The LCLR-variant's stopping rule (its objective need not decrease monotonically).
     stall_tol = getattr(learner, "tol", None) if not monotone else None
+    # Where f(x) is the latent argmax's score (the task keeps LatentBinaryTask's
+    # decision_batch rather than a score-only kernel) and ties are not drawn at random, the
+    # objective's pass over X decodes every example at the new w; the next iteration's latent
+    # completion of the positives and first decode of the negatives, at that same w, take
+    # those results instead of decoding again; and the objective takes the negatives'
+    # results of the cutting plane's last round, decoded at the w it is evaluated at (the
+    # round that finds nothing to add ends the iteration without a solve).  That is one pass
+    # over X less per outer iteration; the results, and so the path, are the same.
+    reuse = not tie_break and type(task).decision_batch is LatentBinaryTask.decision_batch
+    decoded_at = None  # (w, results over X) of the objective's last pass
+    neg_at = None  # (w, results over the negatives) of the last negatives' pass
 
     def latent(part, idx, w_, what):
+        nonlocal neg_at
         size = len(idx)
-        if tie_break:
+        if decoded_at is not None and np.array_equal(decoded_at[0], w_):
+            results = [decoded_at[1][i] for i in idx]
+        elif tie_break:
             seeds = rng.integers(0, np.iinfo(np.int64).max, size=size)
             results = parallel_chunks(_seeded_latent, size, n_jobs,
                                       args=(data["task"], data[part], w_, rows(seeds)))
         else:
             results = parallel_chunks(_latent_chunk, size, n_jobs,
                                       args=(data["task"], data[part], w_))
+        if reuse and part == "neg":
+            neg_at = (np.array(w_, dtype=np.float64), results)
         monitor.observe(results, what, idx)
         return results
 
@@ -329,8 +346,25 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
         return out
 
     def objective(w_):
-        decisions = np.concatenate(parallel_chunks(
-            _decision_chunk, n, n_jobs, args=(data["task"], data["X"], w_))) if n else np.zeros(0)
+        nonlocal decoded_at
+        if reuse and n and neg_at is not None and np.array_equal(neg_at[0], w_):
+            results = [None] * n
+            for k, j in enumerate(neg):
+                results[j] = neg_at[1][k]
+            if len(pos):
+                done = parallel_chunks(_latent_chunk, len(pos), n_jobs,
+                                       args=(data["task"], data["pos"], w_))
+                for k, i in enumerate(pos):
+                    results[i] = done[k]
+            decisions = np.array([float(r.score) for r in results], dtype=np.float64)
+            decoded_at = (np.array(w_, dtype=np.float64), results)
+        elif reuse and n:
+            results = parallel_chunks(_latent_chunk, n, n_jobs, args=(data["task"], data["X"], w_))
+            decisions = np.array([float(r.score) for r in results], dtype=np.float64)
+            decoded_at = (np.array(w_, dtype=np.float64), results)
+        else:
+            decisions = np.concatenate(parallel_chunks(
+                _decision_chunk, n, n_jobs, args=(data["task"], data["X"], w_))) if n else np.zeros(0)
         value = squared_hinge_objective(w_, decisions, y, C)
         if structured is not None:
             xi = np.array([max(v[3], 0.0) for v in structured_violations(w_)])

@@ -828,11 +828,6 @@ class GraphPairTask(LatentBinaryTask):
         idx, val = coalesce_arrays(np.append(sub.indices, 0), np.append(sub.data, 1.0))
         return SparseVector(idx, val)
 
-    def decision_batch(self, X, w) -> np.ndarray:
-        """f(x) for every example (one ILP per example)."""
-        w = self._check_w(w)
-        return np.array([self.latent_argmax(x, w).score for x in X], dtype=np.float64)
-
     def heuristic_weights(self) -> np.ndarray:
         """The two-stage WNSim objective (module docstring, "Two-stage heuristic")."""
         self.check_fitted()
