@@ -90,3 +90,36 @@ def test_labels_must_be_pm1():
     task, X, y = make_bag_problem(random_state=5)
     with pytest.raises(ConfigError, match="labels must be -1 or \\+1"):
         LCLR(task).fit(X, np.where(y > 0, 1, 0))
+
+
+def test_objective_pass_results_are_reused_without_changing_the_model():
+    """The objective's pass over X at w serves the next latent completion and first
+    negatives' decode at that w, and takes the negatives of the cutting plane's last round:
+    fewer decodes, the same model and curve as a task whose own decision_batch (a
+    score-only kernel, here the same numbers) turns the reuse off."""
+    task, X, y = make_bag_problem(n_examples=60, bag_size=4, random_state=5)
+    calls = {"decodes": 0}
+    base_cls = type(task)
+
+    class Counting(base_cls):
+        def latent_argmax(self, x, w, *, random_state=None):
+            calls["decodes"] += 1
+            return super().latent_argmax(x, w, random_state=random_state)
+
+    class OwnDecisions(Counting):
+        def decision_batch(self, X, w):
+            return np.array([self.latent_argmax(x, w).score for x in X], dtype=np.float64)
+
+    fits = {}
+    for cls in (Counting, OwnDecisions):
+        t = cls.__new__(cls)
+        t.__dict__.update(task.__dict__)
+        calls["decodes"] = 0
+        m = LCLR(t, C=1.0, init="zeros", max_iter=15).fit(X, y)
+        fits[cls.__name__] = (m, calls["decodes"])
+    (reused, n_reused), (plain, n_plain) = fits["Counting"], fits["OwnDecisions"]
+    assert reused.n_iter_ == plain.n_iter_ >= 3
+    np.testing.assert_array_equal(reused.coef_, plain.coef_)
+    assert reused.objective_curve_ == plain.objective_curve_
+    # each outer iteration saves at least the positives' completion pass
+    assert n_reused <= n_plain - reused.n_iter_ * int((y > 0).sum())
