@@ -347,19 +347,19 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
 
     def objective(w_):
         nonlocal decoded_at
-        if reuse and n and neg_at is not None and np.array_equal(neg_at[0], w_):
-            results = [None] * n
-            for k, j in enumerate(neg):
-                results[j] = neg_at[1][k]
-            if len(pos):
+        if reuse and n:
+            if neg_at is not None and np.array_equal(neg_at[0], w_):
+                # the negatives were decoded at this w by the cutting plane's last round
+                results = [None] * n
+                for k, j in enumerate(neg):
+                    results[j] = neg_at[1][k]
                 done = parallel_chunks(_latent_chunk, len(pos), n_jobs,
                                        args=(data["task"], data["pos"], w_))
                 for k, i in enumerate(pos):
                     results[i] = done[k]
-            decisions = np.array([float(r.score) for r in results], dtype=np.float64)
-            decoded_at = (np.array(w_, dtype=np.float64), results)
-        elif reuse and n:
-            results = parallel_chunks(_latent_chunk, n, n_jobs, args=(data["task"], data["X"], w_))
+            else:
+                results = parallel_chunks(_latent_chunk, n, n_jobs,
+                                          args=(data["task"], data["X"], w_))
             decisions = np.array([float(r.score) for r in results], dtype=np.float64)
             decoded_at = (np.array(w_, dtype=np.float64), results)
         else:
