@@ -21,8 +21,9 @@ from .checkpoint import Checkpoint
 from .distro import DISTRO
 from .inference_check import InferenceMonitor
 from .jlis import JLIS, NormalizedBinaryView
-from .latent_pa import LCLRVariant, LatentPA, pa_step_size
+from .latent_pa import LatentPA, pa_step_size
 from .lclr import LCLR, LatentBinaryLearner, TwoStage
+from .lclr_variant import LCLRVariant
 from .mixture import RerankerMixture, mixture_scores, tune_mixture_weights
 from .perceptron import StructuredPerceptron
 from .reranker import HiddenVariableReranker

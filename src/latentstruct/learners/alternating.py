@@ -193,7 +193,8 @@ def _final_gap(inner_gap: float, tol: float, curve: list, last: bool) -> float:
 
 def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: StructuredPart | None = None,
                            random_state=None, desc="latent", monotone=True,
-                           session=None) -> AlternatingResult:
+                           session=None, max_iter=None,
+                           after_iteration=None) -> AlternatingResult:
     """LCLR Algorithm 1 with Algorithm 2 inside (J-LIS Algorithms 1-2 when ``structured``).
 
     Minimises, over w (squared hinge, grouped DCD for each inner problem)::
@@ -223,7 +224,14 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
     ``session`` (a :class:`~latentstruct.learners.checkpoint.CheckpointSession`) receives the
     loop's whole state after every outer iteration; when it resumes one, ``w0`` is ignored
     and the loop continues from the saved state.
+
+    ``max_iter`` (default ``learner.max_iter``) bounds the outer iterations of this run.
+    ``after_iteration(iteration, w)``, allowed only without ``monotone``, is called after every
+    outer iteration; a true return value ends the run there, with ``stop_reason``
+    "validation" unless another rule ended it (the LCLR-variant's early stopping).
     """
+    if after_iteration is not None and monotone:
+        raise ValueError("after_iteration is only for the non-monotone loop")
     n = len(X)
     parts = {"task": task, "X": X,
              "pos": task.subset(X, np.flatnonzero(y > 0)) if n else [],
@@ -234,11 +242,13 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
     with shared(**parts) as data:
         return _alternating_loop(learner, task, X, y, C, w0, data, structured=structured,
                                  random_state=random_state, desc=desc, monotone=monotone,
-                                 session=session)
+                                 session=session,
+                                 max_iter=learner.max_iter if max_iter is None else max_iter,
+                                 after_iteration=after_iteration)
 
 
 def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_state, desc,
-                      monotone, session):
+                      monotone, session, max_iter, after_iteration):
     """``alternating_latent_fit``'s loop; ``data`` is its ``shared`` block."""
     rng = np.random.default_rng(learner.random_state if random_state is None else random_state)
     check = bool(getattr(learner, "check_inference", True))
@@ -403,10 +413,10 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
                                  rng=rng, monitor=monitor, counters=counters)
         session.save(iteration, meta, arrays, done=finished)
 
-    bar = tqdm(total=learner.max_iter, initial=min(it, learner.max_iter), desc=desc, unit="iter",
+    bar = tqdm(total=max_iter, initial=min(it, max_iter), desc=desc, unit="iter",
                disable=bar_disable(learner.progress), leave=False)
     # the iterations still to run: none when the resumed run had finished
-    first, last = it + 1, (it if done else learner.max_iter)
+    first, last = it + 1, (it if done else max_iter)
     for it in range(first, last + 1):
         w_prev = w.copy()
         changes = 0
@@ -429,7 +439,7 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
         # Algorithm 2: cutting plane over the negatives' caches (and S's working sets).
         capped = True
         final_gap = None if inner_gap is None else _final_gap(
-            inner_gap, learner.tol, [] if exact_next else curve, it == learner.max_iter)
+            inner_gap, learner.tol, [] if exact_next else curve, it == max_iter)
         if exact_next:
             final_gap = min(float(inner_gap), float(learner.tol))
         at_floor = True  # the last restricted solve was as exact as this iteration asks
@@ -518,6 +528,8 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
         if not monotone:
             change = abs(new - current) / max(abs(current), 1e-12)
             current = new
+            # scored after every iteration, also the one another rule ends the run at
+            stop_early = after_iteration is not None and bool(after_iteration(it, w))
             if changes == 0:
                 # No completion changed and no cache grew: every later iteration would solve
                 # the same restricted problem again, so this is where the loop ends.
@@ -533,7 +545,11 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
                     converged, stop_reason = True, "tol"
                     checkpoint(it, True)
                     break
-            checkpoint(it, it == learner.max_iter)
+            if stop_early:
+                stop_reason = "validation"
+                checkpoint(it, True)
+                break
+            checkpoint(it, it == max_iter)
             continue
         # Theorem 1 with an inexact inner solve: Q(w_t+1) <= Eq. (5)(w_t+1) + C * slack_excess
         # <= Eq. (5)'s optimum + gap + C * slack_excess <= Q(w_t) + gap + C * slack_excess.
@@ -576,7 +592,7 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
             converged, stop_reason = True, "tol"
             checkpoint(it, True)
             break
-        checkpoint(it, it == learner.max_iter)
+        checkpoint(it, it == max_iter)
     bar.close()
     run = AlternatingResult(w, w_init, it, converged, stop_reason, curve, cache_sizes, hits,
                             monitor.per_iteration, monitor.n_inconsistent, cap_hits,

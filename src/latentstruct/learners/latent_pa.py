@@ -1,8 +1,8 @@
-"""Online latent passive-aggressive learning (Clifton, Whitney & Sarkar 2013, Algorithm 1)
-and the "LCLR-variant" baseline of their footnote 1.
+"""Online latent passive-aggressive learning (Clifton, Whitney & Sarkar 2013, Algorithm 1).
 
-Both learn a binary decision over a hidden structure, f(x) = max_{h in C(x)} w . Phi(x, h),
-like LCLR; LatentPA does it online, one example at a time.
+It learns a binary decision over a hidden structure, f(x) = max_{h in C(x)} w . Phi(x, h),
+like LCLR, but online, one example at a time.  The paper's batch baseline, the
+"LCLR-variant" of its footnote 1, is :mod:`latentstruct.learners.lclr_variant`.
 """
 
 from __future__ import annotations
@@ -17,17 +17,16 @@ from tqdm.auto import tqdm
 from ..data.progress import bar_disable
 from ..exceptions import ConfigError, warn_convergence
 from ..tasks.contracts import HEURISTIC, LATENT_BINARY
-from .alternating import alternating_latent_fit, store_alternating_result
 from .base import check_coef_init, check_positive, check_positive_int, register_learner
 from .checkpoint import CheckpointSession
 from .checkpoint_state import (monitor_state, pack_sparse, prefixed, restore_monitor,
                                rng_from_state, rng_state, unpack_sparse, unprefixed)
 from .inference_check import InferenceMonitor
-from .lclr import LCLR, LCLR_CONSTRAINTS, POSITIVE, LatentBinaryLearner
+from .lclr import POSITIVE, LatentBinaryLearner
 from ..limits import MAX_NEGATIVE_UPDATES
 from .params import BOOL, CALLABLE, COEF_INIT, NJOBS, PASSES, RANDOM_STATE, Interval, Options
 
-__all__ = ["LatentPA", "LCLRVariant", "PAEvent", "pa_step_size", "scale_to_range", "PA_VARIANTS"]
+__all__ = ["LatentPA", "PAEvent", "pa_step_size", "scale_to_range", "PA_VARIANTS"]
 
 #: the step-size rules of Crammer et al. (2006); "pa" is Algorithm 1 line 8 of the paper
 PA_VARIANTS = ("pa", "pa-i", "pa-ii")
@@ -452,112 +451,3 @@ class LatentPA(LatentBinaryLearner):
         self.accuracy_curve_ = list(meta.get("accuracy_curve_", []))
         self.loss_curve_ = list(meta.get("loss_curve_", []))
         self.init_scale_ = meta.get("init_scale_")
-
-
-@register_learner("lclr-variant")
-class LCLRVariant(LCLR):
-    """The "LCLR-variant" baseline of Clifton et al. (2013, footnote 1).
-
-    Same objective as ``LCLR`` (LCLR Eq. 3, squared hinge, C = 1/lambda)::
-
-        min_w  1/2 ||w||^2 + C sum_i max(0, 1 - y_i max_{h in C(x_i)} w . Phi(x_i, h))^2
-
-    and the same loop -- ``alternating_latent_fit``, LCLR Algorithm 1 with Algorithm 2
-    inside, caches and duals kept across outer iterations -- but the inference step of the
-    inner loop is skipped: each outer iteration decodes the positives (latent completion) and
-    the negatives once, at the weights of the outer loop, adds the negatives' argmaxes to
-    their caches, and solves the problem restricted to the caches (LCLR Eq. 5) with the
-    grouped DCD, warm-started from the previous iteration's duals; then the next outer
-    iteration decodes again.  That is exactly one cutting-plane round per outer iteration,
-    so ``max_cutting_plane_rounds`` is fixed to 1.  (The paper's baselines use a PA
-    large-margin classifier in the inner loop; ours use the squared-hinge SVM.)
-
-    Each restricted solve stops at the DCD's projected-gradient tolerance ``dcd_tol`` or,
-    when ``dcd_gap_tol`` is set and whichever comes first, once its relative duality gap is
-    below ``dcd_gap_tol``.  Looser solves are much cheaper (with many cached structures
-    sharing a slack the 1e-3 rule takes 1,000+ epochs per late solve) but the loop then
-    settles at a higher objective: on grammaticality with 2,000 + 2,000 sentences
-    ``dcd_tol=1e-2`` took a fifth of the time and lost 0.7 points of held-out accuracy
-    (docs/performance.md), so the default stays LCLR's 1e-3.
-
-    Without the inner re-decoding, the negatives' structures are not maximised again within
-    an outer iteration, so the objective may increase from one outer iteration to the next
-    (LCLR's Theorem 1 does not apply, and is not checked) and LCLR's stopping rule -- stop at
-    the first iteration that improves the objective by less than ``tol`` -- would stop at
-    the first increase.  The variant instead stops once the objective has stalled: after
-    three consecutive outer iterations that each changed it by less than ``tol`` (relative,
-    up or down); or at a fixed point (an iteration that changed no structure and no cache);
-    or after ``max_iter`` outer iterations (the paper runs 40).  ``tol=None`` runs
-    ``max_iter`` iterations unless a fixed point comes first.
-
-    ``check_inference`` checks statuses and scores as in LCLR, but not Theorem 1.
-
-    The parameters are those of ``LCLR`` except ``max_cutting_plane_rounds`` and
-    ``epsilon``, and the following, whose meaning differs here or which LCLR lacks.
-
-    Parameters
-    ----------
-    tol : float or None, default 1e-3
-        Relative change of the objective below which an outer iteration counts as stalled;
-        three stalled iterations in a row end training.
-    dcd_tol : float, default 1e-3
-        Projected-gradient tolerance of each restricted solve.
-    dcd_gap_tol : float or None, default None
-        Relative duality gap at which a restricted solve stops as well (None: ``dcd_tol``
-        only; each check of the gap is one pass over the cache).
-
-    Attributes
-    ----------
-    coef_, n_iter_, fit_time_
-    converged_ : whether training stopped at a stall (``stop_reason_ == "tol"``) or at a
-        fixed point (``"fixed_point"``, where every later iteration would solve the same
-        restricted problem again) rather than at ``max_iter``
-    stop_reason_ : "tol", "fixed_point" or "max_iter"
-    objective_curve_ : Eq. (3) objective at the initial weights and after each outer iteration
-    cache_size_curve_ : cached negative structures after each outer iteration
-    n_cache_hits_ : negative argmaxes that were already cached
-    """
-
-    _parameter_constraints = {**LCLR_CONSTRAINTS, "tol": [POSITIVE, None],
-                              "dcd_gap_tol": [POSITIVE, None]}
-
-    def __init__(
-        self,
-        task=None,
-        C=1.0,
-        tol=1e-3,
-        max_iter=50,
-        dcd_tol=1e-3,
-        dcd_gap_tol=None,
-        dcd_max_iter=2000,
-        init="two-stage",
-        coef_init=None,
-        random_tie_break=False,
-        check_inference=True,
-        n_jobs=1,
-        random_state=0,
-        progress=False,
-    ):
-        super().__init__(task=task, C=C, tol=tol, max_iter=max_iter, max_cutting_plane_rounds=1,
-                         dcd_tol=dcd_tol, dcd_max_iter=dcd_max_iter, init=init,
-                         coef_init=coef_init, random_tie_break=random_tie_break,
-                         check_inference=check_inference, n_jobs=n_jobs,
-                         random_state=random_state, progress=progress)
-        self.dcd_gap_tol = dcd_gap_tol
-
-    def fit(self, X, y, *, checkpoint=None, resume=None):
-        """Run the outer loop of LCLR with one cutting-plane round per outer iteration
-        (``checkpoint``/``resume`` as for ``LCLR.fit``)."""
-        self._validate_params()
-        task = self._check_task()
-        C = float(self.C)
-        X = task.as_batch(X)
-        y = self._check_labels(X, y)
-        t_start = time.perf_counter()
-        session = CheckpointSession(self, {"X": X, "y": y}, checkpoint, resume)
-        w0 = None if session.resuming else self._initial_weights(task, X, y)
-        # LCLR's loop with one cutting-plane round per outer iteration (max_cutting_plane_rounds
-        # is fixed to 1 by __init__) and the stall rule instead of Theorem 1's monotone stop.
-        run, monitor = alternating_latent_fit(self, task, X, y, C, w0, desc="lclr-variant",
-                                              monotone=False, session=session)
-        return store_alternating_result(self, run, t_start, monitor, fixed_schedule=True)

@@ -1,0 +1,122 @@
+"""The LCLR-variant's early stopping: the number of outer iterations chosen on a seeded,
+stratified validation split, then a run on all the data for that many iterations."""
+
+import numpy as np
+import pytest
+
+from latentstruct.exceptions import ConfigError
+from latentstruct.learners import LCLRVariant
+from latentstruct.learners.lclr_variant import LCLRVariant as Direct
+from latentstruct.testing import make_bag_problem
+
+pytestmark = pytest.mark.filterwarnings("ignore::latentstruct.exceptions.ConvergenceWarning")
+
+
+def _problem():
+    # label noise, so that validation accuracy does not simply climb to 1 and stay there
+    task, X, y = make_bag_problem(n_examples=240, bag_size=5, random_state=2)
+    flip = np.random.default_rng(0).random(y.shape[0]) < 0.25
+    return task, X, np.where(flip, -y, y)
+
+
+def _replay(task, X, y, n_iter_no_change, max_iter):
+    """The validation run by hand: the same split, the loop on the training part, the
+    held-out accuracy of the weights after each iteration."""
+    ref = LCLRVariant(task, init="zeros", tol=None, max_iter=max_iter, random_state=0,
+                      early_stopping=True)
+    train, val = ref._validation_split(y)
+    scores = []
+    for t in range(1, max_iter + 1):
+        m = LCLRVariant(task, init="zeros", tol=None, max_iter=t, random_state=0)
+        m.fit(task.subset(X, train), y[train])
+        if m.n_iter_ < t:  # another rule (a fixed point, a stall) ended the run before t
+            break
+        scores.append(float(np.mean(m.predict(task.subset(X, val)) == y[val])))
+        if t - (int(np.argmax(scores)) + 1) >= n_iter_no_change:
+            break
+    return train, val, scores
+
+
+def test_validation_scores_best_iteration_and_the_final_run_match_a_replay():
+    task, X, y = _problem()
+    m = LCLRVariant(task, init="zeros", tol=None, max_iter=30, random_state=0,
+                    early_stopping=True, n_iter_no_change=3).fit(X, y)
+    train, val, scores = _replay(task, X, y, 3, 30)
+    # stratified, disjoint, all examples, ceil(0.1 n) held out
+    assert len(val) == 24 and len(np.intersect1d(train, val)) == 0
+    assert len(train) + len(val) == len(y)
+    assert np.mean(y[val] > 0) == pytest.approx(np.mean(y > 0), abs=0.03)
+    np.testing.assert_allclose(m.validation_scores_, scores, rtol=0, atol=1e-12)
+    best = int(np.argmax(scores)) + 1
+    assert m.best_iteration_ == best
+    # this run is ended by the validation rule, n_iter_no_change iterations after the best
+    assert best == 7 and len(scores) == best + 3
+    # the final model: all the data, best_iteration_ outer iterations
+    full = LCLRVariant(task, init="zeros", tol=None, max_iter=best, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(m.coef_, full.coef_)
+    assert m.n_iter_ == best
+
+
+def test_off_by_default_and_same_model_as_before():
+    task, X, y = _problem()
+    a = LCLRVariant(task, init="zeros", max_iter=6, random_state=0).fit(X, y)
+    assert a.validation_scores_ == [] and a.best_iteration_ is None and a.n_iter_ == 6
+    assert LCLRVariant().get_params()["early_stopping"] is False
+    assert Direct is LCLRVariant
+
+
+def test_split_is_seeded_by_random_state():
+    task, X, y = _problem()
+    a = LCLRVariant(task, early_stopping=True, random_state=0)._validation_split(y)
+    b = LCLRVariant(task, early_stopping=True, random_state=0)._validation_split(y)
+    c = LCLRVariant(task, early_stopping=True, random_state=1)._validation_split(y)
+    np.testing.assert_array_equal(a[1], b[1])
+    assert not np.array_equal(a[1], c[1])
+
+
+def test_too_few_examples_and_bad_params_say_so():
+    task, X, y = make_bag_problem(n_examples=12, bag_size=3, random_state=1)
+    y = np.where(np.arange(12) == 0, 1.0, -1.0)  # one positive: nothing to stratify
+    with pytest.raises(ConfigError, match="too few to keep both labels"):
+        LCLRVariant(task, init="zeros", early_stopping=True).fit(X, y)
+    task, X, y = _problem()
+    for bad in ({"validation_fraction": 1.0}, {"validation_fraction": 0.0},
+                {"n_iter_no_change": 0}, {"early_stopping": "yes"}):
+        with pytest.raises(ConfigError):
+            LCLRVariant(task, **{"init": "zeros", "early_stopping": True, **bad}).fit(X, y)
+
+
+def test_model_state_keeps_the_validation_record():
+    import json
+    task, X, y = _problem()
+    m = LCLRVariant(task, init="zeros", tol=None, max_iter=8, random_state=0,
+                    early_stopping=True, n_iter_no_change=2).fit(X, y)
+    meta, arrays = m._learned_state()
+    loaded = LCLRVariant(task)
+    loaded._restore(json.loads(json.dumps(meta)), arrays)  # model files keep meta as JSON
+    assert loaded.validation_scores_ == m.validation_scores_ and len(m.validation_scores_) >= 2
+    assert loaded.best_iteration_ == m.best_iteration_
+    np.testing.assert_array_equal(loaded.coef_, m.coef_)
+
+
+def test_resume_gives_the_uninterrupted_model(tmp_path):
+    from latentstruct.learners import Checkpoint
+    task, X, y = _problem()
+    kw = dict(init="zeros", tol=None, max_iter=20, random_state=0, early_stopping=True,
+              n_iter_no_change=3)
+    whole = LCLRVariant(task, **kw).fit(X, y)
+    assert whole.best_iteration_ >= 2
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_one(iteration, path):
+        if iteration == 1:
+            raise Stop
+
+    path = tmp_path / "run.ckpt.npz"
+    with pytest.raises(Stop):
+        LCLRVariant(task, **kw).fit(X, y, checkpoint=Checkpoint(path, on_save=stop_at_one))
+    resumed = LCLRVariant(task, **kw).fit(X, y, resume=path)
+    np.testing.assert_array_equal(resumed.coef_, whole.coef_)
+    assert resumed.validation_scores_ == whole.validation_scores_
