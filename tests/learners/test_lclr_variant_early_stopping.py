@@ -21,36 +21,39 @@ def _problem():
 
 def _replay(task, X, y, n_iter_no_change, max_iter):
     """The validation run by hand: the same split, the loop on the training part, the
-    held-out accuracy of the weights after each iteration."""
+    held-out loss and accuracy of the weights after each iteration."""
     ref = LCLRVariant(task, init="zeros", tol=None, max_iter=max_iter, random_state=0,
                       early_stopping=True)
     train, val = ref._validation_split(y)
-    scores = []
+    losses, scores = [], []
     for t in range(1, max_iter + 1):
         m = LCLRVariant(task, init="zeros", tol=None, max_iter=t, random_state=0)
         m.fit(task.subset(X, train), y[train])
         if m.n_iter_ < t:  # another rule (a fixed point, a stall) ended the run before t
             break
+        f = m.decision_function(task.subset(X, val))
+        losses.append(float(np.mean(np.maximum(0.0, 1.0 - y[val] * f) ** 2)))
         scores.append(float(np.mean(m.predict(task.subset(X, val)) == y[val])))
-        if t - (int(np.argmax(scores)) + 1) >= n_iter_no_change:
+        if t - (int(np.argmin(losses)) + 1) >= n_iter_no_change:
             break
-    return train, val, scores
+    return train, val, losses, scores
 
 
-def test_validation_scores_best_iteration_and_the_final_run_match_a_replay():
+def test_validation_curves_best_iteration_and_the_final_run_match_a_replay():
     task, X, y = _problem()
     m = LCLRVariant(task, init="zeros", tol=None, max_iter=30, random_state=0,
                     early_stopping=True, n_iter_no_change=3).fit(X, y)
-    train, val, scores = _replay(task, X, y, 3, 30)
+    train, val, losses, scores = _replay(task, X, y, 3, 30)
     # stratified, disjoint, all examples, ceil(0.1 n) held out
     assert len(val) == 24 and len(np.intersect1d(train, val)) == 0
     assert len(train) + len(val) == len(y)
     assert np.mean(y[val] > 0) == pytest.approx(np.mean(y > 0), abs=0.03)
+    np.testing.assert_allclose(m.validation_loss_curve_, losses, rtol=1e-12, atol=0)
     np.testing.assert_allclose(m.validation_scores_, scores, rtol=0, atol=1e-12)
-    best = int(np.argmax(scores)) + 1
+    best = int(np.argmin(losses)) + 1
     assert m.best_iteration_ == best
     # this run is ended by the validation rule, n_iter_no_change iterations after the best
-    assert best == 7 and len(scores) == best + 3
+    assert best >= 2 and len(losses) == best + 3
     # the final model: all the data, best_iteration_ outer iterations
     full = LCLRVariant(task, init="zeros", tol=None, max_iter=best, random_state=0).fit(X, y)
     np.testing.assert_array_equal(m.coef_, full.coef_)
@@ -60,7 +63,8 @@ def test_validation_scores_best_iteration_and_the_final_run_match_a_replay():
 def test_off_by_default_and_same_model_as_before():
     task, X, y = _problem()
     a = LCLRVariant(task, init="zeros", max_iter=6, random_state=0).fit(X, y)
-    assert a.validation_scores_ == [] and a.best_iteration_ is None and a.n_iter_ == 6
+    assert a.validation_loss_curve_ == [] and a.validation_scores_ == []
+    assert a.best_iteration_ is None and a.n_iter_ == 6
     assert LCLRVariant().get_params()["early_stopping"] is False
     assert Direct is LCLRVariant
 
@@ -95,6 +99,7 @@ def test_model_state_keeps_the_validation_record():
     loaded = LCLRVariant(task)
     loaded._restore(json.loads(json.dumps(meta)), arrays)  # model files keep meta as JSON
     assert loaded.validation_scores_ == m.validation_scores_ and len(m.validation_scores_) >= 2
+    assert loaded.validation_loss_curve_ == m.validation_loss_curve_
     assert loaded.best_iteration_ == m.best_iteration_
     np.testing.assert_array_equal(loaded.coef_, m.coef_)
 

@@ -352,11 +352,10 @@ class GrammaticalityTask(LatentBinaryTask):
     default_learner = "latent-pa"
     #: heuristic weights are those of the supervised chunker (not offered with chunker=None)
     capabilities = frozenset({LATENT_BINARY, HEURISTIC})
-    # Held-out accuracy of the LCLR-variant peaks after 10-14 outer iterations and then
-    # falls by about a point while the objective still moves (the paper notes that LCLR
-    # overfits this task), and the late iterations are the slow ones (their restricted
-    # solves take 1,000-2,000 DCD epochs): the number of iterations is chosen on a
-    # validation split of the training data.  Measurements: docs/performance.md.
+    # The LCLR-variant's held-out accuracy stops rising after 10-20 outer iterations while
+    # the objective keeps moving for 30 more, and those late iterations are the slow ones
+    # (1,000-2,000 DCD epochs per restricted solve): the number of iterations is chosen by
+    # the loss on a validation split of the training data.  docs/performance.md.
     learner_defaults = {"lclr-variant": {"early_stopping": True}}
     #: what evaluate/predict may change: which sentences and negatives are scored
     evaluation_params = frozenset({"test_sentences", "n_test", "n_negative_sets", "test_seed"})
