@@ -57,14 +57,14 @@ def test_validation_curves_best_iteration_and_the_final_run_match_a_replay():
     # the final model: all the data, best_iteration_ outer iterations
     full = LCLRVariant(task, init="zeros", tol=None, max_iter=best, random_state=0).fit(X, y)
     np.testing.assert_array_equal(m.coef_, full.coef_)
-    assert m.n_iter_ == best
+    assert m.n_iter_ == best and m.stop_reason_ == "validation" and not m.converged_
 
 
 def test_off_by_default_and_same_model_as_before():
     task, X, y = _problem()
     a = LCLRVariant(task, init="zeros", max_iter=6, random_state=0).fit(X, y)
     assert a.validation_loss_curve_ == [] and a.validation_scores_ == []
-    assert a.best_iteration_ is None and a.n_iter_ == 6
+    assert a.best_iteration_ is None and a.n_iter_ == 6 and a.stop_reason_ == "max_iter"
     assert LCLRVariant().get_params()["early_stopping"] is False
     assert Direct is LCLRVariant
 

@@ -108,7 +108,8 @@ class LCLRVariant(LCLR):
     converged_ : whether training stopped at a stall (``stop_reason_ == "tol"``) or at a
         fixed point (``"fixed_point"``, where every later iteration would solve the same
         restricted problem again) rather than at ``max_iter``
-    stop_reason_ : "tol", "fixed_point" or "max_iter"
+    stop_reason_ : "tol", "fixed_point", "max_iter" or, with ``early_stopping``, "validation"
+        (the final run reached ``best_iteration_``)
     validation_loss_curve_ : mean squared hinge of the validation part after each outer
         iteration of the validation run (empty without ``early_stopping``)
     validation_scores_ : its accuracy after each of them (for information)
@@ -177,7 +178,10 @@ class LCLRVariant(LCLR):
                                               max_iter=max_iter)
         self.validation_loss_curve_, self.validation_scores_ = losses, scores
         self.best_iteration_ = best
-        return store_alternating_result(self, run, t_start, monitor, fixed_schedule=True)
+        store_alternating_result(self, run, t_start, monitor, fixed_schedule=True)
+        if best is not None and run.stop_reason == "max_iter":
+            self.stop_reason_ = "validation"  # the count the validation run chose
+        return self
 
     def _validation_split(self, y) -> tuple[np.ndarray, np.ndarray]:
         """Indices of the training and validation parts: stratified by label, seeded."""
