@@ -15,8 +15,8 @@ from ..exceptions import ConfigError
 from .alternating import alternating_latent_fit, store_alternating_result
 from .base import register_learner
 from .checkpoint import CheckpointSession
-from .lclr import AT_LEAST_ONE, LCLR, LCLR_CONSTRAINTS, POSITIVE
-from .params import BOOL, Interval
+from .lclr import LCLR, LCLR_CONSTRAINTS, POSITIVE
+from .params import BOOL, PASSES, Interval
 
 __all__ = ["LCLRVariant"]
 
@@ -123,7 +123,8 @@ class LCLRVariant(LCLR):
     _parameter_constraints = {**LCLR_CONSTRAINTS, "tol": [POSITIVE, None],
                               "dcd_gap_tol": [POSITIVE, None], "early_stopping": [BOOL],
                               "validation_fraction": [FRACTION],
-                              "n_iter_no_change": [AT_LEAST_ONE]}
+                              # extra outer iterations: bounded like max_iter
+                              "n_iter_no_change": [PASSES]}
 
     def __init__(
         self,
