@@ -209,7 +209,9 @@ class LCLRVariant(LCLR):
         accuracies: list[float] = []
 
         def after_iteration(iteration, w):
-            f = self._decisions(X_val, w)
+            # in this process: the held-out part is small, and self._decisions would ship
+            # the task to process workers again after every iteration
+            f = task.decision_batch(X_val, w)
             losses.append(float(np.mean(np.maximum(0.0, 1.0 - y_val * f) ** 2)))
             accuracies.append(float(np.mean(np.where(f >= 0.0, 1.0, -1.0) == y_val)))
             best = int(np.argmin(losses)) + 1
