@@ -359,7 +359,8 @@ def shared(**parts):
     """A block of named objects that parallel passes inside it use unchanged: each worker
     receives them at most once (see the module docstring for what each backend sends).
     Inside a :func:`fit_session`, the block lives until the session ends and a later
-    ``shared`` over the same objects returns it again.
+    ``shared`` over the same objects returns it again, as does one over some of the
+    objects of an open block under the same names.
 
     >>> with shared(task=task, X=X) as data:            # doctest: +SKIP
     ...     parallel_chunks(kernel, len(X), 2, args=(data["task"], data["X"], w))
@@ -368,7 +369,13 @@ def shared(**parts):
     if session is not None:
         key = tuple(sorted((name, id(obj)) for name, obj in parts.items()))
         if key not in session.blocks:
-            session.blocks[key] = SharedData(parts, session.pools)
+            # A block of the session that holds these very objects under these names (and
+            # more) serves as well: LCLR's two-stage start decodes X inside the loop's block
+            # over X and its subsets, so process workers build each example's ILP model
+            # once, not once per block.
+            wanted = set(key)
+            holder = next((b for k, b in session.blocks.items() if wanted <= set(k)), None)
+            session.blocks[key] = holder or SharedData(parts, session.pools)
         yield session.blocks[key]
         return
     block = SharedData(parts, _Pools())

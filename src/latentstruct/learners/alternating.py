@@ -221,6 +221,9 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
     (the LCLR-variant, which skips inner re-decoding) the loop runs ``max_iter`` iterations
     or until one changes nothing (a fixed point: ``converged``).
 
+    ``w0`` may be a callable returning the start; it is called inside the loop's
+    :func:`~latentstruct.parallel.shared` block (over ``task``, ``X``, ``pos``, ``neg``).
+
     ``session`` (a :class:`~latentstruct.learners.checkpoint.CheckpointSession`) receives the
     loop's whole state after every outer iteration; when it resumes one, ``w0`` is ignored
     and the loop continues from the saved state.
@@ -240,6 +243,10 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
         parts.update(s_task=structured.task, s_X=structured.X, s_Y=structured.Y)
     # The task and the examples reach parallel workers once per fit; passes send only w.
     with shared(**parts) as data:
+        if callable(w0):
+            # a start that decodes X (LCLR's two-stage model) runs inside the block, so its
+            # pass reuses the workers' copies of the examples instead of shipping its own
+            w0 = w0()
         return _alternating_loop(learner, task, X, y, C, w0, data, structured=structured,
                                  random_state=random_state, desc=desc, monotone=monotone,
                                  session=session,

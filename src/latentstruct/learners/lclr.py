@@ -179,7 +179,12 @@ class TwoStage(LatentBinaryLearner):
         y = self._check_labels(X, y)
         self.heuristic_coef_ = np.asarray(task.heuristic_weights(), dtype=np.float64)
         monitor = InferenceMonitor("TwoStage", self.check_inference)
-        results = self._latent(X, self.heuristic_coef_)
+        # X as a shared part, not per-chunk rows: inside LCLR's fit this is the loop's own
+        # block, so process workers keep the examples (and the decoders they build) for
+        # every later pass
+        with shared(task=task, X=X) as data:
+            results = parallel_chunks(_latent_chunk, len(X), self.n_jobs,
+                                      args=(data["task"], data["X"], self.heuristic_coef_))
         monitor.observe(results, "heuristic argmax")
         structures = [r.structure for r in results]
         pool = ConstraintPool(task.n_features, len(X))
@@ -383,7 +388,8 @@ class LCLR(LatentBinaryLearner):
         y = self._check_labels(X, y)
         t_start = time.perf_counter()
         session = CheckpointSession(self, {"X": X, "y": y}, checkpoint, resume)
-        w0 = None if session.resuming else self._initial_weights(task, X, y)
+        # the start is computed inside the loop's shared block (see alternating_latent_fit)
+        w0 = None if session.resuming else (lambda: self._initial_weights(task, X, y))
         run, monitor = alternating_latent_fit(self, task, X, y, C, w0, desc="lclr",
                                               session=session)
         return store_alternating_result(self, run, t_start, monitor)
