@@ -103,6 +103,7 @@ __all__ = [
     "check_alignment",
     "enumerate_alignments",
     "alignment_score",
+    "alignment_vector",
 ]
 
 #: The six variable types, in layout order (also the field names of scores and alignments).
@@ -462,41 +463,55 @@ class GraphAlignment:
         node_map[p_head] · node_map[p_dep]`` ((10) and (11)), ``edge_del = 1 − Σ edge
         mappings`` (where edge-deletion variables exist).  O(P + Q + n1 + n2 + E1 + E2).
         """
-        x = np.asarray(node_map)
-        if x.shape != (problem.n_node_pairs,) or (x.size and not np.all((x == 0) | (x == 1))):
-            raise InputError(
-                f"node_map must be a 0/1 array of shape {_shape_str((problem.n_node_pairs,))}; "
-                f"got shape {_shape_str(x.shape)}"
-            )
-        x = x.astype(np.int64)
-        pairs = problem.node_pairs
-        out1 = np.bincount(pairs[:, 0], weights=x, minlength=problem.n1).astype(np.int64)
-        out2 = np.bincount(pairs[:, 1], weights=x, minlength=problem.n2).astype(np.int64)
-        if (out1 > 1).any() or (out2 > 1).any():
-            side, node = (1, int(np.argmax(out1))) if (out1 > 1).any() else (2, int(np.argmax(out2)))
-            raise InputError(
-                f"node_map maps G{side} node {node} more than once; expected a one-to-one partial matching"
-            )
-        heads, deps = problem.edge_pair_nodes[:, 0], problem.edge_pair_nodes[:, 1]
-        y = x[heads] * x[deps]
-        ep = problem.edge_pairs
-        m1 = np.bincount(ep[:, 0], weights=y, minlength=problem.n_edges1).astype(np.int64)
-        m2 = np.bincount(ep[:, 1], weights=y, minlength=problem.n_edges2).astype(np.int64)
-        none = np.zeros(0, dtype=np.int64)
-        return cls(
-            problem,
-            node_map=x,
-            del1=1 - out1 if problem.delete_nodes1 else none,
-            del2=1 - out2 if problem.delete_nodes2 else none,
-            edge_map=y,
-            edge_del1=1 - m1 if problem.edge_deletion else none,
-            edge_del2=1 - m2 if problem.edge_deletion else none,
-        )
+        return cls._trusted(problem, alignment_vector(problem, node_map))
 
     @classmethod
     def empty(cls, problem: GraphAlignmentProblem) -> GraphAlignment:
         """Nothing mapped: every word and edge deleted (always legal)."""
         return cls.from_node_map(problem, np.zeros(problem.n_node_pairs, dtype=np.int64))
+
+
+def alignment_vector(problem: GraphAlignmentProblem, node_map) -> np.ndarray:
+    """``GraphAlignment.from_node_map(problem, node_map).to_vector()`` without building the
+    object: the int8 0/1 vector, in :meth:`GraphAlignmentProblem.variable_layout` order, of
+    the unique legal alignment with these word mappings (the feature vector of a decoded
+    structure needs only this, once per structure a learner keeps)."""
+    x = np.asarray(node_map)
+    if x.shape != (problem.n_node_pairs,) or (x.size and not np.all((x == 0) | (x == 1))):
+        raise InputError(
+            f"node_map must be a 0/1 array of shape {_shape_str((problem.n_node_pairs,))}; "
+            f"got shape {_shape_str(x.shape)}"
+        )
+    x = x.astype(np.int64)
+    pairs = problem.node_pairs
+    out1 = np.bincount(pairs[:, 0], weights=x, minlength=problem.n1).astype(np.int64)
+    out2 = np.bincount(pairs[:, 1], weights=x, minlength=problem.n2).astype(np.int64)
+    if (out1 > 1).any() or (out2 > 1).any():
+        side, node = (1, int(np.argmax(out1))) if (out1 > 1).any() else (2, int(np.argmax(out2)))
+        raise InputError(
+            f"node_map maps G{side} node {node} more than once; expected a one-to-one partial matching"
+        )
+    heads, deps = problem.edge_pair_nodes[:, 0], problem.edge_pair_nodes[:, 1]
+    y = x[heads] * x[deps]
+    ep = problem.edge_pairs
+    m1 = np.bincount(ep[:, 0], weights=y, minlength=problem.n_edges1).astype(np.int64)
+    m2 = np.bincount(ep[:, 1], weights=y, minlength=problem.n_edges2).astype(np.int64)
+    none = np.zeros(0, dtype=np.int64)
+    # in VARIABLE_TYPES order (node_map, del1, del2, edge_map, edge_del1, edge_del2)
+    v = np.concatenate([
+        x,
+        1 - out1 if problem.delete_nodes1 else none,
+        1 - out2 if problem.delete_nodes2 else none,
+        y,
+        1 - m1 if problem.edge_deletion else none,
+        1 - m2 if problem.edge_deletion else none,
+    ])
+    if v.size and ((v < 0) | (v > 1)).any():
+        # two candidate edge pairs joining the same two words (parallel edges) would
+        # both map one edge: no legal alignment has these word mappings
+        raise InputError("node_map maps an edge more than once (parallel edges in a graph); "
+                         "expected word mappings that map each edge at most once")
+    return v.astype(np.int8)
 
 
 def alignment_score(alignment: GraphAlignment, scores: GraphPartScores) -> float:
