@@ -347,6 +347,35 @@ def test_dask_passes_use_every_worker_after_the_memory_manager_ran(dask_client):
                 time.sleep(2.5)  # let the memory manager run between passes
 
 
+def test_dask_chunk_k_runs_on_the_same_worker_in_every_pass(dask_client):
+    """Passes over a shared block go to one actor per worker: chunk k of every pass runs in
+    the same worker process (its examples keep the decoders built there)."""
+    X = np.arange(1000.0)
+    with parallel_config(backend="dask", n_jobs=2), fit_session():
+        with shared(X=X) as data:
+            first = parallel_chunks(_pid_chunk, 10, None, args=(data["X"],))
+            for _ in range(5):
+                # the cut may move with the measured costs; the chunks' workers do not
+                pids = parallel_chunks(_pid_chunk, 10, None, args=(data["X"],))
+                assert (pids[0], pids[-1]) == (first[0], first[-1])
+    assert first[0] != first[-1]  # two workers, one chunk each
+
+
+def test_an_error_in_a_dask_chunk_reaches_the_caller(dask_client):
+    with parallel_config(backend="dask", n_jobs=2), fit_session():
+        with shared(X=np.arange(4.0)) as data:
+            with pytest.raises(ZeroDivisionError):
+                parallel_chunks(_failing_chunk, 4, None, args=(data["X"],))
+            # the actors still serve the next pass
+            assert len(parallel_chunks(_pid_chunk, 4, None, args=(data["X"],))) == 4
+
+
+def _failing_chunk(a, b, X):
+    if a > 0:
+        raise ZeroDivisionError("chunk failed on purpose")
+    return [0] * (b - a)
+
+
 def test_bars_change_nothing_on_each_backend(backend):
     """With progress bars on, passes run in many small chunks (streamed where the backend
     can, gathered at once on Ray) and give the same list."""

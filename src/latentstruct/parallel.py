@@ -30,10 +30,10 @@ threads     nothing (workers share memory)                   nothing
 loky        the data pickled once to a private temp file     per chunk: ~400 B of references
             (``TMPDIR``); each worker process loads it once  + the small arguments (``w``:
             and keeps it (the last 2 blocks, by token)       8 bytes per feature)
-dask        the block pickled once, ``client.scatter`` of    per chunk: ~400 B + ``w`` (in
-            that copy to each worker as its own key; each    the task; scattered once when
-            chunk is submitted to a worker holding one       over 1 MB); chunks go to the
-            (joblib's Dask backend supplies the client)      client directly, not via joblib
+dask        the block pickled once, ``client.scatter`` of    per chunk: ~400 B + ``w``, as a
+            that copy to each worker as its own key; one     call on the actor of the worker
+            actor per worker runs the chunks (joblib's Dask  holding the block (client to
+            backend supplies the client)                     worker, no scheduler hop)
 ray         ``ray.put``: one copy in each node's object      per chunk: ~400 B + ``w``
             store; each pool process reads it once
 other       nothing: the data goes with every chunk          the data, per chunk
