@@ -418,6 +418,28 @@ def test_a_window_indexes_rows_by_their_global_position():
         window[::2]
 
 
+def _leak_limit_chunk(a, b, X):
+    from joblib.externals.loky import process_executor
+
+    return [process_executor._MAX_MEMORY_LEAK_SIZE] * (b - a)
+
+
+def test_loky_workers_allow_for_the_blocks_they_keep():
+    """loky restarts a worker whose memory grew by 300 MB since its first call; a worker
+    keeping shared blocks (and the decoders built for their examples) is not leaking, so
+    the threshold grows with the largest block it loaded."""
+    from joblib.externals.loky import process_executor
+
+    base = process_executor._MAX_MEMORY_LEAK_SIZE  # this process never loads a block
+    X = np.random.default_rng(0).normal(size=200_000)  # 1.6 MB pickled
+    with parallel_config(backend="loky", n_jobs=2), fit_session():
+        with shared(X=X) as data:
+            limits = parallel_chunks(_leak_limit_chunk, 4, None, args=(data["X"],))
+    expected = base + parallel._WORKER_CACHE_SIZE * parallel._BLOCK_MEMORY_PER_BYTE * X.nbytes
+    # (a reused worker may have loaded a larger block in an earlier test)
+    assert min(limits) >= expected
+
+
 def test_worker_cache_keeps_the_parts_of_the_most_recent_blocks():
     parallel._WORKER_CACHE.clear()
     loads = []
