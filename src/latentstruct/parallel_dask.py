@@ -17,7 +17,9 @@ batching intervals (client to scheduler 10 ms, scheduler to worker 5 ms in distr
 the block in its worker's data by the key it was scattered under, and chunk ``k`` of every
 pass runs on the same worker, so the decoders a worker builds for its examples stay with
 them.  Actor calls are not cancelled on an error or Ctrl-C (Dask cannot): the chunks
-already sent finish on their workers and their results are dropped.
+already sent finish on their workers and their results are dropped.  Nor are they retried:
+a worker lost in the middle of a fit fails that fit's pass with Dask's error (tasks would
+be rerun elsewhere, but the block a fit placed on that worker is gone with it anyway).
 
 Passes with no shared block (nothing placed) still go through ``Client.map`` and one
 ``gather``.
