@@ -75,3 +75,15 @@ def test_explain_refuses_a_task_that_is_not_explainable(chunk_model, tmp_path, c
     assert code == 2 and out == "" and "Traceback" not in err
     assert "not explainable" in err and "paraphrase, rte, translit" in err
     assert not (tmp_path / "x.png").exists()
+
+
+def test_pos_task_runs_jlis_to_convergence_by_default(capsys):
+    """J-LIS's class default max_iter=20 stopped the guide's POS job unconverged; the POS task
+    gives it 50 from the command line (any given max_iter wins)."""
+    from latentstruct.learners import JLIS
+    from latentstruct.tasks import PosTask
+
+    assert JLIS().max_iter == 20 and PosTask.learner_defaults_for(JLIS) == {"max_iter": 50}
+    code, out, _ = run(capsys, "options", "pos", "--learner", "jlis")
+    assert code == 0 and "task 'pos' sets max_iter=50" in out
+    assert "\n  max_iter=50 " in out
