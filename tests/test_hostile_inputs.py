@@ -476,3 +476,36 @@ def test_progress_bars_only_on_a_terminal_unless_forced(flag, tmp_path):
     assert proc.returncode == 0, err[-2000:]
     assert (b"\r" in err) == (flag == "--progress"), err[-2000:]  # stderr is a pipe here
     assert b"trained ssvm on 60 chunk examples" in err  # the summary line stays
+
+
+def test_a_swallowed_ctrl_c_is_raised_again_until_the_command_ends(monkeypatch):
+    """A KeyboardInterrupt raised inside a callback from C code (llvmlite's object-cache
+    notification while numba compiles, on a fresh install) is printed as "Exception
+    ignored" and lost; the command's handler raises it again until the command ends."""
+    import _thread
+
+    from latentstruct import cli
+
+    monkeypatch.setattr(cli, "RETRY_INTERRUPT_S", 0.05)
+    interrupts = cli._Interrupts()
+    interrupts.start()
+    try:
+        assert signal.getsignal(signal.SIGINT) == interrupts._handler
+        try:
+            _thread.interrupt_main()  # the user's Ctrl-C ...
+            time.sleep(1.0)
+        except KeyboardInterrupt:
+            pass  # ... swallowed, as by the callback
+        assert interrupts.seen
+        again = False
+        try:
+            for _ in range(100):  # at most ~1 s of "training" goes on
+                time.sleep(0.01)
+        except KeyboardInterrupt:
+            again = True
+        assert again
+        interrupts._end()
+        time.sleep(0.2)  # no further interruption once the command has ended
+    finally:
+        interrupts.restore()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

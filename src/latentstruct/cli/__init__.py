@@ -212,19 +212,55 @@ def _close_bars() -> None:
             pass
 
 
+#: seconds between raising an interruption again while the command has not ended
+RETRY_INTERRUPT_S = 1.0
+
+
 class _Interrupts:
     """Ctrl-C (SIGINT) during a command: it raises KeyboardInterrupt as Python's own
     handler does, and is remembered, so that an error it causes on the way out (a worker
     process killed by the same Ctrl-C, a half-read pipe) is reported as the interruption.
-    A SIGINT that was ignored when the program started (a background job) stays ignored."""
+    A SIGINT that was ignored when the program started (a background job) stays ignored.
+
+    A KeyboardInterrupt raised while C code is calling back into Python is printed as
+    "Exception ignored" and lost: numba compiling a kernel on a fresh install (llvmlite's
+    object-cache callback) swallowed one, and training went on for good
+    (tests/test_hostile_inputs.py).  So once a Ctrl-C is seen, it is raised again every
+    ``RETRY_INTERRUPT_S`` until the command has ended."""
 
     def __init__(self):
         self.seen = False
+        self.ended = False
         self.previous = None
+        self._retry = None
 
     def _handler(self, signum, frame):
         self.seen = True
+        self._arm_retry()
         raise KeyboardInterrupt
+
+    def _arm_retry(self) -> None:
+        import threading
+
+        if self._retry is None and not self.ended:
+            self._retry = threading.Timer(RETRY_INTERRUPT_S, self._raise_again)
+            self._retry.daemon = True
+            self._retry.start()
+
+    def _raise_again(self) -> None:
+        import _thread
+
+        self._retry = None
+        if self.seen and not self.ended:
+            # as a SIGINT would: the handler runs in the main thread (and arms the next
+            # retry); nothing happens once the handler is SIG_IGN or restored
+            _thread.interrupt_main()
+
+    def _end(self) -> None:
+        self.ended = True
+        retry, self._retry = self._retry, None
+        if retry is not None:
+            retry.cancel()
 
     def start(self) -> None:
         """Catch SIGINT from now on (where Python's own handler would)."""
@@ -232,6 +268,7 @@ class _Interrupts:
         import threading
 
         self.seen = False
+        self.ended = False
         if threading.current_thread() is threading.main_thread() and \
                 signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             self.previous = signal.signal(signal.SIGINT, self._handler)
@@ -242,6 +279,7 @@ class _Interrupts:
         import signal
         import threading
 
+        self._end()
         if program and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         _close_bars()
@@ -254,6 +292,7 @@ class _Interrupts:
     def restore(self) -> None:
         import signal
 
+        self._end()
         if self.previous is not None and signal.getsignal(signal.SIGINT) == self._handler:
             signal.signal(signal.SIGINT, self.previous)
         self.previous = None
@@ -284,6 +323,7 @@ def main(argv=None) -> int:
             return _INTERRUPTS.exit(program)
         raise
     finally:
+        _INTERRUPTS._end()  # no interruption is raised again once the command is over
         if not program:  # a caller in Python gets its own SIGINT handling back
             _INTERRUPTS.restore()
 
