@@ -31,6 +31,7 @@ import signal
 import subprocess
 import sys
 import time
+import types
 from dataclasses import dataclass
 from typing import Callable
 
@@ -478,7 +479,7 @@ def test_progress_bars_only_on_a_terminal_unless_forced(flag, tmp_path):
     assert b"trained ssvm on 60 chunk examples" in err  # the summary line stays
 
 
-def test_a_swallowed_ctrl_c_is_raised_again_until_the_command_ends(monkeypatch):
+def test_a_swallowed_ctrl_c_is_raised_again_until_the_command_ends(monkeypatch, capsys):
     """A KeyboardInterrupt raised inside a callback from C code (llvmlite's object-cache
     notification while numba compiles, on a fresh install) is printed as "Exception
     ignored" and lost; the command's handler raises it again until the command ends."""
@@ -497,6 +498,10 @@ def test_a_swallowed_ctrl_c_is_raised_again_until_the_command_ends(monkeypatch):
         except KeyboardInterrupt:
             pass  # ... swallowed, as by the callback
         assert interrupts.seen
+        # Python would print the lost one as "Exception ignored ... Traceback": not here
+        hook = sys.unraisablehook
+        hook(types.SimpleNamespace(exc_type=KeyboardInterrupt, exc_value=KeyboardInterrupt(),
+                                   exc_traceback=None, err_msg=None, object=None))
         again = False
         try:
             for _ in range(100):  # at most ~1 s of "training" goes on
@@ -509,3 +514,5 @@ def test_a_swallowed_ctrl_c_is_raised_again_until_the_command_ends(monkeypatch):
     finally:
         interrupts.restore()
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert sys.unraisablehook is not hook  # the caller's hook is back
+    assert "KeyboardInterrupt" not in capsys.readouterr().err

@@ -233,11 +233,19 @@ class _Interrupts:
         self.ended = False
         self.previous = None
         self._retry = None
+        self._previous_hook = None
 
     def _handler(self, signum, frame):
         self.seen = True
         self._arm_retry()
         raise KeyboardInterrupt
+
+    def _unraisable(self, unraisable) -> None:
+        """``sys.unraisablehook`` during a command: our own KeyboardInterrupt, lost in a
+        callback, is raised again (above) and reported in one line, not as a traceback."""
+        if self.seen and issubclass(unraisable.exc_type, KeyboardInterrupt):
+            return
+        (self._previous_hook or sys.__unraisablehook__)(unraisable)
 
     def _arm_retry(self) -> None:
         import threading
@@ -272,6 +280,7 @@ class _Interrupts:
         if threading.current_thread() is threading.main_thread() and \
                 signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             self.previous = signal.signal(signal.SIGINT, self._handler)
+            self._previous_hook, sys.unraisablehook = sys.unraisablehook, self._unraisable
 
     def exit(self, program: bool) -> int:
         """Report the interruption: one line, status 130.  In the program (not a call from
@@ -296,6 +305,9 @@ class _Interrupts:
         if self.previous is not None and signal.getsignal(signal.SIGINT) == self._handler:
             signal.signal(signal.SIGINT, self.previous)
         self.previous = None
+        if self._previous_hook is not None and sys.unraisablehook == self._unraisable:
+            sys.unraisablehook = self._previous_hook
+        self._previous_hook = None
 
 
 _INTERRUPTS = _Interrupts()
