@@ -420,10 +420,15 @@ def _chunk_corpus(path, n_sentences: int, seed: int = 0) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def _latentstruct(*args) -> subprocess.Popen:
+def _latentstruct(*args, interruptible: bool = False) -> subprocess.Popen:
+    """The program in a child process.  ``interruptible``: SIGINT at its default in the
+    child, as in a terminal, even when this test run was started with SIGINT ignored (a
+    background job, e.g. ``nohup … &``), which the child would inherit and keep."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    reset = (lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)) if interruptible else None
     return subprocess.Popen([sys.executable, "-m", "latentstruct", *map(str, args)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            preexec_fn=reset)
 
 
 def _read_until(stream, needle: bytes, timeout: float) -> bytes:
@@ -449,7 +454,8 @@ def test_ctrl_c_mid_training_says_interrupted_and_exits_130(tmp_path):
     data = tmp_path / "train.txt"
     _chunk_corpus(data, 1500)
     proc = _latentstruct("train", "chunk", "--train", data, "--model", tmp_path / "m.npz",
-                         "--progress", "--option", "tol=1e-12", "--option", "max_iter=10000")
+                         "--progress", "--option", "tol=1e-12", "--option", "max_iter=10000",
+                         interruptible=True)
     try:
         seen = _read_until(proc.stderr, b"ssvm:", timeout=120)  # the learner's bar: training
         assert b"ssvm:" in seen, seen[-2000:]
@@ -488,6 +494,8 @@ def test_a_swallowed_ctrl_c_is_raised_again_until_the_command_ends(monkeypatch, 
     from latentstruct import cli
 
     monkeypatch.setattr(cli, "RETRY_INTERRUPT_S", 0.05)
+    # as in a terminal, even when this test run was started with SIGINT ignored
+    outer = signal.signal(signal.SIGINT, signal.default_int_handler)
     interrupts = cli._Interrupts()
     interrupts.start()
     try:
@@ -513,6 +521,7 @@ def test_a_swallowed_ctrl_c_is_raised_again_until_the_command_ends(monkeypatch, 
         time.sleep(0.2)  # no further interruption once the command has ended
     finally:
         interrupts.restore()
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        back = signal.signal(signal.SIGINT, outer)
+    assert back is signal.default_int_handler
     assert sys.unraisablehook is not hook  # the caller's hook is back
     assert "KeyboardInterrupt" not in capsys.readouterr().err
