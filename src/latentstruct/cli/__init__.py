@@ -301,7 +301,6 @@ class _Interrupts:
     def restore(self) -> None:
         import signal
 
-        self._end()
         if self.previous is not None and signal.getsignal(signal.SIGINT) == self._handler:
             signal.signal(signal.SIGINT, self.previous)
         self.previous = None

@@ -47,7 +47,6 @@ __all__ = [
 
 POSITIVE = Interval(float, 0, None, closed="neither")
 NONNEGATIVE = Interval(float, 0, None, closed="left")
-AT_LEAST_ONE = Interval(int, 1, None, closed="left")
 
 #: LCLR's hyperparameters (the LCLR-variant uses a subset of them)
 LCLR_CONSTRAINTS = {
