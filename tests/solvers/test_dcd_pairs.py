@@ -55,7 +55,9 @@ def test_one_pair_step_is_the_exact_line_minimum_and_keeps_the_group_sum(seed):
     live = np.ones(4, dtype=np.bool_)
     scratch = np.zeros(5)
     w_kernel = w.copy()
-    assert dcd._pair_step(indptr, indices, data, bb, a, w_kernel, members, 0, 4, live, scratch)
+    grad = G.copy()  # what the epoch's sweep measured
+    assert dcd._pair_step(indptr, indices, data, bb, a, w_kernel, members, 0, 4, live, grad,
+                          scratch)
     expected = alpha.copy()
     expected[i] += t
     expected[j] -= t
@@ -78,17 +80,23 @@ def test_pair_step_skips_shrunk_constraints_and_groups_without_dual_mass():
     members = np.arange(2, dtype=np.int64)
     scratch = np.zeros(2)
     w = np.zeros(2)
+    grad = np.array([-1.0, -2.0])
     # no alpha > 0: nothing to move
     assert not dcd._pair_step(indptr, indices, data, b, alpha, w, members, 0, 2,
-                              np.ones(2, dtype=np.bool_), scratch)
+                              np.ones(2, dtype=np.bool_), grad, scratch)
     alpha[0] = 0.5
     w = np.array([0.5, 0.0])
+    grad = np.array([-0.5, -2.0])
     # constraint 1 is shrunk: only one live constraint, no pair
     assert not dcd._pair_step(indptr, indices, data, b, alpha, w, members, 0, 2,
-                              np.array([True, False]), scratch)
+                              np.array([True, False]), grad, scratch)
+    assert alpha[0] == 0.5 and alpha[1] == 0.0
+    # a pair chosen on stale gradients that the current w does not confirm: no step
+    assert not dcd._pair_step(indptr, indices, data, b, alpha, w, members, 0, 2,
+                              np.ones(2, dtype=np.bool_), np.array([-5.0, 0.0]), scratch)
     assert alpha[0] == 0.5 and alpha[1] == 0.0
     assert dcd._pair_step(indptr, indices, data, b, alpha, w, members, 0, 2,
-                          np.ones(2, dtype=np.bool_), scratch)
+                          np.ones(2, dtype=np.bool_), grad, scratch)
     assert alpha[1] > 0.0 and alpha.sum() == pytest.approx(0.5, abs=1e-15)
 
 

@@ -46,6 +46,10 @@ _UINT32_MAX = np.iinfo(np.uint32).max
 # Reassociation lets LLVM split the sparse dot products into several accumulators; no flag that
 # assumes away inf/nan (the shrinking thresholds use +-inf).
 _FASTMATH = {"reassoc", "contract"}
+# The pair steps are skipped for a while after a round of them gained less than this share
+# of the epoch's coordinate steps (doubling the wait each time, up to PAIR_MAX_WAIT epochs).
+PAIR_GAIN_RATIO = 0.1
+PAIR_MAX_WAIT = 32
 
 
 # --------------------------------------------------------------------------------------------
@@ -75,23 +79,29 @@ def _dcd_epochs(
     pair_ptr,
     pair_members,
     live,
+    grad,
     scratch,
 ):
     """Run at most ``n_epochs`` epochs of grouped L2-loss dual CD, in place.
 
     ``index`` holds the ids of the constraints to sweep; its first ``state_i[0]`` entries are
-    the unshrunk ones (LIBLINEAR's ``active_size``).  ``state_f`` holds ``(PGmax_old,
+    the unshrunk ones (LIBLINEAR's ``active_size``); ``state_i[1:3]`` are the epochs the
+    pair steps still wait and their current back-off.  ``state_f`` holds ``(PGmax_old,
     PGmin_old)``, ``rng_state`` the xorshift64 state; all three persist between calls so that
     the run can be cut into chunks (for callbacks) without changing its course.
 
-    An epoch that does not end the run is followed by one pair step in every group of
-    ``pair_ptr``/``pair_members`` (the swept groups with two or more constraints, from
-    :func:`_pair_groups`), over its unshrunk constraints (:func:`_pair_step`).  ``live`` (one
-    flag per constraint id) and ``scratch`` (zeros, one per feature) are work space.
+    An epoch that does not end the run is followed (unless the pairs wait) by one pair step
+    in every group of ``pair_ptr``/``pair_members`` (the swept groups with two or more
+    constraints, from :func:`_pair_groups`), over its unshrunk constraints
+    (:func:`_pair_step`).  ``live`` and
+    ``grad`` (one flag and one value per constraint id) and ``scratch`` (zeros, one per
+    feature) are work space.
     Returns ``(epochs_done, converged)``.
     """
     n_sweep = index.shape[0]
     active_size = state_i[0]
+    pair_wait = state_i[1]
+    pair_backoff = state_i[2]
     pg_max_old = state_f[0]
     pg_min_old = state_f[1]
     s = rng_state[0]
@@ -118,6 +128,7 @@ def _dcd_epochs(
         # constraints per group -- would pass the test while far from optimal.
         pg_max_new = 0.0
         pg_min_new = 0.0
+        sweep_gain = 0.0  # how much the epoch's coordinate steps lowered the dual's negative
         pos = 0
         while pos < active_size:
             k = index[pos]
@@ -127,6 +138,7 @@ def _dcd_epochs(
             G = 0.0
             for p in range(start, end):
                 G += w[indices[p]] * data[p]
+            grad[k] = G - b[k]  # without the group term: what the pair steps compare
             hic = half_inv_c[g]
             G += A[g] * hic - b[k]
             a = alpha[k]
@@ -151,6 +163,7 @@ def _dcd_epochs(
                 if a_new < 0.0:
                     a_new = 0.0
                 delta = a_new - a
+                sweep_gain -= delta * (G + 0.5 * (sqnorm[k] + hic) * delta)
                 alpha[k] = a_new
                 A[g] += delta
                 for p in range(start, end):
@@ -173,14 +186,26 @@ def _dcd_epochs(
             pg_max_old = np.inf
         if pg_min_old >= 0.0:
             pg_min_old = -np.inf
-        if pair_ptr.shape[0] > 1:
+        if pair_ptr.shape[0] > 1 and pair_wait > 0:
+            pair_wait -= 1
+        elif pair_ptr.shape[0] > 1:
             for pos in range(n_sweep):
                 live[index[pos]] = pos < active_size
+            pair_gain = 0.0
             for q in range(pair_ptr.shape[0] - 1):
-                _pair_step(indptr, indices, data, b, alpha, w, pair_members,
-                           pair_ptr[q], pair_ptr[q + 1], live, scratch)
+                pair_gain += _pair_step(indptr, indices, data, b, alpha, w, pair_members,
+                                        pair_ptr[q], pair_ptr[q + 1], live, grad, scratch)
+            # Where the groups' constraints are not near-duplicates the pairs gain little
+            # and cost up to half an epoch: then skip them for 1, 2, 4, ... 32 epochs.
+            if pair_gain < PAIR_GAIN_RATIO * sweep_gain:
+                pair_backoff = min(max(2 * pair_backoff, 1), PAIR_MAX_WAIT)
+                pair_wait = pair_backoff
+            else:
+                pair_backoff = 0
 
     state_i[0] = active_size
+    state_i[1] = pair_wait
+    state_i[2] = pair_backoff
     state_f[0] = pg_max_old
     state_f[1] = pg_min_old
     rng_state[0] = s
@@ -188,19 +213,22 @@ def _dcd_epochs(
 
 
 @njit(cache=True, nogil=True, error_model="numpy", fastmath=_FASTMATH)
-def _pair_step(indptr, indices, data, b, alpha, w, members, start, end, live, scratch):
+def _pair_step(indptr, indices, data, b, alpha, w, members, start, end, live, grad, scratch):
     """One SMO step inside a slack group: move dual mass between two of its constraints.
 
     Constraints of one group that are near-duplicates (a negative's cached alignments that
     differ in a word or two, a sentence's cutting planes) make single-coordinate steps
     zigzag: each step's curvature ``||d_k||^2 + 1/(2 C_g)`` is large, while along
     ``e_i - e_j`` it is only ``||d_i - d_j||^2``, and the group's sum ``A_g`` does not move.
-    Over the live constraints of ``members[start:end]`` this takes the maximal violating
-    pair (Keerthi et al. 2001): ``i`` with the smallest gradient, ``j`` with the largest
-    among those with ``alpha_j > 0`` (the group term ``A_g / (2 C_g)`` is common to both,
-    so it is left out), and minimises the dual exactly along ``e_i - e_j``:
-    ``t = min(alpha_j, (G_j - G_i) / ||d_i - d_j||^2)``.  The dual objective never gets
-    worse; alpha stays feasible.  Returns whether a step was taken.
+    Among the live constraints of ``members[start:end]`` the pair is chosen by the gradients
+    the epoch just measured (``grad``, without the group term ``A_g / (2 C_g)``, common to
+    the group): ``i`` with the smallest, ``j`` with the largest among those with
+    ``alpha_j > 0`` (the maximal violating pair of Keerthi et al. 2001; measured during the
+    sweep, so a pair costs two dot products, not one per member).  The step itself uses the
+    two gradients recomputed at the current w and minimises the dual exactly along
+    ``e_i - e_j``: ``t = min(alpha_j, (G_j - G_i) / ||d_i - d_j||^2)``, and none is taken
+    unless ``G_j > G_i``.  So the dual objective never gets worse and alpha stays feasible.
+    Returns the decrease of the dual's negative (0.0 where no step is taken).
     """
     g_min = np.inf
     g_max = -np.inf
@@ -210,22 +238,28 @@ def _pair_step(indptr, indices, data, b, alpha, w, members, start, end, live, sc
         k = members[q]
         if not live[k]:
             continue
-        m = 0.0
-        for p in range(np.uint64(indptr[k]), np.uint64(indptr[k + 1])):
-            m += w[indices[p]] * data[p]
-        G = m - b[k]
+        G = grad[k]
         if G < g_min:
             g_min = G
             i = k
         if alpha[k] > 0.0 and G > g_max:
             g_max = G
             j = k
-    if j < 0 or i == j or not g_max - g_min > 1e-12:
-        return False
-    # ||d_i - d_j||^2 through a dense scratch row: exact for near-duplicates (no
-    # cancellation of ||d_i||^2 + ||d_j||^2 - 2 d_i.d_j), whatever the order of indices
+    if j < 0 or i == j:
+        return 0.0
     i0, i1 = np.uint64(indptr[i]), np.uint64(indptr[i + 1])
     j0, j1 = np.uint64(indptr[j]), np.uint64(indptr[j + 1])
+    gi = 0.0
+    for p in range(i0, i1):
+        gi += w[indices[p]] * data[p]
+    gj = 0.0
+    for p in range(j0, j1):
+        gj += w[indices[p]] * data[p]
+    diff = (gj - b[j]) - (gi - b[i])
+    if not diff > 1e-12:
+        return 0.0
+    # ||d_i - d_j||^2 through a dense scratch row: exact for near-duplicates (no
+    # cancellation of ||d_i||^2 + ||d_j||^2 - 2 d_i.d_j), whatever the order of indices
     for p in range(i0, i1):
         scratch[indices[p]] += data[p]
     for p in range(j0, j1):
@@ -240,15 +274,15 @@ def _pair_step(indptr, indices, data, b, alpha, w, members, start, end, live, sc
         q2 += v * v
         scratch[indices[p]] = 0.0
     t = alpha[j]
-    if q2 > 0.0 and (g_max - g_min) / q2 < t:
-        t = (g_max - g_min) / q2
+    if q2 > 0.0 and diff / q2 < t:
+        t = diff / q2
     alpha[i] += t
     alpha[j] = alpha[j] - t if t < alpha[j] else 0.0
     for p in range(i0, i1):
         w[indices[p]] += t * data[p]
     for p in range(j0, j1):
         w[indices[p]] -= t * data[p]
-    return True
+    return t * (diff - 0.5 * t * q2)
 
 
 def _pair_groups(sweep: np.ndarray, group: np.ndarray):
@@ -806,8 +840,11 @@ def solve_grouped_dcd(
     differ in a word, a sentence's cutting planes): their curvature ``Q_kk`` is large while
     the direction that separates them is nearly flat.  On LCLR's MSRP problems this took a
     restricted solve from 2,000-5,000 epochs to 50-400 at the same tolerance
-    (docs/performance.md).  With one constraint per group there is no pair to step on, and
-    the kernel is LIBLINEAR's.  With ``shrinking``,
+    (docs/performance.md).  Where a round of pair steps gains less than a tenth of what the
+    epoch's coordinate steps gained (groups whose constraints are not alike, as in the
+    grammaticality task's caches), the pairs wait 1, 2, 4, ... up to 32 epochs before the
+    next round, so they cost little where they do not help.  With one constraint per group
+    there is no pair to step on, and the kernel is LIBLINEAR's.  With ``shrinking``,
     LIBLINEAR's heuristic removes constraints with alpha_k = 0 whose gradient exceeds the
     previous epoch's largest projected gradient.  The run stops when
     ``max(0, max PG) - min(0, min PG) <= tol`` over the swept set (projected gradients taken
@@ -902,7 +939,7 @@ def solve_grouped_dcd(
         A = np.bincount(group[active], weights=alpha[active], minlength=pool.n_groups).astype(
             np.float64
         )
-        state_i = np.array([sweep.shape[0]], dtype=np.int64)
+        state_i = np.array([sweep.shape[0], 0, 0], dtype=np.int64)
         state_f = np.array([np.inf, -np.inf], dtype=np.float64)
         seed = int(rng.integers(1, np.iinfo(np.int64).max, dtype=np.int64))
         rng_state = np.array([seed], dtype=np.uint64)
@@ -915,14 +952,17 @@ def solve_grouped_dcd(
         alpha[:] = start.alpha
         w, A, sweep = (np.array(a, dtype=np.float64) for a in (start.w, start.A, start.sweep))
         sweep = sweep.astype(np.int64)
-        state_i = np.array(start.state_i, dtype=np.int64)
+        # (active_size, pair_wait, pair_backoff); a state saved before the pair steps
+        # existed holds active_size alone
+        state_i = np.zeros(3, dtype=np.int64)
+        state_i[: len(start.state_i)] = start.state_i
         state_f = np.array(start.state_f, dtype=np.float64)
         rng_state = np.array(start.rng_state, dtype=np.uint64)
         n_iter, converged = int(start.n_iter), bool(start.converged)
 
     pair_ptr, pair_members = _pair_groups(sweep, group)
     work = (pair_ptr, pair_members, np.zeros(alpha.shape[0], dtype=np.bool_),
-            np.zeros(pool.n_features if pair_ptr.shape[0] > 1 else 0))
+            np.zeros(alpha.shape[0]), np.zeros(pool.n_features if pair_ptr.shape[0] > 1 else 0))
     args = (indptr, indices, data, b, group, sqnorm, alpha, w, A, half_inv_c, sweep,
             state_i, state_f, rng_state, tol)
     if gap_tol is not None and callback is None and on_epoch is None:
@@ -1037,7 +1077,7 @@ class DCDWorkspace:
         if ids.size == 0:
             return 0
         indptr, indices, data, b, group, sqnorm, alpha, _ = self.pool._view()
-        state_i = np.array([ids.shape[0]], dtype=np.int64)
+        state_i = np.array([ids.shape[0], 0, 0], dtype=np.int64)
         state_f = np.array([np.inf, -np.inf], dtype=np.float64)
         seed = int(self._rng.integers(1, np.iinfo(np.int64).max, dtype=np.int64))
         rng_state = np.array([seed], dtype=np.uint64)
@@ -1045,9 +1085,11 @@ class DCDWorkspace:
         if pair_ptr.shape[0] > 1 and self._scratch.shape[0] != self.pool.n_features:
             self._scratch = np.zeros(self.pool.n_features)
         live = np.zeros(alpha.shape[0], dtype=np.bool_)
+        grad = np.zeros(alpha.shape[0])
         done, _ = _dcd_epochs(indptr, indices, data, b, group, sqnorm, alpha, self.w, self._A,
                               self._half_inv_c, ids, state_i, state_f, rng_state, 0.0,
-                              int(n_epochs), False, pair_ptr, pair_members, live, self._scratch)
+                              int(n_epochs), False, pair_ptr, pair_members, live, grad,
+                              self._scratch)
         return int(done)
 
     def solve(self, *, tol: float = 0.1, max_iter: int = 1000, shrinking: bool = True) -> DCDResult:
