@@ -159,7 +159,8 @@ def test_lclr_on_transliteration_learns_the_serial_model_on_each_backend(backend
 # ------------------------------------------------------------------ what each pass sends
 @pytest.fixture
 def spy(monkeypatch):
-    """Per pass handed to a pool (joblib's or, for loky, its executor directly): the
+    """Per pass handed to a pool (joblib's; for loky its executor directly, or the home
+    workers' processes): the
     backend, and the pickled size and arguments of every submitted chunk; and the paths
     of the shared-data files written."""
     calls = []
@@ -172,6 +173,16 @@ def spy(monkeypatch):
         return real_map(pool, tasks, stream)
 
     monkeypatch.setattr(parallel, "_map_calls", map_calls)
+    real_affine = parallel.run_affine
+
+    def run_affine(tasks, worker_of, n_workers, stream=False):
+        # a pass over a block's examples with home workers: loky processes of their own
+        calls.append({"backend": "LokyBackend",
+                      "bytes": [len(cloudpickle.dumps(t)) for t in tasks],
+                      "args": [t[1] for t in tasks]})
+        return real_affine(tasks, worker_of, n_workers, stream)
+
+    monkeypatch.setattr(parallel, "run_affine", run_affine)
     writes = []
     real_write = parallel._write_payload
     monkeypatch.setattr(parallel, "_write_payload",

@@ -74,6 +74,8 @@ from joblib.parallel import BACKENDS, get_active_backend
 
 from .data.progress import progress_enabled
 from .exceptions import ConfigError
+from .parallel_homes import HomeMemory, Subset, subset
+from .parallel_loky import run_affine
 from .parallel_numba import _writable_dir, ensure_numba_cache  # noqa: F401 - settles the cache
 from .parallel_schedule import (
     CostMemory,
@@ -92,7 +94,7 @@ from .parallel_schedule import (
 )
 
 __all__ = ["SharedData", "chunk_bounds", "ensure_numba_cache", "fit_session", "parallel_chunks",
-           "pass_log", "rows", "sends_to_other_processes", "shared", "worker_copy"]
+           "pass_log", "rows", "sends_to_other_processes", "shared", "subset", "worker_copy"]
 
 _PROGRESS_CHUNKS = 50  # chunks per pass when a progress bar may be shown
 _WORKER_CACHE_SIZE = 2  # shared blocks a worker process keeps (most recently used)
@@ -239,12 +241,21 @@ class SharedData:
     (see :func:`shared`); ``data[name]`` is the argument a kernel receives as that object."""
 
     def __init__(self, parts: dict, pools: _Pools):
-        self._parts = dict(parts)
+        # a part declared with subset(...) is kept as its items, with where they sit in
+        # its base (for home workers: parallel_homes)
+        self.subsets = {name: (p.of, p.at) for name, p in parts.items() if isinstance(p, Subset)}
+        for name, (base, _) in self.subsets.items():
+            if base not in parts or isinstance(parts[base], Subset):
+                raise ValueError(f"shared part {name!r} is a subset of {base!r}, which is not "
+                                 "a (non-subset) part of the same block")
+        self._parts = {name: p.value if isinstance(p, Subset) else p
+                       for name, p in parts.items()}
         self._token = uuid.uuid4().hex
         self._sent: dict = {}  # transport -> {name: what travels instead of the object}
         self._tmpdir: str | None = None
         self.pools = pools
         self.costs = CostMemory()  # per-item costs of its passes (outside a fit_session)
+        self.homes = HomeMemory()  # its examples' home workers (outside a fit_session)
         self._closed = False
 
     def __getitem__(self, name: str) -> _Part:
@@ -358,6 +369,7 @@ class _Session:
     def __init__(self):
         self.pools = _Pools()
         self.costs = CostMemory()  # per-item costs of its passes, by kind of pass
+        self.homes = HomeMemory()  # the home workers of its blocks' examples
         self.blocks: dict = {}  # ((name, id(obj)), ...) -> SharedData (holding the objs)
 
     def close(self) -> None:
@@ -401,7 +413,8 @@ def shared(**parts):
     """
     session = _SESSION.get()
     if session is not None:
-        key = tuple(sorted((name, id(obj)) for name, obj in parts.items()))
+        key = tuple(sorted((name, id(obj.value if isinstance(obj, Subset) else obj))
+                           for name, obj in parts.items()))
         if key not in session.blocks:
             # A block of the session that holds these very objects under these names (and
             # more) serves as well: LCLR's two-stage start decodes X inside the loop's block
@@ -571,15 +584,20 @@ def _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc, record) -> list:
     session = _SESSION.get()
     block = next((x.block for x in args if isinstance(x, _Part)), None)
     owner = session if session is not None else block
+    plan = _home_plan(owner, args, n_items, jobs, n_chunks, transport, backend)
     key = _cost_key(fn, args, n_items)
-    bounds = (owner.costs.bounds(key, n_items, n_chunks) if owner is not None
-              else chunk_bounds(n_items, n_chunks))
+    if plan is not None:
+        bounds = plan.bounds
+    else:
+        bounds = (owner.costs.bounds(key, n_items, n_chunks) if owner is not None
+                  else chunk_bounds(n_items, n_chunks))
     if record is not None:
         record["began"] = time.perf_counter()
+    stream = False
     if transport == "dask":
         from .parallel_dask import dask_chunks
 
-        parts = dask_chunks(backend, fn, bounds, args)
+        parts = dask_chunks(backend, fn, bounds, args, None if plan is None else plan.worker)
     else:
         if transport == "local":
             local = _local_args(args)
@@ -590,20 +608,50 @@ def _parallel_chunks(fn, n_items, n_jobs, args, prefer, desc, record) -> list:
                 names, wired = _wire_args(args, transport, backend, a, b)
                 calls.append(delayed(_run_chunk)(fn, a, b, names, *wired))
         stream = progress_enabled() and getattr(backend, "supports_return_generator", True)
-        return_as = "generator" if stream else "list"
-        pools = owner.pools if owner is not None else None
-        parallel = (pools.get(backend, jobs, prefer, return_as) if pools is not None
-                    else Parallel(n_jobs=jobs, prefer=prefer, return_as=return_as,
-                                  max_nbytes=None, batch_size=1))
-        parts = _map_calls(parallel, calls, stream)
+        if plan is not None:  # loky, each chunk in its home worker's process
+            parts = run_affine(calls, plan.worker, jobs, stream)
+        else:
+            return_as = "generator" if stream else "list"
+            pools = owner.pools if owner is not None else None
+            parallel = (pools.get(backend, jobs, prefer, return_as) if pools is not None
+                        else Parallel(n_jobs=jobs, prefer=prefer, return_as=return_as,
+                                      max_nbytes=None, batch_size=1))
+            parts = _map_calls(parallel, calls, stream)
     done: list = []  # the chunks' _Result, values taken out as they are gathered
     out = gather(_taken(parts, done), bounds, desc)
-    if owner is not None:
+    if plan is not None:
+        owner.homes.record(plan, [r.times for r in done])
+    elif owner is not None:
         owner.costs.record(key, n_items, bounds, [r.times for r in done])
     if record is not None:
         record["ended"] = time.perf_counter()
         record["chunks"] = [chunk_record(ab, r) for ab, r in zip(bounds, done)]
     return out
+
+
+def _home_plan(owner, args, n_items: int, jobs: int, n_chunks: int, transport: str, backend):
+    """Chunks of home ranges (:mod:`latentstruct.parallel_homes`) for a pass over a shared
+    part that is, or is declared the base of, a subset; None where workers have no
+    identity to keep (threads share memory; joblib's multiprocessing pool picks any
+    process) or no such part is passed."""
+    if owner is None or not (transport == "dask" or (transport == "file"
+                                                     and type(backend).__name__ == "LokyBackend")):
+        return None
+    for x in args:
+        if not isinstance(x, _Part):
+            continue
+        block = x.block
+        if x.name in block.subsets:
+            base, at = block.subsets[x.name]
+        elif any(b == x.name for b, _ in block.subsets.values()):
+            base, at = x.name, None
+        else:
+            continue
+        n_base = len(block.value(base))
+        if (n_base if at is None else len(at)) != n_items:
+            return None
+        return owner.homes.plan((block._token, base, jobs), n_base, at, jobs, n_chunks)
+    return None
 
 
 def _taken(parts, done: list):

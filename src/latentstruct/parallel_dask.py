@@ -68,8 +68,10 @@ def _actor(client, addr: str):
         return per_client[addr][1]
 
 
-def dask_chunks(backend, fn, bounds, args) -> list:
-    """The chunks' :class:`~latentstruct.parallel._Result` objects, in chunk order."""
+def dask_chunks(backend, fn, bounds, args, worker_of=None) -> list:
+    """The chunks' :class:`~latentstruct.parallel._Result` objects, in chunk order;
+    ``worker_of[k]`` (home workers: :mod:`latentstruct.parallel_homes`) says which of the
+    block's workers runs chunk k, else chunk k goes to worker k (round robin)."""
     from distributed import Future
 
     client = backend.client
@@ -93,7 +95,7 @@ def dask_chunks(backend, fn, bounds, args) -> list:
     for k, (names, wired, a, b) in enumerate(calls):
         # chunk k runs on the worker holding its copy of the shared block (round robin over
         # the workers the block was sent to); the kernel finds each part by (token, name)
-        addr = workers[k % len(workers)]
+        addr = workers[(k if worker_of is None else worker_of[k]) % len(workers)]
         names = tuple((x.token, x.name) if isinstance(x, _DaskRef) else nm
                       for x, nm in zip(wired, names))
         keys = [x.placed[addr].key if isinstance(x, _DaskRef) else None for x in wired]

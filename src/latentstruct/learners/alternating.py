@@ -29,7 +29,7 @@ from ..exceptions import (
     ObjectiveIncreaseWarning,
     warn_convergence,
 )
-from ..parallel import parallel_chunks, rows, shared
+from ..parallel import subset, parallel_chunks, rows, shared
 from ..solvers.dcd import ConstraintPool, solve_grouped_dcd
 from ..tasks.base import LatentBinaryTask
 from .alternating_state import pack_loop, unpack_loop
@@ -236,9 +236,11 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
     if after_iteration is not None and monotone:
         raise ValueError("after_iteration is only for the non-monotone loop")
     n = len(X)
-    parts = {"task": task, "X": X,
-             "pos": task.subset(X, np.flatnonzero(y > 0)) if n else [],
-             "neg": task.subset(X, np.flatnonzero(y < 0)) if n else []}
+    parts = {"task": task, "X": X}
+    # the subsets declared as such: process and cluster workers then decode each example
+    # in the same worker in every pass (home workers), which keeps what it built for it
+    for name, at in (("pos", np.flatnonzero(y > 0)), ("neg", np.flatnonzero(y < 0))):
+        parts[name] = subset(task.subset(X, at) if n else [], of="X", at=at)
     if structured is not None:
         parts.update(s_task=structured.task, s_X=structured.X, s_Y=structured.Y)
     # The task and the examples reach parallel workers once per fit; passes send only w.
