@@ -171,3 +171,19 @@ def test_check_decoder_catches_illegal_structure_and_bad_status():
                      n_instances=5)
     with pytest.raises(AssertionError, match="expected a DecodeResult"):
         _chain_check(lambda inst: viterbi(*inst).structure, n_instances=5)
+
+
+def test_a_decode_result_survives_pickling_and_copies_with_every_field():
+    """Workers send results back pickled; DecodeResult pickles through its constructor."""
+    import copy
+    import pickle
+
+    from latentstruct.inference.result import TIME_LIMIT, DecodeResult
+
+    r = DecodeResult(np.array([2, -1, 0]), 1.25, TIME_LIMIT, {"nodes": 3, "time": 0.5})
+    for q in (pickle.loads(pickle.dumps(r, protocol=pickle.HIGHEST_PROTOCOL)),
+              copy.deepcopy(r), copy.copy(r)):
+        assert type(q) is DecodeResult
+        np.testing.assert_array_equal(q.structure, r.structure)
+        assert (q.score, q.status, q.stats) == (1.25, TIME_LIMIT, {"nodes": 3, "time": 0.5})
+        assert not q.exact

