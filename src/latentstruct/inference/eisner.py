@@ -59,8 +59,8 @@ import numpy as np
 from numba import njit
 
 from latentstruct.exceptions import InputError
+from latentstruct.inference.checks import as_int_array, as_scores, decode_status, shape_str
 from latentstruct.inference.result import DecodeResult
-from latentstruct.inference.viterbi import _as_int_array, _as_scores, _shape_str, _status
 
 __all__ = ["eisner", "eisner_kbest", "eisner_batch", "head_hamming_augmented", "KBestTrees"]
 
@@ -96,37 +96,6 @@ class KBestTrees:
 # ----------------------------------------------------------------------------------------
 # validation
 # ----------------------------------------------------------------------------------------
-def _check_dependency_scores(scores, name: str = "scores") -> np.ndarray:
-    """Return ``scores`` as a C-contiguous float64 (n + 1, n + 1) copy, n >= 1, or raise.
-
-    Column 0 and the diagonal are ignored (set to ``-inf`` in the copy); every other entry
-    must be finite or ``-inf``.
-    """
-    expected = "(n + 1, n + 1)"
-    try:
-        arr = np.array(scores, dtype=np.float64, copy=True)
-    except (TypeError, ValueError) as exc:
-        raise InputError(
-            f"{name} must be a numeric array of shape {expected}; got an object of type "
-            f"{type(scores).__name__} that cannot be converted to float64 ({exc})"
-        ) from None
-    if arr.ndim != 2:
-        raise InputError(
-            f"{name} must be a 2-d array of shape {expected} (scores[h, m] scores the arc h -> m, "
-            f"index 0 is ROOT); got shape {_shape_str(arr.shape)}"
-        )
-    if arr.shape[0] != arr.shape[1]:
-        raise InputError(f"{name} must be square, of shape {expected}; got shape {_shape_str(arr.shape)}")
-    if arr.shape[0] < 2:
-        raise InputError(
-            f"{name} must have shape {expected} with n >= 1 words (row/column 0 is ROOT); "
-            f"got shape {_shape_str(arr.shape)}"
-        )
-    arr[:, 0] = -np.inf  # arcs into ROOT: ignored
-    np.fill_diagonal(arr, -np.inf)  # self-loops: ignored
-    return _as_scores(arr, name, 2, expected)
-
-
 def _check_k(k) -> int:
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
         raise InputError(f"k must be an integer >= 1; got {k!r}")
@@ -599,7 +568,7 @@ def _eisner_kbest_kernel(scores, single_root, k, out_heads, out_scores):  # prag
 def _decode(S: np.ndarray, single_root: bool) -> DecodeResult:
     heads = np.empty(S.shape[0] - 1, dtype=np.int64)
     score = float(_eisner_kernel(S, single_root, heads))
-    return DecodeResult(heads, score, _status(score))
+    return DecodeResult(heads, score, decode_status(score))
 
 
 def _kbest_size(n: int, single_root: bool, k: int) -> int:
@@ -648,7 +617,7 @@ def eisner(scores, *, single_root: bool = True) -> DecodeResult:
 
     Complexity: O(n^3) time, O(n^2) memory.
     """
-    S = _check_dependency_scores(scores)
+    S = check_dependency_scores(scores)
     return _decode(S, _check_single_root(single_root))
 
 
@@ -681,7 +650,7 @@ def eisner_kbest(scores, k: int, *, single_root: bool = True) -> KBestTrees:
     within the O(n^3 k log k) of the eager algorithm that merges k-best lists at every item;
     memory O(n^3 + k n) at worst (a heap over the splits of every item visited).
     """
-    S = _check_dependency_scores(scores)
+    S = check_dependency_scores(scores)
     single_root = _check_single_root(single_root)
     kk = _kbest_size(S.shape[0] - 1, single_root, _check_k(k))
     return _decode_kbest(S, single_root, kk)
@@ -717,7 +686,7 @@ def eisner_batch(score_list, *, single_root: bool = True, k: int = 1) -> list:
         ) from None
     single_root = _check_single_root(single_root)
     k = _check_k(k)
-    mats = [_check_dependency_scores(S, f"score_list[{i}]") for i, S in enumerate(items)]
+    mats = [check_dependency_scores(S, f"score_list[{i}]") for i, S in enumerate(items)]
     if k == 1:
         return [_decode(S, single_root) for S in mats]
     sizes = [_kbest_size(S.shape[0] - 1, single_root, k) for S in mats]
@@ -743,15 +712,15 @@ def head_hamming_augmented(scores, gold_heads) -> np.ndarray:
 
     Complexity: O(n^2).
     """
-    _check_dependency_scores(scores)
+    check_dependency_scores(scores)
     out = np.array(scores, dtype=np.float64, copy=True)
     N = out.shape[0]
     n = N - 1
-    g = _as_int_array(gold_heads, "gold_heads", "(n,)")
+    g = as_int_array(gold_heads, "gold_heads", "(n,)")
     if g.shape[0] != n:
         raise InputError(
-            f"gold_heads must have shape (n,) = ({n},) to match scores of shape {_shape_str(out.shape)}; "
-            f"got shape {_shape_str(g.shape)}"
+            f"gold_heads must have shape (n,) = ({n},) to match scores of shape {shape_str(out.shape)}; "
+            f"got shape {shape_str(g.shape)}"
         )
     words = np.arange(1, N)
     bad = (g < -1) | (g > n) | (g == words)

@@ -87,12 +87,12 @@ import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 
 from latentstruct.exceptions import InferenceError, InputError
+from latentstruct.inference.checks import as_scores, check_time_limit, shape_str
 from latentstruct.inference.graph_alignment_bb import INTEGRAL_TOL as _INTEGRAL_TOL
 from latentstruct.inference.graph_alignment_bb import AlignmentCompletion, LPBranchAndBound, LPStage
 from latentstruct.inference.graph_alignment_bb import vector_score as _vector_score
-from latentstruct.inference.ilp import ILPModel, _check_time_limit
+from latentstruct.inference.ilp import ILPModel
 from latentstruct.inference.result import EXACT, INFEASIBLE, DecodeResult
-from latentstruct.inference.viterbi import _as_scores, _shape_str
 
 __all__ = [
     "VARIABLE_TYPES",
@@ -128,7 +128,7 @@ def _index_pairs(x, name: str, expected: str) -> np.ndarray:
     if arr.size == 0:
         arr = np.zeros((0, 2), dtype=np.int64)
     if arr.ndim != 2 or arr.shape[1] != 2:
-        raise InputError(f"{name} must be an integer array of shape {expected}; got shape {_shape_str(arr.shape)}")
+        raise InputError(f"{name} must be an integer array of shape {expected}; got shape {shape_str(arr.shape)}")
     if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
         raise InputError(f"{name} must contain integers; got dtype {arr.dtype}")
     if arr.dtype.kind == "f" and (not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr))):
@@ -333,8 +333,8 @@ def _check_sizes(obj, problem: GraphAlignmentProblem, what: str) -> None:
             if size == 0:
                 hint = " (this variable type does not exist in the problem: pass an empty array)"
             raise InputError(
-                f"{what}.{name} must have shape {_shape_str((size,))} for this problem{hint}; "
-                f"got shape {_shape_str(arr.shape)}"
+                f"{what}.{name} must have shape {shape_str((size,))} for this problem{hint}; "
+                f"got shape {shape_str(arr.shape)}"
             )
 
 
@@ -357,7 +357,7 @@ class GraphPartScores:
 
     def __post_init__(self):
         for name in VARIABLE_TYPES:
-            arr = _as_scores(getattr(self, name), name, 1, "(n_variables_of_this_type,)")
+            arr = as_scores(getattr(self, name), name, 1, "(n_variables_of_this_type,)")
             object.__setattr__(self, name, _readonly(arr.copy()))
 
     def check(self, problem: GraphAlignmentProblem) -> GraphPartScores:
@@ -372,11 +372,11 @@ class GraphPartScores:
     @classmethod
     def from_vector(cls, problem: GraphAlignmentProblem, vector) -> GraphPartScores:
         """Split a flat vector laid out as ``problem.variable_layout()``."""
-        v = _as_scores(vector, "vector", 1, "(n_variables,)")
+        v = as_scores(vector, "vector", 1, "(n_variables,)")
         if v.shape != (problem.n_variables,):
             raise InputError(
-                f"vector must have shape (n_variables,) = {_shape_str((problem.n_variables,))}; "
-                f"got shape {_shape_str(v.shape)}"
+                f"vector must have shape (n_variables,) = {shape_str((problem.n_variables,))}; "
+                f"got shape {shape_str(v.shape)}"
             )
         layout = problem.variable_layout()
         return cls(**{name: v[layout[name]] for name in VARIABLE_TYPES})
@@ -410,7 +410,7 @@ class GraphAlignment:
         for name in VARIABLE_TYPES:
             arr = np.asarray(getattr(self, name))
             if arr.ndim != 1:
-                raise InputError(f"{name} must be a 1-d 0/1 array; got shape {_shape_str(arr.shape)}")
+                raise InputError(f"{name} must be a 1-d 0/1 array; got shape {shape_str(arr.shape)}")
             if arr.size and not np.all((arr == 0) | (arr == 1)):
                 raise InputError(f"{name} must contain only 0 and 1")
             object.__setattr__(self, name, _readonly(arr.astype(np.int8)))
@@ -435,8 +435,8 @@ class GraphAlignment:
         v = np.asarray(vector)
         if v.shape != (problem.n_variables,):
             raise InputError(
-                f"vector must have shape (n_variables,) = {_shape_str((problem.n_variables,))}; "
-                f"got shape {_shape_str(v.shape)}"
+                f"vector must have shape (n_variables,) = {shape_str((problem.n_variables,))}; "
+                f"got shape {shape_str(v.shape)}"
             )
         layout = problem.variable_layout()
         return cls(problem, **{name: v[layout[name]] for name in VARIABLE_TYPES})
@@ -479,8 +479,8 @@ def alignment_vector(problem: GraphAlignmentProblem, node_map) -> np.ndarray:
     x = np.asarray(node_map)
     if x.shape != (problem.n_node_pairs,) or (x.size and not np.all((x == 0) | (x == 1))):
         raise InputError(
-            f"node_map must be a 0/1 array of shape {_shape_str((problem.n_node_pairs,))}; "
-            f"got shape {_shape_str(x.shape)}"
+            f"node_map must be a 0/1 array of shape {shape_str((problem.n_node_pairs,))}; "
+            f"got shape {shape_str(x.shape)}"
         )
     x = x.astype(np.int64)
     pairs = problem.node_pairs
@@ -547,7 +547,7 @@ def check_alignment(problem: GraphAlignmentProblem, alignment: GraphAlignment) -
     for name, size in problem.sizes().items():
         got = getattr(alignment, name).shape
         if got != (size,):
-            bad.append(f"shape: {name} has shape {_shape_str(got)}, expected {_shape_str((size,))}")
+            bad.append(f"shape: {name} has shape {shape_str(got)}, expected {shape_str((size,))}")
     if bad:
         return bad
     x = alignment.node_map.astype(np.int64)
@@ -870,7 +870,7 @@ class GraphAlignmentILP:
         if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)) or threads < 1:
             raise InputError(f"threads must be an integer >= 1; got {threads!r}")
         self.problem = problem
-        self.time_limit = _check_time_limit(time_limit)
+        self.time_limit = check_time_limit(time_limit)
         self.matching_first = _flag(matching_first, "matching_first")
         self.lp_first = _flag(lp_first, "lp_first")
         self.strengthen = _flag(strengthen, "strengthen")
@@ -1026,18 +1026,18 @@ class GraphAlignmentILP:
         :class:`GraphPartScores` — the same result, minus the per-type copies and checks
         that cost a few % of a decode."""
         t0 = time.perf_counter()
-        obj = _as_scores(scores, "scores", 1, "(n_variables,)")
+        obj = as_scores(scores, "scores", 1, "(n_variables,)")
         if obj.shape != (self.n_variables,):
             raise InputError(
-                f"scores must have shape (n_variables,) = {_shape_str((self.n_variables,))}; "
-                f"got shape {_shape_str(obj.shape)}"
+                f"scores must have shape (n_variables,) = {shape_str((self.n_variables,))}; "
+                f"got shape {shape_str(obj.shape)}"
             )
         return self._solve(obj, None, time_limit, None, t0)
 
     def _solve(self, obj: np.ndarray, s: GraphPartScores | None, time_limit, start, t0: float) -> DecodeResult:
         """The stages of :meth:`solve` on the flat scores ``obj`` (``s``: the same scores as
         a GraphPartScores, or None to build them only if the matching stage needs them)."""
-        tl = _check_time_limit(time_limit)
+        tl = check_time_limit(time_limit)
         if tl is None:
             tl = self.time_limit
         forbidden = np.isneginf(obj)
