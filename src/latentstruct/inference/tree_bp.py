@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from latentstruct.exceptions import InputError
-from latentstruct.inference.checks import as_int_array, as_scores, check_shape, decode_status, shape_str
+from latentstruct.inference.checks import check_tree_scores, decode_status
 from latentstruct.inference.result import DecodeResult
 
 __all__ = ["tree_max_product", "tree_sum_product", "TreeMarginals"]
