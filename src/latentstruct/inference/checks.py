@@ -111,7 +111,8 @@ def check_chain(unary, transition, start, end):
 
 
 def check_tree(parents):
-    """Validate ``parents``; return (parents int64, topological order root-first, root)."""
+    """Validate ``parents``; return (parents int64, topological order root-first, root,
+    ptr, kids): the children of node v are ``kids[ptr[v]:ptr[v + 1]]``."""
     parents = as_int_array(parents, "parents", "(n,)")
     n = parents.shape[0]
     if n == 0:
