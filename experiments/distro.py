@@ -245,7 +245,7 @@ def main():
     (RESULTS / f"{args.out}.json").write_text(json.dumps(payload, indent=1, default=str) + "\n")
     (RESULTS / f"{args.out}.md").write_text(markdown(payload) + "\n")
     print(markdown(payload))
-    from latentstruct.plotting_labels import draw_label_matrix
+    from latentstruct.plotting import draw_label_matrix
 
     for r in rows:
         if "label_matrix" in r:

@@ -284,7 +284,7 @@ def main():
 
 def draw(results: dict) -> None:
     """The bar chart of every corpus with results on disk, and this run's example trees."""
-    from latentstruct.plotting_dependency import draw_dependency_tree, draw_system_scores
+    from latentstruct.plotting import draw_dependency_tree, draw_system_scores
 
     for name, r in results.items():
         ex = (r.get("analysis") or {}).get("example")

@@ -420,7 +420,7 @@ class Context:
                 f"{more} (featurising not included); {(time.perf_counter() - self.t0) / 60:.1f} min so far")
 
     def picture(self, task, coef, Xte) -> None:
-        from latentstruct.plotting_graph import plot_graph_alignment
+        from latentstruct.plotting import plot_graph_alignment
 
         x = min(Xte[:60], key=lambda e: abs(e.n1 + e.n2 - 24))  # a short test pair
         plot_graph_alignment(task.explain(x, coef), Path(self.args.out) / "lclr_graph_alignment.png",

@@ -158,7 +158,7 @@ def test_plot_alignment_from_raw_words(tmp_path):
 
 def test_graph_arc_levels_keep_labels_apart():
     """Arc levels: nested arcs are higher and labels on one level never overlap."""
-    from latentstruct.plotting_graph import _arc_levels
+    from latentstruct.plotting.graph_alignment import _arc_levels
 
     xs = np.arange(8) * 5.0
     edges = [(0, 7, "root"), (0, 1, "a"), (1, 2, "b"), (2, 3, "c"), (0, 3, "d"), (4, 5, "e"),
@@ -176,7 +176,7 @@ def test_graph_arc_levels_keep_labels_apart():
 
 
 def test_matplotlib_is_imported_lazily():
-    code = ("import sys, latentstruct.plotting, latentstruct.plotting_graph, latentstruct.cli; "
+    code = ("import sys, latentstruct.plotting, latentstruct.plotting.graph_alignment, latentstruct.cli; "
             "print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
@@ -269,7 +269,7 @@ def test_graph_picture_labels_never_overlap_with_parallel_edges():
 
 
 def test_plot_alignment_shows_the_bias_so_the_terms_add_up(tmp_path, monkeypatch):
-    import latentstruct.plotting as plotting
+    import latentstruct.plotting.character_alignment as plotting
 
     figures = []
     monkeypatch.setattr(plotting, "save_png", lambda fig, path: figures.append(fig))

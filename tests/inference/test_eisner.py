@@ -398,9 +398,9 @@ def test_batch_equals_single_calls(monkeypatch):
             np.testing.assert_array_equal(kb.scores, ref.scores)
     assert eisner_batch([]) == []
     # validation happens once per matrix, all up front, then only kernel calls
-    for k, kernel in ((1, "_eisner_kernel"), (3, "_eisner_kbest_kernel")):
+    for k, kernel in ((1, "eisner_kernel"), (3, "eisner_kbest_kernel")):
         events = []
-        real_check = eisner_module._check_dependency_scores
+        real_check = eisner_module.check_dependency_scores
         real_kernel = getattr(eisner_module, kernel)
 
         def check(S, name="scores", real_check=real_check):
@@ -411,7 +411,7 @@ def test_batch_equals_single_calls(monkeypatch):
             events.append("kernel")
             return real_kernel(*args)
 
-        monkeypatch.setattr(eisner_module, "_check_dependency_scores", check)
+        monkeypatch.setattr(eisner_module, "check_dependency_scores", check)
         monkeypatch.setattr(eisner_module, kernel, run)
         eisner_batch(mats, k=k)
         assert events == [f"score_list[{i}]" for i in range(len(mats))] + ["kernel"] * len(mats)

@@ -15,11 +15,11 @@ from latentstruct.inference.graph_alignment import (
     GraphAlignmentILP,
     GraphAlignmentProblem,
     GraphPartScores,
-    _constraint_matrix,
     alignment_score,
     check_alignment,
     enumerate_alignments,
 )
+from latentstruct.inference.graph_alignment.constraints import constraint_matrix
 from latentstruct.testing import check_decoder, scores_close
 
 
@@ -177,7 +177,7 @@ def test_enumeration_is_exactly_the_legal_set():
             continue
         n_checked += 1
         enumerated = {tuple(a.to_vector()) for a in enumerate_alignments(problem)}
-        matrices = [_constraint_matrix(problem, strengthen) for strengthen in (False, True)]
+        matrices = [constraint_matrix(problem, strengthen) for strengthen in (False, True)]
         legal = set()
         for bits in product((0, 1), repeat=n):
             z = np.array(bits, dtype=np.int8)
@@ -197,7 +197,7 @@ def test_strengthening_rows_hold_for_every_legal_alignment():
     seen = Counter()
     for _ in range(40):
         problem = random_problem(rng, max_n=4, p_pair=0.8)
-        A, lo, up, kinds = _constraint_matrix(problem, True)
+        A, lo, up, kinds = constraint_matrix(problem, True)
         seen.update(kinds)
         for a in enumerate_alignments(problem):
             Az = A @ a.to_vector().astype(float)

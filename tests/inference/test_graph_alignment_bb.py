@@ -1,4 +1,4 @@
-"""The LP-based branch-and-bound stage of graph alignment (``graph_alignment_bb``): exact
+"""The LP-based branch-and-bound stage of graph alignment (``graph_alignment.branch_and_bound``): exact
 against brute-force enumeration on hundreds of tiny random instances with fractional LP
 optima, ties, -inf scores, every combination of deletion flags; its hand-over to HiGHS' MIP;
 history-free answers; the completion of word mappings."""
@@ -18,7 +18,7 @@ from latentstruct.inference.graph_alignment import (
     check_alignment,
     enumerate_alignments,
 )
-from latentstruct.inference.graph_alignment_bb import AlignmentCompletion
+from latentstruct.inference.graph_alignment.branch_and_bound import AlignmentCompletion
 from latentstruct.testing import scores_close
 
 FLAGS = [

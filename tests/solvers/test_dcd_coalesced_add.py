@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from latentstruct.data.sparse import SparseVector, coalesce_arrays
-from latentstruct.solvers.dcd import ConstraintPool, _is_coalesced
+from latentstruct.solvers.dcd import ConstraintPool
+from latentstruct.solvers.dcd.kernels import is_coalesced
 
 
 @pytest.mark.parametrize("idx, val, expected", [
@@ -15,7 +16,7 @@ from latentstruct.solvers.dcd import ConstraintPool, _is_coalesced
     ([1, 3], [1.0, 0.0], False),            # an explicit zero
 ])
 def test_is_coalesced(idx, val, expected):
-    assert _is_coalesced(np.array(idx, np.int64), np.array(val, np.float64)) is expected
+    assert is_coalesced(np.array(idx, np.int64), np.array(val, np.float64)) is expected
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-import latentstruct.solvers.dcd as dcd
+import latentstruct.solvers.dcd.kernels as dcd_kernels
+import latentstruct.solvers.dcd.solver as dcd_solver
 from latentstruct.data.sparse import SparseVector
 from latentstruct.solvers import ConstraintPool, solve_grouped_dcd
 
@@ -56,7 +57,7 @@ def test_one_pair_step_is_the_exact_line_minimum_and_keeps_the_group_sum(seed):
     scratch = np.zeros(5)
     w_kernel = w.copy()
     grad = G.copy()  # what the epoch's sweep measured
-    assert dcd._pair_step(indptr, indices, data, bb, a, w_kernel, members, 0, 4, live, grad,
+    assert dcd_kernels._pair_step(indptr, indices, data, bb, a, w_kernel, members, 0, 4, live, grad,
                           scratch)
     expected = alpha.copy()
     expected[i] += t
@@ -82,34 +83,34 @@ def test_pair_step_skips_shrunk_constraints_and_groups_without_dual_mass():
     w = np.zeros(2)
     grad = np.array([-1.0, -2.0])
     # no alpha > 0: nothing to move
-    assert not dcd._pair_step(indptr, indices, data, b, alpha, w, members, 0, 2,
+    assert not dcd_kernels._pair_step(indptr, indices, data, b, alpha, w, members, 0, 2,
                               np.ones(2, dtype=np.bool_), grad, scratch)
     alpha[0] = 0.5
     w = np.array([0.5, 0.0])
     grad = np.array([-0.5, -2.0])
     # constraint 1 is shrunk: only one live constraint, no pair
-    assert not dcd._pair_step(indptr, indices, data, b, alpha, w, members, 0, 2,
+    assert not dcd_kernels._pair_step(indptr, indices, data, b, alpha, w, members, 0, 2,
                               np.array([True, False]), grad, scratch)
     assert alpha[0] == 0.5 and alpha[1] == 0.0
     # a pair chosen on stale gradients that the current w does not confirm: no step
-    assert not dcd._pair_step(indptr, indices, data, b, alpha, w, members, 0, 2,
+    assert not dcd_kernels._pair_step(indptr, indices, data, b, alpha, w, members, 0, 2,
                               np.ones(2, dtype=np.bool_), np.array([-5.0, 0.0]), scratch)
     assert alpha[0] == 0.5 and alpha[1] == 0.0
-    assert dcd._pair_step(indptr, indices, data, b, alpha, w, members, 0, 2,
+    assert dcd_kernels._pair_step(indptr, indices, data, b, alpha, w, members, 0, 2,
                           np.ones(2, dtype=np.bool_), grad, scratch)
     assert alpha[1] > 0.0 and alpha.sum() == pytest.approx(0.5, abs=1e-15)
 
 
 def test_pair_groups_lists_each_multi_constraint_group_by_id_whatever_the_sweep_order():
     group = np.array([0, 1, 0, 2, 1, 1, 3, 3])
-    ptr, members = dcd._pair_groups(np.array([5, 1, 2, 3, 0, 4, 7]), group)
+    ptr, members = dcd_solver._pair_groups(np.array([5, 1, 2, 3, 0, 4, 7]), group)
     # group 0: {0, 2}; group 1: {1, 4, 5}; group 2 has one swept constraint; 3 only {7}
     np.testing.assert_array_equal(ptr, [0, 2, 5])
     np.testing.assert_array_equal(members, [0, 2, 1, 4, 5])
-    ptr2, members2 = dcd._pair_groups(np.array([4, 0, 7, 2, 1, 5, 3]), group)
+    ptr2, members2 = dcd_solver._pair_groups(np.array([4, 0, 7, 2, 1, 5, 3]), group)
     np.testing.assert_array_equal(ptr2, ptr)
     np.testing.assert_array_equal(members2, members)
-    ptr, members = dcd._pair_groups(np.zeros(0, dtype=np.int64), group)
+    ptr, members = dcd_solver._pair_groups(np.zeros(0, dtype=np.int64), group)
     assert ptr.tolist() == [0] and members.size == 0
 
 
@@ -123,7 +124,7 @@ def test_near_duplicate_groups_converge_in_far_fewer_epochs_with_pair_steps(seed
     exact = solve_grouped_dcd(near_duplicate_groups(seed), 1.0, tol=1e-10, max_iter=200_000,
                               random_state=seed)
     no_groups = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64))
-    monkeypatch.setattr(dcd, "_pair_groups", lambda sweep, group: no_groups)
+    monkeypatch.setattr(dcd_solver, "_pair_groups", lambda sweep, group: no_groups)
     plain = solve_grouped_dcd(near_duplicate_groups(seed), 1.0, **kw)
     assert with_pairs.converged and plain.converged and exact.converged
     assert with_pairs.n_iter * 5 < plain.n_iter, (with_pairs.n_iter, plain.n_iter)

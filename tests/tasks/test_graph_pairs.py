@@ -215,7 +215,7 @@ def test_features_and_heuristic():
 
 def test_plot_graph_alignment(tmp_path):
     from latentstruct.plotting import draw_explanation
-    from latentstruct.plotting_graph import plot_graph_alignment
+    from latentstruct.plotting import plot_graph_alignment
 
     a = sent(["the", "cat", "sat"], ["DET", "NOUN", "VERB"], [1, 2, -1], ["det", "nsubj", "ROOT"])
     b = sent(["a", "cat", "slept"], ["DET", "NOUN", "VERB"], [1, 2, -1], ["det", "nsubj", "ROOT"])

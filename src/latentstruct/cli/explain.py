@@ -73,7 +73,7 @@ def _explain_label_matrix(task, learner, out) -> int:
     from pathlib import Path
 
     out = Path(out)  # checked by cmd_explain before the model was loaded
-    from ..plotting_labels import draw_label_matrix  # lazy: matplotlib only when drawing
+    from ..plotting import draw_label_matrix  # lazy: matplotlib only when drawing
 
     A = learner.label_matrix_
     labels = list(task.labels_)

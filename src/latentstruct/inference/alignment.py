@@ -14,8 +14,8 @@ import numpy as np
 from numba import njit
 
 from latentstruct.exceptions import InputError
+from latentstruct.inference.checks import as_generator, as_int_array, as_scores, shape_str
 from latentstruct.inference.result import EXACT, DecodeResult
-from latentstruct.inference.viterbi import _as_int_array, _as_scores, _rng, _shape_str
 
 __all__ = ["monotone_alignment", "alignment_to_indicator", "indicator_to_alignment"]
 
@@ -135,14 +135,14 @@ def monotone_alignment(scores, *, random_state=None) -> DecodeResult:
 
     Complexity: O(m n) time and memory.
     """
-    scores = _as_scores(scores, "scores", 2, "(m, n)")
+    scores = as_scores(scores, "scores", 2, "(m, n)")
     m, n = scores.shape
     out = np.full(m, -1, dtype=np.int64)
     if m == 0 or n == 0:
         return DecodeResult(out, 0.0, EXACT)
     randomize = random_state is not None
     # one draw per row (aligned or not) plus one per step along a row's candidate targets
-    uniforms = _rng(random_state).random(2 * m + n + 1) if randomize else np.zeros(1)
+    uniforms = as_generator(random_state).random(2 * m + n + 1) if randomize else np.zeros(1)
     score = _monotone_kernel(scores, randomize, uniforms, out)
     aligned = out >= 0
     # report the score of the returned structure, summed in a fixed order
@@ -156,7 +156,7 @@ def alignment_to_indicator(a, n) -> np.ndarray:
 
     ``z[i, j] = 1`` iff ``a[i] == j``.  Complexity O(m n).
     """
-    a = _as_int_array(a, "a", "(m,)")
+    a = as_int_array(a, "a", "(m,)")
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
         raise InputError(f"n must be a non-negative integer (number of targets); got {n!r}")
     bad = (a < -1) | (a >= n)
@@ -176,7 +176,7 @@ def indicator_to_alignment(z) -> np.ndarray:
     """
     z = np.asarray(z)
     if z.ndim != 2:
-        raise InputError(f"z must be a 2-d 0/1 array of shape (m, n); got shape {_shape_str(z.shape)}")
+        raise InputError(f"z must be a 2-d 0/1 array of shape (m, n); got shape {shape_str(z.shape)}")
     if not np.all((z == 0) | (z == 1)):
         raise InputError("z must contain only 0 and 1")
     z = z.astype(np.int64)

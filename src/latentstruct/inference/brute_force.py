@@ -16,10 +16,15 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from latentstruct.exceptions import InputError
-from latentstruct.inference.eisner import _check_dependency_scores
+from latentstruct.inference.checks import (
+    as_int_array,
+    check_chain,
+    check_dependency_scores,
+    check_tree_scores,
+    shape_str,
+)
 from latentstruct.inference.result import EXACT, INFEASIBLE, DecodeResult
-from latentstruct.inference.tree_bp import TreeMarginals, _check_tree_scores
-from latentstruct.inference.viterbi import _as_int_array, _check_chain, _shape_str
+from latentstruct.inference.tree_bp import TreeMarginals
 
 __all__ = [
     "brute_force",
@@ -119,9 +124,9 @@ def sequence_score(labels, unary, transition, start=None, end=None) -> float:
 
     Shapes as in :func:`latentstruct.inference.viterbi.viterbi`; labels int (T,).  O(T).
     """
-    unary, transition, start, end = _check_chain(unary, transition, start, end)
+    unary, transition, start, end = check_chain(unary, transition, start, end)
     T, L = unary.shape
-    y = _as_int_array(labels, "labels", "(T,)")
+    y = as_int_array(labels, "labels", "(T,)")
     if y.shape[0] != T or (T and (y.min() < 0 or y.max() >= L)):
         raise InputError(f"labels must be {T} integers in [0, {L}); got {y.tolist()}")
     if T == 0:
@@ -136,8 +141,8 @@ def alignment_score(a, scores) -> float:
     """``sum_{i: a[i] >= 0} scores[i, a[i]]`` for an alignment ``a`` (m,) and scores (m, n). O(m)."""
     scores = np.asarray(scores, dtype=np.float64)
     if scores.ndim != 2:
-        raise InputError(f"scores must be a 2-d array of shape (m, n); got shape {_shape_str(scores.shape)}")
-    a = _as_int_array(a, "a", "(m,)")
+        raise InputError(f"scores must be a 2-d array of shape (m, n); got shape {shape_str(scores.shape)}")
+    a = as_int_array(a, "a", "(m,)")
     m, n = scores.shape
     if a.shape[0] != m or (m and (a.min() < -1 or a.max() >= n)):
         raise InputError(f"a must be {m} integers, each -1 or in [0, {n}); got {a.tolist()}")
@@ -150,9 +155,9 @@ def alignment_score(a, scores) -> float:
 
 def tree_score(labels, unary, parents, edge_scores) -> float:
     """``sum_i unary[i, y_i] + sum_{i != root} edge_scores[i, y_parent(i), y_i]``. O(n)."""
-    unary, parents, edge_scores, *_ = _check_tree_scores(unary, parents, edge_scores)
+    unary, parents, edge_scores, *_ = check_tree_scores(unary, parents, edge_scores)
     n, K = unary.shape
-    y = _as_int_array(labels, "labels", "(n,)")
+    y = as_int_array(labels, "labels", "(n,)")
     if y.shape[0] != n or y.min() < 0 or y.max() >= K:
         raise InputError(f"labels must be {n} integers in [0, {K}); got {y.tolist()}")
     s = 0.0
@@ -170,7 +175,7 @@ def brute_force_log_partition(unary, parents, edge_scores) -> TreeMarginals:
     ``node_marginals`` (n, K), ``edge_marginals`` (n, K, K) with the root slice zero), the
     reference for :func:`~latentstruct.inference.tree_bp.tree_sum_product`.
     """
-    unary, parents, edge_scores, *_ = _check_tree_scores(unary, parents, edge_scores)
+    unary, parents, edge_scores, *_ = check_tree_scores(unary, parents, edge_scores)
     n, K = unary.shape
     ys = list(all_labelings(n, K))
     s = np.array([tree_score(y, unary, parents, edge_scores) for y in ys])
@@ -266,9 +271,9 @@ def projective_trees(n: int, *, single_root: bool = True) -> Iterator[np.ndarray
 
 def dependency_score(heads, scores) -> float:
     """``sum_{m=1..n} scores[heads[m - 1], m]`` for heads (n,) and scores (n + 1, n + 1). O(n)."""
-    S = _check_dependency_scores(scores)
+    S = check_dependency_scores(scores)
     n = S.shape[0] - 1
-    h = _as_int_array(heads, "heads", "(n,)")
+    h = as_int_array(heads, "heads", "(n,)")
     if h.shape[0] != n or h.min() < 0 or h.max() > n:
         raise InputError(f"heads must be {n} integers in [0, {n}]; got {h.tolist()}")
     s = 0.0
@@ -285,7 +290,7 @@ def brute_force_dependency(scores, *, single_root: bool = True, k: int = 1) -> l
     (possibly none) are returned when fewer trees have a finite score.  Scores as in
     :func:`latentstruct.inference.eisner.eisner`; ``1 <= n <= 7``.
     """
-    S = _check_dependency_scores(scores)
+    S = check_dependency_scores(scores)
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
         raise InputError(f"k must be an integer >= 1; got {k!r}")
     n = S.shape[0] - 1

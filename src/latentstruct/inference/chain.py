@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from latentstruct.exceptions import InputError
+from latentstruct.inference.checks import check_chain
 from latentstruct.inference.tree_bp import tree_sum_product
-from latentstruct.inference.viterbi import _check_chain
 
 __all__ = ["ChainMarginals", "chain_sum_product"]
 
@@ -71,7 +71,7 @@ def chain_sum_product(unary, transition, start=None, end=None) -> ChainMarginals
 
     Complexity: O(T L^2) time and memory (the edge marginals).
     """
-    unary, transition, start, end = _check_chain(unary, transition, start, end)
+    unary, transition, start, end = check_chain(unary, transition, start, end)
     T, L = unary.shape
     if T == 0:
         return ChainMarginals(0.0, np.zeros((0, L)), np.zeros((0, L, L)))

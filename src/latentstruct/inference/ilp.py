@@ -36,9 +36,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from latentstruct.exceptions import ConfigError, InferenceError, InputError
+from latentstruct.inference.checks import (
+    as_scores,
+    check_chain,
+    check_shape,
+    check_time_limit,
+    check_tree,
+    check_tree_scores,
+    shape_str,
+)
 from latentstruct.inference.result import ERROR, EXACT, INFEASIBLE, TIME_LIMIT, DecodeResult
-from latentstruct.inference.tree_bp import _check_tree, _check_tree_scores
-from latentstruct.inference.viterbi import _as_scores, _check_chain, _check_shape, _shape_str
 
 __all__ = ["ILPModel", "SequenceILP", "AlignmentILP", "TreeILP"]
 
@@ -73,18 +80,6 @@ def new_highs() -> "highspy.Highs":
     return highspy.Highs()
 
 
-def _check_time_limit(time_limit, name="time_limit"):
-    if time_limit is None:
-        return None
-    try:
-        t = float(time_limit)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be None or a positive number of seconds; got {time_limit!r}") from None
-    if not t > 0:
-        raise InputError(f"{name} must be None or a positive number of seconds; got {time_limit!r}")
-    return t
-
-
 _EXACTNESS_OPTIONS = ("mip_rel_gap", "mip_abs_gap")
 
 
@@ -110,7 +105,7 @@ def _row_bounds(x, name, n_rows) -> np.ndarray:
         raise InputError(f"{name} must be a number or an array of shape (n_rows,); got {x!r}") from None
     if arr.ndim == 0:
         arr = np.full(n_rows, float(arr))
-    _check_shape(arr, name, (n_rows,), "(n_rows,) with n_rows = A.shape[0]")
+    check_shape(arr, name, (n_rows,), "(n_rows,) with n_rows = A.shape[0]")
     if np.isnan(arr).any():
         raise InputError(f"{name} contains NaN; expected numbers or +-inf")
     return arr
@@ -154,7 +149,7 @@ class ILPModel:
             raise InputError(f"A must be a scipy sparse matrix or 2-d array of shape (n_rows, n_vars); {exc}") from None
         if A.shape[1] != n_vars:
             raise InputError(
-                f"A must have shape (n_rows, n_vars) with n_vars = {n_vars}; got shape {_shape_str(A.shape)}"
+                f"A must have shape (n_rows, n_vars) with n_vars = {n_vars}; got shape {shape_str(A.shape)}"
             )
         if not np.all(np.isfinite(A.data)):
             raise InputError("A contains NaN or infinite coefficients; expected finite numbers")
@@ -168,7 +163,7 @@ class ILPModel:
             )
         self.n_vars = n_vars
         self.n_rows = n_rows
-        self.time_limit = _check_time_limit(time_limit)
+        self.time_limit = check_time_limit(time_limit)
         self.threads = int(threads)
         self.warm_start = bool(warm_start)
         self.highs_options = _check_highs_options(highs_options)
@@ -223,8 +218,8 @@ class ILPModel:
         return h
 
     def _objective(self, objective) -> np.ndarray:
-        obj = _as_scores(objective, "objective", 1, "(n_vars,)")
-        _check_shape(obj, "objective", (self.n_vars,), "(n_vars,)")
+        obj = as_scores(objective, "objective", 1, "(n_vars,)")
+        check_shape(obj, "objective", (self.n_vars,), "(n_vars,)")
         return obj
 
     @staticmethod
@@ -259,7 +254,7 @@ class ILPModel:
         ``mip_gap``, ``objective_bound`` and ``model_status``.
         """
         obj = self._objective(objective)
-        tl = _check_time_limit(time_limit)
+        tl = check_time_limit(time_limit)
         if tl is None:
             tl = self.time_limit
         h = self._highs
@@ -272,7 +267,7 @@ class ILPModel:
         start = None
         if mip_start is not None:
             start = np.asarray(mip_start, dtype=np.float64).ravel()
-            _check_shape(start, "mip_start", (self.n_vars,), "(n_vars,)")
+            check_shape(start, "mip_start", (self.n_vars,), "(n_vars,)")
             if not np.all((start == 0) | (start == 1)):
                 raise InputError("mip_start must contain only 0 and 1")
         elif self.warm_start and self._previous is not None:
@@ -429,8 +424,8 @@ class SequenceILP:
 
     def objective(self, unary, transition, start=None, end=None) -> np.ndarray:
         """The ILP objective vector for chain scores (shapes as in ``viterbi``)."""
-        unary, transition, start, end = _check_chain(unary, transition, start, end)
-        _check_shape(unary, "unary", (self.T, self.L), "(T, L) of this SequenceILP")
+        unary, transition, start, end = check_chain(unary, transition, start, end)
+        check_shape(unary, "unary", (self.T, self.L), "(T, L) of this SequenceILP")
         node = unary.copy()
         if self.T:
             node[0] += start
@@ -489,8 +484,8 @@ class AlignmentILP:
 
     def solve(self, scores, **solve_kwargs) -> DecodeResult:
         """Best alignment by ILP; structure int64 (m,) with targets or -1 (None if not solved)."""
-        scores = _as_scores(scores, "scores", 2, "(m, n)")
-        _check_shape(scores, "scores", (self.m, self.n), "(m, n) of this AlignmentILP")
+        scores = as_scores(scores, "scores", 2, "(m, n)")
+        check_shape(scores, "scores", (self.m, self.n), "(m, n) of this AlignmentILP")
         if self.model is None:
             return DecodeResult(np.full(self.m, -1, dtype=np.int64), 0.0, EXACT)
         res = self.model.solve(scores.ravel(), **solve_kwargs)
@@ -515,7 +510,7 @@ class TreeILP:
     """
 
     def __init__(self, parents, K, **ilp_kwargs):
-        parents, order, root, *_ = _check_tree(parents)
+        parents, order, root, *_ = check_tree(parents)
         if isinstance(K, (bool, np.bool_)) or not isinstance(K, (int, np.integer)) or K < 1:
             raise InputError(f"K must be an integer >= 1; got {K!r}")
         self.parents, self.K, self.root = parents, int(K), root
@@ -545,9 +540,9 @@ class TreeILP:
 
     def solve(self, unary, edge_scores, **solve_kwargs) -> DecodeResult:
         """Best labelling by ILP; structure int64 labels (n,) (None if not solved)."""
-        unary, parents, edge_scores, *_ = _check_tree_scores(unary, self.parents, edge_scores)
+        unary, parents, edge_scores, *_ = check_tree_scores(unary, self.parents, edge_scores)
         n = parents.shape[0]
-        _check_shape(unary, "unary", (n, self.K), "(n, K) of this TreeILP")
+        check_shape(unary, "unary", (n, self.K), "(n, K) of this TreeILP")
         obj = np.concatenate([unary.ravel(), edge_scores[self._children].ravel()])
         res = self.model.solve(obj, **solve_kwargs)
         if _decode_failure(res):

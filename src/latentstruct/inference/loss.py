@@ -17,7 +17,7 @@ import numpy as np
 
 from latentstruct.exceptions import InputError
 from latentstruct.inference.alignment import alignment_to_indicator
-from latentstruct.inference.viterbi import _as_int_array, _as_scores, _shape_str
+from latentstruct.inference.checks import as_int_array, as_scores, shape_str
 
 __all__ = [
     "hamming_augment",
@@ -39,9 +39,9 @@ def _check_weight(weight) -> float:
 
 
 def _check_labels(y, T: int, L: int, name: str) -> np.ndarray:
-    y = _as_int_array(y, name, "(T,)")
+    y = as_int_array(y, name, "(T,)")
     if y.shape[0] != T:
-        raise InputError(f"{name} must have shape (T,) = ({T},) to match unary; got shape {_shape_str(y.shape)}")
+        raise InputError(f"{name} must have shape (T,) = ({T},) to match unary; got shape {shape_str(y.shape)}")
     if T and (y.min() < 0 or y.max() >= L):
         raise InputError(f"{name} must hold labels in [0, {L}); got values in [{y.min()}, {y.max()}]")
     return y
@@ -49,11 +49,11 @@ def _check_labels(y, T: int, L: int, name: str) -> np.ndarray:
 
 def hamming_loss(y, y_true) -> int:
     """Number of positions where the label sequences ``y`` and ``y_true`` (both (T,)) differ."""
-    y = _as_int_array(y, "y", "(T,)")
-    y_true = _as_int_array(y_true, "y_true", "(T,)")
+    y = as_int_array(y, "y", "(T,)")
+    y_true = as_int_array(y_true, "y_true", "(T,)")
     if y.shape != y_true.shape:
         raise InputError(
-            f"y and y_true must have the same shape; got {_shape_str(y.shape)} and {_shape_str(y_true.shape)}"
+            f"y and y_true must have the same shape; got {shape_str(y.shape)} and {shape_str(y_true.shape)}"
         )
     return int(np.count_nonzero(y != y_true))
 
@@ -68,7 +68,7 @@ def hamming_augment(unary, y_true, weight=1.0) -> np.ndarray:
     Parameters: unary (T, L); y_true int (T,) with labels in [0, L); weight float.
     Complexity O(T L).  The input is not modified.
     """
-    unary = _as_scores(unary, "unary", 2, "(T, L)")
+    unary = as_scores(unary, "unary", 2, "(T, L)")
     T, L = unary.shape
     y_true = _check_labels(y_true, T, L, "y_true")
     w = _check_weight(weight)
@@ -113,12 +113,12 @@ def alignment_hamming_augment(scores, a_true, weight=1.0) -> AlignmentAugmentati
     Parameters: scores (m, n); a_true int (m,) with -1 or a target in [0, n); weight float.
     Returns AlignmentAugmentation(scores (m, n), constant float).  Complexity O(m n).
     """
-    scores = _as_scores(scores, "scores", 2, "(m, n)")
+    scores = as_scores(scores, "scores", 2, "(m, n)")
     m, n = scores.shape
-    a_true = _as_int_array(a_true, "a_true", "(m,)")
+    a_true = as_int_array(a_true, "a_true", "(m,)")
     if a_true.shape[0] != m:
         raise InputError(
-            f"a_true must have shape (m,) = ({m},) to match scores; got shape {_shape_str(a_true.shape)}"
+            f"a_true must have shape (m,) = ({m},) to match scores; got shape {shape_str(a_true.shape)}"
         )
     zt = alignment_to_indicator(a_true, n)
     if (zt.sum(axis=0) > 1).any():

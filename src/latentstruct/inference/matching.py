@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from latentstruct.inference.checks import as_scores
 from latentstruct.inference.result import EXACT, DecodeResult
-from latentstruct.inference.viterbi import _as_scores
 
 __all__ = ["bipartite_matching"]
 
@@ -37,7 +37,7 @@ def bipartite_matching(scores) -> DecodeResult:
 
     Complexity: O(m n min(m, n)) (Jonker-Volgenant as implemented in SciPy).
     """
-    scores = _as_scores(scores, "scores", 2, "(m, n)")
+    scores = as_scores(scores, "scores", 2, "(m, n)")
     m, n = scores.shape
     a = np.full(m, -1, dtype=np.int64)
     if m == 0 or n == 0:

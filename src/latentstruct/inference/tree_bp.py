@@ -21,8 +21,8 @@ import numpy as np
 from numba import njit
 
 from latentstruct.exceptions import InputError
+from latentstruct.inference.checks import check_tree_scores, decode_status
 from latentstruct.inference.result import DecodeResult
-from latentstruct.inference.viterbi import _as_int_array, _as_scores, _check_shape, _shape_str, _status
 
 __all__ = ["tree_max_product", "tree_sum_product", "TreeMarginals"]
 
@@ -46,79 +46,9 @@ class TreeMarginals:
     log_partition: float
 
 
-def _check_tree(parents):
-    """Validate ``parents``; return (parents int64, topological order root-first, root)."""
-    parents = _as_int_array(parents, "parents", "(n,)")
-    n = parents.shape[0]
-    if n == 0:
-        raise InputError("parents must describe a tree with at least one node; got shape (0,)")
-    bad = (parents < -1) | (parents >= n)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InputError(
-            f"parents[{i}] = {parents[i]} is out of range; expected -1 (root) or a node index in [0, {n})"
-        )
-    roots = np.flatnonzero(parents == -1)
-    if roots.size != 1:
-        raise InputError(
-            f"parents must describe exactly one tree (exactly one entry equal to -1); got {roots.size} "
-            f"roots {roots[:10].tolist()}. Decode each tree of a forest separately."
-        )
-    root = int(roots[0])
-    # breadth-first order from the root through a children CSR
-    order_children = np.argsort(parents, kind="stable")
-    counts = np.bincount(parents[parents >= 0], minlength=n)
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(counts, out=ptr[1:])
-    kids = order_children[n - ptr[-1]:]  # drop the root (parent -1 sorts first)
-    order = np.empty(n, dtype=np.int64)
-    order[0] = root
-    head, tail = 0, 1
-    while head < tail:
-        v = order[head]
-        head += 1
-        ch = kids[ptr[v]:ptr[v + 1]]
-        order[tail:tail + ch.size] = ch
-        tail += ch.size
-        if tail > n:  # pragma: no cover - impossible with one parent per node
-            break
-    if tail != n:
-        unreached = np.setdiff1d(np.arange(n), order[:tail])
-        raise InputError(
-            f"parents contains a cycle: nodes {unreached[:10].tolist()} are not connected to the root "
-            f"{root}; expected every node to reach the root by following parents"
-        )
-    return parents, order, root, ptr, kids.astype(np.int64)
-
-
-def _check_tree_scores(unary, parents, edge_scores):
-    parents, order, root, ptr, kids = _check_tree(parents)
-    n = parents.shape[0]
-    unary = _as_scores(unary, "unary", 2, "(n, K)")
-    if unary.shape[0] != n or unary.shape[1] == 0:
-        raise InputError(
-            f"unary must have shape (n, K) with n = len(parents) = {n} and K >= 1; got shape "
-            f"{_shape_str(unary.shape)}"
-        )
-    K = unary.shape[1]
-    try:
-        edge_scores = np.array(edge_scores, dtype=np.float64, copy=True)
-    except (TypeError, ValueError):
-        raise InputError(
-            f"edge_scores must be a numeric array of shape (n, K, K); got {type(edge_scores).__name__}"
-        ) from None
-    if edge_scores.ndim != 3:
-        raise InputError(
-            f"edge_scores must be a 3-d array of shape (n, K, K); got shape {_shape_str(edge_scores.shape)}"
-        )
-    _check_shape(edge_scores, "edge_scores", (n, K, K), "(n, K, K)")
-    edge_scores[root] = 0.0  # the root's slice is ignored, whatever it holds
-    edge_scores = _as_scores(edge_scores, "edge_scores", 3, "(n, K, K)")
-    return unary, parents, edge_scores, order, root, ptr, kids
-
-
 @njit(cache=True)
-def _max_product_kernel(unary, parents, edge_scores, order, labels):  # pragma: no cover - numba
+def max_product_kernel(unary, parents, edge_scores, order, labels):  # pragma: no cover - numba
+    """Compiled max-product on a checked tree (``order`` root-first): writes the best labels, returns its score."""
     n, K = unary.shape
     belief = unary.copy()
     arg = np.zeros((n, K), dtype=np.int64)  # arg[i, parent label] = best label of i
@@ -237,10 +167,10 @@ def tree_max_product(unary, parents, edge_scores) -> DecodeResult:
 
     Complexity: O(n K^2) time, O(n K) memory.
     """
-    unary, parents, edge_scores, order, root, ptr, kids = _check_tree_scores(unary, parents, edge_scores)
+    unary, parents, edge_scores, order, root, ptr, kids = check_tree_scores(unary, parents, edge_scores)
     labels = np.zeros(parents.shape[0], dtype=np.int64)
-    score = float(_max_product_kernel(unary, parents, edge_scores, order, labels))
-    return DecodeResult(labels, score, _status(score))
+    score = float(max_product_kernel(unary, parents, edge_scores, order, labels))
+    return DecodeResult(labels, score, decode_status(score))
 
 
 def tree_sum_product(unary, parents, edge_scores) -> TreeMarginals:
@@ -261,7 +191,7 @@ def tree_sum_product(unary, parents, edge_scores) -> TreeMarginals:
 
     Complexity: O(n K^2) time, O(n K^2) memory for the edge marginals.
     """
-    unary, parents, edge_scores, order, root, ptr, kids = _check_tree_scores(unary, parents, edge_scores)
+    unary, parents, edge_scores, order, root, ptr, kids = check_tree_scores(unary, parents, edge_scores)
     n, K = unary.shape
     node_marg = np.zeros((n, K))
     edge_marg = np.zeros((n, K, K))

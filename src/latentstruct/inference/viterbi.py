@@ -7,10 +7,8 @@ A chain of length ``T`` over ``L`` labels is scored by
 and every function here returns the labelling that *maximises* it.  Scores may contain
 ``-inf`` to forbid a label or a transition (for example ``I-NP`` after ``O`` in IOB1); ``+inf``
 and ``NaN`` are rejected.  When no labelling has a finite score the result has status
-``"infeasible"`` and score ``-inf``.
-
-This module also holds the small input validators shared by the other decoders of
-:mod:`latentstruct.inference` (they are private: names start with an underscore).
+``"infeasible"`` and score ``-inf``.  Inputs are checked by
+:func:`latentstruct.inference.checks.check_chain`.
 """
 
 from __future__ import annotations
@@ -21,101 +19,10 @@ import numpy as np
 from numba import njit
 
 from latentstruct.exceptions import InputError
-from latentstruct.inference.result import EXACT, INFEASIBLE, DecodeResult
+from latentstruct.inference.checks import as_generator, as_int_array, check_chain, decode_status
+from latentstruct.inference.result import EXACT, DecodeResult
 
 __all__ = ["viterbi", "viterbi_batch", "kbest_viterbi", "BatchViterbiResult"]
-
-
-# ----------------------------------------------------------------------------------------
-# shared validators (used by every decoder module of this package)
-# ----------------------------------------------------------------------------------------
-def _shape_str(shape) -> str:
-    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
-def _as_scores(x, name: str, ndim: int, expected: str, *, allow_neg_inf: bool = True) -> np.ndarray:
-    """Return ``x`` as a C-contiguous float64 array of ``ndim`` dimensions, or raise.
-
-    ``expected`` is the shape as it should be described in the error, e.g. ``"(T, L)"``.
-    ``-inf`` is allowed when ``allow_neg_inf`` (it forbids a part); ``+inf`` and NaN never are.
-    """
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputError(
-            f"{name} must be a numeric array of shape {expected}; got an object of type "
-            f"{type(x).__name__} that cannot be converted to float64 ({exc})"
-        ) from None
-    if arr.ndim != ndim:
-        raise InputError(
-            f"{name} must be a {ndim}-d array of shape {expected}; got shape {_shape_str(arr.shape)}"
-        )
-    if np.isnan(arr).any():
-        raise InputError(f"{name} contains NaN; expected finite scores (or -inf for a forbidden part)")
-    if np.isposinf(arr).any():
-        raise InputError(f"{name} contains +inf; expected finite scores (or -inf for a forbidden part)")
-    if not allow_neg_inf and np.isneginf(arr).any():
-        raise InputError(f"{name} contains -inf; this solver needs finite scores")
-    return np.ascontiguousarray(arr)
-
-
-def _check_shape(arr: np.ndarray, name: str, shape: tuple, expected: str) -> None:
-    if arr.shape != tuple(shape):
-        raise InputError(
-            f"{name} must have shape {expected} = {_shape_str(shape)}; got shape {_shape_str(arr.shape)}"
-        )
-
-
-def _as_int_array(x, name: str, expected: str) -> np.ndarray:
-    """Return ``x`` as a 1-d C-contiguous int64 array, rejecting non-integral values."""
-    arr = np.asarray(x)
-    if arr.ndim != 1:
-        raise InputError(
-            f"{name} must be a 1-d integer array of shape {expected}; got shape {_shape_str(arr.shape)}"
-        )
-    if arr.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    if arr.dtype.kind == "b" or arr.dtype.kind not in "iuf":
-        raise InputError(f"{name} must contain integers; got dtype {arr.dtype}")
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
-            raise InputError(f"{name} must contain integers; got non-integral values")
-    return np.ascontiguousarray(arr.astype(np.int64))
-
-
-def _optional_vector(x, name: str, L: int) -> np.ndarray:
-    if x is None:
-        return np.zeros(L, dtype=np.float64)
-    arr = _as_scores(x, name, 1, "(L,)")
-    _check_shape(arr, name, (L,), "(L,)")
-    return arr
-
-
-def _rng(random_state) -> np.random.Generator:
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, (int, np.integer)):
-        raise InputError(
-            "random_state must be None, an int seed or a numpy.random.Generator; "
-            f"got {type(random_state).__name__}"
-        )
-    return np.random.default_rng(int(random_state))
-
-
-def _status(score: float) -> str:
-    return EXACT if score > -np.inf else INFEASIBLE
-
-
-def _check_chain(unary, transition, start, end):
-    unary = _as_scores(unary, "unary", 2, "(T, L)")
-    L = unary.shape[1]
-    transition = _as_scores(transition, "transition", 2, "(L, L)")
-    _check_shape(transition, "transition", (L, L), "(L, L) with L = unary.shape[1]")
-    if L == 0:
-        raise InputError("unary must have at least one label column; got shape " + _shape_str(unary.shape))
-    start = _optional_vector(start, "start", L)
-    end = _optional_vector(end, "end", L)
-    return unary, transition, start, end
 
 
 # ----------------------------------------------------------------------------------------
@@ -337,7 +244,7 @@ def viterbi(unary, transition, start=None, end=None, *, random_state=None) -> De
 
     Complexity: O(T L^2) time, O(T L) memory.
     """
-    unary, transition, start, end = _check_chain(unary, transition, start, end)
+    unary, transition, start, end = check_chain(unary, transition, start, end)
     T, L = unary.shape
     if T == 0:
         return DecodeResult(np.zeros(0, dtype=np.int64), 0.0, EXACT)
@@ -348,9 +255,9 @@ def viterbi(unary, transition, start=None, end=None, *, random_state=None) -> De
         _viterbi_batch_kernel(unary, offsets, transition, start, end, labels, scores)
         score = float(scores[0])
     else:
-        uniforms = _rng(random_state).random(T)
+        uniforms = as_generator(random_state).random(T)
         score = float(_viterbi_random_kernel(unary, transition, start, end, uniforms, labels))
-    return DecodeResult(labels, score, _status(score))
+    return DecodeResult(labels, score, decode_status(score))
 
 
 class BatchViterbiResult(NamedTuple):
@@ -384,9 +291,9 @@ def viterbi_batch(unary, offsets, transition, start=None, end=None) -> BatchVite
     Complexity: O(N L^2) time in one compiled call; memory O(N L) for back-pointers
     (int32), allocated once.
     """
-    unary, transition, start, end = _check_chain(unary, transition, start, end)
+    unary, transition, start, end = check_chain(unary, transition, start, end)
     N = unary.shape[0]
-    offsets = _as_int_array(offsets, "offsets", "(n_seq + 1,)")
+    offsets = as_int_array(offsets, "offsets", "(n_seq + 1,)")
     if offsets.shape[0] < 1:
         raise InputError("offsets must have at least one entry (offsets[0] == 0); got shape (0,)")
     if offsets[0] != 0 or offsets[-1] != N:
@@ -424,7 +331,7 @@ def kbest_viterbi(unary, transition, start=None, end=None, k=1) -> list[DecodeRe
 
     Complexity: O(T L^2 k log(L k)) time, O(T L k) memory.
     """
-    unary, transition, start, end = _check_chain(unary, transition, start, end)
+    unary, transition, start, end = check_chain(unary, transition, start, end)
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
         raise InputError(f"k must be an integer >= 1; got {k!r}")
     k = int(k)

@@ -8,7 +8,8 @@ in ``check_compatible``; and each iterative learner's ``fit`` takes ``checkpoint
 ``resume=`` (``learners.checkpoint``).
 """
 
-from .alternating import StructuredPart, alternating_latent_fit, squared_hinge_objective
+from .alternating import alternating_latent_fit
+from .alternating_result import StructuredPart, squared_hinge_objective
 from .base import (
     LEARNERS,
     LinearStructuredLearner,

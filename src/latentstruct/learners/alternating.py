@@ -14,34 +14,22 @@ by more than the last inner solve's duality gap.
 
 from __future__ import annotations
 
-import time
 import warnings
-from dataclasses import dataclass, field
 
 import numpy as np
 from tqdm.auto import tqdm
 
 from ..data.progress import bar_disable
-from ..exceptions import (
-    user_stacklevel,
-    ConvergenceWarning,
-    InferenceError,
-    ObjectiveIncreaseWarning,
-    warn_convergence,
-)
-from ..parallel import subset, parallel_chunks, rows, shared
+from ..exceptions import InferenceError, ObjectiveIncreaseWarning, user_stacklevel
+from ..parallel import parallel_chunks, rows, shared, subset
 from ..solvers.dcd import ConstraintPool, solve_grouped_dcd
 from ..tasks.base import LatentBinaryTask
+from .alternating_chunks import decision_chunk, latent_chunk, seeded_latent_chunk, structured_chunk
+from .alternating_result import AlternatingResult, StructuredPart, squared_hinge_objective
 from .alternating_state import pack_loop, unpack_loop
-from .inference_check import InferenceMonitor, _tol
+from .inference_check import InferenceMonitor, score_tolerance
 
-__all__ = [
-    "StructuredPart",
-    "AlternatingResult",
-    "alternating_latent_fit",
-    "store_alternating_result",
-    "squared_hinge_objective",
-]
+__all__ = ["alternating_latent_fit"]
 
 
 #: consecutive outer iterations that must each move the LCLR-variant's objective by less
@@ -49,117 +37,10 @@ __all__ = [
 STALL_PATIENCE = 3
 
 
-def squared_hinge_objective(w: np.ndarray, decisions: np.ndarray, y: np.ndarray, C: float) -> float:
-    """1/2 ||w||^2 + C sum_i max(0, 1 - y_i f(x_i))^2  (LCLR Eq. 3 with lambda = 1/C)."""
-    xi = np.maximum(0.0, 1.0 - y * decisions)
-    return 0.5 * float(w @ w) + C * float(xi @ xi)
-
-
 def _structure_key(h) -> bytes:
     """A hashable key of a structure (an int array, or anything numpy can hold)."""
     a = np.ascontiguousarray(h)
     return a.dtype.str.encode() + bytes(str(a.shape), "ascii") + a.tobytes()
-
-
-@dataclass(frozen=True)
-class StructuredPart:
-    """Fully labelled structures S added to the latent problem (J-LIS): examples, gold
-    structures, their task (its weights are the first ``task.n_features`` entries of w)
-    and the cost C_1 of their squared slacks."""
-
-    task: object
-    X: object
-    Y: list
-    C: float
-
-
-@dataclass(frozen=True)
-class AlternatingResult:
-    """What one run of the loop did (stored on the learner by ``store_alternating_result``)."""
-
-    w: np.ndarray
-    w_init: np.ndarray
-    n_iter: int
-    converged: bool
-    stop_reason: str  # "tol", "fixed_point", "max_iter" or "objective_increase"
-    objective_curve: list
-    cache_size_curve: list
-    n_cache_hits: int
-    n_inexact_per_iter: list = field(default_factory=list)
-    n_inconsistent: int = 0
-    n_cutting_plane_cap_hits: int = 0
-    n_inner_not_converged: int = 0
-    inner_gap_curve: list = field(default_factory=list)
-
-
-def store_alternating_result(learner, run: AlternatingResult, t_start: float, monitor=None, *,
-                             fixed_schedule: bool = False):
-    """Set the learned attributes of ``learner`` from ``run`` and warn about what went wrong:
-    no convergence, cutting-plane cap hits, inner solves that hit their epoch limit,
-    non-exact decodes, weights that never moved.  ``fixed_schedule``: the learner runs
-    ``max_iter`` outer iterations of one cutting-plane round by design (the LCLR-variant),
-    so neither is worth a warning."""
-    learner.coef_ = run.w
-    learner.n_iter_ = run.n_iter
-    learner.converged_ = bool(run.converged)
-    learner.stop_reason_ = run.stop_reason
-    learner.objective_curve_ = run.objective_curve
-    learner.cache_size_curve_ = run.cache_size_curve
-    learner.n_cache_hits_ = run.n_cache_hits
-    learner.n_inexact_decodes_ = list(run.n_inexact_per_iter)
-    learner.n_inconsistent_decodes_ = run.n_inconsistent
-    learner.n_cutting_plane_cap_hits_ = run.n_cutting_plane_cap_hits
-    learner.n_inner_not_converged_ = run.n_inner_not_converged
-    learner.inner_gap_curve_ = run.inner_gap_curve
-    learner.fit_time_ = time.perf_counter() - t_start
-    name = type(learner).__name__
-    if run.stop_reason == "max_iter" and not fixed_schedule:
-        warn_convergence(
-            f"{name} stopped at max_iter={learner.max_iter} outer iterations before it "
-            f"converged; increase max_iter (or tol).")
-    if run.n_cutting_plane_cap_hits and not fixed_schedule:
-        warn_convergence(
-            f"{name}: the cutting plane (Algorithm 2) stopped at max_cutting_plane_rounds="
-            f"{learner.max_cutting_plane_rounds} in {run.n_cutting_plane_cap_hits} outer "
-            "iterations with violated structures left; increase max_cutting_plane_rounds.")
-    if run.n_inner_not_converged:
-        warn_convergence(
-            f"{name}: {run.n_inner_not_converged} inner DCD solves stopped at dcd_max_iter="
-            f"{learner.dcd_max_iter} epochs before reaching dcd_tol={learner.dcd_tol}; "
-            "increase dcd_max_iter or dcd_tol.")
-    if np.array_equal(run.w, run.w_init) and run.n_iter > 0:
-        warnings.warn(
-            f"{name}: the weights never moved from their initial value. From w = 0 every "
-            "structure ties; with deterministic tie-breaking the latent completion can be a "
-            "fixed point. Set random_tie_break=True, or start from init='two-stage' or coef_init.",
-            ConvergenceWarning, stacklevel=user_stacklevel())
-    if monitor is not None:
-        monitor.warn()
-    return learner
-
-
-# Chunk kernels: module level, so that process and cluster workers unpickle them by name.
-def _latent_chunk(a, b, task, Xs, w):
-    """Latent argmax of examples a..b-1 (deterministic ties)."""
-    return task.latent_argmax_batch(Xs[a:b], w)
-
-
-def _seeded_latent(a, b, task, Xs, w, seeds):
-    """Latent argmax of examples a..b-1, each with its own seed (ties broken at random).
-
-    Per-example seeds make the result independent of how examples are split into chunks, so
-    ``n_jobs`` never changes the model."""
-    return [task.latent_argmax(Xs[k], w, random_state=int(seeds[k])) for k in range(a, b)]
-
-
-def _decision_chunk(a, b, task, X, w):
-    """[f(x) for examples a..b-1], as one array in a list."""
-    return [task.decision_batch(X[a:b], w)]
-
-
-def _structured_chunk(a, b, task, X, Y, w):
-    """Loss-augmented argmax results of structured examples a..b-1."""
-    return task.argmax_results(X[a:b], w, Y[a:b])
 
 
 def _best_cached_scores(pool: ConstraintPool, w: np.ndarray) -> np.ndarray:
@@ -327,10 +208,10 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
             results = [decoded_at[1][i] for i in idx]
         elif tie_break:
             seeds = rng.integers(0, np.iinfo(np.int64).max, size=size)
-            results = parallel_chunks(_seeded_latent, size, n_jobs,
+            results = parallel_chunks(seeded_latent_chunk, size, n_jobs,
                                       args=(data["task"], data[part], w_, rows(seeds)))
         else:
-            results = parallel_chunks(_latent_chunk, size, n_jobs,
+            results = parallel_chunks(latent_chunk, size, n_jobs,
                                       args=(data["task"], data[part], w_))
         if reuse and part == "neg":
             neg_at = (np.array(w_, dtype=np.float64), results)
@@ -350,7 +231,7 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
 
     def structured_violations(w_):
         """Loss-augmented argmax of every S example, its loss and Delta - w.d (>= 0)."""
-        results = parallel_chunks(_structured_chunk, m, n_jobs,
+        results = parallel_chunks(structured_chunk, m, n_jobs,
                                   args=(data["s_task"], data["s_X"], data["s_Y"], w_[:s_dim]))
         monitor.observe(results, "loss-augmented argmax", None)
         out = []
@@ -372,18 +253,18 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
                 results = [None] * n
                 for k, j in enumerate(neg):
                     results[j] = neg_at[1][k]
-                done = parallel_chunks(_latent_chunk, len(pos), n_jobs,
+                done = parallel_chunks(latent_chunk, len(pos), n_jobs,
                                        args=(data["task"], data["pos"], w_))
                 for k, i in enumerate(pos):
                     results[i] = done[k]
             else:
-                results = parallel_chunks(_latent_chunk, n, n_jobs,
+                results = parallel_chunks(latent_chunk, n, n_jobs,
                                           args=(data["task"], data["X"], w_))
             decisions = np.array([float(r.score) for r in results], dtype=np.float64)
             decoded_at = (np.array(w_, dtype=np.float64), results)
         else:
             decisions = np.concatenate(parallel_chunks(
-                _decision_chunk, n, n_jobs, args=(data["task"], data["X"], w_))) if n else np.zeros(0)
+                decision_chunk, n, n_jobs, args=(data["task"], data["X"], w_))) if n else np.zeros(0)
         value = squared_hinge_objective(w_, decisions, y, C)
         if structured is not None:
             xi = np.array([max(v[3], 0.0) for v in structured_violations(w_)])
@@ -562,7 +443,7 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
             continue
         # Theorem 1 with an inexact inner solve: Q(w_t+1) <= Eq. (5)(w_t+1) + C * slack_excess
         # <= Eq. (5)'s optimum + gap + C * slack_excess <= Q(w_t) + gap + C * slack_excess.
-        allowed = last_gap + C * slack_excess + _tol(current)
+        allowed = last_gap + C * slack_excess + score_tolerance(current)
         if new > current + allowed:
             message = (
                 f"{type(learner).__name__}: the objective increased from {current:.10g} to "

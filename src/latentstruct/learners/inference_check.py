@@ -24,7 +24,8 @@ __all__ = ["InferenceMonitor", "SCORE_RTOL"]
 SCORE_RTOL = 1e-6
 
 
-def _tol(*values: float) -> float:
+def score_tolerance(*values: float) -> float:
+    """Absolute tolerance of a comparison between these scores: SCORE_RTOL relative, at least SCORE_RTOL."""
     return SCORE_RTOL * max(1.0, *(abs(v) for v in values))
 
 
@@ -70,7 +71,7 @@ class InferenceMonitor:
 
     def consistent(self, reported: float, recomputed: float, what: str, example: int) -> bool:
         """Whether a reported score equals the score recomputed from the structure."""
-        if abs(reported - recomputed) <= _tol(reported, recomputed):
+        if abs(reported - recomputed) <= score_tolerance(reported, recomputed):
             return True
         self._fail(
             f"the {what} of example {example} reports the score {reported:.10g} but "
@@ -81,7 +82,7 @@ class InferenceMonitor:
 
     def not_worse(self, score: float, known: float, what: str, example: int) -> bool:
         """Whether an argmax scores at least as high as a structure already known."""
-        if score >= known - _tol(score, known):
+        if score >= known - score_tolerance(score, known):
             return True
         self._fail(
             f"the {what} of example {example} scores {score:.10g}, below {known:.10g}, the "

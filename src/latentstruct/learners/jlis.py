@@ -12,7 +12,8 @@ from ..exceptions import ConfigError, ConvergenceWarning
 from ..inference.result import DecodeResult
 from ..tasks.base import LatentBinaryTask
 from ..tasks.contracts import LATENT_BINARY, MAX_DECODABLE, RANDOM_TIES, SIZED
-from .alternating import StructuredPart, alternating_latent_fit, store_alternating_result
+from .alternating import alternating_latent_fit
+from .alternating_result import StructuredPart, store_alternating_result
 from .base import (
     LinearStructuredLearner,
     check_coef_init,

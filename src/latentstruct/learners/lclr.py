@@ -15,12 +15,11 @@ from ..exceptions import ConfigError, warn_convergence
 from ..parallel import parallel_chunks, rows, shared
 from ..solvers.dcd import ConstraintPool, DCDKernelState, solve_grouped_dcd
 from ..tasks.contracts import HEURISTIC, LATENT_BINARY, RANDOM_TIES
-from .alternating import (
+from .alternating import alternating_latent_fit
+from .alternating_chunks import decision_chunk, latent_chunk
+from .alternating_result import (
     AlternatingResult,
     StructuredPart,
-    _decision_chunk,
-    _latent_chunk,
-    alternating_latent_fit,
     squared_hinge_objective,
     store_alternating_result,
 )
@@ -81,13 +80,13 @@ class LatentBinaryLearner(LinearStructuredLearner):
     def _latent(self, X, w) -> list:
         X = self.task.as_batch(X)
         with shared(task=self.task) as data:
-            return parallel_chunks(_latent_chunk, len(X), self.n_jobs,
+            return parallel_chunks(latent_chunk, len(X), self.n_jobs,
                                    args=(data["task"], rows(X), w))
 
     def _decisions(self, X, w) -> np.ndarray:
         X = self.task.as_batch(X)
         with shared(task=self.task) as data:
-            parts = parallel_chunks(_decision_chunk, len(X), self.n_jobs,
+            parts = parallel_chunks(decision_chunk, len(X), self.n_jobs,
                                     args=(data["task"], rows(X), w))
         return np.concatenate(parts) if parts else np.zeros(0)
 
@@ -182,7 +181,7 @@ class TwoStage(LatentBinaryLearner):
         # block, so process workers keep the examples (and the decoders they build) for
         # every later pass
         with shared(task=task, X=X) as data:
-            results = parallel_chunks(_latent_chunk, len(X), self.n_jobs,
+            results = parallel_chunks(latent_chunk, len(X), self.n_jobs,
                                       args=(data["task"], data["X"], self.heuristic_coef_))
         monitor.observe(results, "heuristic argmax")
         structures = [r.structure for r in results]

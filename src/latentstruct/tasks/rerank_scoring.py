@@ -12,7 +12,7 @@ candidates; then sum-product on D(t_j) (:func:`candidate_sum_product`, the two-p
 algorithm of :func:`latentstruct.inference.tree_bp.tree_sum_product` reading the shared tables
 in place and reusing its buffers) gives log Z_j and the node and edge marginals of each
 candidate (Koo & Collins 2005, §3.2), and
-:func:`latentstruct.inference.tree_bp._max_product_kernel` the best assignment.  Labels beyond a word's domain get unary
+:func:`latentstruct.inference.tree_bp.max_product_kernel` the best assignment.  Labels beyond a word's domain get unary
 score -inf (the tree BP convention for domains of different sizes).
 
 Every entry point handles one sentence in one call; the storage arrays are passed in the
@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..inference.tree_bp import _max_product_kernel
+from ..inference.tree_bp import max_product_kernel
 from .rerank_features import N_EDGE_TEMPLATES, N_NODE_TEMPLATES, _fmix, combine
 
 __all__ = ["sentence_forward", "sentence_scatter", "sentence_max_product", "tree_order",
@@ -347,5 +347,5 @@ def sentence_max_product(theta, scale, mask, base_index, s, sent_cand_ptr, cand_
         _fill(c, n, K, U, E, row_ptr[s], erow_ptr[s], cand_node_ptr, node_row, edge_row,
               bp_parent, unary, edge, parents)
         tree_order(parents, order, ptr, kids)
-        scores[j] = _max_product_kernel(unary, parents, edge, order, labels[j]) + wb * base_val[c]
+        scores[j] = max_product_kernel(unary, parents, edge, order, labels[j]) + wb * base_val[c]
     return scores, labels

@@ -26,9 +26,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .exceptions import InputError
-from .plotting import (FONT_FAMILY, _estimate_width_inches, _wrap, add_headings, save_png,
-                       score_heading)
+from ..exceptions import InputError
+from .figures import FONT_FAMILY, add_headings, estimate_width_inches, save_png, wrap_text
+from .scores import score_heading
 
 __all__ = ["plot_graph_alignment", "graph_alignment_figure"]
 
@@ -166,11 +166,11 @@ def graph_alignment_figure(explanation: Mapping, *, title=None):
     x2 = x2 + (total - w2) / 2.0
     x_lo, x_hi = -1.0, total + 1.0
     fig_w = min(max(7.0, 0.11 * (x_hi - x_lo) + 1.0,
-                    _estimate_width_inches(breakdown, 9.0) + 0.6), 60.0)
+                    estimate_width_inches(breakdown, 9.0) + 0.6), 60.0)
     inch_per_x = fig_w / (x_hi - x_lo)
 
     def half_width(text: str, fontsize: float) -> float:  # in x units, with padding
-        return (_estimate_width_inches(text, fontsize) / 2.0 + 0.07) / inch_per_x
+        return (estimate_width_inches(text, fontsize) / 2.0 + 0.07) / inch_per_x
 
     def edge_label(e, lab, mapped_scores, deletion) -> tuple[str, str]:
         if mapped_scores is not None:
@@ -191,7 +191,7 @@ def graph_alignment_figure(explanation: Mapping, *, title=None):
     # ---- vertical layout: y in inches ----------------------------------------------------
     box_half = 0.13  # half the height of a word box
     band = 1.7  # between the rows: mapping lines, their labels and deletion scores
-    legend = _wrap("Top: sentence 1 (text), bottom: sentence 2 (hypothesis).  Blue: word "
+    legend = wrap_text("Top: sentence 1 (text), bottom: sentence 2 (hypothesis).  Blue: word "
                    "mappings (part score).  Green arcs: mapped edges (edge-mapping score on the "
                    "top arc).\nGrey: words and edges without a mapping; red numbers: their "
                    "deletion scores.  Arrows point from head to dependent.", fig_w - 0.4, 7.0)

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .exceptions import InputError
-from .plotting_dependency import _pyplot, _save
+from ..exceptions import InputError
+from .figures import agg_pyplot, save_pyplot_figure
 
 __all__ = ["label_order", "draw_label_matrix"]
 
@@ -46,7 +46,7 @@ def draw_label_matrix(A, labels: Sequence[str], path, *, singular_values=None,
     names = [str(labels[i]) for i in order]
     sim = (A.T @ A)[np.ix_(order, order)]
     L = len(names)
-    plt = _pyplot()
+    plt = agg_pyplot()
     side = min(16.0, max(5.0, 0.22 * L + 2.5))
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(side + 4.0, side),
                                   gridspec_kw={"width_ratios": [side, 3.2]})
@@ -64,5 +64,5 @@ def draw_label_matrix(A, labels: Sequence[str], path, *, singular_values=None,
     ax2.set_title(f"spectrum (d = {A.shape[0]}, rank {rank})")
     if title:
         fig.suptitle(title)
-    _save(plt, fig, path)
+    save_pyplot_figure(plt, fig, path)
     return names

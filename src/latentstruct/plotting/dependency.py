@@ -5,27 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .data.atomic import atomic_write
-from .exceptions import InputError
+from ..exceptions import InputError
+from .figures import agg_pyplot, save_pyplot_figure
 
 __all__ = ["draw_dependency_tree", "draw_system_scores"]
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(plt, fig, path) -> None:
-    """Lay out, write as PNG atomically, and free the figure."""
-    fig.tight_layout()
-    with atomic_write(path, "wb") as fh:
-        fig.savefig(fh, format="png", dpi=110)
-    plt.close(fig)
 
 
 def draw_dependency_tree(words: Sequence[str], heads: Sequence[int], path, *,
@@ -42,7 +25,7 @@ def draw_dependency_tree(words: Sequence[str], heads: Sequence[int], path, *,
     for name, labels in (("node_labels", node_labels), ("arc_labels", arc_labels)):
         if labels is not None and len(labels) != n:
             raise InputError(f"{name} must hold one label per word ({n}); got {len(labels)}")
-    plt = _pyplot()
+    plt = agg_pyplot()
     from matplotlib.patches import Arc
 
     width = max(6.0, 0.95 * n + 1.0)
@@ -72,14 +55,14 @@ def draw_dependency_tree(words: Sequence[str], heads: Sequence[int], path, *,
                     bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none"})
     if title:
         ax.set_title(title, fontsize=10)
-    _save(plt, fig, path)
+    save_pyplot_figure(plt, fig, path)
 
 
 def draw_system_scores(panels: Mapping[str, Mapping[str, float]], path, *,
                        metric: str = "UAS", title: str = "") -> None:
     """One bar chart per panel (corpus): ``{panel: {system: score in %}}``, the lowest and the
     highest bar labelled, the y axis zoomed to the scores' range."""
-    plt = _pyplot()
+    plt = agg_pyplot()
     fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 3.8), squeeze=False)
     for ax, (panel, scores) in zip(axes[0], panels.items()):
         names, values = list(scores), [float(v) for v in scores.values()]
@@ -95,4 +78,4 @@ def draw_system_scores(panels: Mapping[str, Mapping[str, float]], path, *,
         ax.set_title(panel, fontsize=10)
     if title:
         fig.suptitle(title, fontsize=11)
-    _save(plt, fig, path)
+    save_pyplot_figure(plt, fig, path)

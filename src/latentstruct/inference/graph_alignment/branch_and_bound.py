@@ -1,6 +1,6 @@
 """The LP relaxation of graph alignment and an exact branch-and-bound over it.
 
-Problem (see :mod:`latentstruct.inference.graph_alignment` for the variables and the rows
+Problem (see :mod:`latentstruct.inference.graph_alignment.problem` for the variables and the rows
 (6)–(11)): maximise ``θ · z`` over ``z ∈ {0, 1}^n`` with ``lower <= A z <= upper``, where
 the columns ``node_cols`` are the word mappings ``h_{v1,v2}``.  Every other variable is a
 function of the word mappings on the 0/1 points (deletions by (6)–(9), edge mappings by

@@ -1,0 +1,400 @@
+"""The persistent working set of grouped DCD: :class:`ConstraintPool` stores the constraints
+``w . d_k >= b_k - xi_{g(k)}`` in growable CSR arrays next to their dual variables, so that
+a solve after adding constraints starts from the previous alpha (LCLR footnote 2)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from latentstruct.data.sparse import SparseVector, coalesce_arrays
+from latentstruct.solvers.dcd.kernels import (
+    accumulate_w,
+    csr_margins,
+    is_coalesced,
+    primal_dual_objectives,
+    row_sqnorms,
+)
+from latentstruct.solvers.dcd.validation import (
+    as_weight_vector,
+    check_C,
+    check_positive_int,
+    without_repeated_columns,
+)
+
+
+_UINT32_MAX = np.iinfo(np.uint32).max
+
+
+class Constraint(NamedTuple):
+    """One stored constraint ``w . d >= b - xi_group``."""
+
+    d: SparseVector
+    b: float
+    group: int
+
+
+class ConstraintPool:
+    """Persistent working set of grouped constraints ``w . d_k >= b_k - xi_{g(k)}``.
+
+    The constraints live in growable CSR arrays (capacity doubles when full) next to their dual
+    variables ``alpha``; the pool therefore carries alpha from one :func:`solve_grouped_dcd` call
+    to the next, and a re-solve after :meth:`add` is warm-started.  Constraint ids are stable
+    (0, 1, 2, ... in order of addition) and are never reused; :meth:`deactivate` switches one off
+    (its alpha becomes 0 and it is ignored by later solves and objectives).
+
+    Parameters
+    ----------
+    n_features : int
+        Dimension of w (feature indices must lie in ``[0, n_features)``).
+    n_groups : int
+        Number of slack groups (normally the number of examples); groups are ``0..n_groups-1``.
+    """
+
+    def __init__(self, n_features: int, n_groups: int):
+        n_features = check_positive_int(n_features, "n_features")
+        n_groups = check_positive_int(n_groups, "n_groups")
+        self._n_features = n_features
+        self._n_groups = n_groups
+        # unsigned feature ids: the kernels then skip numba's negative-index wraparound code
+        self._index_dtype = np.uint32 if n_features <= _UINT32_MAX else np.uint64
+        self._n = 0
+        self._nnz = 0
+        cap, nnz_cap = 16, 256
+        self._indptr = np.zeros(cap + 1, dtype=np.int64)
+        self._indices = np.zeros(nnz_cap, dtype=self._index_dtype)
+        self._data = np.zeros(nnz_cap, dtype=np.float64)
+        self._b = np.zeros(cap, dtype=np.float64)
+        self._group = np.zeros(cap, dtype=np.int64)
+        self._alpha = np.zeros(cap, dtype=np.float64)
+        self._active = np.zeros(cap, dtype=np.bool_)
+        self._sqnorm = np.zeros(cap, dtype=np.float64)
+        self._n_active = 0
+        # dedupe: (group, b, hash of coalesced index/value bytes) -> ids of active constraints
+        self._lookup: dict[tuple, list[int]] = {}
+        # key of each constraint that was registered in _lookup (None for add_csr rows)
+        self._keys: list[tuple | None] = []
+
+    # ---------------------------------------------------------------- storage helpers
+    def _reserve(self, n_more: int, nnz_more: int) -> None:
+        need = self._n + n_more
+        cap = self._b.shape[0]
+        if need > cap:
+            new_cap = max(need, 2 * cap)
+            self._indptr = _grow(self._indptr, new_cap + 1)
+            self._b = _grow(self._b, new_cap)
+            self._group = _grow(self._group, new_cap)
+            self._alpha = _grow(self._alpha, new_cap)
+            self._active = _grow(self._active, new_cap)
+            self._sqnorm = _grow(self._sqnorm, new_cap)
+        need_nnz = self._nnz + nnz_more
+        nnz_cap = self._data.shape[0]
+        if need_nnz > nnz_cap:
+            new_cap = max(need_nnz, 2 * nnz_cap)
+            self._indices = _grow(self._indices, new_cap)
+            self._data = _grow(self._data, new_cap)
+
+    def _view(self):
+        """Views (length n_constraints / nnz) of the storage, in kernel argument order."""
+        n, nnz = self._n, self._nnz
+        return (
+            self._indptr[: n + 1],
+            self._indices[:nnz],
+            self._data[:nnz],
+            self._b[:n],
+            self._group[:n],
+            self._sqnorm[:n],
+            self._alpha[:n],
+            self._active[:n],
+        )
+
+    def _check_group(self, group) -> int:
+        if isinstance(group, (bool, np.bool_)) or not isinstance(group, (int, np.integer)):
+            raise TypeError(f"group must be an int in [0, {self._n_groups}), got {group!r}")
+        g = int(group)
+        if not 0 <= g < self._n_groups:
+            raise ValueError(
+                f"group {g} is out of range: this pool has n_groups={self._n_groups}, so groups "
+                f"are 0..{self._n_groups - 1}; create the pool with more groups"
+            )
+        return g
+
+    def _check_id(self, k) -> int:
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+            raise TypeError(f"constraint id must be an int, got {k!r}")
+        k = int(k)
+        if not 0 <= k < self._n:
+            raise IndexError(
+                f"constraint id {k} out of range: the pool holds {self._n} constraints"
+            )
+        return k
+
+    def _check_indices(self, idx: np.ndarray, what: str) -> None:
+        if idx.size and (idx.min() < 0 or idx.max() >= self._n_features):
+            raise ValueError(
+                f"{what} has feature indices outside [0, {self._n_features}) "
+                f"(min {idx.min()}, max {idx.max()}); create the pool with a larger n_features"
+            )
+
+    # ---------------------------------------------------------------- adding / removing
+    def add(self, group: int, d: SparseVector, b: float) -> int:
+        """Add the constraint ``w . d >= b - xi_group`` with alpha = 0 and return its id.
+
+        ``d`` is coalesced (repeated indices summed, zeros dropped) before it is stored.  If an
+        identical active constraint (same group, same coalesced d, same b) is already in the
+        pool, nothing is added and the existing id is returned.
+        """
+        g = self._check_group(group)
+        if not isinstance(d, SparseVector):
+            raise TypeError(f"d must be a SparseVector, got {type(d).__name__}")
+        b = float(b)
+        if not np.isfinite(b):
+            raise ValueError(f"b must be a finite float, got {b}")
+        idx, val = d.indices, d.values
+        if not is_coalesced(idx, val):  # tasks often hand over coalesced vectors already
+            idx, val = coalesce_arrays(idx, val)
+        if not np.all(np.isfinite(val)):
+            raise ValueError("d has non-finite values (nan or inf); features must be finite")
+        self._check_indices(idx, "d")
+        idx = idx.astype(self._index_dtype, copy=False)
+        key = (g, b, hash((idx.tobytes(), val.tobytes())))
+        ids = self._lookup.get(key)
+        if ids is not None:
+            for k in ids:
+                lo, hi = self._indptr[k], self._indptr[k + 1]
+                if np.array_equal(self._indices[lo:hi], idx) and np.array_equal(
+                    self._data[lo:hi], val
+                ):
+                    return k
+        m = idx.shape[0]
+        self._reserve(1, m)
+        k, lo = self._n, self._nnz
+        self._indices[lo : lo + m] = idx
+        self._data[lo : lo + m] = val
+        self._indptr[k + 1] = lo + m
+        self._b[k] = b
+        self._group[k] = g
+        self._alpha[k] = 0.0
+        self._active[k] = True
+        self._sqnorm[k] = float(np.dot(val, val))
+        self._n += 1
+        self._nnz += m
+        self._n_active += 1
+        self._keys.append(key)
+        self._lookup.setdefault(key, []).append(k)
+        return k
+
+    def add_csr(self, X, b, groups) -> np.ndarray:
+        """Add one constraint per row of ``X`` (row i: ``w . X[i] >= b[i] - xi_{groups[i]}``).
+
+        Vectorised bulk insertion for the binary / one-constraint-per-example case.  Rows are
+        *not* checked against existing constraints (no dedupe) and are not registered for
+        dedupe by later :meth:`add` calls.  Duplicate column entries within a row are summed;
+        ``X`` itself is not modified.  Returns the new ids (int64 array).
+        """
+        if not sp.issparse(X):
+            raise TypeError(f"X must be a scipy.sparse matrix (CSR), got {type(X).__name__}")
+        X = X.tocsr()
+        if X.dtype != np.float64:
+            X = X.astype(np.float64)
+        m = X.shape[0]
+        if X.shape[1] > self._n_features:
+            raise ValueError(
+                f"X has {X.shape[1]} columns but the pool has n_features={self._n_features}"
+            )
+        X = without_repeated_columns(X)
+        b = np.asarray(b, dtype=np.float64).reshape(-1)
+        groups = np.asarray(groups)
+        if b.shape != (m,) or groups.shape != (m,):
+            raise ValueError(
+                f"b and groups must have one entry per row of X ({m}), got shapes "
+                f"{b.shape} and {groups.shape}"
+            )
+        if not np.all(np.isfinite(b)) or not np.all(np.isfinite(X.data)):
+            raise ValueError("b and X must be finite (no nan or inf)")
+        if groups.size and not np.issubdtype(groups.dtype, np.integer):
+            raise TypeError(f"groups must be integers, got dtype {groups.dtype}")
+        groups = groups.astype(np.int64, copy=False)
+        if groups.size and (groups.min() < 0 or groups.max() >= self._n_groups):
+            raise ValueError(
+                f"groups must lie in [0, {self._n_groups}), got min {groups.min()}, "
+                f"max {groups.max()}"
+            )
+        nnz = X.nnz
+        self._reserve(m, nnz)
+        k0, lo = self._n, self._nnz
+        self._indices[lo : lo + nnz] = X.indices
+        self._data[lo : lo + nnz] = X.data
+        self._indptr[k0 + 1 : k0 + m + 1] = lo + X.indptr[1:]
+        self._b[k0 : k0 + m] = b
+        self._group[k0 : k0 + m] = groups
+        self._alpha[k0 : k0 + m] = 0.0
+        self._active[k0 : k0 + m] = True
+        row_sqnorms(X.indptr, X.data, self._sqnorm[k0 : k0 + m])
+        self._n += m
+        self._nnz += nnz
+        self._n_active += m
+        self._keys.extend([None] * m)
+        return np.arange(k0, k0 + m, dtype=np.int64)
+
+    def deactivate(self, k: int) -> None:
+        """Set alpha_k = 0 and exclude constraint k from later solves and objectives.
+
+        Deactivating an inactive constraint does nothing.  A later :meth:`add` of the same
+        constraint creates a new id.
+        """
+        k = self._check_id(k)
+        if not self._active[k]:
+            return
+        self._active[k] = False
+        self._alpha[k] = 0.0
+        self._n_active -= 1
+        key = self._keys[k]
+        if key is not None:
+            ids = self._lookup[key]
+            ids.remove(k)
+            if not ids:
+                del self._lookup[key]
+
+    # ---------------------------------------------------------------- read access
+    @property
+    def n_features(self) -> int:
+        return self._n_features
+
+    @property
+    def n_groups(self) -> int:
+        return self._n_groups
+
+    @property
+    def n_constraints(self) -> int:
+        """Number of constraints ever added (active or not); ids are ``0..n_constraints-1``."""
+        return self._n
+
+    @property
+    def n_active(self) -> int:
+        return self._n_active
+
+    @property
+    def nnz(self) -> int:
+        return self._nnz
+
+    @property
+    def alpha(self) -> np.ndarray:
+        """Read-only copy of the dual variables of all constraints (0 for inactive ones)."""
+        return _readonly(self._alpha[: self._n].copy())
+
+    @property
+    def group_of(self) -> np.ndarray:
+        """Read-only array: slack group of every constraint (index it with an id)."""
+        return _readonly(self._group[: self._n].copy())
+
+    @property
+    def b(self) -> np.ndarray:
+        """Read-only array: right-hand side b_k of every constraint."""
+        return _readonly(self._b[: self._n].copy())
+
+    @property
+    def active_mask(self) -> np.ndarray:
+        """Read-only boolean array: which constraints are active."""
+        return _readonly(self._active[: self._n].copy())
+
+    def is_active(self, k: int) -> bool:
+        return bool(self._active[self._check_id(k)])
+
+    def active_ids(self) -> np.ndarray:
+        """Ids of the active constraints, ascending."""
+        return np.flatnonzero(self._active[: self._n])
+
+    def group_ids(self, g: int) -> np.ndarray:
+        """Ids of the active constraints of group g, ascending."""
+        g = self._check_group(g)
+        n = self._n
+        return np.flatnonzero(self._active[:n] & (self._group[:n] == g))
+
+    def constraint(self, k: int) -> Constraint:
+        """``(d, b, group)`` of constraint k (d as stored, i.e. coalesced)."""
+        k = self._check_id(k)
+        lo, hi = self._indptr[k], self._indptr[k + 1]
+        d = SparseVector(self._indices[lo:hi].astype(np.int64), self._data[lo:hi].copy())
+        return Constraint(d, float(self._b[k]), int(self._group[k]))
+
+    def compute_w(self) -> np.ndarray:
+        """w = sum_k alpha_k d_k over the active constraints (fresh float64 array)."""
+        w = np.zeros(self._n_features, dtype=np.float64)
+        indptr, indices, data, _, _, _, alpha, active = self._view()
+        accumulate_w(indptr, indices, data, alpha, active, w)
+        return w
+
+    def margins(self, w: np.ndarray) -> np.ndarray:
+        """w . d_k for every constraint (active or not), as a float64 array."""
+        w = as_weight_vector(w, self._n_features)
+        out = np.empty(self._n, dtype=np.float64)
+        indptr, indices, data = self._view()[:3]
+        csr_margins(indptr, indices, data, w, out)
+        return out
+
+    def objectives(self, C, w: np.ndarray | None = None) -> tuple[float, float]:
+        """``(primal, dual)`` for the stored alpha (and ``w``, default ``compute_w()``)."""
+        Cg = check_C(C, self._n_groups)
+        w = self.compute_w() if w is None else as_weight_vector(w, self._n_features)
+        indptr, indices, data, b, group, _, alpha, active = self._view()
+        p, d = primal_dual_objectives(indptr, indices, data, b, group, active, alpha, w, Cg)
+        return float(p), float(d)
+
+    # ---------------------------------------------------------------- checkpoints
+    def get_state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """``(meta, arrays)`` from which :meth:`from_state` rebuilds this pool exactly
+        (constraints, dual variables, active flags and the dedupe index)."""
+        indptr, indices, data, b, group, sqnorm, alpha, active = self._view()
+        keyed = np.array([k is not None for k in self._keys], dtype=np.bool_)
+        meta = {"n_features": self._n_features, "n_groups": self._n_groups}
+        arrays = {"indptr": indptr, "indices": indices, "data": data, "b": b, "group": group,
+                  "sqnorm": sqnorm, "alpha": alpha, "active": active, "keyed": keyed}
+        return meta, {k: v.copy() for k, v in arrays.items()}
+
+    @classmethod
+    def from_state(cls, meta: dict, arrays: dict) -> "ConstraintPool":
+        """The pool :meth:`get_state` described."""
+        pool = cls(int(meta["n_features"]), int(meta["n_groups"]))
+        n = int(arrays["b"].shape[0])
+        nnz = int(arrays["data"].shape[0])
+        pool._reserve(n, nnz)
+        pool._indptr[: n + 1] = arrays["indptr"]
+        pool._indices[:nnz] = arrays["indices"]
+        pool._data[:nnz] = arrays["data"]
+        for name in ("b", "group", "sqnorm", "alpha", "active"):
+            getattr(pool, f"_{name}")[:n] = arrays[name]
+        pool._n, pool._nnz = n, nnz
+        pool._n_active = int(np.count_nonzero(arrays["active"]))
+        # the dedupe keys hash bytes, and Python's hash of bytes differs between processes:
+        # recompute them here rather than store them
+        for k in range(n):
+            if not arrays["keyed"][k]:
+                pool._keys.append(None)
+                continue
+            lo, hi = pool._indptr[k], pool._indptr[k + 1]
+            idx, val = pool._indices[lo:hi], pool._data[lo:hi]
+            key = (int(pool._group[k]), float(pool._b[k]), hash((idx.tobytes(), val.tobytes())))
+            pool._keys.append(key)
+            if pool._active[k]:
+                pool._lookup.setdefault(key, []).append(k)
+        return pool
+
+    def __repr__(self) -> str:
+        return (
+            f"ConstraintPool(n_features={self._n_features}, n_groups={self._n_groups}, "
+            f"n_constraints={self._n}, n_active={self._n_active}, nnz={self._nnz})"
+        )
+
+
+def _grow(arr: np.ndarray, new_len: int) -> np.ndarray:
+    out = np.zeros(new_len, dtype=arr.dtype)
+    out[: arr.shape[0]] = arr
+    return out
+
+
+def _readonly(arr: np.ndarray) -> np.ndarray:
+    arr.flags.writeable = False
+    return arr
