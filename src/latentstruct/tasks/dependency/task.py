@@ -33,7 +33,6 @@ from .tagging import TaggerMixin
 __all__ = ["DependencyTask", "DepTarget"]
 
 
-
 class DepTarget(NamedTuple):
     """A gold tree as read: heads (0 = root), label strings ('_' unlabelled), scored mask."""
 

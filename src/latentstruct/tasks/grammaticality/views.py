@@ -17,10 +17,10 @@ from ..sequence.encodings import get_encoding
 
 __all__ = ["CONLL2000_CHUNK_TYPES", "ngram_attributes", "view_constraints", "ViewLayout"]
 
-
 #: the 11 chunk types of CoNLL-2000 (23 tags per IOB/IOE view)
 CONLL2000_CHUNK_TYPES = ("ADJP", "ADVP", "CONJP", "INTJ", "LST", "NP", "PP", "PRT", "SBAR",
                          "UCP", "VP")
+
 
 def ngram_attributes(words: Sequence[str], pos: Sequence[str]) -> list[list[str]]:
     """Per token: a bias and the 1-, 2-, 3-grams of lowercased words and of POS tags that

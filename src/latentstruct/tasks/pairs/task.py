@@ -42,6 +42,7 @@ _DIGEST_KEY = "graph_pairs_train_digests"
 #: names given ids first, in this order (so the heuristic and the bias have fixed ids)
 _FIXED_NAMES = ("bias", "map:const", "map:wnsim", "del:const", "emap:const", "edel:const")
 
+
 def binary_metrics(y_true, y_pred) -> dict:
     """``{"accuracy", "f1"}`` of +-1 labels; F1 of the positive class (0 when undefined)."""
     y = np.asarray(y_true)
@@ -81,8 +82,9 @@ def file_paths(path) -> list:
         return list(path)
     raise ConfigError(f"path must be a file path or a list of file paths, got {path!r}")
 
+
 # --------------------------------------------------------------------------------------
-# the tasks
+# the shared task
 # --------------------------------------------------------------------------------------
 class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
     """Shared machinery of :class:`ParaphraseTask` and :class:`RteTask` (see
