@@ -197,7 +197,7 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
         if not self.use_wordnet:
             return None
         if getattr(self, "_wordnet_obj", None) is None:
-            from ..data.wordnet import WordNet
+            from ...data.wordnet import WordNet
 
             self._wordnet_obj = WordNet()
         return self._wordnet_obj
