@@ -23,7 +23,7 @@ import sys
 import time
 import warnings
 
-from latentstruct.data.kbest import KBestHeader
+from latentstruct.data.dependency.kbest import KBestHeader
 from latentstruct.data.paths import dataset_available, dataset_path, missing_data_message
 from latentstruct.exceptions import ConvergenceWarning
 from latentstruct.kbest_lists import kbest_sentences

@@ -70,7 +70,7 @@ def data_root() -> Path:
 
 
 def msrp_job(args):
-    from latentstruct.tasks.graph_pairs import ParaphraseTask
+    from latentstruct.tasks.pairs import ParaphraseTask
 
     task = ParaphraseTask(n_train=args.msrp_pairs, seed=0)
     train = task.read(data_root() / "msrp" / "train.tsv", split="train")

@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from latentstruct.cli import main as cli
-from latentstruct.data.kbest import read_kbest
+from latentstruct.data.dependency.kbest import read_kbest
 from latentstruct.data.paths import dataset_path
 from latentstruct.learners.mixture import tune_mixture_weights
 from latentstruct.learners.reranker import HiddenVariableReranker

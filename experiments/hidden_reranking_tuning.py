@@ -17,7 +17,7 @@ import os
 import time
 import warnings
 
-from latentstruct.data.kbest import read_kbest
+from latentstruct.data.dependency.kbest import read_kbest
 from latentstruct.exceptions import ConvergenceWarning
 from latentstruct.learners.reranker import HiddenVariableReranker
 from latentstruct.tasks.rerank import RerankTask, kbest_dataset

@@ -68,7 +68,7 @@ from latentstruct.data.paths import dataset_path, missing_data_message
 from latentstruct.learners import LCLR, TwoStage
 from latentstruct.parallel import parallel_chunks
 from latentstruct.tasks.base import Dataset
-from latentstruct.tasks.graph_pairs import (
+from latentstruct.tasks.pairs import (
     GraphPairTask,
     ParaphraseTask,
     RteTask,

@@ -31,7 +31,7 @@ from latentstruct.data.atomic import atomic_write
 from latentstruct.data.paths import dataset_path, missing_data_message
 from latentstruct.exceptions import ConvergenceWarning
 from latentstruct.learners import LCLR, TwoStage
-from latentstruct.tasks.transliteration import TransliterationTask
+from latentstruct.tasks.translit import TransliterationTask
 
 NEGATIVES_PER_POSITIVE_AT_250 = 0.1 * 249  # the paper's 10% of random pairings at n = 250
 

@@ -515,7 +515,7 @@ def build_grammaticality(tmp_path):
     sizes = [v.n_labels for v in task.views_]
 
     def enumerate_views(x):
-        from latentstruct.tasks.encodings import is_well_formed
+        from latentstruct.tasks.sequence.encodings import is_well_formed
 
         T = x.n_tokens
         per_view = [list(itertools.product(range(L), repeat=T)) for L in sizes]
@@ -573,7 +573,7 @@ def build_rte(tmp_path):
 
 
 def build_rerank(tmp_path):
-    from latentstruct.data.kbest import KBestCandidate, KBestHeader, KBestSentence
+    from latentstruct.data.dependency.kbest import KBestCandidate, KBestHeader, KBestSentence
     from latentstruct.tasks.rerank import RerankTask, kbest_dataset
 
     def sentence(words, tags, cands, gold, rels, sid):

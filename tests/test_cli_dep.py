@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from latentstruct.cli import main
-from latentstruct.data.kbest import read_kbest, write_kbest
+from latentstruct.data.dependency.kbest import read_kbest, write_kbest
 
 NOUNS = ["dog", "cat", "bird", "man", "woman", "child", "house", "car"]
 VERBS = ["sees", "likes", "finds", "takes"]

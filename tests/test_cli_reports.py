@@ -10,8 +10,8 @@ from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
 from latentstruct.cli import main
 from latentstruct.exceptions import InputError
 from latentstruct.tasks import Dataset, LatentBinaryTask
-from latentstruct.tasks.chunk_metrics import chunk_f1, chunk_report, detect_tag_scheme
-from latentstruct.tasks.encodings import convert
+from latentstruct.tasks.sequence.chunk_metrics import chunk_f1, chunk_report, detect_tag_scheme
+from latentstruct.tasks.sequence.encodings import convert
 from latentstruct.tasks.reports import (attachment_report, binary_report, format_table, prf,
                                         tag_report)
 
@@ -149,7 +149,7 @@ def test_binary_task_reports_the_confusion_of_its_decisions():
 def test_graph_pair_task_reports_a_confusion_matrix():
     from test_plotting import A, B
 
-    from latentstruct.tasks.graph_pairs import ParaphraseTask
+    from latentstruct.tasks.pairs import ParaphraseTask
 
     task = ParaphraseTask(use_wordnet=False).fit(Dataset([(A, B)], [1]))
     data = Dataset([(A, B), (B, A), (A, A)], [1, -1, 1])

@@ -83,7 +83,7 @@ def run_workflow(crf, train_sents, test_sents):
 def test_tagger_is_a_drop_in_for_sklearn_crfsuite(require_data, capsys):
     from latentstruct import Tagger
     from latentstruct.data.readers import read_conll2000
-    from latentstruct.tasks.chunk_metrics import chunk_f1
+    from latentstruct.tasks.sequence.chunk_metrics import chunk_f1
 
     sents = [list(zip(s.words, s.pos, s.tags))
              for s in read_conll2000(require_data("conll2000", "train.txt"))]

@@ -104,7 +104,7 @@ def test_chunker_fit_predict_score_save_load_grid(require_data, tmp_path):
     assert [len(p) for p in pred] == [len(s) for s in Xt]
     f1 = chunker.score(Xt, yt)
     assert 0.75 < f1 <= 1.0  # conlleval F1; 300 sentences give ~0.85
-    from latentstruct.tasks.chunk_metrics import chunk_f1
+    from latentstruct.tasks.sequence.chunk_metrics import chunk_f1
 
     assert f1 == pytest.approx(chunk_f1(yt, pred)["f1"])
     loaded, _ = save_load(chunker, tmp_path)

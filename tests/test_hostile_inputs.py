@@ -158,9 +158,9 @@ CASES = [
     Case("doccls-wrong-format", file("d.jsonl", CHUNK), train("doccls", "d.jsonl"), 2, "d.jsonl:1: not valid JSON"),
     # --- rerank: k-best lists ---------------------------------------------------------------
     Case("kbest-nul", file("k.kbest", KBEST_HEAD + '{"id": "\x00"}\n'), train("rerank", "k.kbest"), 2, f"k.kbest:2: {NUL}"),
-    Case("kbest-long", file("k.kbest", KBEST_HEAD + '{"id": "' + "x" * 300 + '"}\n'), train("rerank", "k.kbest"), 2, "k.kbest:2: line is 310 characters long, over the limit of 200 characters", (("latentstruct.data.kbest.MAX_LINE_CHARS", 200),)),
+    Case("kbest-long", file("k.kbest", KBEST_HEAD + '{"id": "' + "x" * 300 + '"}\n'), train("rerank", "k.kbest"), 2, "k.kbest:2: line is 310 characters long, over the limit of 200 characters", (("latentstruct.data.dependency.kbest.MAX_LINE_CHARS", 200),)),
     Case("kbest-malformed", file("k.kbest", KBEST_HEAD + '{"id": "s1", "words": []}\n'), train("rerank", "k.kbest"), 2, "k.kbest:2: field 'words' must be a list of 1..1000 strings"),
-    Case("kbest-deep", file("k.kbest", KBEST_HEAD + "[" * 100_000 + "]" * 100_000 + "\n"), train("rerank", "k.kbest"), 2, "nested too deeply", (("latentstruct.data.kbest.MAX_LINE_CHARS", 300_000),)),
+    Case("kbest-deep", file("k.kbest", KBEST_HEAD + "[" * 100_000 + "]" * 100_000 + "\n"), train("rerank", "k.kbest"), 2, "nested too deeply", (("latentstruct.data.dependency.kbest.MAX_LINE_CHARS", 300_000),)),
     Case("kbest-wrong-format", file("k.kbest", DOCS), train("rerank", "k.kbest"), 2, "k.kbest:1: not a k-best file"),
     # --- grammaticality: one sentence per line (the tagger is a small pos model) ------------
     Case("sentences-nul", file("s.txt", SENTENCES + "a\x00b\n"), train("grammaticality", "s.txt", TAGGER), 2, f"s.txt:3: {NUL}"),

@@ -125,7 +125,7 @@ def test_translit_names_bias_and_largest_weights():
 def test_graph_pair_names_come_from_the_feature_index():
     from test_plotting import A, B
 
-    from latentstruct.tasks.graph_pairs import ParaphraseTask
+    from latentstruct.tasks.pairs import ParaphraseTask
 
     task = ParaphraseTask(use_wordnet=False).fit(Dataset([(A, B)], [1]))
     w = np.random.default_rng(0).normal(size=task.n_features)

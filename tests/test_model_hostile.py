@@ -20,7 +20,8 @@ from latentstruct.learners.lclr import TwoStage
 from latentstruct.learners.persistence import load_trained, save_trained
 from latentstruct.tasks.dependency import DependencyTask
 from latentstruct.tasks.grammaticality import GrammaticalityTask
-from latentstruct.tasks.graph_pairs import _FIXED_NAMES, ParaphraseTask, RteTask
+from latentstruct.tasks.pairs import ParaphraseTask, RteTask
+from latentstruct.tasks.pairs.task import _FIXED_NAMES
 
 GIB = 2**30
 

@@ -142,7 +142,7 @@ def test_lclr_learns_the_serial_model_on_each_backend(backend):
 def test_lclr_on_transliteration_learns_the_serial_model_on_each_backend(backend):
     """CLDR English-Hebrew place names shipped with Babel: numba kernels in the workers, and
     ties broken at random with one seed per example (sent as rows, per pass)."""
-    from latentstruct.tasks.transliteration import TransliterationTask
+    from latentstruct.tasks.translit import TransliterationTask
 
     task = TransliterationTask(lang="he", n_train=30, n_test=30, neg_ratio=0.2, seed=1)
     train = task.read(None, split="train")

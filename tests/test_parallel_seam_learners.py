@@ -17,7 +17,7 @@ import pytest
 from joblib import parallel_config
 
 from latentstruct import parallel
-from latentstruct.data.kbest_synthetic import synthetic_kbest
+from latentstruct.data.dependency.kbest_synthetic import synthetic_kbest
 from latentstruct.data.progress import show_progress
 from latentstruct.exceptions import ConvergenceWarning
 from latentstruct.learners import DISTRO, HiddenVariableReranker

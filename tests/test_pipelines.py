@@ -16,9 +16,9 @@ from latentstruct.learners.perceptron import StructuredPerceptron
 from latentstruct.learners.persistence import save_trained
 from latentstruct.tasks import ChunkTask, GrammaticalityTask, PosTask
 from latentstruct.tasks.base import Dataset
-from latentstruct.tasks.encodings import convert
+from latentstruct.tasks.sequence.encodings import convert
 from latentstruct.tasks.grammaticality import Sentence
-from latentstruct.tasks.sequence import _joint_feature_difference
+from latentstruct.tasks.sequence.kernels import phi_difference as _joint_feature_difference
 
 
 # ----------------------------------------------------------------------------------------

@@ -46,16 +46,17 @@ from latentstruct.cli.runconfig import load_run_config
 from latentstruct.data.citations import read_cora
 from latentstruct.data.dependency import read_dependencies
 from latentstruct.data.documents import read_documents
-from latentstruct.data.kbest import read_kbest
-from latentstruct.data.lm import read_sentences
+from latentstruct.data.dependency.kbest import read_kbest
+from latentstruct.data.sentences import read_sentences
 from latentstruct.data.pairs import read_glue_rte, read_msrp, read_pairs, read_rte_xml
 from latentstruct.data.readers import read_conll2000, read_conllu
 from latentstruct.data.translit import read_translit_tsv
 from latentstruct.exceptions import ConfigError, InputError, ModelFormatError
 from latentstruct.io import load_model, save_model
 from latentstruct.tasks import get_task_class
-from latentstruct.tasks.citations import read_plain_references
-from latentstruct.tasks.sequence import read_plain_sentences, read_words_pos
+from latentstruct.tasks.sequence.citations import read_plain_references
+from latentstruct.tasks.sequence.chunk import read_words_pos
+from latentstruct.tasks.sequence.pos import read_plain_sentences
 
 EXAMPLES = int(os.environ.get("LATENTSTRUCT_FUZZ_EXAMPLES", "200"))
 #: seconds one call may take; the inputs are a few KB, so a slow call is a hang

@@ -15,7 +15,7 @@ from pathlib import Path
 from .exceptions import ConfigError
 from .learners import LCLR, TwoStage
 from .plotting import draw_explanation
-from .tasks.transliteration import TransliterationTask
+from .tasks.translit import TransliterationTask
 
 __all__ = ["run_demo"]
 

@@ -36,7 +36,7 @@ from .exceptions import ConfigError, InputError, ModelFormatError, NotFittedErro
 from .learners import check_compatible, get_learner_class
 from .learners.persistence import load_trained, save_trained
 from .tasks import get_task_class
-from .tasks.base import _same
+from .tasks.base import same_value as _same
 from .tasks.contracts import LATENT_BINARY
 
 __all__ = ["Estimator", "Tagger", "Chunker", "DependencyParser", "DocumentClassifier",

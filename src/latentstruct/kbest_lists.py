@@ -1,7 +1,7 @@
 """k-best dependency lists for reranking: from a trained parser, and jackknifed.
 
 ``latentstruct kbest --model dep.model --input FILE --output FILE.kbest`` writes each
-sentence's k best trees under the model (format: :mod:`latentstruct.data.kbest`).  With
+sentence's k best trees under the model (format: :mod:`latentstruct.data.dependency.kbest`).  With
 ``--folds N`` the input must be the model's own training data: it is cut into N contiguous
 folds and each fold is parsed by a parser trained, with the model's options, on the other
 N − 1 folds, so the lists a reranker trains on look like the lists it will meet on new text
@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from .data.dependency import punctuation_mask
-from .data.kbest import KBestCandidate, KBestHeader, KBestSentence, write_kbest
+from .data.dependency.kbest import KBestCandidate, KBestHeader, KBestSentence, write_kbest
 from .data.path_rule import open_input
 from .exceptions import ConfigError
 

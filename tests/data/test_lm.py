@@ -6,7 +6,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from latentstruct.data.lm import BOS, EOS, UNK, TrigramLM, read_sentences, tokenize
+from latentstruct.data.lm import BOS, EOS, UNK, TrigramLM
+from latentstruct.data.sentences import read_sentences, tokenize
 from latentstruct.exceptions import ConfigError, InputError, ModelFormatError, NotFittedError
 
 TINY = [["a", "b"], ["a", "c"], ["b", "c"]]

@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from latentstruct.data import documents as documents_mod
-from latentstruct.data import kbest as kbest_mod
+from latentstruct.data.dependency import kbest as kbest_mod
 from latentstruct.data.citations import read_cora
 from latentstruct.data.dependency import read_dependencies
 from latentstruct.data.documents import read_documents
-from latentstruct.data.kbest import read_kbest
-from latentstruct.data.lm import read_sentences
+from latentstruct.data.dependency.kbest import read_kbest
+from latentstruct.data.sentences import read_sentences
 from latentstruct.data.pairs import (
     MAX_SENTENCE_CHARS,
     check_sentence_length,

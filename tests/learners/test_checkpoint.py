@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from latentstruct.cli import main
-from latentstruct.data.kbest import write_kbest
-from latentstruct.data.kbest_synthetic import synthetic_kbest
+from latentstruct.data.dependency.kbest import write_kbest
+from latentstruct.data.dependency.kbest_synthetic import synthetic_kbest
 from latentstruct.exceptions import ConfigError, ModelFormatError
 from latentstruct.io import save_model
 from latentstruct.learners import (
@@ -102,7 +102,7 @@ def rerank():
 @pytest.fixture(scope="module")
 def translit():
     """CLDR English-Hebrew place names shipped with Babel (a small real problem)."""
-    from latentstruct.tasks.transliteration import TransliterationTask
+    from latentstruct.tasks.translit import TransliterationTask
 
     task = TransliterationTask(lang="he", n_train=30, n_test=30, neg_ratio=0.2, seed=1)
     train = task.read(None, split="train")

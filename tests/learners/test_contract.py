@@ -180,7 +180,7 @@ def test_a_wrong_decoder_makes_jlis_raise(tiny_chunk_file):
     task, data = _tiny_chunk(tiny_chunk_file)
     worst = WorstChunkTask(window=0, affix_length=1).fit(data)
     X, Y = worst.featurize(data), worst.encode_targets(data.targets)
-    from latentstruct.tasks.sequence import BinaryRecord
+    from latentstruct.tasks.sequence.labelling import BinaryRecord
 
     pos = [BinaryRecord(r.words, r.pos) for r in data.records]
     neg = [p.permuted(list(range(len(p)))[::-1]) for p in pos]

@@ -8,7 +8,7 @@ import pytest
 from latentstruct.exceptions import ConvergenceWarning
 from latentstruct.learners import LCLR, TwoStage
 from latentstruct.learners.lclr import squared_hinge_objective
-from latentstruct.tasks.transliteration import TransliterationTask
+from latentstruct.tasks.translit import TransliterationTask
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from latentstruct.data.kbest_synthetic import synthetic_kbest
+from latentstruct.data.dependency.kbest_synthetic import synthetic_kbest
 from latentstruct.exceptions import ConfigError, InputError
 from latentstruct.learners import HiddenVariableReranker
 from latentstruct.learners.mixture import RerankerMixture, mixture_scores, tune_mixture_weights

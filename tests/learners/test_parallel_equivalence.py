@@ -100,7 +100,7 @@ def test_two_stage_on_bags():
 
 def test_lclr_on_a_small_transliteration_problem():
     """CLDR English-Hebrew place names shipped with Babel (as in test_lclr_transliteration)."""
-    from latentstruct.tasks.transliteration import TransliterationTask
+    from latentstruct.tasks.translit import TransliterationTask
 
     task = TransliterationTask(lang="he", n_train=30, n_test=30, neg_ratio=0.2, seed=1)
     train = task.read(None, split="train")

@@ -11,8 +11,9 @@ from scipy.special import logsumexp
 from sklearn.base import clone
 
 from latentstruct.cli import main
-from latentstruct.data.kbest import KBestCandidate, KBestHeader, KBestSentence, write_kbest
-from latentstruct.data.kbest_synthetic import synthetic_kbest
+from latentstruct.data.dependency.kbest import (KBestCandidate, KBestHeader, KBestSentence,
+                                                write_kbest)
+from latentstruct.data.dependency.kbest_synthetic import synthetic_kbest
 from latentstruct.exceptions import ConfigError, ConvergenceWarning, NotFittedError
 from latentstruct.inference.result import DecodeResult
 from latentstruct.learners import HiddenVariableReranker, get_learner_class

@@ -1,6 +1,6 @@
 import pytest
 
-from latentstruct.tasks.chunk_metrics import chunk_f1, extract_chunks
+from latentstruct.tasks.sequence.chunk_metrics import chunk_f1, extract_chunks
 
 
 def test_extract_chunks_iob2():

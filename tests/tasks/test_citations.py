@@ -6,7 +6,7 @@ import pytest
 from latentstruct.data.citations import read_cora, split_cora
 from latentstruct.tasks import CitationTask, get_task_class
 from latentstruct.tasks.base import Dataset
-from latentstruct.tasks.citations import citation_attributes
+from latentstruct.tasks.sequence.citations import citation_attributes
 from latentstruct.testing import all_sequences, check_decoder
 
 TINY = (

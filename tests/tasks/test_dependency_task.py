@@ -16,7 +16,7 @@ from latentstruct.tasks import TASKS
 from latentstruct.tasks.base import Dataset
 from latentstruct.tasks.contracts import KBEST, MAX_DECODABLE, SIZED
 from latentstruct.tasks.dependency import DependencyTask, DepTarget
-from latentstruct.tasks.dependency_corpus import token_codes
+from latentstruct.tasks.dependency.corpus import token_codes
 
 WORDS = ["the", "dog", "barks", "at", "a", "cat", "Loudly"]
 UPOS = ["DET", "NOUN", "VERB", "ADP", "PUNCT"]
@@ -208,7 +208,7 @@ def test_arc_scores_fold_in_the_best_label():
 
 def _single_arc_score(task, x, w, h, m, lab):
     """arc(h, m) + label(h, m, lab): w . Phi of the one part (the other words have no head)."""
-    from latentstruct.tasks.dependency_features import phi_difference
+    from latentstruct.tasks.dependency.features import phi_difference
 
     n = int(x.lengths()[0])
     ha = np.full(n, -1, np.int64)

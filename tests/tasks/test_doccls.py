@@ -19,7 +19,7 @@ from latentstruct.tasks import TASKS, Dataset, DocumentClassificationTask, Docum
 from latentstruct.tasks.base import StructuredTask, Task
 from latentstruct.tasks.contracts import LABEL_FACTORED, MAX_DECODABLE, SIZED, missing_methods
 from latentstruct.tasks.label_factored import LabelFactoredBatch
-from latentstruct.tasks.sequence_capabilities import ChainPartScores, SequenceLabelCounts
+from latentstruct.tasks.sequence.capabilities import ChainPartScores, SequenceLabelCounts
 
 WORDS = ["alpha", "beta", "gamma", "delta", "eps"]
 

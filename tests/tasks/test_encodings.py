@@ -7,8 +7,8 @@ import pytest
 
 from latentstruct.data.readers import read_conll2000
 from latentstruct.exceptions import ConfigError, InputError
-from latentstruct.tasks.chunk_metrics import extract_chunks
-from latentstruct.tasks.encodings import (
+from latentstruct.tasks.sequence.chunk_metrics import extract_chunks
+from latentstruct.tasks.sequence.encodings import (
     ENCODINGS,
     Span,
     convert,

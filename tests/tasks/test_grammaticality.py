@@ -17,7 +17,7 @@ from latentstruct.learners.persistence import load_trained, save_trained
 from latentstruct.pipelines import attach_tagger, train_chunker
 from latentstruct.tasks import GrammaticalityTask, PosTask
 from latentstruct.tasks.base import Dataset
-from latentstruct.tasks.encodings import (
+from latentstruct.tasks.sequence.encodings import (
     ENCODINGS,
     convert,
     encoding_labels,

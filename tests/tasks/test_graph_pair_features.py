@@ -20,13 +20,13 @@ from latentstruct.inference.graph_alignment import (
 from latentstruct.learners import TwoStage
 from latentstruct.learners.persistence import load_trained, save_trained
 from latentstruct.tasks import Dataset
-from latentstruct.tasks.graph_pair_features import (
+from latentstruct.tasks.pairs.features import (
     add_edges,
     canonical_forms,
     coref_matrix,
     predicate_argument_arcs,
 )
-from latentstruct.tasks.graph_pairs import (
+from latentstruct.tasks.pairs import (
     GraphPairTask,
     ParaphraseTask,
     RteTask,

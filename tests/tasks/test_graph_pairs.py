@@ -20,7 +20,7 @@ from latentstruct.inference.graph_alignment import (
 from latentstruct.learners import LCLR, TwoStage
 from latentstruct.learners.persistence import load_trained, save_trained
 from latentstruct.tasks import Dataset, get_task_class
-from latentstruct.tasks.graph_pairs import (
+from latentstruct.tasks.pairs import (
     GraphPair,
     ParaphraseTask,
     RteTask,

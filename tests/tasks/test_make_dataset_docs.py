@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
-from latentstruct.data.kbest import read_kbest
+from latentstruct.data.dependency.kbest import read_kbest
 from latentstruct.exceptions import ConvergenceWarning, InputError, NotFittedError
 from latentstruct.learners import HiddenVariableReranker, LatentPA, StructuredSVM
 from latentstruct.tasks import GrammaticalityTask, PosTask
@@ -19,7 +19,7 @@ from latentstruct.tasks.base import Dataset
 from latentstruct.tasks.doccls import DocumentClassificationTask
 from latentstruct.tasks.grammaticality import Sentence
 from latentstruct.tasks.rerank import RerankTask
-from latentstruct.tasks.rerank_raw import IN_MEMORY_PARSER_ID
+from latentstruct.tasks.rerank.raw import IN_MEMORY_PARSER_ID
 
 
 def quiet(fn):
@@ -109,7 +109,7 @@ def test_doccls_bad_input_names_the_location(X, y, where, what):
 
 
 def test_doccls_text_length_limit(monkeypatch):
-    import latentstruct.tasks.raw_texts as raw
+    import latentstruct.tasks.doccls.raw as raw
 
     monkeypatch.setattr(raw, "MAX_DOCUMENT_CHARS", 10)
     with pytest.raises(InputError, match=r"^X\[1\]: the document text has 11 characters, more "

@@ -21,8 +21,8 @@ from latentstruct.data.translit import cldr_pairs
 from latentstruct.exceptions import ConvergenceWarning, InputError
 from latentstruct.learners import LCLR
 from latentstruct.tasks import get_task_class
-from latentstruct.tasks.graph_pairs import ParaphraseTask, RteTask
-from latentstruct.tasks.transliteration import TransliterationTask
+from latentstruct.tasks.pairs import ParaphraseTask, RteTask
+from latentstruct.tasks.translit import TransliterationTask
 
 # raw pairs as a user holds them: capitals, a right-to-left mark, spaces around words
 RAW_TRANSLIT = [("Paris\u200f", "פריז"), (" london", "לונדון "), ("berlin", "ברלין"),

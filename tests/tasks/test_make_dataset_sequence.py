@@ -16,7 +16,7 @@ from latentstruct.learners import StructuredSVM
 from latentstruct.tasks import ChunkTask, CitationTask, PosTask
 from latentstruct.tasks.base import Dataset
 from latentstruct.tasks.sequence import check_tagger
-from latentstruct.tasks.sequence_raw import DictSentence, feature_dict_attributes
+from latentstruct.tasks.sequence.raw import DictSentence, feature_dict_attributes
 
 CHUNK_X = [
     [("He", "PRP"), ("reckons", "VBZ"), ("the", "DT"), ("current", "JJ"), ("deficit", "NN")],

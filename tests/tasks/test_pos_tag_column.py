@@ -9,7 +9,7 @@ from latentstruct.data.readers import read_conllu
 from latentstruct.exceptions import ConfigError, InputError
 from latentstruct.options import parameter_docs
 from latentstruct.tasks import PosTask
-from latentstruct.tasks.sequence import case_value, split_upos_case, upos_case_tags, with_case
+from latentstruct.tasks.sequence.pos import case_value, split_upos_case, upos_case_tags, with_case
 
 # A multiword token (1-2), an empty node (3.1), FEATS with Case, a multi-valued Case, a
 # layered Case[psor] (not the word's own case) and words without FEATS.

@@ -7,13 +7,14 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-from latentstruct.data.kbest import KBestCandidate, KBestHeader, KBestSentence, write_kbest
+from latentstruct.data.dependency.kbest import (KBestCandidate, KBestHeader, KBestSentence,
+                                                write_kbest)
 from latentstruct.exceptions import ConfigError, InputError
 from latentstruct.inference.tree_bp import tree_sum_product
 from latentstruct.tasks import TASKS
 from latentstruct.tasks.rerank import RerankTask, kbest_dataset
-from latentstruct.tasks.rerank_features import NODE_TEMPLATE_NAMES
-from latentstruct.tasks.rerank_scoring import candidate_sum_product, tree_order
+from latentstruct.tasks.rerank.features import NODE_TEMPLATE_NAMES
+from latentstruct.tasks.rerank.scoring import candidate_sum_product, tree_order
 
 COL = {name: i for i, name in enumerate(NODE_TEMPLATE_NAMES)}
 

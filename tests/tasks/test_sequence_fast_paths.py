@@ -9,7 +9,8 @@ from latentstruct.data.features import FeatureIndex
 from latentstruct.data.sparse import coalesce_arrays
 from latentstruct.exceptions import InputError
 from latentstruct.tasks import ChunkTask
-from latentstruct.tasks.sequence import SequenceCorpus, _coalesced, concat_corpora
+from latentstruct.tasks.sequence import SequenceCorpus, concat_corpora
+from latentstruct.tasks.sequence.kernels import coalesced as _coalesced
 
 
 def fitted(path):

@@ -11,7 +11,7 @@ from latentstruct.learners import LCLR, TwoStage
 from latentstruct.plotting import draw_explanation, plot_alignment
 from latentstruct.data.translit import cldr_pairs
 from latentstruct.tasks import Dataset, TransliterationTask, get_task_class
-from latentstruct.tasks.transliteration import (
+from latentstruct.tasks.translit import (
     TranslitCorpus,
     concat_translit,
     ranking_metrics,

@@ -37,8 +37,8 @@ _ALLOWED_MODE_CHARS = frozenset("wb+t")
 LEGACY_TEMP_MAX_AGE = 3600.0
 _TEMP = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]+)\.[0-9a-f]{12}\.tmp")
 
-# What a non-regular file is called in messages, by its stat type.
-_KINDS = (
+#: What a non-regular file is called in messages, by its stat type: (test, name) pairs.
+FILE_KINDS = (
     (stat.S_ISLNK, "a symbolic link"),
     (stat.S_ISDIR, "a directory"),
     (stat.S_ISCHR, "a character device"),
@@ -85,7 +85,7 @@ def _check_kind(path: Path, what: str | None) -> None:
         ) from None
     if stat.S_ISREG(mode):
         return
-    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    kind = next((name for test, name in FILE_KINDS if test(mode)), "not a regular file")
     fix = (f"give a file path such as {path / 'out.txt'}" if stat.S_ISDIR(mode)
            else "give the path of a regular file or of a new file (write to the link's "
                 "target directly if that is what you mean)" if stat.S_ISLNK(mode)

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from latentstruct.data.atomic import atomic_write
-from latentstruct.data.readers import excerpt, one_prediction_per_item, read_lines
+from latentstruct.data.readers.lines import excerpt, one_prediction_per_item, read_lines
 from latentstruct.exceptions import InputError
 
 __all__ = [

@@ -32,7 +32,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from latentstruct.data.atomic import atomic_write
-from latentstruct.data.readers import (
+from latentstruct.data.readers.lines import (
     excerpt,
     one_prediction_per_item,
     parse_json_line,

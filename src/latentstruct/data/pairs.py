@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.parsers import expat
 
-from latentstruct.data.readers import _open_binary, excerpt, read_lines
+from latentstruct.data.readers.lines import excerpt, open_binary, read_lines
 from latentstruct.exceptions import InputError
 
 __all__ = [
@@ -457,7 +457,7 @@ def read_rte_xml(path) -> list[SentencePair]:
     parser.XmlDeclHandler = lambda version, encoding, standalone: declared.append(encoding)
     newlines = 0  # line breaks in the chunks already parsed
     seen_content = False
-    with _open_binary(path) as fh:
+    with open_binary(path) as fh:
         try:
             while True:
                 chunk = fh.read(_XML_CHUNK)

@@ -33,7 +33,7 @@ import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from latentstruct.data.atomic import _KINDS, check_output_path
+from latentstruct.data.atomic import FILE_KINDS, check_output_path
 from latentstruct.exceptions import ConfigError, InputError
 
 __all__ = ["check_paths", "open_input", "stream_descriptor", "max_stream_bytes",
@@ -47,7 +47,7 @@ _CHUNK = 1 << 20
 _FD_PATH = re.compile(r"/(?:dev/fd|proc/(?P<pid>self|thread-self|[0-9]+)/fd)/(?P<fd>[0-9]+)")
 # what a file that is neither regular nor a directory (nor a link: stat follows it) is
 # called in messages: atomic's names, one table for the whole package
-_SPECIAL_KINDS = tuple((test, name) for test, name in _KINDS
+_SPECIAL_KINDS = tuple((test, name) for test, name in FILE_KINDS
                        if test not in (stat.S_ISLNK, stat.S_ISDIR))
 
 #: stream contents by (descriptor number, st_dev, st_ino), filled by the first open of the

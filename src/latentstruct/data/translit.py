@@ -17,7 +17,7 @@ import re
 import unicodedata
 
 from ..exceptions import ConfigError, InputError
-from .readers import excerpt, read_lines
+from .readers.lines import excerpt, read_lines
 
 __all__ = [
     "LANGUAGES",

@@ -2,7 +2,7 @@
 word pairs, the mapped edges and the deletions (matplotlib, Agg canvas, no pyplot state).
 
 :func:`plot_graph_alignment` draws the explanation dictionary returned by
-:meth:`latentstruct.tasks.graph_pairs.GraphPairTask.explain` (usually reached through
+:meth:`latentstruct.tasks.pairs.GraphPairTask.explain` (usually reached through
 :func:`latentstruct.plotting.draw_explanation`).  The first sentence (G1) is the top row
 and the second (G2) the bottom row, words in reading order.  Dependency edges are arcs
 above the top row and below the bottom row, drawn from head to dependent (the arrow points

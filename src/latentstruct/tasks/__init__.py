@@ -1,20 +1,23 @@
 """Tasks: features, loss and constraints of each application (registered by name).
 
 Each task declares the capabilities it offers (``tasks.contracts``); learners declare the
-ones they need.
+ones they need.  The shared contract is at this level (``base``, ``contracts``,
+``validation``, ``reports``, ``label_factored``, ``sampling``, ``negatives``); each
+application family is a subpackage with its own public face: ``sequence`` (chunk, pos,
+citations), ``pairs`` (paraphrase, rte), ``translit``, ``grammaticality``, ``dependency``,
+``rerank`` and ``doccls``.
 """
 
 from .base import TASKS, Dataset, LatentBinaryTask, StructuredTask, Task, get_task_class, register_task
-from .citations import CitationTask
 from .contracts import CAPABILITIES, Capability, missing_methods
+from .sampling import indirect_supervision_sample
+from .sequence import ChunkTask, CitationTask, PosTask, SequenceCorpus, SequenceLabellingTask
 from .dependency import DependencyTask
 from .doccls import DocumentClassificationTask, DocumentMatrix
 from .grammaticality import ChunkingView, GrammaticalityTask
-from .graph_pairs import GraphPairTask, ParaphraseTask, RteTask
+from .pairs import GraphPairTask, ParaphraseTask, RteTask
 from .rerank import RerankCorpus, RerankTask
-from .sampling import indirect_supervision_sample
-from .sequence import ChunkTask, PosTask, SequenceCorpus, SequenceLabellingTask
-from .transliteration import TransliterationTask
+from .translit import TransliterationTask
 
 __all__ = [
     "TASKS",

@@ -165,7 +165,8 @@ class Task:
                 raise ConfigError(
                     f"unknown parameter {key!r} for task {self.name!r}; valid: {', '.join(valid)}"
                 )
-            if fitted and key not in self.evaluation_params and not _same(getattr(self, key), value):
+            if (fitted and key not in self.evaluation_params
+                    and not same_value(getattr(self, key), value)):
                 allowed = ", ".join(sorted(self.evaluation_params)) or "none"
                 raise ConfigError(
                     f"cannot change {key!r} of a fitted {self.name!r} task: it fed the model's "
@@ -193,7 +194,7 @@ class Task:
     def __repr__(self) -> str:
         defaults = self.param_defaults()
         changed = {k: v for k, v in self.get_params().items()
-                   if not _same(defaults.get(k, inspect.Parameter.empty), v)}
+                   if not same_value(defaults.get(k, inspect.Parameter.empty), v)}
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
     # --- to be provided by subclasses ------------------------------------------------
@@ -341,7 +342,9 @@ class Task:
             )
 
 
-def _same(a, b) -> bool:
+def same_value(a, b) -> bool:
+    """Whether two parameter values are equal and of the same type (identity when ``==``
+    cannot say, as for arrays)."""
     try:
         return bool(a == b) and type(a) is type(b)
     except (ValueError, TypeError):

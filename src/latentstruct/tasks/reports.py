@@ -10,7 +10,8 @@ What ``latentstruct evaluate`` prints next to a task's overall metrics, as conll
   precision, recall and F1 of the positive class;
 * :func:`attachment_report` -- dependency trees: per gold relation the scored tokens and
   their UAS and LAS;
-* :func:`~latentstruct.tasks.chunk_metrics.chunk_report` (in ``chunk_metrics``) -- chunks.
+* :func:`~latentstruct.tasks.sequence.chunk_metrics.chunk_report` (in
+  ``tasks.sequence.chunk_metrics``) -- chunks.
 
 Every report is a dict ``{"counts": {...}, "per_type": {type: {...}}}`` (binary:
 ``{"confusion": {...}, ...}``) of plain ints and floats.  A rate whose denominator is 0 is

@@ -22,7 +22,8 @@ from ..exceptions import InputError
 
 __all__ = ["check_label_ids", "check_heads", "check_binary_labels",
            "check_binary_training_labels", "NEGATIVE_RATIO_PARAMS", "raw_error",
-           "raw_examples", "raw_binary_labels", "raw_string"]
+           "raw_examples", "raw_binary_labels", "raw_binary_targets", "raw_string", "raw_pair",
+           "binary_predictions"]
 
 #: parameters by which a task samples its own negatives (their names, for the hint of
 #: :func:`check_binary_training_labels`)
@@ -213,3 +214,33 @@ def raw_binary_labels(y) -> np.ndarray:
             raise raw_error(f"label {_describe(v)} is not binary; expected +1/-1, 1/0 or "
                             f"True/False (1 and True are positive)", i, what="y")
     return out
+
+
+def raw_binary_targets(y, n: int):
+    """The targets of ``n`` in-memory examples: +-1 int64 labels of ``y``
+    (:func:`raw_binary_labels`), or ``[None] * n`` without ``y``."""
+    return [None] * n if y is None else raw_binary_labels(y)
+
+
+def raw_pair(value, i: int, example: str) -> tuple:
+    """``X[i]`` as a 2-tuple after checking it is a tuple or list of two elements (a string,
+    a dict or a set is refused); ``example`` names the pair in the message."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        got = (f"a {type(value).__name__} of {len(value)} element{'s' * (len(value) != 1)}"
+               if isinstance(value, (tuple, list)) else f"a {type(value).__name__}")
+        raise raw_error(f"expected a {example} (a tuple of two strings), got {got}; give one "
+                        f"pair per example, e.g. X = [(a, b), ...]", i)
+    return tuple(value)
+
+
+# --------------------------------------------------------------------------------------
+# predictions
+# --------------------------------------------------------------------------------------
+def binary_predictions(predictions) -> list[int]:
+    """A latent-binary learner's ``predict`` output as a list of Python ints +1 / -1 (the raw
+    form of ``y`` that ``make_dataset`` takes); ``InputError`` for anything else."""
+    if isinstance(predictions, (str, bytes)):
+        raise InputError(f"predictions must be a sequence of labels -1 or +1, got a "
+                         f"{type(predictions).__name__}")
+    values = np.asarray(list(predictions))
+    return check_binary_labels(values, what="predictions").tolist()

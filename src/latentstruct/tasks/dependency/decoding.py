@@ -1,0 +1,196 @@
+"""Decoding glue of the dependency task: arc scores, Phi(x, y), the loss, the (loss-augmented)
+Eisner argmax and the k best trees.
+
+:class:`ArcFactoredDecoding` is a mixin of
+:class:`~latentstruct.tasks.dependency.DependencyTask`; it relies on the task's
+``n_features``, ``n_arc_features``, ``n_labels``, ``label_hash_bits``, ``labels_``,
+``labelled_``, ``single_root_`` and ``bins_``.  Structures, the weight layout and the loss
+are described in :mod:`latentstruct.tasks.dependency`.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ...data.sparse import SparseVector
+from ...exceptions import ConfigError
+from ...inference.eisner import eisner, eisner_kbest
+from ...inference.result import DecodeResult
+from ..validation import check_heads, check_label_ids
+from .corpus import DepCorpus, as_dep_corpus
+from .features import (
+    is_projective,
+    phi_difference,
+    score_batch,
+    tree_ids_in_range,
+    tree_label_score,
+)
+
+__all__ = ["ArcFactoredDecoding"]
+
+_EMPTY = np.zeros(0, np.int64)
+
+
+class ArcFactoredDecoding:
+    """The max-decodable model interface of the dependency task (module docstring)."""
+
+    def _check_w(self, w) -> np.ndarray:
+        w = np.asarray(w, dtype=np.float64)
+        if w.shape != (self.n_features,):
+            raise ValueError(f"weight vector must have shape ({self.n_features},), got {w.shape}")
+        return w
+
+    def _kernel_args(self):
+        return (np.int64(self.n_arc_features - 1), np.int64(self.n_arc_features),
+                np.int64((1 << int(self.label_hash_bits)) - 1),
+                np.int64(self.n_labels if self.labelled_ else 0), self.bins_)
+
+    def _scores(self, X: DepCorpus, w, Y=None):
+        mask, n_arc, lmask, L, bins = self._kernel_args()
+        if Y is None:
+            gh = gl = _EMPTY
+        else:
+            Y = list(Y)
+            if len(Y) != len(X):
+                raise ValueError(f"{len(X)} sentences but {len(Y)} gold trees")
+            lengths = X.lengths()
+            Y = [self._tree_ids(y, int(lengths[i]), f"gold tree {i}") for i, y in enumerate(Y)]
+            gh = np.concatenate([y[0] for y in Y]) if Y else _EMPTY
+            gl = np.concatenate([y[1] for y in Y]) if Y else _EMPTY
+            if not self.labelled_:
+                gl = np.full_like(gh, -1)
+        return score_batch(X.word, X.prefix, X.pos, X.offsets, self._check_w(w), mask, n_arc,
+                           lmask, L, bins, gh, gl, Y is not None)
+
+    def arc_scores(self, x, w, *, with_labels: bool = False):
+        """The (n+1, n+1) arc scores of one sentence with the best label folded in.
+
+        ``S[h, m]`` = arc(h, m) + max_l label(h, m, l) (-inf on the diagonal and in column 0;
+        row/column 0 is ROOT).  With ``with_labels`` also the (n+1, n+1) int array of the
+        maximising label ids (-1 when unlabelled).
+        """
+        x = self._one(x)
+        S, B, sq = self._scores(x, w)
+        n1 = int(x.offsets[1] - x.offsets[0])
+        S = S.reshape(n1, n1)
+        return (S, B.reshape(n1, n1).astype(np.int64)) if with_labels else S
+
+    def _one(self, x) -> DepCorpus:
+        x = as_dep_corpus(x)
+        if len(x) != 1:
+            raise ValueError(f"expected one featurised sentence, got {len(x)}")
+        return x
+
+    def _tree_ids(self, y, n: int, what: str) -> np.ndarray:
+        """``y`` as int64 rows (heads, label ids, ...) checked before a kernel indexes with
+        them: heads in 0..n, label ids in -1..L-1 (labels are ignored when unlabelled)."""
+        if (isinstance(y, np.ndarray) and y.dtype == np.int64 and y.ndim == 2
+                and y.shape[0] >= 2 and y.shape[1] == n):
+            # fast path (every decode of every pass comes here): int64 rows in range
+            L = self.n_labels if self.labelled_ else 0
+            if tree_ids_in_range(y[0], y[1], n, L):
+                return y[:2] if L else np.stack([y[0], np.full(n, -1, np.int64)])
+        if np.ndim(y) != 2 or np.shape(y)[0] < 2 or np.shape(y)[1] != n:
+            raise ValueError(f"{what} must have shape (3, {n}) (heads, labels, scored), got "
+                             f"{np.shape(y)}")
+        heads = check_heads(np.asarray(y)[0], n, what=f"{what}: heads")
+        labels = np.asarray(y)[1]
+        labels = check_label_ids(labels, self.n_labels, what=f"{what}: labels") \
+            if self.labelled_ else np.full(n, -1, np.int64)
+        return np.stack([heads, labels])
+
+    def _phi(self, x: DepCorpus, y_a, y_b=None):
+        mask, n_arc, lmask, L, bins = self._kernel_args()
+        n = int(x.offsets[1] - x.offsets[0]) - 1
+        ya = self._tree_ids(y_a, n, "structure")
+        none = np.full(n, -1, np.int64)
+        la = ya[1] if self.labelled_ else none
+        if y_b is None:
+            hb = lb = none
+        else:
+            yb = self._tree_ids(y_b, n, "structure y_b")
+            hb, lb = yb[0], (yb[1] if self.labelled_ else none)
+        return SparseVector(*phi_difference(x.word, x.prefix, x.pos, x.offsets[0], n + 1, ya[0],
+                                            la, hb, lb, mask, n_arc, lmask, L, bins))
+
+    def joint_feature(self, x, y) -> SparseVector:
+        """Phi(x, y): the arc features of every arc of y plus its label features, coalesced
+        (unique indices, in no particular order)."""
+        return self._phi(self._one(x), y)
+
+    def joint_feature_difference(self, x, y_a, y_b) -> SparseVector:
+        """Phi(x, y_a) - Phi(x, y_b), coalesced; words whose head and label agree cancel."""
+        return self._phi(self._one(x), y_a, y_b)
+
+    def loss(self, y_true, y_pred) -> float:
+        """Head errors plus (labelled) words with a wrong head or label."""
+        a, b = np.asarray(y_true), np.asarray(y_pred)
+        wrong_head = a[0] != b[0]
+        loss = int(np.count_nonzero(wrong_head))
+        if self.labelled_:
+            loss += int(np.count_nonzero(wrong_head | (a[1] != b[1])))
+        return float(loss)
+
+    def argmax(self, x, w, y_true=None, *, random_state=None) -> DecodeResult:
+        """Best projective tree of one sentence; loss-augmented when ``y_true`` is given."""
+        Y = None if y_true is None else [y_true]
+        return self.argmax_results(self._one(x), w, Y)[0]
+
+    def argmax_results(self, X, w, Y=None, *, random_state=None) -> list[DecodeResult]:
+        X = as_dep_corpus(X)
+        S, B, sq = self._scores(X, w, Y)
+        out = []
+        for i in range(len(X)):
+            n1 = int(X.offsets[i + 1] - X.offsets[i])
+            Si, Bi = S[sq[i]:sq[i + 1]], B[sq[i]:sq[i + 1]]
+            heads = _EMPTY if n1 == 1 else np.asarray(
+                eisner(Si.reshape(n1, n1), single_root=self.single_root_).structure, np.int64)
+            # the score of the returned tree under the (folded, augmented) arc scores
+            score, labels = tree_label_score(Si, Bi, heads)
+            score = float(score)
+            y = np.empty((3, n1 - 1), np.int64)
+            y[0] = heads
+            y[1] = labels if self.labelled_ else -1
+            y[2] = X.scored[X.offsets[i] + 1:X.offsets[i + 1]]
+            if Y is not None:
+                y, score = self._gold_if_better(X[i], w, np.asarray(Y[i]), y, score)
+            out.append(DecodeResult(y, score))
+        return out
+
+    def _gold_if_better(self, x, w, gold, y, score):
+        """The gold tree when it is not projective and beats the loss-augmented argmax."""
+        if is_projective(np.ascontiguousarray(gold[0], dtype=np.int64)):
+            return y, score
+        gold_score = self._phi(x, gold).dot(w)
+        if gold_score > score + 1e-9 * max(1.0, abs(score)):
+            g = np.array(y)
+            g[0] = gold[0]
+            g[1] = gold[1] if self.labelled_ else -1
+            return g, gold_score
+        return y, score
+
+    def argmax_batch(self, X, w, Y=None, *, random_state=None) -> list:
+        return [r.structure for r in self.argmax_results(X, w, Y)]
+
+    def kbest(self, x, w, k: int) -> list[tuple[np.ndarray, tuple, float]]:
+        """The ``k`` best projective trees of one sentence, best first.
+
+        Each is ``(heads, deprels, score)``: heads (n,) int64 (0 = root), label strings chosen
+        per arc as in the 1-best decoder ('_' when unlabelled), and the model score w . Phi.
+        """
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+            raise ConfigError(f"k must be a positive integer, got {k!r}")
+        S, B = self.arc_scores(x, w, with_labels=True)
+        n = S.shape[0] - 1
+        if n == 0:
+            return [(_EMPTY.copy(), (), 0.0)]
+        trees = eisner_kbest(S, int(k), single_root=self.single_root_)
+        out = []
+        for heads, score in zip(np.asarray(trees.heads), np.asarray(trees.scores)):
+            heads = np.asarray(heads, dtype=np.int64)
+            ids = B[heads, np.arange(1, n + 1)]
+            deprels = tuple(self.labels_[i] for i in ids) if self.labelled_ else ("_",) * n
+            out.append((heads, deprels, float(score)))
+        return out

@@ -1,0 +1,107 @@
+"""The chunking views of the grammaticality task: attributes, constraints, weight blocks.
+
+:func:`ngram_attributes` gives every token its word and POS n-gram attributes;
+:func:`view_constraints` the 0 / -inf masks under which only the well-formed tag sequences
+of an encoding score finitely; :class:`ViewLayout` one view's tag set, the offset of its
+weight block and its masks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..sequence.encodings import get_encoding
+
+__all__ = ["CONLL2000_CHUNK_TYPES", "ngram_attributes", "view_constraints", "ViewLayout"]
+
+#: the 11 chunk types of CoNLL-2000 (23 tags per IOB/IOE view)
+CONLL2000_CHUNK_TYPES = ("ADJP", "ADVP", "CONJP", "INTJ", "LST", "NP", "PP", "PRT", "SBAR",
+                         "UCP", "VP")
+
+
+def ngram_attributes(words: Sequence[str], pos: Sequence[str]) -> list[list[str]]:
+    """Per token: a bias and the 1-, 2-, 3-grams of lowercased words and of POS tags that
+    contain the token (13 attribute strings per token)."""
+    n = len(words)
+    lw = ["<s>", "<s>"] + [w.lower() for w in words] + ["</s>", "</s>"]
+    lp = ["<s>", "<s>"] + list(pos) + ["</s>", "</s>"]
+    out = []
+    for t in range(n):
+        c = t + 2
+        attrs = ["b"]
+        for name, s in (("w", lw), ("p", lp)):
+            attrs.append(f"{name}={s[c]}")
+            attrs.append(f"{name}-1,0={s[c - 1]}|{s[c]}")
+            attrs.append(f"{name}0,1={s[c]}|{s[c + 1]}")
+            attrs.append(f"{name}-2..0={s[c - 2]}|{s[c - 1]}|{s[c]}")
+            attrs.append(f"{name}-1..1={s[c - 1]}|{s[c]}|{s[c + 1]}")
+            attrs.append(f"{name}0..2={s[c]}|{s[c + 1]}|{s[c + 2]}")
+        out.append(attrs)
+    return out
+
+
+def view_constraints(labels: Sequence[str], encoding: str):
+    """Additive (0 / -inf) masks ``(transition (L, L), start (L,), end (L,))`` under which
+    exactly the well-formed tag sequences of ``encoding`` (``encodings.is_well_formed``)
+    have a finite score.  Every encoding's well-formedness is first order:
+
+    * iob1: B-X only right after I-X or B-X (so never first);
+    * iob2: I-X only right after B-X or I-X (so never first);
+    * ioe1: E-X only right before I-X or E-X (so never last);
+    * ioe2: I-X only right before I-X or E-X (so never last);
+    * oc:   B-X and I-X only right before I-X or E-X; I-X and E-X only right after B-X or
+      I-X (so a sequence starts with O, B or S and ends with O, E or S).
+    """
+    get_encoding(encoding)
+    L = len(labels)
+    parsed = [("O", None) if t == "O" else (t[0], t[2:]) for t in labels]
+    trans = np.zeros((L, L))
+    start = np.zeros(L)
+    end = np.zeros(L)
+    inside = {"B", "I"}  # oc tags that must be continued
+    for b, (pb, tb) in enumerate(parsed):
+        for a, (pa, ta) in enumerate(parsed):
+            same = ta is not None and ta == tb
+            ok = True
+            if encoding == "iob1" and pb == "B":
+                ok = same and pa in ("I", "B")
+            elif encoding == "iob2" and pb == "I":
+                ok = same and pa in ("B", "I")
+            if encoding == "ioe1" and pa == "E":
+                ok = ok and same and pb in ("I", "E")
+            elif encoding == "ioe2" and pa == "I":
+                ok = ok and same and pb in ("I", "E")
+            if encoding == "oc":
+                if pa in inside:
+                    ok = same and pb in ("I", "E")
+                if pb in ("I", "E"):
+                    ok = ok and same and pa in inside
+            if not ok:
+                trans[a, b] = -np.inf
+        if (encoding in ("iob1", "iob2") and pb == ("B" if encoding == "iob1" else "I")) or (
+                encoding == "oc" and pb in ("I", "E")):
+            start[b] = -np.inf
+        if (encoding in ("ioe1", "ioe2") and pb == ("E" if encoding == "ioe1" else "I")) or (
+                encoding == "oc" and pb in inside):
+            end[b] = -np.inf
+    return trans, start, end
+
+
+@dataclass(frozen=True)
+class ViewLayout:
+    """One view of a fitted task: its encoding's name and tag set, the first weight of its
+    block, and its (0 / -inf) transition, start and end constraint masks."""
+
+    name: str
+    labels: tuple
+    offset: int  # first weight of the view's block
+    trans_mask: np.ndarray
+    start_mask: np.ndarray
+    end_mask: np.ndarray
+
+    @property
+    def n_labels(self) -> int:
+        return len(self.labels)

@@ -1,0 +1,519 @@
+"""Reranking k-best dependency trees with hidden variables (Koo & Collins 2005): task ``rerank``.
+
+Each example is a sentence with the k best trees t_1..t_k of a base parser (a k-best file,
+:mod:`latentstruct.data.dependency.kbest`).  Every word w of a candidate gets a hidden value
+h_w from a domain H_w(t), and
+
+    p(t_j, h | s) ∝ exp(w · Φ(t_j, h)),    Φ(t, h) = Σ_w φ(t, w, h_w) + Σ_{(u,v) ∈ D(t)} φ(t, u, v, h_u, h_v)
+
+(Eq. 4), where D(t) is a tree over the words (:mod:`.features`: the candidate's own
+head-modifier tree, or its sibling tree).  Summing h out gives p(t_j | s) = Z_j / Σ_j' Z_j'
+(Eq. 2), computed exactly by tree belief propagation; this task supplies log Z_j, the
+expected features F(t_j) = E_{h|t_j}[Φ(t_j, h)] and the max-product h* (capabilities
+*candidate-list* and *marginalizable*); the learner (``hidden-reranker``) optimises.
+
+**Hidden-value domains** (``domain``, §4.1; ``n_hidden`` sub-values per class, None = the
+paper's sizes): ``"lexical"`` (the lowercased word × 3, refinement), ``"pos"`` (the POS × 5,
+clustering), ``"relation"`` (the word's relation to its head in the candidate × 5, our
+analogue of the highest nonterminal), ``"supersense"`` (each of the word's first
+``max_supersenses`` WordNet supersenses × 3; a word without one falls back to POS × 5), and
+``"no-hidden"`` (one value per word: a plain conditional log-linear reranker over the same
+templates, the no-hidden-variable ablation).
+
+**Features** are hashed into 2**hash_bits weights; weight index 2**hash_bits (the last) is
+the base parser's score, (s_j − s_1) / σ, whose weight is learned like any other
+(``base_score=False``: the feature is 0).  Subtracting the best candidate's score leaves the
+distribution unchanged; σ, the root mean square of s_j − s_1 over the training lists (fitted,
+saved with the model; 1 if all are 0), puts parsers whose scores live on different scales
+on one footing for the learning rate.
+
+**Targets** (:meth:`RerankTask.encode_targets`): the *oracle set* of a sentence is every
+candidate with the most correct heads on scored tokens.  Ties keep the whole tied set, so the
+training loss is −log Σ_{j ∈ oracle} p(t_j | s): the paper defines t_{i,1} as "the" best
+candidate without saying how ties are broken, and summing over the tied set neither favours
+an arbitrary member nor depends on the base parser's order.  A sentence with no scored token
+has every candidate in its oracle set (zero loss).
+
+**Parser identity.** The fitted task remembers the ``parser_id`` of its training lists; reading
+or featurising lists of another parser raises ``InputError`` at ``file:1`` (their base scores
+are on another scale).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from scipy.special import logsumexp
+
+from ...data.dependency.kbest import KBestHeader, read_kbest
+from ...data.sparse import SparseVector
+from ...data.wordnet import WordNet
+from ...exceptions import ConfigError, InputError
+from ...inference.result import DecodeResult
+from ...limits import MAX_SUPERSENSES, N_HIDDEN, RERANK_HASH_BITS, check_bounded
+from ..base import Dataset, Task, register_task
+from ..contracts import CANDIDATE_LIST, MARGINALIZABLE
+from .data import (
+    RelationVocab, RerankCorpus, RerankTarget, attachment_scores, chunk_inputs,
+    encode_kbest_targets, kbest_dataset, write_chosen_trees,
+)
+from .features import (
+    N_EDGE_TEMPLATES, N_NODE_TEMPLATES, TAGS, RerankStorage, atom, build_storage,
+    edge_feature_index, featurize_chunk, node_feature_index,
+)
+from .raw import IN_MEMORY_PARSER_ID, candidate_indices, kbest_raw_dataset
+from .scoring import sentence_forward, sentence_max_product, sentence_scatter
+
+__all__ = ["RerankTask", "RerankMarginals", "CandidateExpectation", "DOMAINS", "GRAPHS"]
+
+DOMAINS = ("no-hidden", "lexical", "pos", "relation", "supersense")
+GRAPHS = ("head", "sibling")
+#: the paper's sub-values per class (§4.1); the supersense fallback splits the POS into 5
+PAPER_N_HIDDEN = {"no-hidden": 1, "lexical": 3, "pos": 5, "relation": 5, "supersense": 3}
+SUPERSENSE_FALLBACK = 5
+_CHUNK = 512
+_EMPTY = np.zeros(0)
+
+
+@dataclass(frozen=True)
+class RerankMarginals:
+    """Sums over hidden values for every candidate of one sentence.
+
+    ``log_partition`` = log Σ_j Z_j; ``candidate_log_partitions`` (k,) log Z_j;
+    ``candidate_probabilities`` (k,) p(t_j | s); ``node_marginals`` (k, n, K) p(h_w = v | t_j)
+    (zero beyond a word's domain); ``edge_marginals`` (k, n, K, K) p(h_parent = a, h_w = b | t_j)
+    on the edges of D(t_j) (zero at its root); ``parents`` (k, n) the parents in D(t_j).
+    """
+
+    log_partition: float
+    candidate_log_partitions: np.ndarray
+    candidate_probabilities: np.ndarray
+    node_marginals: np.ndarray
+    edge_marginals: np.ndarray
+    parents: np.ndarray
+
+
+@dataclass(frozen=True)
+class CandidateExpectation:
+    """``features`` = Σ_j coef[j] F(t_j) (dense array or uncoalesced SparseVector), with the
+    ``log_partitions`` log Z_j it was computed at and the coefficients used."""
+
+    log_partitions: np.ndarray
+    coef: np.ndarray
+    features: np.ndarray | SparseVector
+
+
+def _ptb_wordnet_pos(tag: str) -> str | None:
+    for prefix, letter in (("NN", "n"), ("VB", "v"), ("JJ", "a"), ("RB", "r")):
+        if tag.startswith(prefix):
+            return letter
+    return None
+
+
+@register_task
+class RerankTask(Task):
+    """Hidden-variable reranking of k-best dependency trees (Koo & Collins 2005).
+
+    Parameters
+    ----------
+    domain : {"no-hidden", "lexical", "pos", "relation", "supersense"}, default "pos"
+        Hidden-value domain of each word (§4.1); "no-hidden" is the plain log-linear reranker.
+    graph : {"head", "sibling"}, default "head"
+        The tree D(t) that pairwise features follow: head-modifier or sibling links (§4.2).
+    n_hidden : int or None, default None
+        Sub-values per value class (None: the paper's 3 for lexical and supersense, 5 for pos,
+        relation and the supersense fallback).
+    max_supersenses : int, default 3
+        Supersenses per word kept (WordNet's most frequent first), for domain "supersense".
+    hash_bits : int, default 20
+        Features are hashed into 2**hash_bits weights (plus one for the base score).
+    base_score : bool, default True
+        Use the base parser's score as a feature.
+    pos_column : {"auto", "upos", "xpos"}, default "auto"
+        Tag column for POS features; "auto" takes upos unless the training lists have none
+        (the PTB .dp lists), then xpos.
+
+    Notes
+    -----
+    Data in memory (:meth:`make_dataset`): ``X`` is a list of k-best lists, one
+    ``(words, pos, candidates)`` per sentence with candidates ``(heads, deprels, score)``
+    best first (heads 1-based, 0 = root; deprels None when unlabelled); ``y`` the gold
+    trees (heads, or (head, deprel) pairs) or None; ``decode_predictions`` gives the
+    chosen candidate's index per sentence::
+
+        task = RerankTask()
+        data = task.make_dataset(
+            [(["She", "runs"], ["PRON", "VERB"],
+              [([2, 0], ["nsubj", "root"], -1.5), ([0, 1], ["root", "dep"], -2.0)])],
+            [[(2, "nsubj"), (0, "root")]])
+    """
+
+    name = "rerank"
+    score_metric = "uas"
+    default_learner = "hidden-reranker"
+    capabilities: ClassVar[frozenset] = frozenset({MARGINALIZABLE, CANDIDATE_LIST})
+
+    def __init__(self, domain="pos", graph="head", n_hidden=None, max_supersenses=3,
+                 hash_bits=20, base_score=True, pos_column="auto"):
+        self.domain = domain
+        self.graph = graph
+        self.n_hidden = n_hidden
+        self.max_supersenses = max_supersenses
+        self.hash_bits = hash_bits
+        self.base_score = base_score
+        self.pos_column = pos_column
+
+    # --- parameters and data -------------------------------------------------------------
+    def _validate_params(self) -> None:
+        for name, allowed in (("domain", DOMAINS), ("graph", GRAPHS),
+                              ("pos_column", ("auto", "upos", "xpos"))):
+            if getattr(self, name) not in allowed:
+                raise ConfigError(f"{name} must be one of {', '.join(allowed)}; got "
+                                  f"{getattr(self, name)!r}")
+        defaults = self.param_defaults()
+        for name, bound in (("max_supersenses", MAX_SUPERSENSES), ("hash_bits", RERANK_HASH_BITS)):
+            check_bounded(name, getattr(self, name), bound, default=defaults[name])
+        nh = self.n_hidden
+        if nh is not None and (isinstance(nh, bool) or not isinstance(nh, (int, np.integer))
+                               or not 1 <= nh):
+            raise ConfigError(f"n_hidden must be None or an integer in [1, {N_HIDDEN.high}]; "
+                              f"got {nh!r}")
+        if nh is not None:
+            check_bounded("n_hidden", nh, N_HIDDEN)
+        if self.domain == "no-hidden" and nh not in (None, 1):
+            raise ConfigError(f"domain 'no-hidden' has one value per word; n_hidden must be None or "
+                              f"1, got {nh!r} (choose another domain to split words)")
+        if not isinstance(self.base_score, (bool, np.bool_)):
+            raise ConfigError(f"base_score must be a bool; got {self.base_score!r}")
+
+    def read(self, path, *, split: str = "train") -> Dataset:
+        """Read a k-best file; a fitted task refuses lists of another parser (file:1)."""
+        header, sentences = read_kbest(path)
+        if self.is_fitted():
+            self._check_parser(header, str(path))
+        return kbest_dataset(header, sentences, path)
+
+    def make_dataset(self, X, y=None, *, parser_id: str = IN_MEMORY_PARSER_ID) -> Dataset:
+        """k-best lists from memory: the in-memory twin of :meth:`read`.
+
+        ``X``: one ``(words, pos, candidates)`` per sentence: n words, n POS tags (UD or
+        PTB; they fill both tag columns) and 1..``MAX_K`` candidate trees
+        ``(heads, deprels, score)``, best first (n 1-based heads, 0 = root, forming a tree;
+        n relations or None when unlabelled; the base parser's finite score, decreasing
+        along the list).  ``y``: one gold tree per sentence, n heads (ints in 0..n) or n
+        ``(head, deprel)`` pairs, None for a sentence without one; or ``y=None`` for lists
+        to rerank.  Every field gets the k-best reader's checks, and the records are the
+        ``KBestSentence`` it builds (ids ``"0"``, ``"1"``...; lemmas ``"_"``; punctuation,
+        UD ``PUNCT`` or a PTB punctuation tag, not scored), so featurising and evaluating
+        are unchanged (see :mod:`latentstruct.tasks.rerank.raw`).
+
+        Parser identity: a k-best file names its parser in its header, and a fitted task
+        refuses lists of another parser (base scores of different parsers are on different
+        scales).  Lists given in memory carry ``parser_id``, by default
+        ``"in-memory"``: one family for all in-memory lists.  To rerank in-memory lists
+        with a reranker trained on a file's lists (or the other way round), pass that
+        file's ``parser_id`` (``read_kbest(path)[0].parser_id``), when they truly come from
+        the same parser.  A bad sentence is an ``InputError`` naming ``X[i]`` (``X[i][2][j]``
+        for candidate j) or ``y[i]``.
+        """
+        return kbest_raw_dataset(X, y, parser_id=parser_id)
+
+    def decode_predictions(self, predictions) -> list:
+        """``predict``'s chosen candidates as a list of Python ints: ``p`` for sentence i is
+        the index of its chosen tree, ``X[i][2][p]`` in :meth:`make_dataset`'s form."""
+        return candidate_indices(predictions)
+
+    def _check_parser(self, header: KBestHeader, path) -> None:
+        if header.parser_id != self.parser_id_:
+            raise InputError(
+                f"k-best lists of parser {header.parser_id}, but this reranker was trained on "
+                f"lists of parser {self.parser_id_}; base scores of different parsers are on "
+                f"different scales. Rerank lists written by the parser the reranker was trained "
+                f"with (same training file and options), or retrain the reranker on lists of "
+                f"this parser", path, 1)
+
+    @staticmethod
+    def _header(dataset: Dataset) -> KBestHeader:
+        header = getattr(dataset.records, "header", None)
+        if not isinstance(header, KBestHeader):
+            raise InputError(
+                "the rerank task needs k-best lists with their header (the parser id); read "
+                "them with RerankTask.read(path) or build the dataset with kbest_dataset(header, "
+                "sentences)", dataset.path)
+        return header
+
+    def fit(self, dataset: Dataset) -> "RerankTask":
+        """Check the parameters and remember the parser, the POS column and the base-score
+        scale σ of the training lists (hashed features need no vocabulary)."""
+        self._validate_params()
+        header = self._header(dataset)
+        if len(dataset) == 0:
+            raise InputError("the k-best file holds no sentences", dataset.path)
+        col = self.pos_column
+        if col == "auto":
+            col = "upos" if any(t != "_" for s in dataset.records for t in s.upos) else "xpos"
+        diffs = np.array([c.score - s.candidates[0].score for s in dataset.records
+                          for c in s.candidates])
+        rms = float(np.sqrt(np.mean(diffs ** 2))) if diffs.size else 0.0
+        self.parser_id_ = header.parser_id
+        self.pos_column_ = col
+        self.base_scale_ = rms if rms > 0 else 1.0
+        self.fitted_ = True
+        return self
+
+    @property
+    def n_features(self) -> int:
+        return (1 << int(self.hash_bits)) + 1
+
+    @property
+    def base_index(self) -> int:
+        """Index of the base-score weight (the last one)."""
+        return 1 << int(self.hash_bits)
+
+    def _sub(self) -> int:
+        return int(self.n_hidden) if self.n_hidden is not None else PAPER_N_HIDDEN[self.domain]
+
+    def n_sub_values(self) -> int:
+        """Sub-values per class (value v of a word's domain is sub-value v % n_sub_values)."""
+        return self._sub()
+
+    def _wordnet(self) -> WordNet:
+        if getattr(self, "_wn", None) is None:
+            self._wn = WordNet()
+        return self._wn
+
+    def _word_classes(self, words, tags):
+        """(ncls, nsub, classes) of each word for the word-level domains."""
+        dom, sub = self.domain, self._sub()
+        if dom == "no-hidden":
+            return [(1, 1, (TAGS[0],))] * len(words)
+        if dom == "lexical":
+            return [(1, sub, (atom("word:" + w),)) for w in words]
+        if dom in ("pos", "relation"):
+            return [(1, sub, (atom("pos:" + t),)) for t in tags]
+        wn, out = self._wordnet(), []
+        fallback = sub if self.n_hidden is not None else SUPERSENSE_FALLBACK
+        for w, t in zip(words, tags):
+            letter = (_ptb_wordnet_pos(t) if self.pos_column_ == "xpos"
+                      else {"PROPN": "n", "NOUN": "n", "VERB": "v", "AUX": "v", "ADJ": "a",
+                            "ADV": "r"}.get(t))
+            ss = wn.supersenses(w, letter)[: self.max_supersenses] if letter else ()
+            out.append((len(ss), sub, tuple(atom("ss:" + x) for x in ss)) if ss
+                       else (1, fallback, (atom("pos:" + t),)))
+        return out
+
+    def featurize(self, dataset: Dataset) -> RerankCorpus:
+        """Templates, graphs and value sets of every candidate (see :mod:`.features`)."""
+        self.check_fitted()
+        self._check_parser(self._header(dataset), dataset.path)
+        self._validate_params()
+        maxc = self.max_supersenses if self.domain == "supersense" else 1
+        sub = self._sub()
+        kmax = max(maxc * sub, SUPERSENSE_FALLBACK if self.domain == "supersense" else 1)
+        vocab, cache = RelationVocab(), {}
+        records = list(dataset.records)
+        graph = GRAPHS.index(self.graph)
+
+        def chunks():  # one chunk at a time: only its deduplicated rows are kept
+            for a in range(0, len(records), _CHUNK):
+                ch = chunk_inputs(records[a:a + _CHUNK], self.pos_column_, self._word_classes,
+                                  vocab, cache, maxc, self.base_score, self.base_scale_)
+                N = ch["heads"].shape[0]
+                out = {"node_tmpl": np.zeros((N, N_NODE_TEMPLATES), np.uint64),
+                       "edge_tmpl": np.zeros((N, N_EDGE_TEMPLATES), np.uint64),
+                       "bp_parent": np.zeros(N, np.int64), "node_key": np.zeros(N, np.uint64),
+                       "edge_key": np.zeros(N, np.uint64), "vs_key": np.zeros(N, np.uint64),
+                       "vs_ncls": np.zeros(N, np.int64), "vs_nsub": np.zeros(N, np.int64),
+                       "vs_cls": np.zeros((N, maxc), np.uint64)}
+                featurize_chunk(ch["sent_cand_ptr"], ch["sent_word_ptr"], ch["cand_node_ptr"],
+                                ch["word_atom"], ch["pos_atom"], ch["pos_cc"], ch["word_ncls"],
+                                ch["word_nsub"], ch["word_cls"], ch.pop("heads"),
+                                ch.pop("rel_idx"), np.array(vocab.atoms, np.uint64),
+                                np.array(vocab.coord, np.bool_), ch["labelled"], graph,
+                                self.domain == "relation", sub, TAGS, *out.values())
+                ch.update(out)
+                yield ch
+
+        return RerankCorpus(build_storage(chunks(), kmax))
+
+    def as_batch(self, X) -> RerankCorpus:
+        if isinstance(X, RerankCorpus):
+            return X
+        X = list(X)
+        if not X or not all(isinstance(x, RerankCorpus) for x in X):
+            raise InputError("expected a RerankCorpus (from RerankTask.featurize) or a list of "
+                             "its one-sentence items")
+        if any(x.storage is not X[0].storage for x in X):
+            raise InputError("cannot join sentences featurised by different featurize calls; "
+                             "featurize all of them together")
+        return RerankCorpus(X[0].storage, np.concatenate([x.ids for x in X]))
+
+    def subset(self, X, indices):
+        return self.as_batch(X)[np.asarray(indices, dtype=np.int64)]
+
+    # --- targets, metrics, output --------------------------------------------------------
+    def encode_targets(self, targets) -> list[RerankTarget]:
+        """Oracle sets and per-candidate correct heads/labels (see the module docstring)."""
+        return encode_kbest_targets(targets)
+
+    def evaluate(self, targets, predictions) -> dict:
+        """UAS/LAS of the chosen candidates (indices), with the oracle and candidate 0.
+
+        Returns {"uas", "las" (None unless every sentence is labelled), "n_tokens_scored",
+        "oracle_uas", "base_uas"}; scores are fractions of the scored tokens.
+        """
+        return attachment_scores(targets, predictions)
+
+    def write_predictions(self, path, dataset: Dataset, predictions) -> None:
+        """The chosen trees as CoNLL-U (ID FORM LEMMA UPOS XPOS _ HEAD DEPREL _ _), atomically."""
+        write_chosen_trees(path, dataset.records, predictions)
+
+    # --- persistence ---------------------------------------------------------------------
+    def get_state(self):
+        self.check_fitted()
+        return {"parser_id": self.parser_id_, "pos_column": self.pos_column_,
+                "base_scale": self.base_scale_}, {}
+
+    @classmethod
+    def from_state(cls, params, state, arrays):
+        task = cls(**params)
+        task._validate_params()
+        task.parser_id_ = str(state["parser_id"])
+        task.pos_column_ = str(state["pos_column"])
+        task.base_scale_ = float(state["base_scale"])
+        task.fitted_ = True
+        return task
+
+    # --- capabilities --------------------------------------------------------------------
+    def _one(self, x) -> tuple[RerankStorage, int]:
+        if not isinstance(x, RerankCorpus) or len(x) != 1:
+            raise InputError(f"expected one sentence (a one-sentence RerankCorpus such as X[i]); "
+                             f"got {x!r}")
+        return x.storage, int(x.ids[0])
+
+    def _weights(self, w) -> np.ndarray:
+        w = np.asarray(w)
+        if w.shape != (self.n_features,) or w.dtype != np.float64:
+            raise InputError(f"weights must be a float64 array of shape ({self.n_features},); "
+                             f"got {w.dtype} {w.shape}")
+        return np.ascontiguousarray(w)
+
+    @property
+    def _mask(self):
+        return np.uint64((1 << int(self.hash_bits)) - 1)
+
+    def _forward(self, x, w, scale, marginals):
+        st, s = self._one(x)
+        return sentence_forward(self._weights(w), float(scale), self._mask, self.base_index,
+                                marginals, s, *st.kernel_args())
+
+    def candidate_log_partitions(self, x, w, *, scale: float = 1.0) -> np.ndarray:
+        """log Z_j = log Σ_h exp(scale·w · Φ(t_j, h)) of every candidate (k,)."""
+        return self._forward(x, w, scale, False)[0]
+
+    def candidate_expected_features(self, x, w, coef, *, scale: float = 1.0,
+                                    sparse: bool = False) -> CandidateExpectation:
+        """Σ_j coef[j] F(t_j) with F(t) = E_{h|t}[Φ(t, h)] under weights scale·w.
+
+        ``coef`` is a (k,) array or a function of the log Z_j (k,) returning one (so that
+        p(t_j | s) − q_j needs one pass).  Returns the features dense (n_features,) or, with
+        ``sparse``, as an uncoalesced :class:`SparseVector`.
+        """
+        st, s = self._one(x)
+        log_z, NM, EM = self._forward(x, w, scale, True)
+        c = np.ascontiguousarray(coef(log_z) if callable(coef) else coef, dtype=np.float64)
+        if c.shape != log_z.shape:
+            raise InputError(f"coef must have one entry per candidate, shape {log_z.shape}; "
+                             f"got {c.shape}")
+        args = (c, NM, EM, self._mask, self.base_index)
+        if sparse:
+            idx, val = sentence_scatter(*args, False, _EMPTY, s, *st.kernel_args())
+            return CandidateExpectation(log_z, c, SparseVector(idx, val))
+        out = np.zeros(self.n_features)
+        sentence_scatter(*args, True, out, s, *st.kernel_args())
+        return CandidateExpectation(log_z, c, out)
+
+    def candidate_max_product(self, x, w) -> list[DecodeResult]:
+        """max_h w · Φ(t_j, h) and h* (domain indices per word) of every candidate."""
+        st, s = self._one(x)
+        scores, labels = sentence_max_product(self._weights(w), 1.0, self._mask, self.base_index,
+                                              s, *st.kernel_args())
+        return [DecodeResult(labels[j], float(scores[j])) for j in range(scores.shape[0])]
+
+    def log_partition(self, x, w) -> float:
+        """log Σ_j Z_j over every candidate and hidden assignment."""
+        return float(logsumexp(self.candidate_log_partitions(x, w)))
+
+    def marginals(self, x, w) -> RerankMarginals:
+        st, s = self._one(x)
+        log_z, NM, EM = self._forward(x, w, 1.0, True)
+        lp = float(logsumexp(log_z))
+        c0 = st.sent_cand_ptr[s]
+        parents = st.bp_parent[st.cand_node_ptr[c0]:st.cand_node_ptr[st.sent_cand_ptr[s + 1]]]
+        return RerankMarginals(lp, log_z, np.exp(log_z - lp), NM, EM,
+                               parents.reshape(log_z.shape[0], -1).copy())
+
+    def expected_feature(self, x, w) -> np.ndarray:
+        """E_{p(t, h | s)}[Φ(t, h)] = Σ_j p(t_j | s) F(t_j), dense (n_features,)."""
+        return self.candidate_expected_features(
+            x, w, lambda lz: np.exp(lz - logsumexp(lz))).features
+
+    # --- introspection (tests, analysis) -------------------------------------------------
+    def _cand(self, x, j):
+        st, s = self._one(x)
+        c0, c1 = int(st.sent_cand_ptr[s]), int(st.sent_cand_ptr[s + 1])
+        if not 0 <= j < c1 - c0:
+            raise InputError(f"candidate {j} out of range 0..{c1 - c0 - 1}")
+        c = c0 + j
+        return st, s, c, int(st.cand_node_ptr[c]), int(st.cand_node_ptr[c + 1])
+
+    def hidden_domain_sizes(self, x, j: int) -> np.ndarray:
+        """|H_w(t_j)| of every word of candidate j."""
+        st, _, _, g0, g1 = self._cand(x, j)
+        return st.vs_dom[st.nrow_vs[st.node_row[g0:g1]]].copy()
+
+    def graph_parents(self, x, j: int) -> np.ndarray:
+        """Parent of every word in D(t_j) (0-based word index, -1 at its root)."""
+        st, _, _, g0, g1 = self._cand(x, j)
+        return st.bp_parent[g0:g1].copy()
+
+    def node_templates(self, x, j: int) -> np.ndarray:
+        """(n, 20) template hashes of candidate j's words (columns: NODE_TEMPLATE_NAMES)."""
+        st, _, _, g0, g1 = self._cand(x, j)
+        return st.nrow_tmpl[st.node_row[g0:g1]].copy()
+
+    def edge_templates(self, x, j: int) -> np.ndarray:
+        """(n, 3) template hashes of the edge from each word's parent in D(t_j) (0 at the root)."""
+        st, _, _, g0, g1 = self._cand(x, j)
+        rows = st.edge_row[g0:g1]
+        out = np.zeros((g1 - g0, N_EDGE_TEMPLATES), np.uint64)
+        out[rows >= 0] = st.erow_tmpl[rows[rows >= 0]]
+        return out
+
+    def candidate_feature(self, x, j: int, h) -> SparseVector:
+        """Φ(t_j, h) for one hidden assignment h (domain index per word), coalesced.
+
+        Built feature by feature in Python (no belief propagation, no gathers), for checking
+        the kernels against enumeration.
+        """
+        st, _, c, g0, g1 = self._cand(x, j)
+        h = np.asarray(h, dtype=np.int64)
+        dom = self.hidden_domain_sizes(x, j)
+        if h.shape != dom.shape or (h < 0).any() or (h >= dom).any():
+            raise InputError(f"h must give each word a value below its domain size {dom.tolist()}")
+        mask, idx, val = self._mask, [], []
+        for w in range(g1 - g0):
+            r = st.node_row[g0 + w]
+            v = st.vs_vals[st.nrow_vs[r], h[w]]
+            idx += [node_feature_index(t, v, mask) for t in st.nrow_tmpl[r]]
+            e = st.edge_row[g0 + w]
+            if e >= 0:
+                a = st.vs_vals[st.erow_vsp[e], h[st.bp_parent[g0 + w]]]
+                b = st.vs_vals[st.erow_vsc[e], h[w]]
+                idx += [edge_feature_index(t, a, b, mask) for t in st.erow_tmpl[e]]
+        val = [1.0] * len(idx)
+        idx.append(self.base_index)
+        val.append(float(st.base_val[c]))
+        return SparseVector(np.array(idx, np.int64), np.array(val)).coalesce()

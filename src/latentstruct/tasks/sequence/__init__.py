@@ -1,0 +1,80 @@
+"""Sequence labelling tasks: CoNLL-2000 chunking (``chunk``), UD POS tagging (``pos``) and
+Cora citation field extraction (``citations``), all first-order chains decoded by Viterbi.
+
+Modules:
+
+* ``labelling`` -- :class:`SequenceLabellingTask`, the base task (weight layout, features,
+  Hamming loss, decoding glue, J-LIS sampling, persistence);
+* ``chunk``, ``pos``, ``citations`` -- the three registered tasks and their file formats;
+* ``corpus`` -- :class:`SequenceCorpus`, featurised sentences as one CSR of attributes;
+* ``attributes`` -- the built-in token attribute templates;
+* ``kernels`` -- the compiled emission-score, joint-feature and loss-augmentation kernels;
+* ``capabilities`` -- the *marginalizable* and *label-factored* mixins of the base task;
+* ``raw`` -- ``make_dataset``'s in-memory sentences (token lists or feature dicts);
+* ``encodings``, ``chunk_metrics`` -- chunk encodings (IOB1/IOB2/IOE1/IOE2/O+C) and
+  conlleval's chunk scores.
+"""
+
+from .attributes import token_attributes, word_shape
+from .capabilities import (
+    PART_ARITY,
+    ChainPartScores,
+    LabelFactoredSequence,
+    MarginalizableSequence,
+    SequenceLabelCounts,
+    SequenceLabelParts,
+)
+from .chunk import ChunkTask
+from .chunk_metrics import chunk_f1, chunk_report, detect_tag_scheme, extract_chunks
+from .corpus import SequenceCorpus, as_corpus, concat_corpora
+from .encodings import (
+    ENCODINGS,
+    Encoding,
+    Span,
+    convert,
+    encoding_labels,
+    get_encoding,
+    is_well_formed,
+    majority_vote,
+    spans_from_tags,
+    tags_from_spans,
+)
+from .labelling import SequenceLabellingTask
+from .pos import TAG_COLUMNS, PosTask, check_tagger, upos_case_tags
+from .citations import CitationTask, citation_attributes
+
+__all__ = [
+    "SequenceLabellingTask",
+    "ChunkTask",
+    "PosTask",
+    "CitationTask",
+    "SequenceCorpus",
+    "as_corpus",
+    "concat_corpora",
+    "word_shape",
+    "token_attributes",
+    "citation_attributes",
+    "TAG_COLUMNS",
+    "upos_case_tags",
+    "check_tagger",
+    "MarginalizableSequence",
+    "LabelFactoredSequence",
+    "ChainPartScores",
+    "SequenceLabelParts",
+    "SequenceLabelCounts",
+    "PART_ARITY",
+    "Span",
+    "Encoding",
+    "ENCODINGS",
+    "get_encoding",
+    "spans_from_tags",
+    "tags_from_spans",
+    "convert",
+    "is_well_formed",
+    "encoding_labels",
+    "majority_vote",
+    "extract_chunks",
+    "chunk_f1",
+    "chunk_report",
+    "detect_tag_scheme",
+]

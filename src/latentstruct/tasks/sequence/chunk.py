@@ -1,0 +1,224 @@
+"""CoNLL-2000 chunking (``chunk``): ``word POS chunk-tag`` files, scored by conlleval F1.
+
+The task is :class:`~latentstruct.tasks.sequence.SequenceLabellingTask` with the POS tags
+as input attributes; this module adds the readers of labelled and unlabelled chunking input,
+the tag schemes (IOB1 / IOB2) of training and evaluation files, and conlleval's metrics.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ...data.readers import (
+    ChunkSentence,
+    excerpt,
+    read_conll2000,
+    read_lines,
+    write_conll2000,
+)
+from ...exceptions import ConfigError, InputError, ModelFormatError
+from ..base import Dataset, register_task
+from .chunk_metrics import chunk_f1, chunk_report, detect_tag_scheme
+from .encodings import convert
+from .labelling import SequenceLabellingTask
+from .raw import check_writable, chunk_record, chunk_tag_problem, sequence_dataset
+
+__all__ = ["ChunkTask", "INPUT_SCHEMES", "read_words_pos"]
+
+
+#: chunk tag schemes a CoNLL-2000 file can be written in (``ChunkTask.input_scheme``)
+INPUT_SCHEMES = ("iob1", "iob2")
+
+
+def _first_fields(path) -> list[str]:
+    """The whitespace-separated fields of the first non-blank line of ``path`` ([] if none)."""
+    for _, text in read_lines(path):
+        if text.strip():
+            return text.split()
+    return []
+
+
+def read_words_pos(path) -> list[ChunkSentence]:
+    """Unlabelled chunking input: ``word POS`` per line, a blank line after each sentence.
+    The records' chunk tags are ``_`` (unknown)."""
+    name = os.fspath(path)
+    sentences, words, pos, start = [], [], [], 0
+    for lineno, text in read_lines(path):
+        fields = text.split()
+        if not fields:
+            if words:
+                sentences.append(ChunkSentence(words, pos, ("_",) * len(words), start))
+                words, pos = [], []
+            continue
+        if len(fields) != 2:
+            raise InputError(
+                f"expected 2 columns 'word POS' like the file's first line (unlabelled input), "
+                f"got {len(fields)}: {excerpt(text)}; give every line the same columns",
+                name, lineno)
+        if not words:
+            start = lineno
+        words.append(fields[0])
+        pos.append(fields[1])
+    if words:
+        sentences.append(ChunkSentence(words, pos, ("_",) * len(words), start))
+    return sentences
+
+
+@register_task
+class ChunkTask(SequenceLabellingTask):
+    """CoNLL-2000 chunking: ``word POS chunk`` files, scored by conlleval F1.
+
+    ``read`` also takes unlabelled input, ``word POS`` per line (what ``predict`` tags); the
+    POS column is needed, since the chunker's features use it.  The chunk tag scheme of the
+    training file (IOB2 in CoNLL-2000, IOB1 in some older copies) is recorded; ``evaluate``
+    refuses a file in another scheme, whose token accuracy would be meaningless.
+
+    Raw form (``make_dataset``): ``X`` holds one sentence per example, a list of
+    ``(word, POS)`` pairs, and ``y`` one list of IOB chunk tags per sentence (or None)::
+
+        X = [[("He", "PRP"), ("reckons", "VBZ"), ("the", "DT"), ("deficit", "NN")],
+             [("Rockwell", "NNP"), ("said", "VBD")]]
+        y = [["B-NP", "B-VP", "B-NP", "I-NP"], ["B-NP", "B-VP"]]
+
+    A sentence may instead be a list of per-token feature dicts (sklearn-crfsuite's
+    format, ``tasks.sequence.raw``); ``decode_predictions`` gives tag lists like ``y``.
+
+    Parameters
+    ----------
+    input_scheme : {None, "iob1", "iob2"}
+        Evaluation time only: the chunk tag scheme of the file ``evaluate`` or ``predict``
+        reads; its tags are converted to the model's scheme as they are read.  None: the
+        file is taken as it is (``evaluate`` checks that its scheme is the model's).
+    Other parameters: those of :class:`SequenceLabellingTask`.
+    """
+
+    name = "chunk"
+    uses_pos_input = True
+    score_metric = "f1"
+    evaluation_params = frozenset({"input_scheme"})
+
+    def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=2, affix_length=3,
+                 n_structured_tokens=None, n_binary=0, negatives_per_positive=1, sample_seed=0,
+                 input_scheme=None):
+        super().__init__(min_count, feature_index, hash_bits, window, affix_length,
+                         n_structured_tokens, n_binary, negatives_per_positive, sample_seed)
+        self.input_scheme = input_scheme
+
+    @staticmethod
+    def _words_pos(record):
+        return record.words, record.pos
+
+    def _check_input_scheme(self) -> None:
+        if self.input_scheme is not None and self.input_scheme not in INPUT_SCHEMES:
+            raise ConfigError(f"input_scheme must be one of {', '.join(INPUT_SCHEMES)} or None, "
+                              f"got {self.input_scheme!r}")
+
+    def _converts_input(self) -> bool:
+        """Whether tags of evaluation data are converted (``input_scheme`` set on a fitted
+        task whose scheme differs)."""
+        model_scheme = getattr(self, "tag_scheme_", None)
+        return (self.input_scheme is not None and model_scheme is not None
+                and self.input_scheme != model_scheme)
+
+    def _to_model_scheme(self, tags) -> tuple:
+        return tuple(convert(tags, self.input_scheme, self.tag_scheme_))
+
+    def make_dataset(self, X, y=None) -> Dataset:
+        """Sentences from Python lists: ``X`` a list of sentences, each a list of
+        ``(word, POS)`` pairs (or of per-token feature dicts); ``y`` a list of IOB chunk-tag
+        lists, one tag per token, or None (targets None: unlabelled input for ``predict``).
+
+        The records are the ``ChunkSentence`` records ``read`` builds (line 0), checked as
+        the reader checks a file; with ``input_scheme`` set on a fitted task, tags are
+        converted to the model's scheme as ``read`` converts test files.  A bad entry is an
+        ``InputError`` naming it (``X[3][5]``, ``y[2]``).
+        """
+        self._check_input_scheme()
+        data = sequence_dataset(X, y, token="(word, POS) pair", build=chunk_record,
+                                check_tag=chunk_tag_problem)
+        if y is None or not self._converts_input():
+            return data
+        targets = [self._to_model_scheme(t) for t in data.targets]
+        records = [ChunkSentence(r.words, r.pos, t, r.line) if isinstance(r, ChunkSentence)
+                   else r for r, t in zip(data.records, targets)]
+        return Dataset(records, targets)
+
+    def read(self, path, *, split: str = "train") -> Dataset:
+        """``word POS chunk-tag`` lines (targets: the tags), or for ``split="test"``
+        unlabelled ``word POS`` lines (targets None).  With ``input_scheme`` set and a
+        fitted task, test tags are converted to the model's scheme."""
+        self._check_input_scheme()
+        n_fields = len(_first_fields(path))
+        if n_fields == 1:
+            raise InputError(
+                "the file has one column (words only), but the chunker's features need the POS "
+                "tag of every word: give 'word POS' lines (Penn Treebank tags, as in "
+                "CoNLL-2000), or 'word POS chunk-tag' lines with gold tags", os.fspath(path))
+        if n_fields == 2:
+            if split == "train":
+                raise InputError(
+                    "the file has 2 columns 'word POS' and no chunk tags; training needs "
+                    "'word POS chunk-tag' lines (CoNLL-2000 format)", os.fspath(path))
+            sentences = read_words_pos(path)
+            return Dataset(sentences, [None] * len(sentences), str(path))
+        sentences = read_conll2000(path)
+        if split != "train" and self._converts_input():
+            sentences = [ChunkSentence(s.words, s.pos, self._to_model_scheme(s.tags), s.line)
+                         for s in sentences]
+        return Dataset(sentences, [s.tags for s in sentences], str(path))
+
+    def fit(self, dataset: Dataset) -> "ChunkTask":
+        """As :meth:`SequenceLabellingTask.fit`, and record the training file's tag scheme."""
+        super().fit(dataset)
+        self.tag_scheme_ = detect_tag_scheme(t for t in dataset.targets if t is not None)
+        return self
+
+    def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
+        """conlleval scores; a file whose tag scheme is not the model's is refused."""
+        model_scheme = getattr(self, "tag_scheme_", None)
+        if model_scheme is not None and all(t is not None for t in dataset.targets):
+            scheme = detect_tag_scheme(dataset.targets)
+            if scheme is not None and scheme != model_scheme:
+                fix = (f"pass --option input_scheme={scheme} to convert its tags to "
+                       f"{model_scheme.upper()} as they are read"
+                       if scheme in INPUT_SCHEMES and model_scheme in INPUT_SCHEMES else
+                       "convert it with latentstruct.tasks.sequence.encodings.convert")
+                raise InputError(
+                    f"the file uses {scheme.upper()} chunk tags but the model was trained on "
+                    f"{model_scheme.upper()}, so its token accuracy would be meaningless; {fix}",
+                    dataset.path)
+        return super().evaluate_model(dataset, predict, decision_function)
+
+    def report(self, dataset: Dataset, predictions) -> dict:
+        """conlleval's counts and per-chunk-type scores (``chunk_report``)."""
+        return chunk_report(dataset.targets, self.decode_targets(predictions))
+
+    def get_state(self):
+        state, arrays = super().get_state()
+        return {**state, "tag_scheme": getattr(self, "tag_scheme_", None)}, arrays
+
+    @classmethod
+    def from_state(cls, params, state, arrays):
+        task = super().from_state(params, state, arrays)
+        scheme = state.get("tag_scheme")  # absent in models saved before it was recorded
+        if scheme is not None and scheme not in INPUT_SCHEMES + ("ioe1", "ioe2", "oc"):
+            raise ModelFormatError(f"unknown chunk tag scheme {scheme!r} in the model file")
+        task.tag_scheme_ = scheme
+        return task
+
+    def evaluate(self, targets, predictions) -> dict:
+        gold = self.decode_targets_safe(targets)
+        pred = self.decode_targets(predictions)
+        scores = chunk_f1(gold, pred)
+        return {"f1": scores["f1"], "accuracy": scores["accuracy"],
+                "precision": scores["precision"], "recall": scores["recall"]}
+
+    def decode_targets_safe(self, targets):
+        # Gold labels unseen in training are -1; they can only be counted as "O"-less misses.
+        labels = self.labels_
+        return [[labels[i] if i >= 0 else "<unk>" for i in y] for y in targets]
+
+    def write_predictions(self, path, dataset, predictions) -> None:
+        check_writable(dataset.records, self.name)
+        write_conll2000(path, dataset.records, self.decode_targets(predictions))
+

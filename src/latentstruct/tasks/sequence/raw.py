@@ -1,0 +1,411 @@
+"""In-memory data of the sequence tasks (``chunk``, ``pos``, ``citations``): ``make_dataset``.
+
+A sentence of ``X`` comes in one of two kinds, and all sentences of one ``X`` are of the same
+kind (a mix is an ``InputError``):
+
+* **templates** -- tokens as the task's files hold them: ``(word, POS)`` pairs for ``chunk``,
+  words for ``pos`` and ``citations``.  The task computes its built-in attribute templates
+  (word, affixes, shape, window, ...), exactly as for a file: the records are those its
+  reader builds (``ChunkSentence``, ``ConlluSentence``, ``Citation``, with ``line=0``).
+* **dicts** -- one feature dict per token, the input of sklearn-crfsuite's ``CRF().fit(X, y)``
+  (python-crfsuite's ``ItemSequence``), e.g. from its CoNLL tutorial's ``word2features``::
+
+      {"bias": 1.0, "word.lower()": "dogs", "word[-3:]": "ogs", "word.isupper()": False,
+       "postag": "NNS", "-1:word.lower()": "the", "BOS": True}
+
+  The token's attributes are exactly the dict's (no built-in templates, no words needed);
+  the record is a :class:`DictSentence`.
+
+**Attribute names of a feature dict** (CRFsuite's semantics; binary attributes only):
+
+=========================================  ============================================
+value                                      attributes
+=========================================  ============================================
+a string ``{"w": "dogs"}``                 ``"w=dogs"`` (``=`` separates key and value)
+``True``, ``1`` or ``1.0``                 ``"key"``
+``False``, ``0`` or ``0.0``                none (the attribute is absent)
+list, tuple or set of strings              ``"key=item"`` for each item
+a nested dict ``{"-1": {"w": "the"}}``     flattened: ``"-1:w=the"`` (``:`` joins keys), same
+                                           rules for the nested values, at any depth
+any other number (``0.5``, ``2``)          ``InputError``: bin it into a string
+anything else (None, objects)              ``InputError``
+=========================================  ============================================
+
+python-crfsuite writes ``key:value`` for both a string value and a nesting level; here ``=``
+marks a value and ``:`` a nesting level.  Names are only ever compared with the names of the
+same feature function, so a model trained and used through latentstruct is consistent;
+they do differ from the attribute names a crfsuite model file would show.  A token's
+attributes are kept in first-seen order without repeats (a set's items are sorted, so the
+order never depends on hashing).
+
+A task records the kind it was fitted on (``attributes_``, saved in the model file) and
+refuses to featurise the other kind: a model trained on feature dicts cannot be used from the
+command line (which reads files and cannot run the user's feature function), and a
+template model cannot read feature dicts.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...data.citations import FIELD_LABEL_FORM, Citation, is_field_label
+from ...data.readers import (
+    CHUNK_TAG_FORM,
+    MAX_LINE_CHARS,
+    UPOS_FORM,
+    ChunkSentence,
+    ConlluSentence,
+    excerpt,
+    is_chunk_tag,
+    is_upos_tag,
+)
+from ...exceptions import ConfigError, InputError
+from ..base import Dataset
+from ..validation import raw_error, raw_examples, raw_string
+
+__all__ = [
+    "TEMPLATES",
+    "DICTS",
+    "ATTRIBUTE_KINDS",
+    "CASE_SEPARATOR",
+    "DictSentence",
+    "feature_dict_attributes",
+    "record_kind",
+    "records_kind",
+    "check_records_kind",
+    "check_dict_sampling",
+    "check_writable",
+    "sequence_dataset",
+    "raw_sentence",
+    "word_pos_pairs",
+    "chunk_record",
+    "pos_record",
+    "citation_record",
+    "chunk_tag_problem",
+    "pos_tag_problem",
+    "any_tag",
+    "field_label_problem",
+]
+
+#: sentences as the task's files hold them; the task computes its attribute templates
+TEMPLATES = "templates"
+#: sentences as per-token feature dicts (sklearn-crfsuite's format)
+DICTS = "dicts"
+#: the values of a fitted sequence task's ``attributes_``
+ATTRIBUTE_KINDS = (TEMPLATES, DICTS)
+#: what separates UPOS from the case value in a ``upos+case`` tag (``NOUN|Case=Erg``)
+CASE_SEPARATOR = "|Case="
+
+_DICT_TEXT = "per-token feature dicts (sklearn-crfsuite format)"
+_NONE = object()
+
+
+def _describe(value) -> str:
+    return excerpt(value, 60)
+
+
+@dataclass(frozen=True)
+class DictSentence:
+    """A sentence given as per-token feature dicts: each token's attribute strings.
+
+    attributes : one tuple of attribute strings per token (see the module docstring for how
+        a feature dict becomes them)
+    """
+
+    attributes: tuple[tuple[str, ...], ...]
+
+    def __len__(self) -> int:
+        return len(self.attributes)
+
+
+# --------------------------------------------------------------------------------------
+# feature dicts
+# --------------------------------------------------------------------------------------
+def _flatten(features: Mapping, prefix: str, out: dict, i: int, t: int) -> None:
+    for key, value in features.items():
+        if not isinstance(key, str) or not key:
+            raise raw_error(f"feature dict key {_describe(key)}{_within(prefix)} must be a "
+                            f"non-empty string (the attribute's name)", i, at=f"[{t}]")
+        name = prefix + key
+        if isinstance(value, str):
+            out[f"{name}={value}"] = None
+        elif isinstance(value, (bool, np.bool_)):
+            if value:
+                out[name] = None
+        elif isinstance(value, numbers.Number):
+            if value == 1:
+                out[name] = None
+            elif value != 0:
+                raise raw_error(
+                    f"feature {name!r} has the value {_describe(value)}; latentstruct's "
+                    f"sequence attributes are binary (present or absent), so only True/False, "
+                    f"1/0 or a string can be used, never a real-valued weight. Bin the value "
+                    f"into a string, e.g. {{{name!r}: f'{{value:.1f}}'}} or a bucket name such "
+                    f"as 'low'/'high' (the string becomes the attribute {name}=<value>)",
+                    i, at=f"[{t}]")
+        elif isinstance(value, Mapping):
+            _flatten(value, name + ":", out, i, t)
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            items = list(value)
+            bad = next((v for v in items if not isinstance(v, str)), _NONE)
+            if bad is not _NONE:
+                raise raw_error(
+                    f"feature {name!r} is a {type(value).__name__} holding "
+                    f"{type(bad).__name__} {_describe(bad)}; a list, tuple or set value must "
+                    f"hold strings (each becomes the attribute {name}=<item>)", i, at=f"[{t}]")
+            for item in (sorted(items) if isinstance(value, (set, frozenset)) else items):
+                out[f"{name}={item}"] = None
+        else:
+            raise raw_error(
+                f"feature {name!r} has a value of type {type(value).__name__} "
+                f"({_describe(value)}); expected a string, True/False, 1/0, a list of strings "
+                f"or a nested dict (sklearn-crfsuite's feature values)", i, at=f"[{t}]")
+
+
+def _within(prefix: str) -> str:
+    return f" (inside {prefix[:-1]!r})" if prefix else ""
+
+
+def feature_dict_attributes(features, i: int = 0, t: int = 0) -> tuple[str, ...]:
+    """The attribute strings of one token's feature dict (rules in the module docstring).
+
+    ``i`` and ``t`` locate the token (``X[i][t]``) in error messages.
+    """
+    if not isinstance(features, Mapping):
+        raise raw_error(f"expected a feature dict, got {type(features).__name__} "
+                        f"{_describe(features)}", i, at=f"[{t}]")
+    out: dict = {}
+    _flatten(features, "", out, i, t)
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------------------
+# the kind of a record, and what a fitted task accepts
+# --------------------------------------------------------------------------------------
+def record_kind(record) -> str:
+    """:data:`DICTS` for a :class:`DictSentence`, else :data:`TEMPLATES`."""
+    return DICTS if isinstance(record, DictSentence) else TEMPLATES
+
+
+def records_kind(records) -> str:
+    """The one kind of ``records`` (:data:`TEMPLATES` when empty); a mix is an InputError."""
+    kinds = {record_kind(r) for r in records}
+    if len(kinds) > 1:
+        raise InputError(f"the data mixes sentences given as {_DICT_TEXT} with sentences of "
+                         f"words; a task learns from one kind only: give every sentence the "
+                         f"same way")
+    return kinds.pop() if kinds else TEMPLATES
+
+
+def check_records_kind(records, fitted: str, task_name: str) -> None:
+    """InputError unless every record is of the kind the task was fitted on (``fitted``):
+    a model is never featurised from the wrong source."""
+    bad = next((k for k, r in enumerate(records) if record_kind(r) != fitted), None)
+    if bad is None:
+        return
+    if fitted == DICTS:
+        raise InputError(
+            f"this {task_name!r} model was trained on {_DICT_TEXT}, but sentence {bad} is "
+            f"given as words (read from a file or built from words); the command line cannot "
+            f"compute them; predict from Python with the same feature function: "
+            f"task.make_dataset([[word2features(sent, t) for t in range(len(sent))] ...])")
+    raise InputError(
+        f"this {task_name!r} model was trained on its built-in attribute templates (sentences "
+        f"of words), but sentence {bad} is given as {_DICT_TEXT}; give the sentences as the "
+        f"model was trained (words, or (word, POS) pairs for chunk), or retrain it on feature "
+        f"dicts")
+
+
+def check_dict_sampling(records, n_binary) -> None:
+    """ConfigError when J-LIS binary examples (``n_binary`` > 0) would be drawn from
+    sentences given as feature dicts: their negatives are shuffled sentences, and a token's
+    dict, computed from its neighbours in the original order, cannot be shuffled along."""
+    if n_binary and records_kind(records) == DICTS:
+        raise ConfigError(
+            f"n_binary={n_binary} draws J-LIS binary examples whose negatives are the "
+            f"sentences' tokens shuffled into word salads, but these sentences are given as "
+            f"{_DICT_TEXT}: a token's dict was computed from its neighbours in the original "
+            f"order, so shuffled dicts are no meaningful negatives. Use n_binary=0, or give "
+            f"the sentences as words so the task computes its templates on the shuffles")
+
+
+def check_writable(records, task_name: str) -> None:
+    """InputError when a record holds feature dicts: it has no words to write to a file."""
+    if any(isinstance(r, DictSentence) for r in records):
+        raise InputError(
+            f"sentences given as {_DICT_TEXT} hold no words, so the {task_name!r} task cannot "
+            f"write them to a file; take the predicted tags from "
+            f"task.decode_predictions(predictions) instead")
+
+
+# --------------------------------------------------------------------------------------
+# make_dataset
+# --------------------------------------------------------------------------------------
+def _is_sequence(value) -> bool:
+    return (not isinstance(value, (str, bytes, Mapping)) and hasattr(value, "__len__")
+            and hasattr(value, "__getitem__"))
+
+
+def raw_sentence(value, i: int, token: str, *, dicts: bool = True) -> list:
+    """``X[i]`` as a non-empty list of tokens (``token`` names one in messages; ``dicts``:
+    whether feature dicts are an alternative); a string, a non-sequence or an empty sentence
+    is an InputError naming ``X[i]``."""
+    if isinstance(value, str):
+        raise raw_error(f"is a string ({_describe(value)}); expected a list of {token}s, one "
+                        f"per token (split the sentence into tokens first)", i)
+    if not _is_sequence(value):
+        alt = ", or a list of per-token feature dicts" if dicts else ""
+        raise raw_error(f"is a {type(value).__name__}; expected a list of {token}s{alt}", i)
+    tokens = list(value)
+    if not tokens:
+        raise raw_error(f"is an empty sentence; give at least one {token}", i)
+    return tokens
+
+
+def _tags(value, i: int, n: int, check_tag: Callable[[str], str | None]) -> tuple[str, ...]:
+    if isinstance(value, str) or not _is_sequence(value):
+        raise raw_error(f"is a {type(value).__name__} ({_describe(value)}); expected a list of "
+                        f"tags, one per token of X[{i}]", i, what="y")
+    tags = list(value)
+    if len(tags) != n:
+        raise raw_error(f"has {len(tags)} tags but X[{i}] has {n} tokens; give one tag per "
+                        f"token", i, what="y")
+    out = []
+    for t, tag in enumerate(tags):
+        raw_string(tag, i, "tag", at=f"[{t}]", allow_space=False, name="y",
+                   max_length=MAX_LINE_CHARS)
+        if tag == "_":
+            raise raw_error("'_' marks a missing tag in the file formats; in memory give every "
+                            "token its tag, or y=None for unlabelled sentences", i,
+                            at=f"[{t}]", what="y")
+        problem = check_tag(tag)
+        if problem is not None:
+            raise raw_error(problem, i, at=f"[{t}]", what="y")
+        out.append(str(tag))
+    return tuple(out)
+
+
+def sequence_dataset(X, y, *, token: str, build: Callable, check_tag: Callable,
+                     check_dict_tag: Callable | None = None) -> Dataset:
+    """The :class:`Dataset` of ``make_dataset`` for a sequence task.
+
+    ``token`` names one template token in messages (``"word"``, ``"(word, POS) pair"``);
+    ``build(i, tokens, tags)`` makes the record of template sentence ``X[i]`` (checking its
+    tokens), ``tags`` being the checked tag tuple or None; ``check_tag(tag)`` returns why a
+    tag is refused, or None; ``check_dict_tag`` replaces it for feature-dict sentences
+    (None: the same check).  Targets are tag tuples, or None per sentence without ``y``.
+    """
+    X, y = raw_examples(X, y, example=f"sentence (a list of {token}s)")
+    if not X:
+        raise InputError(f"X holds no sentences; give at least one sentence (a list of "
+                         f"{token}s, or of per-token feature dicts)")
+    records, targets = [], []
+    first_kind = None
+    for i, value in enumerate(X):
+        tokens = raw_sentence(value, i, token)
+        kind = DICTS if isinstance(tokens[0], Mapping) else TEMPLATES
+        if first_kind is None:
+            first_kind = kind
+        elif kind != first_kind:
+            given = {DICTS: _DICT_TEXT, TEMPLATES: f"{token}s"}
+            raise raw_error(f"is given as {given[kind]} but X[0] as {given[first_kind]}; all "
+                            f"sentences of X must be of one kind", i)
+        check = check_tag if kind == TEMPLATES or check_dict_tag is None else check_dict_tag
+        tags = None if y is None else _tags(y[i], i, len(tokens), check)
+        if kind == DICTS:
+            records.append(DictSentence(tuple(feature_dict_attributes(f, i, t)
+                                              for t, f in enumerate(tokens))))
+        else:
+            for t, tok in enumerate(tokens):
+                if isinstance(tok, Mapping):
+                    raise raw_error(f"is a feature dict but X[{i}][0] is not; a sentence is "
+                                    f"either all feature dicts or all {token}s", i, at=f"[{t}]")
+            records.append(build(i, tokens, tags))
+        targets.append(tags)
+    return Dataset(records, targets)
+
+
+def _word(value, i: int, t: int, what: str = "word", *, pair_hint: bool = False) -> str:
+    if pair_hint and isinstance(value, (tuple, list)):
+        raise raw_error(f"is a {type(value).__name__} {_describe(value)}; this task takes "
+                        f"words (strings), not pairs: its features use no POS tags", i,
+                        at=f"[{t}]")
+    return str(raw_string(value, i, what, at=f"[{t}]", max_length=MAX_LINE_CHARS,
+                          allow_space=False))
+
+
+def word_pos_pairs(i: int, tokens: list, task: str = "chunker") -> tuple[tuple, tuple]:
+    """Words and POS tags of ``X[i]``, a list of ``(word, POS)`` pairs, each checked as a
+    file's column would be (non-empty, no white space, at most ``MAX_LINE_CHARS``)."""
+    words, pos = [], []
+    for t, tok in enumerate(tokens):
+        if isinstance(tok, str):
+            raise raw_error(f"is the string {_describe(tok)}; the {task} needs (word, POS) "
+                            f"pairs, since its features use the POS tag of every word (Penn "
+                            f"Treebank tags, as in CoNLL-2000)", i, at=f"[{t}]")
+        if not isinstance(tok, (tuple, list)) or len(tok) != 2:
+            raise raw_error(f"is {_describe(tok)}; expected a (word, POS) pair", i, at=f"[{t}]")
+        words.append(_word(tok[0], i, t, "word"))
+        pos.append(_word(tok[1], i, t, "POS tag"))
+    return tuple(words), tuple(pos)
+
+
+def chunk_record(i: int, tokens: list, tags) -> ChunkSentence:
+    """The ``ChunkSentence`` of ``X[i]``, a list of ``(word, POS)`` pairs (tags ``_``
+    without ``y``, as ``read`` gives unlabelled ``word POS`` lines)."""
+    words, pos = word_pos_pairs(i, tokens)
+    return ChunkSentence(words, pos, tags if tags is not None else ("_",) * len(words), 0)
+
+
+def pos_record(i: int, tokens: list, tags) -> ConlluSentence:
+    """The ``ConlluSentence`` of ``X[i]``, a list of words: ID and FORM, every other field
+    ``_`` (what ``read`` builds from plain text); the tags stay in the targets."""
+    return ConlluSentence.from_words([_word(tok, i, t, pair_hint=True)
+                                      for t, tok in enumerate(tokens)])
+
+
+def citation_record(i: int, tokens: list, labels) -> Citation:
+    """The ``Citation`` of ``X[i]``, a list of tokens (labels ``_`` without ``y``, as
+    ``read`` gives plain references)."""
+    words = tuple(_word(tok, i, t, "token", pair_hint=True) for t, tok in enumerate(tokens))
+    return Citation(words, labels if labels is not None else ("_",) * len(words), 0)
+
+
+def chunk_tag_problem(tag: str) -> str | None:
+    """Why ``tag`` is no chunk tag (the reader's check), or None."""
+    return None if is_chunk_tag(tag) else f"chunk tag {tag!r} is not {CHUNK_TAG_FORM}"
+
+
+def any_tag(tag: str) -> None:
+    """No check beyond the one every tag gets (a non-empty string): a pos model trained on
+    feature dicts takes any tag set (NER, chunk tags), since it never writes a CoNLL-U UPOS
+    column (the command line refuses such a model: it cannot compute the dicts)."""
+    return None
+
+
+def pos_tag_problem(tag_column: str) -> Callable[[str], str | None]:
+    """The tag check of ``PosTask`` for ``tag_column``: UPOS tags as the CoNLL-U reader
+    checks them ("upos"; the UPOS part of "upos+case", whose case must not be empty), any
+    tag for "xpos"."""
+    def problem(tag: str) -> str | None:
+        if tag_column == "xpos":
+            return None
+        upos, sep, case = tag.partition(CASE_SEPARATOR)
+        if tag_column == "upos+case" and sep and not case:
+            return f"tag {tag!r} has an empty case after {CASE_SEPARATOR!r}"
+        if not is_upos_tag(upos):
+            form = "UPOS" if tag_column == "upos" else f"UPOS or UPOS{CASE_SEPARATOR}VALUE"
+            return (f"tag {tag!r} is not {form}: expected {UPOS_FORM} (tag_column="
+                    f"{tag_column!r}); for language-specific tags use tag_column='xpos'")
+        return None
+    return problem
+
+
+def field_label_problem(label: str) -> str | None:
+    """Why ``label`` cannot name a citation field (the Cora format's check), or None."""
+    return None if is_field_label(label) else (
+        f"field label {label!r} is not {FIELD_LABEL_FORM}")

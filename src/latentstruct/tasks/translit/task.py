@@ -1,0 +1,434 @@
+"""Transliteration discovery (``translit``, LCLR §5.1): :class:`TransliterationTask`.
+
+Parameters, reading (the CLDR default data or Wikidata TSV files, with sampled negatives),
+the character alphabets and the weight layout, featurising, evaluation by ranking, and
+persistence.  Decoding is the :class:`~latentstruct.tasks.translit.decoding.AlignmentDecoding`
+mixin; the model is described in :mod:`latentstruct.tasks.translit`.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ...data.atomic import atomic_write
+from ...data.readers import excerpt
+from ...data.translit import check_language, check_word_length, cldr_pairs, read_translit_tsv
+from ...exceptions import ConfigError, InputError, ModelFormatError
+from ..base import Dataset, LatentBinaryTask, register_task
+from ..contracts import EXPLAINABLE, HEURISTIC, LATENT_BINARY, RANDOM_TIES
+from ..validation import binary_predictions
+from .corpus import TranslitCorpus
+from .data import CldrRecords, dominant_script, ranking_metrics, sample_negatives
+from .decoding import AlignmentDecoding
+from .raw import translit_dataset
+
+__all__ = ["TransliterationTask", "MAX_NEGATIVES"]
+
+_SPLITS = ("train", "test")
+#: refuse to build more negative pairs than this in ``read`` (memory)
+MAX_NEGATIVES = 10_000_000
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _lower_char(ch: str) -> str:
+    low = ch.lower()
+    return low if len(low) == 1 else ch
+
+
+#: the language of the default (CLDR) data written in each script
+_SCRIPT_LANG = {"HEBREW": "he", "CYRILLIC": "ru", "ARABIC": "ar"}
+
+
+# --------------------------------------------------------------------------------------
+# the task
+# --------------------------------------------------------------------------------------
+@register_task
+class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
+    """Transliteration discovery over latent monotone character alignments (LCLR §5.1).
+
+    Parameters
+    ----------
+    lang : {"he", "ru", "ar"}, default "he"
+        Target language of the default (CLDR) data.  May change at evaluation; evaluating
+        on default data written in another script than the training targets (see
+        :meth:`target_script`) is refused.
+    n_train : int or None, default 250
+        Positive training pairs.  With the CLDR data (``read(None)``) the train split is the
+        first ``n_train`` pairs of a seeded permutation; with a TSV file a seeded sample of
+        ``n_train`` pairs.  0 or None: all (with CLDR, all pairs not in the test split).
+    n_test : int or None, default 300
+        Test pairs: the last ``n_test`` of the same CLDR permutation (disjoint from the
+        train split), or a seeded sample of a TSV file.  0 or None: all.
+    neg_ratio : float in [0, 1], default 0.1
+        Training negatives: ``round(neg_ratio * n_pos * (n_pos - 1))`` wrong pairings of a
+        source with another positive's target, drawn without replacement (the paper samples
+        10%).
+    seed : int, default 0
+        Seed of the permutation, the samples and the negatives.
+    bigrams : bool, default True
+        Add the two bigram-mapping blocks to the unigram mappings.
+
+    Notes
+    -----
+    Characters are lowercased one by one (when that keeps one character) before lookup.
+
+    Data in memory (:meth:`make_dataset`): ``X`` is a list of ``(source, target)`` word
+    pairs (strings), ``y`` their labels (+1/-1, 1/0 or True/False; 1 = a transliteration)
+    or None; ``decode_predictions`` gives +1/-1 ints::
+
+        task = TransliterationTask()
+        data = task.make_dataset([("paris", "פריז"), ("london", "לונדון"),
+                                  ("paris", "לונדון")], [1, 1, -1])
+    """
+
+    name = "translit"
+    has_default_data = True
+    default_learner = "lclr"
+    capabilities = frozenset({LATENT_BINARY, HEURISTIC, RANDOM_TIES, EXPLAINABLE})
+    #: the test split's size and language (of the default data) may change at evaluation;
+    #: everything else fed training
+    evaluation_params = frozenset({"n_test", "lang"})
+
+    def __init__(self, lang="he", n_train=250, n_test=300, neg_ratio=0.1, seed=0, bigrams=True):
+        self.lang = lang
+        self.n_train = n_train
+        self.n_test = n_test
+        self.neg_ratio = neg_ratio
+        self.seed = seed
+        self.bigrams = bigrams
+
+    # --- parameters -----------------------------------------------------------------------
+    def _validate_params(self) -> None:
+        check_language(self.lang)
+        for name in ("n_train", "n_test"):
+            v = getattr(self, name)
+            if v is not None and (not _is_int(v) or v < 0):
+                raise ConfigError(f"{name} must be a non-negative integer or None (all), got {v!r}")
+        r = self.neg_ratio
+        if isinstance(r, (bool, np.bool_)) or not isinstance(r, numbers.Real) or not 0 <= r <= 1:
+            raise ConfigError(f"neg_ratio must be a number in [0, 1], got {r!r}")
+        if not _is_int(self.seed) or self.seed < 0:
+            raise ConfigError(f"seed must be a non-negative integer, got {self.seed!r}")
+        if not isinstance(self.bigrams, (bool, np.bool_)):
+            raise ConfigError(f"bigrams must be True or False, got {self.bigrams!r}")
+
+    # --- reading --------------------------------------------------------------------------
+    def read(self, path, *, split: str = "train") -> Dataset:
+        """Word pairs with labels +-1.
+
+        ``path=None`` reads the CLDR pairs of ``lang`` (:func:`~latentstruct.data.translit.
+        cldr_pairs`), otherwise a Wikidata TSV file.  ``split="train"`` adds the sampled
+        negatives after the positives; ``split="test"`` gives positives only (evaluation
+        ranks every source against every test target).  Deterministic given ``seed``.
+        """
+        self._validate_params()
+        if split not in _SPLITS:
+            raise ConfigError(f"split must be one of: {', '.join(_SPLITS)}; got {split!r}")
+        if path is None:
+            positives = self._cldr_split(split)
+        else:
+            pairs = read_translit_tsv(path)
+            n = self.n_train if split == "train" else self.n_test
+            if not n or n >= len(pairs):
+                positives = pairs
+            else:
+                rng = np.random.default_rng([self.seed, _SPLITS.index(split)])
+                idx = np.sort(rng.choice(len(pairs), size=n, replace=False))
+                positives = [pairs[i] for i in idx.tolist()]
+        records = list(positives) if path is not None else CldrRecords(positives)
+        if split == "train":
+            n = len(positives)
+            k = round(self.neg_ratio * n * (n - 1))
+            if k > MAX_NEGATIVES:
+                raise ConfigError(
+                    f"neg_ratio={self.neg_ratio} with {n} positive pairs asks for {k} negatives, "
+                    f"more than {MAX_NEGATIVES}; lower n_train or neg_ratio"
+                )
+            rng = np.random.default_rng([self.seed, 2])
+            records += sample_negatives(positives, k, rng)
+        targets = np.ones(len(records), dtype=np.int64)
+        targets[len(positives):] = -1
+        return Dataset(records, targets, None if path is None else str(path))
+
+    def make_dataset(self, X, y=None) -> Dataset:
+        """Word pairs from memory: the in-memory twin of :meth:`read`.
+
+        ``X``: a list of ``(source, target)`` pairs of strings, one name per side (no white
+        space inside a word: split multi-word names into one pair per word); ``y``: one
+        binary label per pair (+1/-1, 1/0 or True/False, 1 = a transliteration), or None
+        for pairs to predict.  Each word goes through the TSV reader's check
+        (:func:`~latentstruct.data.translit.clean_word`: direction marks removed, the source
+        lowercased, at most ``MAX_WORD_CHARS`` characters), so the records equal those
+        ``read`` gives for a file of the same pairs.
+
+        Unlike ``read``, nothing is sampled: ``n_train``, ``n_test``, ``neg_ratio`` and
+        ``seed`` do not apply, and the negatives are the pairs labelled -1 (give both
+        classes to train).  ``evaluate`` of the labels gives the accuracy of +-1
+        predictions; ``evaluate_model`` ranks every positive pair's target among the
+        positive targets (MRR), as it does for a test file.  A bad pair is an
+        ``InputError`` naming ``X[i]`` (``X[i][0]`` the source, ``X[i][1]`` the target) or
+        ``y[i]``.
+        """
+        return translit_dataset(X, y)
+
+    def decode_predictions(self, predictions) -> list:
+        """``predict``'s +-1 labels as a list of Python ints +1 / -1."""
+        return binary_predictions(predictions)
+
+    def _cldr_split(self, split: str) -> list[tuple[str, str]]:
+        pairs = cldr_pairs(self.lang)
+        N = len(pairs)
+        n_tr, n_te = self.n_train or None, self.n_test or None
+        if n_tr is None and n_te is None:
+            raise ConfigError(
+                "with the CLDR data n_train and n_test cannot both be 0/None: train takes the "
+                "first n_train and test the last n_test pairs of one permutation"
+            )
+        n_tr = N - n_te if n_tr is None else int(n_tr)
+        n_te = N - n_tr if n_te is None else int(n_te)
+        if n_tr + n_te > N:
+            raise ConfigError(
+                f"CLDR gives {N} English-{self.lang} pairs, fewer than n_train + n_test = "
+                f"{n_tr} + {n_te} = {n_tr + n_te}; lower n_train or n_test"
+            )
+        perm = np.random.default_rng(self.seed).permutation(N)
+        idx = perm[:n_tr] if split == "train" else perm[N - n_te:]
+        return [pairs[i] for i in idx.tolist()]
+
+    # --- fitting ----------------------------------------------------------------------------
+    @staticmethod
+    def _check_records(records, where) -> None:
+        for k, rec in enumerate(records):
+            if (not isinstance(rec, tuple) or len(rec) != 2
+                    or not isinstance(rec[0], str) or not isinstance(rec[1], str)):
+                raise InputError(f"record {k} must be a (source, target) pair of strings, got {excerpt(rec)}",
+                                 where)
+
+    def fit(self, dataset: Dataset) -> "TransliterationTask":
+        """Build the source and target alphabets from the training words."""
+        self._validate_params()
+        if len(dataset) == 0:
+            raise InputError("training data contains no pairs", dataset.path)
+        self._check_records(dataset.records, dataset.path)
+        src = sorted({_lower_char(c) for s, _ in dataset.records for c in s})
+        tgt = sorted({_lower_char(c) for _, t in dataset.records for c in t})
+        self._set_alphabets(src, tgt)
+        self.fitted_ = True
+        return self
+
+    def _set_alphabets(self, src, tgt) -> None:
+        self.source_alphabet_ = list(src)
+        self.target_alphabet_ = list(tgt)
+        self._src_id = {c: k + 1 for k, c in enumerate(self.source_alphabet_)}
+        self._tgt_id = {c: k + 1 for k, c in enumerate(self.target_alphabet_)}
+
+    @property
+    def n_source_chars(self) -> int:
+        """A: source alphabet size including id 0 (unknown / boundary)."""
+        self.check_fitted()
+        return len(self.source_alphabet_) + 1
+
+    @property
+    def n_target_chars(self) -> int:
+        """B: target alphabet size including id 0 (unknown / boundary)."""
+        self.check_fitted()
+        return len(self.target_alphabet_) + 1
+
+    @property
+    def n_features(self) -> int:
+        A, B = self.n_source_chars, self.n_target_chars
+        return 2 + A * B + (2 * A * A * B * B if self.bigrams else 0)
+
+    def feature_blocks(self) -> dict[str, tuple[int, tuple[int, ...]]]:
+        """``{block: (offset into w, shape)}`` for "bias", "unigram", and the bigram blocks."""
+        A, B = self.n_source_chars, self.n_target_chars
+        blocks = {"bias": (0, (1,)), "cell": (1, (1,)), "unigram": (2, (A, B))}
+        if self.bigrams:
+            blocks["bigram_prev"] = (2 + A * B, (A, A, B, B))
+            blocks["bigram_next"] = (2 + A * B + A * A * B * B, (A, A, B, B))
+        return blocks
+
+    def split_weights(self, w) -> dict[str, np.ndarray]:
+        """Views of ``w`` per block (see :meth:`feature_blocks`)."""
+        w = self._check_w(w)
+        return {name: w[off:off + math.prod(shape)].reshape(shape)
+                for name, (off, shape) in self.feature_blocks().items()}
+
+    # --- featurising ----------------------------------------------------------------------
+    def _encode(self, word: str, table: dict) -> np.ndarray:
+        return np.fromiter((table.get(_lower_char(c), 0) for c in word), np.int64, len(word))
+
+    def make_pairs(self, sources, targets, pairs=None) -> TranslitCorpus:
+        """Encode word lists once; pair k is (sources[pair_src[k]], targets[pair_tgt[k]]).
+
+        ``pairs=None`` builds all ``len(sources) * len(targets)`` cross pairs, (i, j) at
+        position ``i * len(targets) + j``; otherwise ``pairs = (pair_src, pair_tgt)``.
+        """
+        self.check_fitted()
+        sources, targets = list(sources), list(targets)
+        for what, words in (("source", sources), ("target", targets)):
+            for w in words:
+                if not isinstance(w, str):
+                    raise InputError(f"{what} words must be strings, got {excerpt(w)}")
+        s = [self._encode(x, self._src_id) for x in sources]
+        t = [self._encode(x, self._tgt_id) for x in targets]
+
+        def pool(words):
+            off = np.zeros(len(words) + 1, np.int64)
+            np.cumsum([w.shape[0] for w in words], out=off[1:])
+            return (np.concatenate(words) if words else np.zeros(0, np.int64)), off
+
+        sc, so = pool(s)
+        tc, to = pool(t)
+        if pairs is None:
+            ps = np.repeat(np.arange(len(sources), dtype=np.int64), len(targets))
+            pt = np.tile(np.arange(len(targets), dtype=np.int64), len(sources))
+        else:
+            ps, pt = (np.asarray(a, dtype=np.int64) for a in pairs)
+        return TranslitCorpus(sc, so, tc, to, ps, pt, sources, targets)
+
+    def featurize(self, dataset: Dataset) -> TranslitCorpus:
+        """The dataset's pairs, each distinct source and target word encoded once."""
+        self.check_fitted()
+        self._check_records(dataset.records, dataset.path)
+        src_index: dict[str, int] = {}
+        tgt_index: dict[str, int] = {}
+        ps = np.fromiter((src_index.setdefault(s, len(src_index)) for s, _ in dataset.records),
+                         np.int64, len(dataset.records))
+        pt = np.fromiter((tgt_index.setdefault(t, len(tgt_index)) for _, t in dataset.records),
+                         np.int64, len(dataset.records))
+        return self.make_pairs(list(src_index), list(tgt_index), (ps, pt))
+
+    def cross_corpus(self, dataset: Dataset) -> TranslitCorpus:
+        """All n x n pairs (source i, target j) of the dataset's records, (i, j) at i*n + j."""
+        self._check_records(dataset.records, dataset.path)
+        return self.make_pairs([s for s, _ in dataset.records], [t for _, t in dataset.records])
+
+    def encode_pair(self, source: str, target: str) -> TranslitCorpus:
+        """One raw word pair, featurised (characters unseen in training get id 0)."""
+        for what, word in (("source", source), ("target", target)):
+            if not isinstance(word, str) or not word:
+                raise InputError(f"{what} word must be a non-empty string, got {excerpt(word)}")
+            check_word_length(word, f"the {what} word")
+        return self.make_pairs([source], [target])
+
+    def encode_targets(self, targets) -> np.ndarray:
+        y = np.asarray(targets)
+        if y.ndim != 1 or (y.size and not np.isin(y, (-1, 1)).all()):
+            raise InputError("targets must be a 1-d sequence of labels -1 or +1")
+        return y.astype(np.int64)
+
+    def subset(self, X, indices):
+        return self._as_corpus(X).subset(indices)
+
+    def as_batch(self, X) -> TranslitCorpus:
+        return self._as_corpus(X)
+
+
+    # --- evaluation -----------------------------------------------------------------------
+    def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
+        """Rank every positive test target for every positive test source (LCLR §5.1).
+
+        ``decision_function`` scores the n x n cross pairs (:meth:`cross_corpus`); see
+        :func:`ranking_metrics` for the pessimistic tie rule.  A candidate whose target word
+        equals the correct one is not a competitor.  Returns ``{"mrr", "accuracy"}``.
+        """
+        if decision_function is None:
+            raise ConfigError(
+                "transliteration discovery is evaluated by ranking candidates; evaluate_model "
+                "needs decision_function (real-valued scores), not only predict"
+            )
+        if self._is_default_data(dataset):  # chosen by lang rather than by the user
+            self._check_script(dataset)
+        y = self.encode_targets(dataset.targets)
+        if y.shape[0] != len(dataset.records):
+            raise InputError(f"{len(dataset.records)} records but {y.shape[0]} targets", dataset.path)
+        pos = [rec for rec, label in zip(dataset.records, y.tolist()) if label > 0]
+        if not pos:
+            raise InputError("no positive pairs to rank", dataset.path)
+        n = len(pos)
+        scores = np.asarray(decision_function(self.cross_corpus(Dataset(pos, [1] * n))),
+                            dtype=np.float64)
+        if scores.shape != (n * n,):
+            raise InputError(f"decision_function returned shape {scores.shape}, expected ({n * n},)")
+        tgt = np.array([t for _, t in pos], dtype=object)
+        same = tgt[:, None] == tgt[None, :]
+        return ranking_metrics(scores.reshape(n, n), same)
+
+    def target_script(self) -> str | None:
+        """The Unicode script of the training targets (``"CYRILLIC"``, ``"HEBREW"``, ...):
+        the commonest among the letters of the target alphabet."""
+        self.check_fitted()
+        return dominant_script(self.target_alphabet_)
+
+    @staticmethod
+    def _is_default_data(dataset: Dataset) -> bool:
+        """Whether ``dataset`` is the default (CLDR) data, chosen by ``lang`` rather than
+        by the user (``read(None)`` marks its records); a file or pairs given in memory
+        (``make_dataset``) are the user's own choice."""
+        return isinstance(dataset.records, CldrRecords)
+
+    def _check_script(self, dataset: Dataset) -> None:
+        """InputError when the targets of ``dataset`` are in another script than the
+        model's (scores across scripts rank by chance)."""
+        trained = self.target_script()
+        found = dominant_script(c for _, t in dataset.records for c in t)
+        if trained is None or found is None or trained == found:
+            return
+        lang = _SCRIPT_LANG.get(trained)
+        fix = (f"pass --option lang={lang} to evaluate on the CLDR English-{lang} names"
+               if lang else "pass --test FILE with pairs in that script")
+        raise InputError(
+            f"this model was trained on {trained.title()} targets but the default test data "
+            f"(CLDR English-{self.lang} names, lang={self.lang!r}) is {found.title()}, so its "
+            f"ranking would be chance; {fix}, or --test FILE")
+
+    def evaluate(self, targets, predictions) -> dict:
+        """Binary accuracy of +-1 label predictions."""
+        y = self.encode_targets(targets)
+        p = np.asarray(predictions)
+        if p.shape != y.shape:
+            raise InputError(f"{y.shape[0]} targets but predictions have shape {p.shape}")
+        return {"accuracy": float(np.mean(y == p)) if y.size else 0.0}
+
+    def write_predictions(self, path, dataset: Dataset, predictions) -> None:
+        """Write ``source<TAB>target<TAB>label`` lines (label 1 or -1), atomically."""
+        p = np.asarray(predictions)
+        if p.shape != (len(dataset.records),):
+            raise InputError(
+                f"{len(dataset.records)} pairs but predictions have shape {p.shape}")
+        if p.size and not np.isin(p, (-1, 1)).all():
+            raise InputError("predictions must be labels -1 or +1")
+        self._check_records(dataset.records, dataset.path)
+        with atomic_write(path) as fh:
+            for (s, t), label in zip(dataset.records, p.tolist()):
+                fh.write(f"{s}\t{t}\t{int(label)}\n")
+
+    # --- persistence ----------------------------------------------------------------------
+    def get_state(self):
+        self.check_fitted()
+        return {"source_alphabet": list(self.source_alphabet_),
+                "target_alphabet": list(self.target_alphabet_)}, {}
+
+    @classmethod
+    def from_state(cls, params, state, arrays):
+        task = cls(**params)
+        alphabets = []
+        for key in ("source_alphabet", "target_alphabet"):
+            chars = state.get(key) if isinstance(state, dict) else None
+            if (not isinstance(chars, list) or not all(isinstance(c, str) and len(c) == 1 for c in chars)
+                    or len(set(chars)) != len(chars)):
+                raise ModelFormatError(
+                    f"task state {key!r} must be a list of distinct single characters, got "
+                    f"{chars!r}"
+                )
+            alphabets.append(chars)
+        task._set_alphabets(*alphabets)
+        task.fitted_ = True
+        return task
