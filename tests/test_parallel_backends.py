@@ -25,6 +25,7 @@ import pytest
 from joblib import parallel_config
 
 from latentstruct import parallel
+from latentstruct.parallel import blocks, chunks, numba_cache, schedule, transport
 from latentstruct.exceptions import ConfigError, ConvergenceWarning
 from latentstruct.learners import LCLR, StructuredSVM
 from latentstruct.parallel import (
@@ -164,7 +165,7 @@ def spy(monkeypatch):
     backend, and the pickled size and arguments of every submitted chunk; and the paths
     of the shared-data files written."""
     calls = []
-    real_map = parallel._map_calls
+    real_map = chunks._map_calls
 
     def map_calls(pool, tasks, stream):
         calls.append({"backend": type(pool._backend).__name__,
@@ -172,8 +173,8 @@ def spy(monkeypatch):
                       "args": [t[1] for t in tasks]})
         return real_map(pool, tasks, stream)
 
-    monkeypatch.setattr(parallel, "_map_calls", map_calls)
-    real_affine = parallel.run_affine
+    monkeypatch.setattr(chunks, "_map_calls", map_calls)
+    real_affine = chunks.run_affine
 
     def run_affine(tasks, worker_of, n_workers, stream=False):
         # a pass over a block's examples with home workers: loky processes of their own
@@ -182,10 +183,10 @@ def spy(monkeypatch):
                       "args": [t[1] for t in tasks]})
         return real_affine(tasks, worker_of, n_workers, stream)
 
-    monkeypatch.setattr(parallel, "run_affine", run_affine)
+    monkeypatch.setattr(chunks, "run_affine", run_affine)
     writes = []
-    real_write = parallel._write_payload
-    monkeypatch.setattr(parallel, "_write_payload",
+    real_write = blocks.write_payload
+    monkeypatch.setattr(blocks, "write_payload",
                         lambda path, payload: (writes.append(path), real_write(path, payload)))
     return calls, writes
 
@@ -329,8 +330,8 @@ def _arrays_chunk(a, b, offset):
 def test_a_chunk_comes_back_as_one_object_with_its_arrays_intact(backend):
     """Workers return a chunk's list wrapped in one object (Dask would otherwise serialise
     it element by element and array by array); the driver gets the plain list back."""
-    wrapped = parallel._run_chunk(_arrays_chunk, 0, 3, (None,), 2)
-    assert isinstance(wrapped, parallel._Payload) and len(wrapped.value) == 3
+    wrapped = transport.run_chunk(_arrays_chunk, 0, 3, (None,), 2)
+    assert isinstance(wrapped, blocks.Payload) and len(wrapped.value) == 3
     with parallel_config(backend=backend, n_jobs=2), fit_session():
         got = parallel_chunks(_arrays_chunk, 50, None, args=(2,))
     assert isinstance(got, list) and len(got) == 50
@@ -423,7 +424,7 @@ def test_data_that_cannot_travel_is_a_config_error(backend, tmp_path):
 
 def test_a_window_indexes_rows_by_their_global_position():
     items = list("abcdefgh")
-    window = parallel._Window(items[3:6], 3)
+    window = schedule._Window(items[3:6], 3)
     assert window[3:6] == ["d", "e", "f"] and window[4] == "e" and window[4:5] == ["e"]
     with pytest.raises(IndexError):
         window[::2]
@@ -446,13 +447,13 @@ def test_loky_workers_allow_for_the_blocks_they_keep():
     with parallel_config(backend="loky", n_jobs=2), fit_session():
         with shared(X=X) as data:
             limits = parallel_chunks(_leak_limit_chunk, 4, None, args=(data["X"],))
-    expected = base + parallel._WORKER_CACHE_SIZE * parallel._BLOCK_MEMORY_PER_BYTE * X.nbytes
+    expected = base + blocks.WORKER_CACHE_SIZE * blocks.BLOCK_MEMORY_PER_BYTE * X.nbytes
     # (a reused worker may have loaded a larger block in an earlier test)
     assert min(limits) >= expected
 
 
 def test_worker_cache_keeps_the_parts_of_the_most_recent_blocks():
-    parallel._WORKER_CACHE.clear()
+    blocks.WORKER_CACHE.clear()
     loads = []
 
     def load(token, name):
@@ -461,11 +462,11 @@ def test_worker_cache_keeps_the_parts_of_the_most_recent_blocks():
 
     for token, name in [("a", "X"), ("b", "X"), ("a", "X"), ("a", "task"), ("c", "X"),
                         ("a", "task"), ("b", "X")]:
-        assert parallel._cached(token, name, lambda t=token, n=name: load(t, n)) == token + name
+        assert blocks.cached_part(token, name, lambda t=token, n=name: load(t, n)) == token + name
     # "b" was evicted when "c" came, while "a" stayed in use
     assert loads == [("a", "X"), ("b", "X"), ("a", "task"), ("c", "X"), ("b", "X")]
-    assert list(parallel._WORKER_CACHE) == ["a", "b"]
-    parallel._WORKER_CACHE.clear()
+    assert list(blocks.WORKER_CACHE) == ["a", "b"]
+    blocks.WORKER_CACHE.clear()
 
 
 def test_chunk_bounds_cover_the_range_once():
@@ -492,7 +493,7 @@ def test_numba_cache_falls_back_to_a_private_temp_dir(tmp_path, monkeypatch):
     env = {"NUMBA_CACHE_DIR": str(blocker / "cache")}  # under a file: never writable
     got = ensure_numba_cache(env, in_tree=str(blocker / "tree"),
                              user_wide=lambda: str(blocker / "user"))
-    assert env["NUMBA_CACHE_DIR"] == got and parallel._writable_dir(got)
+    assert env["NUMBA_CACHE_DIR"] == got and numba_cache.writable_dir(got)
     assert got.startswith(str(tmp_path / "tmp" / "latentstruct-numba-"))
     # numba's own per-user directory comes before the fallback
     env = {}
@@ -512,7 +513,7 @@ def test_loky_workers_have_a_writable_numba_cache():
         got = parallel_chunks(cache_dir_in_worker, 4, 2, prefer="processes")
     assert {pid for pid, _, _ in got} - {os.getpid()}
     for _, path, configured in got:
-        assert parallel._writable_dir(path)
+        assert numba_cache.writable_dir(path)
         if os.environ.get("NUMBA_CACHE_DIR"):
             assert configured == os.environ["NUMBA_CACHE_DIR"] == path
 

@@ -12,7 +12,7 @@ import pytest
 from joblib import parallel_config
 
 from latentstruct.parallel import fit_session, parallel_chunks, shared, subset
-from latentstruct.parallel_homes import HomeMemory, Subset
+from latentstruct.parallel.homes import HomeMemory, Subset
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 

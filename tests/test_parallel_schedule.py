@@ -1,4 +1,4 @@
-"""Chunks cut by cost (``latentstruct.parallel_schedule``): balanced bounds for given costs,
+"""Chunks cut by cost (``latentstruct.parallel.schedule``): balanced bounds for given costs,
 the per-item cost memory a fit keeps between passes, and passes that are re-cut by measured
 times and still give the serial results on every backend.
 
@@ -16,9 +16,11 @@ import numpy as np
 import pytest
 from joblib import parallel_config
 
-from latentstruct import parallel, parallel_schedule
+from latentstruct import parallel
+from latentstruct.parallel import schedule as parallel_schedule
+from latentstruct.parallel import transport
 from latentstruct.parallel import chunk_bounds, fit_session, parallel_chunks, rows, shared
-from latentstruct.parallel_schedule import CostMemory, balanced_bounds, timed_call
+from latentstruct.parallel.schedule import CostMemory, balanced_bounds, timed_call
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
@@ -154,7 +156,7 @@ def test_a_fit_recuts_its_passes_by_cost(monkeypatch):
     def fake_timed(fn, a, b, args):
         return fn(a, b, *args), fake_times(cost, [(a, b)])[0]
 
-    monkeypatch.setattr(parallel, "timed_call", fake_timed)
+    monkeypatch.setattr(transport, "timed_call", fake_timed)
     table = np.arange(float(n))
     with parallel.pass_log() as log, fit_session():
         with shared(table=table) as data:

@@ -17,6 +17,7 @@ import pytest
 from joblib import parallel_config
 
 from latentstruct import parallel
+from latentstruct.parallel import blocks
 from latentstruct.data.dependency.kbest_synthetic import synthetic_kbest
 from latentstruct.data.progress import show_progress
 from latentstruct.exceptions import ConvergenceWarning
@@ -34,8 +35,8 @@ LABELS = ["B-A", "I-A", "O", "B-B", "I-B"]
 def writes(monkeypatch):
     """Paths of the shared-data files written (loky: one per shared block)."""
     paths = []
-    real = parallel._write_payload
-    monkeypatch.setattr(parallel, "_write_payload",
+    real = blocks.write_payload
+    monkeypatch.setattr(blocks, "write_payload",
                         lambda path, payload: (paths.append(path), real(path, payload)))
     return paths
 

@@ -14,7 +14,7 @@ So a block's examples get *homes*: the base sequence (``X``) is cut into one con
 range per worker, and a part declared as a subset of it (``subset(X_neg, of="X",
 at=neg_idx)``) is cut where its items cross those ranges, so chunk k of any pass holds only
 examples of range k and goes to worker k (a Dask actor, or a loky process of its own:
-:mod:`latentstruct.parallel_loky`).  The ranges balance the examples' *total* measured cost
+:mod:`latentstruct.parallel.loky`).  The ranges balance the examples' *total* measured cost
 over the fit's passes (each pass adds the CPU time of its sub-ranges, spread over their
 items), and move only when that gains more than ``REBALANCE_GAIN`` (a moved example is
 built again).  With more chunks than workers (progress bars), each range is cut into
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .parallel_schedule import REBALANCE_GAIN, balanced_bounds, chunk_bounds, slowest_share
+from .schedule import REBALANCE_GAIN, balanced_bounds, chunk_bounds, slowest_share
 
 __all__ = ["HomeMemory", "HomePlan", "Subset", "subset"]
 
@@ -104,7 +104,7 @@ class HomeMemory:
 
     def record(self, plan: HomePlan, times) -> None:
         """Add a pass's measured costs (each chunk's sub-range times, as
-        :func:`~latentstruct.parallel_schedule.timed_call` returns them) to its base
+        :func:`~latentstruct.parallel.schedule.timed_call` returns them) to its base
         items."""
         if any(t is None for t in times):
             return

@@ -3,8 +3,8 @@
 Kernels compiled with ``cache=True`` are cached where numba finds a writable place:
 ``NUMBA_CACHE_DIR`` if set, else the package's ``__pycache__``, else numba's per-user cache
 directory.  When none is writable (a read-only install and home on a cluster node),
-importing this module (which :mod:`latentstruct.parallel` does, and so does unpickling
-shared data in a worker) points ``NUMBA_CACHE_DIR`` at a per-user directory under the temp
+importing this module (which the :mod:`latentstruct.parallel` package does first, and so
+does unpickling shared data in a worker) points ``NUMBA_CACHE_DIR`` at a per-user directory under the temp
 folder, so that workers compile once and load after.
 """
 
@@ -15,9 +15,10 @@ import sys
 import tempfile
 from collections.abc import Callable
 
-__all__ = ["ensure_numba_cache"]
+__all__ = ["ensure_numba_cache", "writable_dir"]
 
-def _writable_dir(path: str) -> bool:
+
+def writable_dir(path: str) -> bool:
     """Whether ``path`` exists or can be made, and a file can be written in it (numba's
     own test of a cache location)."""
     try:
@@ -47,16 +48,17 @@ def ensure_numba_cache(environ=None, *, in_tree: str | None = None,
     """
     environ = os.environ if environ is None else environ
     given = environ.get("NUMBA_CACHE_DIR")
-    if given and _writable_dir(given):
+    if given and writable_dir(given):
         return given
-    in_tree = in_tree or os.path.join(os.path.dirname(__file__), "tasks", "__pycache__")
-    if _writable_dir(in_tree):
+    in_tree = in_tree or os.path.join(os.path.dirname(os.path.dirname(__file__)), "tasks",
+                                      "__pycache__")
+    if writable_dir(in_tree):
         return in_tree
     user = user_wide()
-    if _writable_dir(user):
+    if writable_dir(user):
         return user
     fallback = os.path.join(tempfile.gettempdir(), f"latentstruct-numba-{_user_id()}")
-    if not (_writable_dir(fallback) and _owned(fallback)):
+    if not (writable_dir(fallback) and _owned(fallback)):
         fallback = tempfile.mkdtemp(prefix="latentstruct-numba-")
     environ["NUMBA_CACHE_DIR"] = fallback
     if environ is os.environ and "numba" in sys.modules:

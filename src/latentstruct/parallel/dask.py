@@ -32,7 +32,8 @@ import weakref
 
 import numpy as np
 
-from .parallel import _DaskRef, _first_unpicklable, _run_chunk, _wire_args
+from .blocks import DaskRef, first_unpicklable
+from .transport import run_chunk, wire_args
 
 __all__ = ["dask_chunks"]
 
@@ -54,7 +55,7 @@ class _ChunkActor:
 
         data = get_worker().data
         resolved = [data[k] if k is not None else x for x, k in zip(args, keys)]
-        return _run_chunk(fn, a, b, names, *resolved)
+        return run_chunk(fn, a, b, names, *resolved)
 
 
 def _actor(client, addr: str):
@@ -69,8 +70,8 @@ def _actor(client, addr: str):
 
 
 def dask_chunks(backend, fn, bounds, args, worker_of=None) -> list:
-    """The chunks' :class:`~latentstruct.parallel._Result` objects, in chunk order;
-    ``worker_of[k]`` (home workers: :mod:`latentstruct.parallel_homes`) says which of the
+    """The chunks' :class:`~latentstruct.parallel.ChunkResult` objects, in chunk order;
+    ``worker_of[k]`` (home workers: :mod:`latentstruct.parallel.homes`) says which of the
     block's workers runs chunk k, else chunk k goes to worker k (round robin)."""
     from distributed import Future
 
@@ -78,15 +79,15 @@ def dask_chunks(backend, fn, bounds, args, worker_of=None) -> list:
     calls = []
     workers = None
     for k, (a, b) in enumerate(bounds):
-        names, wired = _wire_args(args, "dask", backend, a, b)
+        names, wired = wire_args(args, "dask", backend, a, b)
         if k == 0:
             # a chunk that cannot be pickled fails here with the part named, not deep
             # in Dask
-            bad = _first_unpicklable(((f"argument {i}", x) for i, x in enumerate(wired)
-                                      if not isinstance(x, (Future, _DaskRef))), backend)
+            bad = first_unpicklable(((f"argument {i}", x) for i, x in enumerate(wired)
+                                      if not isinstance(x, (Future, DaskRef))), backend)
             if bad is not None:
                 raise bad
-            refs = [x for x in wired if isinstance(x, _DaskRef)]
+            refs = [x for x in wired if isinstance(x, DaskRef)]
             workers = sorted(refs[0].placed) if refs else None
         calls.append((names, wired, a, b))
     if workers is None:
@@ -96,10 +97,10 @@ def dask_chunks(backend, fn, bounds, args, worker_of=None) -> list:
         # chunk k runs on the worker holding its copy of the shared block (round robin over
         # the workers the block was sent to); the kernel finds each part by (token, name)
         addr = workers[(k if worker_of is None else worker_of[k]) % len(workers)]
-        names = tuple((x.token, x.name) if isinstance(x, _DaskRef) else nm
+        names = tuple((x.token, x.name) if isinstance(x, DaskRef) else nm
                       for x, nm in zip(wired, names))
-        keys = [x.placed[addr].key if isinstance(x, _DaskRef) else None for x in wired]
-        values = [None if isinstance(x, _DaskRef) else x for x in wired]
+        keys = [x.placed[addr].key if isinstance(x, DaskRef) else None for x in wired]
+        values = [None if isinstance(x, DaskRef) else x for x in wired]
         futures.append(_actor(client, addr).run(fn, a, b, names, keys, *values))
     return [f.result() for f in futures]
 
@@ -119,7 +120,7 @@ def _mapped(client, fn, calls) -> list:
     try:
         # One message for the whole pass: chunks submitted one by one wait for the client's
         # batched stream to the scheduler (10 ms apart).
-        futures = client.map(_run_chunk, *zip(*[[fn, a, b, names, *[travel(x) for x in wired]]
+        futures = client.map(run_chunk, *zip(*[[fn, a, b, names, *[travel(x) for x in wired]]
                                                 for names, wired, a, b in calls]), pure=False)
         return client.gather(futures)
     except BaseException:

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 import numpy as np
 from joblib import Parallel
 
-from .data.progress import progress_bar, progress_enabled
+from ..data.progress import progress_bar, progress_enabled
 
 __all__ = ["PROBES", "CostMemory", "balanced_bounds", "chunk_bounds", "pass_log", "rows", "timed_call"]
 
@@ -99,7 +99,7 @@ def timed_call(fn: Callable[..., list], a: int, b: int, args) -> tuple[list, lis
     return out, times
 
 
-class _Pools:
+class Pools:
     """Entered ``joblib.Parallel`` objects by backend and settings: one pool serves
     every pass of a fit (Ray's and multiprocessing's pools otherwise start their processes
     anew for each call, seconds each, and two live Ray pools can wait on each other's CPUs).
@@ -166,7 +166,7 @@ class CostMemory:
         return self._costs.get(key)
 
 
-class _Rows:
+class Rows:
     """``rows(seq)``: chunk ``(a, b)`` receives only ``seq[a:b]``."""
 
     __slots__ = ("seq",)
@@ -195,10 +195,16 @@ class _Window:
         return len(self.items)
 
 
-def rows(seq) -> _Rows:
+def row_window(items, start: int) -> _Window:
+    """The rows ``start .. start+len(items)-1`` a chunk receives, indexed by their global
+    positions (what a :func:`rows` argument becomes on its way to a worker)."""
+    return _Window(items, start)
+
+
+def rows(seq) -> Rows:
     """Mark ``seq`` (one entry per item) so that chunk ``(a, b)`` receives only its rows;
     the kernel still indexes it by global position (``seq[a:b]``, ``seq[k]``)."""
-    return _Rows(seq)
+    return Rows(seq)
 
 
 # --------------------------------------------------------------------------------------
@@ -231,7 +237,7 @@ def with_progress(parts, bounds, desc: str) -> list:
 
 
 def chunk_record(bounds, r) -> dict:
-    """A chunk's entry in the pass log, from its bounds and its ``_Result``."""
+    """A chunk's entry in the pass log, from its bounds and its ``ChunkResult``."""
     busy, cpu = sum(t[3] for t in r.times), sum(t[4] for t in r.times)
     return {"start": bounds[0], "stop": bounds[1], "worker": r.worker, "busy": busy,
             "began": r.times[0][2], "ended": r.times[-1][2] + r.times[-1][3],

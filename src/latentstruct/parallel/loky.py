@@ -2,7 +2,7 @@
 
 joblib's loky pool is one executor whose idle processes take the next task from a shared
 queue, so which process runs chunk k changes from pass to pass.  For passes over a shared
-block with home ranges (:mod:`latentstruct.parallel_homes`) the seam instead keeps one
+block with home ranges (:mod:`latentstruct.parallel.homes`) the seam instead keeps one
 single-process loky executor per worker slot, so a worker decodes the same examples in
 every pass and builds what it caches for them (an ILP model) once.
 
