@@ -6,7 +6,7 @@ here; they are loaded on first use, so that ``latentstruct --help`` does not pay
 scikit-learn and numba.
 """
 
-__version__ = "0.1.0"
+from .version import __version__
 
 _ESTIMATOR_NAMES = ("Estimator", "Tagger", "Chunker", "DependencyParser", "DocumentClassifier",
                     "PairClassifier", "load")

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from latentstruct import __version__
+from .version import __version__
 from latentstruct.data.atomic import atomic_write
 from latentstruct.data.path_rule import env_byte_limit
 from latentstruct.exceptions import ConfigError, ModelFormatError

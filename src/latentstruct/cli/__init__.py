@@ -15,7 +15,7 @@ import sys
 try:  # Ctrl-C while the command line's own modules load: the same one line and status
     import argparse
 
-    from .. import __version__
+    from ..version import __version__
     from ..exceptions import ConfigError, InputError, LatentStructError, ModelFormatError
     from .common import parse_option
     from .compute import add_compute_args

@@ -8,13 +8,16 @@ import sys
 from ..exceptions import ConfigError
 from .common import task_and_learner_classes
 
-__all__ = ["describe_options", "TrainHelp", "TASK_NAMES"]
+__all__ = ["describe_options", "TrainHelp", "task_names"]
 
-# The registered tasks, named without importing them (the registries pull in scikit-learn
-# and numba: over a second), so `latentstruct train --help` stays fast.  A test checks that
-# this list equals the registry.
-TASK_NAMES = ("chunk", "citations", "dep", "doccls", "grammaticality", "paraphrase", "pos",
-              "rerank", "rte", "translit")
+
+def task_names() -> list[str]:
+    """The registered tasks, named without importing them (the task modules pull in
+    scikit-learn and numba: over a second), so ``latentstruct train --help`` stays fast:
+    read from their source by :func:`latentstruct.registry.task_modules`."""
+    from ..registry import task_modules
+
+    return sorted(task_modules())
 
 
 def describe_options(task_name: str | None, learner_name: str | None) -> str:
@@ -63,7 +66,7 @@ class TrainHelp(argparse.Action):
         print()
         task = getattr(namespace, "task", None)
         if task is None:  # no imports: the names, and where the full listing is
-            print(f"tasks: {', '.join(TASK_NAMES)}\n'latentstruct train TASK --help' or "
+            print(f"tasks: {', '.join(task_names())}\n'latentstruct train TASK --help' or "
                   f"'latentstruct options TASK' lists a task's options; 'latentstruct "
                   f"options' lists each task's learners")
             parser.exit(0)

@@ -16,6 +16,7 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from ..registry import Registry, learner_modules
 from ..exceptions import ConfigError, InferenceError, NotFittedError
 from ..parallel import fit_session, parallel_chunks, rows, shared
 from ..tasks.base import Task
@@ -195,7 +196,9 @@ def raise_inexact_decoder(kind: str, example: int, value: float) -> None:
     )
 
 
-LEARNERS: dict[str, type] = {}
+#: registered learners by name (``@register_learner``); a name not imported yet is found
+#: through :func:`latentstruct.registry.learner_modules`
+LEARNERS: Registry = Registry("learner", learner_modules)
 
 
 def _learner_name(learner_cls) -> str:

@@ -31,6 +31,7 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 
 from ..data.sparse import SparseVector
+from ..registry import Registry, task_modules
 from ..exceptions import ConfigError, NotFittedError
 from ..inference.result import DecodeResult
 from .contracts import LATENT_BINARY, MAX_DECODABLE
@@ -391,7 +392,9 @@ class StructuredTask(Task):
         return self.joint_feature(x, y_a) - self.joint_feature(x, y_b)
 
 
-TASKS: dict[str, type[Task]] = {}
+#: registered tasks by name (``@register_task``); a name not imported yet is found through
+#: :func:`latentstruct.registry.task_modules`
+TASKS: Registry = Registry("task", task_modules)
 
 
 def register_task(cls: type[Task]) -> type[Task]:

@@ -1,0 +1,163 @@
+"""Where the registered tasks and learners live, known without importing them.
+
+A task is registered by decorating its class (``@register_task``, with its ``name`` class
+attribute); a learner by ``@register_learner("name")``.  Importing every task and learner
+pulls in scikit-learn, numba and spaCy (over a second), which ``latentstruct --help`` and
+``latentstruct train --help`` should not pay.  So the names are read from the source:
+
+* the modules of ``latentstruct/tasks/`` (any depth) that mention ``register_task``, and of
+  ``latentstruct/learners/`` that mention ``register_learner``, are parsed (not imported)
+  for decorated classes; a task's name is the string its class body assigns to ``name``;
+* packages installed beside latentstruct add theirs through the entry-point groups
+  ``latentstruct.tasks`` and ``latentstruct.learners`` (``name = "package.module"`` or
+  ``"package.module:Class"`` in their ``pyproject.toml``), as spaCy's factories do.
+
+:class:`Registry` is the mapping the decorators fill (``TASKS``, ``LEARNERS``): looking a
+name up imports the one module that defines it, and listing the registry imports them
+all.  So a new task is its own module in ``tasks/`` (and its decoder in ``inference/``),
+and a new learner its own module in ``learners/``: no table elsewhere names them.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = ["Registry", "learner_modules", "task_modules"]
+
+PACKAGE = Path(__file__).resolve().parent
+ENTRY_POINT_GROUPS = {"task": "latentstruct.tasks", "learner": "latentstruct.learners"}
+
+
+def _decorator_name(node) -> str | None:
+    """``register_task`` for ``@register_task``, ``@base.register_task`` and
+    ``@register_learner("x")`` alike."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return None
+
+
+def _class_name_attribute(cls: ast.ClassDef) -> str | None:
+    for stmt in cls.body:
+        targets = (stmt.targets if isinstance(stmt, ast.Assign)
+                   else [stmt.target] if isinstance(stmt, ast.AnnAssign) else [])
+        value = getattr(stmt, "value", None)
+        if (any(isinstance(t, ast.Name) and t.id == "name" for t in targets)
+                and isinstance(value, ast.Constant) and isinstance(value.value, str)):
+            return value.value
+    return None
+
+
+def _registered_in(path: Path, decorator: str) -> list[str]:
+    """The names the classes of one source file register with ``decorator``."""
+    text = path.read_text(encoding="utf-8")
+    if decorator not in text:
+        return []
+    names = []
+    for node in ast.walk(ast.parse(text, filename=str(path))):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for dec in node.decorator_list:
+            if _decorator_name(dec) != decorator:
+                continue
+            if isinstance(dec, ast.Call):  # register_learner("name")
+                if dec.args and isinstance(dec.args[0], ast.Constant):
+                    names.append(str(dec.args[0].value))
+            else:  # register_task: the class says its name
+                name = _class_name_attribute(node)
+                if name:
+                    names.append(name)
+    return names
+
+
+def _scan(subpackage: str, decorator: str) -> dict[str, str]:
+    root = PACKAGE / subpackage
+    found: dict[str, str] = {}
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).with_suffix("").parts
+        if rel[-1] == "__init__":
+            rel = rel[:-1]
+        for name in _registered_in(path, decorator):
+            found.setdefault(name, ".".join(("latentstruct", *rel)))
+    return found
+
+
+def _entry_points(kind: str) -> dict[str, str]:
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep.value.split(":")[0].strip()
+            for ep in entry_points(group=ENTRY_POINT_GROUPS[kind])}
+
+
+@lru_cache(maxsize=None)
+def task_modules() -> dict[str, str]:
+    """Registered task name -> the module that registers it (not imported)."""
+    return {**_entry_points("task"), **_scan("tasks", "register_task")}
+
+
+@lru_cache(maxsize=None)
+def learner_modules() -> dict[str, str]:
+    """Registered learner name -> the module that registers it (not imported)."""
+    return {**_entry_points("learner"), **_scan("learners", "register_learner")}
+
+
+class Registry(dict):
+    """A name -> class mapping filled by a registration decorator, whose modules are
+    imported when they are asked for: a missing name imports the module that
+    ``index()`` says defines it, and listing the mapping (iteration, ``len``, ``in``,
+    ``keys``/``values``/``items``) first imports every module of the index."""
+
+    def __init__(self, kind: str, index):
+        super().__init__()
+        self.kind, self._index, self._complete = kind, index, False
+
+    def load_all(self) -> None:
+        if self._complete:
+            return
+        self._complete = True  # before the imports: their registrations come back here
+        for name, module in self._index().items():
+            if not dict.__contains__(self, name):
+                importlib.import_module(module)
+
+    def __missing__(self, name):
+        module = self._index().get(name)
+        if module is not None:
+            importlib.import_module(module)
+            if dict.__contains__(self, name):
+                return dict.__getitem__(self, name)
+        raise KeyError(name)
+
+    def get(self, name, default=None):
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+    def __contains__(self, name) -> bool:
+        return self.get(name) is not None
+
+    def __iter__(self):
+        self.load_all()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self.load_all()
+        return dict.__len__(self)
+
+    def keys(self):
+        self.load_all()
+        return dict.keys(self)
+
+    def values(self):
+        self.load_all()
+        return dict.values(self)
+
+    def items(self):
+        self.load_all()
+        return dict.items(self)
