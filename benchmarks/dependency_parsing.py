@@ -26,7 +26,7 @@ import warnings
 from latentstruct.data.dependency.kbest import KBestHeader
 from latentstruct.data.paths import dataset_available, dataset_path, missing_data_message
 from latentstruct.exceptions import ConvergenceWarning
-from latentstruct.kbest_lists import kbest_sentences
+from latentstruct.pipelines.kbest import kbest_sentences
 from latentstruct.learners import StructuredSVM
 from latentstruct.learners.reranker import HiddenVariableReranker
 from latentstruct.tasks.base import Dataset

@@ -1,5 +1,5 @@
 """Model inspection: strongest features per label, transitions, bias, latent models' largest
-weights (``latentstruct.inspection``) and ``latentstruct inspect``."""
+weights (``latentstruct.pipelines.inspection``) and ``latentstruct inspect``."""
 
 import ast
 import json
@@ -11,7 +11,7 @@ import pytest
 import latentstruct
 from latentstruct.cli import main
 from latentstruct.exceptions import ConfigError
-from latentstruct.inspection import inspect_model, model_weights
+from latentstruct.pipelines.inspection import inspect_model, model_weights
 from latentstruct.learners import LCLR, JLIS, StructuredSVM
 from latentstruct.learners.persistence import load_trained
 from latentstruct.tasks import Dataset, PosTask, TransliterationTask
@@ -180,7 +180,7 @@ def test_doccls_strongest_feature_and_distro_effective_weights(tmp_path, capsys,
 
 
 def test_inspection_stays_below_the_command_line():
-    path = Path(latentstruct.__file__).parent / "inspection.py"
+    path = Path(latentstruct.__file__).parent / "pipelines" / "inspection.py"
     imported = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):

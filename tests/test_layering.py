@@ -70,3 +70,157 @@ def test_all_lists_every_public_class(package):
               if isinstance(v, type) and not n.startswith("_") and v.__module__.startswith("latentstruct")}
     assert public <= set(package.__all__)
     assert all(hasattr(package, n) for n in package.__all__)
+
+
+# ----------------------------------------------------------------------- the module graph
+# Every module of the package, and the modules each imports (at module level or inside a
+# function: a lazy import is still an arrow).  ``from X import y`` is an arrow to X.y where
+# that is a module, else to X (a package's __init__ counts as the package).
+
+#: rank of each top-level component: a module may import only modules of its own component
+#: or of components of a lower rank (docs/design.md draws these layers)
+LAYER_RANK = {
+    "exceptions": 0, "version": 0, "limits": 0, "registry": 0, "options": 0,
+    "significance": 0,
+    "data": 1,
+    "parallel": 2, "io": 2, "inference": 2, "solvers": 2,
+    "tasks": 3,
+    "learners": 4,
+    "plotting": 5, "testing": 5,
+    "pipelines": 6,
+    "estimators": 7,
+    "cli": 8, "__main__": 8, "": 8,  # "": the package's public face (latentstruct/__init__)
+}
+
+MAX_LINES = 650
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PKG).with_suffix("").parts
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(("latentstruct", *parts))
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(PKG.rglob("*.py"))}
+
+
+MODULES = _modules()
+
+
+def _imports(name: str, path: Path):
+    """(target module, imported name or None, line) for every import of the package's own
+    modules in ``path``."""
+    is_pkg = path.name == "__init__.py"
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            out.extend((a.name, None, node.lineno) for a in node.names
+                       if a.name.split(".")[0] == "latentstruct")
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if is_pkg else name.split(".")[:-1]
+                base = base[:len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "latentstruct":
+                continue
+            for a in node.names:
+                sub = f"{target}.{a.name}"
+                out.append((sub, None, node.lineno) if sub in MODULES
+                           else (target, a.name, node.lineno))
+    return out
+
+
+def _graph() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {m: set() for m in MODULES}
+    for name, path in MODULES.items():
+        for target, _, _ in _imports(name, path):
+            if target in MODULES and target != name:
+                edges[name].add(target)
+    return edges
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def _component(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_no_import_cycles_between_modules():
+    assert _cycles(_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_every_module_belongs_to_a_layer():
+    assert sorted({_component(m) for m in MODULES} - set(LAYER_RANK)) == []
+
+
+def test_no_import_runs_up_the_layers():
+    """cli -> estimators -> pipelines -> plotting, testing -> learners -> tasks ->
+    inference, solvers, parallel, io -> data -> exceptions and the small leaves."""
+    upward = []
+    for name, targets in _graph().items():
+        here = _component(name)
+        for target in targets:
+            there = _component(target)
+            if there != here and LAYER_RANK[there] > LAYER_RANK[here]:
+                upward.append(f"{name} -> {target}")
+    assert upward == []
+
+
+def test_no_private_name_is_imported_from_another_module():
+    """A helper two modules need is public in the lower one (dunders such as __version__
+    are not private)."""
+    private = []
+    for name, path in MODULES.items():
+        for target, imported, line in _imports(name, path):
+            if (imported and imported.startswith("_") and not imported.startswith("__")
+                    and target != name):
+                private.append(f"{path.relative_to(PKG)}:{line}: {imported} from {target}")
+    assert private == []
+
+
+def test_every_module_is_at_most_650_lines():
+    sizes = sorted(((len(p.read_text(encoding="utf-8").splitlines()), m)
+                    for m, p in MODULES.items()), reverse=True)
+    print("largest modules:", ", ".join(f"{m} {n}" for n, m in sizes[:5]))
+    assert [f"{m} ({n} lines)" for n, m in sizes if n > MAX_LINES] == []

@@ -11,7 +11,7 @@ def cmd_demo(args) -> int:
     from pathlib import Path
 
     from ..data.atomic import check_output_path
-    from ..demo import run_demo
+    from ..pipelines.demo import run_demo
     from .compute import check_compute_args
 
     check_compute_args(args, None)  # --n-jobs: the check train, evaluate and predict run

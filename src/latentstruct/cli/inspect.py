@@ -1,5 +1,5 @@
 """``latentstruct inspect``: a model's strongest features per label, its label transitions
-and bias (``latentstruct.inspection``), as an aligned table or JSON."""
+and bias (``latentstruct.pipelines.inspection``), as an aligned table or JSON."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def cmd_inspect(args) -> int:
     from ..data.path_rule import check_paths
 
     check_paths({"--model": args.model}, regular={"--model"})  # a FIFO is never opened
-    from ..inspection import inspect_model
+    from ..pipelines.inspection import inspect_model
 
     task, learner = load_for(args.model, None, "inspect")
     report = inspect_model(task, learner, top=args.top)

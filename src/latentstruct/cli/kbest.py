@@ -13,7 +13,7 @@ __all__ = ["cmd_kbest"]
 
 def cmd_kbest(args) -> int:
     from ..io import inspect_model
-    from ..kbest_lists import jackknife_kbest, write_model_kbest
+    from ..pipelines.kbest import jackknife_kbest, write_model_kbest
 
     from ..limits import FOLDS, KBEST_K, check_bounded
 

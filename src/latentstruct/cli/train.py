@@ -50,7 +50,7 @@ def cmd_train(args) -> int:
     with compute_context(args, quiet=args.quiet):
         dataset, learner, t0 = _read_and_fit(args, task, learner_cls, learner_opts, fit_kw)
     elapsed = time.perf_counter() - t0
-    from ..kbest_lists import data_digest
+    from ..pipelines.kbest import data_digest
 
     extra = {"train_path": str(args.train), "n_train": len(dataset),
              "train_seconds": round(elapsed, 3), "seed": seed}

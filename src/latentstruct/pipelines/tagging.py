@@ -21,14 +21,14 @@ import warnings
 
 import numpy as np
 
-from .data.paths import dataset_path, missing_data_message
-from .exceptions import ConfigError, ConvergenceWarning, ModelFormatError
-from .learners import StructuredSVM
-from .learners.perceptron import StructuredPerceptron
-from .learners.persistence import load_trained
-from .tasks import PosTask
-from .tasks.base import Dataset
-from .tasks.contracts import HEURISTIC
+from ..data.paths import dataset_path, missing_data_message
+from ..exceptions import ConfigError, ConvergenceWarning, ModelFormatError
+from ..learners import StructuredSVM
+from ..learners.perceptron import StructuredPerceptron
+from ..learners.persistence import load_trained
+from ..tasks import PosTask
+from ..tasks.base import Dataset
+from ..tasks.contracts import HEURISTIC
 
 __all__ = [
     "train_pos_tagger",

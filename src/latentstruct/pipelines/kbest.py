@@ -29,10 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .data.dependency import punctuation_mask
-from .data.dependency.kbest import KBestCandidate, KBestHeader, KBestSentence, write_kbest
-from .data.path_rule import open_input
-from .exceptions import ConfigError
+from ..data.dependency import punctuation_mask
+from ..data.dependency.kbest import KBestCandidate, KBestHeader, KBestSentence, write_kbest
+from ..data.path_rule import open_input
+from ..exceptions import ConfigError
 
 __all__ = ["data_digest", "parser_id", "kbest_sentences", "jackknife_kbest", "write_model_kbest",
            "fold_workers"]
@@ -80,7 +80,7 @@ def _sentence_id(record, fallback) -> str:
 def kbest_sentences(task, coef: np.ndarray, records, k: int, *, ids=None,
                     with_gold: bool = True, progress=None) -> list[KBestSentence]:
     """The k best trees of every sentence of ``records`` under ``(task, coef)``."""
-    from .tasks.base import Dataset
+    from ..tasks.base import Dataset
 
     X = task.featurize(Dataset(list(records), [None] * len(records)))
     out = []
@@ -113,7 +113,7 @@ def write_model_kbest(task, learner, metadata, input_path, output_path, k: int, 
     """Write the k-best lists of ``input_path`` under a trained model; returns #sentences."""
     from tqdm.auto import tqdm
 
-    from .data.progress import bar_disable
+    from ..data.progress import bar_disable
 
     dataset = task.read(input_path, split="test")
     with tqdm(total=len(dataset), disable=bar_disable(verbose), desc="k-best", unit="sent") as bar:
@@ -144,7 +144,7 @@ def _fold_kbest(f, bounds, dataset, task_cls, fold_params, tagger, learner_cls,
     ``(pos_task, coef)`` every fold uses, or None (as ``attach_tagger`` left it);
     ``single_threaded`` runs the fold's learner with ``n_jobs=1`` (a worker among others).
     Returns ``(sentences, #training sentences, seconds)``."""
-    from .tasks.base import Dataset
+    from ..tasks.base import Dataset
 
     t0 = time.perf_counter()
     n = len(dataset)
@@ -190,9 +190,9 @@ def jackknife_kbest(task, learner, metadata, input_path, output_path, k: int, fo
     default) the folds train one after the other in this process, as the model's learner
     options say.  The POS tagger (the model's own, or the one ``attach_tagger`` gives the
     first fold) is settled here, once, and every fold uses it."""
-    from .learners import get_learner_class
-    from .pipelines import attach_tagger
-    from .tasks import get_task_class
+    from ..learners import get_learner_class
+    from .tagging import attach_tagger
+    from ..tasks import get_task_class
 
     if not isinstance(folds, int) or folds < 2:
         raise ConfigError(f"--folds must be an integer >= 2, got {folds!r}")
@@ -227,7 +227,7 @@ def jackknife_kbest(task, learner, metadata, input_path, output_path, k: int, fo
     else:
         from joblib import Parallel, delayed
 
-        from .parallel import ensure_numba_cache
+        from ..parallel import ensure_numba_cache
 
         ensure_numba_cache()  # settled in os.environ, which the loky workers inherit
         if verbose:

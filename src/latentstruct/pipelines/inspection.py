@@ -27,9 +27,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .data.features import FeatureIndex
-from .exceptions import ConfigError
-from .tasks import (DependencyTask, DocumentClassificationTask, GrammaticalityTask,
+from ..data.features import FeatureIndex
+from ..exceptions import ConfigError
+from ..tasks import (DependencyTask, DocumentClassificationTask, GrammaticalityTask,
                     GraphPairTask, RerankTask, SequenceLabellingTask, TransliterationTask)
 
 __all__ = ["inspect_model", "model_weights", "feature_namer"]
@@ -72,7 +72,7 @@ def model_weights(task, learner) -> tuple[np.ndarray, dict]:
 
 def _distro_weights(task, learner) -> np.ndarray:
     """DISTRO's effective weights in the task's label-factored layout."""
-    from .learners.distro_model import DistroParams
+    from ..learners.distro_model import DistroParams
 
     p = DistroParams.unpack(learner.coef_, learner.n_attributes_, int(learner.n_components),
                             task.n_labels, learner.has_transitions_)

@@ -12,10 +12,10 @@ import sys
 import time
 from pathlib import Path
 
-from .exceptions import ConfigError
-from .learners import LCLR, TwoStage
-from .plotting import draw_explanation
-from .tasks.translit import TransliterationTask
+from ..exceptions import ConfigError
+from ..learners import LCLR, TwoStage
+from ..plotting import draw_explanation
+from ..tasks.translit import TransliterationTask
 
 __all__ = ["run_demo"]
 

@@ -1,27 +1,6 @@
-"""Checks anyone adding a decoder or a task can run: decoders against brute force
-(:func:`check_decoder`), tasks against the capabilities they declare (:func:`check_task`, from
-:mod:`latentstruct.task_checks`).
-
-Example (a chain decoder)::
-
-    import numpy as np
-    from latentstruct.inference import viterbi, all_sequences, sequence_score
-    from latentstruct.testing import check_decoder
-
-    def make_instance(rng):
-        T, L = rng.integers(0, 5), rng.integers(1, 4)
-        return rng.normal(size=(T, L)), rng.normal(size=(L, L))
-
-    check_decoder(
-        decode=lambda inst: viterbi(*inst),
-        candidates=lambda inst: all_sequences(*inst[0].shape),
-        score=lambda inst, y: sequence_score(y, *inst),
-        make_instance=make_instance,
-    )
-
-The brute-force enumerators and score helpers live in
-:mod:`latentstruct.inference.brute_force` and are re-exported here.
-"""
+"""Decoders against brute force: :func:`check_decoder`, and random tiny instances
+(chains, alignments, trees) to run it on.  The brute-force enumerators and score helpers
+live in :mod:`latentstruct.inference.brute_force`."""
 
 from __future__ import annotations
 
@@ -33,41 +12,13 @@ from typing import Any
 import numpy as np
 
 from latentstruct.inference.brute_force import (
-    all_alignments,
-    all_binary_vectors,
-    all_labelings,
-    all_sequences,
-    alignment_score,
     brute_force,
-    brute_force_log_partition,
-    sequence_score,
-    tree_score,
 )
 from latentstruct.inference.result import EXACT, INFEASIBLE, DecodeResult
 
 __all__ = [
-    "require_data",
-    "BagTask",
-    "make_bag_problem",
-    "check_decoder",
-    "DecoderCheckReport",
-    "check_task",
-    "TaskCheckReport",
-    "scores_close",
-    "random_scores",
-    "random_chain",
-    "random_alignment_scores",
-    "random_tree",
-    "random_tree_instance",
-    "brute_force",
-    "all_sequences",
-    "all_labelings",
-    "all_alignments",
-    "all_binary_vectors",
-    "sequence_score",
-    "alignment_score",
-    "tree_score",
-    "brute_force_log_partition",
+    "check_decoder", "DecoderCheckReport", "scores_close", "random_scores", "random_chain",
+    "random_alignment_scores", "random_tree", "random_tree_instance",
 ]
 
 
@@ -256,109 +207,3 @@ def random_tree_instance(rng: np.random.Generator, max_n: int = 5, max_K: int = 
     K = int(rng.integers(1, max_K + 1))
     kind = _kind(rng, kind)
     return random_scores(rng, (n, K), kind, 0.2), random_tree(rng, n), random_scores(rng, (n, K, K), kind, 0.3)
-
-
-# --------------------------------------------------------------------------------------------
-# A toy latent task for checking learners
-# --------------------------------------------------------------------------------------------
-
-from latentstruct.data.sparse import SparseVector  # noqa: E402
-from latentstruct.tasks.base import Dataset, LatentBinaryTask  # noqa: E402
-
-
-class BagTask(LatentBinaryTask):
-    """Multiple-instance binary classification: the hidden h picks one vector of a bag.
-
-    An example is a dense array of shape (bag_size, n_features); Phi(x, h) = x[h], so
-    f(x) = max_h w . x[h].  With bags of one vector the latent space has one element and
-    latent learners must reduce to the plain squared-hinge SVM.  Not registered for the CLI.
-    """
-
-    name = "bags"
-    capabilities = frozenset({"latent-binary", "heuristic"})
-
-    def __init__(self, n_features=5):
-        self.n_features_in = n_features
-
-    @property
-    def n_features(self) -> int:
-        return self.n_features_in
-
-    def fit(self, dataset=None):
-        self.fitted_ = True
-        return self
-
-    def featurize(self, dataset: Dataset):
-        return list(dataset.records)
-
-    def encode_targets(self, targets):
-        return np.asarray(targets)
-
-    def subset(self, X, indices):
-        return [X[int(i)] for i in indices]
-
-    def latent_argmax(self, x, w, *, random_state=None) -> DecodeResult:
-        scores = np.asarray(x) @ w
-        h = int(np.argmax(scores))
-        return DecodeResult(h, float(scores[h]))
-
-    def latent_feature(self, x, h) -> SparseVector:
-        return SparseVector.from_dense(np.asarray(x)[h])
-
-    def heuristic_weights(self) -> np.ndarray:
-        # the first coordinate alone decides which vector a two-stage system keeps
-        w = np.zeros(self.n_features)
-        w[0] = 1.0
-        return w
-
-    def get_state(self):
-        self.check_fitted()
-        return {}, {}
-
-    @classmethod
-    def from_state(cls, params, state, arrays):
-        return cls(**params).fit()
-
-
-def make_bag_problem(n_examples=40, bag_size=3, n_features=5, random_state=0):
-    """Random bags where positives hide one vector shifted along mu: (task, X, y).
-
-    The last feature is a constant 1 (a bias).  The heuristic of ``BagTask`` (largest first
-    coordinate) ignores mu, so a two-stage system usually keeps the wrong vector.
-    """
-    rng = np.random.default_rng(random_state)
-    mu = rng.normal(size=n_features - 1)
-    mu *= 3.0 / np.linalg.norm(mu)
-    X, y = [], []
-    for i in range(n_examples):
-        bag = rng.normal(size=(bag_size, n_features))
-        bag[:, -1] = 1.0
-        label = 1 if i % 2 == 0 else -1
-        if label == 1:
-            bag[rng.integers(bag_size), :-1] += mu
-        X.append(bag)
-        y.append(label)
-    return BagTask(n_features).fit(), X, np.array(y)
-
-
-from latentstruct.task_checks import TaskCheckReport, check_task  # noqa: E402
-
-
-def require_data(name: str, *parts: str):
-    """Path of a file under ``LATENTSTRUCT_DATA``; skip the calling test if it is absent.
-
-    Under ``CI=true`` a missing data file fails the test instead: CI must run every test.
-    """
-    import os
-
-    import pytest
-
-    from latentstruct.data.paths import dataset_path, missing_data_message
-
-    path = dataset_path(name, *parts)
-    if not path.exists():
-        message = f"{missing_data_message(name)} (needed file: {path})"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return path

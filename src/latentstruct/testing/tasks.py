@@ -7,8 +7,8 @@ trust it.  Both are re-exported by :mod:`latentstruct.testing`.
 
 This module holds the public :func:`check_task` and :class:`TaskCheckReport`, the handling of
 its arguments and examples (and of their enumerations), and the order in which the checks
-run.  The checks themselves live in :mod:`latentstruct.task_checks_capabilities` (one per
-capability) and :mod:`latentstruct.task_checks_state` (the state round trip and the trip to a process worker).
+run.  The checks themselves live in :mod:`latentstruct.testing.capabilities` (one per
+capability) and :mod:`latentstruct.testing.state` (the state round trip and the trip to a process worker).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from latentstruct.exceptions import NotFittedError
-from latentstruct.task_checks_capabilities import CapabilityChecker, noted
-from latentstruct.task_checks_state import check_state
+from .capabilities import CapabilityChecker, noted
+from .state import check_state
 from latentstruct.tasks.base import Dataset, Task
 from latentstruct.tasks.contracts import (
     CANDIDATE_LIST,

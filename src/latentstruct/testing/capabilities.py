@@ -1,11 +1,11 @@
-"""The checker behind :func:`~latentstruct.task_checks.check_task`, and its per-capability checks.
+"""The checker behind :func:`~latentstruct.testing.tasks.check_task`, and its per-capability checks.
 
 :class:`CapabilityChecker` holds one run's bookkeeping (the checks that ran, the largest
 error seen), compares numbers within the tolerance, reads a task's answers (decodes, feature
 vectors, losses) and fails with a message naming the check, the example and the weights.
 Its ``check_*`` methods check one capability each on one example and weight vector (or on
-the batch of all examples); :mod:`latentstruct.task_checks` decides which run, and
-:mod:`latentstruct.task_checks_state` checks persistence with the same checker.  Internal:
+the batch of all examples); :mod:`latentstruct.testing.tasks` decides which run, and
+:mod:`latentstruct.testing.state` checks persistence with the same checker.  Internal:
 the public entry point is :func:`latentstruct.testing.check_task`.
 """
 
@@ -59,7 +59,7 @@ def softmax(scores: np.ndarray) -> np.ndarray:
 
 
 class CapabilityChecker:
-    """One :func:`~latentstruct.task_checks.check_task` run on a fitted ``task`` whose
+    """One :func:`~latentstruct.testing.tasks.check_task` run on a fitted ``task`` whose
     arguments have been validated."""
 
     def __init__(self, task, n_weights, random_state, atol, rtol):

@@ -1,4 +1,4 @@
-"""The persistence checks of :func:`~latentstruct.task_checks.check_task`.
+"""The persistence checks of :func:`~latentstruct.testing.tasks.check_task`.
 
 A task is saved as a model file (``get_params`` and the state of ``get_state`` as JSON, its
 arrays in an .npz) and shipped to process workers (``parallel.worker_copy``).  :func:`check_state` checks both
@@ -17,7 +17,7 @@ import numpy as np
 
 from latentstruct.data.sparse import SparseVector
 from latentstruct.parallel import worker_copy
-from latentstruct.task_checks_capabilities import CapabilityChecker, noted
+from .capabilities import CapabilityChecker, noted
 from latentstruct.tasks.contracts import (
     CANDIDATE_LIST,
     LATENT_BINARY,
