@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from latentstruct import pipelines
+from latentstruct.pipelines import tagging as pipelines
 from latentstruct.data.readers import read_conll2000
 from latentstruct.exceptions import ConfigError, ConvergenceWarning, ModelFormatError
 from latentstruct.learners import LCLR, LatentPA, LCLRVariant, StructuredSVM, TwoStage
