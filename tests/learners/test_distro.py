@@ -9,7 +9,7 @@ from sklearn.base import clone
 
 from latentstruct.exceptions import ConfigError, InferenceError
 from latentstruct.learners import DISTRO, SGDStructuredSVM, check_compatible
-from latentstruct.learners.distro import _Data
+from latentstruct.learners.distro_data import DistroData as _Data
 from latentstruct.learners.distro_model import DistroParams
 from latentstruct.tasks import ChunkTask
 
