@@ -17,7 +17,7 @@ from latentstruct.testing import make_bag_problem
 INT_0_2_32 = "must be an int in the range [0, 4294967295]"
 NJOBS = "must be an int in the range [-1024, 1024] other than 0 or None"
 POSITIVE = "must be a float in the range (0, inf)"
-NONNEG = "must be a float in the range [0, inf)"
+NONNEG = "a float in the range [0, inf)"  # "must be a float ..." or "must be a str among {...} or a float ..."
 AT_LEAST_ONE = "must be an int in the range [1, "  # [1, inf) or [1, LIMIT]
 BOOL = "must be a bool"
 STR_AMONG = "must be a str among {"
