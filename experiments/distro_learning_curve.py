@@ -25,19 +25,20 @@ For each point: mean ± std of the evaluation accuracy over seeds; DISTRO d=L an
 against one-hot SGD, the mean paired difference, a sign test over the seeds and one over
 evaluation examples (per-example accuracy, pooled over the seeds: documents, or
 sentences' token accuracy).  At 100 %: per-label accuracy against the label's training
-frequency.  Resumable: each finished run is one line of results/distro_learning_curve.jsonl
+frequency.  Resumable: each finished run is one line of results/distro_learning_curve.jsonl.gz
 and a run already there is not run again.
 
     python experiments/distro_learning_curve.py [--corpus 20ng ewt-xpos eu-case]
         [--sizes 0.01 0.03 0.1 0.3 1.0] [--seeds 0 1 2 3 4] [--n-jobs 2] [--results DIR]
 
-Writes results/distro_learning_curve.{jsonl,json,md,png} and
+Writes results/distro_learning_curve.{jsonl.gz,json,md,png} and
 results/distro_label_frequency.png.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 import time
@@ -154,18 +155,29 @@ def choose_small_d(corpus: str) -> dict:
     return {"d": max(scores, key=lambda d: (scores[d], -d)), "scores": scores}
 
 
+#: the runs, one JSON line each; gzip, because the per-example accuracies that the sign
+#: tests need make it 3.8 MB as text (0.4 MB compressed)
+RUNS_FILE = "distro_learning_curve.jsonl.gz"
+
+
 def done_runs() -> dict:
     out = {}
-    if (RESULTS / "distro_learning_curve.jsonl").exists():
-        for line in (RESULTS / "distro_learning_curve.jsonl").read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                r = json.loads(line)
-                out[(r["corpus"], r["size"], r["seed"], r["system"])] = r
+    if (RESULTS / RUNS_FILE).exists():
+        # a crash while appending leaves a truncated last member: the runs before it count
+        with gzip.open(RESULTS / RUNS_FILE, "rt", encoding="utf-8") as f:
+            try:
+                for line in f:
+                    if line.strip():
+                        r = json.loads(line)
+                        out[(r["corpus"], r["size"], r["seed"], r["system"])] = r
+            except (EOFError, json.JSONDecodeError):
+                pass
     return out
 
 
 def record(run: dict) -> dict:
-    with open(RESULTS / "distro_learning_curve.jsonl", "a", encoding="utf-8") as f:  # one line per run: a crash loses none
+    # one gzip member per run, appended: a crash loses none of the earlier ones
+    with gzip.open(RESULTS / RUNS_FILE, "at", encoding="utf-8") as f:
         f.write(json.dumps(run) + "\n")
     return run
 
@@ -206,7 +218,7 @@ def summarise(runs: dict, corpora_: list, sizes: list, seeds: list) -> dict:
 def markdown(payload: dict) -> str:
     lines = ["# DISTRO against one-hot models as the training data grows", "",
              f"Command: `{payload['command']}` ({payload['seconds'] / 60:.0f} min of this run "
-             "on 2 cores; runs already in the .jsonl were not repeated). The "
+             "on 2 cores; runs already in the .jsonl.gz were not repeated). The "
              f"{payload['n_runs']} fits took {payload['fit_seconds'] / 3600:.1f} h of wall "
              "time in all (summed over runs, two or three at a time on 2 cores).", "",
              "Accuracy % on the evaluation data (mean ± std over seeds); Δ = DISTRO − one-hot "
