@@ -76,15 +76,26 @@ def corpora() -> dict:
     }
 
 
+def new_task(spec):
+    """A new, unfitted task for a corpus's training data."""
+    return get_task_class(spec["task"])(**spec["params"], **spec.get("train_params", {}))
+
+
+def read(spec):
+    """(an unfitted task, the training Dataset, the evaluation Dataset) of a corpus."""
+    task = new_task(spec)
+    train = task.read(spec["train"], split="train")
+    ev_task = (get_task_class(spec["task"])(**spec["params"], **spec.get("eval_params", {}))
+               if spec["eval_params"] else task)
+    ev = ev_task.read(spec["eval"], split="eval" if spec["eval_params"] else "train")
+    return task, train, ev
+
+
 def load(spec):
     """(task, X, Y, X_eval, Y_eval) for a corpus."""
-    cls = get_task_class(spec["task"])
-    task = cls(**spec["params"], **spec.get("train_params", {}))
-    train = task.read(spec["train"], split="train")
+    task, train, ev = read(spec)
     task.fit(train)
     X, Y = task.featurize(train), task.encode_targets(train.targets)
-    ev_task = cls(**spec["params"], **spec.get("eval_params", {})) if spec["eval_params"] else task
-    ev = ev_task.read(spec["eval"], split="eval" if spec["eval_params"] else "train")
     return task, X, Y, task.featurize(ev), task.encode_targets(ev.targets), len(train), len(ev)
 
 

@@ -48,11 +48,10 @@ import numpy as np
 from joblib import Parallel, delayed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from distro import corpora  # noqa: E402 - the corpora of the DISTRO experiment
+from distro import corpora, new_task, read  # noqa: E402 - the DISTRO experiment's corpora
 
 from latentstruct.learners import DISTRO, StructuredSVM  # noqa: E402
 from latentstruct.significance import sign_test  # noqa: E402
-from latentstruct.tasks import get_task_class  # noqa: E402
 from latentstruct.tasks.base import Dataset  # noqa: E402
 from latentstruct.tasks.label_factored import gold_labels  # noqa: E402
 
@@ -66,15 +65,9 @@ D_CANDIDATES = {"20ng": (5, 10, 15), "ewt-xpos": (10, 20, 35), "eu-case": (16, 3
 ONE_HOT_EPOCHS = 25  # DISTRO's w-epochs: 5, then 5 in each of the 4 later alternations
 
 
-def read_corpus(corpus: str):
-    """(spec, the training Dataset, the evaluation Dataset) of a corpus."""
-    spec = corpora()[corpus]
-    cls = get_task_class(spec["task"])
-    task = cls(**spec["params"], **spec.get("train_params", {}))
-    train = task.read(spec["train"], split="train")
-    ev_task = cls(**spec["params"], **spec.get("eval_params", {})) if spec["eval_params"] else task
-    ev = ev_task.read(spec["eval"], split="eval" if spec["eval_params"] else "train")
-    return spec, train, ev
+def subset(dataset: Dataset, idx) -> Dataset:
+    return Dataset([dataset.records[i] for i in idx], [dataset.targets[i] for i in idx],
+                   dataset.path)
 
 
 def sample(dataset: Dataset, fraction: float, seed: int) -> Dataset:
@@ -82,9 +75,8 @@ def sample(dataset: Dataset, fraction: float, seed: int) -> Dataset:
     if fraction >= 1.0:
         return dataset
     k = max(2, int(round(fraction * n)))
-    idx = np.sort(np.random.default_rng([seed, 17]).choice(n, size=k, replace=False))
-    return Dataset([dataset.records[i] for i in idx], [dataset.targets[i] for i in idx],
-                   dataset.path)
+    return subset(dataset, np.sort(np.random.default_rng([seed, 17]).choice(n, size=k,
+                                                                            replace=False)))
 
 
 def make_learner(system: str, task, seed: int, d_small: int | None):
@@ -107,9 +99,10 @@ def per_example_accuracy(task, Y, predicted) -> list[float]:
 
 
 def run_one(corpus: str, size: float, seed: int, system: str, d_small: int | None) -> dict:
-    spec, train, ev = read_corpus(corpus)
+    spec = corpora()[corpus]
+    _, train, ev = read(spec)
     part = sample(train, size, seed)
-    task = get_task_class(spec["task"])(**spec["params"], **spec.get("train_params", {}))
+    task = new_task(spec)  # its feature index is fitted on the sample alone
     task.fit(part)
     X, Y = task.featurize(part), task.encode_targets(part.targets)
     Xe, Ye = task.featurize(ev), task.encode_targets(ev.targets)
@@ -137,13 +130,11 @@ def run_one(corpus: str, size: float, seed: int, system: str, d_small: int | Non
 def choose_small_d(corpus: str) -> dict:
     """The d < L that scores best on a tuning part of the full training data: a seeded 10 %
     held out, DISTRO at its defaults otherwise, seed 0."""
-    spec, train, _ = read_corpus(corpus)
+    spec = corpora()[corpus]
+    task, train, _ = read(spec)
     order = np.random.default_rng(0).permutation(len(train))
     cut = int(0.9 * len(train))
-    pick = lambda idx: Dataset([train.records[i] for i in idx],  # noqa: E731
-                               [train.targets[i] for i in idx], train.path)
-    fit_part, tune_part = pick(np.sort(order[:cut])), pick(np.sort(order[cut:]))
-    task = get_task_class(spec["task"])(**spec["params"], **spec.get("train_params", {}))
+    fit_part, tune_part = subset(train, np.sort(order[:cut])), subset(train, np.sort(order[cut:]))
     task.fit(fit_part)
     X, Y = task.featurize(fit_part), task.encode_targets(fit_part.targets)
     Xt, Yt = task.featurize(tune_part), task.encode_targets(tune_part.targets)
