@@ -19,6 +19,7 @@ from .base import (
     valid_learners,
 )
 from .checkpoint import Checkpoint
+from .crf import CRF
 from .distro import DISTRO
 from .inference_check import InferenceMonitor
 from .jlis import JLIS, NormalizedBinaryView
@@ -59,4 +60,5 @@ __all__ = [
     "tune_mixture_weights",
     "DISTRO",
     "SGDStructuredSVM",
+    "CRF",
 ]

@@ -17,6 +17,9 @@ JSON-able dict with a ``"kind"``); this package draws such a description:
     Dependency parsing and reranking (:mod:`~latentstruct.plotting.dependency`).
 :func:`draw_label_matrix`, :func:`label_order`
     A DISTRO label matrix (:mod:`~latentstruct.plotting.label_matrix`).
+:func:`draw_reliability_diagram`
+    Accuracy against confidence of probabilities such as a CRF's marginals
+    (:mod:`~latentstruct.plotting.calibration`).
 
 One module per figure family; :mod:`~latentstruct.plotting.figures` (drawing helpers) and
 :mod:`~latentstruct.plotting.scores` (score breakdowns and titles) are shared by them, and
@@ -25,6 +28,7 @@ imported inside the drawing functions only, so importing this package (and the c
 line) stays cheap.  Pictures are written atomically.
 """
 
+from .calibration import draw_reliability_diagram
 from .character_alignment import plot_alignment
 from .dependency import draw_dependency_tree, draw_system_scores
 from .explanations import EXPLANATION_KINDS, draw_explanation, explanation_figure
@@ -34,6 +38,7 @@ from .label_matrix import draw_label_matrix, label_order
 from .scores import CHARACTER_ALIGNMENT, GRAPH_ALIGNMENT, score_breakdown, score_heading
 
 __all__ = [
+    "draw_reliability_diagram",
     "CHARACTER_ALIGNMENT",
     "GRAPH_ALIGNMENT",
     "EXPLANATION_KINDS",

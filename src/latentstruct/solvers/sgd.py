@@ -203,7 +203,8 @@ def sgd(loss_grad_example: Callable, n_examples: int, w0, *, schedule: str = "bo
 
 
 def lbfgs(loss_grad_full: Callable, w0, *, alpha: float = 0.0, max_iter: int = 100,
-          tol: float = 1e-6, callback: Callable | None = None) -> LBFGSResult:
+          tol: float = 1e-6, callback: Callable | None = None,
+          stop: Callable | None = None, memory: int = 10) -> LBFGSResult:
     """Minimise F(w) = L(w) + (alpha/2)||w||^2 with SciPy's L-BFGS-B (no bounds).
 
     Parameters
@@ -216,6 +217,13 @@ def lbfgs(loss_grad_full: Callable, w0, *, alpha: float = 0.0, max_iter: int = 1
         ``gtol`` of L-BFGS-B (stop when every component of the projected gradient is below
         it); ``ftol`` is ``tol * 1e-3`` (relative reduction of F per iteration).
     callback : callable ``(iteration, objective) -> None`` or None
+    stop : callable ``(iteration, objective, w) -> bool`` or None
+        Called after every iteration (after ``callback``) with that iteration's weights;
+        a true value ends the run there as converged (a learner's own stopping rule, such
+        as CRFsuite's relative decrease over a period).
+    memory : int, default 10
+        Correction pairs kept (L-BFGS-B's ``maxcor``; CRFsuite keeps 6).  Each iteration
+        costs O(memory · d) besides F.
 
     Returns
     -------
@@ -229,15 +237,24 @@ def lbfgs(loss_grad_full: Callable, w0, *, alpha: float = 0.0, max_iter: int = 1
 
     def fun(w):
         loss, grad = loss_grad_full(w)
-        return (float(loss) + 0.5 * alpha * float(w @ w),
-                np.asarray(grad, dtype=np.float64) + alpha * w)
+        grad = np.array(grad, dtype=np.float64, copy=None)  # the learner's own array: add in place
+        if alpha:
+            grad += alpha * w
+        return float(loss) + 0.5 * alpha * float(w @ w), grad
+
+    stopped = []
 
     def record(intermediate_result):
         curve.append(float(intermediate_result.fun))
         if callback is not None:
             callback(len(curve), curve[-1])
+        if stop is not None and stop(len(curve), curve[-1], intermediate_result.x):
+            stopped.append(len(curve))
+            raise StopIteration  # SciPy ends the run and returns this iterate
 
     res = minimize(fun, w0, jac=True, method="L-BFGS-B", callback=record,
-                   options={"maxiter": max_iter, "gtol": tol, "ftol": tol * 1e-3})
-    return LBFGSResult(np.asarray(res.x, dtype=np.float64), int(res.nit), float(res.fun),
-                       tuple(curve), bool(res.success), str(res.message))
+                   options={"maxiter": max_iter, "gtol": tol, "ftol": tol * 1e-3,
+                            "maxcor": int(memory)})
+    return LBFGSResult(np.asarray(res.x, dtype=np.float64), len(curve) if stopped else int(res.nit),
+                       float(res.fun), tuple(curve), bool(res.success or stopped),
+                       "stopping rule met" if stopped else str(res.message))

@@ -38,6 +38,7 @@ from ...inference.chain import ChainMarginals, chain_sum_product
 from ...inference.result import DecodeResult
 from ...inference.viterbi import viterbi, viterbi_batch
 from ..label_factored import LabelFactoredBatch, check_unary, gold_labels
+from .crf_kernels import log_loss_gradient, node_marginals_batch
 from .kernels import hamming_augmented
 
 __all__ = [
@@ -67,6 +68,17 @@ class ChainPartScores(NamedTuple):
     transition: np.ndarray
     start: np.ndarray
     end: np.ndarray
+
+
+def _rebased(labels: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Labels indexed by absolute token position: a corpus view's offsets need not start at 0,
+    and the kernel reads ``labels[t]`` for token t of ``offsets``."""
+    t0 = int(offsets[0])
+    if t0 == 0:
+        return labels
+    out = np.full(int(offsets[-1]), -1, dtype=np.int64)
+    out[t0:] = labels
+    return out
 
 
 def _check_one_sentence(x) -> tuple[int, int]:
@@ -147,6 +159,33 @@ class MarginalizableSequence(SequencePartScores):
         """``E_{p(y|x;w)}[Φ(x, y)]`` as a dense float64 array of length ``n_features``
         (laid out like ``w``); see :meth:`expected_feature_sparse` for the sparse form."""
         return self.expected_feature_sparse(x, w).to_dense(self.n_features)
+
+    # --- the batch form (what the CRF learner uses) ---------------------------------------
+    def log_loss_batch(self, X, Y, w: np.ndarray) -> tuple[float, np.ndarray]:
+        """Negative conditional log-likelihood of a corpus and its gradient, in one compiled
+        pass: ``(Σ_i [log Z(x_i) − log Z(x_i, y_i)], Σ_i (E[Φ | x_i] − E[Φ | x_i, y_i]))``.
+
+        A fully labelled sentence has ``log Z(x_i, y_i) = w·Φ(x_i, y_i)``; a gold label −1
+        (unseen when the task was fitted) leaves its token free, and the numerator sums over
+        the labellings that agree with the known labels.  Same value and gradient as summing
+        :meth:`log_partition`, :meth:`expected_feature` and ``joint_feature`` per sentence
+        (a test checks it), without per-sentence Python.
+        """
+        X = self.as_batch(X)
+        offsets = X.offsets
+        labels = gold_labels(Y, int(offsets[-1] - offsets[0]), self.n_labels)
+        total, grad, _ = log_loss_gradient(X.attr_indptr, X.attr_ids, offsets,
+                                           _rebased(labels, offsets), w, self.n_attributes,
+                                           self.n_labels)
+        return total, grad
+
+    def marginals_batch(self, X, w: np.ndarray) -> list[np.ndarray]:
+        """Node marginals of every sentence of corpus ``X``: a list of (T_i, L) arrays whose
+        rows sum to one (``[t, k] = p(y_t = k | x_i)``), in one compiled pass."""
+        X = self.as_batch(X)
+        _, node = node_marginals_batch(X.attr_indptr, X.attr_ids, X.offsets, w,
+                                       self.n_attributes, self.n_labels)
+        return np.split(node, X.offsets[1:-1] - X.offsets[0])
 
 
 # ============================================================================================

@@ -1,0 +1,386 @@
+"""The log-loss learner: an L2-regularised conditional random field (Lafferty et al. 2001).
+
+Over any task offering *marginalizable* (log-partition, marginals, expected features), it
+minimises the negative conditional log-likelihood with CRFsuite's L2 penalty.  A sequence task
+makes it a linear-chain CRF with the features of the task, so it can stand in for
+sklearn-crfsuite (``predict_marginals`` in the same shape through the raw-data estimators).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from ..data.progress import bar_disable
+from ..exceptions import ConfigError, ConvergenceWarning, InputError, user_stacklevel
+from ..parallel import parallel_chunks, shared
+from ..solvers.sgd import lbfgs
+from ..solvers.structured_sgd import search_eta0, step_size
+from ..tasks.contracts import MARGINALIZABLE, MAX_DECODABLE
+from .base import LinearStructuredLearner, register_learner
+from .checkpoint import CheckpointSession
+from .checkpoint_state import rng_from_state, rng_state
+from .params import BOOL, NJOBS, PASSES, SEED, Interval, Options
+
+__all__ = ["CRF"]
+
+SOLVERS = ("lbfgs", "sgd")
+
+
+@register_learner("crf")
+class CRF(LinearStructuredLearner):
+    """Conditional log-likelihood with an L2 penalty (a CRF over the task's structures).
+
+    Optimisation problem (CRFsuite's and sklearn-crfsuite's L2 objective, ``c1 = 0``)::
+
+        min_w  F(w) = c2 ||w||² + Σ_i [ log Z(x_i; w) − w·Φ(x_i, y_i) ],
+        Z(x; w) = Σ_y exp(w·Φ(x, y)),
+
+    whose gradient is ``2 c2 w + Σ_i (E_{p(y|x_i; w)}[Φ(x_i, y)] − Φ(x_i, y_i))``.  Z and the
+    expectation come from the task's exact sum-product (a chain task: forward–backward in
+    :mod:`latentstruct.inference.chain_fb`).  A gold label unknown to the task (−1, a tag
+    unseen in training) leaves its position free: the example's term is then
+    ``log Z(x_i) − log Σ_{y agreeing with y_i} exp(w·Φ(x_i, y))``.
+
+    Solvers:
+
+    * ``"lbfgs"`` (default): SciPy's L-BFGS-B on the whole objective, at most ``max_iter``
+      iterations; it stops earlier, as CRFsuite does, once F fell by less than a relative
+      ``delta`` over the last ``period`` iterations.
+    * ``"sgd"``: ``max_iter`` epochs of mini-batch SGD on
+      ``(1/n) Σ_i f_i(w) + (λ/2) ||w||²`` (F/n when ``λ = 2 c2 / n``), by
+      ``w <- (1 − η_t λ) w − (η_t/|B|) Σ_{i∈B} ∇f_i(w)`` with λ = ``alpha`` (default 2 c2 / n) and
+      ``η_t = η0 / (1 + η0 λ t)`` (t counts mini-batches), over ``rng.permutation(n)`` each
+      epoch.  It also learns incrementally: :meth:`partial_fit`.
+
+    Parameters
+    ----------
+    task : a fitted task offering *marginalizable* and *max-decodable* (every sequence task)
+    c2 : float, default 1.0
+        L2 coefficient, as CRFsuite's ``c2`` (the penalty is ``c2 ||w||²`` on the summed loss).
+    solver : {"lbfgs", "sgd"}, default "lbfgs"
+    max_iter : int, default 100
+        L-BFGS iterations, or SGD epochs.
+    delta, period : float, int, default 1e-5, 10
+        L-BFGS stops when ``(F_{k−period} − F_k) / F_k < delta`` (CRFsuite's rule).
+    memory : int, default 6
+        L-BFGS correction pairs (CRFsuite's ``num_memories``); each iteration costs
+        O(memory · n_features) on top of the gradient.
+    alpha : float or None, default None
+        SGD's per-example L2 strength λ; None gives ``2 c2 / n`` for the n examples of
+        ``fit``.  A stream has no n: :meth:`partial_fit` needs ``alpha`` unless ``fit`` ran.
+    eta0 : "auto" or float, default "auto"
+        SGD's first step; "auto" picks it from {2^k} by one epoch on a 10 % sample.
+    batch_size : int, default 32
+        SGD mini-batch size.
+    random_state : int, default 0
+        Seeds SGD's visiting order and eta0 sample (L-BFGS draws nothing).
+    n_jobs : int, default 1
+        Threads for the gradient: the corpus is cut into ``n_jobs`` blocks by count (not by
+        cost), so a given ``n_jobs`` always sums in the same order.
+    progress : bool, default False
+
+    Attributes
+    ----------
+    coef_ : ndarray (n_features,)
+    n_iter_ : int, L-BFGS iterations or SGD epochs (over all ``partial_fit`` calls)
+    t_ : int, SGD mini-batch steps taken (0 for L-BFGS)
+    objective_curve_ : list of float, F after every iteration (SGD: F/n, estimated from the
+        epoch's mini-batches)
+    converged_ : bool, whether L-BFGS met its stopping rule before ``max_iter``
+    """
+
+    requires = frozenset({MARGINALIZABLE, MAX_DECODABLE})
+    evaluation_params = frozenset({"n_jobs", "progress"})
+
+    _parameter_constraints = {
+        "c2": [Interval(float, 0, None, closed="left")],
+        "solver": [Options(*SOLVERS)],
+        "max_iter": [PASSES],
+        "delta": [Interval(float, 0, None, closed="left")],
+        "period": [Interval(int, 1, None, closed="left")],
+        "memory": [Interval(int, 1, None, closed="left")],
+        "alpha": [Interval(float, 0, None, closed="left"), None],
+        "eta0": [Options("auto"), Interval(float, 0, None, closed="neither")],
+        "batch_size": [Interval(int, 1, None, closed="left")],
+        "random_state": [SEED], "n_jobs": [NJOBS, None], "progress": [BOOL],
+    }
+
+    def __init__(self, task=None, c2=1.0, solver="lbfgs", max_iter=100, delta=1e-5, period=10,
+                 memory=6, alpha=None, eta0="auto", batch_size=32, random_state=0, n_jobs=1, progress=False):
+        self.task = task
+        self.c2 = c2
+        self.solver = solver
+        self.max_iter = max_iter
+        self.delta = delta
+        self.period = period
+        self.memory = memory
+        self.alpha = alpha
+        self.eta0 = eta0
+        self.batch_size = batch_size
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.progress = progress
+
+    # --- the loss ------------------------------------------------------------------------
+    def _loss_grad(self, X, Y, w, data=None) -> tuple[float, np.ndarray]:
+        """Σ_i of the examples' negative log-likelihoods and its gradient at ``w``."""
+        n = len(X)
+        blocks = min(max(int(self.n_jobs or 1), 1), n)
+        if blocks <= 1 or data is None:
+            return _block_loss(self.task, X, Y, w)
+        cuts = np.linspace(0, n, blocks + 1).astype(np.int64)
+        parts = parallel_chunks(_blocks_kernel, blocks, blocks, prefer="threads",
+                                args=(data["task"], data["X"], data["Y"], cuts, w), desc="crf")
+        total, grad = parts[0]
+        grad = grad.copy()
+        for f, g in parts[1:]:  # in block order: the sum does not depend on the schedule
+            total += f
+            grad += g
+        return total, grad
+
+    def objective(self, X, Y, w=None) -> float:
+        """F(w) on examples ``X`` with gold structures ``Y`` (default w: ``coef_``)."""
+        if w is None:
+            self._check_is_fitted()
+            w = self.coef_
+        X = self.task.as_batch(X)
+        loss, _ = _block_loss(self.task, X, list(Y), np.asarray(w, dtype=np.float64))
+        return float(loss + self.c2 * float(w @ w))
+
+    # --- fit -------------------------------------------------------------------------------
+    def _validated(self, X, Y):
+        self._validate_params()
+        task = self._check_task()
+        X = task.as_batch(X)
+        if len(X) == 0:
+            raise InputError("no training examples: X is empty")
+        if len(Y) != len(X):
+            raise InputError(f"X has {len(X)} examples but Y has {len(Y)} structures")
+        return task, X, list(Y)
+
+    def fit(self, X, Y, *, checkpoint=None, resume=None) -> "CRF":
+        """Learn ``coef_`` from examples ``X`` and encoded structures ``Y``; returns self.
+
+        ``checkpoint`` saves the state after every iteration (epoch); ``resume`` continues
+        from such a file.  SGD resumes to the model an uninterrupted run gives; L-BFGS
+        resumes from the saved weights with a new curvature memory (SciPy does not expose
+        it), so its path can differ from an uninterrupted run's in the last digits."""
+        task, X, Y = self._validated(X, Y)
+        t0 = time.perf_counter()
+        session = CheckpointSession(self, {"X": X, "Y": Y}, checkpoint, resume)
+        with shared(task=task, X=X, Y=Y) as data:
+            if self.solver == "lbfgs":
+                self._fit_lbfgs(task, X, Y, data, session)
+            else:
+                self.t_, self.n_iter_, self.objective_curve_ = 0, 0, []
+                self._sgd(task, X, Y, session, fresh=True)
+        self.fit_seconds_ = time.perf_counter() - t0
+        return self
+
+    def _fit_lbfgs(self, task, X, Y, data, session) -> None:
+        w0, curve, done_before = np.zeros(task.n_features), [], 0
+        if session.resuming:
+            meta, arrays = session.state
+            w0, curve, done_before = arrays["w"].copy(), list(meta["curve"]), session.iteration
+        period, delta = int(self.period), float(self.delta)
+        bar = tqdm(total=int(self.max_iter), initial=done_before, desc="crf", unit="it",
+                   disable=bar_disable(self.progress), leave=False)
+        def stop(iteration, value, w) -> bool:
+            curve.append(value)
+            k = done_before + iteration
+            bar.update(1)
+            bar.set_postfix(objective=f"{value:.6g}")
+            if session.active:
+                session.save(k, {"curve": curve}, {"w": w})
+            return len(curve) > period and (curve[-1 - period] - curve[-1]) < delta * abs(curve[-1])
+
+        remaining = int(self.max_iter) - done_before
+        try:
+            if remaining > 0 and not session.done:
+                res = lbfgs(lambda w: self._loss_grad(X, Y, w, data), w0, alpha=2.0 * self.c2,
+                            max_iter=remaining, tol=1e-10, stop=stop, memory=self.memory)
+                w, converged, n_it = res.w, res.converged, res.n_iter
+            else:
+                w, converged, n_it = w0, bool(session.done), 0
+        finally:
+            bar.close()
+        self.coef_ = np.asarray(w, dtype=np.float64)
+        self.n_iter_ = done_before + n_it
+        self.t_ = 0
+        self.objective_curve_ = curve
+        self.converged_ = bool(converged)
+        if session.active:
+            session.save(self.n_iter_, {"curve": curve}, {"w": self.coef_}, done=True)
+        if not converged and self.n_iter_ >= int(self.max_iter):
+            warnings.warn(f"CRF: L-BFGS stopped at max_iter={self.max_iter} before the objective "
+                          f"settled (relative decrease over {period} iterations ≥ delta={delta}); "
+                          "raise max_iter for a tighter optimum", ConvergenceWarning,
+                          stacklevel=user_stacklevel())
+
+    # --- SGD and partial_fit ---------------------------------------------------------------
+    def partial_fit(self, X, Y) -> "CRF":
+        """One SGD pass over the batch ``(X, Y)`` in the given order, continuing from the
+        current weights and step count (``solver="sgd"`` only).
+
+        The first call starts from w = 0 (or from a ``fit`` model) with the task as fitted:
+        its feature index is fixed, so attributes unseen when the task was fitted are
+        ignored (a hashing task, ``feature_index="hashing"``, gives every attribute a
+        weight).  Mini-batches of ``batch_size`` are cut from each call's batch; ``eta0``
+        must be a number, and so must ``alpha`` (λ) unless ``fit`` ran first.
+        Calls on batches whose lengths are multiples of ``batch_size`` give exactly the model
+        of one epoch over their concatenation in that order.  ``n_iter_`` counts calls,
+        ``t_`` mini-batch steps."""
+        if self.solver != "sgd":
+            raise ConfigError("partial_fit needs solver='sgd'; L-BFGS optimises the whole "
+                              "training set at once (use fit)")
+        if self.eta0 == "auto" and getattr(self, "eta0_", None) is None:
+            raise ConfigError("partial_fit needs a numeric eta0 (e.g. eta0=0.1): 'auto' tunes "
+                              "it on the training set, which a stream does not have")
+        task, X, Y = self._validated(X, Y)
+        if getattr(self, "lambda_", None) is None and self.alpha is None:
+            raise ConfigError("partial_fit needs alpha, the per-example L2 strength (fit uses "
+                              "2*c2/n, and a stream has no n); e.g. alpha=1e-4")
+        if getattr(self, "coef_", None) is None:
+            self.coef_ = np.zeros(task.n_features)
+            self.t_, self.n_iter_, self.objective_curve_ = 0, 0, []
+        elif self.coef_.shape != (task.n_features,):
+            raise InputError(f"the model has {self.coef_.shape[0]} weights but the task now has "
+                             f"{task.n_features} features; partial_fit needs the task it "
+                             "started with")
+        self._sgd(task, X, Y, None, fresh=False)
+        return self
+
+    def _sgd(self, task, X, Y, session, fresh: bool) -> None:
+        n = len(X)
+        if fresh:
+            lam = 2.0 * self.c2 / n if self.alpha is None else float(self.alpha)
+            self.lambda_ = lam
+            eta0 = self.eta0
+            if eta0 == "auto":
+                eta0, self.eta0_trials_ = self._search_eta0(task, X, Y, lam)
+            self.eta0_ = float(eta0)
+            rng = np.random.default_rng(self.random_state)
+            w, epochs = np.zeros(task.n_features), int(self.max_iter)
+            if session is not None and session.resuming:
+                meta, arrays = session.state
+                w, rng = arrays["w"].copy(), rng_from_state(meta["rng"])
+                self.t_, self.objective_curve_ = int(meta["t"]), list(meta["curve"])
+                self.n_iter_ = session.iteration
+        else:
+            lam = getattr(self, "lambda_", None)
+            lam = float(self.alpha) if lam is None else lam
+            self.lambda_ = lam
+            self.eta0_ = float(getattr(self, "eta0_", None) or self.eta0)
+            w, rng, epochs = self.coef_.copy(), None, 1
+        first = self.n_iter_
+        bar = tqdm(total=epochs, initial=first if fresh else 0, desc="crf (sgd)", unit="epoch",
+                   disable=bar_disable(self.progress), leave=False)
+        try:
+            for _ in range(first if fresh else 0, epochs):
+                order = rng.permutation(n) if rng is not None else np.arange(n)
+                total = 0.0
+                for a in range(0, n, int(self.batch_size)):
+                    idx = order[a : a + int(self.batch_size)]
+                    f, g = _block_loss(task, task.subset(X, idx), [Y[i] for i in idx], w)
+                    eta = step_size(self.eta0_, lam, self.t_)
+                    w *= 1.0 - eta * lam
+                    w -= (eta / idx.size) * g
+                    total += f
+                    self.t_ += 1
+                self.n_iter_ += 1
+                self.objective_curve_.append(total / n + 0.5 * lam * float(w @ w))
+                bar.update(1)
+                if session is not None and session.active:
+                    session.save(self.n_iter_, {"t": self.t_, "rng": rng_state(rng),
+                                                "curve": self.objective_curve_}, {"w": w},
+                                 done=self.n_iter_ == epochs)
+        finally:
+            bar.close()
+        self.coef_ = w
+        self.converged_ = False
+
+    def _search_eta0(self, task, X, Y, lam):
+        n = len(X)
+        srng = np.random.default_rng([self.random_state, 1])
+        m = min(n, max(int(self.batch_size) * 5, n // 10))
+        sample = np.sort(srng.choice(n, size=m, replace=False))
+        Xs, Ys = task.subset(X, sample), [Y[i] for i in sample]
+
+        def trial(eta0):
+            w = np.zeros(task.n_features)
+            for t, a in enumerate(range(0, m, int(self.batch_size))):
+                idx = np.arange(a, min(a + int(self.batch_size), m))
+                _, g = _block_loss(task, task.subset(Xs, idx), [Ys[i] for i in idx], w)
+                eta = step_size(eta0, lam, t)
+                w *= 1.0 - eta * lam
+                w -= (eta / idx.size) * g
+            f, _ = _block_loss(task, Xs, Ys, w)
+            return f / m + 0.5 * lam * float(w @ w)
+
+        return search_eta0(trial, lam)
+
+    # --- probabilities -------------------------------------------------------------------
+    def predict_marginals(self, X) -> list[np.ndarray]:
+        """Per-position label probabilities of every example: a list of (T_i, L) arrays,
+        ``[t, k] = p(y_t = k | x_i)`` under ``coef_``; each row sums to one."""
+        self._check_is_fitted()
+        task = self.task
+        X = task.as_batch(X)
+        batch = getattr(task, "marginals_batch", None)
+        if batch is not None:
+            return batch(X, self.coef_)
+        return [np.asarray(task.marginals(X[i], self.coef_).node) for i in range(len(X))]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """(n, L) class probabilities, for tasks whose examples have one part (one label
+        each, such as multiclass classification)."""
+        marg = self.predict_marginals(X)
+        if any(m.shape[0] != 1 for m in marg):
+            raise ConfigError(f"predict_proba needs one labelled part per example; task "
+                              f"{self.task.name!r} labels several per example. Use "
+                              "predict_marginals for per-position probabilities")
+        return np.vstack(marg) if marg else np.zeros((0, self.task.n_labels))
+
+    # --- persistence ---------------------------------------------------------------------
+    def _learned_state(self):
+        meta, arrays = super()._learned_state()
+        meta.update(t_=int(getattr(self, "t_", 0)), converged_=bool(getattr(self, "converged_", False)),
+                    eta0_=getattr(self, "eta0_", None), lambda_=getattr(self, "lambda_", None))
+        return meta, arrays
+
+    def _restore(self, meta, arrays):
+        super()._restore(meta, arrays)
+        self.t_ = int(meta.get("t_", 0))
+        self.converged_ = bool(meta.get("converged_", False))
+        for key in ("eta0_", "lambda_"):
+            value = meta.get(key)
+            setattr(self, key, None if value is None else float(value))
+
+
+def _block_loss(task, X, Y, w) -> tuple[float, np.ndarray]:
+    """Σ over examples of log Z − log Z(gold) and its gradient: the task's compiled batch
+    (``log_loss_batch``) when it has one, else per example from the capability's methods."""
+    batch = getattr(task, "log_loss_batch", None)
+    if batch is not None:
+        return batch(X, Y, w)
+    total, grad = 0.0, np.zeros_like(w)
+    for i in range(len(X)):
+        x = X[i]
+        phi = task.joint_feature(x, Y[i])
+        total += task.log_partition(x, w) - float(phi.values @ w[phi.indices])
+        grad += task.expected_feature(x, w)
+        np.add.at(grad, phi.indices, -phi.values)
+    return total, grad
+
+
+def _blocks_kernel(a, b, task, X, Y, cuts, w) -> list:
+    """Blocks a..b-1 of the corpus (block k: examples cuts[k]..cuts[k+1]-1)."""
+    out = []
+    for k in range(a, b):
+        idx = np.arange(cuts[k], cuts[k + 1])
+        out.append(_block_loss(task, task.subset(X, idx), [Y[i] for i in idx], w))
+    return out

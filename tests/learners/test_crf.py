@@ -1,0 +1,264 @@
+"""The CRF (log-loss) learner: its loss against enumeration, its gradient against finite
+differences, its optimum against scikit-learn's multinomial logistic regression where the
+two problems coincide, its marginals against brute force, and SGD's partial_fit."""
+
+import numpy as np
+import pytest
+from scipy.special import logsumexp
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+
+from latentstruct.exceptions import ConfigError, InputError
+from latentstruct.learners import CRF
+from latentstruct.tasks import ChunkTask
+from latentstruct.tasks.sequence import SequenceCorpus
+from latentstruct.testing import all_sequences, sequence_score
+
+
+def token_slice(x, a, b):
+    t0 = int(x.offsets[0])
+    ip = x.attr_indptr
+    a0, a1 = ip[t0 + a], ip[t0 + b]
+    return SequenceCorpus(ip[t0 + a : t0 + b + 1] - a0, x.attr_ids[a0:a1], np.array([0, b - a]))
+
+
+@pytest.fixture
+def chunk(tiny_chunk_file):
+    task = ChunkTask()
+    ds = task.read(tiny_chunk_file)
+    task.fit(ds)
+    return task, task.featurize(ds), task.encode_targets(ds.targets)
+
+
+@pytest.fixture
+def windows(chunk):
+    """Windows of 1..3 tokens, few enough labellings (7**3) to enumerate."""
+    task, X, Y = chunk
+    out = []
+    for i in range(len(X)):
+        for length in (1, 2, 3):
+            for a in range(0, X[i].n_tokens - length + 1, 3):
+                out.append((token_slice(X[i], a, a + length), Y[i][a : a + length]))
+    return out
+
+
+def brute_log_z(task, x, w, keep=None):
+    """log Σ_y exp(w·Φ(x, y)) by enumeration (over y agreeing with ``keep``, −1 = free)."""
+    parts = task.part_scores(x, w)
+    scores = [sequence_score(y, *parts) for y in all_sequences(x.n_tokens, task.n_labels)
+              if keep is None or all(k < 0 or k == v for k, v in zip(keep, y))]
+    return logsumexp(scores)
+
+
+def random_w(task, seed, scale=0.7):
+    return np.random.default_rng(seed).normal(scale=scale, size=task.n_features)
+
+
+def join(xs):
+    from latentstruct.tasks.sequence import concat_corpora
+    return concat_corpora(xs)
+
+
+def test_log_loss_matches_enumeration(chunk, windows):
+    task, _, _ = chunk
+    for k, (x, y) in enumerate(windows[:25]):
+        w = random_w(task, k)
+        nll, _ = task.log_loss_batch(x, [y], w)
+        gold = sequence_score(y, *task.part_scores(x, w))
+        assert nll == pytest.approx(brute_log_z(task, x, w) - gold, rel=1e-11, abs=1e-11)
+
+
+def test_partial_labels_sum_over_agreeing_labellings(chunk, windows):
+    task, _, _ = chunk
+    rng = np.random.default_rng(3)
+    checked = 0
+    for k, (x, y) in enumerate(windows):
+        if x.n_tokens < 2:
+            continue
+        y = y.copy()
+        y[rng.integers(0, y.size)] = -1
+        w = random_w(task, 100 + k)
+        nll, grad = task.log_loss_batch(x, [y], w)
+        assert nll == pytest.approx(brute_log_z(task, x, w) - brute_log_z(task, x, w, keep=y),
+                                    rel=1e-10, abs=1e-10)
+        checked += 1
+        if checked == 8:
+            break
+    assert checked == 8
+
+
+def test_gradient_matches_finite_differences(chunk, windows):
+    task, _, _ = chunk
+    xs, ys = zip(*windows[:12])
+    X = join(list(xs))
+    Y = list(ys)
+    Y[3] = Y[3].copy()
+    Y[3][0] = -1  # a partially labelled example too
+    rng = np.random.default_rng(7)
+    for seed in range(4):
+        w = random_w(task, seed)
+        _, grad = task.log_loss_batch(X, Y, w)
+        for _ in range(5):
+            d = rng.normal(size=w.size)
+            d /= np.linalg.norm(d)
+            h = 1e-5
+            fp, _ = task.log_loss_batch(X, Y, w + h * d)
+            fm, _ = task.log_loss_batch(X, Y, w - h * d)
+            assert (fp - fm) / (2 * h) == pytest.approx(float(grad @ d), rel=1e-6, abs=1e-7)
+        # coordinates the examples touch, one by one
+        for j in np.flatnonzero(grad)[:10]:
+            e = np.zeros_like(w)
+            e[j] = 1e-5
+            fp, _ = task.log_loss_batch(X, Y, w + e)
+            fm, _ = task.log_loss_batch(X, Y, w - e)
+            assert (fp - fm) / 2e-5 == pytest.approx(grad[j], rel=1e-5, abs=1e-7)
+
+
+def test_batch_equals_per_sentence_capability_methods(chunk):
+    task, X, Y = chunk
+    w = random_w(task, 11, scale=0.3)
+    nll, grad = task.log_loss_batch(X, Y, w)
+    ref_nll, ref_grad = 0.0, np.zeros_like(w)
+    for i in range(len(X)):
+        phi = task.joint_feature(X[i], Y[i])
+        ref_nll += task.log_partition(X[i], w) - float(phi.values @ w[phi.indices])
+        ref_grad += task.expected_feature(X[i], w)
+        np.add.at(ref_grad, phi.indices, -phi.values)
+    assert nll == pytest.approx(ref_nll, rel=1e-12)
+    np.testing.assert_allclose(grad, ref_grad, atol=1e-10)
+    # a corpus view whose offsets do not start at 0
+    sub = SequenceCorpus(X.attr_indptr, X.attr_ids, X.offsets[1:])
+    assert sub.offsets[0] > 0 and len(sub) == 2
+    nll_sub, _ = task.log_loss_batch(sub, [Y[1], Y[2]], w)
+    parts = [task.log_loss_batch(X[i], [Y[i]], w)[0] for i in (1, 2)]
+    assert nll_sub == pytest.approx(sum(parts), rel=1e-12)
+
+
+def test_marginals_equal_brute_force_and_rows_sum_to_one(chunk, windows):
+    task, X, Y = chunk
+    model = CRF(task, max_iter=30).fit(X, Y)
+    xs = [x for x, _ in windows[:10]]
+    marg = model.predict_marginals(join(xs))
+    for x, m in zip(xs, marg):
+        parts = task.part_scores(x, model.coef_)
+        ys = list(all_sequences(x.n_tokens, task.n_labels))
+        s = np.array([sequence_score(y, *parts) for y in ys])
+        p = np.exp(s - logsumexp(s))
+        ref = np.zeros((x.n_tokens, task.n_labels))
+        for y, pr in zip(ys, p):
+            ref[np.arange(x.n_tokens), y] += pr
+        np.testing.assert_allclose(m, ref, atol=1e-12)
+    full = model.predict_marginals(X)
+    assert [m.shape for m in full] == [(X[i].n_tokens, task.n_labels) for i in range(len(X))]
+    np.testing.assert_allclose(np.concatenate(full).sum(axis=1), 1.0, atol=1e-12)
+    # the most probable labels are what a fitted CRF predicts on its (tiny) training data
+    assert np.mean(np.concatenate([m.argmax(1) for m in full]) == np.concatenate(Y)) > 0.9
+
+
+def test_one_token_crf_is_multinomial_logistic_regression(chunk):
+    """With one-token sentences the CRF is L2 multinomial logistic regression over the
+    attribute counts plus two constant columns (start and end); scikit-learn's optimum with
+    C = 1/(2 c2) and no intercept must give the same probabilities."""
+    task, X, Y = chunk
+    xs, ys = [], []
+    for i in range(len(X)):
+        for t in range(X[i].n_tokens):
+            xs.append(token_slice(X[i], t, t + 1))
+            ys.append(Y[i][t : t + 1])
+    Xt = join(xs)
+    c2 = 0.5
+    model = CRF(task, c2=c2, max_iter=2000, delta=0.0).fit(Xt, ys)
+    A = task.n_attributes
+    rows = np.zeros((len(xs), A + 2))
+    for i, x in enumerate(xs):
+        np.add.at(rows[i], x.attr_ids, 1.0)
+    rows[:, A:] = 1.0
+    labels = np.concatenate(ys)
+    lr = LogisticRegression(C=1.0 / (2 * c2), fit_intercept=False, tol=1e-12, max_iter=10000)
+    lr.fit(rows, labels)
+    ours = np.concatenate(model.predict_marginals(Xt))[:, lr.classes_]
+    np.testing.assert_allclose(ours, lr.predict_proba(rows), atol=2e-5)
+    # and the transitions, which no one-token sentence uses, stay at zero
+    _, trans, _, _ = task.split_weights(model.coef_)
+    np.testing.assert_allclose(trans, 0.0, atol=1e-6)
+
+
+def test_lbfgs_reaches_a_stationary_point_and_records_its_run(chunk):
+    task, X, Y = chunk
+    model = CRF(task, c2=0.1, max_iter=500).fit(X, Y)
+    _, grad = task.log_loss_batch(X, Y, model.coef_)
+    grad += 2 * 0.1 * model.coef_
+    assert model.converged_ and model.n_iter_ < 500
+    assert np.abs(grad).max() < 1e-3
+    curve = model.objective_curve_
+    assert len(curve) == model.n_iter_ and curve[-1] <= curve[0]
+    assert model.objective(X, Y) == pytest.approx(curve[-1], rel=1e-9)
+    assert model.score(X, Y) > 0.9
+
+
+def test_sgd_partial_fit_over_batches_equals_one_pass_over_their_concatenation(chunk):
+    task, X, Y = chunk
+    n = len(X) - len(X) % 2
+    kw = dict(solver="sgd", alpha=0.01, eta0=0.1, batch_size=2)
+    streamed = CRF(task, **kw)
+    for a in range(0, n, 2):  # batches of 2: one mini-batch each
+        streamed.partial_fit(task.subset(X, np.arange(a, a + 2)), Y[a : a + 2])
+    once = CRF(task, **kw).partial_fit(task.subset(X, np.arange(n)), Y[:n])
+    assert np.abs(streamed.coef_ - once.coef_).max() <= 1e-12
+    assert streamed.t_ == once.t_ == n // 2
+    assert streamed.n_iter_ == n // 2 and once.n_iter_ == 1
+    assert np.abs(streamed.coef_).max() > 0
+
+
+def test_partial_fit_continues_a_fit_and_checks_its_inputs(chunk):
+    task, X, Y = chunk
+    model = CRF(task, solver="sgd", max_iter=2, eta0=0.5, batch_size=4).fit(X, Y)
+    before, t = model.coef_.copy(), model.t_
+    model.partial_fit(X, Y)
+    assert model.t_ == t + -(-len(X) // 4) and model.n_iter_ == 3
+    assert np.abs(model.coef_ - before).max() > 0
+    with pytest.raises(ConfigError, match="solver='sgd'"):
+        CRF(task).partial_fit(X, Y)
+    with pytest.raises(ConfigError, match="alpha"):
+        CRF(task, solver="sgd", eta0=0.1).partial_fit(X, Y)
+    with pytest.raises(ConfigError, match="numeric eta0"):
+        CRF(task, solver="sgd", alpha=0.1).partial_fit(X, Y)
+    with pytest.raises(InputError, match="examples but Y"):
+        CRF(task, solver="sgd", alpha=0.1, eta0=0.1).partial_fit(X, Y[:-1])
+
+
+def test_sgd_fit_is_reproducible_and_learns(chunk):
+    task, X, Y = chunk
+    a = CRF(task, solver="sgd", max_iter=15, batch_size=2).fit(X, Y)
+    b = clone(a).fit(X, Y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert a.eta0_ in a.eta0_trials_
+    assert a.score(X, Y) > 0.8
+
+
+def test_threads_give_the_serial_model_up_to_summation_order(chunk):
+    task, X, Y = chunk
+    one = CRF(task, max_iter=20).fit(X, Y)
+    two = CRF(task, max_iter=20, n_jobs=2).fit(X, Y)
+    np.testing.assert_allclose(one.coef_, two.coef_, atol=1e-8)
+
+
+def test_predict_proba_needs_one_part_per_example(chunk):
+    task, X, Y = chunk
+    model = CRF(task, max_iter=5).fit(X, Y)
+    with pytest.raises(ConfigError, match="predict_marginals"):
+        model.predict_proba(X)
+
+
+def test_model_file_round_trip(chunk, tmp_path):
+    from latentstruct.learners.persistence import load_trained, save_trained
+
+    task, X, Y = chunk
+    model = CRF(task, solver="sgd", max_iter=3, eta0=0.1).fit(X, Y)
+    path = tmp_path / "crf.npz"
+    save_trained(path, task, model)
+    loaded = load_trained(path)
+    learner = loaded[1] if isinstance(loaded, tuple) else loaded
+    assert learner.t_ == model.t_ and learner.eta0_ == model.eta0_
+    for a, b in zip(learner.predict_marginals(X), model.predict_marginals(X)):
+        np.testing.assert_array_equal(a, b)
