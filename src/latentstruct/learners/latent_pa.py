@@ -412,7 +412,7 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
             bad = np.flatnonzero(~np.isin(y_raw, (-1, 1)))
             if bad.size:
                 raise InputError(
-                    f"{name}.partial_fit: y[{int(bad[0])}] = {y_raw[bad[0]]!r} is not among the "
+                    f"{name}.partial_fit: y[{int(bad[0])}] = {y_raw[bad[0]].item()!r} is not among the "
                     f"classes [-1, 1]; give each example the label -1 or +1")
         y = self._check_labels(X, y)
         state = self._continued_state()
