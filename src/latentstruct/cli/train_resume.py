@@ -44,8 +44,9 @@ def _check_command_line(args, metadata) -> type:
     if learner not in online:
         raise ConfigError(
             f"--resume {path} is a model of learner {learner!r}, which cannot continue "
-            f"training; online learners: {', '.join(online)}. Give --resume a --checkpoint "
-            f"file to finish an interrupted run, or train afresh without --resume")
+            f"training; online learners: {', '.join(online)}. To finish an interrupted run, "
+            f"give --resume the run's --checkpoint file (this is a model file, not a "
+            f"checkpoint), or train afresh without --resume")
     if args.task is None:
         raise ConfigError(f"train needs a TASK: latentstruct train {task} --resume {path} ...")
     if task != args.task:
