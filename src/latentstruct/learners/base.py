@@ -79,8 +79,10 @@ class LinearStructuredLearner(BaseEstimator):
         super().__init_subclass__(**kwargs)
         # Each fit is one parallel session: one worker pool for all its passes, and data it
         # shares (the task) reaches each worker once (latentstruct.parallel.fit_session).
-        if "fit" in cls.__dict__:
-            cls.fit = _in_fit_session(cls.__dict__["fit"])
+        # partial_fit too: each call is one session.
+        for name in ("fit", "partial_fit"):
+            if name in cls.__dict__:
+                setattr(cls, name, _in_fit_session(cls.__dict__[name]))
 
     @classmethod
     def required_capabilities(cls, params: dict | None = None) -> dict[str, str]:

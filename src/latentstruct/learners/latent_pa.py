@@ -15,7 +15,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..data.progress import bar_disable
-from ..exceptions import ConfigError, warn_convergence
+from ..exceptions import ConfigError, InputError, warn_convergence
 from ..tasks.contracts import HEURISTIC, LATENT_BINARY
 from .base import check_coef_init, check_positive, check_positive_int, register_learner
 from .checkpoint import CheckpointSession
@@ -23,6 +23,7 @@ from .checkpoint_state import (monitor_state, pack_sparse, prefixed, restore_mon
                                rng_from_state, rng_state, unpack_sparse, unprefixed)
 from .inference_check import InferenceMonitor
 from .lclr import POSITIVE, LatentBinaryLearner
+from .online import OnlineLearnerMixin, OnlineState, visiting_order
 from ..limits import MAX_NEGATIVE_UPDATES
 from .params import BOOL, CALLABLE, COEF_INIT, NJOBS, PASSES, RANDOM_STATE, Interval, Options
 
@@ -105,7 +106,7 @@ class PAEvent:
 
 
 @register_learner("latent-pa")
-class LatentPA(LatentBinaryLearner):
+class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
     """Online passive-aggressive learning over constrained latent structures.
 
     Optimisation: online minimisation of the latent hinge loss (Clifton et al. 2013, Eq. 2)
@@ -126,7 +127,8 @@ class LatentPA(LatentBinaryLearner):
     (and reported by a ``ConvergenceWarning`` at the end of ``fit``).
 
     Training stops after ``max_iter`` epochs, or earlier after an epoch in which no step had
-    a positive loss (every example then meets its margin).
+    a positive loss (every example then meets its margin).  ``partial_fit`` runs one such
+    epoch over a batch per call, continuing from the current weights (incremental learning).
 
     Parameters
     ----------
@@ -157,6 +159,9 @@ class LatentPA(LatentBinaryLearner):
         Parallel inference in ``predict``/``decision_function`` (training is sequential).
     random_state : None, int or Generator
         Seeds the visiting order of every epoch.
+    shuffle : bool, default True
+        Visit each epoch's examples in a random order, ``rng.permutation(n)`` (else in the
+        order given).
     callback : callable, optional
         Called with a ``PAEvent`` after every step and at the end of every epoch.
     check_inference : bool, default True
@@ -171,8 +176,9 @@ class LatentPA(LatentBinaryLearner):
     Attributes
     ----------
     coef_ : learned weights (averaged when ``average=True``)
-    n_iter_, n_passes_ : epochs run
-    n_steps_ : executions of lines 5-9 (decodes)
+    n_iter_, n_passes_ : epochs run (``partial_fit``: passes made, one per call, after ``fit``'s)
+    n_steps_, t_ : executions of lines 5-9 (decodes) over all epochs and calls; the averaging's
+        counter
     n_updates_ : steps with a non-zero update
     n_negative_cap_hits_ : negative visits stopped by ``max_negative_updates``
     accuracy_curve_ : per epoch, the fraction of examples classified correctly at their
@@ -190,7 +196,7 @@ class LatentPA(LatentBinaryLearner):
         "max_negative_updates": [Interval(int, 1, bound=MAX_NEGATIVE_UPDATES)], "average": [BOOL],
         "init": [Options("zeros", "heuristic")], "heuristic_scale": [Options("auto"), POSITIVE],
         "coef_init": [COEF_INIT, None], "n_jobs": [NJOBS, None], "random_state": RANDOM_STATE,
-        "callback": [CALLABLE, None], "check_inference": [BOOL], "progress": [BOOL],
+        "shuffle": [BOOL], "callback": [CALLABLE, None], "check_inference": [BOOL], "progress": [BOOL],
     }
 
     def __init__(
@@ -206,6 +212,7 @@ class LatentPA(LatentBinaryLearner):
         coef_init=None,
         n_jobs=1,
         random_state=0,
+        shuffle=True,
         callback=None,
         check_inference=True,
         progress=False,
@@ -221,6 +228,7 @@ class LatentPA(LatentBinaryLearner):
         self.coef_init = coef_init
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.shuffle = shuffle
         self.callback = callback
         self.check_inference = check_inference
         self.progress = progress
@@ -245,10 +253,11 @@ class LatentPA(LatentBinaryLearner):
         check_positive("C", self.C)
         check_positive_int("max_iter", self.max_iter)
         check_positive_int("max_negative_updates", self.max_negative_updates)
-        if not isinstance(self.average, (bool, np.bool_)):
-            raise ConfigError(
-                f"The 'average' parameter of LatentPA must be a bool. Got {self.average!r} instead."
-            )
+        for flag in ("average", "shuffle"):
+            value = getattr(self, flag)
+            if not isinstance(value, (bool, np.bool_)):
+                raise ConfigError(
+                    f"The '{flag}' parameter of LatentPA must be a bool. Got {value!r} instead.")
         if self.init not in ("zeros", "heuristic"):
             raise ConfigError(
                 f"The 'init' parameter of LatentPA must be 'zeros' or 'heuristic'. "
@@ -293,7 +302,8 @@ class LatentPA(LatentBinaryLearner):
 
         ``checkpoint`` (a path or :class:`~latentstruct.learners.checkpoint.Checkpoint`)
         saves the weights, the random state and the counters after every epoch; ``resume``
-        continues from such a file to the model an uninterrupted run gives."""
+        continues from such a file to the model an uninterrupted run gives.  The state the
+        last epoch leaves is kept, so ``partial_fit`` continues from it."""
         task = self._validate()
         X = task.as_batch(X)
         y = self._check_labels(X, y)
@@ -303,25 +313,17 @@ class LatentPA(LatentBinaryLearner):
             self.init_scale_ = session.restored("init_scale")
         else:
             w = self._initial_weights(task, X, y)
-        rng = np.random.default_rng(self.random_state)
-        variant, C = self.variant, float(self.C)
-        cap = int(self.max_negative_updates)
         average = bool(self.average)
-        callback = self.callback
-        check = bool(self.check_inference)
-        monitor = InferenceMonitor("LatentPA", check)
+        monitor = InferenceMonitor("LatentPA", bool(self.check_inference))
         last_phi: dict = {}
-        maximiser = task.argmax_is_maximum()  # False for decode-then-vote
-        # Averaging: w_bar_T = (1/T) sum_{t=1..T} w_t = w_T - (1/T) sum_s (s - 1) delta_s,
-        # where delta_s is the update made at step s (1-based); u accumulates the sum.
         n = len(X)
         epoch = 0
         if session.resuming:
             meta, arrays = session.state
-            w = arrays["w"].copy()
-            u = arrays["u"].copy() if average else None
-            rng = rng_from_state(meta["rng"])
-            step, n_updates, cap_hits = meta["step"], meta["n_updates"], meta["cap_hits"]
+            state = OnlineState(
+                w=arrays["w"].copy(), u=arrays["u"].copy() if average else None,
+                rng=rng_from_state(meta["rng"]), step=meta["step"],
+                counters={"n_updates": meta["n_updates"], "cap_hits": meta["cap_hits"]})
             epoch_loss_steps = meta["epoch_loss_steps"]
             self.accuracy_curve_, self.loss_curve_ = meta["accuracy_curve"], meta["loss_curve"]
             last_phi = dict(zip(meta["last_phi_ids"], unpack_sparse(unprefixed("last_phi", arrays)),
@@ -329,19 +331,19 @@ class LatentPA(LatentBinaryLearner):
             restore_monitor(monitor, meta["monitor"])
             epoch = session.iteration
         else:
-            u = np.zeros_like(w) if average else None
-            step = n_updates = cap_hits = 0
+            state = self._fresh_state(w)
             self.accuracy_curve_, self.loss_curve_ = [], []
 
         def save(done):
             if not session.active:
                 return
-            meta = {"rng": rng_state(rng), "step": step, "n_updates": n_updates,
-                    "cap_hits": cap_hits, "epoch_loss_steps": epoch_loss_steps,
+            meta = {"rng": rng_state(state.rng), "step": state.step,
+                    "n_updates": state.counters["n_updates"],
+                    "cap_hits": state.counters["cap_hits"], "epoch_loss_steps": epoch_loss_steps,
                     "accuracy_curve": self.accuracy_curve_, "loss_curve": self.loss_curve_,
                     "last_phi_ids": list(last_phi), "monitor": monitor_state(monitor),
                     "init_scale": self.init_scale_}
-            arrays = {"w": w, **({"u": u} if average else {}),
+            arrays = {"w": state.w, **({"u": state.u} if average else {}),
                       **prefixed("last_phi", pack_sparse(list(last_phi.values())))}
             session.save(epoch, meta, arrays, done=done)
 
@@ -349,78 +351,171 @@ class LatentPA(LatentBinaryLearner):
                    unit="epoch", disable=bar_disable(self.progress), leave=False)
         first, last = epoch + 1, (epoch if session.done else int(self.max_iter))
         for epoch in range(first, last + 1):
-            order = rng.permutation(n)
-            n_correct = 0
-            loss_sum = 0.0
-            epoch_loss_steps = 0
-            for i in order:
-                i = int(i)
-                x = X[i]
-                yi = y[i]
-                rounds = 0
-                while True:
-                    res = task.latent_argmax(x, w)  # line 5
-                    monitor.observe([res], "latent argmax", [i])
-                    phi = task.latent_feature(x, res.structure).coalesce()
-                    score = phi.dot(w)  # line 6
-                    monitor.consistent(float(res.score), score, "latent argmax", i)
-                    # The structure this example was last decoded to is a candidate too.
-                    if maximiser and i in last_phi:
-                        monitor.not_worse(score, last_phi[i].dot(w), "latent argmax", i)
-                    last_phi[i] = phi
-                    loss = max(0.0, 1.0 - yi * score)  # line 7
-                    tau = pa_step_size(loss, float(phi.values @ phi.values), variant, C)  # line 8
-                    step += 1
-                    if rounds == 0:
-                        n_correct += (score >= 0.0) == (yi > 0)
-                        loss_sum += loss
-                    if loss > 0.0:
-                        epoch_loss_steps += 1
-                    if tau != 0.0:  # line 9
-                        delta = (tau * yi) * phi.values
-                        w[phi.indices] += delta
-                        if average:
-                            u[phi.indices] += (step - 1) * delta
-                        n_updates += 1
-                    rounds += 1
-                    if callback is not None:
-                        view = w.view()
-                        view.flags.writeable = False
-                        callback(PAEvent("step", epoch, step, i, int(yi), float(score),
-                                         float(loss), float(tau), view))
-                    if yi > 0 or score < 0.0:  # line 10
-                        break
-                    if rounds >= cap:
-                        cap_hits += 1
-                        break
-            self.accuracy_curve_.append(n_correct / n)
-            self.loss_curve_.append(loss_sum / n)
-            bar.set_postfix(acc=f"{n_correct / n:.4f}", updates=n_updates)
+            order = visiting_order(state.rng, n, self.shuffle)
+            epoch_loss_steps = self._pass(task, X, y, order, state, epoch, monitor, last_phi)
+            bar.set_postfix(acc=f"{self.accuracy_curve_[-1]:.4f}",
+                            updates=state.counters["n_updates"])
             bar.update(1)
-            if callback is not None:
-                callback(PAEvent("epoch", epoch, step, -1, 0, float("nan"), loss_sum / n,
-                                 float("nan"), self._current(w, u, step)))
             save(epoch_loss_steps == 0 or epoch == self.max_iter)
             if epoch_loss_steps == 0:
                 break
         bar.close()
-        self.coef_ = self._current(w, u, step)
-        self.n_iter_ = self.n_passes_ = epoch
-        self.n_steps_ = step
-        self.n_updates_ = n_updates
-        self.n_negative_cap_hits_ = cap_hits
+        self.n_inexact_decodes_ = 0
+        self._finish(state, epoch, epoch_loss_steps, monitor, time.perf_counter() - t_start)
+        return self
+
+    def partial_fit(self, X, y, classes=None):
+        """One pass of Algorithm 1 over the batch ``X``, ``y``, continuing from the current model.
+
+        The first call (on a learner neither fitted nor partially fitted) starts from the
+        initial weights of ``fit`` (``coef_init``, zeros, or the scaled heuristic weights --
+        with ``heuristic_scale="auto"`` the scale is found by a zero-initialised run on this
+        first batch) and ``rng = np.random.default_rng(random_state)``.  Every call visits
+        the batch once, in the order ``rng.permutation(len(X))`` (or in the given order with
+        ``shuffle=False``), with the steps of ``fit`` (a negative is re-decoded and updated
+        until it scores below 0, at most ``max_negative_updates`` rounds).  Carried over from
+        call to call, and from a ``fit`` before: the weights, the averaging accumulator, the
+        step counter ``t_`` (= ``n_steps_``, decode-and-update steps), the generator and the
+        counters ``n_updates_``, ``n_negative_cap_hits_`` and ``n_inexact_decodes_``.
+        ``n_iter_`` (= ``n_passes_``) counts passes (a ``fit``'s epochs and one per call);
+        ``accuracy_curve_`` and ``loss_curve_`` get this pass's values; ``coef_`` is valid
+        after every call (averaged with ``average=True``).  Unlike ``fit`` a call never stops
+        early.  So calls on batches B1, ..., Bk with ``shuffle=False`` give the model of
+        ``fit(B1 + ... + Bk)`` with ``max_iter=1, shuffle=False``.
+
+        Parameters
+        ----------
+        X : batch of examples, featurised by the task (fitted before the first call; its
+            feature index stays fixed, so attributes unseen then have no weight -- a task
+            with ``feature_index="hashing"`` sees every attribute)
+        y : labels in {-1, +1}, one per example (a batch may hold one class only)
+        classes : array-like, optional
+            scikit-learn's argument: every label of the whole stream.  The learner's
+            classes are always {-1, +1} (``classes_``); when given it must be exactly those,
+            and a later call may not give others.
+
+        Returns self.
+        """
+        name = type(self).__name__
+        task = self._partial_fit_task()
+        self._validate()
+        if classes is not None:
+            got = np.unique(np.asarray(classes))
+            if got.shape != (2,) or not np.isin(got, (-1, 1)).all():
+                raise ConfigError(
+                    f"{name}.partial_fit: classes must be [-1, 1] (the learner decides between "
+                    f"-1 and +1, and the classes name every label of the stream); got "
+                    f"{got.tolist()!r}. Map the labels to -1/+1 and pass classes=[-1, 1]")
+        X = task.as_batch(X)
+        y_raw = np.asarray(y)
+        if y_raw.ndim == 1 and y_raw.size and len(X) == y_raw.shape[0]:
+            bad = np.flatnonzero(~np.isin(y_raw, (-1, 1)))
+            if bad.size:
+                raise InputError(
+                    f"{name}.partial_fit: y[{int(bad[0])}] = {y_raw[bad[0]].item()!r} is not among the "
+                    f"classes [-1, 1]; give each example the label -1 or +1")
+        y = self._check_labels(X, y)
+        state = self._continued_state()
+        t_start = time.perf_counter()
+        if state is None:
+            state = self._fresh_state(self._initial_weights(task, X, y))
+            self.accuracy_curve_, self.loss_curve_ = [], []
+            self.n_iter_, self.n_inexact_decodes_, self.fit_time_ = 0, 0, 0.0
+        elapsed = getattr(self, "fit_time_", 0.0)  # a loaded model has none
+        monitor = InferenceMonitor("LatentPA", bool(self.check_inference))
+        order = visiting_order(state.rng, len(X), self.shuffle)
+        loss_steps = self._pass(task, X, y, order, state, self.n_iter_ + 1, monitor, {})
+        self._finish(state, self.n_iter_ + 1, loss_steps, monitor,
+                     elapsed + time.perf_counter() - t_start)
+        return self
+
+    def _fresh_state(self, w) -> OnlineState:
+        # Averaging: w_bar_T = (1/T) sum_{t=1..T} w_t = w_T - (1/T) sum_s (s - 1) delta_s,
+        # where delta_s is the update made at step s (1-based); u accumulates the sum.
+        return OnlineState(w=w, u=np.zeros_like(w) if self.average else None,
+                           rng=np.random.default_rng(self.random_state),
+                           counters={"n_updates": 0, "cap_hits": 0})
+
+    def _pass(self, task, X, y, order, state, epoch, monitor, last_phi) -> int:
+        """Visit the examples ``order`` of ``X`` once (Algorithm 1 lines 4-10 for each),
+        updating ``state``; appends the pass's accuracy and loss to the curves and returns
+        the number of steps with a positive loss.  ``last_phi`` maps an example to the
+        features of the structure it was last decoded to (a candidate its argmax must beat)."""
+        variant, C = self.variant, float(self.C)
+        cap = int(self.max_negative_updates)
+        callback = self.callback
+        maximiser = task.argmax_is_maximum()  # False for decode-then-vote
+        w, u = state.w, state.u
+        n_correct = 0
+        loss_sum = 0.0
+        loss_steps = 0
+        for i in order:
+            i = int(i)
+            x = X[i]
+            yi = y[i]
+            rounds = 0
+            while True:
+                res = task.latent_argmax(x, w)  # line 5
+                monitor.observe([res], "latent argmax", [i])
+                phi = task.latent_feature(x, res.structure).coalesce()
+                score = phi.dot(w)  # line 6
+                monitor.consistent(float(res.score), score, "latent argmax", i)
+                # The structure this example was last decoded to is a candidate too.
+                if maximiser and i in last_phi:
+                    monitor.not_worse(score, last_phi[i].dot(w), "latent argmax", i)
+                last_phi[i] = phi
+                loss = max(0.0, 1.0 - yi * score)  # line 7
+                tau = pa_step_size(loss, float(phi.values @ phi.values), variant, C)  # line 8
+                state.step += 1
+                if rounds == 0:
+                    n_correct += (score >= 0.0) == (yi > 0)
+                    loss_sum += loss
+                if loss > 0.0:
+                    loss_steps += 1
+                if tau != 0.0:  # line 9
+                    delta = (tau * yi) * phi.values
+                    w[phi.indices] += delta
+                    if u is not None:
+                        u[phi.indices] += (state.step - 1) * delta
+                    state.counters["n_updates"] += 1
+                rounds += 1
+                if callback is not None:
+                    view = w.view()
+                    view.flags.writeable = False
+                    callback(PAEvent("step", epoch, state.step, i, int(yi), float(score),
+                                     float(loss), float(tau), view))
+                if yi > 0 or score < 0.0:  # line 10
+                    break
+                if rounds >= cap:
+                    state.counters["cap_hits"] += 1
+                    break
+        n = len(order)
+        self.accuracy_curve_.append(n_correct / n)
+        self.loss_curve_.append(loss_sum / n)
+        if callback is not None:
+            callback(PAEvent("epoch", epoch, state.step, -1, 0, float("nan"), loss_sum / n,
+                             float("nan"), self._current(w, u, state.step)))
+        return loss_steps
+
+    def _finish(self, state, n_passes, loss_steps, monitor, seconds) -> None:
+        """The learned attributes after ``n_passes`` passes in all."""
+        self._online = state
+        self.coef_ = self._current(state.w, state.u, state.step)
+        self.n_iter_ = self.n_passes_ = n_passes
+        self.n_steps_ = self.t_ = state.step
+        self.n_updates_ = state.counters["n_updates"]
+        self.n_negative_cap_hits_ = cap_hits = state.counters["cap_hits"]
         self.objective_curve_ = self.loss_curve_
-        self.converged_ = epoch_loss_steps == 0
-        self.n_inexact_decodes_ = monitor.n_inexact
-        self.fit_time_ = time.perf_counter() - t_start
+        self.converged_ = loss_steps == 0
+        self.n_inexact_decodes_ = getattr(self, "n_inexact_decodes_", 0) + monitor.n_inexact
+        self.fit_time_ = seconds
         monitor.warn()
         if cap_hits:
             warn_convergence(
                 f"LatentPA: {cap_hits} visits of negative examples stopped at "
-                f"max_negative_updates={cap} rounds while their decoded structure still "
-                f"scored >= 0; raise max_negative_updates to let them converge."
+                f"max_negative_updates={self.max_negative_updates} rounds while their decoded "
+                f"structure still scored >= 0; raise max_negative_updates to let them converge."
             )
-        return self
 
     @staticmethod
     def _current(w, u, step) -> np.ndarray:

@@ -14,13 +14,14 @@ from .base import LinearStructuredLearner, check_positive_int, register_learner
 from .checkpoint import CheckpointSession
 from .checkpoint_state import monitor_state, restore_monitor, rng_from_state, rng_state
 from .inference_check import InferenceMonitor
+from .online import OnlineLearnerMixin, OnlineState, visiting_order
 from .params import BOOL, NJOBS, PASSES, RANDOM_STATE
 
 __all__ = ["StructuredPerceptron"]
 
 
 @register_learner("perceptron")
-class StructuredPerceptron(LinearStructuredLearner):
+class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
     """Structured perceptron with optional weight averaging (Collins 2002).
 
     Problem: find w such that, on every training example, the task's argmax recovers the
@@ -31,11 +32,12 @@ class StructuredPerceptron(LinearStructuredLearner):
     (a separability condition; there is no regularised objective).  Algorithm: start from
     w = 0; each epoch visits the examples in the order ``rng.permutation(n)`` with
     ``rng = np.random.default_rng(random_state)`` (one permutation drawn per epoch, nothing
-    else is drawn), decodes y_hat = ``task.argmax(x_i, w)`` (plain, not loss-augmented)
+    else is drawn; with ``shuffle=False`` in the order given, 0..n-1), decodes y_hat = ``task.argmax(x_i, w)`` (plain, not loss-augmented)
     and, when ``task.loss(y_i, y_hat) > 0``, updates
     w <- w + Phi(x_i, y_i) - Phi(x_i, y_hat) (``task.joint_feature_difference``).
     Training stops after ``max_iter`` epochs, or earlier after an epoch without a mistake
-    (the weights would not change any more).
+    (the weights would not change any more).  ``partial_fit`` runs one such epoch over a
+    batch per call, continuing from the current weights (incremental learning).
 
     With ``average=True`` (Collins 2002's averaged parameters) ``coef_`` is the mean of the
     weight vectors after every step (one step per visited example, updated or not), computed
@@ -52,6 +54,8 @@ class StructuredPerceptron(LinearStructuredLearner):
         Return the averaged weights (else the last ones).
     random_state : None, int or Generator, default 0
         Seeds the per-epoch visiting order.
+    shuffle : bool, default True
+        Visit each epoch's examples in a random order (else in the order given).
     n_jobs : int, default 1
         Parallel inference over examples in ``predict`` (training is sequential).
     check_inference : bool, default True
@@ -66,7 +70,8 @@ class StructuredPerceptron(LinearStructuredLearner):
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
-    n_iter_ : int, epochs run
+    n_iter_ : int, epochs run (``partial_fit``: passes made, one per call, after ``fit``'s)
+    t_ : int, steps made (examples visited) over all epochs and calls; the averaging's counter
     objective_curve_ : list of float, training mistakes (total task loss -- Hamming loss for
         sequence tasks -- of the decoded structures) in each epoch
     n_updates_ : int, examples on which the weights were updated
@@ -80,16 +85,17 @@ class StructuredPerceptron(LinearStructuredLearner):
 
     _parameter_constraints = {
         "max_iter": [PASSES], "average": [BOOL],
-        "random_state": RANDOM_STATE, "n_jobs": [NJOBS, None], "check_inference": [BOOL],
-        "progress": [BOOL],
+        "random_state": RANDOM_STATE, "shuffle": [BOOL], "n_jobs": [NJOBS, None],
+        "check_inference": [BOOL], "progress": [BOOL],
     }
 
-    def __init__(self, task=None, max_iter=10, average=True, random_state=0, n_jobs=1,
-                 check_inference=True, progress=False):
+    def __init__(self, task=None, max_iter=10, average=True, random_state=0, shuffle=True,
+                 n_jobs=1, check_inference=True, progress=False):
         self.task = task
         self.max_iter = max_iter
         self.average = average
         self.random_state = random_state
+        self.shuffle = shuffle
         self.n_jobs = n_jobs
         self.check_inference = check_inference
         self.progress = progress
@@ -98,7 +104,7 @@ class StructuredPerceptron(LinearStructuredLearner):
         self._validate_params()
         task = self._check_task()
         max_iter = check_positive_int("max_iter", self.max_iter)
-        for name in ("average", "check_inference", "progress"):
+        for name in ("average", "shuffle", "check_inference", "progress"):
             value = getattr(self, name)
             if not isinstance(value, (bool, np.bool_)):
                 raise ConfigError(
@@ -115,7 +121,8 @@ class StructuredPerceptron(LinearStructuredLearner):
 
         ``checkpoint`` (a path or :class:`~latentstruct.learners.checkpoint.Checkpoint`)
         saves the weights, their running sum and the random state after every epoch;
-        ``resume`` continues from such a file to the model an uninterrupted run gives."""
+        ``resume`` continues from such a file to the model an uninterrupted run gives.
+        The state the last epoch leaves is kept, so ``partial_fit`` continues from it."""
         task, max_iter = self._validate(X, Y)
         X, Y = task.as_batch(X), list(Y)
         check = bool(self.check_inference)
@@ -125,48 +132,33 @@ class StructuredPerceptron(LinearStructuredLearner):
         epoch = 0
         if session.resuming:
             meta, arrays = session.state
-            rng = rng_from_state(session.restored("rng"))
-            w, u = arrays["w"].copy(), arrays["u"].copy()
-            step, n_updates = meta["step"], meta["n_updates"]
+            state = OnlineState(w=arrays["w"].copy(), u=arrays["u"].copy(),
+                                rng=rng_from_state(session.restored("rng")), step=meta["step"],
+                                counters={"n_updates": meta["n_updates"]})
             self.objective_curve_ = list(meta["objective_curve"])
             restore_monitor(monitor, meta["monitor"])
             epoch = session.iteration
         else:
-            rng = np.random.default_rng(self.random_state)
-            w = np.zeros(n_features)
-            u = np.zeros(n_features)  # sum over updates of (step - 1) * Delta
-            step = 0
-            n_updates = 0
+            # u: sum over updates of (step - 1) * Delta
+            state = OnlineState(w=np.zeros(n_features), u=np.zeros(n_features),
+                                rng=np.random.default_rng(self.random_state),
+                                counters={"n_updates": 0})
             self.objective_curve_ = []
 
         def save(done):
             if session.active:
-                meta = {"rng": rng_state(rng), "step": step, "n_updates": n_updates,
+                meta = {"rng": rng_state(state.rng), "step": state.step,
+                        "n_updates": state.counters["n_updates"],
                         "objective_curve": self.objective_curve_, "monitor": monitor_state(monitor)}
-                session.save(epoch, meta, {"w": w, "u": u}, done=done)
+                session.save(epoch, meta, {"w": state.w, "u": state.u}, done=done)
 
         t_start = time.perf_counter()
         bar = tqdm(total=max_iter, initial=min(epoch, max_iter), desc="perceptron", unit="epoch",
                    disable=bar_disable(self.progress), leave=False)
         first, last = epoch + 1, (epoch if session.done else max_iter)
         for epoch in range(first, last + 1):
-            mistakes = 0.0
-            for i in rng.permutation(n):
-                i = int(i)
-                step += 1
-                x, y = X[i], Y[i]
-                res = task.argmax(x, w)
-                monitor.observe([res], "argmax", [i])
-                if check:
-                    monitor.consistent(float(res.score),
-                                       task.joint_feature(x, res.structure).dot(w), "argmax", i)
-                loss = float(task.loss(y, res.structure))
-                if loss > 0:
-                    d = task.joint_feature_difference(x, y, res.structure)
-                    np.add.at(w, d.indices, d.values)
-                    np.add.at(u, d.indices, (step - 1) * d.values)
-                    mistakes += loss
-                    n_updates += 1
+            order = visiting_order(state.rng, n, self.shuffle)
+            mistakes = self._pass(task, X, Y, order, state, monitor, check)
             self.objective_curve_.append(mistakes)
             bar.set_postfix(mistakes=f"{mistakes:.6g}")
             bar.update(1)
@@ -174,11 +166,86 @@ class StructuredPerceptron(LinearStructuredLearner):
             if mistakes == 0:
                 break
         bar.close()
-        self.coef_ = w - u / step if self.average else w
-        self.n_iter_ = epoch
-        self.n_updates_ = n_updates
-        self.converged_ = bool(self.objective_curve_[-1] == 0)
-        self.n_inexact_decodes_ = monitor.n_inexact
-        self.fit_time_ = time.perf_counter() - t_start
-        monitor.warn()
+        self.n_inexact_decodes_ = 0
+        self._finish(state, epoch, monitor, time.perf_counter() - t_start)
         return self
+
+    def partial_fit(self, X, Y):
+        """One online pass over the batch ``X``, ``Y``, continuing from the current model.
+
+        The first call (on a learner neither fitted nor partially fitted) starts from
+        w = 0 with ``rng = np.random.default_rng(random_state)``; every call then visits the
+        batch once, in the order ``rng.permutation(len(X))`` (or in the given order with
+        ``shuffle=False``), making the perceptron update of ``fit`` on each mistake.  Carried
+        over from call to call, and from a ``fit`` before: the weights, the averaging
+        accumulator, the step counter ``t_`` (examples visited), the generator, and the
+        counters ``n_updates_`` and ``n_inexact_decodes_``.  ``n_iter_`` counts passes (a
+        ``fit``'s epochs and one per call), ``objective_curve_`` gets this pass's mistakes, and
+        ``coef_`` is valid after every call (with ``average=True`` the average of the
+        weights after every step so far).  Unlike ``fit`` a call never stops early.
+
+        So calls on batches B1, ..., Bk with ``shuffle=False`` give the model of
+        ``fit(B1 + ... + Bk)`` with ``max_iter=1, shuffle=False`` (the same updates in the
+        same order), and one call on the whole data from scratch gives ``fit`` with
+        ``max_iter=1`` (the same permutation).
+
+        The task must be fitted before the first call and stay so: its feature index was
+        fixed by ``task.fit``, and attributes unseen then have no weight; a task with
+        ``feature_index="hashing"`` sees every attribute.  Hyperparameters changed between
+        calls (``set_params``) apply from the next call; ``max_iter`` is not used (one pass
+        per call).  Returns self.
+        """
+        task = self._partial_fit_task()
+        self._validate(X, Y)
+        X, Y = task.as_batch(X), list(Y)
+        check = bool(self.check_inference)
+        monitor = InferenceMonitor("StructuredPerceptron", check)
+        state = self._continued_state()
+        if state is None:
+            state = OnlineState(w=np.zeros(task.n_features), u=np.zeros(task.n_features),
+                                rng=np.random.default_rng(self.random_state),
+                                counters={"n_updates": 0})
+            self.objective_curve_, self.n_iter_, self.n_inexact_decodes_ = [], 0, 0
+            self.fit_time_ = 0.0
+        t_start = time.perf_counter()
+        order = visiting_order(state.rng, len(X), self.shuffle)
+        self.objective_curve_.append(self._pass(task, X, Y, order, state, monitor, check))
+        elapsed = getattr(self, "fit_time_", 0.0)  # a loaded model has none
+        self._finish(state, self.n_iter_ + 1, monitor, elapsed + time.perf_counter() - t_start)
+        return self
+
+    def _pass(self, task, X, Y, order, state, monitor, check) -> float:
+        """Visit the examples ``order`` of ``X`` once, updating ``state``; the mistakes (total
+        task loss of the decoded structures)."""
+        w, u = state.w, state.u
+        mistakes = 0.0
+        for i in order:
+            i = int(i)
+            state.step += 1
+            x, y = X[i], Y[i]
+            res = task.argmax(x, w)
+            monitor.observe([res], "argmax", [i])
+            if check:
+                monitor.consistent(float(res.score),
+                                   task.joint_feature(x, res.structure).dot(w), "argmax", i)
+            loss = float(task.loss(y, res.structure))
+            if loss > 0:
+                d = task.joint_feature_difference(x, y, res.structure)
+                np.add.at(w, d.indices, d.values)
+                np.add.at(u, d.indices, (state.step - 1) * d.values)
+                mistakes += loss
+                state.counters["n_updates"] += 1
+        return mistakes
+
+    def _finish(self, state, n_iter, monitor, seconds) -> None:
+        """The learned attributes after ``n_iter`` passes in all."""
+        self._online = state
+        w, u, step = state.w, state.u, state.step
+        self.coef_ = w - u / step if self.average else w.copy()
+        self.n_iter_ = n_iter
+        self.t_ = step
+        self.n_updates_ = state.counters["n_updates"]
+        self.converged_ = bool(self.objective_curve_[-1] == 0)
+        self.n_inexact_decodes_ = getattr(self, "n_inexact_decodes_", 0) + monitor.n_inexact
+        self.fit_time_ = seconds
+        monitor.warn()

@@ -22,6 +22,7 @@ from .base import (LinearStructuredLearner, check_nonnegative, check_positive_in
 
 from .checkpoint import CheckpointSession
 from .checkpoint_state import rng_from_state, rng_state
+from .online import OnlineLearnerMixin, OnlineState
 from .params import BOOL, PASSES, SEED, Interval, Options
 
 __all__ = ["SGDStructuredSVM"]
@@ -31,7 +32,7 @@ _RESCALE_BELOW = 1e-9
 
 
 @register_learner("sgd-ssvm")
-class SGDStructuredSVM(LinearStructuredLearner):
+class SGDStructuredSVM(OnlineLearnerMixin, LinearStructuredLearner):
     """Margin-rescaled structural SVM with L1 slacks, trained by mini-batch Pegasos SGD.
 
     Optimisation problem::
@@ -41,7 +42,9 @@ class SGDStructuredSVM(LinearStructuredLearner):
     (DISTRO's Eq. 5 with one-hot labels), by ``n_epochs`` epochs of the update
     ``w <- (1 - eta_t lambda1) w - (eta_t/|B|) sum_B (Phi(x, y_hat) - Phi(x, y))`` with
     ``eta_t = eta0 / (1 + eta0 lambda1 t)`` over shuffled mini-batches B (the authors'
-    ``SGDLearner``; see :mod:`latentstruct.solvers.structured_sgd`).
+    ``SGDLearner``; see :mod:`latentstruct.solvers.structured_sgd`).  ``partial_fit`` runs
+    one epoch over a batch per call, continuing from the current weights and step counter
+    (incremental learning).
 
     Parameters
     ----------
@@ -57,10 +60,24 @@ class SGDStructuredSVM(LinearStructuredLearner):
         Initial step size; "auto" runs Bottou's doubling/halving search on a 10% sample.
     random_state : int, default 0
         Seeds the mini-batch order and the eta0 sample.
+    shuffle : bool, default True
+        Cut each epoch's ``rng.permutation(n)`` into mini-batches (else the examples in the
+        order given).
     check_inference : bool, default True
         Raise when a loss-augmented decode scores below the gold structure.
     progress : bool, default False
         Show a progress bar over epochs with the objective.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    eta0_ : float, the initial step size used
+    n_iter_ : int, epochs run (``partial_fit``: passes made, one per call, after ``fit``'s)
+    t_ : int, mini-batch steps made over all epochs and calls (the schedule's t)
+    objective_curve_ : list of float, the objective after training (``partial_fit``: on
+        each call's batch after its pass)
+    n_inexact_decodes_ : int, loss-augmented decodes that scored below the gold structure
+    fit_seconds_ : float
     """
 
     requires = frozenset({MAX_DECODABLE})
@@ -72,17 +89,19 @@ class SGDStructuredSVM(LinearStructuredLearner):
         "batch_size": [Interval(int, 1, None, closed="left")],
         "eta0": [Options("auto"), Interval(float, 0, None, closed="neither")],
         # an int: it also seeds the eta0 sample, as default_rng([random_state, 1])
-        "random_state": [SEED], "check_inference": [BOOL], "progress": [BOOL],
+        "random_state": [SEED], "shuffle": [BOOL], "check_inference": [BOOL],
+        "progress": [BOOL],
     }
 
     def __init__(self, task=None, lambda1=0.25, n_epochs=25, batch_size=20, eta0="auto",
-                 random_state=0, check_inference=True, progress=False):
+                 random_state=0, shuffle=True, check_inference=True, progress=False):
         self.task = task
         self.lambda1 = lambda1
         self.n_epochs = n_epochs
         self.batch_size = batch_size
         self.eta0 = eta0
         self.random_state = random_state
+        self.shuffle = shuffle
         self.check_inference = check_inference
         self.progress = progress
 
@@ -91,7 +110,7 @@ class SGDStructuredSVM(LinearStructuredLearner):
         is updated.  Returns the step count after them."""
         task, lam = self.task, self._lambda1
         for _ in range(n_epochs):
-            for b in minibatches(idx_all.size, self.batch_size, rng):
+            for b in minibatches(idx_all.size, self.batch_size, rng, shuffle=self.shuffle):
                 idx = idx_all[b]
                 v, scale = w_state
                 Xb = task.subset(X, idx)
@@ -133,50 +152,120 @@ class SGDStructuredSVM(LinearStructuredLearner):
                 total += max(h, 0.0)
         return 0.5 * self._lambda1 * float(w @ w) + total / max(idx_all.size, 1)
 
-    def fit(self, X, Y, *, checkpoint=None, resume=None) -> "SGDStructuredSVM":
-        """Learn ``coef_`` from examples ``X`` and encoded structures ``Y``; returns self.
-
-        ``checkpoint`` (a path or :class:`~latentstruct.learners.checkpoint.Checkpoint`)
-        saves the weights, the step count and the random state after every epoch;
-        ``resume`` continues from such a file to the model an uninterrupted run gives."""
+    def _check_params(self):
+        """The task and eta0 ("auto" or a float), after checking the hyperparameters."""
         self._validate_params()
         self._lambda1 = check_nonnegative("lambda1", self.lambda1)
         check_positive_int("n_epochs", self.n_epochs)
         check_positive_int("batch_size", self.batch_size)
         eta0 = check_eta0(self.eta0, self._lambda1)
-        task = self._check_task()
+        return self._check_task(), eta0
+
+    @staticmethod
+    def _check_data(task, X, Y):
         X = task.as_batch(X)
         n = len(X)
         if n == 0:
             raise InputError("no training examples")
         if len(Y) != n:
             raise InputError(f"X has {n} examples but Y has {len(Y)} structures")
-        Y = list(Y)
+        return X, list(Y)
+
+    def _initial_eta0(self, task, X, Y, eta0) -> float:
+        """eta0 itself, or with "auto" the result of the search on a sample of ``X`` (its
+        trials kept in ``eta0_trials_``)."""
+        if eta0 != "auto":
+            return eta0
+        n = len(X)
+        srng = np.random.default_rng([self.random_state, 1])
+        m = min(n, max(self.batch_size * 5, n // 10))
+        sample = np.sort(srng.choice(n, size=m, replace=False))
+
+        def trial(e):
+            state = [np.zeros(task.n_features), 1.0]
+            self._epochs(state, X, Y, sample, 1, np.random.default_rng(0), e)
+            return self._objective(state[0] * state[1], X, Y, sample)
+
+        eta0, self.eta0_trials_ = search_eta0(trial, self._lambda1)
+        return eta0
+
+    def fit(self, X, Y, *, checkpoint=None, resume=None) -> "SGDStructuredSVM":
+        """Learn ``coef_`` from examples ``X`` and encoded structures ``Y``; returns self.
+
+        ``checkpoint`` (a path or :class:`~latentstruct.learners.checkpoint.Checkpoint`)
+        saves the weights, the step count and the random state after every epoch;
+        ``resume`` continues from such a file to the model an uninterrupted run gives.
+        The state the last epoch leaves is kept, so ``partial_fit`` continues from it."""
+        task, eta0 = self._check_params()
+        X, Y = self._check_data(task, X, Y)
         self.n_inexact_decodes_ = 0
         t0 = time.perf_counter()
-        everyone = np.arange(n)
+        everyone = np.arange(len(X))
         session = CheckpointSession(self, {"X": X, "Y": Y}, checkpoint, resume)
         if session.resuming:
             self._resume(session, X, Y, everyone, t0)
             return self
-        if eta0 == "auto":
-            srng = np.random.default_rng([self.random_state, 1])
-            m = min(n, max(self.batch_size * 5, n // 10))
-            sample = np.sort(srng.choice(n, size=m, replace=False))
-
-            def trial(e):
-                state = [np.zeros(task.n_features), 1.0]
-                self._epochs(state, X, Y, sample, 1, np.random.default_rng(0), e)
-                return self._objective(state[0] * state[1], X, Y, sample)
-
-            eta0, self.eta0_trials_ = search_eta0(trial, self._lambda1)
-            trials = self.eta0_trials_
-        else:
-            trials = None
-        self.eta0_ = float(eta0)
+        self.eta0_ = float(self._initial_eta0(task, X, Y, eta0))
+        trials = self.eta0_trials_ if eta0 == "auto" else None
         rng = np.random.default_rng(self.random_state)
         state = [np.zeros(task.n_features), 1.0]
         self._train(session, state, X, Y, everyone, rng, 0, 0, t0, trials)
+        return self
+
+    def partial_fit(self, X, Y) -> "SGDStructuredSVM":
+        """One epoch of mini-batch SGD over the batch ``X``, ``Y``, continuing from the
+        current model.
+
+        The first call (on a learner neither fitted nor partially fitted) starts from w = 0
+        with ``rng = np.random.default_rng(random_state)`` and fixes the initial step size
+        ``eta0_`` (with ``eta0="auto"`` searched on a sample of this first batch).  Every call
+        cuts the batch into mini-batches of ``batch_size`` -- ``rng.permutation(len(X))``
+        cut in order, or the given order with ``shuffle=False`` -- and makes one step of
+        ``fit`` on each.  Mini-batches never straddle two calls: the last one of a call
+        holds the remainder.  Carried over from call to call, and from a ``fit`` before: the
+        weights (as v and the scale of ``w = scale * v``), the step counter ``t_``
+        (mini-batches so far, the schedule's t: eta_t = eta0 / (1 + eta0 lambda1 t)
+        continues), ``eta0_`` and the generator.  ``n_iter_`` counts passes (a ``fit``'s
+        epochs and one per call); ``objective_curve_`` gets the objective on this batch after
+        the pass (which is also when decodes are checked, as in ``fit``); ``coef_`` is valid
+        after every call.
+
+        So calls on batches B1, ..., Bk with ``shuffle=False`` give the model of
+        ``fit(B1 + ... + Bk)`` with ``n_epochs=1, shuffle=False`` and the same float
+        ``eta0`` when ``batch_size`` divides the length of every batch but the last (then
+        the mini-batches are the same); one call on the whole data from scratch gives
+        ``fit`` with ``n_epochs=1`` (the same permutation; with ``eta0="auto"`` too).
+
+        The task must be fitted before the first call and stay so: its feature index was
+        fixed by ``task.fit``, and attributes unseen then have no weight; a task with
+        ``feature_index="hashing"`` sees every attribute.  ``lambda1`` and ``batch_size``
+        changed between calls (``set_params``) apply from the next call; ``eta0`` and
+        ``n_epochs`` are not used after the first.  Returns self.
+        """
+        task = self._partial_fit_task()
+        _, eta0 = self._check_params()
+        X, Y = self._check_data(task, X, Y)
+        state = self._continued_state()
+        t0 = time.perf_counter()
+        if state is None:
+            self.n_inexact_decodes_ = 0
+            self.eta0_ = float(self._initial_eta0(task, X, Y, eta0))
+            state = OnlineState(w=np.zeros(task.n_features),
+                                rng=np.random.default_rng(self.random_state))
+            self.objective_curve_, self.n_iter_, self.fit_seconds_ = [], 0, 0.0
+        before = getattr(self, "n_inexact_decodes_", 0)  # a loaded model has none
+        self.n_inexact_decodes_ = before
+        everyone = np.arange(len(X))
+        w_state = [state.w, state.scale]
+        state.step = self._epochs(w_state, X, Y, everyone, 1, state.rng, self.eta0_, t=state.step)
+        state.w, state.scale = w_state
+        self._online = state
+        self.coef_ = state.w * state.scale
+        self.t_ = state.step
+        self.objective_curve_.append(self._objective(self.coef_, X, Y, everyone))
+        self.n_iter_ += 1
+        self.fit_seconds_ = getattr(self, "fit_seconds_", 0.0) + time.perf_counter() - t0
+        self._warn_inexact(self.n_inexact_decodes_ - before)
         return self
 
     def _resume(self, session, X, Y, everyone, t0) -> None:
@@ -206,10 +295,28 @@ class SGDStructuredSVM(LinearStructuredLearner):
                     session.save(epoch, meta, {"v": state[0]}, done=epoch == self.n_epochs)
         finally:
             bar.close()
+        self._online = OnlineState(w=state[0], scale=state[1], rng=rng, step=t)
+        self.t_ = t
         self.coef_ = state[0] * state[1]
         self.objective_curve_ = [self._objective(self.coef_, X, Y, everyone)]
         self.n_iter_ = int(self.n_epochs)
         self.fit_seconds_ = time.perf_counter() - t0
-        if self.n_inexact_decodes_:
-            warnings.warn(f"{self.n_inexact_decodes_} loss-augmented decodes scored below the "
-                          "gold structure", InexactInferenceWarning, stacklevel=user_stacklevel())
+        self._warn_inexact(self.n_inexact_decodes_)
+
+    @staticmethod
+    def _warn_inexact(count) -> None:
+        if count:
+            warnings.warn(f"{count} loss-augmented decodes scored below the gold structure",
+                          InexactInferenceWarning, stacklevel=user_stacklevel())
+
+    # --- persistence ---------------------------------------------------------------------
+    def _learned_state(self):
+        meta, arrays = super()._learned_state()
+        if getattr(self, "eta0_", None) is not None:
+            meta["eta0_"] = float(self.eta0_)
+        return meta, arrays
+
+    def _restore(self, meta, arrays):
+        super()._restore(meta, arrays)
+        if "eta0_" in meta:
+            self.eta0_ = float(meta["eta0_"])

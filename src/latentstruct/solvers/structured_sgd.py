@@ -8,7 +8,8 @@ Pegasos-style steps on mini-batches B of ``batch_size`` examples:
     η_t = η0 / (1 + η0 λ t)                      (t counts mini-batches since the call began)
     w  <- (1 − η_t λ) w − (η_t / |B|) Σ_{i∈B} (Φ(x_i, ŷ_i) − Φ(x_i, y_i)),
 
-ŷ_i the loss-augmented argmax.  The schedule restarts at every call, as in the release.
+ŷ_i the loss-augmented argmax.  The schedule restarts at every call, as in the release
+(``SGDStructuredSVM.partial_fit`` passes the step count on, so its calls continue it).
 """
 
 from __future__ import annotations
@@ -31,9 +32,11 @@ def step_size(eta0: float, lam: float, t: int) -> float:
     return eta0 / (1.0 + eta0 * lam * t)
 
 
-def minibatches(n: int, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
-    """One epoch's mini-batches: ``rng.permutation(n)`` cut into pieces of ``batch_size``."""
-    order = rng.permutation(n)
+def minibatches(n: int, batch_size: int, rng: np.random.Generator, *,
+                shuffle: bool = True) -> list[np.ndarray]:
+    """One epoch's mini-batches: ``rng.permutation(n)`` cut into pieces of ``batch_size``
+    (with ``shuffle=False``: ``0..n-1`` cut so, nothing drawn from ``rng``)."""
+    order = rng.permutation(n) if shuffle else np.arange(n)
     return [order[i : i + batch_size] for i in range(0, n, batch_size)]
 
 

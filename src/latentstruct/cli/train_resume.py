@@ -1,0 +1,144 @@
+"""``latentstruct train TASK --train NEW_DATA --model OUT --resume MODEL``: continue an
+online learner's model on new data (streaming).
+
+``--resume`` takes either a checkpoint (``--checkpoint``; the interrupted run continues on
+the same data, :mod:`latentstruct.learners.checkpoint`) or a model file; the file's
+metadata (``kind``) tells which.  A model of an online learner (one with ``partial_fit``:
+perceptron, latent-pa, sgd-ssvm) continues from where it stopped: its fitted task
+featurises the new data in the model's feature space, and the learner makes
+``partial_fit`` passes over it (one by default; ``--option max_iter=N``, or ``n_epochs=N``
+for sgd-ssvm, asks for N), continuing its weights, averages, step counter and random
+generator.  The new model keeps the old one's hyperparameters (the passes option is not
+one of them) and records where it continued from.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from ..exceptions import ConfigError
+from .common import parse_option
+from .compute import check_compute_args, compute_context, learner_n_jobs
+
+__all__ = ["is_model_file", "cmd_train_from_model"]
+
+
+def is_model_file(path) -> bool:
+    """Whether ``path`` is a model file rather than a checkpoint (read from its metadata;
+    a damaged file raises ``ModelFormatError``)."""
+    from ..io import inspect_model
+    from ..learners.checkpoint import CHECKPOINT_KIND
+
+    return inspect_model(path).get("kind") != CHECKPOINT_KIND
+
+
+def _check_command_line(args, metadata) -> type:
+    """The learner class of the model at ``--resume``, after checking that it can continue
+    training on this command line (before any data or array is read)."""
+    from ..learners import get_learner_class
+    from ..learners.online import online_learner_names
+
+    path, learner, task = args.resume, metadata.get("learner"), metadata.get("task")
+    online = online_learner_names()
+    if learner not in online:
+        raise ConfigError(
+            f"--resume {path} is a model of learner {learner!r}, which cannot continue "
+            f"training; online learners: {', '.join(online)}. To finish an interrupted run, "
+            f"give --resume the run's --checkpoint file (this is a model file, not a "
+            f"checkpoint), or train afresh without --resume")
+    if args.task is None:
+        raise ConfigError(f"train needs a TASK: latentstruct train {task} --resume {path} ...")
+    if task != args.task:
+        raise ConfigError(
+            f"--resume {path} is a model of task {task!r}, not {args.task!r}; continue it with "
+            f"latentstruct train {task} --resume {path} ..., or train a {args.task!r} model "
+            f"afresh without --resume")
+    if args.learner is not None and args.learner != learner:
+        raise ConfigError(
+            f"--resume {path} is a model of learner {learner!r}, but --learner says "
+            f"{args.learner!r}; drop --learner (the model's learner continues) or train "
+            f"afresh without --resume")
+    for flag, value, why in (
+            ("--config", args.config, "the model's own run configuration continues"),
+            ("--checkpoint", args.checkpoint, "a model file is written at the end"),
+            ("--seed", args.seed, "the model's random generator continues")):
+        if value is not None:
+            raise ConfigError(f"{flag} cannot be combined with --resume MODEL ({path}): {why}; "
+                              f"drop {flag}")
+    return get_learner_class(learner)
+
+
+def _passes_and_options(options, learner_cls, task_params, path) -> tuple[int, str, dict]:
+    """(passes, the option that gave them, the learner options to set) from ``--option``s:
+    the passes and options that never change what is learned; anything else is refused."""
+    from ..learners.base import check_positive_int
+
+    params = learner_cls().get_params(deep=False)
+    key = "n_epochs" if "n_epochs" in params else "max_iter"
+    allowed = set(learner_cls.resume_may_change | learner_cls.evaluation_params) & set(params)
+    allowed.add("shuffle")
+    passes, learner_opts = 1, {}
+    for text in options or []:
+        name, value = parse_option(text)
+        if name == key:
+            passes = check_positive_int(key, value)
+        elif name in allowed:
+            learner_opts[name] = value
+        elif name not in params and name not in task_params:
+            raise ConfigError(
+                f"unknown option {name!r} for a {learner_cls.registry_name!r} model; options "
+                f"accepted with --resume {path}: {key}=N (passes over the new data, default "
+                f"1), {', '.join(sorted(allowed))}")
+        else:
+            raise ConfigError(
+                f"option {name!r} cannot change when --resume {path} continues a model: the "
+                f"task and the learner keep the model's parameters. Options accepted here: "
+                f"{key}=N (passes over the new data, default 1), "
+                f"{', '.join(sorted(allowed))}; train afresh without --resume to change others")
+    learner_cls.validate_params(learner_opts)
+    return passes, key, learner_opts
+
+
+def cmd_train_from_model(args) -> int:
+    """Continue the model at ``args.resume`` on ``args.train``; write ``args.model``."""
+    from ..io import inspect_model
+
+    path = args.resume
+    metadata = inspect_model(path)
+    learner_cls = _check_command_line(args, metadata)
+    passes, key, learner_opts = _passes_and_options(args.option, learner_cls,
+                                                    metadata.get("task_params") or {}, path)
+    check_compute_args(args, learner_cls)
+    if learner_n_jobs(args) is not None:
+        learner_opts["n_jobs"] = learner_n_jobs(args)
+    from ..learners.persistence import load_trained, save_trained
+
+    task, learner, metadata = load_trained(path, expected_task=args.task)
+    learner.set_params(**learner_opts)
+    if args.train is None and not task.has_default_data:
+        raise ConfigError(f"task {args.task!r} needs --train PATH (the new data to continue on)")
+    n_iter_before = int(learner.n_iter_)
+    with compute_context(args, quiet=args.quiet):
+        t0 = time.perf_counter()
+        dataset = task.read(args.train, split="train")
+        X, Y = task.featurize(dataset), task.encode_targets(dataset.targets)
+        for _ in range(passes):
+            learner.partial_fit(X, Y)
+    elapsed = time.perf_counter() - t0
+    from ..pipelines.kbest import data_digest
+
+    old = metadata.get("extra") or {}
+    extra = {"train_path": str(args.train), "n_train": len(dataset),
+             "train_seconds": round(elapsed, 3), "seed": old.get("seed"),
+             "resumed_from": {"model": str(path), "n_iter": n_iter_before, "passes": passes,
+                              "train_digest": old.get("train_digest")}}
+    if args.train is not None:
+        extra["train_digest"] = data_digest(args.train)
+    save_trained(args.model, task, learner, extra=extra)
+    if not args.quiet:
+        print(f"continued {learner_cls.registry_name} model {path} on {len(dataset)} "
+              f"{args.task} examples in {elapsed:.1f}s ({passes} pass{'es' * (passes != 1)}, "
+              f"{key}={passes}; {learner.n_iter_} passes in all); model written to {args.model}",
+              file=sys.stderr)
+    return 0
