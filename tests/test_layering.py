@@ -81,7 +81,7 @@ def test_all_lists_every_public_class(package):
 #: or of components of a lower rank (docs/design.md draws these layers)
 LAYER_RANK = {
     "exceptions": 0, "version": 0, "limits": 0, "registry": 0, "options": 0,
-    "significance": 0,
+    "significance": 0, "calibration": 0,
     "data": 1,
     "parallel": 2, "io": 2, "inference": 2, "solvers": 2,
     "tasks": 3,

@@ -369,6 +369,20 @@ class Estimator(BaseEstimator):
             raise AttributeError(f"{type(self.learner_).__name__} has no decision_function")
         return self.learner_.decision_function(Xf)
 
+    def predict_marginals(self, X) -> list:
+        """Per-token label probabilities for raw ``X``, in sklearn-crfsuite's shape: one list
+        per sentence of one ``{label: probability}`` dict per token (every label of the task;
+        each dict sums to one).  Needs a learner with marginals (``learner="crf"``)."""
+        _, Xf = self._featurise(X)
+        if not hasattr(self.learner_, "predict_marginals"):
+            raise AttributeError(
+                f"{type(self.learner_).__name__} has no predict_marginals: it learns scores, "
+                "not probabilities. Train with learner='crf' for per-token probabilities")
+        marginals = self.learner_.predict_marginals(Xf)
+        L = self.task_.n_labels
+        names = [str(v) for v in self.task_.decode_targets([np.arange(L)])[0]]
+        return [[dict(zip(names, row.tolist())) for row in m] for m in marginals]
+
     def score(self, X, y) -> float:
         """The task's main metric (``task.score_metric``: tagging accuracy, chunk F1, UAS,
         binary accuracy) of ``predict(X)`` against raw ``y``; higher is better."""

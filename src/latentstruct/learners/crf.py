@@ -101,8 +101,10 @@ class CRF(LinearStructuredLearner):
         "solver": [Options(*SOLVERS)],
         "max_iter": [PASSES],
         "delta": [Interval(float, 0, None, closed="left")],
-        "period": [Interval(int, 1, None, closed="left")],
-        "memory": [Interval(int, 1, None, closed="left")],
+        # the curve kept is as long as the run, and each correction pair holds two vectors of
+        # n_features floats: neither needs to grow without bound
+        "period": [Interval(int, 1, 1000, closed="both")],
+        "memory": [Interval(int, 1, 100, closed="both")],
         "alpha": [Interval(float, 0, None, closed="left"), None],
         "eta0": [Options("auto"), Interval(float, 0, None, closed="neither")],
         "batch_size": [Interval(int, 1, None, closed="left")],
