@@ -167,7 +167,7 @@ def test_one_token_crf_is_multinomial_logistic_regression(chunk):
             ys.append(Y[i][t : t + 1])
     Xt = join(xs)
     c2 = 0.5
-    model = CRF(task, c2=c2, max_iter=2000, delta=0.0).fit(Xt, ys)
+    model = CRF(task, c2=c2, features="all", max_iter=2000, delta=0.0).fit(Xt, ys)
     A = task.n_attributes
     rows = np.zeros((len(xs), A + 2))
     for i, x in enumerate(xs):
@@ -183,13 +183,15 @@ def test_one_token_crf_is_multinomial_logistic_regression(chunk):
     np.testing.assert_allclose(trans, 0.0, atol=1e-6)
 
 
-def test_lbfgs_reaches_a_stationary_point_and_records_its_run(chunk):
+@pytest.mark.parametrize("features", ["observed", "all"])
+def test_lbfgs_reaches_a_stationary_point_and_records_its_run(chunk, features):
     task, X, Y = chunk
-    model = CRF(task, c2=0.1, max_iter=500).fit(X, Y)
+    model = CRF(task, c2=0.1, features=features, max_iter=500).fit(X, Y)
     _, grad = task.log_loss_batch(X, Y, model.coef_)
     grad += 2 * 0.1 * model.coef_
     assert model.converged_ and model.n_iter_ < 500
-    assert np.abs(grad).max() < 1e-3
+    trained = np.arange(task.n_features) if model.support_ is None else model.support_
+    assert np.abs(grad[trained]).max() < 1e-3
     curve = model.objective_curve_
     assert len(curve) == model.n_iter_ and curve[-1] <= curve[0]
     assert model.objective(X, Y) == pytest.approx(curve[-1], rel=1e-9)
@@ -199,7 +201,7 @@ def test_lbfgs_reaches_a_stationary_point_and_records_its_run(chunk):
 def test_sgd_partial_fit_over_batches_equals_one_pass_over_their_concatenation(chunk):
     task, X, Y = chunk
     n = len(X) - len(X) % 2
-    kw = dict(solver="sgd", alpha=0.01, eta0=0.1, batch_size=2)
+    kw = dict(solver="sgd", alpha=0.01, eta0=0.1, batch_size=2, features="all")
     streamed = CRF(task, **kw)
     for a in range(0, n, 2):  # batches of 2: one mini-batch each
         streamed.partial_fit(task.subset(X, np.arange(a, a + 2)), Y[a : a + 2])
@@ -262,3 +264,23 @@ def test_model_file_round_trip(chunk, tmp_path):
     assert learner.t_ == model.t_ and learner.eta0_ == model.eta0_
     for a, b in zip(learner.predict_marginals(X), model.predict_marginals(X)):
         np.testing.assert_array_equal(a, b)
+
+
+def test_observed_features_are_crfsuites_set_and_the_rest_stays_zero(chunk):
+    task, X, Y = chunk
+    model = CRF(task, max_iter=50).fit(X, Y)
+    support = model.support_
+    L, A = task.n_labels, task.n_attributes
+    seen = set()
+    for i in range(len(X)):
+        x = X[i]
+        for t in range(x.n_tokens):
+            for a in x.attr_ids[x.attr_indptr[t]:x.attr_indptr[t + 1]]:
+                seen.add(int(a) * L + int(Y[i][t]))
+    expected = sorted(seen) + list(range(A * L, task.n_features))
+    np.testing.assert_array_equal(support, expected)
+    off = np.setdiff1d(np.arange(task.n_features), support)
+    assert off.size > 0 and np.all(model.coef_[off] == 0.0)
+    assert np.any(model.coef_[support] != 0.0)
+    everything = CRF(task, max_iter=50, features="all").fit(X, Y)
+    assert everything.support_ is None and np.any(everything.coef_[off] != 0.0)

@@ -61,6 +61,15 @@ class CRF(LinearStructuredLearner):
     task : a fitted task offering *marginalizable* and *max-decodable* (every sequence task)
     c2 : float, default 1.0
         L2 coefficient, as CRFsuite's ``c2`` (the penalty is ``c2 ||w||²`` on the summed loss).
+    features : {"observed", "all"}, default "observed"
+        Which weights are trained; the others stay zero.  "observed": CRFsuite's feature set,
+        the features of the training data's gold structures (for a sequence task, the
+        (attribute, label) pairs seen in training and every transition, start and end weight:
+        the task's ``observed_feature_support``); "all": every feature of the task (every
+        attribute with every label, which lets the model learn that an attribute argues
+        *against* a label, at the cost of a larger problem: 6.8 M weights instead of 0.3 M on
+        CoNLL-2000).  The set is fixed by ``fit`` or by the first ``partial_fit`` call
+        (``support_``).
     solver : {"lbfgs", "sgd"}, default "lbfgs"
     max_iter : int, default 100
         L-BFGS iterations, or SGD epochs.
@@ -86,6 +95,7 @@ class CRF(LinearStructuredLearner):
     Attributes
     ----------
     coef_ : ndarray (n_features,)
+    support_ : ndarray of int or None, the indices of the trained weights (None: all)
     n_iter_ : int, L-BFGS iterations or SGD epochs (over all ``partial_fit`` calls)
     t_ : int, SGD mini-batch steps taken (0 for L-BFGS)
     objective_curve_ : list of float, F after every iteration (SGD: F/n, estimated from the
@@ -98,6 +108,7 @@ class CRF(LinearStructuredLearner):
 
     _parameter_constraints = {
         "c2": [Interval(float, 0, None, closed="left")],
+        "features": [Options("observed", "all")],
         "solver": [Options(*SOLVERS)],
         "max_iter": [PASSES],
         "delta": [Interval(float, 0, None, closed="left")],
@@ -111,10 +122,11 @@ class CRF(LinearStructuredLearner):
         "random_state": [SEED], "n_jobs": [NJOBS, None], "progress": [BOOL],
     }
 
-    def __init__(self, task=None, c2=1.0, solver="lbfgs", max_iter=100, delta=1e-5, period=10,
+    def __init__(self, task=None, c2=1.0, features="observed", solver="lbfgs", max_iter=100, delta=1e-5, period=10,
                  memory=6, alpha=None, eta0="auto", batch_size=32, random_state=0, n_jobs=1, progress=False):
         self.task = task
         self.c2 = c2
+        self.features = features
         self.solver = solver
         self.max_iter = max_iter
         self.delta = delta
@@ -173,6 +185,7 @@ class CRF(LinearStructuredLearner):
         it), so its path can differ from an uninterrupted run's in the last digits."""
         task, X, Y = self._validated(X, Y)
         t0 = time.perf_counter()
+        self.support_ = self._support(task, X, Y)
         session = CheckpointSession(self, {"X": X, "Y": Y}, checkpoint, resume)
         with shared(task=task, X=X, Y=Y) as data:
             if self.solver == "lbfgs":
@@ -189,6 +202,27 @@ class CRF(LinearStructuredLearner):
             meta, arrays = session.state
             w0, curve, done_before = arrays["w"].copy(), list(meta["curve"]), session.iteration
         period, delta = int(self.period), float(self.delta)
+        support = self.support_
+        if support is None:
+            def loss_grad(v):
+                return self._loss_grad(X, Y, v, data)
+
+            def expand(v):
+                return v
+        else:  # L-BFGS works on the trained weights only; the others stay zero
+            full = np.zeros(task.n_features)
+
+            def loss_grad(z):
+                full[support] = z
+                f, g = self._loss_grad(X, Y, full, data)
+                return f, g[support]
+
+            def expand(z):
+                out = np.zeros(task.n_features)
+                out[support] = z
+                return out
+
+            w0 = w0[support]
         bar = tqdm(total=int(self.max_iter), initial=done_before, desc="crf", unit="it",
                    disable=bar_disable(self.progress), leave=False)
         def stop(iteration, value, w) -> bool:
@@ -197,17 +231,17 @@ class CRF(LinearStructuredLearner):
             bar.update(1)
             bar.set_postfix(objective=f"{value:.6g}")
             if session.active:
-                session.save(k, {"curve": curve}, {"w": w})
+                session.save(k, {"curve": curve}, {"w": expand(w)})
             return len(curve) > period and (curve[-1 - period] - curve[-1]) < delta * abs(curve[-1])
 
         remaining = int(self.max_iter) - done_before
         try:
             if remaining > 0 and not session.done:
-                res = lbfgs(lambda w: self._loss_grad(X, Y, w, data), w0, alpha=2.0 * self.c2,
+                res = lbfgs(loss_grad, w0, alpha=2.0 * self.c2,
                             max_iter=remaining, tol=1e-10, stop=stop, memory=self.memory)
-                w, converged, n_it = res.w, res.converged, res.n_iter
+                w, converged, n_it = expand(res.w), res.converged, res.n_iter
             else:
-                w, converged, n_it = w0, bool(session.done), 0
+                w, converged, n_it = expand(w0), bool(session.done), 0
         finally:
             bar.close()
         self.coef_ = np.asarray(w, dtype=np.float64)
@@ -249,6 +283,7 @@ class CRF(LinearStructuredLearner):
         if getattr(self, "coef_", None) is None:
             self.coef_ = np.zeros(task.n_features)
             self.t_, self.n_iter_, self.objective_curve_ = 0, 0, []
+            self.support_ = self._support(task, X, Y)
         elif self.coef_.shape != (task.n_features,):
             raise InputError(f"the model has {self.coef_.shape[0]} weights but the task now has "
                              f"{task.n_features} features; partial_fit needs the task it "
@@ -288,9 +323,8 @@ class CRF(LinearStructuredLearner):
                 for a in range(0, n, int(self.batch_size)):
                     idx = order[a : a + int(self.batch_size)]
                     f, g = _block_loss(task, task.subset(X, idx), [Y[i] for i in idx], w)
-                    eta = step_size(self.eta0_, lam, self.t_)
-                    w *= 1.0 - eta * lam
-                    w -= (eta / idx.size) * g
+                    _sgd_step(w, g, step_size(self.eta0_, lam, self.t_), lam, idx.size,
+                              self.support_)
                     total += f
                     self.t_ += 1
                 self.n_iter_ += 1
@@ -317,13 +351,21 @@ class CRF(LinearStructuredLearner):
             for t, a in enumerate(range(0, m, int(self.batch_size))):
                 idx = np.arange(a, min(a + int(self.batch_size), m))
                 _, g = _block_loss(task, task.subset(Xs, idx), [Ys[i] for i in idx], w)
-                eta = step_size(eta0, lam, t)
-                w *= 1.0 - eta * lam
-                w -= (eta / idx.size) * g
+                _sgd_step(w, g, step_size(eta0, lam, t), lam, idx.size, self.support_)
             f, _ = _block_loss(task, Xs, Ys, w)
             return f / m + 0.5 * lam * float(w @ w)
 
         return search_eta0(trial, lam)
+
+    def _support(self, task, X, Y):
+        """The indices of the weights to train (None: all), from the training data."""
+        if self.features == "all":
+            return None
+        observed = getattr(task, "observed_feature_support", None)
+        if observed is not None:
+            return np.asarray(observed(X, Y), dtype=np.int64)
+        idx = [task.joint_feature(X[i], Y[i]).indices for i in range(len(X))]
+        return np.unique(np.concatenate(idx)).astype(np.int64) if idx else np.zeros(0, np.int64)
 
     # --- probabilities -------------------------------------------------------------------
     def predict_marginals(self, X) -> list[np.ndarray]:
@@ -352,6 +394,10 @@ class CRF(LinearStructuredLearner):
         meta, arrays = super()._learned_state()
         meta.update(t_=int(getattr(self, "t_", 0)), converged_=bool(getattr(self, "converged_", False)),
                     eta0_=getattr(self, "eta0_", None), lambda_=getattr(self, "lambda_", None))
+        support = getattr(self, "support_", None)
+        meta["all_features"] = support is None
+        if support is not None:
+            arrays["support_"] = support
         return meta, arrays
 
     def _restore(self, meta, arrays):
@@ -361,6 +407,32 @@ class CRF(LinearStructuredLearner):
         for key in ("eta0_", "lambda_"):
             value = meta.get(key)
             setattr(self, key, None if value is None else float(value))
+        self.support_ = None
+        if not meta.get("all_features", True):
+            self.support_ = _checked_support(arrays.get("support_"), self.coef_.shape[0])
+
+
+def _sgd_step(w, g, eta, lam, batch, support) -> None:
+    """w <- (1 − η λ) w − (η / |B|) g, on the trained weights only (``support``)."""
+    if support is None:
+        w *= 1.0 - eta * lam
+        w -= (eta / batch) * g
+    else:
+        w[support] = (1.0 - eta * lam) * w[support] - (eta / batch) * g[support]
+
+
+def _checked_support(support, n: int) -> np.ndarray:
+    from ..exceptions import ModelFormatError
+
+    if support is None:
+        raise ModelFormatError("the CRF model trains a subset of its features but the file lacks "
+                               "'support_'; the file is damaged. Retrain the model.")
+    s = np.asarray(support)
+    if s.dtype.kind not in "iu" or s.ndim != 1 or (s.size and (s.min() < 0 or s.max() >= n
+                                                             or np.any(np.diff(s) <= 0))):
+        raise ModelFormatError(f"the CRF model's 'support_' must be increasing feature indices "
+                               f"below {n}; the file is damaged. Retrain the model.")
+    return s.astype(np.int64)
 
 
 def _block_loss(task, X, Y, w) -> tuple[float, np.ndarray]:

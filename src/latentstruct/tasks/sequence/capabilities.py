@@ -179,6 +179,23 @@ class MarginalizableSequence(SequencePartScores):
                                            self.n_labels)
         return total, grad
 
+    def observed_feature_support(self, X, Y) -> np.ndarray:
+        """Sorted indices of the features a CRF trains by default, CRFsuite's feature set:
+        the (attribute, label) emission pairs that occur in the gold structures ``Y`` of
+        ``X`` (CRFsuite's ``feature.possible_states=0``) and every transition, start and end
+        weight (``feature.possible_transitions=1``).  The other emission weights stay zero."""
+        X = self.as_batch(X)
+        t0, t1 = int(X.offsets[0]), int(X.offsets[-1])
+        labels = gold_labels(Y, t1 - t0, self.n_labels)
+        a0, a1 = int(X.attr_indptr[t0]), int(X.attr_indptr[t1])
+        per_token = np.diff(X.attr_indptr[t0 : t1 + 1])
+        token_label = np.repeat(labels, per_token)
+        known = token_label >= 0
+        L = self.n_labels
+        emission = X.attr_ids[a0:a1][known] * L + token_label[known]
+        base = self.n_attributes * L
+        return np.concatenate([np.unique(emission), np.arange(base, self.n_features)])
+
     def marginals_batch(self, X, w: np.ndarray) -> list[np.ndarray]:
         """Node marginals of every sentence of corpus ``X``: a list of (T_i, L) arrays whose
         rows sum to one (``[t, k] = p(y_t = k | x_i)``), in one compiled pass."""
