@@ -20,7 +20,7 @@ from ..registry import Registry, learner_modules
 from ..exceptions import ConfigError, InferenceError, NotFittedError
 from ..parallel import fit_session, parallel_chunks, rows, shared
 from ..tasks.base import Task
-from ..tasks.contracts import capability
+from ..tasks.contracts import alternatives, capability
 from .params import check_coef_init, validate_params
 
 __all__ = [
@@ -211,7 +211,8 @@ def _unmet(task_cls, task_params, learner_cls, learner_params) -> dict[str, str]
     params = {**learner_cls().get_params(deep=False), **(learner_params or {})}
     needed = learner_cls.required_capabilities(params)
     offered = task_cls.offered_capabilities(task_params)
-    return {c: why for c, why in needed.items() if c not in offered}
+    # a requirement may name alternatives (tasks.contracts.any_of): one of them is enough
+    return {c: why for c, why in needed.items() if not set(alternatives(c)) & offered}
 
 
 def valid_learners(task_cls, task_params: dict | None = None) -> list[str]:
@@ -234,7 +235,8 @@ def check_compatible(task_cls, task_params, learner_cls, learner_params=None) ->
     if not unmet:
         return
     needs = "; ".join(
-        f"{c} ({capability(c).meaning}{', needed because ' + why if why else ''})"
+        " or ".join(f"{a} ({capability(a).meaning})" for a in alternatives(c))
+        + (f", needed because {why}" if why else "")
         for c, why in sorted(unmet.items()))
     valid = valid_learners(task_cls, task_params)
     raise ConfigError(

@@ -19,7 +19,7 @@ from ..exceptions import ConfigError, ConvergenceWarning, InputError, user_stack
 from ..parallel import parallel_chunks, shared
 from ..solvers.sgd import lbfgs
 from ..solvers.structured_sgd import search_eta0, step_size
-from ..tasks.contracts import MARGINALIZABLE, MAX_DECODABLE
+from ..tasks.contracts import CLASS_POSTERIOR, MARGINALIZABLE, MAX_DECODABLE, any_of
 from .base import LinearStructuredLearner, register_learner
 from .checkpoint import CheckpointSession
 from .checkpoint_state import rng_from_state, rng_state
@@ -58,7 +58,10 @@ class CRF(LinearStructuredLearner):
 
     Parameters
     ----------
-    task : a fitted task offering *marginalizable* and *max-decodable* (every sequence task)
+    task : a fitted task offering *marginalizable* and either *max-decodable* (every sequence
+        task: a linear-chain CRF) or *class-posterior* (a class decided over a hidden chain,
+        the hidden-state CRF of Quattoni et al. 2007 / pyhcrf: ``predict`` takes the class of
+        highest ``p(y | x) = Σ_h p(y, h | x)``, ``predict_proba`` gives those posteriors)
     c2 : float, default 1.0
         L2 coefficient, as CRFsuite's ``c2`` (the penalty is ``c2 ||w||²`` on the summed loss).
     features : {"observed", "all"}, default "observed"
@@ -103,7 +106,9 @@ class CRF(LinearStructuredLearner):
     converged_ : bool, whether L-BFGS met its stopping rule before ``max_iter``
     """
 
-    requires = frozenset({MARGINALIZABLE, MAX_DECODABLE})
+    # predictions come from an argmax over structures (a chain: Viterbi), or, for a class
+    # decided over a hidden structure (a hidden-state CRF), from the class posteriors
+    requires = frozenset({MARGINALIZABLE, any_of(MAX_DECODABLE, CLASS_POSTERIOR)})
     evaluation_params = frozenset({"n_jobs", "progress"})
 
     _parameter_constraints = {
@@ -368,6 +373,19 @@ class CRF(LinearStructuredLearner):
         return np.unique(np.concatenate(idx)).astype(np.int64) if idx else np.zeros(0, np.int64)
 
     # --- probabilities -------------------------------------------------------------------
+    def _class_posterior(self) -> bool:
+        return CLASS_POSTERIOR in self.task.offered_capabilities(self.task.get_params())
+
+    def predict(self, X):
+        """Best structure of every example (a class-posterior task: the most probable class)."""
+        if self._class_posterior():
+            self._check_is_fitted()
+            return list(np.argmax(self._class_log_partitions(X), axis=1))
+        return super().predict(X)
+
+    def _class_log_partitions(self, X) -> np.ndarray:
+        return np.asarray(self.task.class_log_partitions(self.task.as_batch(X), self.coef_))
+
     def predict_marginals(self, X) -> list[np.ndarray]:
         """Per-position label probabilities of every example: a list of (T_i, L) arrays,
         ``[t, k] = p(y_t = k | x_i)`` under ``coef_``; each row sums to one."""
@@ -380,8 +398,15 @@ class CRF(LinearStructuredLearner):
         return [np.asarray(task.marginals(X[i], self.coef_).node) for i in range(len(X))]
 
     def predict_proba(self, X) -> np.ndarray:
-        """(n, L) class probabilities, for tasks whose examples have one part (one label
-        each, such as multiclass classification)."""
+        """(n, K) class probabilities: a class-posterior task's ``p(y | x)`` (the hidden
+        structure summed out), or the marginals of tasks whose examples have one labelled
+        part each."""
+        if self._class_posterior():
+            self._check_is_fitted()
+            log_z = self._class_log_partitions(X)
+            log_z = log_z - log_z.max(axis=1, keepdims=True)
+            p = np.exp(log_z)
+            return p / p.sum(axis=1, keepdims=True)
         marg = self.predict_marginals(X)
         if any(m.shape[0] != 1 for m in marg):
             raise ConfigError(f"predict_proba needs one labelled part per example; task "

@@ -28,6 +28,9 @@ __all__ = [
     "EXPLAINABLE",
     "KBEST",
     "CANDIDATE_LIST",
+    "CLASS_POSTERIOR",
+    "any_of",
+    "alternatives",
     "capability",
     "missing_methods",
     "describe",
@@ -95,6 +98,27 @@ CANDIDATE_LIST = _define(
     "for given coefficients c, and the max-product hidden assignment of each candidate")
 
 
+#: a class decision over a hidden structure (a hidden-state CRF): log Z(x, y) for every class
+#: y, the structure h summed out, and the log-loss of a corpus with its gradient
+CLASS_POSTERIOR = _define(
+    "class-posterior", ("class_log_partitions", "log_loss_batch"),
+    "per-class log Z(x, y) = log sum_h exp(w.Phi(x, y, h)) and the corpus log-loss with its "
+    "gradient (a class decided by marginalising a hidden structure)")
+
+
+def any_of(*names: str) -> str:
+    """A requirement met by any one of the capabilities ``names`` (e.g. a learner that
+    predicts either by an argmax or by class posteriors)."""
+    for n in names:
+        capability(n)
+    return "|".join(names)
+
+
+def alternatives(requirement: str) -> tuple[str, ...]:
+    """The capabilities of a requirement: one name, or those joined by :func:`any_of`."""
+    return tuple(requirement.split("|"))
+
+
 #: the k best structures of an input under weights w, with their scores (reranking lists)
 KBEST = _define("k-best", ("kbest",), "the k best structures and their scores (latentstruct kbest)")
 
@@ -129,5 +153,7 @@ def missing_methods(task_cls, base_classes: tuple[type, ...]) -> dict[str, list[
 
 
 def describe(names) -> str:
-    """``name (meaning)`` for each capability, comma-separated, for error messages."""
-    return "; ".join(f"{n} ({capability(n).meaning})" for n in sorted(names))
+    """``name (meaning)`` for each capability (a requirement with alternatives: ``a (...) or
+    b (...)``), semicolon-separated, for error messages."""
+    return "; ".join(" or ".join(f"{n} ({capability(n).meaning})" for n in alternatives(req))
+                     for req in sorted(names))
