@@ -67,8 +67,9 @@ class CRF(LinearStructuredLearner):
     features : {"observed", "all"}, default "observed"
         Which weights are trained; the others stay zero.  "observed": CRFsuite's feature set,
         the features of the training data's gold structures (for a sequence task, the
-        (attribute, label) pairs seen in training and every transition, start and end weight:
-        the task's ``observed_feature_support``); "all": every feature of the task (every
+        (attribute, label) pairs seen in training and every transition weight, without start
+        and end weights: the task's ``observed_feature_support``); "all": every feature of
+        the task (every
         attribute with every label, which lets the model learn that an attribute argues
         *against* a label, at the cost of a larger problem: 6.8 M weights instead of 0.3 M on
         CoNLL-2000).  The set is fixed by ``fit`` or by the first ``partial_fit`` call

@@ -182,8 +182,9 @@ class MarginalizableSequence(SequencePartScores):
     def observed_feature_support(self, X, Y) -> np.ndarray:
         """Sorted indices of the features a CRF trains by default, CRFsuite's feature set:
         the (attribute, label) emission pairs that occur in the gold structures ``Y`` of
-        ``X`` (CRFsuite's ``feature.possible_states=0``) and every transition, start and end
-        weight (``feature.possible_transitions=1``).  The other emission weights stay zero."""
+        ``X`` (CRFsuite's ``feature.possible_states=0``) and every transition weight
+        (``feature.possible_transitions=1``).  The other emission weights and the start and
+        end weights (CRFsuite's chains have none) stay zero, so the model is CRFsuite's."""
         X = self.as_batch(X)
         t0, t1 = int(X.offsets[0]), int(X.offsets[-1])
         labels = gold_labels(Y, t1 - t0, self.n_labels)
@@ -194,7 +195,7 @@ class MarginalizableSequence(SequencePartScores):
         L = self.n_labels
         emission = X.attr_ids[a0:a1][known] * L + token_label[known]
         base = self.n_attributes * L
-        return np.concatenate([np.unique(emission), np.arange(base, self.n_features)])
+        return np.concatenate([np.unique(emission), np.arange(base, base + L * L)])
 
     def marginals_batch(self, X, w: np.ndarray) -> list[np.ndarray]:
         """Node marginals of every sentence of corpus ``X``: a list of (T_i, L) arrays whose
