@@ -109,8 +109,8 @@ def compare_crf(name, task_cls, train, dev, args):
     print(f"{'':6s} {'crfsuite':16s} {theirs[metric]:8.4f} {crf_s:9.1f} {rel['CRFsuite'].ece:8.4f}")
     print(f"reliability diagram: {plot}", file=sys.stderr)
     return {
-        f"{name}_{metric}_crf": round(ours[metric], 4),
-        f"{name}_{metric}_crfsuite": round(theirs[metric], 4),
+        f"{name}_{metric}_crf": round(ours[metric], 6),
+        f"{name}_{metric}_crfsuite": round(theirs[metric], 6),
         f"{name}_{metric}_ratio": round(ours[metric] / theirs[metric], 4),
         f"{name}_train_s_crf": round(ours_s, 2),
         f"{name}_train_s_crfsuite": round(crf_s, 2),
@@ -160,8 +160,8 @@ def compare(name, task_cls, train, dev, args):
     print(f"{'':6s} {'ssvm':12s} {ours[metric]:8.4f} {ssvm_s:9.1f}  ({model.n_iter_} outer iterations)")
     print(f"{'':6s} {'crfsuite':12s} {theirs[metric]:8.4f} {crf_s:9.1f}")
     return {
-        f"{name}_{metric}_ssvm": round(ours[metric], 4),
-        f"{name}_{metric}_crfsuite": round(theirs[metric], 4),
+        f"{name}_{metric}_ssvm": round(ours[metric], 6),
+        f"{name}_{metric}_crfsuite": round(theirs[metric], 6),
         f"{name}_{metric}_ratio": round(ours[metric] / theirs[metric], 4),
         f"{name}_train_s_ssvm": round(ssvm_s, 2),
         f"{name}_train_s_crfsuite": round(crf_s, 2),

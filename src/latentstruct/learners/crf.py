@@ -8,6 +8,7 @@ sklearn-crfsuite (``predict_marginals`` in the same shape through the raw-data e
 
 from __future__ import annotations
 
+import inspect
 import time
 import warnings
 
@@ -146,12 +147,13 @@ class CRF(LinearStructuredLearner):
         self.progress = progress
 
     # --- the loss ------------------------------------------------------------------------
-    def _loss_grad(self, X, Y, w, data=None) -> tuple[float, np.ndarray]:
-        """Σ_i of the examples' negative log-likelihoods and its gradient at ``w``."""
+    def _loss_grad(self, X, Y, w, data=None, out=None) -> tuple[float, np.ndarray]:
+        """Σ_i of the examples' negative log-likelihoods and its gradient at ``w`` (written
+        to ``out`` when the task's batch kernel takes it and the pass is serial)."""
         n = len(X)
         blocks = min(max(int(self.n_jobs or 1), 1), n)
         if blocks <= 1 or data is None:
-            return _block_loss(self.task, X, Y, w)
+            return _block_loss(self.task, X, Y, w, out=out)
         cuts = np.linspace(0, n, blocks + 1).astype(np.int64)
         parts = parallel_chunks(_blocks_kernel, blocks, blocks, prefer="threads",
                                 args=(data["task"], data["X"], data["Y"], cuts, w), desc="crf")
@@ -217,10 +219,11 @@ class CRF(LinearStructuredLearner):
                 return v
         else:  # L-BFGS works on the trained weights only; the others stay zero
             full = np.zeros(task.n_features)
+            buffer = np.zeros(task.n_features)  # the gradient's, reused: only g[support] leaves
 
             def loss_grad(z):
                 full[support] = z
-                f, g = self._loss_grad(X, Y, full, data)
+                f, g = self._loss_grad(X, Y, full, data, out=buffer)
                 return f, g[support]
 
             def expand(z):
@@ -461,11 +464,14 @@ def _checked_support(support, n: int) -> np.ndarray:
     return s.astype(np.int64)
 
 
-def _block_loss(task, X, Y, w) -> tuple[float, np.ndarray]:
+def _block_loss(task, X, Y, w, out=None) -> tuple[float, np.ndarray]:
     """Σ over examples of log Z − log Z(gold) and its gradient: the task's compiled batch
-    (``log_loss_batch``) when it has one, else per example from the capability's methods."""
+    (``log_loss_batch``) when it has one, else per example from the capability's methods.
+    ``out`` is passed to a batch method that takes it (the sequence tasks')."""
     batch = getattr(task, "log_loss_batch", None)
     if batch is not None:
+        if out is not None and "out" in inspect.signature(batch).parameters:
+            return batch(X, Y, w, out=out)
         return batch(X, Y, w)
     total, grad = 0.0, np.zeros_like(w)
     for i in range(len(X)):

@@ -161,7 +161,7 @@ class MarginalizableSequence(SequencePartScores):
         return self.expected_feature_sparse(x, w).to_dense(self.n_features)
 
     # --- the batch form (what the CRF learner uses) ---------------------------------------
-    def log_loss_batch(self, X, Y, w: np.ndarray) -> tuple[float, np.ndarray]:
+    def log_loss_batch(self, X, Y, w: np.ndarray, *, out=None) -> tuple[float, np.ndarray]:
         """Negative conditional log-likelihood of a corpus and its gradient, in one compiled
         pass: ``(Σ_i [log Z(x_i) − log Z(x_i, y_i)], Σ_i (E[Φ | x_i] − E[Φ | x_i, y_i]))``.
 
@@ -169,14 +169,15 @@ class MarginalizableSequence(SequencePartScores):
         (unseen when the task was fitted) leaves its token free, and the numerator sums over
         the labellings that agree with the known labels.  Same value and gradient as summing
         :meth:`log_partition`, :meth:`expected_feature` and ``joint_feature`` per sentence
-        (a test checks it), without per-sentence Python.
+        (a test checks it), without per-sentence Python.  ``out``: an array shaped like
+        ``w`` to receive the gradient (zeroed first), reused across calls by the CRF learner.
         """
         X = self.as_batch(X)
         offsets = X.offsets
         labels = gold_labels(Y, int(offsets[-1] - offsets[0]), self.n_labels)
         total, grad, _ = log_loss_gradient(X.attr_indptr, X.attr_ids, offsets,
                                            _rebased(labels, offsets), w, self.n_attributes,
-                                           self.n_labels)
+                                           self.n_labels, out=out)
         return total, grad
 
     def observed_feature_support(self, X, Y) -> np.ndarray:

@@ -120,19 +120,24 @@ def _loss_gradient(attr_indptr, attr_ids, offsets, labels, emission, transition,
 
 
 def log_loss_gradient(attr_indptr, attr_ids, offsets, labels, w, n_attributes: int,
-                      n_labels: int):
+                      n_labels: int, out=None):
     """(N(w), ∇N(w), log Z per sentence) of a corpus; ``labels`` are the gold label ids of all
     tokens concatenated (−1: unknown), ``w`` laid out as in the module docstring.
 
-    A sentence whose gold labels no labelling can meet scores ``+inf`` (cannot happen with
-    finite weights)."""
+    ``out`` (float64, the shape of ``w``), when given, is zeroed and receives the gradient:
+    a caller that evaluates many times reuses one buffer instead of a fresh array whose pages
+    the kernel would fault in on every call."""
     L, A = int(n_labels), int(n_attributes)
     w = np.ascontiguousarray(w, dtype=np.float64)
     emission = w[: A * L].reshape(A, L)
     transition = w[A * L : A * L + L * L].reshape(L, L)
     start = w[A * L + L * L : A * L + L * L + L]
     end = w[A * L + L * L + L : A * L + L * L + 2 * L]
-    grad = np.zeros_like(w)
+    if out is None:
+        grad = np.zeros_like(w)
+    else:
+        grad = out
+        grad.fill(0.0)
     g_em = grad[: A * L].reshape(A, L)
     g_tr = grad[A * L : A * L + L * L].reshape(L, L)
     g_start = grad[A * L + L * L : A * L + L * L + L]
