@@ -35,6 +35,10 @@ from .checks import check_chain
 __all__ = ["chain_marginals_into", "chain_marginals_batch", "chain_work", "transition_exp",
            "CHAIN_FB_TOL"]
 
+#: LLVM may reorder the sums of the scaled pass (vectorised reductions); no flag assumes
+#: finite values, since ruled-out labels are -inf and their exp is 0
+_REASSOC = {"reassoc", "contract"}
+
 #: how far a node row of the scaled pass may stray from summing to one before the sentence is
 #: redone in log space
 CHAIN_FB_TOL = 1e-9
@@ -56,7 +60,7 @@ def transition_exp(transition):  # pragma: no cover - numba
     return M, m
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath=_REASSOC)
 def _scaled(s, M, m_trans, node, edge_scaled, factor, e, alpha, beta, c):  # pragma: no cover
     """Scaled forward–backward; returns log Z, or NaN when it cannot certify its result
     (then ``node`` and ``edge_scaled`` are untouched)."""
@@ -100,13 +104,16 @@ def _scaled(s, M, m_trans, node, edge_scaled, factor, e, alpha, beta, c):  # pra
         log_z += m_trans + np.log(tot)
     for j in range(L):
         beta[T - 1, j] = 1.0
+    b = np.empty(L)
     for t in range(T - 2, -1, -1):
         inv = 1.0 / c[t + 1]
+        for j in range(L):
+            b[j] = e[t + 1, j] * beta[t + 1, j] * inv
         for i in range(L):
             acc = 0.0
             for j in range(L):
-                acc += M[i, j] * e[t + 1, j] * beta[t + 1, j]
-            beta[t, i] = acc * inv
+                acc += M[i, j] * b[j]
+            beta[t, i] = acc
     # certify: every node row of a correct pass sums to one
     for t in range(T):
         tot = 0.0
@@ -120,7 +127,6 @@ def _scaled(s, M, m_trans, node, edge_scaled, factor, e, alpha, beta, c):  # pra
     # p(y_{t-1} = i, y_t = j) = alpha[t-1, i] M[i, j] e[t, j] beta[t, j] / c[t]: M is the same
     # at every position (and in every chain of a call), so only the rank-one products
     # alpha[t-1] (x) (e[t] beta[t] / c[t]) are summed here; the caller multiplies by M once
-    b = np.empty(L)
     for t in range(1, T):
         inv = factor / c[t]
         for j in range(L):
