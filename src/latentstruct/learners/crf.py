@@ -76,10 +76,13 @@ class CRF(LinearStructuredLearner):
         CoNLL-2000).  The set is fixed by ``fit`` or by the first ``partial_fit`` call
         (``support_``).
     solver : {"lbfgs", "sgd"}, default "lbfgs"
+        SciPy's L-BFGS-B on the whole objective, or mini-batch SGD (which offers partial_fit).
     max_iter : int, default 100
         L-BFGS iterations, or SGD epochs.
-    delta, period : float, int, default 1e-5, 10
+    delta : float, default 1e-5
         L-BFGS stops when ``(F_{k−period} − F_k) / F_k < delta`` (CRFsuite's rule).
+    period : int, default 10
+        The number of iterations ``delta``'s decrease is measured over.
     memory : int, default 6
         L-BFGS correction pairs (CRFsuite's ``num_memories``); each iteration costs
         O(memory · n_features) on top of the gradient.
@@ -96,6 +99,7 @@ class CRF(LinearStructuredLearner):
         Threads for the gradient: the corpus is cut into ``n_jobs`` blocks by count (not by
         cost), so a given ``n_jobs`` always sums in the same order.
     progress : bool, default False
+        Show a progress bar over iterations with the objective.
 
     Attributes
     ----------
