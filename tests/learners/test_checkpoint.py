@@ -14,6 +14,7 @@ from latentstruct.data.dependency.kbest_synthetic import synthetic_kbest
 from latentstruct.exceptions import ConfigError, ModelFormatError
 from latentstruct.io import save_model
 from latentstruct.learners import (
+    CRF,
     DISTRO,
     JLIS,
     LCLR,
@@ -134,6 +135,8 @@ CASES = {
                                          random_state=7)),
     "hidden-reranker": ("rerank", lambda t: HiddenVariableReranker(t, n_epochs=5, tol=None,
                                                                    random_state=3)),
+    "crf-sgd": ("chunk", lambda t: CRF(t, solver="sgd", max_iter=5, batch_size=3,
+                                       random_state=2)),
 }
 
 CURVES = ("objective_curve_", "dual_curve_", "cache_size_curve_", "inner_gap_curve_",
@@ -267,6 +270,14 @@ def test_lbfgs_refuses_checkpoints_it_cannot_resume(rerank, tmp_path):
     task, (X, Y) = rerank
     with pytest.raises(ConfigError, match="L-BFGS-B keeps its state"):
         HiddenVariableReranker(task, solver="lbfgs").fit(X, Y, checkpoint=tmp_path / "c.npz")
+
+
+def test_crf_lbfgs_refuses_checkpoints_it_cannot_resume(chunk, tmp_path):
+    task, (X, Y) = chunk
+    with pytest.raises(ConfigError, match="L-BFGS-B keeps its state"):
+        CRF(task).fit(X, Y, checkpoint=tmp_path / "c.npz")
+    with pytest.raises(ConfigError, match="solver='sgd'"):
+        CRF(task).fit(X, Y, resume=tmp_path / "c.npz")
 
 
 # ------------------------------------------------------------------------------ the CLI

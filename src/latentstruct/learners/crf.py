@@ -191,28 +191,31 @@ class CRF(LinearStructuredLearner):
     def fit(self, X, Y, *, checkpoint=None, resume=None) -> "CRF":
         """Learn ``coef_`` from examples ``X`` and encoded structures ``Y``; returns self.
 
-        ``checkpoint`` saves the state after every iteration (epoch); ``resume`` continues
-        from such a file.  SGD resumes to the model an uninterrupted run gives; L-BFGS
-        resumes from the saved weights with a new curvature memory (SciPy does not expose
-        it), so its path can differ from an uninterrupted run's in the last digits."""
+        ``checkpoint`` saves the state after every epoch and ``resume`` continues from such a
+        file to the model an uninterrupted run gives (``solver="sgd"``; L-BFGS refuses both:
+        SciPy keeps its curvature pairs inside the solver, so a resumed run would not be the
+        same run, the hidden-variable reranker's rule)."""
+        if self.solver == "lbfgs" and (checkpoint is not None or resume is not None):
+            raise ConfigError(
+                "CRF with solver='lbfgs' cannot checkpoint or resume: SciPy's L-BFGS-B keeps "
+                "its state (the curvature pairs) inside the solver and offers no way to restore "
+                "it, so a resumed run would not be the same run. Use solver='sgd', or train "
+                "without --checkpoint/--resume")
         task, X, Y = self._validated(X, Y)
         t0 = time.perf_counter()
         self.support_ = self._support(task, X, Y)
         session = CheckpointSession(self, {"X": X, "Y": Y}, checkpoint, resume)
         with shared(task=task, X=X, Y=Y) as data:
             if self.solver == "lbfgs":
-                self._fit_lbfgs(task, X, Y, data, session)
+                self._fit_lbfgs(task, X, Y, data)
             else:
                 self.t_, self.n_iter_, self.objective_curve_ = 0, 0, []
                 self._sgd(task, X, Y, session, fresh=True)
         self.fit_seconds_ = time.perf_counter() - t0
         return self
 
-    def _fit_lbfgs(self, task, X, Y, data, session) -> None:
-        w0, curve, done_before = np.zeros(task.n_features), [], 0
-        if session.resuming:
-            meta, arrays = session.state
-            w0, curve, done_before = arrays["w"].copy(), list(meta["curve"]), session.iteration
+    def _fit_lbfgs(self, task, X, Y, data) -> None:
+        w0, curve = np.zeros(task.n_features), []
         period, delta = int(self.period), float(self.delta)
         support = self.support_
         if support is None:
@@ -236,34 +239,25 @@ class CRF(LinearStructuredLearner):
                 return out
 
             w0 = w0[support]
-        bar = tqdm(total=int(self.max_iter), initial=done_before, desc="crf", unit="it",
+        bar = tqdm(total=int(self.max_iter), desc="crf", unit="it",
                    disable=bar_disable(self.progress), leave=False)
         def stop(iteration, value, w) -> bool:
             curve.append(value)
-            k = done_before + iteration
             bar.update(1)
             bar.set_postfix(objective=f"{value:.6g}")
-            if session.active:
-                session.save(k, {"curve": curve}, {"w": expand(w)})
             return len(curve) > period and (curve[-1 - period] - curve[-1]) < delta * abs(curve[-1])
 
-        remaining = int(self.max_iter) - done_before
         try:
-            if remaining > 0 and not session.done:
-                res = lbfgs(loss_grad, w0, alpha=2.0 * self.c2,
-                            max_iter=remaining, tol=1e-10, stop=stop, memory=self.memory)
-                w, converged, n_it = expand(res.w), res.converged, res.n_iter
-            else:
-                w, converged, n_it = expand(w0), bool(session.done), 0
+            res = lbfgs(loss_grad, w0, alpha=2.0 * self.c2, max_iter=int(self.max_iter),
+                        tol=1e-10, stop=stop, memory=self.memory)
+            w, converged, n_it = expand(res.w), res.converged, res.n_iter
         finally:
             bar.close()
         self.coef_ = np.asarray(w, dtype=np.float64)
-        self.n_iter_ = done_before + n_it
+        self.n_iter_ = n_it
         self.t_ = 0
         self.objective_curve_ = curve
         self.converged_ = bool(converged)
-        if session.active:
-            session.save(self.n_iter_, {"curve": curve}, {"w": self.coef_}, done=True)
         if not converged and self.n_iter_ >= int(self.max_iter):
             warnings.warn(f"CRF: L-BFGS stopped at max_iter={self.max_iter} before the objective "
                           f"settled (relative decrease over {period} iterations ≥ delta={delta}); "
