@@ -251,3 +251,28 @@ def ray_backend(request):
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+def random_chunk_file(path, seed, n_sent=12, max_len=5, vocab=6):
+    """A random CoNLL-2000-style file of ``n_sent`` sentences over a tiny vocabulary (the
+    learners' tests train on it); returns ``path``."""
+    rng = np.random.default_rng(seed)
+    labels = ["B-A", "I-A", "B-B", "O"]
+    lines = []
+    for _ in range(n_sent):
+        for _ in range(int(rng.integers(1, max_len + 1))):
+            k = int(rng.integers(vocab))
+            lines.append(f"w{k} P{k % 3} {labels[(k + int(rng.integers(2))) % 4]}")
+        lines.append("")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def token_slice(x, a, b):
+    """Tokens a..b-1 of one-sentence corpus x, as a one-sentence SequenceCorpus."""
+    from latentstruct.tasks.sequence import SequenceCorpus
+
+    t0 = int(x.offsets[0])
+    ip = x.attr_indptr
+    a0, a1 = ip[t0 + a], ip[t0 + b]
+    return SequenceCorpus(ip[t0 + a : t0 + b + 1] - a0, x.attr_ids[a0:a1], np.array([0, b - a]))

@@ -31,6 +31,7 @@ from latentstruct.tasks import ChunkTask
 from latentstruct.tasks.base import Dataset
 from latentstruct.tasks.rerank import RerankTask, kbest_dataset
 from latentstruct.testing import make_bag_problem
+from conftest import random_chunk_file
 
 TINY = "a X B-A\nb Y B-B\n\nb Y B-B\nc Z O\na X I-A\n\nc Z O\na Y B-A\n"
 BINARY_POS = "c Z O\nb Y O\n\na X O\nb Y O\nc Z O\n"
@@ -48,19 +49,6 @@ def quiet(fn):
 
 
 # ------------------------------------------------------------------------------ problems
-def random_chunk_file(path, seed, n_sent=12, max_len=5, vocab=6):
-    rng = np.random.default_rng(seed)
-    labels = ["B-A", "I-A", "B-B", "O"]
-    lines = []
-    for _ in range(n_sent):
-        for _ in range(int(rng.integers(1, max_len + 1))):
-            k = int(rng.integers(vocab))
-            lines.append(f"w{k} P{k % 3} {labels[(k + int(rng.integers(2))) % 4]}")
-        lines.append("")
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
 @pytest.fixture(scope="module")
 def chunk(tmp_path_factory):
     path = random_chunk_file(tmp_path_factory.mktemp("chunk") / "train.txt", 3)

@@ -13,13 +13,7 @@ from latentstruct.learners import CRF
 from latentstruct.tasks import ChunkTask
 from latentstruct.tasks.sequence import SequenceCorpus
 from latentstruct.testing import all_sequences, sequence_score
-
-
-def token_slice(x, a, b):
-    t0 = int(x.offsets[0])
-    ip = x.attr_indptr
-    a0, a1 = ip[t0 + a], ip[t0 + b]
-    return SequenceCorpus(ip[t0 + a : t0 + b + 1] - a0, x.attr_ids[a0:a1], np.array([0, b - a]))
+from conftest import token_slice
 
 
 @pytest.fixture

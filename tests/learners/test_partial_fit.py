@@ -22,26 +22,15 @@ from latentstruct.learners import LatentPA, SGDStructuredSVM, StructuredPerceptr
 from latentstruct.learners.persistence import load_trained, save_trained
 from latentstruct.tasks import ChunkTask
 from latentstruct.testing import make_bag_problem
+from conftest import random_chunk_file
 
 TOL = 1e-12
 
 
-def random_chunk_file(path, seed, n_sent=24, max_len=5, vocab=7):
-    rng = np.random.default_rng(seed)
-    labels = ["B-A", "I-A", "B-B", "O"]
-    lines = []
-    for _ in range(n_sent):
-        for _ in range(int(rng.integers(1, max_len + 1))):
-            k = int(rng.integers(vocab))
-            lines.append(f"w{k} P{k % 3} {labels[(k + int(rng.integers(2))) % 4]}")
-        lines.append("")
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
 @pytest.fixture(scope="module")
 def chunk(tmp_path_factory):
-    path = random_chunk_file(tmp_path_factory.mktemp("chunk") / "train.txt", 3)
+    path = random_chunk_file(tmp_path_factory.mktemp("chunk") / "train.txt", 3,
+                             n_sent=24, vocab=7)
     task = ChunkTask(window=1, affix_length=1)
     ds = task.read(path)
     task.fit(ds)

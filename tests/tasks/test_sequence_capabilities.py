@@ -23,6 +23,7 @@ from latentstruct.tasks.sequence.capabilities import (
     SequenceLabelParts,
 )
 from latentstruct.testing import all_sequences, check_decoder, sequence_score
+from conftest import token_slice
 
 if issubclass(ChunkTask, MarginalizableSequence) and issubclass(ChunkTask, LabelFactoredSequence):
     Task = ChunkTask
@@ -30,14 +31,6 @@ else:  # until SequenceLabellingTask lists the mixins among its bases
 
     class Task(MarginalizableSequence, LabelFactoredSequence, ChunkTask):
         capabilities = ChunkTask.capabilities | {MARGINALIZABLE, LABEL_FACTORED}
-
-
-def token_slice(x, a, b):
-    """Tokens a..b-1 of one-sentence corpus x, as a one-sentence SequenceCorpus."""
-    t0 = int(x.offsets[0])
-    ip = x.attr_indptr
-    a0, a1 = ip[t0 + a], ip[t0 + b]
-    return SequenceCorpus(ip[t0 + a : t0 + b + 1] - a0, x.attr_ids[a0:a1], np.array([0, b - a]))
 
 
 @pytest.fixture

@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from .checks import check_chain
+from .tree_bp import logsumexp_vector
 
 __all__ = ["chain_marginals_into", "chain_marginals_batch", "chain_work", "transition_exp",
            "CHAIN_FB_TOL"]
@@ -140,20 +141,6 @@ def _scaled(s, M, m_trans, node, edge_scaled, factor, e, alpha, beta, c):  # pra
 
 
 @njit(cache=True, nogil=True)
-def _logsumexp_row(v):  # pragma: no cover - numba
-    mx = -np.inf
-    for x in v:
-        if x > mx:
-            mx = x
-    if mx == -np.inf:
-        return -np.inf
-    acc = 0.0
-    for x in v:
-        acc += np.exp(x - mx)
-    return mx + np.log(acc)
-
-
-@njit(cache=True, nogil=True)
 def _log_space(s, transition, node, edge_acc, factor, la, lb):  # pragma: no cover - numba
     """Log-space forward–backward (exact for any finite or -inf scores); returns log Z
     (-inf when every labelling is ruled out; then nothing is written)."""
@@ -165,8 +152,8 @@ def _log_space(s, transition, node, edge_acc, factor, la, lb):  # pragma: no cov
         for j in range(L):
             for i in range(L):
                 tmp[i] = la[t - 1, i] + transition[i, j]
-            la[t, j] = s[t, j] + _logsumexp_row(tmp)
-    log_z = _logsumexp_row(la[T - 1])
+            la[t, j] = s[t, j] + logsumexp_vector(tmp)
+    log_z = logsumexp_vector(la[T - 1])
     if log_z == -np.inf:
         return log_z
     for j in range(L):
@@ -175,7 +162,7 @@ def _log_space(s, transition, node, edge_acc, factor, la, lb):  # pragma: no cov
         for i in range(L):
             for j in range(L):
                 tmp[j] = transition[i, j] + s[t + 1, j] + lb[t + 1, j]
-            lb[t, i] = _logsumexp_row(tmp)
+            lb[t, i] = logsumexp_vector(tmp)
     for t in range(T):
         for j in range(L):
             node[t, j] = np.exp(la[t, j] + lb[t, j] - log_z)

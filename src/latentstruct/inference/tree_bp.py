@@ -24,7 +24,7 @@ from latentstruct.exceptions import InputError
 from latentstruct.inference.checks import check_tree_scores, decode_status
 from latentstruct.inference.result import DecodeResult
 
-__all__ = ["tree_max_product", "tree_sum_product", "TreeMarginals"]
+__all__ = ["tree_max_product", "tree_sum_product", "TreeMarginals", "logsumexp_vector"]
 
 
 @dataclass(frozen=True)
@@ -79,8 +79,9 @@ def max_product_kernel(unary, parents, edge_scores, order, labels):  # pragma: n
     return best
 
 
-@njit(cache=True)
-def _logsumexp(x):  # pragma: no cover - numba
+@njit(cache=True, nogil=True)
+def logsumexp_vector(x):  # pragma: no cover - numba
+    """log Σ exp(x) of a 1-d array, compiled (-inf when every entry is -inf)."""
     m = -np.inf
     for v in x:
         if v > m:
@@ -104,12 +105,12 @@ def _sum_product_kernel(unary, parents, edge_scores, order, ptr, kids, node_marg
         for a in range(K):
             for b in range(K):
                 tmp[b] = edge_scores[i, a, b] + up[i, b]
-            msg[i, a] = _logsumexp(tmp)
+            msg[i, a] = logsumexp_vector(tmp)
         p = parents[i]
         for a in range(K):
             up[p, a] += msg[i, a]
     root = order[0]
-    log_z = _logsumexp(up[root])
+    log_z = logsumexp_vector(up[root])
     if log_z == -np.inf:
         return log_z
     # outside scores; excl[i, a] = unary[p, a] + messages into p from children other than i
@@ -135,7 +136,7 @@ def _sum_product_kernel(unary, parents, edge_scores, order, ptr, kids, node_marg
             for b in range(K):
                 for a in range(K):
                     tmp[a] = out[v, a] + excl[c, a] + edge_scores[c, a, b]
-                out[c, b] = _logsumexp(tmp)
+                out[c, b] = logsumexp_vector(tmp)
     for i in range(n):
         for a in range(K):
             node_marg[i, a] = np.exp(out[i, a] + up[i, a] - log_z)
