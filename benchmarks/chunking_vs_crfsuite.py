@@ -109,15 +109,7 @@ def compare_crf(name, task_cls, train, dev, args):
     print(f"{'':6s} {'crfsuite':16s} {theirs[metric]:8.4f} {crf_s:9.1f} {rel['CRFsuite'].ece:8.4f}")
     print(f"reliability diagram: {plot}", file=sys.stderr)
     return {
-        f"{name}_{metric}_crf": round(ours[metric], 6),
-        f"{name}_{metric}_crfsuite": round(theirs[metric], 6),
-        f"{name}_{metric}_ratio": round(ours[metric] / theirs[metric], 4),
-        f"{name}_train_s_crf": round(ours_s, 2),
-        f"{name}_train_s_crfsuite": round(crf_s, 2),
-        f"{name}_time_ratio": round(ours_s / crf_s, 3),
-        f"{name}_train_cpu_s_crf": round(ours_cpu, 2),
-        f"{name}_train_cpu_s_crfsuite": round(crf_cpu, 2),
-        f"{name}_cpu_time_ratio": round(ours_cpu / crf_cpu, 3),
+        **side_by_side(name, metric, "crf", ours, theirs, (ours_s, ours_cpu), (crf_s, crf_cpu)),
         f"{name}_crf_iterations": model.n_iter_,
         f"{name}_crf_converged": model.converged_,
         f"{name}_ece_crf": round(rel["latentstruct CRF"].ece, 5),
@@ -160,18 +152,26 @@ def compare(name, task_cls, train, dev, args):
     print(f"{'':6s} {'ssvm':12s} {ours[metric]:8.4f} {ssvm_s:9.1f}  ({model.n_iter_} outer iterations)")
     print(f"{'':6s} {'crfsuite':12s} {theirs[metric]:8.4f} {crf_s:9.1f}")
     return {
-        f"{name}_{metric}_ssvm": round(ours[metric], 6),
+        **side_by_side(name, metric, "ssvm", ours, theirs, (ssvm_s, ssvm_cpu), (crf_s, crf_cpu)),
+        f"{name}_ssvm_outer_iterations": model.n_iter_,
+    }
+
+
+def side_by_side(name, metric, ours_name, ours, theirs, ours_time, crf_time) -> dict:
+    """The scores, training times and their ratios of our system against CRFsuite's.  CPU
+    seconds of the training process are less sensitive than wall time to other jobs on a
+    shared machine (both trainers run in this process, single-threaded)."""
+    (ours_s, ours_cpu), (crf_s, crf_cpu) = ours_time, crf_time
+    return {
+        f"{name}_{metric}_{ours_name}": round(ours[metric], 6),
         f"{name}_{metric}_crfsuite": round(theirs[metric], 6),
         f"{name}_{metric}_ratio": round(ours[metric] / theirs[metric], 4),
-        f"{name}_train_s_ssvm": round(ssvm_s, 2),
+        f"{name}_train_s_{ours_name}": round(ours_s, 2),
         f"{name}_train_s_crfsuite": round(crf_s, 2),
-        f"{name}_time_ratio": round(ssvm_s / crf_s, 3),
-        # CPU seconds of the training process: less sensitive than wall time to other jobs
-        # on a shared machine (both trainers run in this process, single-threaded).
-        f"{name}_train_cpu_s_ssvm": round(ssvm_cpu, 2),
+        f"{name}_time_ratio": round(ours_s / crf_s, 3),
+        f"{name}_train_cpu_s_{ours_name}": round(ours_cpu, 2),
         f"{name}_train_cpu_s_crfsuite": round(crf_cpu, 2),
-        f"{name}_cpu_time_ratio": round(ssvm_cpu / crf_cpu, 3),
-        f"{name}_ssvm_outer_iterations": model.n_iter_,
+        f"{name}_cpu_time_ratio": round(ours_cpu / crf_cpu, 3),
     }
 
 
