@@ -15,6 +15,7 @@ from ...data.atomic import atomic_write
 from ...data.features import FeatureIndex, feature_index_from_arrays
 from ...data.lm import TrigramLM
 from ...data.paths import dataset_path
+from ...data.sparse import SparseVector
 from ...exceptions import ConfigError, InputError, ModelFormatError
 from ...inference.chain import ChainMarginals
 from ...limits import NEGATIVE_RATIO, NEGATIVE_SETS, check_bounded
@@ -327,6 +328,26 @@ class HiddenChainTask(LanguageModelData, Task):
         node = self._pass(X, None, w, gradient=False, node=True).node
         off = X.offsets - X.offsets[0]
         return [node[off[i]:off[i + 1]] for i in range(len(X))]
+
+    def class_feature(self, x, k, h) -> SparseVector:
+        """Φ(x, k, h) of one example, class id ``k`` and hidden chain ``h`` (T states in
+        0..S-1 of block k): what the enumeration checks score (``testing.check_task``)."""
+        x = as_corpus(x)
+        K, S = self.n_classes, int(self.n_states)
+        h = np.asarray(h, dtype=np.int64)
+        T = x.n_tokens
+        if not 0 <= int(k) < K or h.shape != (T,) or (T and (h.min() < 0 or h.max() >= S)):
+            raise InputError(f"class_feature needs a class id in 0..{K - 1} and {T} states in "
+                             f"0..{S - 1}; got k={k!r}, h={h.tolist()}")
+        lab = int(k) * S + h
+        A = self.n_attributes
+        ptr = x.attr_indptr - x.attr_indptr[0]
+        ids = x.attr_ids[x.attr_indptr[0]:x.attr_indptr[-1]]
+        emission = ids * (K * S) + np.repeat(lab, np.diff(ptr))
+        trans = A * K * S + int(k) * S * S + h[:-1] * S + h[1:]
+        ends = A * K * S + K * S * S + np.array([lab[0], K * S + lab[-1]]) if T else np.zeros(0)
+        idx = np.concatenate([emission, trans, ends]).astype(np.int64)
+        return SparseVector(idx, np.ones(idx.shape[0]))
 
     def expected_feature(self, x, w) -> np.ndarray:
         """E_{p(y, h | x)}[Φ(x, y, h)] as a dense (n_features,) vector."""

@@ -1,0 +1,220 @@
+"""The hidden-state CRF task (``hcrf``): sums against brute-force enumeration over every
+(class, hidden chain), the log-loss gradient against finite differences, the ``crf`` learner
+on it, the capability pairing and the model file."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from latentstruct.exceptions import ConfigError
+from latentstruct.learners import CRF, StructuredSVM, check_compatible, valid_learners
+from latentstruct.tasks import TASKS
+from latentstruct.tasks.base import LatentBinaryTask, StructuredTask, Task
+from latentstruct.tasks.contracts import missing_methods
+from latentstruct.tasks.hidden_chain import HiddenChainTask
+from latentstruct.tasks.hidden_chain.kernels import split_weights
+from latentstruct.testing import all_sequences, check_task, sequence_score
+
+K, S = 2, 2
+
+SENTENCES = [["the", "cat", "sat"], ["Dogs", "bark"], ["a", "b", "c", "d"], ["cat"],
+             ["sat", "the", "cat", "the"], ["bark", "Dogs", "a"]]
+LABELS = [1, -1, 1, -1, -1, 1]
+
+
+def tiny_task(n_states=S, **kw):
+    task = HiddenChainTask(n_states=n_states, min_count=1, window=0, affix_length=1, **kw)
+    ds = task.make_dataset(SENTENCES, LABELS)
+    task.fit(ds)
+    return task, ds, task.featurize(ds), task.encode_targets(ds.targets)
+
+
+def token_scores(task, x, w):
+    """(T, K·S) emission scores of one featurised sentence, and the weight blocks."""
+    em, tr, st, en = split_weights(w, task.n_attributes, task.n_classes, task.n_states)
+    T = x.n_tokens
+    s = np.zeros((T, task.n_hidden))
+    for t in range(T):
+        for a in x.attr_ids[x.attr_indptr[t]:x.attr_indptr[t + 1]]:
+            s[t] += em[a]
+    return s, tr, st, en
+
+
+def brute_class_log_z(task, x, w):
+    """log Z(x, k) by enumerating every hidden chain of every class."""
+    s, tr, st, en = token_scores(task, x, w)
+    T, Sn = x.n_tokens, task.n_states
+    out = []
+    for k in range(task.n_classes):
+        blk = slice(k * Sn, (k + 1) * Sn)
+        scores = [sequence_score(np.asarray(h), s[:, blk], tr[k], st[blk], en[blk])
+                  for h in all_sequences(T, Sn)]
+        out.append(np.logaddexp.reduce(scores))
+    return np.array(out)
+
+
+def brute_node_marginals(task, x, w):
+    s, tr, st, en = token_scores(task, x, w)
+    T, Sn = x.n_tokens, task.n_states
+    joint = []
+    for k in range(task.n_classes):
+        blk = slice(k * Sn, (k + 1) * Sn)
+        for h in all_sequences(T, Sn):
+            joint.append((k, np.asarray(h), sequence_score(np.asarray(h), s[:, blk], tr[k],
+                                                           st[blk], en[blk])))
+    lz = np.logaddexp.reduce([j[2] for j in joint])
+    node = np.zeros((T, task.n_hidden))
+    for k, h, sc in joint:
+        node[np.arange(T), k * Sn + h] += np.exp(sc - lz)
+    return node
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return tiny_task()
+
+
+def weights(task, seed, scale=1.0):
+    return np.random.default_rng(seed).normal(scale=scale, size=task.n_features)
+
+
+def test_declaration_and_pairing():
+    assert TASKS["hcrf"] is HiddenChainTask
+    assert missing_methods(HiddenChainTask, (Task, StructuredTask, LatentBinaryTask)) == {}
+    assert valid_learners(HiddenChainTask) == ["crf"]
+    check_compatible(HiddenChainTask, {}, CRF, {})
+    with pytest.raises(ConfigError, match="max-decodable"):
+        check_compatible(HiddenChainTask, {}, StructuredSVM, {})
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_log_partitions_equal_enumeration(tiny, seed):
+    task, _, X, _ = tiny
+    w = weights(task, seed)
+    clz = task.class_log_partitions(X, w)
+    assert clz.shape == (len(X), K)
+    for i in range(len(X)):
+        ref = brute_class_log_z(task, X[i], w)
+        np.testing.assert_allclose(clz[i], ref, rtol=1e-10, atol=1e-10)
+        assert task.log_partition(X[i], w) == pytest.approx(np.logaddexp.reduce(ref), abs=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_log_loss_equals_enumeration_and_gradient_finite_differences(tiny, seed):
+    task, _, X, Y = tiny
+    w = weights(task, seed, 0.5)
+    f, g = task.log_loss_batch(X, Y, w)
+    ref = sum(np.logaddexp.reduce(brute_class_log_z(task, X[i], w))
+              - brute_class_log_z(task, X[i], w)[Y[i]] for i in range(len(X)))
+    assert f == pytest.approx(ref, rel=1e-10)
+    eps = 1e-5
+    num = np.empty_like(w)
+    for j in range(w.size):
+        e = np.zeros_like(w)
+        e[j] = eps
+        num[j] = (task.log_loss_batch(X, Y, w + e)[0] - task.log_loss_batch(X, Y, w - e)[0]) / (2 * eps)
+    assert np.linalg.norm(g - num) <= 1e-6 * np.linalg.norm(num)
+    np.testing.assert_allclose(g, num, atol=1e-7)
+
+
+def test_expected_feature_is_the_gradient_of_log_z(tiny):
+    task, _, X, _ = tiny
+    w = weights(task, 7, 0.5)
+    x = X[2]
+    ef = task.expected_feature(x, w)
+    eps = 1e-5
+    for j in np.random.default_rng(0).choice(w.size, 25, replace=False):
+        e = np.zeros_like(w)
+        e[j] = eps
+        num = (task.log_partition(x, w + e) - task.log_partition(x, w - e)) / (2 * eps)
+        assert ef[j] == pytest.approx(num, abs=1e-7)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_marginals_sum_to_one_and_equal_enumeration(tiny, seed):
+    task, _, X, _ = tiny
+    w = weights(task, seed)
+    batch = task.marginals_batch(X, w)
+    for i in range(len(X)):
+        m = task.marginals(X[i], w)
+        assert m.node.shape == (X[i].n_tokens, K * S)
+        np.testing.assert_allclose(m.node.sum(axis=1), 1.0, atol=1e-12)
+        np.testing.assert_allclose(m.node, brute_node_marginals(task, X[i], w), atol=1e-10)
+        np.testing.assert_allclose(batch[i], m.node, atol=1e-12)
+        assert m.log_partition == pytest.approx(task.log_partition(X[i], w))
+
+
+def test_crf_learns_a_separable_problem_and_predict_proba_is_the_class_softmax():
+    pos = [["good", "x", "y"], ["x", "good"], ["good"], ["y", "good", "y"]]
+    neg = [["bad", "x", "y"], ["x", "bad"], ["bad"], ["y", "bad", "x"]]
+    task = HiddenChainTask(n_states=2, min_count=1, window=0, affix_length=0)
+    ds = task.make_dataset(pos + neg, ["pos"] * 4 + ["neg"] * 4)
+    task.fit(ds)
+    X, Y = task.featurize(ds), task.encode_targets(ds.targets)
+    crf = CRF(task, c2=0.01).fit(X, Y)
+    pred = crf.predict(X)
+    assert np.mean(np.asarray(pred) == Y) == 1.0
+    assert task.decode_predictions(pred) == ["pos"] * 4 + ["neg"] * 4
+    proba = crf.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
+    clz = task.class_log_partitions(X, crf.coef_)
+    soft = np.exp(clz - clz.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(proba, soft / soft.sum(axis=1, keepdims=True), atol=1e-12)
+    assert task.evaluate_model(ds, crf.predict)["accuracy"] == 1.0
+
+
+def test_model_file_round_trip(tmp_path):
+    from latentstruct.learners.persistence import load_trained, save_trained
+
+    task, ds, X, Y = tiny_task()
+    crf = CRF(task, c2=0.1).fit(X, Y)
+    path = tmp_path / "m.npz"
+    save_trained(path, task, crf)
+    task2, crf2, _ = load_trained(path)
+    assert isinstance(task2, HiddenChainTask) and task2.classes_ == task.classes_
+    X2 = task2.featurize(ds)
+    np.testing.assert_array_equal(crf2.predict_proba(X2), crf.predict_proba(X))
+
+
+def test_check_task_passes(tiny):
+    task, ds, _, _ = tiny
+
+    def enumerate_classes_and_chains(x):
+        for k in range(task.n_classes):
+            for h in all_sequences(x.n_tokens, task.n_states):
+                yield k, np.asarray(h)
+
+    report = check_task(task, ds, enumerate=enumerate_classes_and_chains, n_weights=3)
+    assert {"log-partition", "expected-feature", "log-partition-enumeration",
+            "expected-feature-enumeration", "class-log-partitions-enumeration",
+            "log-loss-gradient-enumeration", "class-posterior-batch", "state-round-trip",
+            "pickle-round-trip"} <= set(report.checks)
+    assert report.max_abs_error < 1e-9
+    # without the enumeration the sums are still checked against each other
+    assert "log-loss-batch" in check_task(task, ds, n_weights=2).checks
+
+
+def test_class_feature_scores_what_the_sums_add_up(tiny):
+    task, _, X, _ = tiny
+    w = weights(task, 3)
+    x = X[0]
+    s, tr, st, en = token_scores(task, x, w)
+    h = np.array([1, 0, 1])
+    ref = sequence_score(h, s[:, 2:4], tr[1], st[2:4], en[2:4])
+    phi = task.class_feature(x, 1, h)
+    assert float(phi.values @ w[phi.indices]) == pytest.approx(ref, abs=1e-12)
+
+
+def test_multiclass_and_bad_labels():
+    task = HiddenChainTask(n_states=1, min_count=1)
+    ds = task.make_dataset(["a b", "c d", "e f"], ["x", "y", "z"])
+    task.fit(ds)
+    assert task.n_classes == 3 and task.n_hidden == 3
+    w = weights(task, 0)
+    X = task.featurize(ds)
+    assert task.class_log_partitions(X, w).shape == (3, 3)
+    with pytest.raises(Exception, match="not one of the classes"):
+        task.encode_targets(["w"])
+    with pytest.raises(ConfigError, match="n_states"):
+        HiddenChainTask(n_states=0).fit(ds)
