@@ -218,3 +218,32 @@ def test_multiclass_and_bad_labels():
         task.encode_targets(["w"])
     with pytest.raises(ConfigError, match="n_states"):
         HiddenChainTask(n_states=0).fit(ds)
+
+
+def test_cli_trains_on_the_default_data_and_evaluates_on_its_heldout_split(tmp_path, capsys):
+    import json
+
+    from latentstruct.cli import main
+    from latentstruct.tasks import GrammaticalityTask
+    from latentstruct.testing import require_data
+
+    path = require_data("english_sentences", "reuters21578_sentences.txt")
+    small = tmp_path / "sentences.txt"
+    small.write_text("".join(path.open(encoding="utf-8").readlines()[:600]), encoding="utf-8")
+    opts = ["--option", f"lm_corpus={small}", "--option", "n_train=60"]
+    model = tmp_path / "m.npz"
+    assert main(["train", "hcrf", "--learner", "crf", "--train", str(small), "--model",
+                 str(model), "--option", "n_states=2", "--quiet", *opts]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", "--model", str(model), "--test", str(small), "--option",
+                 "n_negative_sets=2"]) == 0
+    metrics = json.loads(capsys.readouterr().out)
+    assert metrics["n_negative_sets"] == 2
+    assert {"accuracy", "positive_accuracy", "negative_accuracy"} <= set(metrics)
+    # the same sample as the grammaticality task reads with the same parameters
+    params = dict(lm_corpus=str(small), n_train=60, seed=0)
+    a = HiddenChainTask(**params).read(small)
+    b = GrammaticalityTask(**params).read(small)
+    assert [r.words for r in a.records] == [r.words for r in b.records]
+    assert list(a.targets) == list(b.targets)
+    assert HiddenChainTask.has_default_data
