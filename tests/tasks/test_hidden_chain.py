@@ -23,6 +23,11 @@ SENTENCES = [["the", "cat", "sat"], ["Dogs", "bark"], ["a", "b", "c", "d"], ["ca
 LABELS = [1, -1, 1, -1, -1, 1]
 
 
+def chains(task, T):
+    """Every legal hidden chain of T states of one block."""
+    return [np.asarray(h) for h in all_sequences(T, task.n_states) if task.is_legal_chain(h)]
+
+
 def tiny_task(n_states=S, **kw):
     task = HiddenChainTask(n_states=n_states, min_count=1, window=0, affix_length=1, **kw)
     ds = task.make_dataset(SENTENCES, LABELS)
@@ -48,8 +53,8 @@ def brute_class_log_z(task, x, w):
     out = []
     for k in range(task.n_classes):
         blk = slice(k * Sn, (k + 1) * Sn)
-        scores = [sequence_score(np.asarray(h), s[:, blk], tr[k], st[blk], en[blk])
-                  for h in all_sequences(T, Sn)]
+        scores = [sequence_score(h, s[:, blk], tr[k], st[blk], en[blk])
+                  for h in chains(task, T)]
         out.append(np.logaddexp.reduce(scores))
     return np.array(out)
 
@@ -60,9 +65,8 @@ def brute_node_marginals(task, x, w):
     joint = []
     for k in range(task.n_classes):
         blk = slice(k * Sn, (k + 1) * Sn)
-        for h in all_sequences(T, Sn):
-            joint.append((k, np.asarray(h), sequence_score(np.asarray(h), s[:, blk], tr[k],
-                                                           st[blk], en[blk])))
+        for h in chains(task, T):
+            joint.append((k, h, sequence_score(h, s[:, blk], tr[k], st[blk], en[blk])))
     lz = np.logaddexp.reduce([j[2] for j in joint])
     node = np.zeros((T, task.n_hidden))
     for k, h, sc in joint:
@@ -70,9 +74,9 @@ def brute_node_marginals(task, x, w):
     return node
 
 
-@pytest.fixture(scope="module")
-def tiny():
-    return tiny_task()
+@pytest.fixture(scope="module", params=["left-to-right", "ergodic"])
+def tiny(request):
+    return tiny_task(topology=request.param)
 
 
 def weights(task, seed, scale=1.0):
@@ -182,8 +186,8 @@ def test_check_task_passes(tiny):
 
     def enumerate_classes_and_chains(x):
         for k in range(task.n_classes):
-            for h in all_sequences(x.n_tokens, task.n_states):
-                yield k, np.asarray(h)
+            for h in chains(task, x.n_tokens):
+                yield k, h
 
     report = check_task(task, ds, enumerate=enumerate_classes_and_chains, n_weights=3)
     assert {"log-partition", "expected-feature", "log-partition-enumeration",
@@ -200,7 +204,7 @@ def test_class_feature_scores_what_the_sums_add_up(tiny):
     w = weights(task, 3)
     x = X[0]
     s, tr, st, en = token_scores(task, x, w)
-    h = np.array([1, 0, 1])
+    h = np.array([0, 1, 1])
     ref = sequence_score(h, s[:, 2:4], tr[1], st[2:4], en[2:4])
     phi = task.class_feature(x, 1, h)
     assert float(phi.values @ w[phi.indices]) == pytest.approx(ref, abs=1e-12)
@@ -247,3 +251,18 @@ def test_cli_trains_on_the_default_data_and_evaluates_on_its_heldout_split(tmp_p
     assert [r.words for r in a.records] == [r.words for r in b.records]
     assert list(a.targets) == list(b.targets)
     assert HiddenChainTask.has_default_data
+
+
+def test_left_to_right_topology_separates_the_states_and_ergodic_ties_them():
+    task, _, X, Y = tiny_task(n_states=3, topology="left-to-right")
+    assert task.is_legal_chain([0, 0, 1, 2]) and not task.is_legal_chain([0, 2])
+    assert not task.is_legal_chain([1, 1])  # chains start in state 0
+    crf = CRF(task, c2=0.1).fit(X, Y)
+    em = split_weights(crf.coef_, task.n_attributes, task.n_classes, 3)[0]
+    assert np.ptp(em[:, 3:6], axis=1).max() > 1e-3  # the states of a class differ
+    task_e, _, X, Y = tiny_task(n_states=3, topology="ergodic")
+    crf = CRF(task_e, c2=0.1).fit(X, Y)
+    em = split_weights(crf.coef_, task_e.n_attributes, task_e.n_classes, 3)[0]
+    assert np.ptp(em[:, 3:6], axis=1).max() < 1e-8  # from w = 0 they stay tied
+    with pytest.raises(ConfigError, match="topology"):
+        HiddenChainTask(topology="full").fit(tiny_task()[1])

@@ -30,7 +30,7 @@ from numba import njit
 
 from ...inference.chain_fb import chain_marginals_into, chain_work, transition_exp
 
-__all__ = ["hidden_chain_pass", "split_weights", "HiddenChainPass"]
+__all__ = ["hidden_chain_pass", "split_weights", "topology_masks", "HiddenChainPass"]
 
 
 def split_weights(w, n_attributes: int, n_classes: int, n_states: int):
@@ -154,16 +154,44 @@ class HiddenChainPass:
         self.loss, self.grad, self.class_log_z, self.node = loss, grad, class_log_z, node
 
 
+def topology_masks(n_states: int, topology: str) -> tuple[np.ndarray, np.ndarray]:
+    """Structural scores (0 or −inf, never weights) added to every block's transitions
+    (S, S) and start scores (S,).
+
+    ``"left-to-right"``: a chain starts in state 0 and moves from state j to j or j + 1
+    (the Bakis topology of HMM-based sequence classifiers): every state has its own place
+    in the order, so learning from w = 0 separates them.  ``"ergodic"``: any start, any
+    transition inside the block (pyhcrf's; its states are interchangeable, so from w = 0
+    they stay tied and S states behave as one; pyhcrf breaks the tie by a random start)."""
+    S = int(n_states)
+    if topology == "ergodic":
+        return np.zeros((S, S)), np.zeros(S)
+    trans = np.full((S, S), -np.inf)
+    for j in range(S):
+        trans[j, j] = 0.0
+        if j + 1 < S:
+            trans[j, j + 1] = 0.0
+    start = np.full(S, -np.inf)
+    start[0] = 0.0
+    return trans, start
+
+
 def hidden_chain_pass(corpus, labels, w, n_attributes: int, n_classes: int, n_states: int, *,
-                      gradient: bool = True, node: bool = False) -> HiddenChainPass:
+                      topology: str = "ergodic", gradient: bool = True,
+                      node: bool = False) -> HiddenChainPass:
     """One compiled pass over ``corpus`` (a ``SequenceCorpus``) under weights ``w``.
 
     ``labels`` (n,) are the gold class ids (−1: unlabelled, contributing its expected
-    features with coefficient p(k | x) and nothing to the loss); ``gradient`` asks for the
-    gradient, ``node`` for the node marginals p(h_t = (k, j) | x)."""
+    features with coefficient p(k | x) and nothing to the loss); ``topology`` the allowed
+    moves inside a block (:func:`topology_masks`; a ruled-out transition or start gets
+    marginal 0, so its weight has gradient 0); ``gradient`` asks for the gradient, ``node``
+    for the node marginals p(h_t = (k, j) | x)."""
     K, S, A = int(n_classes), int(n_states), int(n_attributes)
     w = np.ascontiguousarray(w, dtype=np.float64)
     emission, transition, start, end = split_weights(w, A, K, S)
+    t_mask, s_mask = topology_masks(S, topology)
+    transition = transition + t_mask[None, :, :]
+    start = start + np.tile(s_mask, K)
     n = len(corpus)
     grad = np.zeros_like(w)
     if gradient:

@@ -27,11 +27,12 @@ from ..grammaticality.sentences import Sentence
 from ..sequence.attributes import token_attributes
 from ..sequence.corpus import SequenceCorpus, as_corpus
 from ..validation import raw_error
-from .kernels import hidden_chain_pass
+from .kernels import hidden_chain_pass, topology_masks
 
 __all__ = ["HiddenChainTask"]
 
 _TEST_SENTENCES = ("auto", "heldout", "all")
+_TOPOLOGIES = ("left-to-right", "ergodic")
 _MAX_STATES = 64
 
 
@@ -53,6 +54,12 @@ class HiddenChainTask(LanguageModelData, Task):
     ----------
     n_states : int, default 3
         Hidden states per class (S).
+    topology : {"left-to-right", "ergodic"}, default "left-to-right"
+        Moves allowed inside a class's block of states (structural, not weights):
+        "left-to-right" starts every chain in state 0 and moves from state j to j or j + 1;
+        "ergodic" allows any start and transition, as pyhcrf does, but its states are
+        interchangeable: the ``crf`` learner starts from w = 0, where they stay tied, so
+        S ergodic states then act as one (pyhcrf starts from random weights).
     window : int, default 1
         Lowercased words at offsets -window..window (and the word bigrams around the token)
         are attributes of a token (``tasks.sequence.attributes.token_attributes``).
@@ -90,10 +97,11 @@ class HiddenChainTask(LanguageModelData, Task):
     evaluation_params = frozenset({"test_sentences", "n_test", "n_negative_sets", "test_seed"})
     local_params = frozenset({"lm_corpus"})
 
-    def __init__(self, n_states=3, window=1, affix_length=3, min_count=2, lm_corpus=None,
+    def __init__(self, n_states=3, topology="left-to-right", window=1, affix_length=3, min_count=2, lm_corpus=None,
                  heldout_fraction=0.05, n_train=None, negative_ratio=1.0,
                  test_sentences="auto", n_test=3000, n_negative_sets=5, seed=0, test_seed=1000):
         self.n_states = n_states
+        self.topology = topology
         self.window = window
         self.affix_length = affix_length
         self.min_count = min_count
@@ -131,6 +139,9 @@ class HiddenChainTask(LanguageModelData, Task):
         integer("test_seed", 0)
         integer("n_negative_sets", 0)
         check_bounded("n_negative_sets", self.n_negative_sets, NEGATIVE_SETS, default=5)
+        if self.topology not in _TOPOLOGIES:
+            raise ConfigError(f"topology must be one of {', '.join(_TOPOLOGIES)}, got "
+                              f"{self.topology!r}")
         if self.test_sentences not in _TEST_SENTENCES:
             raise ConfigError(f"test_sentences must be one of {', '.join(_TEST_SENTENCES)}, "
                               f"got {self.test_sentences!r}")
@@ -291,7 +302,7 @@ class HiddenChainTask(LanguageModelData, Task):
         if labels is None:
             labels = np.full(len(X), -1, dtype=np.int64)
         return hidden_chain_pass(X, labels, w, self.n_attributes, self.n_classes,
-                                 int(self.n_states), **kw)
+                                 int(self.n_states), topology=self.topology, **kw)
 
     def class_log_partitions(self, X, w) -> np.ndarray:
         """(n, K) array of log Z(x_i, k) = log Σ_h exp(w·Φ(x_i, k, h))."""
@@ -329,6 +340,18 @@ class HiddenChainTask(LanguageModelData, Task):
         off = X.offsets - X.offsets[0]
         return [node[off[i]:off[i + 1]] for i in range(len(X))]
 
+    def is_legal_chain(self, h) -> bool:
+        """Whether the states ``h`` (0..S-1 within a block) form a chain the topology
+        allows."""
+        h = np.asarray(h, dtype=np.int64)
+        S = int(self.n_states)
+        if h.ndim != 1 or (h.size and (h.min() < 0 or h.max() >= S)):
+            return False
+        trans, start = topology_masks(S, self.topology)
+        if h.size and start[h[0]] == -np.inf:
+            return False
+        return bool(np.all(trans[h[:-1], h[1:]] > -np.inf))
+
     def class_feature(self, x, k, h) -> SparseVector:
         """Φ(x, k, h) of one example, class id ``k`` and hidden chain ``h`` (T states in
         0..S-1 of block k): what the enumeration checks score (``testing.check_task``)."""
@@ -336,9 +359,10 @@ class HiddenChainTask(LanguageModelData, Task):
         K, S = self.n_classes, int(self.n_states)
         h = np.asarray(h, dtype=np.int64)
         T = x.n_tokens
-        if not 0 <= int(k) < K or h.shape != (T,) or (T and (h.min() < 0 or h.max() >= S)):
-            raise InputError(f"class_feature needs a class id in 0..{K - 1} and {T} states in "
-                             f"0..{S - 1}; got k={k!r}, h={h.tolist()}")
+        if not 0 <= int(k) < K or h.shape != (T,) or not self.is_legal_chain(h):
+            raise InputError(f"class_feature needs a class id in 0..{K - 1} and a legal chain "
+                             f"of {T} states in 0..{S - 1} (topology {self.topology!r}); got "
+                             f"k={k!r}, h={h.tolist()}")
         lab = int(k) * S + h
         A = self.n_attributes
         ptr = x.attr_indptr - x.attr_indptr[0]
