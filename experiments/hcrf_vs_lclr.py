@@ -9,7 +9,7 @@ sentences and ``--n-negative-sets`` LM-sample sets of the same size (seeds 1000,
 accuracy averaged over the sets (the grammaticality task's protocol).
 
 Systems:
-  * hcrf    the hidden-state CRF: token attributes (word, lowercased window words, affixes,
+  * hcrf    the hidden-state CRF (left-to-right states): token attributes (word, window words, affixes,
             shape) crossed with K·S hidden labels (S states per class, chosen with the L2
             coefficient c2 on a 20 % validation split of the training sample), L-BFGS
   * lclr    LCLR (Chang et al. 2010) on latent chunkings (view iob2, n-gram word and POS
@@ -231,8 +231,8 @@ def main(argv=None) -> int:
     ap.add_argument("--n-test", type=int, default=3000)
     ap.add_argument("--n-negative-sets", type=int, default=5)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    ap.add_argument("--states", type=int, nargs="+", default=[1, 2, 3, 4])
-    ap.add_argument("--c2", type=float, nargs="+", default=[0.3, 1.0, 3.0])
+    ap.add_argument("--states", type=int, nargs="+", default=[1, 2, 3, 5])
+    ap.add_argument("--c2", type=float, nargs="+", default=[1.0, 3.0, 10.0])
     ap.add_argument("--variant", action="store_true", help="also train the LCLR-variant")
     ap.add_argument("--out", default="results/hcrf_vs_lclr")
     args = ap.parse_args(argv)
