@@ -70,13 +70,25 @@ class HiddenChainTask(LanguageModelData, Task):
     lm_corpus : str or None
         Sentences whose non-held-out part trains the trigram LM of the negatives (default
         ``$LATENTSTRUCT_DATA/english_sentences/reuters21578_sentences.txt``).
-    heldout_fraction, n_train, negative_ratio, test_sentences, n_test, n_negative_sets, seed,
-    test_seed :
-        As the ``grammaticality`` task's (same defaults, same sample for the same values):
-        the held-out share, the training sample of positives, the LM negatives per positive,
-        which sentences ``read(path, "test")`` takes, at most ``n_test`` test positives,
-        ``n_negative_sets`` test negative sets drawn with seeds ``test_seed + k``, and the
-        seed of the training sample and negatives.
+    heldout_fraction : float in [0, 1), default 0.05
+        Share of sentences (by hash) held out from the LM and the model.
+    n_train : int or None
+        A seeded sample of this many training positives (None: all).
+    negative_ratio : float, default 1.0
+        Training LM negatives per training positive.
+    test_sentences : {"auto", "heldout", "all"}, default "auto"
+        Positives of ``read(path, "test")`` (the grammaticality task's rule).
+    n_test : int or None, default 3000
+        At most this many test positives.
+    n_negative_sets : int, default 5
+        Test negative sets, each as large as the positives (0: positives only).
+    seed : int, default 0
+        Seed of the training sample and the training negatives.
+    test_seed : int, default 1000
+        Test negative set k is drawn with seed ``test_seed + k``.
+
+    The data parameters are the ``grammaticality`` task's, with the same defaults: the
+    same values read the same sentences and LM samples.
 
     Notes
     -----
