@@ -25,6 +25,7 @@ LCLR rows, is trained once and reported apart.  Writes results/hcrf_vs_lclr.{jso
 
     python experiments/hcrf_vs_lclr.py                          # the reported run
     python experiments/hcrf_vs_lclr.py --n-train 200 --n-test 300 --seeds 0   # smoke
+    python experiments/hcrf_vs_lclr.py --seeds 0 --scale 2000 5000   # hcrf alone, more data
 """
 
 from __future__ import annotations
@@ -225,6 +226,53 @@ def verdict(s) -> str:
             f"{speed:.0f}x the hidden-state CRF's.")
 
 
+def scale_rows(args) -> dict:
+    """The hidden-state CRF alone on larger samples (seed of ``--seeds[0]``), scored on the
+    same test split: what its training cost buys when it is given more data."""
+    seed, rows = args.seeds[0], []
+    for n in args.scale:
+        common = {"n_train": n, "negative_ratio": 1.0, "seed": seed, "n_test": args.n_test,
+                  "n_negative_sets": args.n_negative_sets}
+        probe = TASKS["hcrf"](**common)
+        t0 = time.perf_counter()
+        train = probe.read(SENTENCES, split="train")
+        read_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        best, _ = select_hcrf(common, train, args.states, args.c2, seed)
+        select_s = time.perf_counter() - t0
+        task = TASKS["hcrf"](**common, n_states=best["n_states"])
+        task.lm_ = probe.lm_
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            _, crf = fit_on_dataset(task, train, CRF, {"c2": best["c2"], "max_iter": 200})
+        row = {"n_train": n, "train_seconds": round(time.perf_counter() - t0, 2),
+               "selection_seconds": round(select_s, 2), "read_seconds": round(read_s, 2),
+               **best, **scored(task, crf, task.read(SENTENCES, split="test"))}
+        rows.append(row)
+        log(f"scale: {row}")
+    return {"seed": seed, "rows": rows}
+
+
+def scale_markdown(res) -> str:
+    lines = ["# Hidden-state CRF on larger samples of the grammaticality data", "",
+             f"Date: {res['date']}. Machine: {res['machine']}, load average at start "
+             f"{res['load_start']}, at end {res['load_end']}, one BLAS thread.", "",
+             f"Command: `{res['command']}`", "",
+             f"Seed {res['scale']['seed']}; n_train real sentences + as many LM samples; the "
+             f"same test split as results/hcrf_vs_lclr.md ({res['n_test']} held-out real "
+             f"sentences, {res['n_negative_sets']} LM-sample sets). n_states and c2 chosen on "
+             "a 20 % validation split (selection seconds not in train seconds).", "",
+             "| n_train | n_states | c2 | real sentences | LM samples | overall | train s | "
+             "selection s |", "|---|---|---|---|---|---|---|---|"]
+    for r in res["scale"]["rows"]:
+        lines.append(f"| {r['n_train']} | {r['n_states']} | {r['c2']} | "
+                     f"{100 * r['real_accuracy']:.1f} % | {100 * r['lm_accuracy']:.1f} % | "
+                     f"{100 * r['accuracy']:.1f} % | {r['train_seconds']:.1f} | "
+                     f"{r['selection_seconds']:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n-train", type=int, default=500)
@@ -235,9 +283,28 @@ def main(argv=None) -> int:
     ap.add_argument("--c2", type=float, nargs="+", default=[1.0, 3.0, 10.0])
     ap.add_argument("--variant", action="store_true", help="also train the LCLR-variant")
     ap.add_argument("--out", default="results/hcrf_vs_lclr")
+    ap.add_argument("--scale", type=int, nargs="+", default=None,
+                    help="only train the hidden-state CRF on these n_train (first seed); "
+                         "writes OUT_scale.{json,md}")
     args = ap.parse_args(argv)
     load_start = [round(v, 2) for v in os.getloadavg()]
     t_all = time.perf_counter()
+    command = "python " + " ".join(["experiments/hcrf_vs_lclr.py"]
+                                   + list(sys.argv[1:] if argv is None else argv))
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    if args.scale:
+        res = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
+               "command": command, "machine": machine, "load_start": load_start,
+               "n_test": args.n_test, "n_negative_sets": args.n_negative_sets,
+               "scale": scale_rows(args)}
+        res["load_end"] = [round(v, 2) for v in os.getloadavg()]
+        res["total_seconds"] = round(time.perf_counter() - t_all, 1)
+        with atomic_write(args.out + "_scale.json", "w") as fh:
+            json.dump(res, fh, indent=1)
+        with atomic_write(args.out + "_scale.md", "w") as fh:
+            fh.write(scale_markdown(res))
+        print(json.dumps(res["scale"]))
+        return 0
     log("training the POS tagger of the grammaticality task (UD EWT, 3000 sentences)")
     t0 = time.perf_counter()
     pos_task, coef, _ = train_pos_tagger()
@@ -246,8 +313,7 @@ def main(argv=None) -> int:
     s = summary(runs)
     res = {
         "date": datetime.datetime.now().isoformat(timespec="seconds"),
-        "command": "python " + " ".join(["experiments/hcrf_vs_lclr.py"] + list(sys.argv[1:] if argv is None else argv)),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "command": command, "machine": machine,
         "load_start": load_start, "load_end": [round(v, 2) for v in os.getloadavg()],
         "n_train": args.n_train, "n_test": args.n_test, "n_negative_sets": args.n_negative_sets,
         "seeds": args.seeds, "tagger_seconds": round(tagger_s, 2), "runs": runs, "summary": s,
