@@ -266,3 +266,14 @@ def test_left_to_right_topology_separates_the_states_and_ergodic_ties_them():
     assert np.ptp(em[:, 3:6], axis=1).max() < 1e-8  # from w = 0 they stay tied
     with pytest.raises(ConfigError, match="topology"):
         HiddenChainTask(topology="full").fit(tiny_task()[1])
+
+
+def test_estimator_on_raw_sentences(tmp_path):
+    import latentstruct
+
+    X = [["good", "x"], ["x", "good"], "good good", ["bad", "x"], ["x", "bad"], "bad bad"]
+    y = ["pos", "pos", "pos", "neg", "neg", "neg"]
+    est = latentstruct.Estimator(task="hcrf", learner="crf", n_states=2, min_count=1, c2=0.01)
+    assert est.fit(X, y).predict(X) == y
+    est.save(tmp_path / "e.npz")
+    assert latentstruct.load(tmp_path / "e.npz").predict(X) == y
