@@ -237,6 +237,11 @@ def verdict(res) -> str:
         name = "The hidden-state CRF" if a > b else "LCLR"
         return f"{name} is better on {what} ({max(a, b):.1f} % vs {min(a, b):.1f} %)."
 
+    variant = ""
+    if "lclr-variant" in s:
+        v = s["lclr-variant"]
+        variant = (f"The LCLR-variant reaches {100 * v['accuracy']['mean']:.1f} % in "
+                   f"{v['train_seconds']['mean']:.0f} s. ")
     t_h = s["hcrf"]["train_seconds"]["mean"]
     t_sel = float(np.mean([r["systems"]["hcrf"]["selection_seconds"] for r in res["runs"]]))
     t_l = s["lclr"]["train_seconds"]["mean"]
@@ -244,7 +249,7 @@ def verdict(res) -> str:
             f"({100 * h['mean']:.1f} % vs {100 * l['mean']:.1f} % for the hidden-state CRF "
             f"and LCLR){close}; the hidden-state CRF wins {wins} of {len(res['runs'])} seeds. "
             f"{better('lm_accuracy', 'LM samples')} {better('real_accuracy', 'real sentences')} "
-            f"LCLR's training took {t_l / max(t_h, 1e-9):.0f}x the "
+            f"{variant}LCLR's training took {t_l / max(t_h, 1e-9):.0f}x the "
             f"hidden-state CRF's ({t_l / (t_h + t_sel):.0f}x counting the CRF's choice of "
             f"n_states and c2), and LCLR also needs the POS tagger and the supervised chunker.")
 
