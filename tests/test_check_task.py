@@ -616,11 +616,28 @@ def build_translit(tmp_path):
     return task, ds, enumerate_alignments
 
 
+def build_hcrf(tmp_path):
+    from latentstruct.tasks import TASKS
+
+    task = TASKS["hcrf"](n_states=2, min_count=1, window=0, affix_length=1)
+    ds = task.make_dataset([["the", "cat", "sat"], ["Dogs", "bark"], ["a"], ["b", "a", "c", "a"]],
+                           [1, -1, 1, -1])
+    task.fit(ds)
+
+    def enumerate_classes_and_chains(x):
+        for k in range(task.n_classes):
+            for h in all_sequences(x.n_tokens, task.n_states):
+                if task.is_legal_chain(h):
+                    yield k, np.asarray(h)
+
+    return task, ds, enumerate_classes_and_chains
+
+
 BUILDERS = {
     "chunk": build_chunk, "pos": build_pos, "citations": build_citations, "dep": build_dep,
     "doccls": build_doccls, "grammaticality": build_grammaticality,
     "paraphrase": build_paraphrase, "rte": build_rte, "rerank": build_rerank,
-    "translit": build_translit,
+    "translit": build_translit, "hcrf": build_hcrf,
 }
 
 EXPECTED = {
@@ -632,6 +649,9 @@ EXPECTED = {
     "candidate-list": {"candidate-log-partitions", "candidate-max-product",
                        "candidate-expected-features", "candidate-log-partitions-enumeration",
                        "candidate-max-product-maximum", "candidate-max-product-score"},
+    "class-posterior": {"class-log-partitions", "log-loss-batch",
+                        "class-log-partitions-enumeration", "log-loss-gradient-enumeration",
+                        "class-posterior-batch"},
     "heuristic": {"heuristic-weights", "heuristic-decode"},
     "random-ties": {"random-ties"},
     "sized": {"example-size"},

@@ -22,6 +22,7 @@ from latentstruct.data.sparse import SparseVector
 from latentstruct.inference.result import EXACT, DecodeResult
 from latentstruct.tasks.base import LatentBinaryTask, StructuredTask, Task
 from latentstruct.tasks.contracts import (
+    CLASS_POSTERIOR,
     LATENT_BINARY,
     MARGINALIZABLE,
     MAX_DECODABLE,
@@ -507,3 +508,73 @@ class CapabilityChecker:
                     f"candidate_max_product reports score {float(r.score)!r} for candidate {j} but "
                     f"w·candidate_feature(x, j, h) = {s!r} (h = {r.structure!r})"))
         return [float(r.score) for r in mp]
+
+    # --- class-posterior -------------------------------------------------------------------
+    def _class_rows(self, where, X, w, n) -> np.ndarray:
+        lz = np.asarray(self.task.class_log_partitions(X, w), dtype=np.float64)
+        if lz.ndim != 2 or lz.shape[0] != n or lz.shape[1] < 1 or np.isnan(lz).any():
+            self.fail("class-log-partitions", where,
+                      f"class_log_partitions returned an array of shape {lz.shape}; expected "
+                      f"({n}, n_classes) floats without NaN")
+        return lz
+
+    def check_class_posterior(self, i, k, x, y, w, enum) -> list[float]:
+        task, where, n = self.task, self.where(i, k), self.task.n_features
+        self.mark("class-log-partitions")
+        lz = self._class_rows(where, task.as_batch([x]), w, 1)[0]
+        total = float(logsumexp(lz))
+        if MARGINALIZABLE in self.caps:
+            ref = float(task.log_partition(x, w))
+            self.expect_close("class-log-partitions", where, total, ref, lambda: (
+                f"log Σ_k exp(class_log_partitions) = {total!r} but log_partition = {ref!r}"))
+        self.mark("log-loss-batch")
+        y = int(y)
+        f, g = task.log_loss_batch(task.as_batch([x]), np.array([y]), w)
+        g = np.asarray(g, dtype=np.float64)
+        self.expect_close("log-loss-batch", where, float(f), total - float(lz[y]), lambda: (
+            f"log_loss_batch = {float(f)!r} but log Σ_k Z(x, k) − log Z(x, y) = "
+            f"{total - float(lz[y])!r} (y = {y})"))
+        if g.shape != (n,) or not np.all(np.isfinite(g)):
+            self.fail("log-loss-batch", where, f"log_loss_batch's gradient has shape {g.shape} "
+                      f"or is not finite; expected a finite vector of length n_features = {n}")
+        if enum is None or enum.candidate is None:
+            return lz.tolist()
+        scores = enum.candidate @ w
+        for c in range(lz.size):
+            mask = enum.groups == c
+            if not mask.any():
+                raise ValueError(f"enumerate(x) of example {i} yielded no (k, h) pair for class "
+                                 f"{c}; it must yield every hidden structure of every class")
+            ref = float(logsumexp(scores[mask]))
+            self.expect_close("class-log-partitions-enumeration", where, lz[c], ref, lambda: (
+                f"class_log_partitions[{c}] = {float(lz[c])!r} but log Σ_h exp(w·Φ(x, k, h)) "
+                f"over the enumeration = {ref!r}"))
+        p_all = softmax(scores)
+        gold = enum.groups == y
+        p_gold = np.where(gold, np.exp(scores - logsumexp(scores[gold])), 0.0)
+        expected = enum.candidate.T @ (p_all - p_gold)
+        self.expect_arrays_close("log-loss-gradient-enumeration", where, g, expected,
+                                 lambda worst: (
+            f"log_loss_batch's gradient differs from E[Φ] − E[Φ | y] over the enumeration by "
+            f"up to {worst!r}"))
+        return lz.tolist()
+
+    def check_class_posterior_batch(self, k, pairs, X, Y, w) -> None:
+        task, where = self.task, self.batch_where(k)
+        self.mark("class-posterior-batch")
+        lz = self._class_rows(where, X, w, len(pairs))
+        f, g = task.log_loss_batch(X, np.asarray(Y, dtype=np.int64), w)
+        f_ref, g_ref = 0.0, np.zeros(task.n_features)
+        for i, (x, y) in enumerate(pairs):
+            one = self._class_rows(where, task.as_batch([x]), w, 1)[0]
+            self.expect_arrays_close("class-posterior-batch", where, lz[i], one, lambda worst: (
+                f"class_log_partitions on the batch differs from example {i} alone by {worst!r}"))
+            fi, gi = task.log_loss_batch(task.as_batch([x]), np.array([int(y)]), w)
+            f_ref += float(fi)
+            g_ref += np.asarray(gi, dtype=np.float64)
+        self.expect_close("class-posterior-batch", where, float(f), f_ref, lambda: (
+            f"log_loss_batch on the batch = {float(f)!r}, the sum over examples = {f_ref!r}"))
+        self.expect_arrays_close("class-posterior-batch", where, np.asarray(g), g_ref,
+                                 lambda worst: (
+            f"log_loss_batch's gradient on the batch differs from the sum over examples by up "
+            f"to {worst!r}"))

@@ -27,6 +27,7 @@ from .state import check_state
 from latentstruct.tasks.base import Dataset, Task
 from latentstruct.tasks.contracts import (
     CANDIDATE_LIST,
+    CLASS_POSTERIOR,
     HEURISTIC,
     LATENT_BINARY,
     MARGINALIZABLE,
@@ -189,6 +190,20 @@ def check_task(task, examples, enumerate: Callable[[Any], Iterable] | None = Non
       ``candidate-max-product-score`` (the max-product score is max_h w·Φ(t_j, h), attained
       by its structure).
 
+    class-posterior, with lz_k = ``class_log_partitions(X, w)[i, k]`` and y the class id:
+
+    * ``class-log-partitions``: an (1, K) array without NaN per example; log Σ_k exp(lz_k)
+      equals ``log_partition`` (if marginalizable);
+    * ``log-loss-batch``: ``log_loss_batch([x], [y], w)`` is ``log Σ_k exp(lz_k) − lz_y`` with
+      a finite gradient of length ``n_features``, equal to ``expected_feature(x, w)`` minus
+      ``expected_feature`` restricted to class y (if marginalizable, from the enumeration);
+    * with ``enumerate`` of (k, h) pairs scored by ``class_feature(x, k, h)``:
+      ``class-log-partitions-enumeration`` (lz_k equals log Σ_h exp(w·Φ(x, k, h))) and
+      ``log-loss-gradient-enumeration`` (the gradient equals Σ_{k,h} p(k, h) Φ −
+      Σ_h p(h | y) Φ(x, y, h));
+    * ``class-posterior-batch``: on the batch X, ``class_log_partitions`` gives the single
+      rows and ``log_loss_batch`` the sum of the single losses and gradients.
+
     Tasks whose ``argmax_is_maximum()`` is False (decode-then-vote) skip every check that
     needs a maximum (``*-maximum``, ``*-not-below-*``, random ties scoring as the
     deterministic decode, the batch forms agreeing in score); the score-consistency checks
@@ -313,9 +328,10 @@ def _enumerated(checker: CapabilityChecker, enumerate_structures, i, x, y) -> _E
     vectors."""
     task, caps, n = checker.task, checker.caps, checker.task.n_features
     where = checker.where(i) + " (enumerate)"
-    if not {MAX_DECODABLE, LATENT_BINARY, CANDIDATE_LIST} & caps:
+    if not {MAX_DECODABLE, LATENT_BINARY, CANDIDATE_LIST, CLASS_POSTERIOR} & caps:
         raise TypeError(
-            f"enumerate is used with max-decodable, latent-binary or candidate-list tasks "
+            f"enumerate is used with max-decodable, latent-binary, candidate-list or "
+            f"class-posterior tasks "
             f"(it needs their feature map); {type(task).__name__} offers "
             f"{', '.join(sorted(caps)) or 'no capability'}; pass enumerate=None")
     structures = []
@@ -342,22 +358,26 @@ def _enumerated(checker: CapabilityChecker, enumerate_structures, i, x, y) -> _E
     if LATENT_BINARY in caps:
         out.latent = matrix("latent_feature(x, h)",
                             (task.latent_feature(x, h) for h in structures))
-    if CANDIDATE_LIST in caps and out.joint is None and out.latent is None:
-        feature = getattr(task, "candidate_feature", None)
+    if {CANDIDATE_LIST, CLASS_POSTERIOR} & caps and out.joint is None and out.latent is None:
+        # (j, h) pairs: a candidate and its hidden assignment, or a class and its hidden
+        # structure (Φ(x, k, h) of a class-posterior task)
+        method = "candidate_feature" if CANDIDATE_LIST in caps else "class_feature"
+        feature = getattr(task, method, None)
         if not callable(feature):
             raise TypeError(
-                f"enumerate for a candidate-list task yields (j, h) pairs scored by "
-                f"task.candidate_feature(x, j, h), which {type(task).__name__} does not "
-                "define; define it (Φ(t_j, h) as a SparseVector) or pass enumerate=None")
+                f"enumerate for a {'candidate-list' if CANDIDATE_LIST in caps else 'class-posterior'}"
+                f" task yields (j, h) pairs scored by task.{method}(x, j, h), which "
+                f"{type(task).__name__} does not define; define it (Φ as a SparseVector) or "
+                "pass enumerate=None")
         groups = []
         for s in structures:
             if not isinstance(s, (tuple, list)) or len(s) != 2:
                 raise TypeError(f"enumerate(x) of example {i} yielded {s!r}; for a "
-                                "candidate-list task it yields (j, h) pairs: candidate j and "
-                                "its hidden assignment h")
+                                "candidate-list (class-posterior) task it yields (j, h) pairs: "
+                                "candidate (class) j and its hidden assignment h")
             groups.append(int(s[0]))
         out.groups = np.array(groups, dtype=np.int64)
-        out.candidate = matrix("candidate_feature(x, j, h)",
+        out.candidate = matrix(f"{method}(x, j, h)",
                                (feature(x, int(j), h) for j, h in structures))
     return out
 
@@ -402,6 +422,8 @@ def _run(checker: CapabilityChecker, enumerate_structures, pairs, X, Y, dataset)
                     known.append(latent[i, k])
                 if CANDIDATE_LIST in caps:
                     known.extend(checker.check_candidate_list(i, k, x, w, enum))
+                if CLASS_POSTERIOR in caps:  # log Z is not below any class's log Z(x, k)
+                    known.extend(checker.check_class_posterior(i, k, x, y, w, enum))
                 if MARGINALIZABLE in caps:
                     checker.check_marginalizable(i, k, x, w, enum, known)
         if heuristic is not None:
@@ -414,5 +436,7 @@ def _run(checker: CapabilityChecker, enumerate_structures, pairs, X, Y, dataset)
                 checker.check_argmax_batch(k, pairs, X, Y, w, plain[:, k], augmented[:, k])
             if LATENT_BINARY in caps:
                 checker.check_latent_batch(k, pairs, X, w, latent[:, k])
+            if CLASS_POSTERIOR in caps:
+                checker.check_class_posterior_batch(k, pairs, X, Y, w)
     check_state(checker, pairs, dataset, weights, latent_h)
     return TaskCheckReport(len(pairs), n_weights, tuple(checker.ran), float(checker.max_err))

@@ -1,0 +1,461 @@
+"""The hidden-state CRF task (``hcrf``): :class:`HiddenChainTask`.
+
+Parameters, fitting the attribute index and the classes, featurising, the marginalizable and
+class-posterior capabilities (through the compiled pass of ``kernels``), evaluation over
+negative sets, and persistence.  The data (real sentences against trigram-LM samples) is the
+grammaticality task's :class:`~latentstruct.tasks.grammaticality.data.LanguageModelData`.
+The model is described in :mod:`latentstruct.tasks.hidden_chain`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...data.atomic import atomic_write
+from ...data.features import FeatureIndex, feature_index_from_arrays
+from ...data.lm import TrigramLM
+from ...data.paths import dataset_path
+from ...data.sparse import SparseVector
+from ...exceptions import ConfigError, InputError, ModelFormatError
+from ...inference.chain import ChainMarginals
+from ...limits import NEGATIVE_RATIO, NEGATIVE_SETS, check_bounded
+from ..base import Dataset, Task, register_task
+from ..contracts import CLASS_POSTERIOR, MARGINALIZABLE
+from ..grammaticality.data import LanguageModelData
+from ..grammaticality.raw import sentence_dataset
+from ..grammaticality.sentences import Sentence
+from ..sequence.attributes import token_attributes
+from ..sequence.corpus import SequenceCorpus, as_corpus
+from ..validation import raw_error
+from .kernels import hidden_chain_pass, topology_masks
+
+__all__ = ["HiddenChainTask"]
+
+_TEST_SENTENCES = ("auto", "heldout", "all")
+_TOPOLOGIES = ("left-to-right", "ergodic")
+_MAX_STATES = 64
+
+
+@register_task
+class HiddenChainTask(LanguageModelData, Task):
+    """Classification of a token sequence through a hidden chain (a hidden-state CRF).
+
+    With K classes and S hidden states per class the hidden labels are the K·S pairs
+    (class k, state j); a hidden chain stays inside its class's block.  With Φ the
+    token attributes crossed with the hidden label, the within-block transitions and the
+    start / end hidden labels::
+
+        p(y | x) = Σ_h exp(w·Φ(x, y, h)) / Σ_{y', h} exp(w·Φ(x, y', h))
+
+    (Quattoni et al. 2007; pyhcrf).  Trained by the ``crf`` learner; see
+    :mod:`latentstruct.tasks.hidden_chain`.
+
+    Parameters
+    ----------
+    n_states : int, default 3
+        Hidden states per class (S).
+    topology : {"left-to-right", "ergodic"}, default "left-to-right"
+        Moves allowed inside a class's block of states (structural, not weights):
+        "left-to-right" starts every chain in state 0 and moves from state j to j or j + 1;
+        "ergodic" allows any start and transition, as pyhcrf does, but its states are
+        interchangeable: the ``crf`` learner starts from w = 0, where they stay tied, so
+        S ergodic states then act as one (pyhcrf starts from random weights).
+    window : int, default 1
+        Lowercased words at offsets -window..window (and the word bigrams around the token)
+        are attributes of a token (``tasks.sequence.attributes.token_attributes``).
+    affix_length : int, default 3
+        Prefixes and suffixes of 1..affix_length characters are attributes.
+    min_count : int, default 2
+        Keep attributes seen at least this often in the training sentences.
+    lm_corpus : str or None
+        Sentences whose non-held-out part trains the trigram LM of the negatives (default
+        ``$LATENTSTRUCT_DATA/english_sentences/reuters21578_sentences.txt``).
+    heldout_fraction : float in [0, 1), default 0.05
+        Share of sentences (by hash) held out from the LM and the model.
+    n_train : int or None
+        A seeded sample of this many training positives (None: all).
+    negative_ratio : float, default 1.0
+        Training LM negatives per training positive.
+    test_sentences : {"auto", "heldout", "all"}, default "auto"
+        Positives of ``read(path, "test")`` (the grammaticality task's rule).
+    n_test : int or None, default 3000
+        At most this many test positives.
+    n_negative_sets : int, default 5
+        Test negative sets, each as large as the positives (0: positives only).
+    seed : int, default 0
+        Seed of the training sample and the training negatives.
+    test_seed : int, default 1000
+        Test negative set k is drawn with seed ``test_seed + k``.
+
+    The data parameters are the ``grammaticality`` task's, with the same defaults: the
+    same values read the same sentences and LM samples.
+
+    Notes
+    -----
+    ``read(None)`` reads the default sentence file (``has_default_data``), so
+    ``latentstruct train hcrf`` needs no ``--train``.  In memory, ``make_dataset(X, y)``
+    takes sentences (strings or token lists) and any labels (ints or strings, two or
+    more classes)::
+
+        task = HiddenChainTask(n_states=2, min_count=1)
+        data = task.make_dataset(["the cat sat", "sat cat the"], ["good", "bad"])
+    """
+
+    name = "hcrf"
+    default_learner = "crf"
+    capabilities = frozenset({MARGINALIZABLE, CLASS_POSTERIOR})
+    has_default_data = True
+    score_metric = "accuracy"
+    evaluation_params = frozenset({"test_sentences", "n_test", "n_negative_sets", "test_seed"})
+    local_params = frozenset({"lm_corpus"})
+
+    def __init__(self, n_states=3, topology="left-to-right", window=1, affix_length=3, min_count=2, lm_corpus=None,
+                 heldout_fraction=0.05, n_train=None, negative_ratio=1.0,
+                 test_sentences="auto", n_test=3000, n_negative_sets=5, seed=0, test_seed=1000):
+        self.n_states = n_states
+        self.topology = topology
+        self.window = window
+        self.affix_length = affix_length
+        self.min_count = min_count
+        self.lm_corpus = lm_corpus
+        self.heldout_fraction = heldout_fraction
+        self.n_train = n_train
+        self.negative_ratio = negative_ratio
+        self.test_sentences = test_sentences
+        self.n_test = n_test
+        self.n_negative_sets = n_negative_sets
+        self.seed = seed
+        self.test_seed = test_seed
+
+    # ------------------------------------------------------------------------------------
+    # parameters
+    # ------------------------------------------------------------------------------------
+    def _validate_params(self) -> None:
+        def integer(name, low, high=None, allow_none=False):
+            v = getattr(self, name)
+            if v is None and allow_none:
+                return
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low \
+                    or (high is not None and v > high):
+                span = f">= {low}" if high is None else f"in [{low}, {high}]"
+                raise ConfigError(f"{name} must be an integer {span}"
+                                  f"{' or None' if allow_none else ''}, got {v!r}")
+
+        integer("n_states", 1, _MAX_STATES)
+        integer("window", 0, 5)
+        integer("affix_length", 0, 10)
+        integer("min_count", 1)
+        integer("n_train", 1, allow_none=True)
+        integer("n_test", 1, allow_none=True)
+        integer("seed", 0)
+        integer("test_seed", 0)
+        integer("n_negative_sets", 0)
+        check_bounded("n_negative_sets", self.n_negative_sets, NEGATIVE_SETS, default=5)
+        if self.topology not in _TOPOLOGIES:
+            raise ConfigError(f"topology must be one of {', '.join(_TOPOLOGIES)}, got "
+                              f"{self.topology!r}")
+        if self.test_sentences not in _TEST_SENTENCES:
+            raise ConfigError(f"test_sentences must be one of {', '.join(_TEST_SENTENCES)}, "
+                              f"got {self.test_sentences!r}")
+        f = self.heldout_fraction
+        if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0.0 <= f < 1.0:
+            raise ConfigError(f"heldout_fraction must be a float in [0, 1), got {f!r}")
+        r = self.negative_ratio
+        if isinstance(r, bool) or not isinstance(r, (int, float)) or not 0 <= r <= NEGATIVE_RATIO.high:
+            raise ConfigError(f"negative_ratio must be a float in [0, {NEGATIVE_RATIO.high}], "
+                              f"got {r!r}")
+
+    # ------------------------------------------------------------------------------------
+    # data
+    # ------------------------------------------------------------------------------------
+    def read(self, path, *, split: str = "train") -> Dataset:
+        """Real sentences of ``path`` (default: the Reuters sentence file) against trigram-LM
+        samples, exactly as the ``grammaticality`` task reads them (targets +1 / -1)."""
+        if path is None:
+            path = dataset_path("english_sentences", "reuters21578_sentences.txt")
+        return LanguageModelData.read(self, path, split=split)
+
+    def make_dataset(self, X, y=None) -> Dataset:
+        """Sentences from memory: each a string (tokenized as the sentence files are) or a
+        list of tokens; ``y`` one label per sentence (an int or a string; two or more
+        classes) or None.  A bad sentence or label is an ``InputError`` naming ``X[i]`` /
+        ``y[i]``."""
+        ds = sentence_dataset(X, None, Sentence)
+        if y is None:
+            return ds
+        labels = list(y)
+        if len(labels) != len(ds):
+            raise InputError(f"X has {len(ds)} sentences but y has {len(labels)} labels")
+        out = []
+        for i, v in enumerate(labels):
+            if isinstance(v, (bool, np.bool_)):
+                v = 1 if v else -1
+            elif isinstance(v, np.integer):
+                v = int(v)
+            elif isinstance(v, np.str_):
+                v = str(v)
+            if not isinstance(v, (int, str)):
+                raise raw_error(f"label {v!r:.60} is not an int or a string", i, what="y")
+            out.append(v)
+        return Dataset(ds.records, out)
+
+    def decode_predictions(self, predictions) -> list:
+        """Class ids (``predict``'s output) as the raw labels of ``y``."""
+        self.check_fitted()
+        return [self.classes_[int(p)] for p in predictions]
+
+    # ------------------------------------------------------------------------------------
+    # fitting and featurising
+    # ------------------------------------------------------------------------------------
+    def _attributes(self, words):
+        return token_attributes(words, None, window=int(self.window),
+                                affix_length=int(self.affix_length))
+
+    def fit(self, dataset: Dataset) -> "HiddenChainTask":
+        """Index the token attributes of the training sentences and record the classes
+        (``dataset.labels`` if given, else the sorted distinct targets)."""
+        self._validate_params()
+        if len(dataset) == 0:
+            raise InputError("training data contains no sentences", dataset.path)
+        classes = dataset.labels if dataset.labels is not None else dataset.targets
+        classes = sorted(set(classes), key=lambda c: (isinstance(c, str), c))
+        if len(classes) < 2:
+            raise InputError(f"the training data has one class only ({classes!r}); a "
+                             "classifier needs at least two", dataset.path)
+        if any(c is None for c in classes):
+            raise InputError("training sentences need labels (a target is None)", dataset.path)
+        self.classes_ = tuple(classes)
+        index = FeatureIndex(min_count=int(self.min_count))
+        index.fit((a for tok in self._attributes(r.words) for a in tok)
+                  for r in dataset.records)
+        self.attr_index_ = index
+        self.fitted_ = True
+        return self
+
+    @property
+    def n_classes(self) -> int:
+        self.check_fitted()
+        return len(self.classes_)
+
+    @property
+    def n_attributes(self) -> int:
+        self.check_fitted()
+        return len(self.attr_index_)
+
+    @property
+    def n_hidden(self) -> int:
+        """K·S, the number of hidden labels (class, state)."""
+        return self.n_classes * int(self.n_states)
+
+    @property
+    def n_features(self) -> int:
+        K, S = self.n_classes, int(self.n_states)
+        return self.n_attributes * K * S + K * S * S + 2 * K * S
+
+    def featurize(self, dataset: Dataset) -> SequenceCorpus:
+        self.check_fitted()
+        lookup = self.attr_index_.lookup_many
+        indptr, ids, offsets, total = [0], [], [0], 0
+        for r in dataset.records:
+            for tok in self._attributes(r.words):
+                a = lookup(tok)
+                ids.append(a)
+                total += a.shape[0]
+                indptr.append(total)
+            offsets.append(len(indptr) - 1)
+        attr_ids = np.concatenate(ids) if ids else np.zeros(0, np.int64)
+        return SequenceCorpus(np.asarray(indptr), attr_ids, np.asarray(offsets))
+
+    def encode_targets(self, targets) -> np.ndarray:
+        """Class ids (positions in ``classes_``); an unknown label is an InputError."""
+        self.check_fitted()
+        ids = {c: k for k, c in enumerate(self.classes_)}
+        out = np.empty(len(targets), dtype=np.int64)
+        for i, t in enumerate(targets):
+            t = t.item() if isinstance(t, np.generic) else t
+            if t not in ids:
+                raise InputError(f"target {i} is {t!r}, not one of the classes the task was "
+                                 f"fitted on: {list(self.classes_)}")
+            out[i] = ids[t]
+        return out
+
+    def as_batch(self, X) -> SequenceCorpus:
+        return as_corpus(X)
+
+    def subset(self, X, indices) -> SequenceCorpus:
+        return as_corpus(X).subset(indices)
+
+    def observed_feature_support(self, X, Y) -> np.ndarray:
+        """CRFsuite's feature set for the hidden-state CRF (the ``crf`` learner's
+        ``features="observed"``): every (attribute, hidden label of the gold class's
+        block) pair of the training sentences, and every transition, start and end weight."""
+        X = as_corpus(X)
+        K, S, A = self.n_classes, int(self.n_states), self.n_attributes
+        Y = np.asarray(Y, dtype=np.int64)
+        seen = np.zeros((A, K), dtype=bool)
+        tok_of = np.repeat(np.arange(len(X)), np.diff(X.offsets))
+        n_attr = np.diff(X.attr_indptr)
+        sent = np.repeat(tok_of, n_attr[X.offsets[0]:X.offsets[-1]])
+        a0 = X.attr_indptr[X.offsets[0]]
+        seen[X.attr_ids[a0:a0 + sent.shape[0]], Y[sent]] = True
+        rows, cls = np.nonzero(seen)
+        emission = (rows[:, None] * (K * S) + cls[:, None] * S + np.arange(S)[None, :]).ravel()
+        rest = np.arange(A * K * S, self.n_features)
+        return np.unique(np.concatenate([emission, rest])).astype(np.int64)
+
+    # ------------------------------------------------------------------------------------
+    # class-posterior and marginalizable
+    # ------------------------------------------------------------------------------------
+    def _pass(self, X, labels, w, **kw):
+        X = as_corpus(X)
+        w = np.asarray(w, dtype=np.float64)
+        if w.shape != (self.n_features,):
+            raise InputError(f"w has shape {w.shape}, expected ({self.n_features},)")
+        if labels is None:
+            labels = np.full(len(X), -1, dtype=np.int64)
+        return hidden_chain_pass(X, labels, w, self.n_attributes, self.n_classes,
+                                 int(self.n_states), topology=self.topology, **kw)
+
+    def class_log_partitions(self, X, w) -> np.ndarray:
+        """(n, K) array of log Z(x_i, k) = log Σ_h exp(w·Φ(x_i, k, h))."""
+        return self._pass(X, None, w, gradient=False).class_log_z
+
+    def log_loss_batch(self, X, Y, w) -> tuple[float, np.ndarray]:
+        """``(Σ_i [log Σ_k Z(x_i, k) − log Z(x_i, y_i)], gradient)`` in one compiled pass;
+        ``Y`` are class ids (``encode_targets``)."""
+        Y = np.asarray(Y, dtype=np.int64)
+        if Y.shape != (len(as_corpus(X)),) or (Y.size and (Y.min() < 0 or Y.max() >= self.n_classes)):
+            raise InputError(f"Y must hold one class id in 0..{self.n_classes - 1} per example")
+        out = self._pass(X, Y, w, gradient=True)
+        return out.loss, out.grad
+
+    def log_partition(self, x, w) -> float:
+        """log Z(x) = log Σ_{y, h} exp(w·Φ(x, y, h)) of one example."""
+        lz = self.class_log_partitions(x, w)[0]
+        mx = float(lz.max())
+        return mx + float(np.log(np.exp(lz - mx).sum()))
+
+    def marginals(self, x, w) -> ChainMarginals:
+        """Node marginals p(h_t = (k, j) | x) over the K·S hidden labels (label ``k·S + j``)
+        of one example, as a ``ChainMarginals`` (``edge`` empty: not computed)."""
+        out = self._pass(x, None, w, gradient=False, node=True)
+        lz = out.class_log_z[0]
+        mx = float(lz.max())
+        L = self.n_hidden
+        return ChainMarginals(mx + float(np.log(np.exp(lz - mx).sum())), out.node,
+                              np.zeros((0, L, L)))
+
+    def marginals_batch(self, X, w) -> list[np.ndarray]:
+        """(T_i, K·S) node marginals of every example."""
+        X = as_corpus(X)
+        node = self._pass(X, None, w, gradient=False, node=True).node
+        off = X.offsets - X.offsets[0]
+        return [node[off[i]:off[i + 1]] for i in range(len(X))]
+
+    def is_legal_chain(self, h) -> bool:
+        """Whether the states ``h`` (0..S-1 within a block) form a chain the topology
+        allows."""
+        h = np.asarray(h, dtype=np.int64)
+        S = int(self.n_states)
+        if h.ndim != 1 or (h.size and (h.min() < 0 or h.max() >= S)):
+            return False
+        trans, start = topology_masks(S, self.topology)
+        if h.size and start[h[0]] == -np.inf:
+            return False
+        return bool(np.all(trans[h[:-1], h[1:]] > -np.inf))
+
+    def class_feature(self, x, k, h) -> SparseVector:
+        """Φ(x, k, h) of one example, class id ``k`` and hidden chain ``h`` (T states in
+        0..S-1 of block k): what the enumeration checks score (``testing.check_task``)."""
+        x = as_corpus(x)
+        K, S = self.n_classes, int(self.n_states)
+        h = np.asarray(h, dtype=np.int64)
+        T = x.n_tokens
+        if not 0 <= int(k) < K or h.shape != (T,) or not self.is_legal_chain(h):
+            raise InputError(f"class_feature needs a class id in 0..{K - 1} and a legal chain "
+                             f"of {T} states in 0..{S - 1} (topology {self.topology!r}); got "
+                             f"k={k!r}, h={h.tolist()}")
+        lab = int(k) * S + h
+        A = self.n_attributes
+        ptr = x.attr_indptr - x.attr_indptr[0]
+        ids = x.attr_ids[x.attr_indptr[0]:x.attr_indptr[-1]]
+        emission = ids * (K * S) + np.repeat(lab, np.diff(ptr))
+        trans = A * K * S + int(k) * S * S + h[:-1] * S + h[1:]
+        ends = A * K * S + K * S * S + np.array([lab[0], K * S + lab[-1]]) if T else np.zeros(0)
+        idx = np.concatenate([emission, trans, ends]).astype(np.int64)
+        return SparseVector(idx, np.ones(idx.shape[0]))
+
+    def expected_feature(self, x, w) -> np.ndarray:
+        """E_{p(y, h | x)}[Φ(x, y, h)] as a dense (n_features,) vector."""
+        return self._pass(x, None, w, gradient=True).grad
+
+    # ------------------------------------------------------------------------------------
+    # evaluation
+    # ------------------------------------------------------------------------------------
+    def evaluate(self, targets, predictions) -> dict:
+        targets, predictions = np.asarray(targets), np.asarray(predictions)
+        return {"accuracy": float(np.mean(targets == predictions)) if targets.size else 0.0}
+
+    def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
+        """Accuracy (with LM negative sets: on the positives plus each set, averaged over the
+        sets, as the grammaticality task reports it) and the accuracy on each class."""
+        X = self.featurize(dataset)
+        y = self.encode_targets(dataset.targets)
+        pred = np.asarray(predict(X), dtype=np.int64)
+        correct = pred == y
+        sets = np.array([getattr(r, "negative_set", -1) for r in dataset.records])
+        if (sets >= 0).any():
+            fixed = sets < 0
+            accs = [float(np.mean(correct[fixed | (sets == k)])) for k in sorted(set(sets[~fixed]))]
+            out = {"accuracy": float(np.mean(accs)), "accuracy_std": float(np.std(accs)),
+                   "n_negative_sets": len(accs)}
+        else:
+            out = {"accuracy": float(np.mean(correct)) if correct.size else 0.0}
+        for k, c in enumerate(self.classes_):
+            mask = y == k
+            if mask.any():
+                key = {1: "positive", -1: "negative"}.get(c) if set(self.classes_) == {-1, 1} \
+                    else None
+                out[f"{key}_accuracy" if key else f"accuracy[{c}]"] = float(np.mean(correct[mask]))
+        return out
+
+    def write_predictions(self, path, dataset: Dataset, predictions) -> None:
+        """One line per sentence: the predicted label (+1 / -1 for the binary data), a tab,
+        the tokens."""
+        labels = self.decode_predictions(predictions)
+        with atomic_write(path, "w") as fh:
+            for r, p in zip(dataset.records, labels, strict=True):
+                text = f"{p:+d}" if isinstance(p, int) and set(self.classes_) == {-1, 1} else str(p)
+                fh.write(f"{text}\t{' '.join(r.words)}\n")
+
+    # ------------------------------------------------------------------------------------
+    # persistence
+    # ------------------------------------------------------------------------------------
+    def get_state(self):
+        self.check_fitted()
+        state = {"classes": list(self.classes_),
+                 "train_digest": getattr(self, "train_digest_", None)}
+        arrays = dict(self.attr_index_.to_arrays(prefix="hattr_"))
+        lm = getattr(self, "lm_", None)  # fitted when LM negatives were drawn
+        if lm is not None:
+            arrays.update(lm.to_arrays(prefix="lm_"))
+        return state, arrays
+
+    @classmethod
+    def from_state(cls, params, state, arrays):
+        task = cls(**params)
+        try:
+            task.attr_index_ = feature_index_from_arrays(arrays, prefix="hattr_")
+            classes = state["classes"]
+        except KeyError as exc:
+            raise ModelFormatError(f"hcrf model state lacks {exc}") from None
+        if not isinstance(classes, list) or len(classes) < 2 or not all(
+                isinstance(c, (int, str)) and not isinstance(c, bool) for c in classes):
+            raise ModelFormatError("hcrf model state: 'classes' must list two or more int or "
+                                   "string labels; the file is damaged. Retrain the model.")
+        task.classes_ = tuple(classes)
+        if any(k.startswith("lm_") for k in arrays):
+            task.lm_ = TrigramLM.from_arrays(arrays, prefix="lm_")
+        task.train_digest_ = state.get("train_digest")
+        task.fitted_ = True
+        return task
