@@ -5,7 +5,7 @@ ones they need.  The shared contract is at this level (``base``, ``contracts``,
 ``validation``, ``reports``, ``label_factored``, ``sampling``, ``negatives``); each
 application family is a subpackage with its own public face: ``sequence`` (chunk, pos,
 citations), ``pairs`` (paraphrase, rte), ``translit``, ``grammaticality``, ``dependency``,
-``rerank`` and ``doccls``.
+``rerank``, ``doccls`` and ``hidden_chain`` (hcrf).
 """
 
 from .base import TASKS, Dataset, LatentBinaryTask, StructuredTask, Task, get_task_class, register_task
@@ -15,6 +15,7 @@ from .sequence import ChunkTask, CitationTask, PosTask, SequenceCorpus, Sequence
 from .dependency import DependencyTask
 from .doccls import DocumentClassificationTask, DocumentMatrix
 from .grammaticality import ChunkingView, GrammaticalityTask
+from .hidden_chain import HiddenChainTask
 from .pairs import GraphPairTask, ParaphraseTask, RteTask
 from .rerank import RerankCorpus, RerankTask
 from .translit import TransliterationTask
@@ -42,6 +43,7 @@ __all__ = [
     "RteTask",
     "GrammaticalityTask",
     "ChunkingView",
+    "HiddenChainTask",
     "DependencyTask",
     "DocumentClassificationTask",
     "DocumentMatrix",
