@@ -515,12 +515,26 @@ class DocumentClassifier(ClassifierMixin, Estimator):
     their labels (str, int, bool or float; ``predict`` gives them back as given, and the
     model file stores them as text: ``latentstruct predict`` writes ``"3"`` for ``3``);
     ``score`` is accuracy.  Task ``doccls`` (a structured SVM over the
-    labels, or ``learner="distro"`` for label vectors)."""
+    labels, ``learner="distro"`` for label vectors, or ``learner="crf"`` for multinomial
+    logistic regression and ``predict_proba``)."""
 
     _default_task = "doccls"
     _tasks = ("doccls",)
     _label_mode = "labels"
     score = Estimator.score  # the task's metric (ClassifierMixin's would come first)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """(n, n_classes) class probabilities, columns in the order of ``classes_`` (needs a
+        learner with probabilities: ``learner="crf"``)."""
+        _, Xf = self._featurise(X)
+        if not hasattr(self.learner_, "predict_proba"):
+            raise AttributeError(
+                f"{type(self.learner_).__name__} has no predict_proba: it learns scores, not "
+                "probabilities. Train with learner='crf' for class probabilities")
+        proba = self.learner_.predict_proba(Xf)  # columns in the task's label-id order
+        names = self.task_.decode_targets(range(self.task_.n_labels))
+        column = {str(name): k for k, name in enumerate(names)}
+        return proba[:, [column[str(c)] for c in self.classes_]]
 
 
 class PairClassifier(ClassifierMixin, Estimator):

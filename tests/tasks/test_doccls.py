@@ -17,7 +17,8 @@ from latentstruct.learners import StructuredSVM
 from latentstruct.learners.persistence import load_trained, save_trained
 from latentstruct.tasks import TASKS, Dataset, DocumentClassificationTask, DocumentMatrix
 from latentstruct.tasks.base import StructuredTask, Task
-from latentstruct.tasks.contracts import LABEL_FACTORED, MAX_DECODABLE, SIZED, missing_methods
+from latentstruct.tasks.contracts import (LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, SIZED,
+                                         missing_methods)
 from latentstruct.tasks.label_factored import LabelFactoredBatch
 from latentstruct.tasks.sequence.capabilities import ChainPartScores, SequenceLabelCounts
 
@@ -47,7 +48,8 @@ def fitted(rng, features="tokens", **kw):
 # --- declaration --------------------------------------------------------------------------
 def test_registered_and_declares_what_it_implements():
     assert TASKS["doccls"] is DocumentClassificationTask
-    assert DocumentClassificationTask.capabilities == {MAX_DECODABLE, LABEL_FACTORED, SIZED}
+    assert DocumentClassificationTask.capabilities == {MAX_DECODABLE, LABEL_FACTORED, SIZED,
+                                                       MARGINALIZABLE}
     assert missing_methods(DocumentClassificationTask, (Task, StructuredTask)) == {}
     assert DocumentClassificationTask.evaluation_params == {"split"}
 

@@ -32,12 +32,13 @@ from ...data.sparse import SparseVector, coalesce_arrays
 from ...exceptions import ConfigError, InputError, ModelFormatError
 from ...inference.result import DecodeResult
 from ..base import Dataset, StructuredTask, join_corpora, register_task
-from ..contracts import LABEL_FACTORED, MAX_DECODABLE, SIZED
+from ..contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, SIZED
 from ..label_factored import LabelFactoredBatch, check_unary, gold_labels
 from ..reports import tag_report
 from ..sequence.capabilities import (ChainPartScores, SequenceLabelCounts, SequenceLabelParts,
                                      emission_scores_from_label_matrix)
 from ..validation import check_label_ids
+from .marginals import MarginalizableMulticlass
 from .matrix import DocumentMatrix, concat_document_matrices
 from .raw import document_dataset
 
@@ -75,7 +76,7 @@ def _check_bool(name: str, value) -> None:
 # the task
 # ============================================================================================
 @register_task
-class DocumentClassificationTask(StructuredTask):
+class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
     """Multiclass document classification with 0/1 loss (20 Newsgroups).
 
     Data: JSON lines ``{"id": ..., "label": ..., "text": ...}`` (see
@@ -117,6 +118,9 @@ class DocumentClassificationTask(StructuredTask):
     scikit-learn's LinearSVC(multi_class="crammer_singer", fit_intercept=False), the
     L1-slack variant, gets 0.865 / 0.849 / 0.844 at C = 0.01 / 0.1 / 1 on the same features.
 
+    With ``learner="crf"`` it is multinomial logistic regression (no intercept), and
+    ``predict_proba`` gives class probabilities (:mod:`.marginals`).
+
     Data in memory (:meth:`make_dataset`): ``X`` is a list of document texts, ``y`` their
     class labels (strings) or None; ``decode_predictions`` gives label strings::
 
@@ -126,7 +130,7 @@ class DocumentClassificationTask(StructuredTask):
     """
 
     name = "doccls"
-    capabilities = frozenset({MAX_DECODABLE, LABEL_FACTORED, SIZED})
+    capabilities = frozenset({MAX_DECODABLE, LABEL_FACTORED, SIZED, MARGINALIZABLE})
     evaluation_params = frozenset({"split"})
     default_learner = "ssvm"
     score_metric = "accuracy"
