@@ -87,3 +87,21 @@ def test_pos_task_runs_jlis_to_convergence_by_default(capsys):
     code, out, _ = run(capsys, "options", "pos", "--learner", "jlis")
     assert code == 0 and "task 'pos' sets max_iter=50" in out
     assert "\n  max_iter=50 " in out
+
+
+def test_no_option_name_belongs_to_both_a_task_and_a_learner_that_trains_it():
+    """--option KEY=VALUE is routed by name, so a name shared by a task and a learner valid
+    for it would make every `train` of that pair fail (doccls's `features` and an early
+    name of crf's `feature_set` did)."""
+    from latentstruct.cli.common import route_options
+    from latentstruct.learners import LEARNERS, valid_learners
+    from latentstruct.tasks import TASKS
+
+    for task_name in sorted(TASKS):
+        task_cls = TASKS[task_name]
+        for learner_name in valid_learners(task_cls):
+            learner_cls = LEARNERS[learner_name]
+            shared = set(task_cls._param_names()) & (
+                set(learner_cls().get_params(deep=False)) - {"task"})
+            assert not shared, (task_name, learner_name, shared)
+            assert route_options([], task_cls, learner_cls) == ({}, {})

@@ -161,7 +161,7 @@ def test_one_token_crf_is_multinomial_logistic_regression(chunk):
             ys.append(Y[i][t : t + 1])
     Xt = join(xs)
     c2 = 0.5
-    model = CRF(task, c2=c2, features="all", max_iter=2000, delta=0.0).fit(Xt, ys)
+    model = CRF(task, c2=c2, feature_set="all", max_iter=2000, delta=0.0).fit(Xt, ys)
     A = task.n_attributes
     rows = np.zeros((len(xs), A + 2))
     for i, x in enumerate(xs):
@@ -180,7 +180,7 @@ def test_one_token_crf_is_multinomial_logistic_regression(chunk):
 @pytest.mark.parametrize("features", ["observed", "all"])
 def test_lbfgs_reaches_a_stationary_point_and_records_its_run(chunk, features):
     task, X, Y = chunk
-    model = CRF(task, c2=0.1, features=features, max_iter=500).fit(X, Y)
+    model = CRF(task, c2=0.1, feature_set=features, max_iter=500).fit(X, Y)
     _, grad = task.log_loss_batch(X, Y, model.coef_)
     grad += 2 * 0.1 * model.coef_
     assert model.converged_ and model.n_iter_ < 500
@@ -195,7 +195,7 @@ def test_lbfgs_reaches_a_stationary_point_and_records_its_run(chunk, features):
 def test_sgd_partial_fit_over_batches_equals_one_pass_over_their_concatenation(chunk):
     task, X, Y = chunk
     n = len(X) - len(X) % 2
-    kw = dict(solver="sgd", alpha=0.01, eta0=0.1, batch_size=2, features="all")
+    kw = dict(solver="sgd", alpha=0.01, eta0=0.1, batch_size=2, feature_set="all")
     streamed = CRF(task, **kw)
     for a in range(0, n, 2):  # batches of 2: one mini-batch each
         streamed.partial_fit(task.subset(X, np.arange(a, a + 2)), Y[a : a + 2])
@@ -276,5 +276,5 @@ def test_observed_features_are_crfsuites_set_and_the_rest_stays_zero(chunk):
     off = np.setdiff1d(np.arange(task.n_features), support)
     assert off.size > 0 and np.all(model.coef_[off] == 0.0)
     assert np.any(model.coef_[support] != 0.0)
-    everything = CRF(task, max_iter=50, features="all").fit(X, Y)
+    everything = CRF(task, max_iter=50, feature_set="all").fit(X, Y)
     assert everything.support_ is None and np.any(everything.coef_[off] != 0.0)

@@ -64,7 +64,7 @@ def test_loss_partition_and_gradient(docs):
 def test_crf_on_doccls_is_scikit_learns_logistic_regression(docs):
     task, X, Y = docs
     c2 = 0.5
-    model = CRF(task, c2=c2, features="all", max_iter=1000, delta=0.0).fit(X, Y)
+    model = CRF(task, c2=c2, feature_set="all", max_iter=1000, delta=0.0).fit(X, Y)
     lr = LogisticRegression(C=1 / (2 * c2), fit_intercept=False, tol=1e-12, max_iter=10000)
     rows = X.rows.toarray()
     y = np.concatenate(Y)

@@ -65,7 +65,7 @@ class CRF(LinearStructuredLearner):
         highest ``p(y | x) = Σ_h p(y, h | x)``, ``predict_proba`` gives those posteriors)
     c2 : float, default 1.0
         L2 coefficient, as CRFsuite's ``c2`` (the penalty is ``c2 ||w||²`` on the summed loss).
-    features : {"observed", "all"}, default "observed"
+    feature_set : {"observed", "all"}, default "observed"
         Which weights are trained; the others stay zero.  "observed": CRFsuite's feature set,
         the features of the training data's gold structures (for a sequence task, the
         (attribute, label) pairs seen in training and every transition weight, without start
@@ -119,7 +119,7 @@ class CRF(LinearStructuredLearner):
 
     _parameter_constraints = {
         "c2": [Interval(float, 0, None, closed="left")],
-        "features": [Options("observed", "all")],
+        "feature_set": [Options("observed", "all")],
         "solver": [Options(*SOLVERS)],
         "max_iter": [PASSES],
         "delta": [Interval(float, 0, None, closed="left")],
@@ -133,11 +133,12 @@ class CRF(LinearStructuredLearner):
         "random_state": [SEED], "n_jobs": [NJOBS, None], "progress": [BOOL],
     }
 
-    def __init__(self, task=None, c2=1.0, features="observed", solver="lbfgs", max_iter=100, delta=1e-5, period=10,
-                 memory=6, alpha=None, eta0="auto", batch_size=32, random_state=0, n_jobs=1, progress=False):
+    def __init__(self, task=None, c2=1.0, feature_set="observed", solver="lbfgs", max_iter=100,
+                 delta=1e-5, period=10, memory=6, alpha=None, eta0="auto", batch_size=32,
+                 random_state=0, n_jobs=1, progress=False):
         self.task = task
         self.c2 = c2
-        self.features = features
+        self.feature_set = feature_set
         self.solver = solver
         self.max_iter = max_iter
         self.delta = delta
@@ -366,7 +367,7 @@ class CRF(LinearStructuredLearner):
 
     def _support(self, task, X, Y):
         """The indices of the weights to train (None: all), from the training data."""
-        if self.features == "all":
+        if self.feature_set == "all":
             return None
         observed = getattr(task, "observed_feature_support", None)
         if observed is not None:

@@ -287,7 +287,7 @@ class HiddenChainTask(LanguageModelData, Task):
 
     def observed_feature_support(self, X, Y) -> np.ndarray:
         """CRFsuite's feature set for the hidden-state CRF (the ``crf`` learner's
-        ``features="observed"``): every (attribute, hidden label of the gold class's
+        ``feature_set="observed"``): every (attribute, hidden label of the gold class's
         block) pair of the training sentences, and every transition, start and end weight."""
         X = as_corpus(X)
         K, S, A = self.n_classes, int(self.n_states), self.n_attributes
