@@ -340,3 +340,22 @@ def test_cli_resume_for_the_reranker(tmp_path, capsys):
     capsys.readouterr()
     a, b = np.load(tmp_path / "a.npz"), np.load(tmp_path / "b.npz")
     np.testing.assert_array_equal(a["coef_"], b["coef_"])
+
+
+def test_a_checkpoint_from_before_a_new_hyperparameter_resumes_at_its_default(chunk, tmp_path):
+    """Checkpoints written before `shuffle` existed lack it; its default (True) is what the
+    code that wrote them did, so they resume, and a non-default value is refused."""
+    from latentstruct.io import load_model, save_model
+
+    task, args = chunk
+    make = CASES["perceptron"][1]
+    path = tmp_path / "old.ckpt.npz"
+    plain = quiet(lambda: make(task).fit(*args))
+    quiet(lambda: make(task).fit(*args, checkpoint=path))
+    meta, arrays = load_model(path)
+    del meta["learner_params"]["shuffle"]  # as an older release wrote it
+    meta["done"] = False
+    save_model(path, meta, arrays)
+    assert_same_model(plain, quiet(lambda: make(task).fit(*args, resume=path)))
+    with pytest.raises(ConfigError, match="shuffle"):
+        make(task).set_params(shuffle=False).fit(*args, resume=path)

@@ -213,14 +213,18 @@ def _same(a, b) -> bool:
     return type(a) is type(b) and a == b
 
 
-def _differences(recorded: dict, current: dict, skip) -> list[str]:
+def _differences(recorded: dict, current: dict, skip, defaults: dict | None = None) -> list[str]:
+    """What differs between the recorded and current parameters.  A parameter the recorded
+    side lacks (it did not exist when the file was written) counts as its default in
+    ``defaults``: the code that wrote the file behaved as that default does."""
     # both sides as JSON gives them back (tuples become lists), as the checkpoint holds them
-    recorded, current = (json.loads(json.dumps(d, allow_nan=True)) for d in (recorded, current))
+    recorded, current, defaults = (json.loads(json.dumps(d, allow_nan=True))
+                                   for d in (recorded, current, defaults or {}))
     out = []
     for key in sorted(set(recorded) | set(current)):
         if key in skip:
             continue
-        a, b = recorded.get(key, "<unset>"), current.get(key, "<unset>")
+        a, b = recorded.get(key, defaults.get(key, "<unset>")), current.get(key, "<unset>")
         if not _same(a, b):
             out.append(f"{key}={a!r} in the checkpoint but {key}={b!r} now")
     return out
@@ -283,7 +287,8 @@ def check_checkpoint_matches(path, metadata: dict, learner_cls, learner_params: 
         raise ConfigError(f"checkpoint {name} is for task {metadata.get('task')!r}, not "
                           f"{task_name!r}")
     skip = set(getattr(learner_cls, "resume_may_change", ()))
-    diff = _differences(metadata.get("learner_params", {}), learner_params, skip)
+    diff = _differences(metadata.get("learner_params", {}), learner_params, skip,
+                        learner_record(learner_cls()))
     if diff:
         raise ConfigError(f"checkpoint {name} was written with other learner "
                           f"hyperparameters: {'; '.join(diff)}. Resume with the same options "
