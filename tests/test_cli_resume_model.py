@@ -7,6 +7,7 @@ the model, an output over the input) exit 2 with one line and write nothing."""
 import numpy as np
 import pytest
 
+from conftest import random_chunk_file
 from latentstruct.cli import main
 from latentstruct.learners.persistence import load_trained
 
@@ -14,19 +15,6 @@ TSV_A = ("italy\tא י ט ל י ה\t3\nrome\tר ו מ א\t2\nparis\tפ ר י ס\
          "london\tל ו נ ד ו ן\t1\nberlin\tב ר ל י ן\t2\nmadrid\tמ ד ר י ד\t2\n")
 TSV_B = ("vienna\tו י נ ה\t3\nprague\tפ ר א ג\t2\nathens\tא ת ו נ ה\t4\n"
          "lisbon\tל י ס ב ו ן\t1\noslo\tא ו ס ל ו\t2\n")
-
-
-def chunk_file(path, seed, n_sent=12):
-    rng = np.random.default_rng(seed)
-    labels = ["B-A", "I-A", "B-B", "O"]
-    lines = []
-    for _ in range(n_sent):
-        for _ in range(int(rng.integers(1, 6))):
-            k = int(rng.integers(7))
-            lines.append(f"w{k} P{k % 3} {labels[(k + int(rng.integers(2))) % 4]}")
-        lines.append("")
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
 
 
 def run(capsys, *argv):
@@ -37,7 +25,8 @@ def run(capsys, *argv):
 
 @pytest.fixture
 def data(tmp_path):
-    return {"a": chunk_file(tmp_path / "a.txt", 1), "b": chunk_file(tmp_path / "b.txt", 2)}
+    return {"a": random_chunk_file(tmp_path / "a.txt", 1, vocab=7),
+            "b": random_chunk_file(tmp_path / "b.txt", 2, vocab=7)}
 
 
 def train(capsys, tmp_path, name, learner, *options, data_file):
