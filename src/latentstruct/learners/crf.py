@@ -13,6 +13,7 @@ import time
 import warnings
 
 import numpy as np
+from joblib import effective_n_jobs
 from tqdm.auto import tqdm
 
 from ..data.progress import bar_disable
@@ -96,8 +97,9 @@ class CRF(LinearStructuredLearner):
     random_state : int, default 0
         Seeds SGD's visiting order and eta0 sample (L-BFGS draws nothing).
     n_jobs : int, default 1
-        Threads for the gradient: the corpus is cut into ``n_jobs`` blocks by count (not by
-        cost), so a given ``n_jobs`` always sums in the same order.
+        Threads for the gradient (-1: every core, as joblib counts them): the corpus is cut
+        into ``n_jobs`` blocks by count (not by cost), so a given ``n_jobs`` always sums in
+        the same order.
     progress : bool, default False
         Show a progress bar over iterations with the objective.
 
@@ -156,7 +158,7 @@ class CRF(LinearStructuredLearner):
         """Σ_i of the examples' negative log-likelihoods and its gradient at ``w`` (written
         to ``out`` when the task's batch kernel takes it and the pass is serial)."""
         n = len(X)
-        blocks = min(max(int(self.n_jobs or 1), 1), n)
+        blocks = min(effective_n_jobs(self.n_jobs), n)  # -1: every core, as in joblib
         if blocks <= 1 or data is None:
             return _block_loss(self.task, X, Y, w, out=out)
         cuts = np.linspace(0, n, blocks + 1).astype(np.int64)
