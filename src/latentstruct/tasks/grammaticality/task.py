@@ -17,7 +17,7 @@ from ...data.features import FeatureIndex, feature_index_from_arrays
 from ...data.lm import TrigramLM
 from ...data.progress import track
 from ...exceptions import ConfigError, InputError, ModelFormatError, NotFittedError
-from ...limits import CHUNKER_EPOCHS, NEGATIVE_RATIO, NEGATIVE_SETS, check_bounded
+from ...limits import CHUNKER_EPOCHS, check_bounded
 from ..base import Dataset, LatentBinaryTask, register_task
 from ..contracts import HEURISTIC, LATENT_BINARY
 from ..sequence.corpus import SequenceCorpus, as_corpus
@@ -33,7 +33,6 @@ from .views import CONLL2000_CHUNK_TYPES, ViewLayout, ngram_attributes, view_con
 __all__ = ["GrammaticalityTask"]
 
 _COMBINE = ("concat", "vote")
-_TEST_SENTENCES = ("auto", "heldout", "all")
 _CHUNKERS = (None, "perceptron", "auto")
 _TAG_BATCH = 2000
 
@@ -211,28 +210,11 @@ class GrammaticalityTask(LanguageModelData, SupervisedChunker, ViewDecoding, Lat
             raise ConfigError(
                 f"combine must be one of {', '.join(_COMBINE)}, got {self.combine!r}"
             )
-        if self.test_sentences not in _TEST_SENTENCES:
-            raise ConfigError(
-                f"test_sentences must be one of {', '.join(_TEST_SENTENCES)}, got "
-                f"{self.test_sentences!r}"
-            )
         if self.chunker not in _CHUNKERS:
             raise ConfigError(
                 f"chunker must be 'auto', 'perceptron' or None, got {self.chunker!r}"
             )
-        f = self.heldout_fraction
-        if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0.0 <= f < 1.0:
-            raise ConfigError(f"heldout_fraction must be a float in [0, 1), got {f!r}")
-        r = self.negative_ratio
-        if isinstance(r, bool) or not isinstance(r, (int, float)) or not r >= 0:
-            raise ConfigError(f"negative_ratio must be a float >= 0, got {r!r}")
-        if r > NEGATIVE_RATIO.high:
-            raise ConfigError(f"negative_ratio must be a float in [0, {NEGATIVE_RATIO.high}], "
-                              f"got {r:,}: {NEGATIVE_RATIO.why('negative_ratio', r, 1)}")
-        v = self.n_negative_sets
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-            raise ConfigError(f"n_negative_sets must be an integer >= 0, got {v!r}")
-        check_bounded("n_negative_sets", v, NEGATIVE_SETS, default=5)
+        self.validate_data_params()
         for name, allow_none in (("min_count", False), ("n_train", True), ("n_test", True),
                                  ("chunker_sentences", False), ("chunker_epochs", False),
                                  ("tagger_sentences", False)):

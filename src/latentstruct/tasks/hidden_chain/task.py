@@ -18,7 +18,6 @@ from ...data.paths import dataset_path
 from ...data.sparse import SparseVector
 from ...exceptions import ConfigError, InputError, ModelFormatError
 from ...inference.chain import ChainMarginals
-from ...limits import NEGATIVE_RATIO, NEGATIVE_SETS, check_bounded
 from ..base import Dataset, Task, register_task
 from ..contracts import CLASS_POSTERIOR, MARGINALIZABLE
 from ..grammaticality.data import LanguageModelData
@@ -31,7 +30,6 @@ from .kernels import hidden_chain_pass, topology_masks
 
 __all__ = ["HiddenChainTask"]
 
-_TEST_SENTENCES = ("auto", "heldout", "all")
 _TOPOLOGIES = ("left-to-right", "ergodic")
 _MAX_STATES = 64
 
@@ -149,21 +147,10 @@ class HiddenChainTask(LanguageModelData, Task):
         integer("n_test", 1, allow_none=True)
         integer("seed", 0)
         integer("test_seed", 0)
-        integer("n_negative_sets", 0)
-        check_bounded("n_negative_sets", self.n_negative_sets, NEGATIVE_SETS, default=5)
         if self.topology not in _TOPOLOGIES:
             raise ConfigError(f"topology must be one of {', '.join(_TOPOLOGIES)}, got "
                               f"{self.topology!r}")
-        if self.test_sentences not in _TEST_SENTENCES:
-            raise ConfigError(f"test_sentences must be one of {', '.join(_TEST_SENTENCES)}, "
-                              f"got {self.test_sentences!r}")
-        f = self.heldout_fraction
-        if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0.0 <= f < 1.0:
-            raise ConfigError(f"heldout_fraction must be a float in [0, 1), got {f!r}")
-        r = self.negative_ratio
-        if isinstance(r, bool) or not isinstance(r, (int, float)) or not 0 <= r <= NEGATIVE_RATIO.high:
-            raise ConfigError(f"negative_ratio must be a float in [0, {NEGATIVE_RATIO.high}], "
-                              f"got {r!r}")
+        self.validate_data_params()
 
     # ------------------------------------------------------------------------------------
     # data
