@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from ...inference.chain_fb import chain_marginals_into, chain_work, transition_exp
+from ..sequence.crf_kernels import longest_sentence, token_scores
 
 __all__ = ["hidden_chain_pass", "split_weights", "topology_masks", "HiddenChainPass"]
 
@@ -54,12 +55,9 @@ def _pass(attr_indptr, attr_ids, offsets, labels, emission, transition, start, e
         Mk, mk = transition_exp(transition[k])
         Ms[k] = Mk
         ms[k] = mk
-    longest = 0
-    for i in range(offsets.shape[0] - 1):
-        longest = max(longest, offsets[i + 1] - offsets[i])
-    Tm = max(longest, 1)
+    Tm = max(longest_sentence(offsets), 1)
     work, c = chain_work(Tm, S)
-    s3 = np.empty((K, Tm, S))
+    s_buf = np.empty((Tm, L))
     node3 = np.empty((K, Tm, S))
     e_acc = np.zeros((K, S, S))
     e_scaled = np.zeros((K, S, S))
@@ -79,26 +77,14 @@ def _pass(attr_indptr, attr_ids, offsets, labels, emission, transition, start, e
             if y >= 0:
                 total += np.log(K)
             continue
-        # scores of every token and hidden label, start and end folded in
-        for k in range(K):
-            for t in range(T):
-                for j in range(S):
-                    s3[k, t, j] = 0.0
-        for t in range(T):
-            for p in range(attr_indptr[t0 + t], attr_indptr[t0 + t + 1]):
-                row = attr_ids[p]
-                for k in range(K):
-                    for j in range(S):
-                        s3[k, t, j] += emission[row, k * S + j]
-        for k in range(K):
-            for j in range(S):
-                s3[k, 0, j] += start[k * S + j]
-                s3[k, T - 1, j] += end[k * S + j]
+        # scores of every token and hidden label, start and end folded in; class k's chain
+        # reads its block of columns
+        s = token_scores(attr_indptr, attr_ids, emission, start, end, t0, t1, s_buf)
         e_acc[:] = 0.0
         e_scaled[:] = 0.0
         mx = -np.inf
         for k in range(K):
-            lz_k[k] = chain_marginals_into(s3[k, :T], transition[k], Ms[k], ms[k],
+            lz_k[k] = chain_marginals_into(s[:, k * S : (k + 1) * S], transition[k], Ms[k], ms[k],
                                            node3[k, :T], e_acc[k], e_scaled[k], 1.0, work, c)
             class_log_z[i, k] = lz_k[k]
             if lz_k[k] > mx:

@@ -27,11 +27,12 @@ from numba import njit
 
 from ...inference.chain_fb import chain_marginals_into, chain_work, transition_exp
 
-__all__ = ["log_loss_gradient", "node_marginals_batch"]
+__all__ = ["log_loss_gradient", "node_marginals_batch", "token_scores", "longest_sentence"]
 
 
 @njit(cache=True, nogil=True)
-def _longest(offsets):  # pragma: no cover - numba
+def longest_sentence(offsets):  # pragma: no cover - numba
+    """The most tokens of one sentence of ``offsets`` (work buffers are sized by it)."""
     out = 0
     for k in range(offsets.shape[0] - 1):
         out = max(out, offsets[k + 1] - offsets[k])
@@ -39,7 +40,7 @@ def _longest(offsets):  # pragma: no cover - numba
 
 
 @njit(cache=True, nogil=True)
-def _scores(attr_indptr, attr_ids, emission, start, end, t0, t1, s):  # pragma: no cover - numba
+def token_scores(attr_indptr, attr_ids, emission, start, end, t0, t1, s):  # pragma: no cover - numba
     """Token scores of tokens t0..t1-1 (start and end folded in) into ``s[:T]``."""
     L = emission.shape[1]
     T = t1 - t0
@@ -60,7 +61,7 @@ def _loss_gradient(attr_indptr, attr_ids, offsets, labels, emission, transition,
                    g_em, g_tr, g_start, g_end, log_z_out):  # pragma: no cover - numba
     L = emission.shape[1]
     M, m_trans = transition_exp(transition)
-    longest = _longest(offsets)
+    longest = longest_sentence(offsets)
     work, c = chain_work(longest, L)
     s_buf = np.empty((max(longest, 1), L))
     node_buf = np.empty((max(longest, 1), L))
@@ -73,7 +74,7 @@ def _loss_gradient(attr_indptr, attr_ids, offsets, labels, emission, transition,
         if T == 0:
             log_z_out[k] = 0.0
             continue
-        s = _scores(attr_indptr, attr_ids, emission, start, end, t0, t1, s_buf)
+        s = token_scores(attr_indptr, attr_ids, emission, start, end, t0, t1, s_buf)
         node = node_buf[:T]
         log_z = chain_marginals_into(s, transition, M, m_trans, node, g_tr, edge_scaled, 1.0,
                                      work, c)
@@ -156,7 +157,7 @@ def _node_batch(attr_indptr, attr_ids, offsets, emission, transition, start, end
     M, m_trans = transition_exp(transition)
     sink = np.zeros((L, L))
     base = offsets[0]
-    longest = _longest(offsets)
+    longest = longest_sentence(offsets)
     work, c = chain_work(longest, L)
     s_buf = np.empty((max(longest, 1), L))
     for k in range(offsets.shape[0] - 1):
@@ -164,7 +165,7 @@ def _node_batch(attr_indptr, attr_ids, offsets, emission, transition, start, end
         if t1 == t0:
             log_z_out[k] = 0.0
             continue
-        s = _scores(attr_indptr, attr_ids, emission, start, end, t0, t1, s_buf)
+        s = token_scores(attr_indptr, attr_ids, emission, start, end, t0, t1, s_buf)
         log_z_out[k] = chain_marginals_into(s, transition, M, m_trans,
                                             node_all[t0 - base : t1 - base], sink, sink, 0.0,
                                             work, c)
