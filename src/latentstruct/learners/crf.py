@@ -244,6 +244,7 @@ class CRF(LinearStructuredLearner):
             w0 = w0[support]
         bar = tqdm(total=int(self.max_iter), desc="crf", unit="it",
                    disable=bar_disable(self.progress), leave=False)
+
         def stop(iteration, value, w) -> bool:
             curve.append(value)
             bar.update(1)
@@ -329,14 +330,7 @@ class CRF(LinearStructuredLearner):
         try:
             for _ in range(first if fresh else 0, epochs):
                 order = rng.permutation(n) if rng is not None else np.arange(n)
-                total = 0.0
-                for a in range(0, n, int(self.batch_size)):
-                    idx = order[a : a + int(self.batch_size)]
-                    f, g = _block_loss(task, task.subset(X, idx), [Y[i] for i in idx], w)
-                    _sgd_step(w, g, step_size(self.eta0_, lam, self.t_), lam, idx.size,
-                              self.support_)
-                    total += f
-                    self.t_ += 1
+                total, self.t_ = self._sgd_pass(task, X, Y, w, order, self.eta0_, lam, self.t_)
                 self.n_iter_ += 1
                 self.objective_curve_.append(total / n + 0.5 * lam * float(w @ w))
                 bar.update(1)
@@ -358,14 +352,23 @@ class CRF(LinearStructuredLearner):
 
         def trial(eta0):
             w = np.zeros(task.n_features)
-            for t, a in enumerate(range(0, m, int(self.batch_size))):
-                idx = np.arange(a, min(a + int(self.batch_size), m))
-                _, g = _block_loss(task, task.subset(Xs, idx), [Ys[i] for i in idx], w)
-                _sgd_step(w, g, step_size(eta0, lam, t), lam, idx.size, self.support_)
+            self._sgd_pass(task, Xs, Ys, w, np.arange(m), eta0, lam, 0)
             f, _ = _block_loss(task, Xs, Ys, w)
             return f / m + 0.5 * lam * float(w @ w)
 
         return search_eta0(trial, lam)
+
+    def _sgd_pass(self, task, X, Y, w, order, eta0, lam, t) -> tuple[float, int]:
+        """One pass of mini-batch steps over the examples in ``order``, updating ``w`` in
+        place from step ``t``; returns (the sum of the batches' losses, the step count)."""
+        total = 0.0
+        for a in range(0, order.size, int(self.batch_size)):
+            idx = order[a : a + int(self.batch_size)]
+            f, g = _block_loss(task, task.subset(X, idx), [Y[i] for i in idx], w)
+            _sgd_step(w, g, step_size(eta0, lam, t), lam, idx.size, self.support_)
+            total += f
+            t += 1
+        return total, t
 
     def _support(self, task, X, Y):
         """The indices of the weights to train (None: all), from the training data."""
