@@ -51,12 +51,9 @@ class MarginalizableMulticlass:
         """``E_{p(k|x)}[Φ(x, k)]``, dense (n_features,): entry a·L + k is φ_a(x) p(k | x)."""
         X = _one(self, x)
         p = self.marginals(X, w).node[0]
-        out = np.zeros(self.n_features)
-        rows = X.rows
-        L = self.n_labels
-        for a, v in zip(rows.indices, rows.data):
-            out[a * L : (a + 1) * L] += v * p
-        return out
+        out = np.zeros((self.n_attributes, self.n_labels))
+        np.add.at(out, X.rows.indices, X.rows.data[:, None] * p[None, :])
+        return out.ravel()
 
     def log_loss_batch(self, X, Y, w: np.ndarray) -> tuple[float, np.ndarray]:
         """``Σ_i [log Z(x_i) − s_{y_i}(x_i)]`` and its gradient ``Φᵀ (P − onehot(Y))`` laid
