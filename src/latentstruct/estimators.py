@@ -40,7 +40,7 @@ from .tasks.base import same_value as _same
 from .tasks.contracts import LATENT_BINARY
 
 __all__ = ["Estimator", "Tagger", "Chunker", "DependencyParser", "DocumentClassifier",
-           "PairClassifier", "load", "fit_on_dataset", "ESTIMATORS"]
+           "PairClassifier", "load", "estimator_class", "fit_on_dataset", "ESTIMATORS"]
 
 #: estimator class name -> class, for ``load`` (a model file names its estimator by this
 #: key; nothing in a file is ever imported)
@@ -420,6 +420,24 @@ def _json_scalar(value, what: str = "a class label"):
                      f"labels must be bool, int, float or str (a model file stores them)")
 
 
+def estimator_class(metadata: dict, path):
+    """The estimator class a model file's metadata names (``extra.estimator``), or its
+    task's for a model the command line trained; ModelFormatError for a name this library
+    does not have or an estimator that does not take the file's task.  ``load`` and
+    ``latentstruct info`` share this check."""
+    extra = metadata.get("extra") if isinstance(metadata.get("extra"), dict) else {}
+    name, task_name = extra.get("estimator"), metadata.get("task")
+    if name is not None and (not isinstance(name, str) or name not in ESTIMATORS):
+        raise ModelFormatError(f"{path}: model file names the estimator {name!r}, which this "
+                               f"library does not have (known: {', '.join(sorted(ESTIMATORS))})"
+                               f"; the file is damaged or edited")
+    cls = ESTIMATORS[name or _FOR_TASK.get(task_name, "Estimator")]
+    if cls._tasks is not None and task_name not in cls._tasks:
+        raise ModelFormatError(f"{path}: model file says estimator {name!r} for task "
+                               f"{task_name!r}, which that estimator does not take")
+    return cls
+
+
 def load(path):
     """The estimator saved at ``path`` (by ``est.save`` or ``latentstruct train``), fitted.
 
@@ -431,14 +449,7 @@ def load(path):
     """
     task, learner, metadata = load_trained(path)
     extra = metadata.get("extra") if isinstance(metadata.get("extra"), dict) else {}
-    name = extra.get("estimator")
-    if name is not None and name not in ESTIMATORS:
-        raise ModelFormatError(f"{path}: model file names the estimator {name!r}, which this "
-                               f"library does not have (known: {', '.join(sorted(ESTIMATORS))})")
-    cls = ESTIMATORS[name or _FOR_TASK.get(task.name, "Estimator")]
-    if cls._tasks is not None and task.name not in cls._tasks:
-        raise ModelFormatError(f"{path}: model file says estimator {name!r} for task "
-                               f"{task.name!r}, which that estimator does not take")
+    cls = estimator_class(metadata, path)
     options = {k: v for k, v in learner.get_params(deep=False).items()
                if k != "task" and not isinstance(v, np.ndarray)}
     options.update(task.get_params())
