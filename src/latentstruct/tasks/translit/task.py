@@ -345,7 +345,7 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
                 "needs decision_function (real-valued scores), not only predict"
             )
         if self._is_default_data(dataset):  # chosen by lang rather than by the user
-            self._check_script(dataset)
+            self.check_script(dataset)
         y = self.encode_targets(dataset.targets)
         if y.shape[0] != len(dataset.records):
             raise InputError(f"{len(dataset.records)} records but {y.shape[0]} targets", dataset.path)
@@ -374,20 +374,26 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
         (``make_dataset``) are the user's own choice."""
         return isinstance(dataset.records, CldrRecords)
 
-    def _check_script(self, dataset: Dataset) -> None:
-        """InputError when the targets of ``dataset`` are in another script than the
-        model's (scores across scripts rank by chance)."""
+    def check_script(self, dataset: Dataset, *, command: str = "evaluate") -> None:
+        """InputError when the targets of ``dataset`` (the default data ``lang`` picks) are
+        in another script than the model's (scores across scripts rank by chance).
+        ``evaluate_model`` runs it on the default test data, ``latentstruct explain`` when
+        ``--option lang`` is given (``command`` names the command in the fix)."""
         trained = self.target_script()
         found = dominant_script(c for _, t in dataset.records for c in t)
         if trained is None or found is None or trained == found:
             return
         lang = _SCRIPT_LANG.get(trained)
-        fix = (f"pass --option lang={lang} to evaluate on the CLDR English-{lang} names"
-               if lang else "pass --test FILE with pairs in that script")
+        if command == "evaluate":
+            fix = (f"pass --option lang={lang} to evaluate on the CLDR English-{lang} names"
+                   if lang else "pass --test FILE with pairs in that script") + ", or --test FILE"
+        else:
+            fix = (f"pass --option lang={lang} or " if lang else "") + \
+                f"leave --option lang out ({command} reads no test data)"
         raise InputError(
             f"this model was trained on {trained.title()} targets but the default test data "
             f"(CLDR English-{self.lang} names, lang={self.lang!r}) is {found.title()}, so its "
-            f"ranking would be chance; {fix}, or --test FILE")
+            f"ranking would be chance; {fix}")
 
     def evaluate(self, targets, predictions) -> dict:
         """Binary accuracy of +-1 label predictions."""
