@@ -388,6 +388,16 @@ def _validate(metadata: dict, members: set[str], path, expected_task) -> None:
             f"model file {name}: arrays listed in its metadata are missing from the file: "
             f"{', '.join(repr(a) for a in missing)}; the file is damaged"
         )
+    listed = {a + ".npy" for a in metadata["array_names"]} | {METADATA_MEMBER}
+    unlisted = sorted(members - listed)
+    if unlisted:
+        raise ModelFormatError(
+            f"model file {name} holds the member {unlisted[0]!r}"
+            + (f" (and {len(unlisted) - 1} more)" if len(unlisted) > 1 else "")
+            + ", which its metadata does not list; a model file holds only metadata.json and "
+            "the arrays named in its 'array_names'. The file is damaged or edited: re-save or "
+            "re-train the model"
+        )
     if expected_task is not None and metadata["task"] != expected_task:
         raise ModelFormatError(
             f"model file {name} is a {metadata['task']!r} model, expected {expected_task!r}; "

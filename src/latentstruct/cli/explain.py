@@ -7,8 +7,8 @@ import json
 
 import numpy as np
 
-from ..exceptions import ConfigError
-from .common import load_for
+from ..exceptions import ConfigError, InputError
+from .common import load_for, parse_option
 
 __all__ = ["cmd_explain"]
 
@@ -44,6 +44,8 @@ def cmd_explain(args) -> int:
     if args.source is None or args.target is None:
         raise ConfigError("explain draws the structure a model picks for one input pair; give "
                           "--source TEXT and --target TEXT")
+    _check_pair(task, args.source, args.target)
+    _check_lang(task, args.option)
     x = task.encode_pair(args.source, args.target)
     h = learner.latent_argmax([x])[0]
     score = float(learner.decision_function([x])[0])
@@ -54,6 +56,31 @@ def cmd_explain(args) -> int:
     print(json.dumps({"score": round(score, 6), "decision": 1 if score >= 0 else -1,
                       "alignment": [int(j) for j in h], "picture": str(args.out)}))
     return 0
+
+
+def _check_pair(task, source, target) -> None:
+    """``--source``/``--target`` through the task's own check of one in-memory pair
+    (``make_dataset``, what ``PairClassifier`` and training data go through: a
+    transliteration word with white space is refused), located by the flag instead of
+    ``X[0][k]``."""
+    try:
+        task.make_dataset([(source, target)])
+    except InputError as exc:
+        text = str(exc)
+        for k, flag in enumerate(("--source", "--target")):
+            text = text.replace(f"X[0][{k}]", flag)
+        raise InputError(text) from None
+
+
+def _check_lang(task, options) -> None:
+    """``--option lang=...`` on a transliteration model: the check ``evaluate`` runs on
+    the default data ``lang`` picks (its script must be the model's), so explain refuses
+    the mismatch evaluate refuses."""
+    from ..tasks.translit import TransliterationTask
+
+    given = {parse_option(text)[0] for text in options or []}
+    if "lang" in given and isinstance(task, TransliterationTask):
+        task.check_script(task.read(None, split="test"), command="explain")
 
 
 def _check_png(out) -> None:

@@ -23,10 +23,12 @@ def cmd_demo(args) -> int:
 
 def cmd_info(args) -> int:
     from ..data.path_rule import check_paths
+    from ..estimators import estimator_class
     from ..io import inspect_model
 
     check_paths({"--model": args.model}, regular={"--model"})  # a FIFO is never opened
     metadata = inspect_model(args.model)
+    estimator_class(metadata, args.model)  # an estimator name latentstruct.load refuses
     if getattr(args, "as_config", False):
         from .runconfig import run_config_from_metadata
 

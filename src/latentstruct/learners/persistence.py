@@ -92,6 +92,43 @@ def _check_weights(path, arrays: dict) -> None:
                 f"damaged. Retrain the model.")
 
 
+class _ReadArrays(dict):
+    """The arrays of a model file, remembering which ones were read by name."""
+
+    def __init__(self, arrays):
+        super().__init__(arrays)
+        self.read: set[str] = set()
+
+    def __getitem__(self, key):
+        value = super().__getitem__(key)
+        self.read.add(key)
+        return value
+
+    def get(self, key, default=None):
+        if key in self:
+            self.read.add(key)
+        return super().get(key, default)
+
+
+def _check_all_used(path, arrays: _ReadArrays, task, learner) -> None:
+    """Refuse an array no part of the model reads: every array of a model file is one its
+    task or learner saves (``get_state``, ``_learned_state``), optional ones included
+    (``online.w``, ``online.u``, ``support_``, ``heuristic_coef_``, a tagger's arrays)."""
+    unread = set(arrays) - arrays.read
+    if not unread:
+        return
+    # an array read through a copy (a tagger's ``tagger_*`` arrays) is one the model
+    # itself would save; only the names are compared
+    unread -= set(task.get_state()[1]) | set(learner._learned_state()[1])
+    if unread:
+        name = sorted(unread)[0]
+        raise ModelFormatError(
+            f"{path}: model file holds the array {name!r}"
+            + (f" (and {len(unread) - 1} more)" if len(unread) > 1 else "")
+            + f", which neither its task ({task.name!r}) nor its learner "
+            f"({learner.registry_name!r}) uses; the file is damaged or edited. Retrain the model.")
+
+
 def load_trained(path, *, expected_task: str | None = None):
     """Return ``(task, learner, metadata)`` from a model file written by ``save_trained``.
 
@@ -106,6 +143,7 @@ def load_trained(path, *, expected_task: str | None = None):
             f"{path} is a training checkpoint, not a model file; continue the training with "
             f"`latentstruct train ... --resume {path}`, which writes the model at its end")
     _check_weights(path, arrays)
+    arrays = _ReadArrays(arrays)
     try:
         task_cls = get_task_class(metadata["task"])
         learner_cls = get_learner_class(metadata["learner"])
@@ -116,6 +154,7 @@ def load_trained(path, *, expected_task: str | None = None):
         learner_cls.validate_params(params)  # the file's values are checked like a user's
         learner = learner_cls(task=task, **params)
         learner._restore(metadata["learner_state"], arrays)
+        _check_all_used(path, arrays, task, learner)
     except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as exc:
         # AttributeError: a state that should be an object is a number or a list;
         # ArithmeticError: a number beyond any float (JSON integers have any length)
