@@ -65,6 +65,40 @@ def he_model(tmp_path_factory):
     return model
 
 
+# ---------------------------------------------- 1. a CoNLL-2000 file cut inside its last tag
+HEAD = "He PRP B-NP\nran VBD B-VP\n\nShe PRP B-NP\n"
+
+
+def test_chunk_file_cut_inside_its_last_tag_is_refused(tmp_path, capsys):
+    from latentstruct.data.readers import read_conll2000
+    from latentstruct.exceptions import InputError
+
+    cut = tmp_path / "cut.txt"
+    cut.write_text(HEAD + "sat VBD I-N", encoding="utf-8")  # cut from "I-NP\n"
+    with pytest.raises(InputError, match=r"cut\.txt:5: the last line ends without a newline "
+                                         r"and its chunk tag 'I-N' names the chunk type 'N', "
+                                         r"which no other line has: the file looks truncated"):
+        read_conll2000(cut)
+    model = tmp_path / "m.npz"
+    code, _, err = run(capsys, "train", "chunk", "--train", str(cut), "--model", str(model),
+                       "--quiet")
+    assert code == 2 and f"{cut}:5: " in one_error_line(err) and not model.exists()
+
+
+@pytest.mark.parametrize("last", [
+    "sat VBD B-VP",      # no final newline, but the type is on another line
+    "sat VBD O",         # O names no type
+    "sat VBD B-ADJP\n",  # a type seen once, in a line that ends properly
+])
+def test_chunk_file_whose_last_line_is_whole_still_reads(tmp_path, last):
+    from latentstruct.data.readers import read_conll2000
+
+    path = tmp_path / "ok.txt"
+    path.write_text(HEAD + last, encoding="utf-8")
+    sentences = read_conll2000(path)
+    assert [s.tags[-1] for s in sentences] == ["B-VP", last.split()[2]]
+
+
 # ------------------------------------------------------ 2. unlisted members of a model file
 def test_model_member_not_listed_in_metadata_is_refused(chunk_model, tmp_path, capsys):
     bad = rebuild(chunk_model, tmp_path / "extra.npz",

@@ -17,6 +17,7 @@ from latentstruct.data.readers.lines import (
     check_written_tag,
     excerpt,
     one_prediction_per_item,
+    open_binary,
     read_lines,
 )
 from latentstruct.exceptions import InputError
@@ -77,8 +78,10 @@ def read_conll2000(path) -> list[ChunkSentence]:
     tags: list[str] = []
     start = 0
     valid_tags: set[str] = set()
+    last_line = 0  # the file's last line, if it holds a token
     for lineno, text in read_lines(path):
         fields = text.split()
+        last_line = lineno if fields else 0
         if not fields:
             if words:
                 sentences.append(ChunkSentence(tuple(words), tuple(pos), tuple(tags), start))
@@ -109,6 +112,8 @@ def read_conll2000(path) -> list[ChunkSentence]:
         tags.append(tag)
     if words:
         sentences.append(ChunkSentence(tuple(words), tuple(pos), tuple(tags), start))
+    if last_line:
+        _check_cut_last_tag(path, sentences, last_line)
     if not sentences:
         raise InputError(
             "contains no sentences; expected lines 'word POS chunk-tag' with a blank line "
@@ -116,6 +121,29 @@ def read_conll2000(path) -> list[ChunkSentence]:
             name,
         )
     return sentences
+
+
+def _check_cut_last_tag(path, sentences: list[ChunkSentence], lineno: int) -> None:
+    """Refuse a file cut inside its last tag: a last line without its newline whose chunk
+    type no other line has (``I-N`` cut from ``I-NP``) would be learned as a new type."""
+    tag = sentences[-1].tags[-1]
+    if tag == "O" or sum(t[2:] == tag[2:] for s in sentences for t in s.tags) > 1:
+        return  # the type is on another line too (or the tag has none)
+    with open_binary(path) as fh:  # standard input is kept in memory: the same bytes
+        fh.seek(0, os.SEEK_END)
+        if fh.tell() == 0:
+            return
+        fh.seek(-1, os.SEEK_END)
+        if fh.read(1) == b"\n":
+            return
+    raise InputError(
+        f"the last line ends without a newline and its chunk tag {tag!r} names the chunk "
+        f"type {tag[2:]!r}, which no other line has: the file looks truncated (cut inside "
+        f"the tag). Restore the file's end from the original; if {tag[2:]!r} is a real chunk "
+        f"type, end the line with a newline",
+        os.fspath(path),
+        lineno,
+    )
 
 
 def write_conll2000(path, sentences: Sequence[ChunkSentence], predicted_tags=None) -> None:
