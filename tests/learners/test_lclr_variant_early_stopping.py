@@ -34,7 +34,8 @@ def _replay(task, X, y, n_iter_no_change, max_iter):
         f = m.decision_function(task.subset(X, val))
         losses.append(float(np.mean(np.maximum(0.0, 1.0 - y[val] * f) ** 2)))
         scores.append(float(np.mean(m.predict(task.subset(X, val)) == y[val])))
-        if t - (int(np.argmin(losses)) + 1) >= n_iter_no_change:
+        # the run ends n_iter_no_change iterations after the last new best loss or accuracy
+        if t - (max(int(np.argmin(losses)), int(np.argmax(scores))) + 1) >= n_iter_no_change:
             break
     return train, val, losses, scores
 
@@ -50,10 +51,16 @@ def test_validation_curves_best_iteration_and_the_final_run_match_a_replay():
     assert np.mean(y[val] > 0) == pytest.approx(np.mean(y > 0), abs=0.03)
     np.testing.assert_allclose(m.validation_loss_curve_, losses, rtol=1e-12, atol=0)
     np.testing.assert_allclose(m.validation_scores_, scores, rtol=0, atol=1e-12)
-    best = int(np.argmin(losses)) + 1
-    assert m.best_iteration_ == best
-    # this run is ended by the validation rule, n_iter_no_change iterations after the best
-    assert best >= 2 and len(losses) == best + 3
+    # lowest loss among the iterations within one binomial standard error of the best accuracy
+    top = max(scores)
+    floor = top - np.sqrt(top * (1 - top) / 24)
+    best = min((loss, t) for t, (loss, acc) in enumerate(zip(losses, scores), 1)
+               if acc >= floor - 1e-12)[1]
+    assert m.best_iteration_ == best and m.validation_accuracy_floor_ == pytest.approx(floor)
+    # this run is ended by the validation rule, n_iter_no_change iterations after the last
+    # new best (loss or accuracy)
+    last = max(int(np.argmin(losses)), int(np.argmax(scores))) + 1
+    assert best >= 2 and len(losses) == last + 3
     # the final model: all the data, best_iteration_ outer iterations
     full = LCLRVariant(task, init="zeros", tol=None, max_iter=best, random_state=0).fit(X, y)
     np.testing.assert_array_equal(m.coef_, full.coef_)
@@ -101,6 +108,7 @@ def test_model_state_keeps_the_validation_record():
     assert loaded.validation_scores_ == m.validation_scores_ and len(m.validation_scores_) >= 2
     assert loaded.validation_loss_curve_ == m.validation_loss_curve_
     assert loaded.best_iteration_ == m.best_iteration_
+    assert loaded.validation_accuracy_floor_ == m.validation_accuracy_floor_ is not None
     np.testing.assert_array_equal(loaded.coef_, m.coef_)
 
 
