@@ -27,6 +27,8 @@ here is usable by ``latentstruct predict`` and the other way round.
 
 from __future__ import annotations
 
+import functools
+from dataclasses import replace
 from typing import ClassVar
 
 import numpy as np
@@ -38,6 +40,7 @@ from .learners.persistence import load_trained, save_trained
 from .tasks import get_task_class
 from .tasks.base import same_value as _same
 from .tasks.contracts import LATENT_BINARY
+from .tasks.validation import UnseenLabelError
 
 __all__ = ["Estimator", "Tagger", "Chunker", "DependencyParser", "DocumentClassifier",
            "PairClassifier", "load", "estimator_class", "fit_on_dataset", "ESTIMATORS"]
@@ -250,17 +253,22 @@ class Estimator(BaseEstimator):
     def _mode(self, task_cls) -> str | None:
         return "binary" if LATENT_BINARY in task_cls.offered_capabilities() else self._label_mode
 
-    def _encode_y(self, y, task_cls):
-        """``y`` as the task takes it; sets ``classes_`` for binary and label modes."""
+    def _encode_y(self, y, task_cls, declared=None):
+        """``y`` as the task takes it; sets ``classes_`` for binary and label modes, from
+        the labels of ``y`` or, given ``declared`` (``partial_fit``'s ``classes``), from
+        those, every label of ``y`` having to be one of them."""
         mode = self._mode(task_cls)
         if mode is None:
             return y
         y = _object_array(y)
         try:
-            classes = list(np.unique(y))
+            classes = list(np.unique(y if declared is None else _object_array(declared)))
         except TypeError as exc:
-            raise InputError(f"y mixes label types that cannot be ordered ({exc}); give "
+            what = "y" if declared is None else "classes"
+            raise InputError(f"{what} mixes label types that cannot be ordered ({exc}); give "
                              f"labels of one type") from None
+        if declared is not None:
+            _check_in_classes(y, classes)
         for c in classes:
             _json_scalar(c, what="y")
         if mode == "labels":
@@ -293,16 +301,17 @@ class Estimator(BaseEstimator):
                                  dtype=object if y.dtype == object else y.dtype)
         return np.where(y == matches[0], 1, -1)
 
-    def _encode_known(self, y):
-        """Gold ``y`` for ``score``: its labels must be classes the model was fitted on."""
+    def _encode_known(self, y, *, training: bool = False):
+        """Gold ``y`` for ``score`` (``training``: for ``partial_fit``).  A binary task's
+        labels must be the model's two classes; a classifier's labels are scored as they
+        are (a label the model never saw is always wrong), but trained on only when they
+        are among ``classes_``."""
         mode = self._mode(type(self.task_))
         if mode is None:
             return y
         y = _object_array(y)
-        unknown = ~np.isin(y, self.classes_)
-        if unknown.any():
-            raise InputError(f"y holds {y[unknown][0]!r}, not one of the classes the model "
-                             f"was fitted on ({', '.join(map(repr, self.classes_.tolist()))})")
+        if mode == "binary" or training:
+            _check_in_classes(y, self.classes_.tolist())
         if mode == "labels":
             return [str(v) for v in y]
         return np.where(y == self.classes_[1], 1, -1)
@@ -346,6 +355,80 @@ class Estimator(BaseEstimator):
             self.classes_ = None if labels is None else list(labels)
         return self
 
+    def partial_fit(self, X, y, classes=None) -> "Estimator":
+        """One online pass over the batch ``X``, ``y``, continuing the current model
+        (scikit-learn's ``partial_fit``); for the online learners only: ``perceptron``,
+        ``latent-pa``, ``sgd-ssvm`` and ``crf`` with ``solver="sgd"``.  On an estimator
+        whose learner trains in batch this attribute is absent (``hasattr`` is False) and
+        using it raises an ``AttributeError`` that names the online learners.
+
+        classes : list or None
+            The full label set of the whole stream (tags, classes, relations), required on
+            the first call, as scikit-learn's ``partial_fit`` requires it; later calls may
+            omit it or must repeat it unchanged.  A label outside it, in any batch, is
+            refused (``UnseenLabelError``, an ``InputError`` naming the label and the
+            model's labels) before any weight changes: the model has no weights for it.
+
+        The first call (on an estimator neither fitted nor partially fitted) builds the task
+        from its options and fits it on this batch with ``classes`` declared: the feature
+        index is fixed then (``feature_index="index"``: attributes first seen in a later
+        batch have no weight; ``feature_index="hashing"``: every attribute has one, the
+        choice for a stream with new vocabulary).  Every call then featurises its batch with
+        that task and makes one ``learner_.partial_fit`` pass; after ``fit``, a call
+        continues ``fit``'s model.  So with ``shuffle=False`` and hashing, calls on batches
+        B1, ..., Bk give the model of one pass (``max_iter=1``) over B1 + ... + Bk.
+        Returns self.
+        """
+        from .pipelines import attach_chunker, attach_tagger
+
+        if y is None:
+            raise InputError(f"{type(self).__name__}.partial_fit needs targets y (one per "
+                             f"example)")
+        if getattr(self, "learner_", None) is not None:
+            self._check_same_classes(classes)
+            y = self._encode_known(y, training=True)
+            dataset = self.task_.make_dataset(X, y)
+        else:
+            task_cls, learner_cls, task_opts, learner_opts = self._routed()
+            learner_opts = {**task_cls.learner_defaults_for(learner_cls), **learner_opts}
+            check_compatible(task_cls, {**task_cls.param_defaults(), **task_opts}, learner_cls,
+                             learner_opts)
+            declared = _declared_classes(classes, type(self).__name__)
+            task = task_cls(**task_opts)
+            y = self._encode_y(y, task_cls, declared)
+            progress = bool(learner_opts.get("progress", False))
+            attach_tagger(task, verbose=progress)
+            dataset = task.make_dataset(X, y)
+            if declared is not None and self._mode(task_cls) != "binary":
+                dataset = replace(dataset, labels=tuple(str(c) if self._mode(task_cls) else c
+                                                        for c in declared))
+            task.fit(dataset)
+            if self._mode(task_cls) != "binary":  # a binary task's classes are checked above
+                _check_declared(task, declared, type(self).__name__)
+            learner = learner_cls(task=task, **learner_opts)
+            if "progress" in learner.get_params() and "progress" not in learner_opts:
+                learner.set_params(progress=progress)
+            attach_chunker(task, learner, verbose=progress)
+            self.task_, self.learner_ = task, learner
+            if self._mode(task_cls) is None:
+                labels = getattr(task, "labels_", None)
+                self.classes_ = None if labels is None else list(labels)
+        task = self.task_
+        self.learner_.partial_fit(task.featurize(dataset), task.encode_targets(dataset.targets))
+        return self
+
+    def _check_same_classes(self, classes) -> None:
+        """A later ``partial_fit`` call's ``classes``: None, or the model's own."""
+        if classes is None:
+            return
+        mine = self.classes_ if self.classes_ is not None else []
+        given = list(classes) if not isinstance(classes, (str, bytes)) else [classes]
+        if sorted(map(str, given)) != sorted(map(str, list(mine))):
+            raise ConfigError(
+                f"classes={given!r} differs from the classes of the model being trained "
+                f"({list(mine)!r}); a stream's label set is fixed on the first call to "
+                f"partial_fit: omit classes on later calls, or train a new model")
+
     def _check_fitted(self) -> None:
         if getattr(self, "learner_", None) is None:
             raise NotFittedError(
@@ -385,10 +468,18 @@ class Estimator(BaseEstimator):
 
     def score(self, X, y) -> float:
         """The task's main metric (``task.score_metric``: tagging accuracy, chunk F1, UAS,
-        binary accuracy) of ``predict(X)`` against raw ``y``; higher is better."""
+        binary accuracy) of ``predict(X)`` against raw ``y``; higher is better.
+
+        The metric is computed from the raw gold labels, so a label the model never saw
+        counts as what it is: a tag no prediction matches, a chunk of its own type (chunk
+        F1 equals conlleval's), a class always missed.  A binary task's ``y`` must hold
+        its two classes."""
         self._check_fitted()
         dataset, Xf = self._featurise(X, self._encode_known(y))
-        return float(self.learner_.score(Xf, self.task_.encode_targets(dataset.targets)))
+        if self._mode(type(self.task_)) == "binary":
+            return float(self.learner_.score(Xf, self.task_.encode_targets(dataset.targets)))
+        metrics = self.task_.evaluate_raw(dataset.targets, self.learner_.predict(Xf))
+        return float(metrics[self.task_.score_metric])
 
     # --- persistence ---------------------------------------------------------------------
     def save(self, path) -> None:
@@ -404,6 +495,93 @@ class Estimator(BaseEstimator):
                  "classes": None if classes is None else [_json_scalar(c) for c in classes],
                  "seed": self.learner_.get_params(deep=False).get("random_state")}
         save_trained(path, self.task_, self.learner_, extra=extra)
+
+
+def _online_learners() -> str:
+    from .learners.online import online_learner_names
+
+    return ", ".join(online_learner_names())
+
+
+class _OnlineOnly:
+    """``partial_fit`` on an estimator whose learner learns incrementally; elsewhere absent
+    (``hasattr`` False, as scikit-learn's meta-estimators ask), with an AttributeError that
+    names the learners that do."""
+
+    def __init__(self, method):
+        self.method = method
+        functools.update_wrapper(self, method)
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.method
+        try:
+            learner_cls = type(obj.learner_) if getattr(obj, "learner_", None) is not None \
+                else obj._classes()[1]
+        except ConfigError:  # an unknown task or learner: the call says so
+            return self.method.__get__(obj, owner)
+        if not hasattr(learner_cls, "partial_fit"):
+            raise AttributeError(
+                f"{type(obj).__name__} with learner {learner_cls.registry_name!r} has no "
+                f"partial_fit: that learner trains on the whole data at once (use fit). The "
+                f"online learners learn incrementally: {_online_learners()} (crf with "
+                f"solver='sgd'); e.g. {type(obj).__name__}(learner='perceptron')")
+        return self.method.__get__(obj, owner)
+
+
+def _declared_classes(classes, name: str):
+    """``partial_fit``'s first-call ``classes`` as a list (None stays None: the task says
+    after fitting whether it has a label set that needed it)."""
+    if classes is None:
+        return None
+    if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
+        raise ConfigError(f"{name}.partial_fit: classes must be a list of labels (the full "
+                          f"label set of the stream), got {classes!r}")
+    declared = list(classes.tolist() if isinstance(classes, np.ndarray) else classes)
+    if not declared:
+        raise ConfigError(f"{name}.partial_fit: classes is empty; give the full label set "
+                          f"of the stream")
+    if len({str(c) for c in declared}) != len(declared):
+        raise ConfigError(f"{name}.partial_fit: classes lists a label twice ({declared!r})")
+    return declared
+
+
+def _check_declared(task, declared, name: str) -> None:
+    """After the first ``partial_fit`` batch fitted the task: its label set must be
+    ``declared`` exactly (a batch label outside ``classes`` is refused, naming it), and a
+    task with a label set needs ``classes``."""
+    labels = getattr(task, "labels_", None)
+    if labels is None:
+        labels = getattr(task, "classes_", None)
+    if labels is None:
+        return
+    labels = [str(v) for v in labels]
+    if declared is None:
+        if labels:
+            raise ConfigError(
+                f"{name}.partial_fit needs classes=[...] on its first call: the full label set "
+                f"of the stream (this batch holds {len(labels)}: "
+                f"{', '.join(labels[:10])}{', ...' if len(labels) > 10 else ''}), so that a "
+                f"label first seen in a later batch has its weights from the start")
+        return
+    extra = sorted(set(labels) - {str(c) for c in declared})
+    if extra:
+        raise UnseenLabelError(
+            f"the first batch holds the label {extra[0]!r}, which classes= does not list "
+            f"({', '.join(map(str, declared))}); classes must give every label of the "
+            f"stream", extra[0], declared)
+
+
+def _check_in_classes(y: np.ndarray, classes: list) -> None:
+    """InputError naming the first label of ``y`` that is not one of ``classes``."""
+    known = np.isin(y, np.asarray(classes, dtype=object)) if len(y) else np.ones(0, bool)
+    if not known.all():
+        k = int(np.flatnonzero(~known)[0])
+        raise UnseenLabelError(
+            f"y[{k}] is {y[k]!r}, not one of the model's classes "
+            f"({', '.join(map(repr, classes))}); a model learns only the classes declared "
+            f"when it started (partial_fit's classes= on the first call, or fit's y)",
+            y[k], classes)
 
 
 def _object_array(y) -> np.ndarray:
@@ -564,5 +742,6 @@ class PairClassifier(ClassifierMixin, Estimator):
     score = Estimator.score  # the task's metric (ClassifierMixin's would come first)
 
 
+Estimator.partial_fit = _OnlineOnly(Estimator.partial_fit)
 ESTIMATORS["Estimator"] = Estimator
 

@@ -13,6 +13,7 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.svm import LinearSVC
 
 from latentstruct.exceptions import ConfigError, InputError
+from latentstruct.tasks.validation import UnseenLabelError
 from latentstruct.learners import StructuredSVM
 from latentstruct.learners.persistence import load_trained, save_trained
 from latentstruct.tasks import TASKS, Dataset, DocumentClassificationTask, DocumentMatrix
@@ -265,12 +266,20 @@ def test_joint_feature_difference_is_the_difference():
 def test_targets_round_trip_and_evaluate():
     task, X, Y = fitted(np.random.default_rng(0))
     assert all(y.shape == (1,) and y.dtype == np.int64 for y in Y)
-    enc = task.encode_targets(["c2", "c0", "never seen"])
-    assert [e.tolist() for e in enc] == [[2], [0], [-1]]
-    assert task.decode_targets(enc) == ["c2", "c0", None]
-    metrics = task.evaluate(enc, [np.array([2]), np.array([1]), np.array([0])])
+    with pytest.raises(UnseenLabelError, match=r"'never seen' at y\[2\] \(document 2\).*c0, c1, c2"):
+        task.encode_targets(["c2", "c0", "never seen"])
+    enc = task.encode_targets(["c2", "c0", "c1"])
+    assert [e.tolist() for e in enc] == [[2], [0], [1]]
+    assert task.decode_targets(enc + [np.array([-1])]) == ["c2", "c0", "c1", None]
+    predictions = [np.array([2]), np.array([1]), np.array([0])]
+    metrics = task.evaluate(enc, predictions)
     assert metrics == {"accuracy": pytest.approx(1 / 3), "n": 3}
     assert type(metrics["accuracy"]) is float and type(metrics["n"]) is int
+    # raw gold labels: one the model never saw is always wrong
+    raw = task.evaluate_raw(["c2", "c0", "never seen"], predictions)
+    assert raw == {"accuracy": pytest.approx(1 / 3), "n": 3}
+    assert task.evaluate_raw(["c2", "c1", "never seen"], predictions)["accuracy"] == \
+        pytest.approx(2 / 3)
     assert task.example_size(X[0]) == 1
     with pytest.raises(ValueError):
         task.evaluate(enc, enc[:2])

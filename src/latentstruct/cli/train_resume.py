@@ -101,6 +101,21 @@ def _passes_and_options(options, learner_cls, task_params, path) -> tuple[int, s
     return passes, key, learner_opts
 
 
+def encode_new_targets(task, dataset):
+    """The new data's gold targets, encoded; a label the model does not have is refused
+    (``UnseenLabelError``) at the line of the example holding it, before any weight
+    changes: a model's label set is fixed when it is first trained."""
+    from ..tasks.validation import UnseenLabelError
+
+    try:
+        return task.encode_targets(dataset.targets)
+    except UnseenLabelError as exc:
+        k = exc.example
+        record = dataset.records[k] if k is not None and k < len(dataset.records) else None
+        line = getattr(record, "line", None) or None
+        raise exc.located(getattr(record, "path", None) or dataset.path, line) from None
+
+
 def cmd_train_from_model(args) -> int:
     """Continue the model at ``args.resume`` on ``args.train``; write ``args.model``."""
     from ..io import inspect_model
@@ -123,7 +138,8 @@ def cmd_train_from_model(args) -> int:
     with compute_context(args, quiet=args.quiet):
         t0 = time.perf_counter()
         dataset = task.read(args.train, split="train")
-        X, Y = task.featurize(dataset), task.encode_targets(dataset.targets)
+        Y = encode_new_targets(task, dataset)
+        X = task.featurize(dataset)
         for _ in range(passes):
             learner.partial_fit(X, Y)
     elapsed = time.perf_counter() - t0

@@ -91,7 +91,7 @@ def train_pos_tagger(n_sentences: int = DEFAULT_TAGGER_SENTENCES, *, C: float = 
     if dev_path is not None and dev_path.exists():
         dev = pos.read(dev_path)
         pred = svm.predict(pos.featurize(dev))
-        acc = float(pos.evaluate(pos.encode_targets(dev.targets), pred)["accuracy"])
+        acc = float(pos.evaluate_raw(dev.targets, pred)["accuracy"])
         if verbose:
             print(f"  POS tagger accuracy on {dev_path}: {acc:.4f}", file=sys.stderr)
     return pos, svm.coef_, acc

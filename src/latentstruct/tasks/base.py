@@ -249,7 +249,16 @@ class Task:
         and use ``decision_function``.  Tasks never see the learner itself.
         """
         X = self.featurize(dataset)
-        return self.evaluate(self.encode_targets(dataset.targets), predict(X))
+        return self.evaluate_raw(dataset.targets, predict(X))
+
+    def evaluate_raw(self, targets, predictions) -> dict:
+        """``evaluate``'s metrics of a learner's (encoded) predictions against raw gold
+        ``targets`` (``make_dataset``'s ``y``, or what ``read`` gives).
+
+        Tasks with a label set override it to score the raw labels, so that a gold label
+        the model never saw counts as what it is (``encode_targets`` refuses it); the
+        default encodes the targets and calls ``evaluate``."""
+        return self.evaluate(self.encode_targets(targets), predictions)
 
     def report(self, dataset: Dataset, predictions) -> dict:
         """The breakdown behind ``evaluate``'s totals: counts and per-type scores of the

@@ -3,10 +3,12 @@
 numba kernels do not check bounds: a label id outside the task's label set would read or
 write outside the score arrays (silently wrong weights, or a crash far from the cause), and
 a float label would be truncated.  So every task method that hands gold label ids to a
-kernel passes them through :func:`check_label_ids` first.  ``-1`` is a valid id there: it
-is what ``encode_targets`` gives a gold label the model never saw in training, which
-evaluation counts as wrong (every prediction misses it) and loss-augmented decoding treats
-as always wrong.
+kernel passes them through :func:`check_label_ids` first.  ``-1`` is a valid id there only
+when a caller puts it there on purpose: a token whose gold label is left free (the CRF's
+partial labels).  ``encode_targets`` never produces it: a gold label the model never saw is
+refused by :func:`encode_labels` with the label and the model's label set, so no path turns
+an unknown label into a silent ``-1`` (evaluation scores raw gold labels instead:
+``Task.evaluate_raw``).
 
 Binary tasks (labels +-1) check their training labels with
 :func:`check_binary_training_labels`: a latent binary learner (LCLR and its relatives)
@@ -20,7 +22,7 @@ import numpy as np
 
 from ..exceptions import InputError
 
-__all__ = ["check_label_ids", "check_heads", "check_binary_labels",
+__all__ = ["check_label_ids", "encode_labels", "UnseenLabelError", "check_heads", "check_binary_labels",
            "check_binary_training_labels", "NEGATIVE_RATIO_PARAMS", "raw_error",
            "raw_examples", "raw_binary_labels", "raw_binary_targets", "raw_string", "raw_pair",
            "binary_predictions"]
@@ -47,10 +49,60 @@ def _as_int_array(y, what: str) -> np.ndarray:
                      f"{sample}; encode gold labels with the task's encode_targets")
 
 
+class UnseenLabelError(InputError):
+    """A gold label that is not in the model's label set (``label``: the label, ``labels``:
+    the set).  An ``InputError``: the CLI prints it as one line and exits 2."""
+
+    def __init__(self, message: str, label, labels, path=None, line=None, example=None):
+        super().__init__(message, path, line)
+        self.label = label
+        self.labels = tuple(labels)
+        self.example = example  # the index of the example holding it, where known
+
+    def located(self, path, line) -> "UnseenLabelError":
+        """The same error placed at ``path``:``line`` (a reader's record line)."""
+        return UnseenLabelError(self.message, self.label, self.labels, path, line, self.example)
+
+
+def _label_list(labels, limit: int = 30) -> str:
+    shown = ", ".join(map(str, labels[:limit]))
+    more = f", ... ({len(labels)} in all)" if len(labels) > limit else f" ({len(labels)})"
+    return shown + more
+
+
+def encode_labels(label_id: dict, labels, items, *, where=None, path=None,
+                  example=None) -> np.ndarray:
+    """The ids of ``items`` (hashable labels) in ``label_id``; a label outside it raises
+    :class:`UnseenLabelError` naming the label, where it is (``where(k)``: a phrase for
+    position ``k``, such as ``"y[3][7]"``) and the model's label set ``labels``; its
+    ``example`` is ``example`` (the index of the example ``items`` belong to) or, when
+    None, ``k`` (each item an example of its own).
+
+    A model cannot be trained or scored on a label it has no weights for: before this
+    check such a label became ``-1`` and was trained on (or scored as if it were another
+    label) without a word.
+    """
+    items = items if isinstance(items, (list, tuple)) else list(items)
+    get = label_id.get
+    out = np.fromiter((get(t, -1) for t in items), np.int64, len(items))
+    if out.size and out.min() < 0:
+        k = int(np.flatnonzero(out < 0)[0])
+        label = items[k]
+        at = f" at {where(k)}" if where is not None else ""
+        raise UnseenLabelError(
+            f"the label {label!r}{at} is not one of the model's labels: "
+            f"{_label_list(list(labels))}. A model learns only the labels declared when it "
+            f"started: declare the full label set up front (partial_fit(X, y, classes=[...]) "
+            f"on the first call, or training data that holds every label), or correct the "
+            f"label", label, labels, path, None, k if example is None else example)
+    return out
+
+
 def check_label_ids(y, n_labels: int, *, what: str = "gold labels",
                     allow_unseen: bool = True) -> np.ndarray:
     """``y`` as an int64 array after checking that every id is an integer in
-    ``0..n_labels-1``, or ``-1`` (a gold label unseen in training) when ``allow_unseen``.
+    ``0..n_labels-1``, or ``-1`` (a token whose gold label is left free, put there on
+    purpose: ``encode_targets`` never gives it) when ``allow_unseen``.
 
     Raises ``InputError`` naming the first bad id, its position and the valid range.
     """
@@ -62,10 +114,10 @@ def check_label_ids(y, n_labels: int, *, what: str = "gold labels",
         value = int(arr.reshape(-1)[k])
         if value == -1:
             raise InputError(
-                f"{what}: position {k} holds -1, a label the model never saw in training; "
-                f"a model is trained on labels of the data its task was fitted on (fit the "
-                f"task on this data before encoding its targets)")
-        unseen = " (or -1 for a gold label unseen in training)" if allow_unseen else ""
+                f"{what}: position {k} holds -1 (a token whose gold label is left free), "
+                f"which this use does not take; encode gold labels with the task's "
+                f"encode_targets, which refuses a label the model never saw")
+        unseen = " (or -1 for a token left free)" if allow_unseen else ""
         raise InputError(
             f"{what}: label id {value} at position {k} is outside 0..{n_labels - 1}{unseen}; "
             f"the task has {n_labels} labels. Encode gold labels with the encode_targets of "

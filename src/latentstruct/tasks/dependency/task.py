@@ -24,6 +24,7 @@ from ...exceptions import ConfigError, InputError
 from ..base import Dataset, StructuredTask, register_task
 from ..contracts import KBEST, MAX_DECODABLE, SIZED
 from ..reports import attachment_report
+from ..validation import encode_labels
 from .corpus import DepCorpus, as_dep_corpus, token_codes
 from .decoding import ArcFactoredDecoding
 from .params import DependencyParams
@@ -207,7 +208,8 @@ class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, Structu
                         f"word {k + 1} ({excerpt(r.words[k])}) has no DEPREL ('_') but the task is "
                         f"labelled; give every word a label, or set labelled=False",
                         r.path or dataset.path, r.line or None)
-            self.labels_ = sorted({d for r in records for d in r.deprels})
+            self.labels_ = sorted({d for r in records for d in r.deprels}
+                                  | set(dataset.labels or ()))
         else:
             self.labels_ = []
         self._label_id = {t: i for i, t in enumerate(self.labels_)}
@@ -283,19 +285,37 @@ class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, Structu
         return DepCorpus(cat(words), cat(prefixes), cat(pos), cat(scored), np.asarray(offsets))
 
     def encode_targets(self, targets) -> list[np.ndarray]:
-        """Gold trees to (3, n) arrays; a label unseen in training becomes -1."""
+        """Gold trees to (3, n) arrays (heads, relation ids, scored).  A relation not in
+        ``labels_`` is refused (``UnseenLabelError`` naming it and the model's relations);
+        evaluation scores raw gold trees instead (:meth:`evaluate_raw`)."""
+        return self._encode(targets, unseen_ok=False)
+
+    def _encode(self, targets, *, unseen_ok: bool) -> list[np.ndarray]:
+        """The (3, n) arrays; with ``unseen_ok`` (evaluation only) a relation the model
+        never saw gets id -1, which no predicted relation equals (LAS counts it wrong)."""
         self.check_fitted()
         out = []
-        get = self._label_id.get
-        for t in targets:
+        label_id, labels = self._label_id, self.labels_
+        for i, t in enumerate(targets):
             heads = np.asarray(t[0], dtype=np.int64)
             n = heads.shape[0]
             y = np.empty((3, n), dtype=np.int64)
             y[0] = heads
-            y[1] = [get(d, -1) for d in t[1]] if self.labelled_ else -1
+            if not self.labelled_:
+                y[1] = -1
+            elif unseen_ok:
+                y[1] = [label_id.get(d, -1) for d in t[1]]
+            else:
+                y[1] = encode_labels(label_id, labels, list(t[1]), example=i,
+                                     where=lambda k, i=i: f"sentence {i}, word {k + 1}")
             y[2] = np.asarray(t[2], dtype=np.int64) if len(t) > 2 else 1
             out.append(y)
         return out
+
+    def evaluate_raw(self, targets, predictions) -> dict:
+        """``evaluate`` against raw gold trees: a relation the model never saw counts as a
+        wrong label (LAS), its head as any other (UAS)."""
+        return self.evaluate(self._encode(targets, unseen_ok=True), predictions)
 
     def decode_targets(self, structures) -> list[DepTarget]:
         """(3, n) arrays to ``DepTarget`` (label strings, '_' when unlabelled)."""

@@ -37,7 +37,7 @@ from ..label_factored import LabelFactoredBatch, check_unary, gold_labels
 from ..reports import tag_report
 from ..sequence.capabilities import (ChainPartScores, SequenceLabelCounts, SequenceLabelParts,
                                      emission_scores_from_label_matrix)
-from ..validation import check_label_ids
+from ..validation import check_label_ids, encode_labels
 from .marginals import MarginalizableMulticlass
 from .matrix import DocumentMatrix, concat_document_matrices
 from .raw import document_dataset
@@ -294,15 +294,18 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
         return DocumentMatrix(m.indptr, m.indices, m.data, m.shape[1])
 
     def encode_targets(self, targets) -> list[np.ndarray]:
-        """Label strings to int64 arrays of shape (1,); a label unseen in training is −1."""
+        """Label strings to int64 arrays of shape (1,).  A label not in ``labels_`` is
+        refused (``UnseenLabelError`` naming it and the model's labels); evaluation scores
+        raw gold labels (:meth:`evaluate_raw`)."""
         self.check_fitted()
-        out = []
+        targets = list(targets)
         for k, t in enumerate(targets):
             if t is None:
                 raise InputError(f"document {k} has no label; encode_targets needs labelled "
                                  f"documents")
-            out.append(np.array([self._label_id.get(t, -1)], dtype=np.int64))
-        return out
+        ids = encode_labels(self._label_id, self.labels_, targets,
+                            where=lambda k: f"y[{k}] (document {k})")
+        return list(ids.reshape(-1, 1))
 
     def decode_targets(self, structures) -> list:
         """Label ids (arrays of shape (1,) or ints) to label strings (None for −1)."""
@@ -492,6 +495,17 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
         for y, p in zip(targets, predictions, strict=True):
             n += 1
             correct += int(_label(y) == _label(p))
+        return {"accuracy": correct / n if n else 0.0, "n": n}
+
+    def evaluate_raw(self, targets, predictions) -> dict:
+        """Accuracy of predicted label ids against raw gold labels (a label the model never
+        saw is always wrong)."""
+        pred = self.decode_targets(predictions)
+        targets = list(targets)
+        if len(targets) != len(pred):
+            raise InputError(f"{len(targets)} gold labels but {len(pred)} predictions")
+        n = len(targets)
+        correct = sum(g == p for g, p in zip(targets, pred))
         return {"accuracy": correct / n if n else 0.0, "n": n}
 
     def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:

@@ -206,17 +206,14 @@ class ChunkTask(SequenceLabellingTask):
         task.tag_scheme_ = scheme
         return task
 
-    def evaluate(self, targets, predictions) -> dict:
-        gold = self.decode_targets_safe(targets)
-        pred = self.decode_targets(predictions)
+    def evaluate_tags(self, gold, pred) -> dict:
+        """conlleval's F1, precision, recall and token accuracy of predicted against gold
+        tags (a gold tag the model never saw is a chunk of its own type; a free gold token,
+        ``None``, is outside every chunk and matches no prediction)."""
+        gold = [["<free>" if t is None else t for t in y] for y in gold]
         scores = chunk_f1(gold, pred)
         return {"f1": scores["f1"], "accuracy": scores["accuracy"],
                 "precision": scores["precision"], "recall": scores["recall"]}
-
-    def decode_targets_safe(self, targets):
-        # Gold labels unseen in training are -1; they can only be counted as "O"-less misses.
-        labels = self.labels_
-        return [[labels[i] if i >= 0 else "<unk>" for i in y] for y in targets]
 
     def write_predictions(self, path, dataset, predictions) -> None:
         check_writable(dataset.records, self.name)

@@ -210,13 +210,6 @@ class CitationTask(SequenceLabellingTask):
         citations = read_cora(path)
         return Dataset(citations, [c.labels for c in citations], str(path))
 
-    def evaluate(self, targets, predictions) -> dict:
-        n = correct = 0
-        for y, p in zip(targets, predictions, strict=True):
-            n += len(y)
-            correct += int(np.count_nonzero(np.asarray(y) == np.asarray(p)))
-        return {"accuracy": correct / n if n else 0.0}
-
     def write_predictions(self, path, dataset, predictions) -> None:
         check_writable(dataset.records, self.name)
         write_cora(path, dataset.records, self.decode_targets(predictions))

@@ -29,7 +29,7 @@ from ..base import Dataset, StructuredTask
 from ..contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, RANDOM_TIES, SIZED
 from ..reports import tag_report
 from ..sampling import indirect_supervision_sample
-from ..validation import check_label_ids
+from ..validation import check_label_ids, encode_labels
 from .attributes import token_attributes
 from .capabilities import LabelFactoredSequence, MarginalizableSequence
 from .corpus import SequenceCorpus, as_corpus
@@ -255,14 +255,47 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         return SequenceCorpus(np.asarray(indptr), attr_ids, np.asarray(offsets))
 
     def encode_targets(self, targets) -> list[np.ndarray]:
-        """Label strings to ids; a label never seen in training becomes -1 (always wrong)."""
+        """Label strings to ids.  A label not in ``labels_`` is refused
+        (:class:`~latentstruct.tasks.validation.UnseenLabelError`, naming it as ``y[i][t]``
+        and listing the model's labels): a model has no weights for it, so it can be neither
+        trained on nor encoded (evaluation scores raw gold tags: :meth:`evaluate_raw`)."""
         self.check_fitted()
-        get = self._label_id.get
-        return [np.fromiter((get(t, -1) for t in tags), np.int64, len(tags)) for tags in targets]
+        label_id, labels = self._label_id, self.labels_
+        out = []
+        for i, tags in enumerate(targets):
+            out.append(encode_labels(label_id, labels, tags, example=i,
+                                     where=lambda t, i=i: f"y[{i}][{t}] (sentence {i}, token {t})"))
+        return out
 
     def decode_targets(self, structures) -> list[list[str]]:
         labels = self.labels_
         return [[labels[i] for i in y] for y in structures]
+
+    # --- evaluation -------------------------------------------------------------------
+    def evaluate(self, targets, predictions) -> dict:
+        """Metrics of predicted label ids against gold label ids (``encode_targets``; a
+        gold ``-1``, a token left free, is never matched): :meth:`evaluate_tags` on them
+        as tags."""
+        labels = self.labels_
+        gold = [[labels[i] if i >= 0 else None for i in np.asarray(y).tolist()]
+                for y in targets]
+        return self.evaluate_tags(gold, self.decode_targets(predictions))
+
+    def evaluate_raw(self, targets, predictions) -> dict:
+        """Metrics of predicted label ids against raw gold tag lists: a gold tag the model
+        never saw counts as what it is (a token no prediction matches; for chunking, a
+        chunk of its own type, as conlleval counts it)."""
+        return self.evaluate_tags([list(t) for t in targets], self.decode_targets(predictions))
+
+    def evaluate_tags(self, gold, pred) -> dict:
+        """``{"accuracy"}``: the share of tokens whose predicted tag is the gold one."""
+        n = correct = 0
+        for y, p in zip(gold, pred, strict=True):
+            if len(y) != len(p):
+                raise InputError(f"a sentence has {len(y)} gold tags but {len(p)} predicted")
+            n += len(y)
+            correct += sum(a == b for a, b in zip(y, p))
+        return {"accuracy": correct / n if n else 0.0}
 
     def decode_predictions(self, predictions) -> list[list[str]]:
         """``predict``'s label-id arrays as tag lists, the raw form of ``make_dataset``'s

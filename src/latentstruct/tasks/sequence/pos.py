@@ -221,13 +221,6 @@ class PosTask(SequenceLabellingTask):
                 f"{column.split()[0]} tags", dataset.path)
         return super().evaluate_model(dataset, predict, decision_function)
 
-    def evaluate(self, targets, predictions) -> dict:
-        n = correct = 0
-        for y, p in zip(targets, predictions, strict=True):
-            n += len(y)
-            correct += int(np.count_nonzero(np.asarray(y) == np.asarray(p)))
-        return {"accuracy": correct / n if n else 0.0}
-
     def write_predictions(self, path, dataset, predictions) -> None:
         """Write ``dataset``'s sentences with the predicted tags in the column they were
         read from (see ``tag_column``); everything else is written as read."""
