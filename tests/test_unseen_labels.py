@@ -231,3 +231,8 @@ def test_cli_resume_with_an_unseen_tag_exits_2_before_any_weight_changes(tmp_pat
     assert not out.exists()
     _, learner, _ = load_trained(model)  # the input model is untouched
     assert learner.n_iter_ >= 1
+
+
+def test_a_tagger_trained_on_one_tag_warns():
+    with pytest.warns(UserWarning, match=r"one pos tag only \('NOUN'\).*at least two"):
+        Tagger().fit([["cats", "dogs"]], [["NOUN", "NOUN"]])

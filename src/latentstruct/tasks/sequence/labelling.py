@@ -21,7 +21,7 @@ import numpy as np
 
 from ...data.features import feature_index_from_arrays, make_feature_index
 from ...data.sparse import SparseVector
-from ...exceptions import ConfigError, InputError, ModelFormatError
+from ...exceptions import ConfigError, InputError, ModelFormatError, warn_user
 from ...inference.result import DecodeResult
 from ...inference.viterbi import viterbi, viterbi_batch
 from ...limits import AFFIX_LENGTH, NEGATIVES_PER_POSITIVE, WINDOW, check_bounded
@@ -209,6 +209,12 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         labels = sorted({tag for tags in dataset.targets for tag in tags} | set(dataset.labels or ()))
         self.labels_ = labels
         self._label_id = {t: i for i, t in enumerate(labels)}
+        if len(labels) == 1:
+            warn_user(
+                f"the training data holds one {self.name} tag only ({labels[0]!r}), so the "
+                f"model can only ever predict that tag; a tagger learns to choose between "
+                f"tags: give training data with at least two (or declare the full tag set, "
+                f"e.g. partial_fit's classes=[...])", UserWarning)
         params = {"min_count": self.min_count} if self.feature_index == "index" else {"n_bits": self.hash_bits}
         index = make_feature_index(self.feature_index, **params)
         if self.feature_index == "index":
