@@ -51,3 +51,114 @@ def test_perfect_accuracy_has_no_slack_and_ties_go_to_the_first():
     assert choose_iteration([0.3, 0.3, 0.3], [0.6, 0.6, 0.6], 100)[0] == 1
     with pytest.raises(ValueError, match="one loss and one accuracy per iteration"):
         choose_iteration([0.1, 0.2], [0.5], 10)
+
+
+# ---------------------------------------------------------------------------------------
+# The learner's own validation run, with the outer loop scripted: the validation run's
+# loop hands after_iteration a prescribed weight vector per iteration (the scoring of the
+# held-out part, the stopping rule, the choice, the warning and the final run are the
+# learner's own); the final run is the real loop on all the data.
+# ---------------------------------------------------------------------------------------
+
+def _separable_with_noise(n=200, noise=0.2, seed=0):
+    """Bags of one vector (s, 1): |s| in [2, 4] on the side of the label, a share of the
+    labels flipped, so an accurate model makes few but large mistakes."""
+    from latentstruct.testing import BagTask
+
+    rng = np.random.default_rng(seed)
+    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    s = y * rng.uniform(2.0, 4.0, size=n)
+    X = [np.array([[si, 1.0]]) for si in s]
+    flipped = np.where(rng.random(n) < noise, -y, y)
+    return BagTask(2).fit(), X, flipped
+
+
+def _scripted(monkeypatch, weights, stop_reason="max_iter"):
+    """Replace the validation run's loop by one that visits ``weights`` in turn (until
+    after_iteration says stop); return the list of max_iter values of the final runs."""
+    import latentstruct.learners.lclr_variant as mod
+
+    real = mod.alternating_latent_fit
+    final_max_iter = []
+
+    def loop(learner, task, X, y, C, w0, *, after_iteration=None, max_iter=None, **kw):
+        if after_iteration is None:  # the final run on all the data: the real loop
+            final_max_iter.append(max_iter)
+            return real(learner, task, X, y, C, w0, max_iter=max_iter, **kw)
+        reason = stop_reason
+        for it, w in enumerate(weights, 1):
+            if after_iteration(it, np.asarray(w, dtype=float)):
+                reason = "validation"
+                break
+
+        class Run:
+            pass
+
+        class Monitor:
+            def warn(self):
+                pass
+
+        run = Run()
+        run.stop_reason = reason
+        return run, Monitor()
+
+    monkeypatch.setattr(mod, "alternating_latent_fit", loop)
+    return final_max_iter
+
+
+# iteration 1: a small bias, everything called positive (accuracy = share of positives,
+# squared hinge about 1); iterations 2-8: the separating direction, right on ~80 % of the
+# held-out examples but by margins of 2-4, so each mistake costs (1 + |s|)^2 = 9-25
+_WEIGHTS = [[0.0, 0.05]] + [[1.0, 0.0]] * 7
+
+
+def test_a_model_far_less_accurate_is_refused_although_its_hinge_is_lowest(monkeypatch):
+    task, X, y = _separable_with_noise()
+    final = _scripted(monkeypatch, _WEIGHTS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # no "first iteration" warning
+        m = LCLRVariant(task, init="zeros", tol=None, max_iter=20, early_stopping=True,
+                        validation_fraction=0.25, n_iter_no_change=3).fit(X, y)
+    L, A = m.validation_loss_curve_, m.validation_scores_
+    # the curves are those of the scripted weights on the held-out quarter
+    _, val = m._validation_split(y)
+    yv = y[val]
+    sv = np.array([X[i][0, 0] for i in val])
+    f1 = np.full(len(val), 0.05)
+    assert L[0] == pytest.approx(np.mean(np.maximum(0, 1 - yv * f1) ** 2))
+    assert A[0] == pytest.approx(np.mean(yv > 0))
+    assert L[1] == pytest.approx(np.mean(np.maximum(0, 1 - yv * sv) ** 2))
+    assert A[1] == pytest.approx(np.mean(np.sign(sv) == yv))
+    # the case of the issue: the hinge is lowest at iteration 1, the accuracy far higher later
+    assert int(np.argmin(L)) == 0 and L[1] > L[0] + 1.0
+    se = math.sqrt(A[1] * (1 - A[1]) / len(val))
+    assert A[1] - A[0] > 3 * se
+    # the loop ran n_iter_no_change iterations past the best accuracy (iteration 2)
+    assert len(L) == 2 + 3
+    # the choice: the later, accurate iteration (the first of the equal ones)
+    assert m.best_iteration_ == 2 and final == [2]
+    assert m.validation_accuracy_floor_ == pytest.approx(A[1] - se)
+    assert m.n_iter_ <= 2
+
+
+def test_keeping_the_first_iteration_of_an_unfinished_run_warns(monkeypatch):
+    task, X, y = _separable_with_noise()
+    # iteration 1 is the accurate one; the later ones have the lower loss (a new best at
+    # iteration 2, so the run goes on to 5) but are refused by the accuracy floor
+    _scripted(monkeypatch, [[1.0, 0.0]] + [[0.0, 0.05]] * 7)
+    with pytest.warns(UserWarning, match=r"early stopping chose the first outer iteration "
+                      r"of 5 .*early_stopping=False"):
+        m = LCLRVariant(task, init="zeros", tol=None, max_iter=20, early_stopping=True,
+                        validation_fraction=0.25, n_iter_no_change=3).fit(X, y)
+    L = m.validation_loss_curve_
+    assert m.best_iteration_ == 1 and len(L) == 5 and int(np.argmin(L)) == 1
+
+
+def test_a_run_that_finished_at_its_first_iteration_does_not_warn(monkeypatch):
+    task, X, y = _separable_with_noise()
+    _scripted(monkeypatch, [[1.0, 0.0], [1.0, 0.0]], stop_reason="fixed_point")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        m = LCLRVariant(task, init="zeros", tol=None, max_iter=20, early_stopping=True,
+                        validation_fraction=0.25, n_iter_no_change=3).fit(X, y)
+    assert m.best_iteration_ == 1
