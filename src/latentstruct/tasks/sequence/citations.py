@@ -13,8 +13,6 @@ import os
 import re
 from collections.abc import Sequence
 
-import numpy as np
-
 from ...data.citations import MARKER, Citation, read_cora, write_cora
 from ...data.readers import read_lines
 from ...exceptions import InputError

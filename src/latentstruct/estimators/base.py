@@ -1,55 +1,31 @@
-"""scikit-learn estimators on raw Python data: a task and a learner behind ``fit``/``predict``.
-
-``Tagger().fit(sentences, tags)`` is the whole of what the command line's ``latentstruct
-train pos`` does, from Python lists instead of a file: the task is built from its options,
-fitted on the data (its feature index and label set), the data featurised, and the learner
-trained.  Because the featurisation is part of ``fit``, scikit-learn's model selection
-(``GridSearchCV``, ``cross_validate``, ``Pipeline``) refits it per fold, as it would a
-``CountVectorizer``.
-
-Every estimator takes ``task`` (a registered task name; each class has its default),
-``learner`` (a registered learner name; default the task's own) and any option of that
-task or learner by its flat name (``C=0.1``, ``window=1``).  ``get_params`` lists them all
-with their values; ``set_params`` also takes them prefixed (``learner__C``, ``task__window``),
-as scikit-learn users write for nested estimators.  Estimators save to the model file the
-command line writes (``est.save(path)``; ``latentstruct.load(path)``), so a model trained
-here is usable by ``latentstruct predict`` and the other way round.
-
-| estimator | default task | X (one entry per example) | y |
-|---|---|---|---|
-| :class:`Tagger` | ``pos`` (or ``citations``) | token lists, or lists of per-token feature dicts (sklearn-crfsuite's format) | tag lists |
-| :class:`Chunker` | ``chunk`` | lists of ``(word, POS)`` pairs, or feature dicts | IOB chunk-tag lists |
-| :class:`DependencyParser` | ``dep`` | lists of ``(word, POS)`` pairs | head lists (1-based, 0 = root) |
-| :class:`DocumentClassifier` | ``doccls`` | texts | class labels |
-| :class:`PairClassifier` | ``paraphrase`` (or ``rte``, ``translit``) | ``(text_a, text_b)`` pairs | two classes |
-| :class:`Estimator` | any registered task | that task's raw form (``Task.make_dataset``) | its targets |
-"""
+"""The estimator base class and the one training path the estimators and the command line
+share (``fit_on_dataset``); the estimators themselves and ``load`` are in the package's
+``__init__``."""
 
 from __future__ import annotations
 
-import functools
 from dataclasses import replace
 from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator
 
-from .exceptions import ConfigError, InputError, ModelFormatError, NotFittedError
-from .learners import check_compatible, get_learner_class
-from .learners.persistence import load_trained, save_trained
-from .tasks import get_task_class
-from .tasks.base import same_value as _same
-from .tasks.contracts import LATENT_BINARY
-from .tasks.validation import UnseenLabelError
+from ..exceptions import ConfigError, InputError, NotFittedError
+from ..learners import check_compatible, get_learner_class
+from ..learners.persistence import save_trained
+from ..tasks import get_task_class
+from ..tasks.base import same_value as _same
+from ..tasks.contracts import LATENT_BINARY
+from .labels import check_declared, check_in_classes, declared_classes, json_scalar, object_array
+from .online import OnlineOnly
 
-__all__ = ["Estimator", "Tagger", "Chunker", "DependencyParser", "DocumentClassifier",
-           "PairClassifier", "load", "estimator_class", "fit_on_dataset", "ESTIMATORS"]
+__all__ = ["Estimator", "fit_on_dataset", "check_binary_examples", "ESTIMATORS", "FOR_TASK"]
 
 #: estimator class name -> class, for ``load`` (a model file names its estimator by this
 #: key; nothing in a file is ever imported)
 ESTIMATORS: dict[str, type] = {}
 #: the estimator ``load`` gives a model file trained on the command line, by task name
-_FOR_TASK: dict[str, str] = {}
+FOR_TASK: dict[str, str] = {}
 # the constructor's own parameters; every other keyword is a task or learner option
 _OWN = ("task", "learner", "pos_label")
 
@@ -64,7 +40,7 @@ def fit_on_dataset(task, dataset, learner_cls, learner_opts: dict, *, fit_kw=Non
     supervised chunker a learner may need (``pipelines.attach_chunker``), and the learner's
     ``fit`` with binary examples when it takes them.
     """
-    from .pipelines import attach_chunker
+    from ..pipelines import attach_chunker
 
     dataset = task.training_sample(dataset)
     task.fit(dataset)
@@ -135,7 +111,7 @@ class Estimator(BaseEstimator):
         super().__init_subclass__(**kwargs)
         ESTIMATORS[cls.__name__] = cls
         for name in cls._tasks or ():
-            _FOR_TASK.setdefault(name, cls.__name__)
+            FOR_TASK.setdefault(name, cls.__name__)
 
     def __init__(self, task=None, learner=None, pos_label=None, **options):
         self.task = task
@@ -260,17 +236,17 @@ class Estimator(BaseEstimator):
         mode = self._mode(task_cls)
         if mode is None:
             return y
-        y = _object_array(y)
+        y = object_array(y)
         try:
-            classes = list(np.unique(y if declared is None else _object_array(declared)))
+            classes = list(np.unique(y if declared is None else object_array(declared)))
         except TypeError as exc:
             what = "y" if declared is None else "classes"
             raise InputError(f"{what} mixes label types that cannot be ordered ({exc}); give "
                              f"labels of one type") from None
         if declared is not None:
-            _check_in_classes(y, classes)
+            check_in_classes(y, classes)
         for c in classes:
-            _json_scalar(c, what="y")
+            json_scalar(c, what="y")
         if mode == "labels":
             if len({str(c) for c in classes}) != len(classes):
                 raise InputError(f"y holds labels that are equal as text ({classes[:5]}); give "
@@ -309,9 +285,9 @@ class Estimator(BaseEstimator):
         mode = self._mode(type(self.task_))
         if mode is None:
             return y
-        y = _object_array(y)
+        y = object_array(y)
         if mode == "binary" or training:
-            _check_in_classes(y, self.classes_.tolist())
+            check_in_classes(y, self.classes_.tolist())
         if mode == "labels":
             return [str(v) for v in y]
         return np.where(y == self.classes_[1], 1, -1)
@@ -331,7 +307,7 @@ class Estimator(BaseEstimator):
         ``fit_params`` go to the learner's ``fit`` (``checkpoint=``, ``resume=``).
         Returns ``self``.
         """
-        from .pipelines import attach_tagger
+        from ..pipelines import attach_tagger
 
         task_cls, learner_cls, task_opts, learner_opts = self._routed()
         # the task's defaults for this learner (e.g. the parser's C), unless set
@@ -355,6 +331,7 @@ class Estimator(BaseEstimator):
             self.classes_ = None if labels is None else list(labels)
         return self
 
+    @OnlineOnly
     def partial_fit(self, X, y, classes=None) -> "Estimator":
         """One online pass over the batch ``X``, ``y``, continuing the current model
         (scikit-learn's ``partial_fit``); for the online learners only: ``perceptron``,
@@ -379,7 +356,7 @@ class Estimator(BaseEstimator):
         B1, ..., Bk give the model of one pass (``max_iter=1``) over B1 + ... + Bk.
         Returns self.
         """
-        from .pipelines import attach_chunker, attach_tagger
+        from ..pipelines import attach_chunker, attach_tagger
 
         if y is None:
             raise InputError(f"{type(self).__name__}.partial_fit needs targets y (one per "
@@ -393,7 +370,7 @@ class Estimator(BaseEstimator):
             learner_opts = {**task_cls.learner_defaults_for(learner_cls), **learner_opts}
             check_compatible(task_cls, {**task_cls.param_defaults(), **task_opts}, learner_cls,
                              learner_opts)
-            declared = _declared_classes(classes, type(self).__name__)
+            declared = declared_classes(classes, type(self).__name__)
             task = task_cls(**task_opts)
             y = self._encode_y(y, task_cls, declared)
             progress = bool(learner_opts.get("progress", False))
@@ -404,7 +381,7 @@ class Estimator(BaseEstimator):
                                                         for c in declared))
             task.fit(dataset)
             if self._mode(task_cls) != "binary":  # a binary task's classes are checked above
-                _check_declared(task, declared, type(self).__name__)
+                check_declared(task, declared, type(self).__name__)
             learner = learner_cls(task=task, **learner_opts)
             if "progress" in learner.get_params() and "progress" not in learner_opts:
                 learner.set_params(progress=progress)
@@ -486,262 +463,12 @@ class Estimator(BaseEstimator):
         """Write the fitted model to ``path``: the command line's model file (JSON metadata
         plus ``.npz`` arrays, never pickle), written atomically.  ``latentstruct.load``
         and ``latentstruct predict --model PATH`` read it."""
-        from .data.atomic import check_output_path
+        from ..data.atomic import check_output_path
 
         self._check_fitted()
         check_output_path(path, what="the model path")
         classes = self.classes_ if self._mode(type(self.task_)) else None
         extra = {"estimator": type(self).__name__,
-                 "classes": None if classes is None else [_json_scalar(c) for c in classes],
+                 "classes": None if classes is None else [json_scalar(c) for c in classes],
                  "seed": self.learner_.get_params(deep=False).get("random_state")}
         save_trained(path, self.task_, self.learner_, extra=extra)
-
-
-def _online_learners() -> str:
-    from .learners.online import online_learner_names
-
-    return ", ".join(online_learner_names())
-
-
-class _OnlineOnly:
-    """``partial_fit`` on an estimator whose learner learns incrementally; elsewhere absent
-    (``hasattr`` False, as scikit-learn's meta-estimators ask), with an AttributeError that
-    names the learners that do."""
-
-    def __init__(self, method):
-        self.method = method
-        functools.update_wrapper(self, method)
-
-    def __get__(self, obj, owner=None):
-        if obj is None:
-            return self.method
-        try:
-            learner_cls = type(obj.learner_) if getattr(obj, "learner_", None) is not None \
-                else obj._classes()[1]
-        except ConfigError:  # an unknown task or learner: the call says so
-            return self.method.__get__(obj, owner)
-        if not hasattr(learner_cls, "partial_fit"):
-            raise AttributeError(
-                f"{type(obj).__name__} with learner {learner_cls.registry_name!r} has no "
-                f"partial_fit: that learner trains on the whole data at once (use fit). The "
-                f"online learners learn incrementally: {_online_learners()} (crf with "
-                f"solver='sgd'); e.g. {type(obj).__name__}(learner='perceptron')")
-        return self.method.__get__(obj, owner)
-
-
-def _declared_classes(classes, name: str):
-    """``partial_fit``'s first-call ``classes`` as a list (None stays None: the task says
-    after fitting whether it has a label set that needed it)."""
-    if classes is None:
-        return None
-    if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
-        raise ConfigError(f"{name}.partial_fit: classes must be a list of labels (the full "
-                          f"label set of the stream), got {classes!r}")
-    declared = list(classes.tolist() if isinstance(classes, np.ndarray) else classes)
-    if not declared:
-        raise ConfigError(f"{name}.partial_fit: classes is empty; give the full label set "
-                          f"of the stream")
-    if len({str(c) for c in declared}) != len(declared):
-        raise ConfigError(f"{name}.partial_fit: classes lists a label twice ({declared!r})")
-    return declared
-
-
-def _check_declared(task, declared, name: str) -> None:
-    """After the first ``partial_fit`` batch fitted the task: its label set must be
-    ``declared`` exactly (a batch label outside ``classes`` is refused, naming it), and a
-    task with a label set needs ``classes``."""
-    labels = getattr(task, "labels_", None)
-    if labels is None:
-        labels = getattr(task, "classes_", None)
-    if labels is None:
-        return
-    labels = [str(v) for v in labels]
-    if declared is None:
-        if labels:
-            raise ConfigError(
-                f"{name}.partial_fit needs classes=[...] on its first call: the full label set "
-                f"of the stream (this batch holds {len(labels)}: "
-                f"{', '.join(labels[:10])}{', ...' if len(labels) > 10 else ''}), so that a "
-                f"label first seen in a later batch has its weights from the start")
-        return
-    extra = sorted(set(labels) - {str(c) for c in declared})
-    if extra:
-        raise UnseenLabelError(
-            f"the first batch holds the label {extra[0]!r}, which classes= does not list "
-            f"({', '.join(map(str, declared))}); classes must give every label of the "
-            f"stream", extra[0], declared)
-
-
-def _check_in_classes(y: np.ndarray, classes: list) -> None:
-    """InputError naming the first label of ``y`` that is not one of ``classes``."""
-    known = np.isin(y, np.asarray(classes, dtype=object)) if len(y) else np.ones(0, bool)
-    if not known.all():
-        k = int(np.flatnonzero(~known)[0])
-        raise UnseenLabelError(
-            f"y[{k}] is {y[k]!r}, not one of the model's classes "
-            f"({', '.join(map(repr, classes))}); a model learns only the classes declared "
-            f"when it started (partial_fit's classes= on the first call, or fit's y)",
-            y[k], classes)
-
-
-def _object_array(y) -> np.ndarray:
-    return y if isinstance(y, np.ndarray) else np.asarray(list(y), dtype=object)
-
-
-def _json_scalar(value, what: str = "a class label"):
-    """A class label as JSON: bool, int, float or str (a model file holds only data)."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, (bool, int, float, str)):
-        return value
-    raise InputError(f"{what} holds the label {value!r} of type {type(value).__name__}; class "
-                     f"labels must be bool, int, float or str (a model file stores them)")
-
-
-def estimator_class(metadata: dict, path):
-    """The estimator class a model file's metadata names (``extra.estimator``), or its
-    task's for a model the command line trained; ModelFormatError for a name this library
-    does not have or an estimator that does not take the file's task.  ``load`` and
-    ``latentstruct info`` share this check."""
-    extra = metadata.get("extra") if isinstance(metadata.get("extra"), dict) else {}
-    name, task_name = extra.get("estimator"), metadata.get("task")
-    if name is not None and (not isinstance(name, str) or name not in ESTIMATORS):
-        raise ModelFormatError(f"{path}: model file names the estimator {name!r}, which this "
-                               f"library does not have (known: {', '.join(sorted(ESTIMATORS))})"
-                               f"; the file is damaged or edited")
-    cls = ESTIMATORS[name or _FOR_TASK.get(task_name, "Estimator")]
-    if cls._tasks is not None and task_name not in cls._tasks:
-        raise ModelFormatError(f"{path}: model file says estimator {name!r} for task "
-                               f"{task_name!r}, which that estimator does not take")
-    return cls
-
-
-def load(path):
-    """The estimator saved at ``path`` (by ``est.save`` or ``latentstruct train``), fitted.
-
-    The model file is data, checked on load like any model file (format version, sizes,
-    schema, finite weights); the estimator class is looked up by name among this library's
-    own (``ESTIMATORS``), never imported from what the file says.  A model trained on the
-    command line loads as the estimator of its task (``pos``: :class:`Tagger`), or as the
-    generic :class:`Estimator`.
-    """
-    task, learner, metadata = load_trained(path)
-    extra = metadata.get("extra") if isinstance(metadata.get("extra"), dict) else {}
-    cls = estimator_class(metadata, path)
-    options = {k: v for k, v in learner.get_params(deep=False).items()
-               if k != "task" and not isinstance(v, np.ndarray)}
-    options.update(task.get_params())
-    est = cls(task=task.name, learner=learner.registry_name, **options)
-    est.task_, est.learner_ = task, learner
-    est.classes_ = _classes_from(extra.get("classes"), est._mode(type(task)), task, path)
-    if est._mode(type(task)) == "binary" and extra.get("classes") is not None:
-        est.pos_label = _json_scalar(est.classes_[1])  # a refit keeps the file's positive class
-    return est
-
-
-def _classes_from(classes, mode, task, path):
-    """``classes_`` of a loaded model: the file's (est.save) or, for a model the command
-    line trained, what its task implies (-1/+1, or the task's label strings)."""
-    labels = getattr(task, "labels_", None)
-    if mode is None:
-        return None if labels is None else list(labels)
-    if classes is None:  # trained on the command line
-        return np.array([-1, 1]) if mode == "binary" else np.array(list(labels), dtype=object)
-    if (not isinstance(classes, list) or (mode == "binary" and len(classes) != 2)
-            or not all(isinstance(c, (bool, int, float, str)) for c in classes)):
-        raise ModelFormatError(f"{path}: model file's 'classes' must be a list of "
-                               f"{'two ' if mode == 'binary' else ''}labels (bool, int, float or "
-                               f"str); the file is damaged or edited")
-    if mode == "labels" and sorted(str(c) for c in classes) != sorted(labels or ()):
-        raise ModelFormatError(f"{path}: model file's 'classes' do not match its task's labels; "
-                               f"the file is damaged or edited")
-    return np.array(classes, dtype=object) if any(isinstance(c, str) for c in classes) \
-        else np.array(classes)
-
-
-class Tagger(Estimator):
-    """A sequence tagger on raw data: ``Tagger().fit(sentences, tags)``.
-
-    ``X``: a list of sentences, each a list of words (``["The", "cat", "sat"]``) or, as
-    sklearn-crfsuite's ``CRF`` takes them, a list of per-token feature dicts
-    (``[{"bias": 1.0, "word.lower()": "the"}, ...]``); ``y``: a list of tag lists.
-    ``predict`` returns tag lists; ``score`` is token accuracy.  Default task ``pos``
-    (UPOS tagging, a structured SVM over a first-order chain); ``task="citations"`` for
-    citation field tagging.  Options: ``latentstruct options pos``.
-
-    Example::
-
-        from latentstruct import Tagger
-        tagger = Tagger(C=0.1).fit([["The", "cat", "sat"]], [["DET", "NOUN", "VERB"]])
-        tagger.predict([["The", "dog", "sat"]])
-    """
-
-    _default_task = "pos"
-    _tasks = ("pos", "citations")
-
-
-class Chunker(Estimator):
-    """A chunker on raw data: ``X`` a list of sentences of ``(word, POS)`` pairs (or
-    per-token feature dicts), ``y`` IOB chunk-tag lists (``B-NP``, ``I-NP``, ``O``);
-    ``score`` is chunk F1 (conlleval).  Task ``chunk``."""
-
-    _default_task = "chunk"
-    _tasks = ("chunk",)
-
-
-class DependencyParser(Estimator):
-    """A first-order projective dependency parser (Eisner) on raw data: ``X`` a list of
-    sentences of ``(word, POS)`` pairs, ``y`` per sentence the head of every word
-    (1-based, 0 = root; or ``(head, deprel)`` pairs); ``predict`` returns heads, ``score``
-    is UAS.  Task ``dep``."""
-
-    _default_task = "dep"
-    _tasks = ("dep",)
-
-
-class DocumentClassifier(ClassifierMixin, Estimator):
-    """A multi-class document classifier on raw texts: ``X`` a list of strings, ``y``
-    their labels (str, int, bool or float; ``predict`` gives them back as given, and the
-    model file stores them as text: ``latentstruct predict`` writes ``"3"`` for ``3``);
-    ``score`` is accuracy.  Task ``doccls`` (a structured SVM over the
-    labels, ``learner="distro"`` for label vectors, or ``learner="crf"`` for multinomial
-    logistic regression and ``predict_proba``)."""
-
-    _default_task = "doccls"
-    _tasks = ("doccls",)
-    _label_mode = "labels"
-    score = Estimator.score  # the task's metric (ClassifierMixin's would come first)
-
-    def predict_proba(self, X) -> np.ndarray:
-        """(n, n_classes) class probabilities, columns in the order of ``classes_`` (needs a
-        learner with probabilities: ``learner="crf"``)."""
-        _, Xf = self._featurise(X)
-        if not hasattr(self.learner_, "predict_proba"):
-            raise AttributeError(
-                f"{type(self.learner_).__name__} has no predict_proba: it learns scores, not "
-                "probabilities. Train with learner='crf' for class probabilities")
-        proba = self.learner_.predict_proba(Xf)  # columns in the task's label-id order
-        names = self.task_.decode_targets(range(self.task_.n_labels))
-        column = {str(name): k for k, name in enumerate(names)}
-        return proba[:, [column[str(c)] for c in self.classes_]]
-
-
-class PairClassifier(ClassifierMixin, Estimator):
-    """A binary classifier of text pairs over a latent alignment, trained by LCLR.
-
-    ``X``: a list of ``(text_a, text_b)`` pairs; ``y``: two classes (``classes_[1]`` is the
-    positive one: paraphrase, entailment, a transliteration).  The latent structure is an
-    alignment between the two texts, chosen per pair to best explain the decision (LCLR;
-    ``learner="two-stage"`` fixes it by a heuristic first).  Task ``paraphrase`` (word and
-    dependency-edge alignments over spaCy parses and WordNet; needs the ``nlp`` extra), or
-    ``rte``, or ``translit`` (character alignments between a name and its transliteration).
-    """
-
-    _default_task = "paraphrase"
-    _tasks = ("paraphrase", "rte", "translit")
-    score = Estimator.score  # the task's metric (ClassifierMixin's would come first)
-
-
-Estimator.partial_fit = _OnlineOnly(Estimator.partial_fit)
-ESTIMATORS["Estimator"] = Estimator
-

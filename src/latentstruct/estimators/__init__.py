@@ -1,0 +1,168 @@
+"""scikit-learn estimators on raw Python data: a task and a learner behind ``fit``/``predict``.
+
+``Tagger().fit(sentences, tags)`` is the whole of what the command line's ``latentstruct
+train pos`` does, from Python lists instead of a file: the task is built from its options,
+fitted on the data (its feature index and label set), the data featurised, and the learner
+trained.  Because the featurisation is part of ``fit``, scikit-learn's model selection
+(``GridSearchCV``, ``cross_validate``, ``Pipeline``) refits it per fold, as it would a
+``CountVectorizer``.
+
+Every estimator takes ``task`` (a registered task name; each class has its default),
+``learner`` (a registered learner name; default the task's own) and any option of that
+task or learner by its flat name (``C=0.1``, ``window=1``).  ``get_params`` lists them all
+with their values; ``set_params`` also takes them prefixed (``learner__C``, ``task__window``),
+as scikit-learn users write for nested estimators.  Estimators save to the model file the
+command line writes (``est.save(path)``; ``latentstruct.load(path)``), so a model trained
+here is usable by ``latentstruct predict`` and the other way round.
+
+| estimator | default task | X (one entry per example) | y |
+|---|---|---|---|
+| :class:`Tagger` | ``pos`` (or ``citations``) | token lists, or lists of per-token feature dicts (sklearn-crfsuite's format) | tag lists |
+| :class:`Chunker` | ``chunk`` | lists of ``(word, POS)`` pairs, or feature dicts | IOB chunk-tag lists |
+| :class:`DependencyParser` | ``dep`` | lists of ``(word, POS)`` pairs | head lists (1-based, 0 = root) |
+| :class:`DocumentClassifier` | ``doccls`` | texts | class labels |
+| :class:`PairClassifier` | ``paraphrase`` (or ``rte``, ``translit``) | ``(text_a, text_b)`` pairs | two classes |
+| :class:`Estimator` | any registered task | that task's raw form (``Task.make_dataset``) | its targets |
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import ClassifierMixin
+
+from ..exceptions import ModelFormatError
+from ..learners.persistence import load_trained
+from .base import ESTIMATORS, FOR_TASK, Estimator, check_binary_examples, fit_on_dataset
+from .labels import classes_from, json_scalar
+
+__all__ = ["Estimator", "Tagger", "Chunker", "DependencyParser", "DocumentClassifier",
+           "PairClassifier", "load", "estimator_class", "fit_on_dataset",
+           "check_binary_examples", "ESTIMATORS"]
+
+
+def estimator_class(metadata: dict, path):
+    """The estimator class a model file's metadata names (``extra.estimator``), or its
+    task's for a model the command line trained; ModelFormatError for a name this library
+    does not have or an estimator that does not take the file's task.  ``load`` and
+    ``latentstruct info`` share this check."""
+    extra = metadata.get("extra") if isinstance(metadata.get("extra"), dict) else {}
+    name, task_name = extra.get("estimator"), metadata.get("task")
+    if name is not None and (not isinstance(name, str) or name not in ESTIMATORS):
+        raise ModelFormatError(f"{path}: model file names the estimator {name!r}, which this "
+                               f"library does not have (known: {', '.join(sorted(ESTIMATORS))})"
+                               f"; the file is damaged or edited")
+    cls = ESTIMATORS[name or FOR_TASK.get(task_name, "Estimator")]
+    if cls._tasks is not None and task_name not in cls._tasks:
+        raise ModelFormatError(f"{path}: model file says estimator {name!r} for task "
+                               f"{task_name!r}, which that estimator does not take")
+    return cls
+
+
+def load(path):
+    """The estimator saved at ``path`` (by ``est.save`` or ``latentstruct train``), fitted.
+
+    The model file is data, checked on load like any model file (format version, sizes,
+    schema, finite weights); the estimator class is looked up by name among this library's
+    own (``ESTIMATORS``), never imported from what the file says.  A model trained on the
+    command line loads as the estimator of its task (``pos``: :class:`Tagger`), or as the
+    generic :class:`Estimator`.
+    """
+    task, learner, metadata = load_trained(path)
+    extra = metadata.get("extra") if isinstance(metadata.get("extra"), dict) else {}
+    cls = estimator_class(metadata, path)
+    options = {k: v for k, v in learner.get_params(deep=False).items()
+               if k != "task" and not isinstance(v, np.ndarray)}
+    options.update(task.get_params())
+    est = cls(task=task.name, learner=learner.registry_name, **options)
+    est.task_, est.learner_ = task, learner
+    est.classes_ = classes_from(extra.get("classes"), est._mode(type(task)), task, path)
+    if est._mode(type(task)) == "binary" and extra.get("classes") is not None:
+        est.pos_label = json_scalar(est.classes_[1])  # a refit keeps the file's positive class
+    return est
+
+
+class Tagger(Estimator):
+    """A sequence tagger on raw data: ``Tagger().fit(sentences, tags)``.
+
+    ``X``: a list of sentences, each a list of words (``["The", "cat", "sat"]``) or, as
+    sklearn-crfsuite's ``CRF`` takes them, a list of per-token feature dicts
+    (``[{"bias": 1.0, "word.lower()": "the"}, ...]``); ``y``: a list of tag lists.
+    ``predict`` returns tag lists; ``score`` is token accuracy.  Default task ``pos``
+    (UPOS tagging, a structured SVM over a first-order chain); ``task="citations"`` for
+    citation field tagging.  Options: ``latentstruct options pos``.
+
+    Example::
+
+        from latentstruct import Tagger
+        tagger = Tagger(C=0.1).fit([["The", "cat", "sat"]], [["DET", "NOUN", "VERB"]])
+        tagger.predict([["The", "dog", "sat"]])
+    """
+
+    _default_task = "pos"
+    _tasks = ("pos", "citations")
+
+
+class Chunker(Estimator):
+    """A chunker on raw data: ``X`` a list of sentences of ``(word, POS)`` pairs (or
+    per-token feature dicts), ``y`` IOB chunk-tag lists (``B-NP``, ``I-NP``, ``O``);
+    ``score`` is chunk F1 (conlleval).  Task ``chunk``."""
+
+    _default_task = "chunk"
+    _tasks = ("chunk",)
+
+
+class DependencyParser(Estimator):
+    """A first-order projective dependency parser (Eisner) on raw data: ``X`` a list of
+    sentences of ``(word, POS)`` pairs, ``y`` per sentence the head of every word
+    (1-based, 0 = root; or ``(head, deprel)`` pairs); ``predict`` returns heads, ``score``
+    is UAS.  Task ``dep``."""
+
+    _default_task = "dep"
+    _tasks = ("dep",)
+
+
+class DocumentClassifier(ClassifierMixin, Estimator):
+    """A multi-class document classifier on raw texts: ``X`` a list of strings, ``y``
+    their labels (str, int, bool or float; ``predict`` gives them back as given, and the
+    model file stores them as text: ``latentstruct predict`` writes ``"3"`` for ``3``);
+    ``score`` is accuracy.  Task ``doccls`` (a structured SVM over the
+    labels, ``learner="distro"`` for label vectors, or ``learner="crf"`` for multinomial
+    logistic regression and ``predict_proba``)."""
+
+    _default_task = "doccls"
+    _tasks = ("doccls",)
+    _label_mode = "labels"
+    score = Estimator.score  # the task's metric (ClassifierMixin's would come first)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """(n, n_classes) class probabilities, columns in the order of ``classes_`` (needs a
+        learner with probabilities: ``learner="crf"``)."""
+        _, Xf = self._featurise(X)
+        if not hasattr(self.learner_, "predict_proba"):
+            raise AttributeError(
+                f"{type(self.learner_).__name__} has no predict_proba: it learns scores, not "
+                "probabilities. Train with learner='crf' for class probabilities")
+        proba = self.learner_.predict_proba(Xf)  # columns in the task's label-id order
+        names = self.task_.decode_targets(range(self.task_.n_labels))
+        column = {str(name): k for k, name in enumerate(names)}
+        return proba[:, [column[str(c)] for c in self.classes_]]
+
+
+class PairClassifier(ClassifierMixin, Estimator):
+    """A binary classifier of text pairs over a latent alignment, trained by LCLR.
+
+    ``X``: a list of ``(text_a, text_b)`` pairs; ``y``: two classes (``classes_[1]`` is the
+    positive one: paraphrase, entailment, a transliteration).  The latent structure is an
+    alignment between the two texts, chosen per pair to best explain the decision (LCLR;
+    ``learner="two-stage"`` fixes it by a heuristic first).  Task ``paraphrase`` (word and
+    dependency-edge alignments over spaCy parses and WordNet; needs the ``nlp`` extra), or
+    ``rte``, or ``translit`` (character alignments between a name and its transliteration).
+    """
+
+    _default_task = "paraphrase"
+    _tasks = ("paraphrase", "rte", "translit")
+    score = Estimator.score  # the task's metric (ClassifierMixin's would come first)
+
+
+ESTIMATORS["Estimator"] = Estimator
+
