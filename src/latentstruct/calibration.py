@@ -75,7 +75,7 @@ def _one_class(hit, conf, which, count):
 def token_confidence(marginals, gold) -> tuple[np.ndarray, np.ndarray]:
     """(confidence, correct) per token from per-sentence marginals ((T, L) arrays) and gold
     label ids: the top label's probability, and whether the top label is the gold one
-    (a gold label −1, unseen in training, counts as wrong)."""
+    (a gold label −1, a token left free, counts as wrong)."""
     m = np.concatenate([np.asarray(a, dtype=np.float64) for a in marginals]) if len(marginals) \
         else np.zeros((0, 1))
     y = np.concatenate([np.asarray(g).reshape(-1) for g in gold]) if len(gold) else np.zeros(0)

@@ -43,8 +43,8 @@ class CRF(LinearStructuredLearner):
 
     whose gradient is ``2 c2 w + Σ_i (E_{p(y|x_i; w)}[Φ(x_i, y)] − Φ(x_i, y_i))``.  Z and the
     expectation come from the task's exact sum-product (a chain task: forward–backward in
-    :mod:`latentstruct.inference.chain_fb`).  A gold label unknown to the task (−1, a tag
-    unseen in training) leaves its position free: the example's term is then
+    :mod:`latentstruct.inference.chain_fb`).  A gold label −1 (a token left free on purpose;
+    ``encode_targets`` refuses a tag the task never saw) leaves its position free: the example's term is then
     ``log Z(x_i) − log Σ_{y agreeing with y_i} exp(w·Φ(x_i, y))``.
 
     Solvers:

@@ -83,7 +83,7 @@ def check_unary(unary, n_rows: int, n_labels: int) -> np.ndarray:
 
 def gold_labels(Y, n_rows: int, n_labels: int | None = None, *,
                 allow_unseen: bool = True) -> np.ndarray:
-    """Concatenated gold labels as int64 (n_rows,) (−1 for a label unseen in training).
+    """Concatenated gold labels as int64 (n_rows,) (−1: a label left free, put there on purpose).
 
     With ``n_labels``, every id is checked to be an integer in ``0..n_labels-1`` (or −1 when
     ``allow_unseen``) before it can reach a kernel (``tasks.validation.check_label_ids``).

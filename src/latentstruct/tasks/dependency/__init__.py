@@ -8,8 +8,8 @@ arc (:mod:`latentstruct.tasks.dependency.features`).
 **Structures.**  A tree y of an n-word sentence is an int64 array of shape (3, n)::
 
     y[0]  heads: y[0, m-1] is the head of word m, 0 for ROOT
-    y[1]  label ids (indices into ``labels_``); -1 when unlabelled or a gold label unseen
-          in training (such a gold label never matches a prediction)
+    y[1]  label ids (indices into ``labels_``); -1 when unlabelled (``encode_targets``
+          refuses a relation the model never saw; evaluation scores raw gold relations)
     y[2]  1 where the word is scored by UAS/LAS (``data.dependency.punctuation_mask``)
 
 Row 2 is carried along for evaluation (decoders copy it from the featurised sentence) and

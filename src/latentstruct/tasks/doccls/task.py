@@ -410,7 +410,7 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
         return list(best.reshape(-1, 1))
 
     def loss(self, y_true, y_pred) -> float:
-        """0/1 loss (a gold label unseen in training, −1, is always wrong)."""
+        """0/1 loss (a gold label −1, left free, is always wrong)."""
         return float(_label(y_true) != _label(y_pred))
 
     # --- label-factored (DISTRO), per example ---------------------------------------------

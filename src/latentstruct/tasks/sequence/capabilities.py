@@ -239,8 +239,8 @@ class SequenceLabelCounts:
     """Which labels a structure y puts on each part of a sentence (a −1 label switches no part).
 
     token_labels : int64 (T,)
-        Label of emission part t (row t of ``SequenceLabelParts.rows``); −1 for a gold label
-        unseen in training.
+        Label of emission part t (row t of ``SequenceLabelParts.rows``); −1 for a token whose gold
+        label is left free (given so on purpose: ``encode_targets`` never gives −1).
     bigrams : int64 (k, 2)
         (y_t, y_{t+1}) of the transition parts whose two labels are both known (k ≤ T − 1).
     first, last : int
