@@ -236,3 +236,21 @@ def test_cli_resume_with_an_unseen_tag_exits_2_before_any_weight_changes(tmp_pat
 def test_a_tagger_trained_on_one_tag_warns():
     with pytest.warns(UserWarning, match=r"one pos tag only \('NOUN'\).*at least two"):
         Tagger().fit([["cats", "dogs"]], [["NOUN", "NOUN"]])
+
+
+def test_a_binary_estimator_streams_with_declared_classes():
+    from latentstruct import PairClassifier
+
+    X = [("london", "לונדון"), ("paris", "פריס"), ("rome", "רומא"), ("berlin", "ברלין"),
+         ("london", "פריס"), ("paris", "רומא")]
+    y = ["yes", "yes", "yes", "yes", "no", "no"]
+    params = dict(task="translit", learner="latent-pa", pos_label="yes", random_state=0)
+    with pytest.raises(ConfigError, match=r"needs classes=\[\.\.\.\] on its first call"):
+        PairClassifier(**params).partial_fit(X, y)
+    clf = PairClassifier(**params)
+    clf.partial_fit(X[:4], y[:4], classes=["no", "yes"])  # a batch of one class
+    clf.partial_fit(X[4:], y[4:])
+    assert list(clf.classes_) == ["no", "yes"] and clf.learner_.n_iter_ == 2
+    with pytest.raises(UnseenLabelError, match=r"y\[0\] is 'maybe', not one of the model's "
+                                               r"classes \('no', 'yes'\)"):
+        clf.partial_fit(X[:1], ["maybe"])

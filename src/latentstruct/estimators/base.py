@@ -371,6 +371,10 @@ class Estimator(BaseEstimator):
             check_compatible(task_cls, {**task_cls.param_defaults(), **task_opts}, learner_cls,
                              learner_opts)
             declared = declared_classes(classes, type(self).__name__)
+            if declared is None and self._mode(task_cls) is not None:
+                raise ConfigError(
+                    f"{type(self).__name__}.partial_fit needs classes=[...] on its first "
+                    f"call: every class of the stream (a batch may hold some of them only)")
             task = task_cls(**task_opts)
             y = self._encode_y(y, task_cls, declared)
             progress = bool(learner_opts.get("progress", False))
