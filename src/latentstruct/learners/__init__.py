@@ -10,6 +10,7 @@ in ``check_compatible``; and each iterative learner's ``fit`` takes ``checkpoint
 
 from .alternating import alternating_latent_fit
 from .alternating_result import StructuredPart, squared_hinge_objective
+from .arow import AROW
 from .base import (
     LEARNERS,
     LinearStructuredLearner,
@@ -31,6 +32,7 @@ from .perceptron import StructuredPerceptron
 from .reranker import HiddenVariableReranker
 from .sgd_ssvm import SGDStructuredSVM
 from .ssvm import StructuredSVM
+from .structured_pa import StructuredPA
 
 __all__ = [
     "LEARNERS",
@@ -61,4 +63,6 @@ __all__ = [
     "DISTRO",
     "SGDStructuredSVM",
     "CRF",
+    "StructuredPA",
+    "AROW",
 ]

@@ -46,7 +46,9 @@ class OnlineState:
         weights being ``scale * v``); u : the averaging accumulator (None without
         averaging); scale : see ``w``; step : steps made so far (the counter of the
         averaging or of the step-size schedule, ``t_``); rng : the visiting order's
-        generator; counters : learner-specific counts (updates, capped visits, ...).
+        generator; counters : learner-specific counts (updates, capped visits, ...);
+        arrays : learner-specific vectors of ``len(w)`` floats that the next pass needs
+        (AROW's diagonal covariance), saved in model files as ``online.<name>``.
     """
 
     w: np.ndarray
@@ -55,6 +57,7 @@ class OnlineState:
     scale: float = 1.0
     step: int = 0
     counters: dict = field(default_factory=dict)
+    arrays: dict = field(default_factory=dict)
 
 
 def online_learner_names() -> list[str]:
@@ -112,6 +115,9 @@ class OnlineLearnerMixin:
                           "counters": {k: int(v) for k, v in state.counters.items()},
                           "average": state.u is not None, "t_": int(self.t_),
                           "w_is_coef": bool(np.array_equal(state.w, self.coef_))}
+        if state.arrays:  # absent where there are none, as in files written before
+            meta["online"]["arrays"] = sorted(state.arrays)
+            arrays.update({f"online.{k}": v for k, v in state.arrays.items()})
         if not meta["online"]["w_is_coef"]:
             arrays["online.w"] = state.w
         if state.u is not None:
@@ -129,7 +135,9 @@ class OnlineLearnerMixin:
         u = _state_array(arrays, "u", n) if online["average"] else None
         self._online = OnlineState(w=w, u=u, scale=float(online["scale"]),
                                    step=int(online["step"]), rng=rng_from_state(online["rng"]),
-                                   counters={k: int(v) for k, v in online["counters"].items()})
+                                   counters={k: int(v) for k, v in online["counters"].items()},
+                                   arrays={k: _state_array(arrays, k, n)
+                                           for k in online.get("arrays", [])})
         self.t_ = int(online["t_"])
 
     def _continued_state(self) -> OnlineState | None:
