@@ -73,7 +73,7 @@ def old_train_chunker(self) -> np.ndarray:
                 pred, g = decoded[k][4], gold[int(i)][k]
                 if np.array_equal(pred, g):
                     continue
-                idx, val = _joint_feature_difference(x.attr_indptr, x.attr_ids, 0,
+                idx, val = _joint_feature_difference(x.attr_indptr, x.attr_ids, None, 0,
                                                      x.n_tokens, g, pred, A, v.n_labels)
                 idx = idx + v.offset
                 np.add.at(w, idx, val)

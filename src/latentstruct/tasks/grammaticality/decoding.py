@@ -56,7 +56,8 @@ class ViewDecoding:
         out = []
         for k, view in enumerate(self.views_):
             E, T, S, En = self._view_weights(w, view)
-            unary = emission_scores(X.attr_indptr, X.attr_ids, E, X.offsets[0], X.offsets[-1])
+            unary = emission_scores(X.attr_indptr, X.attr_ids, X.attr_values, E, X.offsets[0],
+                                    X.offsets[-1])
             if Y is not None:
                 gold = (np.concatenate([y[k] for y in Y]) if len(Y)
                         else np.zeros(0, np.int64))
@@ -148,8 +149,8 @@ class ViewDecoding:
             idx.append(np.array([self._bias_index], np.int64))
             val.append(np.array([float(bias)]))
         for k, v in enumerate(self.views_):
-            i, vv = phi_difference(x.attr_indptr, x.attr_ids, x.offsets[0],
-                                              x.offsets[-1], h_a[k], h_b[k], A, v.n_labels)
+            i, vv = phi_difference(x.attr_indptr, x.attr_ids, x.attr_values, x.offsets[0],
+                                   x.offsets[-1], h_a[k], h_b[k], A, v.n_labels)
             idx.append(i + v.offset)
             val.append(vv)
         return SparseVector(*coalesce_arrays(np.concatenate(idx), np.concatenate(val)))

@@ -44,7 +44,7 @@ def split_weights(w, n_attributes: int, n_classes: int, n_states: int):
 
 
 @njit(cache=True, nogil=True)
-def _pass(attr_indptr, attr_ids, offsets, labels, emission, transition, start, end,
+def _pass(attr_indptr, attr_ids, attr_values, offsets, labels, emission, transition, start, end,
           want_grad, g_em, g_tr, g_start, g_end, want_node, node_out,
           class_log_z):  # pragma: no cover - numba
     K, S = transition.shape[0], transition.shape[1]
@@ -79,7 +79,8 @@ def _pass(attr_indptr, attr_ids, offsets, labels, emission, transition, start, e
             continue
         # scores of every token and hidden label, start and end folded in; class k's chain
         # reads its block of columns
-        s = token_scores(attr_indptr, attr_ids, emission, start, end, t0, t1, s_buf)
+        s = token_scores(attr_indptr, attr_ids, attr_values, emission, start, end, t0, t1,
+                         s_buf)
         e_acc[:] = 0.0
         e_scaled[:] = 0.0
         mx = -np.inf
@@ -108,8 +109,9 @@ def _pass(attr_indptr, attr_ids, offsets, labels, emission, transition, start, e
         for t in range(T):
             for p in range(attr_indptr[t0 + t], attr_indptr[t0 + t + 1]):
                 row = attr_ids[p]
+                v = 1.0 if attr_values is None else attr_values[p]
                 for k in range(K):
-                    ck = coef[k]
+                    ck = coef[k] * v
                     for j in range(S):
                         g_em[row, k * S + j] += ck * node3[k, t, j]
         for k in range(K):
@@ -165,7 +167,8 @@ def topology_masks(n_states: int, topology: str) -> tuple[np.ndarray, np.ndarray
 def hidden_chain_pass(corpus, labels, w, n_attributes: int, n_classes: int, n_states: int, *,
                       topology: str = "ergodic", gradient: bool = True,
                       node: bool = False) -> HiddenChainPass:
-    """One compiled pass over ``corpus`` (a ``SequenceCorpus``) under weights ``w``.
+    """One compiled pass over ``corpus`` (a ``SequenceCorpus``) under weights ``w`` (its
+    ``attr_values``, when present, scale each attribute's scores and gradient).
 
     ``labels`` (n,) are the gold class ids (−1: unlabelled, contributing its expected
     features with coefficient p(k | x) and nothing to the loss); ``topology`` the allowed
@@ -188,7 +191,7 @@ def hidden_chain_pass(corpus, labels, w, n_attributes: int, n_classes: int, n_st
     offsets = corpus.offsets
     node_out = np.zeros((int(offsets[-1] - offsets[0]) if node else 0, K * S))
     class_log_z = np.empty((n, K))
-    total = _pass(corpus.attr_indptr, corpus.attr_ids, offsets,
+    total = _pass(corpus.attr_indptr, corpus.attr_ids, corpus.attr_values, offsets,
                   np.ascontiguousarray(labels, dtype=np.int64), emission,
                   np.ascontiguousarray(transition), start, end, gradient, g_em, g_tr, g_start,
                   g_end, node, node_out, class_log_z)

@@ -370,7 +370,10 @@ class HiddenChainTask(LanguageModelData, Task):
         trans = A * K * S + int(k) * S * S + h[:-1] * S + h[1:]
         ends = A * K * S + K * S * S + np.array([lab[0], K * S + lab[-1]]) if T else np.zeros(0)
         idx = np.concatenate([emission, trans, ends]).astype(np.int64)
-        return SparseVector(idx, np.ones(idx.shape[0]))
+        val = np.ones(idx.shape[0])
+        if x.attr_values is not None:  # an attribute's value scales its emission feature
+            val[:emission.shape[0]] = x.attr_values[x.attr_indptr[0]:x.attr_indptr[-1]]
+        return SparseVector(idx, val)
 
     def expected_feature(self, x, w) -> np.ndarray:
         """E_{p(y, h | x)}[Φ(x, y, h)] as a dense (n_features,) vector."""

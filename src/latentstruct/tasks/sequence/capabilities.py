@@ -7,8 +7,10 @@ The mixins are meant as bases of :class:`~latentstruct.tasks.sequence.SequenceLa
 They define no ``__init__`` and no parameters, and rely only on these members of the task:
 ``n_labels``, ``n_attributes``, ``n_features``, ``split_weights(w)`` (emission (n_attr, L),
 transition (L, L), start (L,), end (L,)), ``unary_scores(x, w)`` (T, L), and on examples ``x``
-being one-sentence ``SequenceCorpus`` objects (``attr_indptr``, ``attr_ids``, ``offsets``,
-``n_tokens``).  The weight layout is the one documented in
+being one-sentence ``SequenceCorpus`` objects (``attr_indptr``, ``attr_ids``,
+``attr_values``, ``offsets``, ``n_tokens``).  An attribute occurrence with value v
+(``attr_values``; None: every value 1) scales its emission feature by v, in every form here:
+expected features, the CRF's loss and gradient, marginals and DISTRO's input rows.  The weight layout is the one documented in
 :mod:`latentstruct.tasks.sequence.labelling`:
 
     w = [ emissions (n_attr x L) | transitions (L x L, prev -> next) | start (L) | end (L) ]
@@ -132,7 +134,8 @@ class MarginalizableSequence(SequencePartScores):
         """``E_{p(y|x;w)}[Φ(x, y)]`` as a coalesced :class:`SparseVector` laid out like ``w``.
 
         This is Koo & Collins' F(t, Θ) (§3.2), the gradient of :meth:`log_partition` in ``w``:
-        emission (a, k) gets Σ_t [a ∈ attrs(t)] p(y_t = k); transition (a, b) gets
+        emission (a, k) gets Σ_t v_t(a) p(y_t = k) (v_t(a): the value of attribute a at token
+        t, 1 for a binary attribute); transition (a, b) gets
         Σ_t p(y_t = a, y_{t+1} = b); start / end get the first / last node marginals.
         Its support is the sentence's attributes × labels plus the transition/start/end blocks.
         """
@@ -147,7 +150,10 @@ class MarginalizableSequence(SequencePartScores):
         tokens = np.repeat(np.arange(t1 - t0), counts)
         labels = np.arange(L)
         em_idx = (x.attr_ids[a0:a1, None] * L + labels[None, :]).ravel()
-        em_val = m.node[tokens].ravel()
+        em_val = m.node[tokens]
+        if x.attr_values is not None:
+            em_val = em_val * x.attr_values[a0:a1, None]
+        em_val = em_val.ravel()
         if t1 > t0:
             idx = [em_idx, trans_base + np.arange(L * L), start_base + labels, end_base + labels]
             val = [em_val, m.edge.sum(axis=0).ravel(), m.node[0], m.node[-1]]
@@ -177,7 +183,7 @@ class MarginalizableSequence(SequencePartScores):
         labels = gold_labels(Y, int(offsets[-1] - offsets[0]), self.n_labels)
         total, grad, _ = log_loss_gradient(X.attr_indptr, X.attr_ids, offsets,
                                            _rebased(labels, offsets), w, self.n_attributes,
-                                           self.n_labels, out=out)
+                                           self.n_labels, out=out, attr_values=X.attr_values)
         return total, grad
 
     def observed_feature_support(self, X, Y) -> np.ndarray:
@@ -203,7 +209,8 @@ class MarginalizableSequence(SequencePartScores):
         rows sum to one (``[t, k] = p(y_t = k | x_i)``), in one compiled pass."""
         X = self.as_batch(X)
         _, node = node_marginals_batch(X.attr_indptr, X.attr_ids, X.offsets, w,
-                                       self.n_attributes, self.n_labels)
+                                       self.n_attributes, self.n_labels,
+                                       attr_values=X.attr_values)
         return np.split(node, X.offsets[1:-1] - X.offsets[0])
 
 
@@ -216,7 +223,8 @@ class SequenceLabelParts:
 
     rows : scipy.sparse.csr_matrix (T, n_attributes), float64
         Input feature rows φ_E,t of the emission parts: row t holds token t's attribute
-        indicators (a repeated attribute counts twice, as in the task's own scores).
+        values (1 for a binary attribute; a repeated attribute counts twice, as in the
+        task's own scores).
     n_labels : int
         L, the number of labels (columns of the label matrix A).
     part_arity : mapping part type -> number of labels
@@ -327,8 +335,10 @@ class LabelFactoredSequence(SequencePartScores):
         t0, t1 = _check_one_sentence(x)
         a0 = int(x.attr_indptr[t0])
         indptr = np.array(x.attr_indptr[t0 : t1 + 1] - a0, dtype=np.int64)
-        ids = np.array(x.attr_ids[a0 : int(x.attr_indptr[t1])], dtype=np.int64)  # a copy: x stays untouched
-        rows = sp.csr_matrix((np.ones(ids.size), ids, indptr), shape=(t1 - t0, self.n_attributes))
+        a1 = int(x.attr_indptr[t1])
+        ids = np.array(x.attr_ids[a0:a1], dtype=np.int64)  # a copy: x stays untouched
+        vals = np.ones(ids.size) if x.attr_values is None else np.array(x.attr_values[a0:a1])
+        rows = sp.csr_matrix((vals, ids, indptr), shape=(t1 - t0, self.n_attributes))
         rows.sum_duplicates()
         return SequenceLabelParts(rows, self.n_labels)
 
@@ -402,10 +412,12 @@ class LabelFactoredSequence(SequencePartScores):
         t0, t1 = int(X.offsets[0]), int(X.offsets[-1])
         a0 = int(X.attr_indptr[t0])
         indptr = np.array(X.attr_indptr[t0 : t1 + 1] - a0, dtype=np.int64)
-        ids = np.array(X.attr_ids[a0 : int(X.attr_indptr[t1])], dtype=np.int64)
+        a1 = int(X.attr_indptr[t1])
+        ids = np.array(X.attr_ids[a0:a1], dtype=np.int64)
+        vals = np.ones(ids.size) if X.attr_values is None else np.array(X.attr_values[a0:a1])
         # entries stay in the task's own order, a repeated attribute as two entries: the
         # products then sum exactly as the one-hot emission scores do
-        rows = sp.csr_matrix((np.ones(ids.size), ids, indptr), shape=(t1 - t0, self.n_attributes))
+        rows = sp.csr_matrix((vals, ids, indptr), shape=(t1 - t0, self.n_attributes))
         offsets = np.asarray(X.offsets, dtype=np.int64) - t0
         return LabelFactoredBatch(rows, offsets, self.n_labels, PART_ARITY)
 

@@ -15,6 +15,9 @@ label of −1 (a label unseen when the task was fitted) leaves its position free
 numerator then sums over every labelling that agrees with the known labels (a clamped
 forward–backward), which is the likelihood of what was observed.
 
+``attr_values`` (None: binary attributes) scales each attribute occurrence: its score
+``v * w[a, y]`` and its gradient entry ``v * (marginal - target)`` (CRFsuite's semantics).
+
 One call scores every token once (the gather over its attributes' label rows), runs the
 forward–backward of :mod:`latentstruct.inference.chain_fb`, and scatters the marginals back:
 O(Σ_t (|attrs(t)| L + L²)) time, no per-sentence Python.
@@ -40,16 +43,22 @@ def longest_sentence(offsets):  # pragma: no cover - numba
 
 
 @njit(cache=True, nogil=True)
-def token_scores(attr_indptr, attr_ids, emission, start, end, t0, t1, s):  # pragma: no cover - numba
-    """Token scores of tokens t0..t1-1 (start and end folded in) into ``s[:T]``."""
+def token_scores(attr_indptr, attr_ids, attr_values, emission, start, end, t0, t1, s):  # pragma: no cover - numba
+    """Token scores of tokens t0..t1-1 (start and end folded in) into ``s[:T]``; each
+    attribute's row scaled by its value (``attr_values``, None: all 1)."""
     L = emission.shape[1]
     T = t1 - t0
     s[:T] = 0.0
     for t in range(T):
         for p in range(attr_indptr[t0 + t], attr_indptr[t0 + t + 1]):
             row = attr_ids[p]
-            for j in range(L):
-                s[t, j] += emission[row, j]
+            if attr_values is None:
+                for j in range(L):
+                    s[t, j] += emission[row, j]
+            else:
+                v = attr_values[p]
+                for j in range(L):
+                    s[t, j] += v * emission[row, j]
     for j in range(L):
         s[0, j] += start[j]
         s[T - 1, j] += end[j]
@@ -57,7 +66,7 @@ def token_scores(attr_indptr, attr_ids, emission, start, end, t0, t1, s):  # pra
 
 
 @njit(cache=True, nogil=True)
-def _loss_gradient(attr_indptr, attr_ids, offsets, labels, emission, transition, start, end,
+def _loss_gradient(attr_indptr, attr_ids, attr_values, offsets, labels, emission, transition, start, end,
                    g_em, g_tr, g_start, g_end, log_z_out):  # pragma: no cover - numba
     L = emission.shape[1]
     M, m_trans = transition_exp(transition)
@@ -74,7 +83,8 @@ def _loss_gradient(attr_indptr, attr_ids, offsets, labels, emission, transition,
         if T == 0:
             log_z_out[k] = 0.0
             continue
-        s = token_scores(attr_indptr, attr_ids, emission, start, end, t0, t1, s_buf)
+        s = token_scores(attr_indptr, attr_ids, attr_values, emission, start, end, t0, t1,
+                         s_buf)
         node = node_buf[:T]
         log_z = chain_marginals_into(s, transition, M, m_trans, node, g_tr, edge_scaled, 1.0,
                                      work, c)
@@ -109,8 +119,13 @@ def _loss_gradient(attr_indptr, attr_ids, offsets, labels, emission, transition,
         for t in range(T):
             for p in range(attr_indptr[t0 + t], attr_indptr[t0 + t + 1]):
                 row = attr_ids[p]
-                for j in range(L):
-                    g_em[row, j] += node[t, j] - target[t, j]
+                if attr_values is None:
+                    for j in range(L):
+                        g_em[row, j] += node[t, j] - target[t, j]
+                else:
+                    v = attr_values[p]
+                    for j in range(L):
+                        g_em[row, j] += v * (node[t, j] - target[t, j])
         for j in range(L):
             g_start[j] += node[0, j] - target[0, j]
             g_end[j] += node[T - 1, j] - target[T - 1, j]
@@ -121,9 +136,10 @@ def _loss_gradient(attr_indptr, attr_ids, offsets, labels, emission, transition,
 
 
 def log_loss_gradient(attr_indptr, attr_ids, offsets, labels, w, n_attributes: int,
-                      n_labels: int, out=None):
+                      n_labels: int, out=None, attr_values=None):
     """(N(w), ∇N(w), log Z per sentence) of a corpus; ``labels`` are the gold label ids of all
-    tokens concatenated (−1: unknown), ``w`` laid out as in the module docstring.
+    tokens concatenated (−1: unknown), ``w`` laid out as in the module docstring,
+    ``attr_values`` the corpus's attribute values (None: binary).
 
     ``out`` (float64, the shape of ``w``), when given, is zeroed and receives the gradient:
     a caller that evaluates many times reuses one buffer instead of a fresh array whose pages
@@ -144,14 +160,14 @@ def log_loss_gradient(attr_indptr, attr_ids, offsets, labels, w, n_attributes: i
     g_start = grad[A * L + L * L : A * L + L * L + L]
     g_end = grad[A * L + L * L + L : A * L + L * L + 2 * L]
     log_z = np.empty(len(offsets) - 1)
-    total = _loss_gradient(attr_indptr, attr_ids, np.ascontiguousarray(offsets, dtype=np.int64),
+    total = _loss_gradient(attr_indptr, attr_ids, attr_values, np.ascontiguousarray(offsets, dtype=np.int64),
                            np.ascontiguousarray(labels, dtype=np.int64), emission, transition,
                            start, end, g_em, g_tr, g_start, g_end, log_z)
     return float(total), grad, log_z
 
 
 @njit(cache=True, nogil=True)
-def _node_batch(attr_indptr, attr_ids, offsets, emission, transition, start, end,
+def _node_batch(attr_indptr, attr_ids, attr_values, offsets, emission, transition, start, end,
                 node_all, log_z_out):  # pragma: no cover - numba
     L = emission.shape[1]
     M, m_trans = transition_exp(transition)
@@ -165,20 +181,23 @@ def _node_batch(attr_indptr, attr_ids, offsets, emission, transition, start, end
         if t1 == t0:
             log_z_out[k] = 0.0
             continue
-        s = token_scores(attr_indptr, attr_ids, emission, start, end, t0, t1, s_buf)
+        s = token_scores(attr_indptr, attr_ids, attr_values, emission, start, end, t0, t1,
+                         s_buf)
         log_z_out[k] = chain_marginals_into(s, transition, M, m_trans,
                                             node_all[t0 - base : t1 - base], sink, sink, 0.0,
                                             work, c)
 
 
-def node_marginals_batch(attr_indptr, attr_ids, offsets, w, n_attributes: int, n_labels: int):
-    """(log Z per sentence, node marginals (N, L) of all tokens) of a corpus under ``w``."""
+def node_marginals_batch(attr_indptr, attr_ids, offsets, w, n_attributes: int, n_labels: int,
+                         attr_values=None):
+    """(log Z per sentence, node marginals (N, L) of all tokens) of a corpus under ``w``
+    (``attr_values``: the corpus's attribute values, None: binary)."""
     L, A = int(n_labels), int(n_attributes)
     w = np.ascontiguousarray(w, dtype=np.float64)
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     node = np.zeros((int(offsets[-1] - offsets[0]), L))
     log_z = np.empty(offsets.size - 1)
-    _node_batch(attr_indptr, attr_ids, offsets, w[: A * L].reshape(A, L),
+    _node_batch(attr_indptr, attr_ids, attr_values, offsets, w[: A * L].reshape(A, L),
                 w[A * L : A * L + L * L].reshape(L, L), w[A * L + L * L : A * L + L * L + L],
                 w[A * L + L * L + L : A * L + L * L + 2 * L], node, log_z)
     return log_z, node

@@ -7,6 +7,10 @@ The weight layout they read and write is the one of
 
 Emission scores of a token range, joint-feature differences Phi(y_a) - Phi(y_b) (raw and
 coalesced), the range check of label ids, and the Hamming-loss-augmented unary scores.
+``attr_values`` is the corpus's (None: binary attributes, every value 1; numba compiles a
+specialisation for None in which the value is the constant 1, so binary data pays nothing):
+an attribute occurrence with value v contributes ``v * w[a, y]`` to a score and ``v`` to
+its emission feature (CRFsuite's semantics).
 The grammaticality task reuses them for each of its chunking views.
 """
 
@@ -28,21 +32,28 @@ __all__ = [
 
 
 @njit(cache=True)
-def emission_scores(attr_indptr, attr_ids, emission, t0, t1):
-    """Unary scores of tokens t0..t1-1: sum of their attributes' label-weight rows."""
+def emission_scores(attr_indptr, attr_ids, attr_values, emission, t0, t1):
+    """Unary scores of tokens t0..t1-1: sum of their attributes' label-weight rows, each
+    scaled by its value (``attr_values``, None: all 1)."""
     n_labels = emission.shape[1]
     out = np.zeros((t1 - t0, n_labels))
     for t in range(t0, t1):
         for p in range(attr_indptr[t], attr_indptr[t + 1]):
             row = attr_ids[p]
-            for y in range(n_labels):
-                out[t - t0, y] += emission[row, y]
+            if attr_values is None:
+                for y in range(n_labels):
+                    out[t - t0, y] += emission[row, y]
+            else:
+                v = attr_values[p]
+                for y in range(n_labels):
+                    out[t - t0, y] += v * emission[row, y]
     return out
 
 
 @njit(cache=True)
-def phi_difference(attr_indptr, attr_ids, t0, t1, y_a, y_b, n_attr, n_labels):
-    """Phi(y_a) - Phi(y_b) of one sentence (tokens t0..t1-1), uncoalesced.
+def phi_difference(attr_indptr, attr_ids, attr_values, t0, t1, y_a, y_b, n_attr, n_labels):
+    """Phi(y_a) - Phi(y_b) of one sentence (tokens t0..t1-1), uncoalesced; an emission
+    entry is its attribute's value (``attr_values``, None: all 1).
 
     Emissions of tokens where the labels agree cancel and are skipped.
     """
@@ -62,13 +73,14 @@ def phi_difference(attr_indptr, attr_ids, t0, t1, y_a, y_b, n_attr, n_labels):
         if y_a[t] != y_b[t]:
             for p in range(attr_indptr[t0 + t], attr_indptr[t0 + t + 1]):
                 a = attr_ids[p] * n_labels
+                v = 1.0 if attr_values is None else attr_values[p]
                 if y_a[t] >= 0:
                     idx[k] = a + y_a[t]
-                    val[k] = 1.0
+                    val[k] = v
                     k += 1
                 if y_b[t] >= 0:
                     idx[k] = a + y_b[t]
-                    val[k] = -1.0
+                    val[k] = -v
                     k += 1
     if T > 0:
         for t in range(1, T):
@@ -116,10 +128,11 @@ def coalesced(idx, val):
 
 
 @njit(cache=True)
-def coalesced_phi_difference(attr_indptr, attr_ids, t0, t1, y_a, y_b, n_attr, n_labels):
+def coalesced_phi_difference(attr_indptr, attr_ids, attr_values, t0, t1, y_a, y_b, n_attr,
+                             n_labels):
     """Coalesced Phi(y_a) - Phi(y_b) of one sentence, in one compiled call."""
-    idx, val = phi_difference(attr_indptr, attr_ids, t0, t1, y_a, y_b, n_attr,
-                                         n_labels)
+    idx, val = phi_difference(attr_indptr, attr_ids, attr_values, t0, t1, y_a, y_b, n_attr,
+                              n_labels)
     return coalesced(idx, val)
 
 

@@ -347,7 +347,8 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
 
     def unary_scores(self, X: SequenceCorpus, w: np.ndarray) -> np.ndarray:
         emission, _, _, _ = self.split_weights(w)
-        return emission_scores(X.attr_indptr, X.attr_ids, emission, X.offsets[0], X.offsets[-1])
+        return emission_scores(X.attr_indptr, X.attr_ids, X.attr_values, emission, X.offsets[0],
+                               X.offsets[-1])
 
     def _label_ids(self, x: SequenceCorpus, y, what: str) -> np.ndarray:
         """``y`` checked before a kernel reads it: integer ids in -1..L-1, one per token."""
@@ -367,7 +368,7 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         y = self._label_ids(x, y, "structure")
         none = np.full_like(y, -1)
         idx, val = phi_difference(
-            x.attr_indptr, x.attr_ids, x.offsets[0], x.offsets[-1], y, none,
+            x.attr_indptr, x.attr_ids, x.attr_values, x.offsets[0], x.offsets[-1], y, none,
             self.n_attributes, self.n_labels,
         )
         return SparseVector(*coalesced(idx, val))
@@ -376,7 +377,7 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         y_a = self._label_ids(x, y_a, "structure y_a")
         y_b = self._label_ids(x, y_b, "structure y_b")
         return SparseVector(*coalesced_phi_difference(
-            x.attr_indptr, x.attr_ids, x.offsets[0], x.offsets[-1], y_a, y_b,
+            x.attr_indptr, x.attr_ids, x.attr_values, x.offsets[0], x.offsets[-1], y_a, y_b,
             len(self.attr_index_), len(self.labels_)))
 
     def argmax(self, x: SequenceCorpus, w, y_true=None, *, random_state=None) -> DecodeResult:
