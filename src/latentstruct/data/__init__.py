@@ -1,6 +1,7 @@
 """Data layer: sparse feature vectors, feature indices, corpus readers, paths, atomic writes."""
 
 from latentstruct.data.atomic import atomic_write
+from latentstruct.data.crfsuite_file import CRFsuiteModel, read_crfsuite_model
 from latentstruct.data.paths import (
     data_root,
     dataset_available,
@@ -35,6 +36,8 @@ __all__ = [
     "ConlluSentence",
     "read_conllu",
     "write_conllu",
+    "CRFsuiteModel",
+    "read_crfsuite_model",
     "atomic_write",
     "data_root",
     "dataset_path",

@@ -40,7 +40,9 @@ A model file may come from anyone, so everything is checked before it is used: t
 size (at most :func:`max_crfsuite_bytes`), the magic, type and version, every chunk's tag,
 size and place inside the file, the counts, every id (in range, of the right feature type,
 referenced from the right reference list exactly once), finite weights, and the names
-(strict UTF-8, unique, the CQDB's hash tables pointing at its records).  Anything else, a
+(strict UTF-8, unique, the CQDB's hash tables pointing at exactly its records; the hash
+values themselves are not recomputed).  The format has no checksum, so a damaged weight
+that is still a finite number cannot be noticed.  Anything else, a
 truncated file or a file of another format, is one :class:`~latentstruct.exceptions.
 ModelFormatError` that names the file, what was expected and what was found.
 """
@@ -228,12 +230,15 @@ def _read_bytes(path) -> _File:
 
 
 def _header(f: _File) -> dict:
+    if 0 < f.size < 4 and _MAGIC.startswith(f.data):
+        raise f.error("the file is truncated", f"a header of {_HEADER.size} bytes",
+                      f"a file of {f.size} bytes")
     if f.size < 4 or f.data[:4] != _MAGIC:
         raise f.error("not a CRFsuite model", f"a file starting with the magic {_MAGIC!r}",
                       _describe_foreign(f.data[:64]),
                       "give a model file that CRFsuite or python-crfsuite wrote")
     if f.size < _HEADER.size:
-        raise f.error("truncated header", f"a header of {_HEADER.size} bytes",
+        raise f.error("the file is truncated", f"a header of {_HEADER.size} bytes",
                       f"a file of {f.size} bytes")
     (_, size, mtype, version, n_feat, n_labels, n_attrs, off_feat, off_labels, off_attrs,
      off_lrefs, off_arefs) = _HEADER.unpack_from(f.data, 0)
@@ -290,12 +295,12 @@ def _features(f: _File, h: dict) -> np.ndarray:
                       "a finite weight", str(float(feats["weight"][bad[0]])))
     L, A = h["n_labels"], h["n_attrs"]
     state = feats["type"] == _FT_STATE
-    for mask, field, bound, what in ((state, "src", A, "attribute"),
-                                     (~state, "src", L, "previous label"),
-                                     (np.ones(k, bool), "dst", L, "label")):
+    for mask, field, bound, what in ((state, "src", A, "an attribute"),
+                                     (~state, "src", L, "a previous label"),
+                                     (np.ones(k, bool), "dst", L, "a label")):
         bad = np.flatnonzero(mask & (feats[field] >= bound))
         if bad.size:
-            raise f.error(f"feature {int(bad[0])} refers to a {what} id out of range",
+            raise f.error(f"feature {int(bad[0])} refers to {what} id out of range",
                           f"an id below {bound:,}", str(int(feats[field][bad[0]])))
     key = (feats["type"].astype(np.int64) * (max(A, L) + 1) + feats["src"]) * L + feats["dst"]
     uniq, first, counts = np.unique(key, return_index=True, return_counts=True)
@@ -414,6 +419,11 @@ def _refs(f: _File, offset: int, tag: bytes, n: int, spare: int, feats: np.ndarr
         raise f.error(f"{what} list {i} is out of range",
                       f"an offset from {first:,} to {end - 4:,}", f"{int(at[i]):,}")
     m = _u32_at(f, at)
+    n_own = int(np.count_nonzero(feats["type"] == ftype))
+    if int(m.sum()) != n_own:  # each is referenced once: checked before anything is allocated
+        raise f.error(f"the {what} lists hold another number of references than there are "
+                      f"{'transition' if ftype == _FT_TRANS else 'state'} features",
+                      f"{n_own:,}", f"{int(m.sum()):,}")
     bad = np.flatnonzero(at + 4 + 4 * m > end)
     if bad.size:
         i = int(bad[0])
