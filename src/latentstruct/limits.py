@@ -28,7 +28,8 @@ __all__ = ["Bound", "BOUNDS", "check_bounded", "size_text", "duration_text", "pa
            "solver_epochs", "N_JOBS", "KBEST_K", "FOLDS", "TOP", "WINDOW", "AFFIX_LENGTH",
            "NEGATIVES_PER_POSITIVE", "NEGATIVE_RATIO", "NEGATIVE_SETS", "N_COMPONENTS",
            "MAX_WEIGHTS", "CHUNKER_EPOCHS", "MAX_NEGATIVE_UPDATES", "DEP_HASH_BITS",
-           "LABEL_HASH_BITS", "RERANK_HASH_BITS", "N_HIDDEN", "MAX_SUPERSENSES"]
+           "LABEL_HASH_BITS", "RERANK_HASH_BITS", "N_HIDDEN", "MAX_SUPERSENSES",
+           "MAX_ATTRIBUTE_VALUE"]
 
 
 def _finite(value) -> float:
@@ -188,6 +189,15 @@ CHUNKER_EPOCHS = passes("an epoch of the chunker's perceptron over chunker_sente
 MAX_NEGATIVE_UPDATES = Bound(
     MAX_PASSES, "each is a decode of the negative example within one visit",
     lambda v: f"{v:,} decodes per negative and visit", "time")
+
+
+#: Largest magnitude of a real-valued sequence attribute (a feature dict's ``{"shop": 0.5}``,
+#: a CRFsuite data file's ``attr:2.5``).  The value multiplies its weights in every score
+#: and gradient, so one value of 1e12 swamps every other feature and overflows exp() in
+#: the CRF's sums; features meant as real values (counts, scaled measurements, embeddings)
+#: are far below 1e6.  A NaN or infinite value is refused as well (it would poison every
+#: score); scale or bin larger values.
+MAX_ATTRIBUTE_VALUE = 1e6
 
 
 def check_bounded(name: str, value, bound: Bound, *, default=None) -> int:

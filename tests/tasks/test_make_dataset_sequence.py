@@ -16,7 +16,8 @@ from latentstruct.learners import StructuredSVM
 from latentstruct.tasks import ChunkTask, CitationTask, PosTask
 from latentstruct.tasks.base import Dataset
 from latentstruct.tasks.sequence import check_tagger
-from latentstruct.tasks.sequence.raw import DictSentence, feature_dict_attributes
+from latentstruct.tasks.sequence.raw import (DictSentence, feature_dict_attributes,
+                                             feature_dict_items)
 
 CHUNK_X = [
     [("He", "PRP"), ("reckons", "VBZ"), ("the", "DT"), ("current", "JJ"), ("deficit", "NN")],
@@ -278,12 +279,21 @@ def test_feature_dict_attributes_follow_crfsuite_semantics():
              "np_true": np.bool_(True), "np_one": np.float64(1.0), "np_zero": np.int64(0),
              "suffix": ["s", "gs"], "shape": ("Xx",), "set": {"b", "a"},
              "-1": {"w": "the", "title": 1, "deeper": {"x": "y", "on": True, "off": False}}}
+    # python-crfsuite's names (``key:value``); False and 0 are kept with the value 0
     assert feature_dict_attributes(token) == (
+        "bias", "w:Dogs", "up", "title", "zero", "one", "np_true", "np_one", "np_zero",
+        "suffix:s", "suffix:gs", "shape:Xx", "set:a", "set:b", "-1:w:the", "-1:title",
+        "-1:deeper:x:y", "-1:deeper:on", "-1:deeper:off")
+    # a repeat is one attribute with the summed value (the scores of CRFsuite's two copies)
+    assert feature_dict_items({"a": ["x", "x"], "b": "1"}) == (("a:x", "b:1"), (2.0, 1.0))
+    assert feature_dict_items({"none": False}) == (("none",), (0.0,))
+    # the rule of models saved before (binary, ``key=value``) is kept for them
+    assert feature_dict_attributes(token, naming="legacy") == (
         "bias", "w=Dogs", "title", "one", "np_true", "np_one", "suffix=s", "suffix=gs",
         "shape=Xx", "set=a", "set=b", "-1:w=the", "-1:title", "-1:deeper:x=y", "-1:deeper:on")
-    # repeats are kept once (attributes are binary)
-    assert feature_dict_attributes({"a": ["x", "x"], "b": "1"}) == ("a=x", "b=1")
-    assert feature_dict_attributes({"none": False}) == ()
+    assert feature_dict_attributes({"a": ["x", "x"], "b": "1"}, naming="legacy") == (
+        "a=x", "b=1")
+    assert feature_dict_attributes({"none": False}, naming="legacy") == ()
 
 
 def test_dict_sentences_featurize_to_exactly_their_attributes():
@@ -291,10 +301,13 @@ def test_dict_sentences_featurize_to_exactly_their_attributes():
     data = task.make_dataset(DICT_X, CHUNK_Y)
     assert all(isinstance(r, DictSentence) for r in data.records)
     assert data.records[0].attributes[0] == (
-        "bias", "word.lower()=he", "word[-3:]=He", "word.istitle()", "postag=PRP", "BOS")
+        "bias", "word.lower():he", "word[-3:]:He", "word.isupper()", "word.istitle()",
+        "postag:PRP", "BOS")
     assert data.records[0].attributes[1] == (
-        "bias", "word.lower()=reckons", "word[-3:]=ons", "postag=VBZ", "-1:word.lower()=he",
-        "-1:word.istitle()")
+        "bias", "word.lower():reckons", "word[-3:]:ons", "word.isupper()", "word.istitle()",
+        "postag:VBZ", "-1:word.lower():he", "-1:word.istitle()")
+    # False is kept with the value 0 (python-crfsuite's item), so the sentence has values
+    assert data.records[0].values[0] == (1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0)
     assert data.records[2].attributes[4][-1] == "EOS"
     task.fit(data)
     assert task.attributes_ == "dicts" and task.tag_scheme_ == "iob2"
@@ -419,14 +432,18 @@ BAD_CASES = [
     ("citations", [["A."]], [["1st"]], r"y\[0\]\[0\]: field label '1st' is not a letter "
                                        r"followed by"),
     # feature dicts
-    ("chunk", [[{"bias": 1.0}, {"w": 0.5}]], None,
-     r"X\[0\]\[1\]: feature 'w' has the value 0.5; latentstruct's sequence attributes are "
-     r"binary .* Bin the value into a string"),
-    ("chunk", [[{"a": {"b": 2}}]], None, r"X\[0\]\[0\]: feature 'a:b' has the value 2"),
+    ("chunk", [[{"bias": 1.0}, {"w": 2e6}]], None,
+     r"X\[0\]\[1\]: attribute 'w' has the value 2000000.0; .* magnitude at most 1e\+06"),
+    ("chunk", [[{"a": {"b": float("inf")}}]], None,
+     r"X\[0\]\[0\]: attribute 'a:b' has the value inf"),
+    ("chunk", [[{"a": 10 ** 400}]], None, r"X\[0\]\[0\]: attribute 'a' has the value inf"),
+    ("chunk", [[{"a": b"\xff"}]], None, r"X\[0\]\[0\]: value b'\\xff' is bytes but not UTF-8"),
+    ("chunk", [[{"a": 1j}]], None, r"X\[0\]\[0\]: feature 'a' has a value of type complex"),
+    ("chunk", [[{"": 1}]], None, r"X\[0\]\[0\]: .* attribute with an empty name"),
     ("chunk", [[{"a": None}]], None, r"X\[0\]\[0\]: feature 'a' has a value of type NoneType"),
     ("chunk", [[{"a": object()}]], None, r"X\[0\]\[0\]: feature 'a' has a value of type object"),
     ("chunk", [[{"a": ["x", 1]}]], None, r"X\[0\]\[0\]: feature 'a' is a list holding int 1"),
-    ("chunk", [[{1: "x"}]], None, r"X\[0\]\[0\]: feature dict key 1 must be a non-empty string"),
+    ("chunk", [[{1: "x"}]], None, r"X\[0\]\[0\]: feature dict key 1 must be a string"),
     ("chunk", [[{"a": "x"}, "b"]], None, r"X\[0\]\[1\]: expected a feature dict, got str"),
     ("chunk", [[{"a": "x"}], GOOD_PAIR], None,
      r"X\[1\]: is given as \(word, POS\) pairs but X\[0\] as per-token feature dicts "
@@ -434,7 +451,7 @@ BAD_CASES = [
     ("pos", [["a"], [{"a": "x"}]], None,
      r"X\[1\]: is given as per-token feature dicts .* but X\[0\] as words"),
     ("pos", [["a", {"a": "x"}]], None, r"X\[0\]\[1\]: is a feature dict but X\[0\]\[0\] is not"),
-    ("citations", [[{"a": float("nan")}]], None, r"X\[0\]\[0\]: feature 'a' has the value nan"),
+    ("citations", [[{"a": float("nan")}]], None, r"X\[0\]\[0\]: attribute 'a' has the value nan"),
 ]
 
 

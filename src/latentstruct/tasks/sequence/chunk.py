@@ -135,7 +135,7 @@ class ChunkTask(SequenceLabellingTask):
         """
         self._check_input_scheme()
         data = sequence_dataset(X, y, token="(word, POS) pair", build=chunk_record,
-                                check_tag=chunk_tag_problem)
+                                check_tag=chunk_tag_problem, naming=self.attribute_naming)
         if y is None or not self._converts_input():
             return data
         targets = [self._to_model_scheme(t) for t in data.targets]

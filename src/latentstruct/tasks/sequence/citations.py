@@ -194,7 +194,8 @@ class CitationTask(SequenceLabellingTask):
         is an ``InputError`` naming it (``X[3][5]``, ``y[2]``).
         """
         return sequence_dataset(X, y, token="token", build=citation_record,
-                                check_tag=field_label_problem)
+                                check_tag=field_label_problem,
+                                naming=self.attribute_naming)
 
     def read(self, path, *, split: str = "train") -> Dataset:
         """Every citation of ``path`` (no sampling: pass a whole file per split; see

@@ -43,11 +43,17 @@ from .kernels import (
 )
 from .raw import (
     ATTRIBUTE_KINDS,
+    ATTRIBUTE_NAMINGS,
+    CRFSUITE_NAMES,
+    DICTS,
+    LEGACY_NAMES,
     TEMPLATES,
     DictSentence,
     check_dict_sampling,
     check_records_kind,
+    check_records_naming,
     records_kind,
+    records_naming,
 )
 
 __all__ = ["SequenceLabellingTask", "BinaryRecord", "MAX_HASH_BITS", "check_hash_bits"]
@@ -222,8 +228,16 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
                                       for tok in self.attribute_strings(rec) for attr in tok))
         self.attr_index_ = index
         self.attributes_ = kind
+        self.attribute_names_ = records_naming(records, default=CRFSUITE_NAMES)
         self.fitted_ = True
         return self
+
+    @property
+    def attribute_naming(self) -> str:
+        """The rule that names feature-dict attributes (``tasks.sequence.raw``): the fitted
+        task's ``attribute_names_``, python-crfsuite's (``"crfsuite"``) before fitting.
+        ``make_dataset`` builds feature-dict records under it."""
+        return getattr(self, "attribute_names_", CRFSUITE_NAMES)
 
     @property
     def n_labels(self) -> int:
@@ -241,24 +255,46 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         return self.n_attributes * L + L * L + 2 * L
 
     def featurize(self, dataset: Dataset) -> SequenceCorpus:
-        """The sentences' attribute ids as one ``SequenceCorpus``; refused (InputError) for
-        sentences of the other kind than the task was fitted on (``attributes_``)."""
+        """The sentences' attribute ids (and values, when a feature dict gives any other
+        than 1) as one ``SequenceCorpus``; refused (InputError) for sentences of the other
+        kind than the task was fitted on (``attributes_``), or feature dicts named under
+        another rule (``attribute_names_``)."""
         self.check_fitted()
-        check_records_kind(dataset.records, getattr(self, "attributes_", TEMPLATES), self.name)
+        records = dataset.records
+        kind = getattr(self, "attributes_", TEMPLATES)
+        check_records_kind(records, kind, self.name)
+        if kind == DICTS:
+            check_records_naming(records, self.attribute_naming, self.name)
         indptr = [0]
         ids = []
         offsets = [0]
-        lookup = self.attr_index_.lookup_many
+        index = self.attr_index_
+        lookup = index.lookup_many
+        with_values = any(isinstance(r, DictSentence) and r.values is not None
+                          for r in records)
+        values = [] if with_values else None
         total = 0
-        for rec in dataset.records:
-            for tok in self.attribute_strings(rec):
-                a = lookup(tok)
+        for rec in records:
+            rec_values = rec.values if isinstance(rec, DictSentence) else None
+            for k, tok in enumerate(self.attribute_strings(rec)):
+                if rec_values is None:
+                    a = lookup(tok)
+                    if with_values:
+                        values.append(np.ones(a.shape[0]))
+                else:  # unknown attributes are dropped, their values with them
+                    every = np.fromiter(map(index.lookup, tok), np.int64, count=len(tok))
+                    known = every >= 0
+                    a = every[known]
+                    values.append(np.asarray(rec_values[k], dtype=np.float64)[known])
                 ids.append(a)
                 total += a.shape[0]
                 indptr.append(total)
             offsets.append(len(indptr) - 1)
         attr_ids = np.concatenate(ids) if ids else np.zeros(0, np.int64)
-        return SequenceCorpus(np.asarray(indptr), attr_ids, np.asarray(offsets))
+        attr_values = None
+        if with_values:
+            attr_values = np.concatenate(values) if values else np.zeros(0)
+        return SequenceCorpus(np.asarray(indptr), attr_ids, np.asarray(offsets), attr_values)
 
     def encode_targets(self, targets) -> list[np.ndarray]:
         """Label strings to ids.  A label not in ``labels_`` is refused
@@ -404,11 +440,14 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
 
     # --- persistence --------------------------------------------------------------------
     def get_state(self):
-        """``labels`` and ``attributes`` (the kind of sentence the task was fitted on:
-        "templates" or "dicts"), with the attribute index as arrays."""
+        """``labels``, ``attributes`` (the kind of sentence the task was fitted on:
+        "templates" or "dicts") and ``attribute_names`` (the rule naming feature-dict
+        attributes: "crfsuite"; a state without it was saved under the "legacy" rule),
+        with the attribute index as arrays."""
         self.check_fitted()
         return ({"labels": list(self.labels_),
-                 "attributes": getattr(self, "attributes_", TEMPLATES)},
+                 "attributes": getattr(self, "attributes_", TEMPLATES),
+                 "attribute_names": self.attribute_naming},
                 self.attr_index_.to_arrays(prefix="attr_"))
 
     @classmethod
@@ -418,7 +457,13 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         if kind not in ATTRIBUTE_KINDS:
             raise ModelFormatError(f"unknown attribute kind {kind!r} in the model file; "
                                    f"expected one of {', '.join(ATTRIBUTE_KINDS)}")
+        # absent in models saved before python-crfsuite's names: they keep their own rule
+        naming = state.get("attribute_names", LEGACY_NAMES)
+        if naming not in ATTRIBUTE_NAMINGS:
+            raise ModelFormatError(f"unknown attribute naming {naming!r} in the model file; "
+                                   f"expected one of {', '.join(ATTRIBUTE_NAMINGS)}")
         task.attributes_ = kind
+        task.attribute_names_ = naming
         task.labels_ = list(state["labels"])
         task._label_id = {t: i for i, t in enumerate(task.labels_)}
         task.attr_index_ = feature_index_from_arrays(arrays, prefix="attr_")

@@ -174,7 +174,7 @@ class PosTask(SequenceLabellingTask):
         self._validate_params()
         return sequence_dataset(X, y, token="word", build=pos_record,
                                 check_tag=pos_tag_problem(self.tag_column),
-                                check_dict_tag=any_tag)
+                                check_dict_tag=any_tag, naming=self.attribute_naming)
 
     def read(self, path, *, split: str = "train") -> Dataset:
         """Read a CoNLL-U file with the tags of ``tag_column`` as targets.

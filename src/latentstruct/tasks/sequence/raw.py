@@ -16,27 +16,44 @@ kind (a mix is an ``InputError``):
   The token's attributes are exactly the dict's (no built-in templates, no words needed);
   the record is a :class:`DictSentence`.
 
-**Attribute names of a feature dict** (CRFsuite's semantics; binary attributes only):
+**Attribute names and values of a feature dict** are python-crfsuite's (``ItemSequence``,
+whose ``items()`` shows them; sklearn-crfsuite passes the dicts to it unchanged), so a dict
+featurised here gives exactly the attribute names a CRFsuite model file holds:
 
-=========================================  ============================================
-value                                      attributes
-=========================================  ============================================
-a string ``{"w": "dogs"}``                 ``"w=dogs"`` (``=`` separates key and value)
-``True``, ``1`` or ``1.0``                 ``"key"``
-``False``, ``0`` or ``0.0``                none (the attribute is absent)
-list, tuple or set of strings              ``"key=item"`` for each item
-a nested dict ``{"-1": {"w": "the"}}``     flattened: ``"-1:w=the"`` (``:`` joins keys), same
-                                           rules for the nested values, at any depth
-any other number (``0.5``, ``2``)          ``InputError``: bin it into a string
-anything else (None, objects)              ``InputError``
-=========================================  ============================================
+==============================================  ============================================
+value                                           attributes (name: value)
+==============================================  ============================================
+a string ``{"w": "dogs"}``                      ``"w:dogs"``: 1.0 (``:`` joins key and value)
+bytes ``{"w": b"dogs"}``                        the same, the bytes decoded as UTF-8 (bytes
+                                                that are no UTF-8 are an ``InputError``)
+a number or bool ``{"shop": 0.5}``              ``"shop"``: ``float(value)``; ``True`` is
+                                                1.0, ``False`` and ``0`` are kept with the
+                                                value 0.0 (an attribute that scores nothing,
+                                                as in CRFsuite)
+a nested dict ``{"-1": {"w": "the", "n": 2}}``  flattened with ``:``: ``"-1:w:the"``: 1.0,
+                                                ``"-1:n"``: 2.0, at any depth
+list, tuple or set of strings ``{"k": [...]}``  ``"k:item"``: 1.0 for each item (a set's
+                                                items sorted; python-crfsuite refuses a
+                                                tuple, latentstruct takes it as a list)
+NaN, infinity, ``|value| > MAX_ATTRIBUTE_VALUE``  ``InputError`` naming ``X[i][t]`` and the key
+(1e6, ``latentstruct.limits``)
+anything else (None, complex, objects)          ``InputError``
+==============================================  ============================================
 
-python-crfsuite writes ``key:value`` for both a string value and a nesting level; here ``=``
-marks a value and ``:`` a nesting level.  Names are only ever compared with the names of the
-same feature function, so a model trained and used through latentstruct is consistent;
-they do differ from the attribute names a crfsuite model file would show.  A token's
-attributes are kept in first-seen order without repeats (a set's items are sorted, so the
-order never depends on hashing).
+A value v scales the attribute's features: the emission feature (attribute, label) of a
+token contributes ``v * w[attribute, label]`` to a score (CRFsuite's semantics), and
+``v`` to the joint feature vector, the CRF's gradient and DISTRO's input rows.  An attribute
+named twice in one token (``{"a:b": 1, "a": {"b": 1}}``, a list with a repeat) gets the sum
+of its values: the scores CRFsuite gives its two copies.  Keys are strings (or UTF-8
+bytes); an attribute whose whole name is empty is refused.  A sentence whose values are all
+1 is stored without values (the binary fast path).
+
+**Models saved before this rule** wrote ``"key=value"`` for a string value and took binary
+attributes only (``False``/``0`` absent, any other number refused, repeats kept once).  A
+fitted task records its rule (``attribute_names_``: ``"crfsuite"``, saved in the model file
+as ``attribute_names``); a model file without it was written under the old rule
+(``"legacy"``), and its task keeps featurising dicts that way, so its weights keep meaning
+what they meant.  A record made under one rule is refused by a task fitted under the other.
 
 A task records the kind it was fitted on (``attributes_``, saved in the model file) and
 refuses to featurise the other kind: a model trained on feature dicts cannot be used from the
@@ -46,6 +63,7 @@ template model cannot read feature dicts.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -64,6 +82,7 @@ from ...data.readers import (
     is_upos_tag,
 )
 from ...exceptions import ConfigError, InputError
+from ...limits import MAX_ATTRIBUTE_VALUE
 from ..base import Dataset
 from ..validation import raw_error, raw_examples, raw_string
 
@@ -72,8 +91,16 @@ __all__ = [
     "DICTS",
     "ATTRIBUTE_KINDS",
     "CASE_SEPARATOR",
+    "CRFSUITE_NAMES",
+    "LEGACY_NAMES",
+    "ATTRIBUTE_NAMINGS",
     "DictSentence",
     "feature_dict_attributes",
+    "feature_dict_items",
+    "check_attribute_value",
+    "records_naming",
+    "check_records_naming",
+    "dict_sentence",
     "record_kind",
     "records_kind",
     "check_records_kind",
@@ -97,6 +124,14 @@ TEMPLATES = "templates"
 DICTS = "dicts"
 #: the values of a fitted sequence task's ``attributes_``
 ATTRIBUTE_KINDS = (TEMPLATES, DICTS)
+#: feature-dict attribute names as python-crfsuite's ``ItemSequence`` makes them (``key:value``,
+#: real values); the rule of every task fitted since it was introduced
+CRFSUITE_NAMES = "crfsuite"
+#: the rule of models saved before (``key=value``, binary attributes only); a model file
+#: without an ``attribute_names`` entry was written under it
+LEGACY_NAMES = "legacy"
+#: the values of a fitted sequence task's ``attribute_names_``
+ATTRIBUTE_NAMINGS = (CRFSUITE_NAMES, LEGACY_NAMES)
 #: what separates UPOS from the case value in a ``upos+case`` tag (``NOUN|Case=Erg``)
 CASE_SEPARATOR = "|Case="
 
@@ -114,9 +149,15 @@ class DictSentence:
 
     attributes : one tuple of attribute strings per token (see the module docstring for how
         a feature dict becomes them)
+    values : None when every attribute's value is 1 (binary), else one tuple of floats per
+        token, parallel to ``attributes``
+    naming : the rule that named the attributes (:data:`CRFSUITE_NAMES` or
+        :data:`LEGACY_NAMES`); a task featurises only records of its own rule
     """
 
     attributes: tuple[tuple[str, ...], ...]
+    values: tuple[tuple[float, ...], ...] | None = None
+    naming: str = CRFSUITE_NAMES
 
     def __len__(self) -> int:
         return len(self.attributes)
@@ -125,7 +166,8 @@ class DictSentence:
 # --------------------------------------------------------------------------------------
 # feature dicts
 # --------------------------------------------------------------------------------------
-def _flatten(features: Mapping, prefix: str, out: dict, i: int, t: int) -> None:
+def _flatten_legacy(features: Mapping, prefix: str, out: dict, i: int, t: int) -> None:
+    """The rule of models saved before python-crfsuite's names (module docstring)."""
     for key, value in features.items():
         if not isinstance(key, str) or not key:
             raise raw_error(f"feature dict key {_describe(key)}{_within(prefix)} must be a "
@@ -148,7 +190,7 @@ def _flatten(features: Mapping, prefix: str, out: dict, i: int, t: int) -> None:
                     f"as 'low'/'high' (the string becomes the attribute {name}=<value>)",
                     i, at=f"[{t}]")
         elif isinstance(value, Mapping):
-            _flatten(value, name + ":", out, i, t)
+            _flatten_legacy(value, name + ":", out, i, t)
         elif isinstance(value, (list, tuple, set, frozenset)):
             items = list(value)
             bad = next((v for v in items if not isinstance(v, str)), _NONE)
@@ -170,17 +212,153 @@ def _within(prefix: str) -> str:
     return f" (inside {prefix[:-1]!r})" if prefix else ""
 
 
-def feature_dict_attributes(features, i: int = 0, t: int = 0) -> tuple[str, ...]:
-    """The attribute strings of one token's feature dict (rules in the module docstring).
+def check_attribute_value(value: float, name: str, where: Callable[[], InputError]) -> float:
+    """``value`` (a float) unless NaN, infinite or beyond :data:`MAX_ATTRIBUTE_VALUE` in
+    magnitude; ``where(message)`` builds the located InputError."""
+    if not math.isfinite(value) or abs(value) > MAX_ATTRIBUTE_VALUE:
+        raise where(
+            f"attribute {name!r} has the value {value!r}; an attribute's value scales its "
+            f"weights in every score, so it must be a finite number of magnitude at most "
+            f"{MAX_ATTRIBUTE_VALUE:g} (latentstruct.limits.MAX_ATTRIBUTE_VALUE): scale the "
+            f"feature (a log, a z-score) or bin it into a string")
+    return value
+
+
+def _text(value, i: int, t: int, what: str) -> str:
+    """A key or string value as str: bytes decoded as UTF-8 (python-crfsuite passes bytes
+    through to CRFsuite, whose names are UTF-8)."""
+    if isinstance(value, str):
+        return value
+    try:
+        return bytes(value).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise raw_error(f"{what} {_describe(value)} is bytes but not UTF-8 ({exc.reason} at "
+                        f"byte {exc.start}); give str, or bytes in UTF-8", i,
+                        at=f"[{t}]") from None
+
+
+def _add(out: dict, name: str, value: float, i: int, t: int) -> None:
+    if not name:
+        raise raw_error("a feature dict gives an attribute with an empty name; give every "
+                        "key a non-empty name", i, at=f"[{t}]")
+    out[name] = out.get(name, 0.0) + value
+
+
+_LISTS = (list, tuple, set, frozenset)
+
+
+def _flatten_crfsuite(features, prefix: str, out: dict, i: int, t: int) -> None:
+    """python-crfsuite's ``to_item``: a dict's entries, or a list's strings (value 1)."""
+    if not isinstance(features, Mapping):  # a list, tuple or set of attribute names
+        items = list(features)
+        if isinstance(features, (set, frozenset)):
+            bad = next((v for v in items if not isinstance(v, (str, bytes))), _NONE)
+            if bad is _NONE:
+                items.sort(key=lambda v: _text(v, i, t, "item"))
+        for item in items:
+            if not isinstance(item, (str, bytes)):
+                raise raw_error(
+                    f"feature {prefix[:-1]!r} is a {type(features).__name__} holding "
+                    f"{type(item).__name__} {_describe(item)}; a list, tuple or set value "
+                    f"must hold strings (each becomes the attribute {prefix}<item>)", i,
+                    at=f"[{t}]")
+            _add(out, prefix + _text(item, i, t, "item"), 1.0, i, t)
+        return
+    for key, value in features.items():
+        if not isinstance(key, (str, bytes)):
+            raise raw_error(f"feature dict key {_describe(key)}{_within(prefix)} must be a "
+                            f"string (the attribute's name)", i, at=f"[{t}]")
+        name = prefix + _text(key, i, t, "key")
+        if isinstance(value, (Mapping, *_LISTS)):
+            _flatten_crfsuite(value, name + ":", out, i, t)
+        elif isinstance(value, (str, bytes)):
+            _add(out, name + ":" + _text(value, i, t, "value"), 1.0, i, t)
+        elif isinstance(value, (numbers.Real, np.bool_)) or (
+                isinstance(value, numbers.Number) and not isinstance(value, numbers.Complex)):
+            try:
+                v = float(value)
+            except OverflowError:
+                v = math.inf if value > 0 else -math.inf
+            _add(out, name, check_attribute_value(
+                v, name, lambda m: raw_error(m, i, at=f"[{t}]")), i, t)
+        else:
+            raise raw_error(
+                f"feature {name!r} has a value of type {type(value).__name__} "
+                f"({_describe(value)}); expected a string, a number, True/False, a list of "
+                f"strings or a nested dict (python-crfsuite's feature values)", i, at=f"[{t}]")
+
+
+def feature_dict_items(features, i: int = 0, t: int = 0) -> tuple[tuple[str, ...],
+                                                                    tuple[float, ...]]:
+    """(attribute names, their values) of one token's feature dict under python-crfsuite's
+    rule (module docstring): ``{"walk": 1, "shop": 0.5}`` gives ``(("walk", "shop"),
+    (1.0, 0.5))``.  A token given as a list of strings (python-crfsuite's other item form)
+    gives each string with the value 1.  ``i`` and ``t`` locate the token (``X[i][t]``) in
+    error messages."""
+    if not isinstance(features, (Mapping, *_LISTS)):
+        raise raw_error(f"expected a feature dict, got {type(features).__name__} "
+                        f"{_describe(features)}", i, at=f"[{t}]")
+    out: dict = {}
+    _flatten_crfsuite(features, "", out, i, t)
+    return tuple(out), tuple(out.values())
+
+
+def feature_dict_attributes(features, i: int = 0, t: int = 0, *,
+                            naming: str = CRFSUITE_NAMES) -> tuple[str, ...]:
+    """The attribute strings of one token's feature dict under ``naming`` (rules in the
+    module docstring; :func:`feature_dict_items` gives the values too).
 
     ``i`` and ``t`` locate the token (``X[i][t]``) in error messages.
     """
+    if naming == CRFSUITE_NAMES:
+        return feature_dict_items(features, i, t)[0]
     if not isinstance(features, Mapping):
         raise raw_error(f"expected a feature dict, got {type(features).__name__} "
                         f"{_describe(features)}", i, at=f"[{t}]")
     out: dict = {}
-    _flatten(features, "", out, i, t)
+    _flatten_legacy(features, "", out, i, t)
     return tuple(out)
+
+
+def dict_sentence(tokens, i: int, naming: str = CRFSUITE_NAMES) -> DictSentence:
+    """The :class:`DictSentence` of ``X[i]``, a list of feature dicts, under ``naming``."""
+    if naming == LEGACY_NAMES:
+        return DictSentence(tuple(feature_dict_attributes(f, i, t, naming=LEGACY_NAMES)
+                                  for t, f in enumerate(tokens)), None, LEGACY_NAMES)
+    names, values, binary = [], [], True
+    for t, f in enumerate(tokens):
+        n, v = feature_dict_items(f, i, t)
+        names.append(n)
+        values.append(v)
+        binary = binary and all(x == 1.0 for x in v)
+    return DictSentence(tuple(names), None if binary else tuple(values), CRFSUITE_NAMES)
+
+
+def records_naming(records, default: str = CRFSUITE_NAMES) -> str:
+    """The one naming rule of the :class:`DictSentence` records (``default`` when there are
+    none); records of both rules are an InputError."""
+    namings = {r.naming for r in records if isinstance(r, DictSentence)}
+    if len(namings) > 1:
+        raise InputError("the data mixes feature-dict sentences made under python-crfsuite's "
+                         "attribute names with sentences made under the legacy names of an "
+                         "older model; make every sentence with one task's make_dataset")
+    return namings.pop() if namings else default
+
+
+def check_records_naming(records, naming: str, task_name: str) -> None:
+    """InputError unless every :class:`DictSentence` was named under ``naming`` (the rule
+    the task was fitted with)."""
+    bad = next((k for k, r in enumerate(records)
+                if isinstance(r, DictSentence) and r.naming != naming), None)
+    if bad is None:
+        return
+    rule = {CRFSUITE_NAMES: "python-crfsuite's attribute names (key:value, real values)",
+            LEGACY_NAMES: "the legacy attribute names of models saved before (key=value, "
+                          "binary)"}
+    raise InputError(
+        f"this {task_name!r} model featurises feature dicts under {rule[naming]}, but "
+        f"sentence {bad} was made under {rule[records[bad].naming]}; make the sentences "
+        f"with this model's own make_dataset")
 
 
 # --------------------------------------------------------------------------------------
@@ -289,15 +467,19 @@ def _tags(value, i: int, n: int, check_tag: Callable[[str], str | None]) -> tupl
     return tuple(out)
 
 
-def sequence_dataset(X, y, *, token: str, build: Callable, check_tag: Callable,
-                     check_dict_tag: Callable | None = None) -> Dataset:
+def sequence_dataset(X, y, *, token: str, build: Callable | None, check_tag: Callable,
+                     check_dict_tag: Callable | None = None,
+                     naming: str = CRFSUITE_NAMES) -> Dataset:
     """The :class:`Dataset` of ``make_dataset`` for a sequence task.
 
     ``token`` names one template token in messages (``"word"``, ``"(word, POS) pair"``);
     ``build(i, tokens, tags)`` makes the record of template sentence ``X[i]`` (checking its
-    tokens), ``tags`` being the checked tag tuple or None; ``check_tag(tag)`` returns why a
-    tag is refused, or None; ``check_dict_tag`` replaces it for feature-dict sentences
-    (None: the same check).  Targets are tag tuples, or None per sentence without ``y``.
+    tokens), ``tags`` being the checked tag tuple or None; ``build=None``: the task has no
+    templates, every token is a feature dict or a list of attribute strings
+    (python-crfsuite's two item forms); ``check_tag(tag)`` returns why a tag is refused, or
+    None; ``check_dict_tag`` replaces it for feature-dict sentences (None: the same check);
+    ``naming`` the attribute-naming rule of feature dicts (the task's, see the module
+    docstring).  Targets are tag tuples, or None per sentence without ``y``.
     """
     X, y = raw_examples(X, y, example=f"sentence (a list of {token}s)")
     if not X:
@@ -307,7 +489,7 @@ def sequence_dataset(X, y, *, token: str, build: Callable, check_tag: Callable,
     first_kind = None
     for i, value in enumerate(X):
         tokens = raw_sentence(value, i, token)
-        kind = DICTS if isinstance(tokens[0], Mapping) else TEMPLATES
+        kind = DICTS if build is None or isinstance(tokens[0], Mapping) else TEMPLATES
         if first_kind is None:
             first_kind = kind
         elif kind != first_kind:
@@ -317,8 +499,12 @@ def sequence_dataset(X, y, *, token: str, build: Callable, check_tag: Callable,
         check = check_tag if kind == TEMPLATES or check_dict_tag is None else check_dict_tag
         tags = None if y is None else _tags(y[i], i, len(tokens), check)
         if kind == DICTS:
-            records.append(DictSentence(tuple(feature_dict_attributes(f, i, t)
-                                              for t, f in enumerate(tokens))))
+            if build is not None:  # a (word, POS) pair among dicts is a mistake, no item
+                for t, tok in enumerate(tokens):
+                    if not isinstance(tok, Mapping):
+                        raise raw_error(f"expected a feature dict, got {type(tok).__name__} "
+                                        f"{_describe(tok)}", i, at=f"[{t}]")
+            records.append(dict_sentence(tokens, i, naming))
         else:
             for t, tok in enumerate(tokens):
                 if isinstance(tok, Mapping):
