@@ -56,6 +56,8 @@ def python_continuation(model, new_data, passes, **params):
     ("perceptron", "max_iter=2", []),
     ("perceptron", "max_iter=2", ["max_iter=3", "shuffle=false"]),
     ("sgd-ssvm", "n_epochs=2", ["n_epochs=2"]),
+    ("pa", "max_iter=2", ["max_iter=2"]),
+    ("arow", "max_iter=2", []),
 ])
 def test_a_model_continues_on_new_data_as_partial_fit_does(tmp_path, capsys, data, learner,
                                                            first, passes):
@@ -144,7 +146,7 @@ def test_models_that_cannot_continue(tmp_path, capsys, data):
                        "--resume", ssvm)
     assert code == 2
     assert (f"--resume {ssvm} is a model of learner 'ssvm', which cannot continue training; "
-            f"online learners: crf, latent-pa, perceptron, sgd-ssvm") in err
+            f"online learners: arow, crf, latent-pa, pa, perceptron, sgd-ssvm") in err
     perc = train(capsys, tmp_path, "p.npz", "perceptron", data_file=data["a"])
     code, _, err = run(capsys, "train", "pos", "--train", data["b"], "--model", out,
                        "--resume", perc)

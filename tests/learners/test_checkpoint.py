@@ -14,6 +14,7 @@ from latentstruct.data.dependency.kbest_synthetic import synthetic_kbest
 from latentstruct.exceptions import ConfigError, ModelFormatError
 from latentstruct.io import save_model
 from latentstruct.learners import (
+    AROW,
     CRF,
     DISTRO,
     JLIS,
@@ -22,6 +23,7 @@ from latentstruct.learners import (
     LatentPA,
     LCLRVariant,
     SGDStructuredSVM,
+    StructuredPA,
     StructuredPerceptron,
     StructuredSVM,
     TwoStage,
@@ -125,10 +127,12 @@ CASES = {
                                                                    random_state=3)),
     "crf-sgd": ("chunk", lambda t: CRF(t, solver="sgd", max_iter=5, batch_size=3,
                                        random_state=2)),
+    "pa": ("chunk", lambda t: StructuredPA(t, max_iter=6, random_state=5)),
+    "arow": ("chunk", lambda t: AROW(t, max_iter=6, gamma=2.0, random_state=5)),
 }
 
-CURVES = ("objective_curve_", "dual_curve_", "cache_size_curve_", "inner_gap_curve_",
-          "loss_curve_", "accuracy_curve_", "restart_objectives_", "n_inexact_decodes_")
+CURVES = ("objective_curve_", "errors_curve_", "dual_curve_", "cache_size_curve_",
+          "inner_gap_curve_", "loss_curve_", "accuracy_curve_", "restart_objectives_", "n_inexact_decodes_")
 COUNTERS = ("n_iter_", "converged_", "stop_reason_", "n_cache_hits_", "n_constraints_",
             "n_steps_", "n_updates_", "n_reverted_phases_", "init_scale_", "eta0_")
 
@@ -206,7 +210,7 @@ def _other_data(name, args):
 
 
 @pytest.mark.parametrize("name", ["lclr", "ssvm", "jlis", "distro", "hidden-reranker",
-                                  "perceptron", "sgd-ssvm", "latent-pa"])
+                                  "perceptron", "sgd-ssvm", "latent-pa", "pa", "arow"])
 def test_resume_refuses_other_data_params_learner_and_model_files(request, tmp_path, name):
     task, args, make = problem(request, name)
     ck = interrupt_after(1, make, args, tmp_path / "c.npz")
