@@ -308,7 +308,9 @@ def test_bad_names(tmp_path, good):
     data = bytes(good)
     at = o["labels"] + data[o["labels"]:].index(b"D\x00")  # the first label's name
     msg = refused(patched(tmp_path, good, at, "B", 0xFF))
-    assert "label 0's name is not UTF-8" in msg and "0xff" in msg
+    assert "label 0's name is not UTF-8: expected UTF-8 text, found the byte 0xff at byte 1" in msg
+    msg = refused(patched(tmp_path, good, at, "B", 0))
+    assert "label 0's name contains a NUL byte: expected one NUL, at the end" in msg
     msg = refused(patched(tmp_path, good, at + 1, "B", ord("x")))  # its NUL overwritten
     assert "label 0's name is malformed" in msg
     at_n = o["labels"] + data[o["labels"]:].index(b"N\x00")

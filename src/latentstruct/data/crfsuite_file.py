@@ -327,7 +327,6 @@ def _cqdb(f: _File, offset: int, n: int, what: str) -> tuple[str, ...]:
     if size < _CQDB_DATA or offset + size > f.size:
         raise f.error(f"the {what} CQDB's size does not fit the file",
                       f"{_CQDB_DATA:,} to {f.size - offset:,} bytes", f"{size:,}")
-    chunk = memoryview(f.data)[offset:offset + size]
     tables = f.u32(offset + _CQDB_HEADER.size, 2 * _CQDB_TABLES, f"the {what} CQDB tables")
     t_off, t_num = tables[0::2], tables[1::2]
     if int(t_num.sum()) != 2 * n:
@@ -340,36 +339,53 @@ def _cqdb(f: _File, offset: int, n: int, what: str) -> tuple[str, ...]:
                       f"{n:,} entries inside the chunk's {size:,} bytes",
                       f"{bwd_size:,} entries at offset {bwd_offset:,}")
     records = f.u32(offset + bwd_offset, n, f"the {what} CQDB id-to-string array")
-    names: list[str] = []
-    seen: dict[str, int] = {}
-    unpack = struct.Struct("<iI").unpack_from
-    for k, rec in enumerate(records.tolist()):
-        if rec < _CQDB_DATA or rec + 8 > size:
-            raise f.error(f"{what} id {k}'s record is out of range",
-                          f"an offset from {_CQDB_DATA:,} to {size - 8:,}", f"{rec:,}")
-        rid, ksize = unpack(chunk, rec)
-        if rid != k:
-            raise f.error(f"{what} record {k} carries another id", str(k), str(rid))
-        end = rec + 8 + ksize
-        if ksize < 1 or end > size or chunk[end - 1] != 0:
-            raise f.error(f"{what} {k}'s name is malformed",
-                          "a NUL-terminated string inside the chunk",
-                          f"{ksize:,} bytes at offset {rec + 8:,} of a {size:,}-byte chunk")
-        raw = bytes(chunk[rec + 8:end - 1])
-        if b"\x00" in raw:
-            raise f.error(f"{what} {k}'s name contains a NUL byte", "one NUL, at the end",
-                          f"a NUL at byte {raw.index(0) + 1}")
-        try:
-            name = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise f.error(f"{what} {k}'s name is not UTF-8", "UTF-8 text",
-                          f"the byte 0x{raw[exc.start]:02x} at byte {exc.start + 1} of "
-                          f"{raw[:40]!r}") from None
-        if name in seen:
-            raise f.error(f"the {what} name {name!r} occurs twice", "unique names",
-                          f"ids {seen[name]} and {k}")
-        seen[name] = k
-        names.append(name)
+    bad = np.flatnonzero((records < _CQDB_DATA) | (records + 8 > size))
+    if bad.size:
+        k = int(bad[0])
+        raise f.error(f"{what} id {k}'s record is out of range",
+                      f"an offset from {_CQDB_DATA:,} to {size - 8:,}", f"{int(records[k]):,}")
+    at = offset + records  # absolute offsets of the records: (int32 id, uint32 key size, key)
+    rid = _u32_at(f, at)
+    bad = np.flatnonzero(rid != np.arange(n))
+    if bad.size:
+        k = int(bad[0])
+        found = int(rid[k]) - (1 << 32) if rid[k] >= 1 << 31 else int(rid[k])
+        raise f.error(f"{what} record {k} carries another id", str(k), str(found))
+    ksize = _u32_at(f, at + 4)
+    ends = at + 8 + ksize  # one past the key's NUL
+    bad = np.flatnonzero((ksize < 1) | (ends > offset + size))
+    if not bad.size:
+        bytes_ = np.frombuffer(f.data, dtype=np.uint8)
+        bad = np.flatnonzero(bytes_[ends - 1] != 0)
+    if bad.size:
+        k = int(bad[0])
+        raise f.error(f"{what} {k}'s name is malformed", "a NUL-terminated string inside the chunk",
+                      f"{int(ksize[k]):,} bytes at offset {int(records[k]) + 8:,} of a "
+                      f"{size:,}-byte chunk")
+    data = f.data
+    try:
+        names = [data[s:e].decode("utf-8") for s, e in zip((at + 8).tolist(), (ends - 1).tolist())]
+    except UnicodeDecodeError:
+        for k, (s, e) in enumerate(zip((at + 8).tolist(), (ends - 1).tolist())):
+            raw = data[s:e]
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise f.error(f"{what} {k}'s name is not UTF-8", "UTF-8 text",
+                              f"the byte 0x{raw[exc.start]:02x} at byte {exc.start + 1} of "
+                              f"{raw[:40]!r}") from None
+        raise  # pragma: no cover - the loop finds the name that failed
+    if "\x00" in "".join(names):
+        k = next(k for k, name in enumerate(names) if "\x00" in name)
+        raise f.error(f"{what} {k}'s name contains a NUL byte", "one NUL, at the end",
+                      f"a NUL at byte {names[k].encode('utf-8').index(0) + 1}")
+    if len(set(names)) != n:
+        seen: dict[str, int] = {}
+        for k, name in enumerate(names):
+            if name in seen:
+                raise f.error(f"the {what} name {name!r} occurs twice", "unique names",
+                              f"ids {seen[name]} and {k}")
+            seen[name] = k
     # the hash tables (string -> id, what CRFsuite looks names up with) must point at
     # exactly these records, or CRFsuite would read another model than this one
     slots = []
