@@ -4,14 +4,15 @@ Each task declares the capabilities it offers (``tasks.contracts``); learners de
 ones they need.  The shared contract is at this level (``base``, ``contracts``,
 ``validation``, ``reports``, ``label_factored``, ``sampling``, ``negatives``); each
 application family is a subpackage with its own public face: ``sequence`` (chunk, pos,
-citations), ``pairs`` (paraphrase, rte), ``translit``, ``grammaticality``, ``dependency``,
+citations, sequence), ``pairs`` (paraphrase, rte), ``translit``, ``grammaticality``, ``dependency``,
 ``rerank``, ``doccls`` and ``hidden_chain`` (hcrf).
 """
 
 from .base import TASKS, Dataset, LatentBinaryTask, StructuredTask, Task, get_task_class, register_task
 from .contracts import CAPABILITIES, Capability, missing_methods
 from .sampling import indirect_supervision_sample
-from .sequence import ChunkTask, CitationTask, PosTask, SequenceCorpus, SequenceLabellingTask
+from .sequence import (ChunkTask, CitationTask, PosTask, SequenceCorpus, SequenceLabellingTask,
+                       SequenceTask)
 from .dependency import DependencyTask
 from .doccls import DocumentClassificationTask, DocumentMatrix
 from .grammaticality import ChunkingView, GrammaticalityTask
@@ -35,6 +36,7 @@ __all__ = [
     "ChunkTask",
     "PosTask",
     "CitationTask",
+    "SequenceTask",
     "SequenceCorpus",
     "SequenceLabellingTask",
     "TransliterationTask",

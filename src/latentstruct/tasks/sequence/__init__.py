@@ -1,11 +1,14 @@
-"""Sequence labelling tasks: CoNLL-2000 chunking (``chunk``), UD POS tagging (``pos``) and
-Cora citation field extraction (``citations``), all first-order chains decoded by Viterbi.
+"""Sequence labelling tasks: CoNLL-2000 chunking (``chunk``), UD POS tagging (``pos``),
+Cora citation field extraction (``citations``) and feature-dict sentences with any labels
+(``sequence``), all first-order chains decoded by Viterbi.
 
 Modules:
 
 * ``labelling`` -- :class:`SequenceLabellingTask`, the base task (weight layout, features,
   Hamming loss, decoding glue, J-LIS sampling, persistence);
-* ``chunk``, ``pos``, ``citations`` -- the three registered tasks and their file formats;
+* ``chunk``, ``pos``, ``citations`` -- three registered tasks and their file formats;
+* ``generic`` -- :class:`SequenceTask` (``sequence``): feature dicts, any labels, CRFsuite's
+  data format;
 * ``corpus`` -- :class:`SequenceCorpus`, featurised sentences as one CSR of attributes;
 * ``attributes`` -- the built-in token attribute templates;
 * ``kernels`` -- the compiled emission-score, joint-feature and loss-augmentation kernels;
@@ -39,6 +42,7 @@ from .encodings import (
     spans_from_tags,
     tags_from_spans,
 )
+from .generic import SequenceTask
 from .labelling import SequenceLabellingTask
 from .pos import TAG_COLUMNS, PosTask, check_tagger, upos_case_tags
 from .citations import CitationTask, citation_attributes
@@ -48,6 +52,7 @@ __all__ = [
     "ChunkTask",
     "PosTask",
     "CitationTask",
+    "SequenceTask",
     "SequenceCorpus",
     "as_corpus",
     "concat_corpora",

@@ -444,7 +444,8 @@ def raw_sentence(value, i: int, token: str, *, dicts: bool = True) -> list:
     return tokens
 
 
-def _tags(value, i: int, n: int, check_tag: Callable[[str], str | None]) -> tuple[str, ...]:
+def _tags(value, i: int, n: int, check_tag: Callable[[str], str | None], *,
+          any_label: bool = False) -> tuple[str, ...]:
     if isinstance(value, str) or not _is_sequence(value):
         raise raw_error(f"is a {type(value).__name__} ({_describe(value)}); expected a list of "
                         f"tags, one per token of X[{i}]", i, what="y")
@@ -454,9 +455,9 @@ def _tags(value, i: int, n: int, check_tag: Callable[[str], str | None]) -> tupl
                         f"token", i, what="y")
     out = []
     for t, tag in enumerate(tags):
-        raw_string(tag, i, "tag", at=f"[{t}]", allow_space=False, name="y",
+        raw_string(tag, i, "tag", at=f"[{t}]", allow_space=any_label, name="y",
                    max_length=MAX_LINE_CHARS)
-        if tag == "_":
+        if tag == "_" and not any_label:
             raise raw_error("'_' marks a missing tag in the file formats; in memory give every "
                             "token its tag, or y=None for unlabelled sentences", i,
                             at=f"[{t}]", what="y")
@@ -477,7 +478,9 @@ def sequence_dataset(X, y, *, token: str, build: Callable | None, check_tag: Cal
     tokens), ``tags`` being the checked tag tuple or None; ``build=None``: the task has no
     templates, every token is a feature dict or a list of attribute strings
     (python-crfsuite's two item forms); ``check_tag(tag)`` returns why a tag is refused, or
-    None; ``check_dict_tag`` replaces it for feature-dict sentences (None: the same check);
+    None (with ``build=None`` a tag may hold spaces and be ``_``: such a task writes no
+    column format of its own); ``check_dict_tag`` replaces it for feature-dict sentences
+    (None: the same check);
     ``naming`` the attribute-naming rule of feature dicts (the task's, see the module
     docstring).  Targets are tag tuples, or None per sentence without ``y``.
     """
@@ -497,7 +500,8 @@ def sequence_dataset(X, y, *, token: str, build: Callable | None, check_tag: Cal
             raise raw_error(f"is given as {given[kind]} but X[0] as {given[first_kind]}; all "
                             f"sentences of X must be of one kind", i)
         check = check_tag if kind == TEMPLATES or check_dict_tag is None else check_dict_tag
-        tags = None if y is None else _tags(y[i], i, len(tokens), check)
+        tags = None if y is None else _tags(y[i], i, len(tokens), check,
+                                            any_label=build is None)
         if kind == DICTS:
             if build is not None:  # a (word, POS) pair among dicts is a mistake, no item
                 for t, tok in enumerate(tokens):
