@@ -16,15 +16,14 @@ import struct
 import zlib
 
 import numpy as np
+import pycrfsuite  # a test dependency (pyproject's "test" extra): absent, the run fails
 import pytest
 
-pycrfsuite = pytest.importorskip("pycrfsuite")
-
-from latentstruct.data import CRFsuiteModel, read_crfsuite_model  # noqa: E402
-from latentstruct.data.crfsuite_file import MAX_CRFSUITE_BYTES_ENV  # noqa: E402
-from latentstruct.exceptions import ModelFormatError  # noqa: E402
-from latentstruct.inference import viterbi  # noqa: E402
-from latentstruct.inference.chain_fb import chain_marginals_batch  # noqa: E402
+from latentstruct.data import CRFsuiteModel, read_crfsuite_model
+from latentstruct.data.crfsuite_file import MAX_CRFSUITE_BYTES_ENV
+from latentstruct.exceptions import ModelFormatError
+from latentstruct.inference import viterbi
+from latentstruct.inference.chain_fb import chain_marginals_batch
 
 HEADER = struct.Struct("<4sI4sIIIIIIIII")
 
@@ -149,6 +148,20 @@ def test_tiny_model_tags_and_marginals_agree(tiny_model):
     same, max_marginal, max_logp = compare_with_tagger(model, tiny_model, X)
     assert same == len(X)
     assert max_marginal < 1e-6 and max_logp < 1e-6
+
+
+def test_a_model_whose_weights_are_all_zero(tmp_path):
+    """Strong L1 leaves no feature: no attributes, zero transitions, every label ties."""
+    path = tmp_path / "empty.crfsuite"
+    trainer = pycrfsuite.Trainer(verbose=False)
+    trainer.append([{"w": "a"}, {"w": "b"}], ["X", "Y"])
+    trainer.set_params({"max_iterations": 5, "c1": 1000.0, "c2": 0.0})
+    trainer.train(str(path))
+    model = read_crfsuite_model(path)
+    assert model.labels == ("X", "Y") and model.attributes == () and model.n_features == 0
+    assert model.state_weights.size == 0 and not model.transitions.any()
+    same, max_marginal, _ = compare_with_tagger(model, path, [[{"w": "a"}, {"w": "b"}]])
+    assert same == 1 and max_marginal < 1e-12
 
 
 def conll_features(sentence):
