@@ -42,7 +42,9 @@ class AROW(OnlineStepLearner):
 
     s starts at ``variance`` for every feature.  An epoch's summed cost is its entry of
     ``objective_curve_`` (CRFsuite's "Loss"); the run stops when its mean over the examples
-    is below ``epsilon``.  There is no averaging: ``coef_`` is mu.  The covariance is part
+    is at most ``epsilon`` (CRFsuite's ``arow`` tests ``<=``, where its ``pa`` tests ``<``: so
+    the default 0 stops after the first epoch without a mistake, which changes nothing
+    since AROW does not average).  There is no averaging: ``coef_`` is mu.  The covariance is part
     of the online state (``covariance_``, saved in model files), so ``partial_fit`` and a
     loaded model continue exactly.
 
@@ -57,7 +59,8 @@ class AROW(OnlineStepLearner):
     max_iter : int, default 100
         CRFsuite's ``max_iterations``: epochs at most.
     epsilon : float >= 0, default 0
-        Stop after an epoch whose mean cost is below it (0: never early).
+        Stop after an epoch whose mean cost is at most it (0: after an epoch without a
+        mistake).
     random_state, shuffle, n_jobs, check_inference, progress
         As for :class:`~latentstruct.learners.structured_pa.StructuredPA`.
 
@@ -67,6 +70,7 @@ class AROW(OnlineStepLearner):
     and those of :class:`~latentstruct.learners.online_steps.OnlineStepLearner`.
     """
 
+    stops_at_epsilon = True
     _parameter_constraints = {
         **STEP_LOOP_CONSTRAINTS, "variance": [Interval(float, 0, None, closed="neither")],
         "gamma": [Interval(float, 0, None, closed="neither")],

@@ -18,8 +18,10 @@ loop is here once.  Each epoch visits the examples in the order ``rng.permutatio
 
 The costs of an epoch add up to its entry of ``objective_curve_`` (CRFsuite's "Loss"), and
 training stops after ``max_iter`` epochs or after the first epoch whose mean cost over the
-n examples is below ``epsilon`` (CRFsuite's test ``sum_loss / N < epsilon``; its default 0
-never stops early).  An epoch without a mistake leaves the weights as they are, so every
+n examples is below ``epsilon`` (CRFsuite's test ``sum_loss / N < epsilon`` of ``pa``, so its
+default 0 never stops early), or, for a learner with ``stops_at_epsilon = True``, at most
+``epsilon`` (the test ``<=`` of CRFsuite's ``arow``: its default 0 stops after the first
+epoch without a mistake).  An epoch without a mistake leaves the weights as they are, so every
 later epoch would make none either: those epochs are not decoded, only counted (their
 permutations drawn and the step counter advanced, as running them would), which gives the
 model of running them.  ``partial_fit`` runs one epoch over a batch per call, continuing
@@ -69,6 +71,8 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
 
     requires = frozenset({MAX_DECODABLE})
     evaluation_params = frozenset({"n_jobs", "progress", "check_inference"})
+    #: whether a mean cost equal to ``epsilon`` stops the run too (``<=`` rather than ``<``)
+    stops_at_epsilon = False
 
     # --- what a learner defines -----------------------------------------------------------
     def _new_state(self, n_features: int, rng: np.random.Generator) -> OnlineState:
@@ -144,7 +148,7 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
             cost = self.objective_curve_[-1]
             bar.set_postfix(loss=f"{cost:.6g}")
             bar.update(1)
-            stop = cost / n < epsilon
+            stop = cost / n < epsilon or (self.stops_at_epsilon and cost / n <= epsilon)
             save(stop or epoch == max_iter)
             if stop:
                 break
