@@ -9,13 +9,13 @@ from tqdm.auto import tqdm
 
 from ..data.progress import bar_disable
 from ..exceptions import ConfigError
-from ..tasks.contracts import MAX_DECODABLE
+from ..tasks.contracts import MAX_DECODABLE, SIZED
 from .base import LinearStructuredLearner, check_positive_int, register_learner
 from .checkpoint import CheckpointSession
 from .checkpoint_state import monitor_state, restore_monitor, rng_from_state, rng_state
 from .inference_check import InferenceMonitor
 from .online import OnlineLearnerMixin, OnlineState, visiting_order
-from .params import BOOL, NJOBS, PASSES, RANDOM_STATE
+from .params import BOOL, NJOBS, PASSES, RANDOM_STATE, Interval
 
 __all__ = ["StructuredPerceptron"]
 
@@ -36,7 +36,10 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
     and, when ``task.loss(y_i, y_hat) > 0``, updates
     w <- w + Phi(x_i, y_i) - Phi(x_i, y_hat) (``task.joint_feature_difference``).
     Training stops after ``max_iter`` epochs, or earlier after an epoch without a mistake
-    (the weights would not change any more).  ``partial_fit`` runs one such epoch over a
+    (the weights would not change any more); with ``epsilon`` set, instead after the first
+    epoch whose mean error rate is below it: each mistaken example adds its task loss
+    divided by its size (``task.example_size(x)``, tokens, where the task offers the
+    ``sized`` capability; else 1), and the sum is divided by the number of examples.  ``partial_fit`` runs one such epoch over a
     batch per call, continuing from the current weights (incremental learning).
 
     With ``average=True`` (Collins 2002's averaged parameters) ``coef_`` is the mean of the
@@ -44,6 +47,15 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
     with the usual trick: u accumulates (c - 1) * Delta for an update Delta at step c, and
     after S steps the average is w - u / S.
 
+    **CRFsuite's averaged perceptron** (``ap``, sklearn-crfsuite's ``CRF(algorithm="ap")``,
+    ``train_averaged_perceptron.c``) is ``StructuredPerceptron(average=True,
+    max_iter=100, epsilon=0.0)``: the same mistake-driven update of a plain Viterbi
+    decode, an order shuffled every epoch, and its stop ``loss / N < epsilon`` with loss
+    the summed ratio of wrong labels per sequence (so its default 0 never stops early).
+    Two differences change no prediction: its average divides by S + 1 (it counts the
+    initial zero vector), which scales these weights by S / (S + 1); and its shuffles come
+    from its own generator, so runs agree in distribution, not bit for bit.  The default
+    ``epsilon=None`` keeps this learner's own stop after a mistake-free epoch.
     Parameters
     ----------
     task : StructuredTask
@@ -56,6 +68,9 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
         Seeds the per-epoch visiting order.
     shuffle : bool, default True
         Visit each epoch's examples in a random order (else in the order given).
+    epsilon : None or float >= 0, default None
+        None: stop after an epoch without a mistake.  A float: CRFsuite's stop, after an
+        epoch whose mean error rate (see above) is below it (0: never early).
     n_jobs : int, default 1
         Parallel inference over examples in ``predict`` (training is sequential).
     check_inference : bool, default True
@@ -86,11 +101,12 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
     _parameter_constraints = {
         "max_iter": [PASSES], "average": [BOOL],
         "random_state": RANDOM_STATE, "shuffle": [BOOL], "n_jobs": [NJOBS, None],
+        "epsilon": [Interval(float, 0, None, closed="left"), None],
         "check_inference": [BOOL], "progress": [BOOL],
     }
 
     def __init__(self, task=None, max_iter=10, average=True, random_state=0, shuffle=True,
-                 n_jobs=1, check_inference=True, progress=False):
+                 n_jobs=1, check_inference=True, progress=False, epsilon=None):
         self.task = task
         self.max_iter = max_iter
         self.average = average
@@ -99,6 +115,7 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
         self.n_jobs = n_jobs
         self.check_inference = check_inference
         self.progress = progress
+        self.epsilon = epsilon
 
     def _validate(self, X, Y):
         self._validate_params()
@@ -158,12 +175,13 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
         first, last = epoch + 1, (epoch if session.done else max_iter)
         for epoch in range(first, last + 1):
             order = visiting_order(state.rng, n, self.shuffle)
-            mistakes = self._pass(task, X, Y, order, state, monitor, check)
+            mistakes, rate = self._pass(task, X, Y, order, state, monitor, check)
             self.objective_curve_.append(mistakes)
             bar.set_postfix(mistakes=f"{mistakes:.6g}")
             bar.update(1)
-            save(mistakes == 0 or epoch == max_iter)
-            if mistakes == 0:
+            stop = mistakes == 0 if self.epsilon is None else rate / n < self.epsilon
+            save(stop or epoch == max_iter)
+            if stop:
                 break
         bar.close()
         self.n_inexact_decodes_ = 0
@@ -209,16 +227,17 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
             self.fit_time_ = 0.0
         t_start = time.perf_counter()
         order = visiting_order(state.rng, len(X), self.shuffle)
-        self.objective_curve_.append(self._pass(task, X, Y, order, state, monitor, check))
+        self.objective_curve_.append(self._pass(task, X, Y, order, state, monitor, check)[0])
         elapsed = getattr(self, "fit_time_", 0.0)  # a loaded model has none
         self._finish(state, self.n_iter_ + 1, monitor, elapsed + time.perf_counter() - t_start)
         return self
 
-    def _pass(self, task, X, Y, order, state, monitor, check) -> float:
+    def _pass(self, task, X, Y, order, state, monitor, check) -> tuple[float, float]:
         """Visit the examples ``order`` of ``X`` once, updating ``state``; the mistakes (total
-        task loss of the decoded structures)."""
+        task loss of the decoded structures) and the summed error rates (loss / size)."""
         w, u = state.w, state.u
-        mistakes = 0.0
+        mistakes = rate = 0.0
+        sized = SIZED in type(task).offered_capabilities(task.get_params())
         for i in order:
             i = int(i)
             state.step += 1
@@ -234,8 +253,9 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
                 np.add.at(w, d.indices, d.values)
                 np.add.at(u, d.indices, (state.step - 1) * d.values)
                 mistakes += loss
+                rate += loss / (task.example_size(x) if sized else 1)
                 state.counters["n_updates"] += 1
-        return mistakes
+        return mistakes, rate
 
     def _finish(self, state, n_iter, monitor, seconds) -> None:
         """The learned attributes after ``n_iter`` passes in all."""
