@@ -633,8 +633,22 @@ def build_hcrf(tmp_path):
     return task, ds, enumerate_classes_and_chains
 
 
+def build_sequence(tmp_path):
+    from latentstruct.tasks import SequenceTask
+
+    path = tmp_path / "crfsuite.txt"  # CRFsuite's data format, with real values
+    path.write_text("A\tw\\:a\tn:0.5\nB\tw\\:b\tn:-2\n\nB\tw\\:b\nC\tw\\:c\tn:3.25\n"
+                    "A\tw\\:a\n", encoding="utf-8")
+    task = SequenceTask()
+    ds = task.read(path)
+    task.fit(ds)
+    assert task.n_labels == 3 and task.featurize(ds).attr_values is not None
+    return task, ds, lambda x: all_sequences(x.n_tokens, task.n_labels)
+
+
 BUILDERS = {
     "chunk": build_chunk, "pos": build_pos, "citations": build_citations, "dep": build_dep,
+    "sequence": build_sequence,
     "doccls": build_doccls, "grammaticality": build_grammaticality,
     "paraphrase": build_paraphrase, "rte": build_rte, "rerank": build_rerank,
     "translit": build_translit, "hcrf": build_hcrf,
