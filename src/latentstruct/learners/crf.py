@@ -1,7 +1,8 @@
-"""The log-loss learner: an L2-regularised conditional random field (Lafferty et al. 2001).
+"""The log-loss learner: a regularised conditional random field (Lafferty et al. 2001).
 
 Over any task offering *marginalizable* (log-partition, marginals, expected features), it
-minimises the negative conditional log-likelihood with CRFsuite's L2 penalty.  A sequence task
+minimises the negative conditional log-likelihood with CRFsuite's L2 penalty and, with
+``c1 > 0``, CRFsuite's L1 penalty (by OWL-QN, :mod:`latentstruct.solvers.owlqn`).  A sequence task
 makes it a linear-chain CRF with the features of the task, so it can stand in for
 sklearn-crfsuite (``predict_marginals`` in the same shape through the raw-data estimators).
 """
@@ -19,6 +20,7 @@ from tqdm.auto import tqdm
 from ..data.progress import bar_disable
 from ..exceptions import ConfigError, ConvergenceWarning, InputError, user_stacklevel
 from ..parallel import parallel_chunks, shared
+from ..solvers.owlqn import owlqn
 from ..solvers.sgd import lbfgs
 from ..solvers.structured_sgd import search_eta0, step_size
 from ..tasks.contracts import CLASS_POSTERIOR, MARGINALIZABLE, MAX_DECODABLE, any_of
@@ -34,14 +36,16 @@ SOLVERS = ("lbfgs", "sgd")
 
 @register_learner("crf")
 class CRF(LinearStructuredLearner):
-    """Conditional log-likelihood with an L2 penalty (a CRF over the task's structures).
+    """Conditional log-likelihood with L1 and L2 penalties (a CRF over the task's structures).
 
-    Optimisation problem (CRFsuite's and sklearn-crfsuite's L2 objective, ``c1 = 0``)::
+    Optimisation problem (CRFsuite's and sklearn-crfsuite's objective, the same scaling:
+    CRFsuite's ``train_lbfgs.c`` adds ``c2 ||w||²`` to the summed loss and hands ``c1`` to
+    libLBFGS as ``orthantwise_c``, which adds ``c1 ||w||_1``)::
 
-        min_w  F(w) = c2 ||w||² + Σ_i [ log Z(x_i; w) − w·Φ(x_i, y_i) ],
+        min_w  F(w) = c1 ||w||_1 + c2 ||w||² + Σ_i [ log Z(x_i; w) − w·Φ(x_i, y_i) ],
         Z(x; w) = Σ_y exp(w·Φ(x, y)),
 
-    whose gradient is ``2 c2 w + Σ_i (E_{p(y|x_i; w)}[Φ(x_i, y)] − Φ(x_i, y_i))``.  Z and the
+    whose smooth part has gradient ``2 c2 w + Σ_i (E_{p(y|x_i; w)}[Φ(x_i, y)] − Φ(x_i, y_i))``.  Z and the
     expectation come from the task's exact sum-product (a chain task: forward–backward in
     :mod:`latentstruct.inference.chain_fb`).  A gold label −1 (a token left free on purpose;
     ``encode_targets`` refuses a tag the task never saw) leaves its position free: the example's term is then
@@ -49,9 +53,13 @@ class CRF(LinearStructuredLearner):
 
     Solvers:
 
-    * ``"lbfgs"`` (default): SciPy's L-BFGS-B on the whole objective, at most ``max_iter``
-      iterations; it stops earlier, as CRFsuite does, once F fell by less than a relative
-      ``delta`` over the last ``period`` iterations.
+    * ``"lbfgs"`` (default): with ``c1 = 0``, SciPy's L-BFGS-B on the whole objective, at
+      most ``max_iter`` iterations; it stops earlier, as CRFsuite does, once F fell by less
+      than a relative ``delta`` over the last ``period`` iterations.  With ``c1 > 0``,
+      OWL-QN (Andrew & Gao 2007, Algorithm 1; :func:`latentstruct.solvers.owlqn.owlqn`):
+      libLBFGS's OWL-QN as CRFsuite runs it (its backtracking line search, at most 20
+      trials, and its stopping rules: ``delta`` over ``period`` iterations, ``epsilon`` on
+      ``||◇F|| / max(1, ||w||)``, at most ``max_iter`` iterations).
     * ``"sgd"``: ``max_iter`` epochs of mini-batch SGD on
       ``(1/n) Σ_i f_i(w) + (λ/2) ||w||²`` (F/n when ``λ = 2 c2 / n``), by
       ``w <- (1 − η_t λ) w − (η_t/|B|) Σ_{i∈B} ∇f_i(w)`` with λ = ``alpha`` (default 2 c2 / n) and
@@ -64,6 +72,12 @@ class CRF(LinearStructuredLearner):
         task: a linear-chain CRF) or *class-posterior* (a class decided over a hidden chain,
         the hidden-state CRF of Quattoni et al. 2007 / pyhcrf: ``predict`` takes the class of
         highest ``p(y | x) = Σ_h p(y, h | x)``, ``predict_proba`` gives those posteriors)
+    c1 : float, default 0.0
+        L1 coefficient, as CRFsuite's ``c1`` (the penalty is ``c1 ||w||_1`` on the summed
+        loss, over the trained weights, transitions included).  ``c1 > 0`` trains by OWL-QN
+        and drives many weights to exactly zero (``n_nonzero_``); it needs
+        ``solver="lbfgs"`` (CRFsuite's SGD, l2sgd, has no L1 term either).  ``c1 = 0``
+        gives exactly the L2 model of SciPy's L-BFGS-B.
     c2 : float, default 1.0
         L2 coefficient, as CRFsuite's ``c2`` (the penalty is ``c2 ||w||²`` on the summed loss).
     feature_set : {"observed", "all"}, default "observed"
@@ -77,13 +91,18 @@ class CRF(LinearStructuredLearner):
         CoNLL-2000).  The set is fixed by ``fit`` or by the first ``partial_fit`` call
         (``support_``).
     solver : {"lbfgs", "sgd"}, default "lbfgs"
-        SciPy's L-BFGS-B on the whole objective, or mini-batch SGD (which offers partial_fit).
+        SciPy's L-BFGS-B on the whole objective (OWL-QN when ``c1 > 0``), or mini-batch
+        SGD (which offers partial_fit).
     max_iter : int, default 100
         L-BFGS iterations, or SGD epochs.
     delta : float, default 1e-5
         L-BFGS stops when ``(F_{k−period} − F_k) / F_k < delta`` (CRFsuite's rule).
     period : int, default 10
         The number of iterations ``delta``'s decrease is measured over.
+    epsilon : float, default 1e-5
+        OWL-QN (``c1 > 0``) also stops when ``||◇F(w)|| / max(1, ||w||) ≤ epsilon``, ◇F the
+        pseudo-gradient (CRFsuite's and libLBFGS's ``epsilon``); the L2 path (``c1 = 0``)
+        does not use it.
     memory : int, default 6
         L-BFGS correction pairs (CRFsuite's ``num_memories``); each iteration costs
         O(memory · n_features) on top of the gradient.
@@ -112,6 +131,12 @@ class CRF(LinearStructuredLearner):
     objective_curve_ : list of float, F after every iteration (SGD: F/n, estimated from the
         epoch's mini-batches)
     converged_ : bool, whether L-BFGS met its stopping rule before ``max_iter``
+    n_nonzero_ : int, the number of non-zero weights in ``coef_`` (with ``c1 > 0``, the
+        sparse model's size; CRFsuite's "Active features")
+    stop_reason_ : str, how OWL-QN ended (``c1 > 0`` only): "delta", "epsilon", "max_iter",
+        "linesearch" (no step within 20 halvings lowered F, usually rounding at the
+        optimum; libLBFGS's and CRFsuite's run ends there too, on the last accepted point)
+        or "minimized" (w = 0 met the epsilon rule)
     """
 
     # predictions come from an argmax over structures (a chain: Viterbi), or, for a class
@@ -120,6 +145,7 @@ class CRF(LinearStructuredLearner):
     evaluation_params = frozenset({"n_jobs", "progress"})
 
     _parameter_constraints = {
+        "c1": [Interval(float, 0, None, closed="left")],
         "c2": [Interval(float, 0, None, closed="left")],
         "feature_set": [Options("observed", "all")],
         "solver": [Options(*SOLVERS)],
@@ -129,22 +155,25 @@ class CRF(LinearStructuredLearner):
         # n_features floats: neither needs to grow without bound
         "period": [Interval(int, 1, 1000, closed="both")],
         "memory": [Interval(int, 1, 100, closed="both")],
+        "epsilon": [Interval(float, 0, None, closed="left")],
         "alpha": [Interval(float, 0, None, closed="left"), None],
         "eta0": [Options("auto"), Interval(float, 0, None, closed="neither")],
         "batch_size": [Interval(int, 1, None, closed="left")],
         "random_state": [SEED], "n_jobs": [NJOBS, None], "progress": [BOOL],
     }
 
-    def __init__(self, task=None, c2=1.0, feature_set="observed", solver="lbfgs", max_iter=100,
-                 delta=1e-5, period=10, memory=6, alpha=None, eta0="auto", batch_size=32,
-                 random_state=0, n_jobs=1, progress=False):
+    def __init__(self, task=None, c1=0.0, c2=1.0, feature_set="observed", solver="lbfgs",
+                 max_iter=100, delta=1e-5, period=10, epsilon=1e-5, memory=6, alpha=None,
+                 eta0="auto", batch_size=32, random_state=0, n_jobs=1, progress=False):
         self.task = task
+        self.c1 = c1
         self.c2 = c2
         self.feature_set = feature_set
         self.solver = solver
         self.max_iter = max_iter
         self.delta = delta
         self.period = period
+        self.epsilon = epsilon
         self.memory = memory
         self.alpha = alpha
         self.eta0 = eta0
@@ -177,12 +206,21 @@ class CRF(LinearStructuredLearner):
             self._check_is_fitted()
             w = self.coef_
         X = self.task.as_batch(X)
-        loss, _ = _block_loss(self.task, X, list(Y), np.asarray(w, dtype=np.float64))
-        return float(loss + self.c2 * float(w @ w))
+        w = np.asarray(w, dtype=np.float64)
+        loss, _ = _block_loss(self.task, X, list(Y), w)
+        value = float(loss + self.c2 * float(w @ w))
+        if self.c1 > 0:
+            value += self.c1 * float(np.abs(w).sum())
+        return value
 
     # --- fit -------------------------------------------------------------------------------
     def _validated(self, X, Y):
         self._validate_params()
+        if self.c1 > 0 and self.solver != "lbfgs":
+            raise ConfigError(
+                f"c1={self.c1} (an L1 penalty) needs solver='lbfgs', which trains it by OWL-QN; "
+                f"solver={self.solver!r} has no L1 term (neither has CRFsuite's SGD, l2sgd). "
+                "Use solver='lbfgs', or c1=0")
         task = self._check_task()
         X = task.as_batch(X)
         if len(X) == 0:
@@ -209,17 +247,21 @@ class CRF(LinearStructuredLearner):
         self.support_ = self._support(task, X, Y)
         session = CheckpointSession(self, {"X": X, "Y": Y}, checkpoint, resume)
         with shared(task=task, X=X, Y=Y) as data:
-            if self.solver == "lbfgs":
+            if self.solver == "lbfgs" and self.c1 > 0:
+                self._fit_owlqn(task, X, Y, data)
+            elif self.solver == "lbfgs":
                 self._fit_lbfgs(task, X, Y, data)
             else:
                 self.t_, self.n_iter_, self.objective_curve_ = 0, 0, []
                 self._sgd(task, X, Y, session, fresh=True)
+        self.n_nonzero_ = int(np.count_nonzero(self.coef_))
         self.fit_seconds_ = time.perf_counter() - t0
         return self
 
-    def _fit_lbfgs(self, task, X, Y, data) -> None:
-        w0, curve = np.zeros(task.n_features), []
-        period, delta = int(self.period), float(self.delta)
+    def _trained_problem(self, task, X, Y, data):
+        """(loss_grad, expand, w0): the summed loss and its gradient over the trained
+        weights (all, or ``support_``), the map back to every feature, and the start 0."""
+        w0 = np.zeros(task.n_features)
         support = self.support_
         if support is None:
             def loss_grad(v):
@@ -242,6 +284,12 @@ class CRF(LinearStructuredLearner):
                 return out
 
             w0 = w0[support]
+        return loss_grad, expand, w0
+
+    def _fit_lbfgs(self, task, X, Y, data) -> None:
+        curve = []
+        period, delta = int(self.period), float(self.delta)
+        loss_grad, expand, w0 = self._trained_problem(task, X, Y, data)
         bar = tqdm(total=int(self.max_iter), desc="crf", unit="it",
                    disable=bar_disable(self.progress), leave=False)
 
@@ -267,6 +315,42 @@ class CRF(LinearStructuredLearner):
                           f"settled (relative decrease over {period} iterations ≥ delta={delta}); "
                           "raise max_iter for a tighter optimum", ConvergenceWarning,
                           stacklevel=user_stacklevel())
+
+    def _fit_owlqn(self, task, X, Y, data) -> None:
+        """c1 > 0: OWL-QN on the trained weights, CRFsuite's settings (see the class doc)."""
+        curve, c2 = [], float(self.c2)
+        loss_grad, expand, w0 = self._trained_problem(task, X, Y, data)
+
+        def smooth(z):  # the NLL and c2 ||w||², as CRFsuite's lbfgs_evaluate; OWL-QN adds c1
+            f, g = loss_grad(z)
+            return f + c2 * float(z @ z), g + (2.0 * c2) * z
+
+        bar = tqdm(total=int(self.max_iter), desc="crf (owl-qn)", unit="it",
+                   disable=bar_disable(self.progress), leave=False)
+
+        def progress(k, value, z) -> bool:
+            curve.append(value)
+            bar.update(1)
+            bar.set_postfix(objective=f"{value:.6g}")
+            return False
+
+        try:
+            res = owlqn(smooth, w0, float(self.c1), memory=int(self.memory),
+                        max_iter=int(self.max_iter), epsilon=float(self.epsilon),
+                        period=int(self.period), delta=float(self.delta), callback=progress)
+        finally:
+            bar.close()
+        self.coef_ = np.asarray(expand(res.w), dtype=np.float64)
+        self.n_iter_ = res.n_iter
+        self.t_ = 0
+        self.objective_curve_ = curve
+        self.converged_ = bool(res.converged)
+        self.stop_reason_ = res.status
+        if res.status == "max_iter":
+            warnings.warn(f"CRF: OWL-QN stopped at max_iter={self.max_iter} before meeting its "
+                          f"stopping rules (delta={self.delta} over {self.period} iterations, "
+                          f"epsilon={self.epsilon}); raise max_iter for a tighter optimum",
+                          ConvergenceWarning, stacklevel=user_stacklevel())
 
     # --- SGD and partial_fit ---------------------------------------------------------------
     def partial_fit(self, X, Y) -> "CRF":
@@ -341,6 +425,7 @@ class CRF(LinearStructuredLearner):
         finally:
             bar.close()
         self.coef_ = w
+        self.n_nonzero_ = int(np.count_nonzero(w))
         self.converged_ = False
 
     def _search_eta0(self, task, X, Y, lam):
@@ -435,6 +520,7 @@ class CRF(LinearStructuredLearner):
 
     def _restore(self, meta, arrays):
         super()._restore(meta, arrays)
+        self.n_nonzero_ = int(np.count_nonzero(self.coef_))
         self.t_ = int(meta.get("t_", 0))
         self.converged_ = bool(meta.get("converged_", False))
         for key in ("eta0_", "lambda_"):

@@ -4,6 +4,8 @@
 :class:`ConstraintPool` -- the one QP engine of StructuredSVM, LCLR and J-LIS.
 ``sgd``: stochastic gradient descent (lazy L2) and L-BFGS over a loss given as a callable --
 the optimisers of the log-linear hidden-variable reranker.
+``owlqn``: OWL-QN (Andrew & Gao 2007), L-BFGS for an L1-regularised smooth objective, as
+libLBFGS and CRFsuite run it -- the CRF's optimiser when ``c1 > 0``.
 """
 
 from latentstruct.solvers.dcd import (
@@ -14,6 +16,7 @@ from latentstruct.solvers.dcd import (
     fit_binary_squared_hinge,
     solve_grouped_dcd,
 )
+from latentstruct.solvers.owlqn import OWLQNResult, owlqn
 from latentstruct.solvers.sgd import LBFGSResult, SGDResult, lbfgs, scatter_add, sgd
 
 __all__ = [
@@ -28,4 +31,6 @@ __all__ = [
     "sgd",
     "lbfgs",
     "scatter_add",
+    "OWLQNResult",
+    "owlqn",
 ]
