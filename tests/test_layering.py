@@ -89,6 +89,7 @@ LAYER_RANK = {
     "plotting": 5, "testing": 5,
     "pipelines": 6,
     "estimators": 7,
+    "crfsuite": 8,  # sklearn-crfsuite's API, over the estimators
     "cli": 8, "__main__": 8, "": 8,  # "": the package's public face (latentstruct/__init__)
 }
 

@@ -1,0 +1,285 @@
+"""``CRF``: sklearn-crfsuite's estimator, with the same constructor, methods and fitted
+attributes, trained by latentstruct's learners.
+
+``from latentstruct.crfsuite import CRF`` replaces ``from sklearn_crfsuite import CRF``:
+every constructor parameter of ``sklearn_crfsuite.CRF`` is taken, with the same name,
+default (None: CRFsuite's default for the algorithm) and meaning.  The algorithm picks the
+learner:
+
+==========  ======================================================================
+algorithm   latentstruct learner
+==========  ======================================================================
+``lbfgs``   ``crf`` (CRFsuite's objective ``c1 |w|_1 + c2 |w|² + NLL``; L-BFGS, OWL-QN
+            when ``c1 > 0``)
+``l2sgd``   ``crf`` with ``solver="sgd"``
+``ap``      ``perceptron`` with ``average=True``
+``pa``      ``pa`` (passive-aggressive, ``pa_type`` 0/1/2)
+``arow``    ``arow``
+==========  ======================================================================
+
+over the task ``sequence`` (a first-order chain over python-crfsuite's feature dicts, any
+label strings; real values scale their attribute, as in CRFsuite).  A parameter that the
+chosen algorithm does not read is refused, as python-crfsuite refuses it; a value that
+latentstruct cannot honour exactly is refused with one line that says so, never ignored.
+What differs, and why, is in ``docs/guide/crfsuite.md``.
+
+Unlike sklearn-crfsuite no file is written behind the user's back: the model lives in the
+object (which pickles, for joblib and ``cross_val_score(n_jobs=...)``), and
+``model_filename`` names latentstruct's own model file (JSON metadata + ``.npz`` arrays),
+written by ``fit`` and read when an unfitted ``CRF(model_filename=PATH)`` predicts.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+
+from sklearn.base import BaseEstimator
+
+from ..exceptions import ConfigError, NotFittedError
+from .metrics import flat_accuracy_score
+from .tagger import ChainTagger
+
+__all__ = ["CRF", "ALGORITHMS", "TrainingLog"]
+
+ALGORITHMS = ("lbfgs", "l2sgd", "ap", "pa", "arow")
+
+_FEATURE_GENERATION = ("min_freq", "all_possible_states", "all_possible_transitions")
+#: the parameters each algorithm reads (CRFsuite's manual); any other non-None one is refused
+PARAMETERS_OF = {
+    "lbfgs": {*_FEATURE_GENERATION, "c1", "c2", "max_iterations", "num_memories", "epsilon",
+              "period", "delta", "linesearch", "max_linesearch"},
+    "l2sgd": {*_FEATURE_GENERATION, "c2", "max_iterations", "period", "delta",
+              "calibration_eta", "calibration_rate", "calibration_samples",
+              "calibration_candidates", "calibration_max_trials"},
+    "ap": {*_FEATURE_GENERATION, "max_iterations", "epsilon"},
+    "pa": {*_FEATURE_GENERATION, "max_iterations", "epsilon", "pa_type", "c",
+           "error_sensitive", "averaging"},
+    "arow": {*_FEATURE_GENERATION, "max_iterations", "epsilon", "variance", "gamma"},
+}
+_ALL = sorted(set().union(*PARAMETERS_OF.values()))
+
+
+class TrainingLog:
+    """``training_log_``: one dict per iteration (``num``, ``loss``: the learner's objective
+    or, for the online algorithms, the training errors of the pass) and, with ``X_dev``,
+    ``holdout``: the token accuracy on the development data after training."""
+
+    def __init__(self, iterations: list[dict], seconds: float, holdout: float | None = None):
+        self.iterations = iterations
+        self.seconds = seconds
+        self.holdout = holdout
+
+    @property
+    def last_iteration(self) -> dict | None:
+        return self.iterations[-1] if self.iterations else None
+
+    def __repr__(self) -> str:
+        return (f"TrainingLog({len(self.iterations)} iterations, {self.seconds:.2f}s"
+                f"{'' if self.holdout is None else f', holdout accuracy {self.holdout:.4f}'})")
+
+
+class CRF(BaseEstimator):
+    """A linear-chain CRF (or perceptron, PA, AROW) over python-crfsuite feature dicts, with
+    sklearn-crfsuite's interface; see the module docstring and sklearn-crfsuite's
+    documentation for every parameter (same names, defaults and meaning).
+
+    Attributes (None before ``fit``)
+    --------------------------------
+    classes_ : list of str, the labels; size_ : int, the model's size in bytes (its
+    latentstruct model file); num_attributes_ : int; attributes_ : list of str;
+    state_features_ : {(attribute, label): weight}; transition_features_ :
+    {(label_from, label_to): weight} (non-zero weights); training_log_ : TrainingLog;
+    tagger_ : python-crfsuite's ``Tagger`` methods (``labels``, ``tag``, ``set``,
+    ``marginal``, ``probability``, ``info``).
+    """
+
+    def __init__(self, algorithm=None, min_freq=None, all_possible_states=None,
+                 all_possible_transitions=None, c1=None, c2=None, max_iterations=None,
+                 num_memories=None, epsilon=None, period=None, delta=None, linesearch=None,
+                 max_linesearch=None, calibration_eta=None, calibration_rate=None,
+                 calibration_samples=None, calibration_candidates=None,
+                 calibration_max_trials=None, pa_type=None, c=None, error_sensitive=None,
+                 averaging=None, variance=None, gamma=None, verbose=False, model_filename=None,
+                 keep_tempfiles=False, trainer_cls=None):
+        self.algorithm = algorithm
+        self.min_freq = min_freq
+        self.all_possible_states = all_possible_states
+        self.all_possible_transitions = all_possible_transitions
+        self.c1 = c1
+        self.c2 = c2
+        self.max_iterations = max_iterations
+        self.num_memories = num_memories
+        self.epsilon = epsilon
+        self.period = period
+        self.delta = delta
+        self.linesearch = linesearch
+        self.max_linesearch = max_linesearch
+        self.calibration_eta = calibration_eta
+        self.calibration_rate = calibration_rate
+        self.calibration_samples = calibration_samples
+        self.calibration_candidates = calibration_candidates
+        self.calibration_max_trials = calibration_max_trials
+        self.pa_type = pa_type
+        self.c = c
+        self.error_sensitive = error_sensitive
+        self.averaging = averaging
+        self.variance = variance
+        self.gamma = gamma
+        self.verbose = verbose
+        self.model_filename = model_filename
+        self.keep_tempfiles = keep_tempfiles
+        self.trainer_cls = trainer_cls
+
+    # --- the learner a configuration asks for ----------------------------------------------
+    def _learner_and_options(self) -> tuple[str, dict, dict]:
+        """(learner name, learner options, task options), every parameter checked."""
+        from .mapping import learner_options
+
+        algorithm = "lbfgs" if self.algorithm is None else self.algorithm
+        if algorithm not in ALGORITHMS:
+            raise ConfigError(f"algorithm={algorithm!r} is not a CRFsuite training algorithm; "
+                              f"use one of {', '.join(map(repr, ALGORITHMS))}")
+        given = {name: getattr(self, name) for name in _ALL if getattr(self, name) is not None}
+        foreign = sorted(set(given) - PARAMETERS_OF[algorithm])
+        if foreign:
+            users = [a for a in ALGORITHMS if foreign[0] in PARAMETERS_OF[a]]
+            raise ConfigError(
+                f"{foreign[0]}={given[foreign[0]]!r} is a parameter of algorithm "
+                f"{' / '.join(map(repr, users))}, not of algorithm={algorithm!r} (CRFsuite "
+                f"refuses it too); drop it or choose that algorithm")
+        if self.trainer_cls is not None:
+            raise ConfigError("trainer_cls names a python-crfsuite Trainer class, which "
+                              "latentstruct does not use; drop trainer_cls (training progress: "
+                              "verbose=True; the log: training_log_)")
+        return learner_options(algorithm, given, verbose=bool(self.verbose))
+
+    # --- fit ----------------------------------------------------------------------------
+    def fit(self, X, y, X_dev=None, y_dev=None) -> "CRF":
+        """Train on ``X`` (lists of python-crfsuite feature dicts) and ``y`` (lists of
+        label strings); ``X_dev``/``y_dev``, given together, are scored after training
+        (``training_log_.holdout``).  With ``model_filename`` the model is then written
+        there, in latentstruct's model format.  Returns self."""
+        from ..estimators import Estimator
+
+        if (X_dev is None) != (y_dev is None):
+            raise ValueError("Pass both X_dev and y_dev to use the holdout data (got only "
+                             f"{'X_dev' if y_dev is None else 'y_dev'})")
+        name, learner_opts, task_opts = self._learner_and_options()
+        if self.model_filename is not None:
+            from ..data.atomic import check_output_path
+
+            check_output_path(self.model_filename, what="model_filename")
+        t0 = time.perf_counter()
+        model = Estimator(task="sequence", learner=name, **task_opts, **learner_opts)
+        model.fit(list(X), [list(t) for t in y])
+        seconds = time.perf_counter() - t0
+        learner = model.learner_
+        curve = list(getattr(learner, "objective_curve_", []) or [])
+        iterations = [{"num": k + 1, "loss": float(v)} for k, v in enumerate(curve)]
+        holdout = None
+        if X_dev is not None:
+            pred = model.predict(list(X_dev))
+            holdout = flat_accuracy_score([list(t) for t in y_dev], pred)
+        self._model = model
+        self._size = None
+        self.training_log_ = TrainingLog(iterations, seconds, holdout)
+        if self.verbose:
+            print(f"{name}: {len(iterations)} iterations in {seconds:.2f}s"
+                  + ("" if holdout is None else f"; holdout token accuracy {holdout:.4f}"))
+        if self.model_filename is not None:
+            model.save(self.model_filename)
+        return self
+
+    # --- the fitted model ----------------------------------------------------------------
+    def _fitted(self, required: bool = True):
+        model = getattr(self, "_model", None)
+        if model is None and self.model_filename is not None and \
+                os.path.exists(os.fspath(self.model_filename)):
+            from .mapping import load_model_file
+
+            model = self._model = load_model_file(self.model_filename)
+            self._size = None
+        if model is None and required:
+            raise NotFittedError("This CRF instance is not fitted yet. Call 'fit' with "
+                                 "appropriate arguments before using this estimator (or give "
+                                 "model_filename= an existing model file).")
+        return model
+
+    def predict(self, X) -> list[list[str]]:
+        """The best label sequence of every sequence of ``X``: a list of lists of strings."""
+        model = self._fitted()
+        return [list(p) for p in model.predict([list(x) for x in X])]
+
+    def predict_single(self, xseq) -> list[str]:
+        """The best label sequence of one sequence."""
+        return self.predict([xseq])[0]
+
+    def predict_marginals(self, X) -> list[list[dict]]:
+        """Per sequence, per item, ``{label: p(label)}`` (sums to one).  Whatever trained
+        the weights, they are scored as a CRF's, as CRFsuite does: the marginals of the
+        chain whose log-potentials are the model's scores (forward-backward)."""
+        model = self._fitted()
+        X = [list(x) for x in X]
+        if hasattr(model.learner_, "predict_marginals"):
+            return model.predict_marginals(X)
+        task = model.task_
+        marginals = task.marginals_batch(task.featurize(task.make_dataset(X)),
+                                         model.learner_.coef_)
+        labels = list(task.labels_)
+        return [[dict(zip(labels, row.tolist())) for row in m] for m in marginals]
+
+    def predict_marginals_single(self, xseq) -> list[dict]:
+        """``predict_marginals`` of one sequence."""
+        return self.predict_marginals([xseq])[0]
+
+    def score(self, X, y) -> float:
+        """Token accuracy of ``predict(X)`` against ``y`` (``metrics.flat_accuracy_score``)."""
+        return flat_accuracy_score([list(t) for t in y], self.predict(X))
+
+    # --- sklearn-crfsuite's fitted attributes (None before fit) ----------------------------
+    @property
+    def tagger_(self):
+        model = self._fitted(required=False)
+        return None if model is None else ChainTagger(model, self.size_)
+
+    @property
+    def classes_(self):
+        model = self._fitted(required=False)
+        return None if model is None else list(model.task_.labels_)
+
+    @property
+    def size_(self):
+        model = self._fitted(required=False)
+        if model is None:
+            return None
+        if getattr(self, "_size", None) is None:  # the bytes of its model file
+            with tempfile.TemporaryDirectory() as folder:
+                path = os.path.join(folder, "model.npz")
+                model.save(path)
+                self._size = os.path.getsize(path)
+        return self._size
+
+    @property
+    def num_attributes_(self):
+        names = self.attributes_
+        return None if names is None else len(names)
+
+    @property
+    def attributes_(self):
+        model = self._fitted(required=False)
+        if model is None:
+            return None
+        index = model.task_.attr_index_
+        return list(index.names) if hasattr(index, "names") else None
+
+    @property
+    def state_features_(self):
+        tagger = self.tagger_
+        return None if tagger is None else tagger.info().state_features
+
+    @property
+    def transition_features_(self):
+        tagger = self.tagger_
+        return None if tagger is None else tagger.info().transitions

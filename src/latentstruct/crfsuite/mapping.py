@@ -1,0 +1,142 @@
+"""From sklearn-crfsuite's parameters to a latentstruct learner and its options, and model
+files for ``CRF(model_filename=...)``.
+
+Each CRFsuite parameter maps onto a learner option with the same meaning, or, where
+latentstruct has no exact counterpart, a value other than CRFsuite's default is refused
+with one line that says what is missing; nothing is silently ignored.  ``None`` always
+means CRFsuite's default for the algorithm.
+"""
+
+from __future__ import annotations
+
+from ..exceptions import ConfigError
+
+__all__ = ["learner_options", "load_model_file", "CRFSUITE_DEFAULTS", "UNLIMITED_ITERATIONS"]
+
+#: CRFsuite's defaults (its manual, ``crfsuite -H -a ALGORITHM``), by parameter
+CRFSUITE_DEFAULTS = {
+    "min_freq": 0.0, "all_possible_states": False, "all_possible_transitions": False,
+    "c1": 0.0, "c2": 1.0, "num_memories": 6, "epsilon": 1e-5, "period": 10, "delta": 1e-5,
+    "linesearch": "MoreThuente", "max_linesearch": 20, "calibration_eta": 0.1,
+    "calibration_rate": 2.0, "calibration_samples": 1000, "calibration_candidates": 10,
+    "calibration_max_trials": 20, "pa_type": 1, "c": 1.0, "error_sensitive": True,
+    "averaging": True, "variance": 1.0, "gamma": 1.0,
+}
+#: CRFsuite's default max_iterations per algorithm (lbfgs: unlimited, the stopping rule ends it)
+MAX_ITERATIONS = {"lbfgs": None, "l2sgd": 1000, "ap": 100, "pa": 100, "arow": 100}
+#: what "unlimited" L-BFGS iterations become: the largest the learner takes (the
+#: delta/period rule stops far earlier)
+UNLIMITED_ITERATIONS = 10_000
+
+
+def _value(given: dict, name: str):
+    return given.get(name, CRFSUITE_DEFAULTS.get(name))
+
+
+def _refuse_unless_default(given: dict, names, why: str) -> None:
+    for name in names:
+        if name in given and given[name] != CRFSUITE_DEFAULTS[name]:
+            raise ConfigError(f"{name}={given[name]!r}: {why}; leave {name} at CRFsuite's "
+                              f"default ({CRFSUITE_DEFAULTS[name]!r})")
+
+
+def _learner_accepts(name: str, option: str) -> bool:
+    from ..learners import get_learner_class
+
+    return option in get_learner_class(name)().get_params(deep=False)
+
+
+def learner_options(algorithm: str, given: dict, *, verbose: bool = False):
+    """``(learner name, learner options, task options)`` for CRFsuite's ``algorithm`` with
+    the parameters ``given`` (the non-None ones, already checked to be the algorithm's)."""
+    if given.get("min_freq", 0) not in (0, 0.0, None):
+        raise ConfigError(
+            f"min_freq={given['min_freq']!r}: CRFsuite drops (attribute, label) features seen "
+            f"at most min_freq times, and latentstruct has no such cut-off yet (its tasks' "
+            f"min_count drops rare attributes, which is another model); leave min_freq at 0")
+    states = bool(_value(given, "all_possible_states"))
+    transitions = bool(_value(given, "all_possible_transitions"))
+    iterations = given.get("max_iterations", MAX_ITERATIONS[algorithm])
+    task_opts = {}
+    if algorithm in ("lbfgs", "l2sgd"):
+        opts = {"c2": float(_value(given, "c2")),
+                "period": int(_value(given, "period")), "delta": float(_value(given, "delta")),
+                "progress": verbose}
+        _check_feature_generation("crf", states, transitions, opts)
+        if algorithm == "lbfgs":
+            opts.update(solver="lbfgs", memory=int(_value(given, "num_memories")),
+                        max_iter=UNLIMITED_ITERATIONS if iterations is None else int(iterations))
+            c1 = float(_value(given, "c1"))
+            if c1 != 0.0:
+                opts["c1"] = c1
+            if _learner_accepts("crf", "epsilon"):
+                opts["epsilon"] = float(_value(given, "epsilon"))
+            else:
+                _refuse_unless_default(given, ["epsilon"], "latentstruct's L-BFGS has no "
+                                       "gradient-norm test yet")
+            linesearch = _value(given, "linesearch")
+            if linesearch not in ("MoreThuente", "Backtracking", "StrongBacktracking"):
+                raise ConfigError(f"linesearch={linesearch!r} is not a CRFsuite line search; "
+                                  f"use 'MoreThuente', 'Backtracking' or 'StrongBacktracking'")
+            if c1 == 0.0:
+                _refuse_unless_default(given, ["linesearch"], "latentstruct's L-BFGS (SciPy's "
+                                       "L-BFGS-B) searches by More and Thuente's method only")
+            _refuse_unless_default(given, ["max_linesearch"], "SciPy's L-BFGS-B takes its "
+                                   "own maximum of 20 line-search steps")
+        else:
+            opts.update(solver="sgd", max_iter=int(iterations))
+            _refuse_unless_default(given, ["calibration_eta", "calibration_rate",
+                                           "calibration_samples", "calibration_candidates",
+                                           "calibration_max_trials"],
+                                   "latentstruct's SGD picks its first step by its own search "
+                                   "(eta0='auto': powers of two, one epoch on a 10 % sample), "
+                                   "not by CRFsuite's calibration")
+        return "crf", opts, task_opts
+    if algorithm == "ap":
+        opts = {"average": True, "max_iter": int(iterations)}
+        if _learner_accepts("perceptron", "epsilon"):
+            opts["epsilon"] = float(_value(given, "epsilon"))
+        else:
+            _refuse_unless_default(given, ["epsilon"], "latentstruct's perceptron stops only "
+                                   "on a pass without mistakes")
+        _check_feature_generation("perceptron", states, transitions, opts)
+        return "perceptron", opts, task_opts
+    if algorithm == "pa":
+        opts = {"pa_type": int(_value(given, "pa_type")), "c": float(_value(given, "c")),
+                "error_sensitive": bool(_value(given, "error_sensitive")),
+                "averaging": bool(_value(given, "averaging")),
+                "epsilon": float(_value(given, "epsilon")), "max_iter": int(iterations)}
+        _check_feature_generation("pa", states, transitions, opts)
+        return "pa", opts, task_opts
+    opts = {"variance": float(_value(given, "variance")), "gamma": float(_value(given, "gamma")),
+            "epsilon": float(_value(given, "epsilon")), "max_iter": int(iterations)}
+    _check_feature_generation("arow", states, transitions, opts)
+    return "arow", opts, task_opts
+
+
+def _check_feature_generation(learner: str, states: bool, transitions: bool, opts: dict) -> None:
+    """CRFsuite's online algorithms train only the features it generated (observed
+    (attribute, label) pairs and label bigrams, unless all_possible_*); pass the choice on
+    where the learner takes it."""
+    if _learner_accepts(learner, "possible_states"):
+        opts.update(possible_states=states, possible_transitions=transitions)
+        return
+    if learner == "crf" and not (states or transitions):  # provisional: see the docs page
+        opts.update(feature_set="observed")
+
+
+def load_model_file(path):
+    """The fitted estimator in the model file at ``path``: latentstruct's own (what
+    ``fit`` writes with ``model_filename``) or, by its magic bytes, a CRFsuite file written
+    by python-crfsuite."""
+    import os
+
+    from ..estimators import load
+
+    with open(os.fspath(path), "rb") as fh:
+        magic = fh.read(4)
+    if magic == b"lCRF":
+        from .crfsuite_model import estimator_from_crfsuite_file
+
+        return estimator_from_crfsuite_file(path)
+    return load(path)

@@ -1,0 +1,103 @@
+"""``latentstruct.crfsuite``: sklearn-crfsuite's CRF and metrics (the peer's own suite runs
+in tests/compat); here the refusals, the algorithm mapping and the attributes."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+from latentstruct.crfsuite import CRF, metrics
+from latentstruct.exceptions import ConfigError, NotFittedError
+
+XSEQ = [{"walk": 1, "shop": 0.5}, {"walk": 1}, {"walk": 1, "clean": 0.5},
+        {"shop": 0.5, "clean": 0.5}, {"walk": 0.5, "clean": 1}, {"clean": 1, "shop": 0.1},
+        {"walk": 1, "shop": 0.5}, {}, {"clean": 1}, {"clean": 1}]
+YSEQ = ["sunny", "sunny", "sunny", "rainy", "rainy", "rainy", "sunny", "sunny", "rainy",
+        "rainy"]
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(algorithm="sgd"), r"algorithm='sgd' is not a CRFsuite training algorithm"),
+    (dict(algorithm="ap", c2=0.1), r"c2=0.1 is a parameter of algorithm 'lbfgs' / 'l2sgd', "
+                                   r"not of algorithm='ap'"),
+    (dict(algorithm="lbfgs", pa_type=2), r"pa_type=2 is a parameter of algorithm 'pa'"),
+    (dict(algorithm="pa", variance=2.0), r"variance=2.0 is a parameter of algorithm 'arow'"),
+    (dict(min_freq=2), r"min_freq=2: CRFsuite drops \(attribute, label\) features"),
+    (dict(linesearch="Backtracking"), r"linesearch='Backtracking'.*More and Thuente"),
+    (dict(linesearch="Bisection"), r"not a CRFsuite line search"),
+    (dict(max_linesearch=5), r"max_linesearch=5"),
+    (dict(algorithm="l2sgd", calibration_eta=0.5), r"calibration_eta=0.5.*own search"),
+    (dict(trainer_cls=object), r"trainer_cls names a python-crfsuite Trainer class"),
+])
+def test_parameters_that_cannot_be_honoured_are_refused(kwargs, match):
+    with pytest.raises(ConfigError, match=match):
+        CRF(**kwargs).fit([XSEQ], [YSEQ])
+
+
+def test_not_fitted_attributes_are_none_and_predict_refuses():
+    crf = CRF()
+    assert crf.tagger_ is None and crf.classes_ is None and crf.size_ is None
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        crf.predict([XSEQ])
+
+
+def test_dev_data_is_scored_and_must_come_in_pairs():
+    crf = CRF().fit([XSEQ] * 3, [YSEQ] * 3, X_dev=[XSEQ], y_dev=[YSEQ])
+    assert crf.training_log_.holdout == 1.0
+    assert crf.training_log_.iterations[0]["num"] == 1
+    assert crf.training_log_.last_iteration["loss"] < crf.training_log_.iterations[0]["loss"]
+    with pytest.raises(ValueError, match="Pass both X_dev and y_dev"):
+        CRF().fit([XSEQ], [YSEQ], X_dev=[XSEQ])
+
+
+def test_predict_returns_lists_and_the_tagger_agrees():
+    crf = CRF().fit([XSEQ] * 5, [YSEQ] * 5)
+    pred = crf.predict([XSEQ, XSEQ[:3]])
+    assert type(pred) is list and all(type(p) is list for p in pred)
+    assert pred == [YSEQ, YSEQ[:3]]
+    tagger = crf.tagger_
+    assert tagger.tag(XSEQ) == YSEQ
+    tagger.set(XSEQ)
+    m = crf.predict_marginals_single(XSEQ)
+    for t in range(len(XSEQ)):
+        for label in crf.classes_:
+            assert tagger.marginal(label, t) == pytest.approx(m[t][label], abs=1e-12)
+    # p(y | x) of every sequence of a 3-item prefix sums to one
+    tagger.set(XSEQ[:3])
+    import itertools
+
+    total = sum(tagger.probability(list(y)) for y in itertools.product(crf.classes_, repeat=3))
+    assert total == pytest.approx(1.0, abs=1e-9)
+    info = tagger.info()
+    assert info.header["num_labels"] == 2 and set(info.labels) == {"rainy", "sunny"}
+    assert info.state_features == crf.state_features_
+
+
+@pytest.mark.parametrize("algorithm", ["ap", "pa", "arow"])
+def test_online_algorithms_give_crf_marginals_of_their_weights(algorithm):
+    crf = CRF(algorithm).fit([XSEQ] * 3, [YSEQ] * 3)
+    m = crf.predict_marginals([XSEQ])[0]
+    assert all(abs(sum(d.values()) - 1) < 1e-12 for d in m)
+    # the argmax of the marginals is the Viterbi path here (a well-separated model)
+    assert [max(d, key=d.get) for d in m] == crf.predict([XSEQ])[0]
+
+
+def test_model_filename_round_trip_and_pickle(tmp_path):
+    path = tmp_path / "m.crfsuite"
+    crf = CRF(model_filename=str(path)).fit([XSEQ] * 3, [YSEQ] * 3)
+    assert path.exists()
+    again = CRF(model_filename=str(path))
+    assert again.predict([XSEQ]) == crf.predict([XSEQ])
+    clone = pickle.loads(pickle.dumps(crf))
+    np.testing.assert_array_equal(clone._model.learner_.coef_, crf._model.learner_.coef_)
+
+
+def test_metrics_match_their_definitions():
+    y1 = [["x", "z", "y"], ["x", "x"]]
+    y2 = [["y", "z", "y"], ["x", "y"]]
+    assert metrics.flat_accuracy_score(y1, y2) == 3 / 5
+    assert metrics.sequence_accuracy_score([[1, 2], [3]], [[1, 2], [4]]) == 0.5
+    with pytest.raises(ValueError, match="2 sequences but y_pred has 1"):
+        metrics.sequence_accuracy_score(y1, y2[:1])
+    report = metrics.flat_classification_report(y1, y2)
+    assert "precision" in report
