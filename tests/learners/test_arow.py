@@ -3,31 +3,12 @@ and two steps against the closed form computed here from dense Phi vectors; the 
 contract (separable data, seeds, clone, model files, ``partial_fit``, the command line) is
 tested with the passive-aggressive learner in ``test_structured_pa.py``."""
 
-import warnings
-
 import numpy as np
 import pytest
 
 from latentstruct.learners import AROW
 from latentstruct.learners.persistence import load_trained, save_trained
-from latentstruct.tasks import ChunkTask
-from conftest import random_chunk_file
-
-
-def quiet(fn):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return fn()
-
-
-@pytest.fixture(scope="module")
-def chunk(tmp_path_factory):
-    path = random_chunk_file(tmp_path_factory.mktemp("arow") / "train.txt", 3, n_sent=24,
-                             vocab=7)
-    task = ChunkTask(window=1, affix_length=1)
-    ds = task.read(path)
-    task.fit(ds)
-    return task, task.featurize(ds), list(task.encode_targets(ds.targets))
+from test_structured_pa import chunk, quiet  # noqa: F401  (the same problem as pa's)
 
 
 def hand_step(task, x, y, mean, var, gamma):

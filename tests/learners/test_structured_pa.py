@@ -7,7 +7,10 @@ with a margin violation, the error-insensitive cost and the averaging.  Then: ze
 error on separable data, the skipped epochs after a mistake-free one give the model of
 running them, ``epsilon``, seeds, clone, model files, ``partial_fit`` over batches, and the
 command line.  AROW has its own file; what the two share is tested once here and there
-with both learners.
+with both learners.  Last, CRFsuite's averaged perceptron ``ap``: it is
+``StructuredPerceptron(average=True, max_iter=100, epsilon=0.0)``, whose ``epsilon`` stop
+compares the mean ratio of wrong labels per sequence; ``epsilon=None`` keeps the
+perceptron's own stop after a mistake-free epoch.
 """
 
 import math
@@ -19,7 +22,7 @@ from sklearn.base import clone
 
 from latentstruct.cli import main
 from latentstruct.exceptions import ConfigError
-from latentstruct.learners import AROW, StructuredPA, get_learner_class
+from latentstruct.learners import AROW, StructuredPA, StructuredPerceptron, get_learner_class
 from latentstruct.learners.persistence import load_trained, save_trained
 from latentstruct.tasks import ChunkTask
 from conftest import random_chunk_file
@@ -262,3 +265,41 @@ def test_the_command_line_trains_and_evaluates(tmp_path, capsys, learner, option
     capsys.readouterr()
     assert main(["evaluate", "--model", str(model), "--test", str(data)]) == 0
     assert "f1" in capsys.readouterr().out.lower()
+
+
+# ------------------------------------------------------------ CRFsuite's ap: the perceptron
+def test_epsilon_zero_never_stops_early_and_none_keeps_todays_stop(separable):
+    task, X, Y = separable
+    today = quiet(lambda: StructuredPerceptron(task, max_iter=12).fit(X, Y))
+    assert today.get_params()["epsilon"] is None
+    assert today.n_iter_ < 12 and today.objective_curve_[-1] == 0
+    ap = quiet(lambda: StructuredPerceptron(task, max_iter=12, epsilon=0.0).fit(X, Y))
+    assert ap.n_iter_ == 12 and ap.converged_ and ap.t_ == 12 * len(X)
+    np.testing.assert_array_equal(ap.objective_curve_[:today.n_iter_], today.objective_curve_)
+    # the later epochs change no weight, but move the average towards them
+    assert np.abs(ap.coef_ - today.coef_).max() > 1e-6
+    assert ap.score(X, Y) == 1.0
+
+
+def test_epsilon_is_compared_with_the_mean_ratio_of_wrong_labels(chunk):
+    task, X, Y = chunk
+    # the first epoch's mistakes, example by example (one call each, in the given order)
+    one = StructuredPerceptron(task, shuffle=False)
+    for i in range(len(X)):
+        quiet(lambda i=i: one.partial_fit(task.subset(X, [i]), Y[i:i + 1]))
+    losses = np.array(one.objective_curve_)
+    sizes = np.array([len(y) for y in Y])
+    rate = float(np.mean(losses / sizes))
+    assert 0 < rate < float(np.mean(losses))  # per token, not per sentence
+    stops = quiet(lambda: StructuredPerceptron(task, shuffle=False, max_iter=5,
+                                               epsilon=rate + 1e-9).fit(X, Y))
+    assert stops.n_iter_ == 1
+    goes_on = quiet(lambda: StructuredPerceptron(task, shuffle=False, max_iter=5,
+                                                 epsilon=rate - 1e-9).fit(X, Y))
+    assert goes_on.n_iter_ > 1
+
+
+def test_a_negative_epsilon_is_refused(chunk):
+    task, X, Y = chunk
+    with pytest.raises(ConfigError, match="'epsilon' parameter of StructuredPerceptron"):
+        StructuredPerceptron(task, epsilon=-0.1).fit(X, Y)

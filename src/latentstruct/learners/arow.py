@@ -82,13 +82,8 @@ class AROW(OnlineStepLearner):
         self.task = task
         self.variance = variance
         self.gamma = gamma
-        self.max_iter = max_iter
-        self.epsilon = epsilon
-        self.random_state = random_state
-        self.shuffle = shuffle
-        self.n_jobs = n_jobs
-        self.check_inference = check_inference
-        self.progress = progress
+        self._set_loop_params(max_iter, epsilon, random_state, shuffle, n_jobs,
+                              check_inference, progress)
 
     def _new_state(self, n_features, rng):
         return OnlineState(w=np.zeros(n_features), rng=rng, counters={"n_updates": 0},

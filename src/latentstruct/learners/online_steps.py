@@ -84,6 +84,13 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
     def _coef(self, state: OnlineState) -> np.ndarray:
         raise NotImplementedError  # pragma: no cover
 
+    def _set_loop_params(self, max_iter, epsilon, random_state, shuffle, n_jobs,
+                         check_inference, progress) -> None:
+        """Store the loop's hyperparameters as given (from a learner's ``__init__``)."""
+        self.max_iter, self.epsilon, self.random_state = max_iter, epsilon, random_state
+        self.shuffle, self.n_jobs = shuffle, n_jobs
+        self.check_inference, self.progress = check_inference, progress
+
     # --- the loop -------------------------------------------------------------------------
     def _checked(self, X, Y):
         self._validate_params()
@@ -133,29 +140,31 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
             session.save(epoch, meta, arrays, done=done)
 
         t_start = time.perf_counter()
-        max_iter, epsilon = int(self.max_iter), float(self.epsilon)
-        bar = tqdm(total=max_iter, initial=min(epoch, max_iter), desc=self.registry_name,
-                   unit="epoch", disable=bar_disable(self.progress), leave=False)
-        first, last = epoch + 1, (epoch if session.done else max_iter)
-        for epoch in range(first, last + 1):
-            order = visiting_order(state.rng, n, self.shuffle)
-            if self.errors_curve_ and self.errors_curve_[-1] == 0:
-                state.step += n  # nothing left to learn: the epoch is counted, not decoded
-                self.objective_curve_.append(0.0)
-                self.errors_curve_.append(0.0)
-            else:
-                self._pass(task, X, Y, order, state, monitor)
-            cost = self.objective_curve_[-1]
-            bar.set_postfix(loss=f"{cost:.6g}")
-            bar.update(1)
-            stop = cost / n < epsilon or (self.stops_at_epsilon and cost / n <= epsilon)
-            save(stop or epoch == max_iter)
-            if stop:
-                break
-        bar.close()
         self.n_inexact_decodes_ = 0
-        self._finish(state, epoch, monitor, time.perf_counter() - t_start)
-        return self
+        max_iter = int(self.max_iter)
+        first, last = epoch + 1, (epoch if session.done else max_iter)
+        with tqdm(total=max_iter, initial=min(epoch, max_iter), desc=self.registry_name,
+                  unit="epoch", disable=bar_disable(self.progress), leave=False) as bar:
+            for epoch in range(first, last + 1):
+                order = visiting_order(state.rng, n, self.shuffle)
+                if self.errors_curve_ and self.errors_curve_[-1] == 0:
+                    state.step += n  # nothing left to learn: counted, not decoded
+                    self.objective_curve_.append(0.0)
+                    self.errors_curve_.append(0.0)
+                else:
+                    self._pass(task, X, Y, order, state, monitor)
+                bar.set_postfix(loss=f"{self.objective_curve_[-1]:.6g}")
+                bar.update(1)
+                done = self._below_epsilon(self.objective_curve_[-1] / n)
+                save(done or epoch == max_iter)
+                if done:
+                    break
+        return self._finish(state, epoch, monitor, time.perf_counter() - t_start)
+
+    def _below_epsilon(self, mean_cost: float) -> bool:
+        """CRFsuite's stopping test of an epoch's mean cost."""
+        epsilon = float(self.epsilon)
+        return mean_cost < epsilon or (self.stops_at_epsilon and mean_cost <= epsilon)
 
     def partial_fit(self, X, Y):
         """One online epoch over the batch ``X``, ``Y``, continuing from the current model.
@@ -184,8 +193,8 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
         t_start = time.perf_counter()
         self._pass(task, X, Y, visiting_order(state.rng, len(X), self.shuffle), state, monitor)
         elapsed = getattr(self, "fit_time_", 0.0)
-        self._finish(state, self.n_iter_ + 1, monitor, elapsed + time.perf_counter() - t_start)
-        return self
+        return self._finish(state, self.n_iter_ + 1, monitor,
+                            elapsed + time.perf_counter() - t_start)
 
     def _pass(self, task, X, Y, order, state, monitor) -> None:
         """Visit the examples ``order`` once, stepping after each mistake; appends the
@@ -212,7 +221,7 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
         self.objective_curve_.append(total_cost)
         self.errors_curve_.append(total_errors)
 
-    def _finish(self, state, n_iter, monitor, seconds) -> None:
+    def _finish(self, state, n_iter, monitor, seconds):
         self._online = state
         self.coef_ = self._coef(state)
         self.n_iter_ = n_iter
@@ -222,6 +231,7 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
         self.n_inexact_decodes_ = getattr(self, "n_inexact_decodes_", 0) + monitor.n_inexact
         self.fit_time_ = seconds
         monitor.warn()
+        return self
 
     # --- model files: the errors curve beside the objective curve ---------------------------
     def _learned_state(self):
