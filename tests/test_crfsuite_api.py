@@ -101,3 +101,51 @@ def test_metrics_match_their_definitions():
         metrics.sequence_accuracy_score(y1, y2[:1])
     report = metrics.flat_classification_report(y1, y2)
     assert "precision" in report
+
+
+def _pycrfsuite_model(tmp_path):
+    import pycrfsuite
+
+    path = str(tmp_path / "peer.crfsuite")
+    trainer = pycrfsuite.Trainer(verbose=False)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        n = int(rng.integers(2, 7))
+        xseq = [{"w": f"v{int(rng.integers(5))}", "len": float(rng.random()),
+                 "ctx": {"prev": f"p{int(rng.integers(3))}"}} for _ in range(n)]
+        trainer.append(xseq, [f"L{int(rng.integers(3))}" for _ in range(n)])
+    trainer.set_params({"c1": 0.05, "c2": 0.01, "max_iterations": 60})
+    trainer.train(path)
+    tagger = pycrfsuite.Tagger()
+    tagger.open(path)
+    return path, tagger
+
+
+def test_a_model_python_crfsuite_wrote_predicts_as_its_tagger(tmp_path):
+    from latentstruct import load
+
+    path, tagger = _pycrfsuite_model(tmp_path)
+    rng = np.random.default_rng(1)
+    crf = CRF(model_filename=path)
+    generic = load(path)
+    assert crf.classes_ == tagger.labels()
+    for _ in range(40):
+        n = int(rng.integers(1, 8))
+        xseq = [{"w": f"v{int(rng.integers(7))}", "len": float(rng.random()),
+                 "ctx": {"prev": f"p{int(rng.integers(4))}"}} for _ in range(n)]
+        assert crf.predict_single(xseq) == tagger.tag(xseq) == generic.predict([xseq])[0]
+        tagger.set(xseq)
+        m = crf.predict_marginals_single(xseq)
+        worst = max(abs(m[t][y] - tagger.marginal(y, t)) for t in range(n)
+                    for y in tagger.labels())
+        assert worst <= 1e-9
+
+
+def test_a_damaged_crfsuite_file_is_one_clear_error(tmp_path):
+    from latentstruct.exceptions import ModelFormatError
+
+    path, _ = _pycrfsuite_model(tmp_path)
+    cut = tmp_path / "cut.crfsuite"
+    cut.write_bytes(open(path, "rb").read()[:300])
+    with pytest.raises(ModelFormatError, match="cut.crfsuite"):
+        CRF(model_filename=str(cut)).predict([XSEQ])

@@ -132,16 +132,8 @@ def _check_feature_generation(learner: str, states: bool, transitions: bool, opt
 
 def load_model_file(path):
     """The fitted estimator in the model file at ``path``: latentstruct's own (what
-    ``fit`` writes with ``model_filename``) or, by its magic bytes, a CRFsuite file written
-    by python-crfsuite."""
-    import os
-
+    ``fit`` writes with ``model_filename``) or a CRFsuite file written by python-crfsuite
+    (``latentstruct.load`` tells them apart by their first bytes)."""
     from ..estimators import load
 
-    with open(os.fspath(path), "rb") as fh:
-        magic = fh.read(4)
-    if magic == b"lCRF":
-        from .crfsuite_model import estimator_from_crfsuite_file
-
-        return estimator_from_crfsuite_file(path)
     return load(path)

@@ -33,6 +33,7 @@ from sklearn.base import ClassifierMixin
 from ..exceptions import ModelFormatError
 from ..learners.persistence import load_trained
 from .base import ESTIMATORS, FOR_TASK, Estimator, check_binary_examples, fit_on_dataset
+from .crfsuite_file import estimator_from_crfsuite_file, is_crfsuite_file
 from .labels import classes_from, json_scalar
 
 __all__ = ["Estimator", "Tagger", "Chunker", "DependencyParser", "DocumentClassifier",
@@ -65,8 +66,12 @@ def load(path):
     schema, finite weights); the estimator class is looked up by name among this library's
     own (``ESTIMATORS``), never imported from what the file says.  A model trained on the
     command line loads as the estimator of its task (``pos``: :class:`Tagger`), or as the
-    generic :class:`Estimator`.
+    generic :class:`Estimator`.  A CRFsuite model file (written by python-crfsuite or
+    sklearn-crfsuite; it starts with ``lCRF``) loads as ``Estimator(task="sequence",
+    learner="crf")`` with CRFsuite's weights.
     """
+    if is_crfsuite_file(path):
+        return estimator_from_crfsuite_file(path)
     task, learner, metadata = load_trained(path)
     extra = metadata.get("extra") if isinstance(metadata.get("extra"), dict) else {}
     cls = estimator_class(metadata, path)
