@@ -240,7 +240,8 @@ class CRF(LinearStructuredLearner):
             raise ConfigError(
                 "CRF with solver='lbfgs' cannot checkpoint or resume: SciPy's L-BFGS-B keeps "
                 "its state (the curvature pairs) inside the solver and offers no way to restore "
-                "it, so a resumed run would not be the same run. Use solver='sgd', or train "
+                "it (OWL-QN, for c1 > 0, likewise), so a resumed run would not be the same "
+                "run. Use solver='sgd', or train "
                 "without --checkpoint/--resume")
         task, X, Y = self._validated(X, Y)
         t0 = time.perf_counter()
