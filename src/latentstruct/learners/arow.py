@@ -48,6 +48,9 @@ class AROW(OnlineStepLearner):
     of the online state (``covariance_``, saved in model files), so ``partial_fit`` and a
     loaded model continue exactly.
 
+    ``random_state``, ``shuffle``, ``n_jobs``, ``check_inference`` and ``progress`` are the
+    loop's (:class:`~latentstruct.learners.online_steps.OnlineStepLearner`).
+
     Parameters
     ----------
     task : StructuredTask
@@ -61,8 +64,6 @@ class AROW(OnlineStepLearner):
     epsilon : float >= 0, default 0
         Stop after an epoch whose mean cost is at most it (0: after an epoch without a
         mistake).
-    random_state, shuffle, n_jobs, check_inference, progress
-        As for :class:`~latentstruct.learners.structured_pa.StructuredPA`.
 
     Attributes
     ----------

@@ -62,6 +62,22 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
     ``_step(state, delta, violation, errors)`` (the update after a mistake; returns the
     example's cost) and ``_coef(state)`` (the weights the model predicts with).
 
+    The loop's parameters are below; each learner documents ``max_iter``, ``epsilon`` and
+    its own.
+
+    Parameters
+    ----------
+    random_state : None, int or Generator, default 0
+        Seeds the generator of the epochs' visiting orders.
+    shuffle : bool, default True
+        Visit each epoch's examples in a random order (CRFsuite shuffles), else as given.
+    n_jobs : int, default 1
+        Parallel decoding in ``predict`` (training is sequential).
+    check_inference : bool, default True
+        Refuse an argmax that is not exact or whose score disagrees with w . Phi.
+    progress : bool, default False
+        Show a progress bar over epochs.
+
     Attributes set by ``fit`` and ``partial_fit``: ``coef_``; ``n_iter_`` (epochs, counted
     ones included; ``partial_fit``: one per call); ``t_`` (examples visited in all);
     ``objective_curve_`` (each epoch's summed cost); ``errors_curve_`` (each epoch's summed

@@ -52,6 +52,9 @@ class StructuredPA(OnlineStepLearner):
     divides by S + 1, counting the initial zero vector too: its weights are these times
     S / (S + 1), which predict the same structures.)
 
+    ``random_state``, ``shuffle``, ``n_jobs``, ``check_inference`` and ``progress`` are the
+    loop's (:class:`~latentstruct.learners.online_steps.OnlineStepLearner`).
+
     Parameters
     ----------
     task : StructuredTask
@@ -68,14 +71,6 @@ class StructuredPA(OnlineStepLearner):
         CRFsuite's ``max_iterations``: epochs at most.
     epsilon : float >= 0, default 0
         Stop after an epoch whose mean cost is below it (0: never early).
-    random_state : None, int or Generator, default 0
-    shuffle : bool, default True
-        Visit each epoch's examples in a random order (CRFsuite shuffles).
-    n_jobs : int, default 1
-        Parallel decoding in ``predict`` (training is sequential).
-    check_inference : bool, default True
-        Refuse an argmax that is not exact or whose score disagrees with w . Phi.
-    progress : bool, default False
 
     Attributes
     ----------
