@@ -2,9 +2,10 @@
 
 Over any task offering *marginalizable* (log-partition, marginals, expected features), it
 minimises the negative conditional log-likelihood with CRFsuite's L2 penalty and, with
-``c1 > 0``, CRFsuite's L1 penalty (by OWL-QN, :mod:`latentstruct.solvers.owlqn`).  A sequence task
-makes it a linear-chain CRF with the features of the task, so it can stand in for
-sklearn-crfsuite (``predict_marginals`` in the same shape through the raw-data estimators).
+``c1 > 0``, CRFsuite's L1 penalty (by OWL-QN, :mod:`latentstruct.solvers.owlqn`).  A
+sequence task makes it a linear-chain CRF with the features of the task, so it can stand in
+for sklearn-crfsuite (``predict_marginals`` in the same shape through the raw-data
+estimators).
 """
 
 from __future__ import annotations
@@ -45,9 +46,9 @@ class CRF(LinearStructuredLearner):
         min_w  F(w) = c1 ||w||_1 + c2 ||w||² + Σ_i [ log Z(x_i; w) − w·Φ(x_i, y_i) ],
         Z(x; w) = Σ_y exp(w·Φ(x, y)),
 
-    whose smooth part has gradient ``2 c2 w + Σ_i (E_{p(y|x_i; w)}[Φ(x_i, y)] − Φ(x_i, y_i))``.  Z and the
-    expectation come from the task's exact sum-product (a chain task: forward–backward in
-    :mod:`latentstruct.inference.chain_fb`).  A gold label −1 (a token left free on purpose;
+    whose smooth part has gradient ``2 c2 w + Σ_i (E_{p(y|x_i; w)}[Φ(x_i, y)] − Φ(x_i, y_i))``.
+    Z and the expectation come from the task's exact sum-product (a chain task:
+    forward–backward in :mod:`latentstruct.inference.chain_fb`).  A gold label −1 (a token left free on purpose;
     ``encode_targets`` refuses a tag the task never saw) leaves its position free: the example's term is then
     ``log Z(x_i) − log Σ_{y agreeing with y_i} exp(w·Φ(x_i, y))``.
 
