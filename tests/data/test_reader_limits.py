@@ -364,7 +364,8 @@ def test_check_label_ids():
         check_label_ids([0, 3], 3)
     with pytest.raises(InputError, match="label id -2 at position 0"):
         check_label_ids([-2], 3)
-    with pytest.raises(InputError, match="position 0 holds -1, a label the model never saw"):
+    with pytest.raises(InputError, match=r"position 0 holds -1 \(a token whose gold label is "
+                                         r"left free\), which this use does not take"):
         check_label_ids([-1], 3, allow_unseen=False)
     with pytest.raises(InputError, match="must be integer label ids, got float64"):
         check_label_ids([0.5], 3)
@@ -390,8 +391,10 @@ def test_sequence_task_checks_label_ids_before_its_kernels(tmp_path):
         task.argmax(X, w, bad)
     with pytest.raises(InputError, match="one label id per token"):
         task.joint_feature(X, y[:2])
-    # an unseen gold label (-1, from encode_targets) stays valid: it is always wrong
-    assert task.encode_targets([["B-NP", "B-ZZ", "O"]])[0].tolist() == [0, -1, 2]
+    # encode_targets refuses an unseen gold label; a -1 put there on purpose (a token left
+    # free) stays valid for the kernels: it is always wrong
+    with pytest.raises(InputError, match="'B-ZZ' at y\\[0\\]\\[1\\]"):
+        task.encode_targets([["B-NP", "B-ZZ", "O"]])
     assert task.argmax(X, w, np.array([0, -1, 2])).score == 3.0
 
 
