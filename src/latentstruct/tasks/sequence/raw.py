@@ -35,8 +35,8 @@ a nested dict ``{"-1": {"w": "the", "n": 2}}``  flattened with ``:``: ``"-1:w:th
 list, tuple or set of strings ``{"k": [...]}``  ``"k:item"``: 1.0 for each item (a set's
                                                 items sorted; python-crfsuite refuses a
                                                 tuple, latentstruct takes it as a list)
-NaN, infinity, ``|value| > MAX_ATTRIBUTE_VALUE``  ``InputError`` naming ``X[i][t]`` and the key
-(1e6, ``latentstruct.limits``)
+NaN, infinity, magnitude over 1e6               ``InputError`` naming ``X[i][t]`` and the key
+(``limits.MAX_ATTRIBUTE_VALUE``)
 anything else (None, complex, objects)          ``InputError``
 ==============================================  ============================================
 
