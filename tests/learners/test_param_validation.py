@@ -141,6 +141,9 @@ def test_jlis_counts_the_bias_weight(tmp_path):
     ("chunk", "perceptron", "average=maybe", "The 'average' parameter of StructuredPerceptron"),
     ("chunk", "distro", "threshold=soft", STR_AMONG),
     ("chunk", "sgd-ssvm", "lambda1=-1", NONNEG),
+    ("chunk", "pa", "pa_type=3", "The 'pa_type' parameter of StructuredPA must be an int in "
+                                 "the range [0, 2]"),
+    ("chunk", "arow", "gamma=0", "The 'gamma' parameter of AROW " + POSITIVE),
     ("translit", None, "coef_init=w.npy",
      "coef_init must be an array of n_features floats; it cannot be given on the command line"),
     ("translit", "latent-pa", "C=0", POSITIVE),
