@@ -235,6 +235,18 @@ def test_binary_dicts_keep_the_fast_path():
     task = _fitted()
     X = task.featurize(task.make_dataset([[{"a1": 1, "a2": True, "a3": "x"}]]))
     assert X.attr_values is None
+    # False is python-crfsuite's attribute with the value 0: in the record and the index,
+    # but it scores nothing, so the corpus leaves it out and stays binary
+    data = task.make_dataset([[{"a1": 1, "a2": False}, {"a3": 0, "a4": True}]])
+    assert data.records[0].values == ((1.0, 0.0), (0.0, 1.0))
+    X = task.featurize(data)
+    assert X.attr_values is None
+    assert [task.attr_index_.names[a] for a in X.attr_ids] == ["a1", "a4"]
+    fresh = SequenceTask().fit(SequenceTask().make_dataset([[{"z": False, "o": 1}]], [["A"]]))
+    assert set(fresh.attr_index_.names) == {"z", "o"}
+    # mixed with a real value: the zero still drops, the others carry their values
+    X = task.featurize(task.make_dataset([[{"a1": 0.5, "a2": False}, {"a3": 1}]]))
+    np.testing.assert_array_equal(X.attr_values, [0.5, 1.0])
 
 
 def test_check_task_passes_on_a_fitted_sequence_task_with_values(valued):

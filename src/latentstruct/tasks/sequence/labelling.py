@@ -270,8 +270,10 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         offsets = [0]
         index = self.attr_index_
         lookup = index.lookup_many
-        with_values = any(isinstance(r, DictSentence) and r.values is not None
-                          for r in records)
+        # an occurrence with the value 0 (a False in sklearn-crfsuite's dicts) scores
+        # nothing and has a zero gradient: it stays in the index (CRFsuite's attribute) but
+        # not in the corpus, so dicts of booleans keep the binary fast path
+        with_values = any(_has_real_values(r) for r in records)
         values = [] if with_values else None
         total = 0
         for rec in records:
@@ -283,9 +285,11 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
                         values.append(np.ones(a.shape[0]))
                 else:  # unknown attributes are dropped, their values with them
                     every = np.fromiter(map(index.lookup, tok), np.int64, count=len(tok))
-                    known = every >= 0
-                    a = every[known]
-                    values.append(np.asarray(rec_values[k], dtype=np.float64)[known])
+                    v = np.asarray(rec_values[k], dtype=np.float64)
+                    keep = (every >= 0) & (v != 0.0)
+                    a = every[keep]
+                    if with_values:
+                        values.append(v[keep])
                 ids.append(a)
                 total += a.shape[0]
                 indptr.append(total)
@@ -469,6 +473,13 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         task.attr_index_ = feature_index_from_arrays(arrays, prefix="attr_")
         task.fitted_ = True
         return task
+
+
+def _has_real_values(record) -> bool:
+    """Whether a record gives some attribute a value other than 0 or 1."""
+    if not isinstance(record, DictSentence) or record.values is None:
+        return False
+    return any(v != 0.0 and v != 1.0 for tok in record.values for v in tok)
 
 
 def _fit_by_frequency(index, names) -> None:
