@@ -46,7 +46,9 @@ token contributes ``v * w[attribute, label]`` to a score (CRFsuite's semantics),
 named twice in one token (``{"a:b": 1, "a": {"b": 1}}``, a list with a repeat) gets the sum
 of its values: the scores CRFsuite gives its two copies.  Keys are strings (or UTF-8
 bytes); an attribute whose whole name is empty is refused.  A sentence whose values are all
-1 is stored without values (the binary fast path).
+1 is stored without values; an occurrence with the value 0 names an attribute of the index
+(as CRFsuite's) but is left out of the featurised corpus, where it would score nothing, so
+sentences whose values are all 0 or 1 (dicts of booleans) keep the binary fast path.
 
 **Models saved before this rule** wrote ``"key=value"`` for a string value and took binary
 attributes only (``False``/``0`` absent, any other number refused, repeats kept once).  A
