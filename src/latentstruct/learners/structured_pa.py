@@ -20,8 +20,8 @@ _VARIANTS = {0: "pa", 1: "pa-i", 2: "pa-ii"}
 @register_learner("pa")
 class StructuredPA(OnlineStepLearner):
     """Online passive-aggressive learning of structures (Crammer, Dekel, Keshet,
-    Shalev-Shwartz & Singer 2006, "Online Passive-Aggressive Algorithms", §8 on structured
-    outputs), in the form CRFsuite's ``pa`` algorithm trains a chain (sklearn-crfsuite's
+    Shalev-Shwartz & Singer 2006, "Online Passive-Aggressive Algorithms": its cost-sensitive
+    multiclass updates, with structures as the classes), in the form CRFsuite's ``pa`` algorithm trains a chain (sklearn-crfsuite's
     ``CRF(algorithm="pa")``); the parameters keep CRFsuite's names and defaults.
 
     Problem: after each example, the weights closest to the current ones under which the
