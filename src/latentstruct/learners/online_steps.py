@@ -74,7 +74,8 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
     n_jobs : int, default 1
         Parallel decoding in ``predict`` (training is sequential).
     check_inference : bool, default True
-        Refuse an argmax that is not exact or whose score disagrees with w . Phi.
+        Refuse an argmax that is not exact or whose reported score differs from the one
+        recomputed from ``task.joint_feature`` (by more than 1e-6, relative).
     progress : bool, default False
         Show a progress bar over epochs.
 
