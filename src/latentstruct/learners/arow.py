@@ -44,17 +44,16 @@ class AROW(OnlineStepLearner):
     ``objective_curve_`` (CRFsuite's "Loss"); the run stops when its mean over the examples
     is at most ``epsilon`` (CRFsuite's ``arow`` tests ``<=``, where its ``pa`` tests ``<``: so
     the default 0 stops after the first epoch without a mistake, which changes nothing
-    since AROW does not average).  There is no averaging: ``coef_`` is mu.  The covariance is part
-    of the online state (``covariance_``, saved in model files), so ``partial_fit`` and a
-    loaded model continue exactly.
+    since AROW does not average).  There is no averaging: ``coef_`` is mu.  The covariance
+    is part of the online state (``covariance_``, saved in model files), so ``partial_fit``
+    and a loaded model continue exactly.
 
-    ``random_state``, ``shuffle``, ``n_jobs``, ``check_inference`` and ``progress`` are the
-    loop's (:class:`~latentstruct.learners.online_steps.OnlineStepLearner`).
+    The task and the loop's parameters (``random_state``, ``shuffle``, ``n_jobs``,
+    ``check_inference``, ``progress``) are documented on :class:`~latentstruct.learners.
+    online_steps.OnlineStepLearner`.
 
     Parameters
     ----------
-    task : StructuredTask
-        A fitted max-decodable task.
     variance : float > 0, default 1
         The initial variance of every weight.
     gamma : float > 0, default 1

@@ -67,6 +67,8 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
 
     Parameters
     ----------
+    task : StructuredTask
+        A fitted max-decodable task (its argmax, Phi, loss and Phi differences).
     random_state : None, int or Generator, default 0
         Seeds the generator of the epochs' visiting orders.
     shuffle : bool, default True

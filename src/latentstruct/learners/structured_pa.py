@@ -52,13 +52,12 @@ class StructuredPA(OnlineStepLearner):
     divides by S + 1, counting the initial zero vector too: its weights are these times
     S / (S + 1), which predict the same structures.)
 
-    ``random_state``, ``shuffle``, ``n_jobs``, ``check_inference`` and ``progress`` are the
-    loop's (:class:`~latentstruct.learners.online_steps.OnlineStepLearner`).
+    ``task``, ``random_state``, ``shuffle``, ``n_jobs``, ``check_inference`` and
+    ``progress`` are those of the loop
+    (:class:`~latentstruct.learners.online_steps.OnlineStepLearner`).
 
     Parameters
     ----------
-    task : StructuredTask
-        A fitted max-decodable task.
     pa_type : {0, 1, 2}, default 1
         CRFsuite's ``type``: 0 PA, 1 PA-I, 2 PA-II.
     c : float > 0, default 1
