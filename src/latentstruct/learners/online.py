@@ -1,7 +1,8 @@
 """What the online learners share for incremental learning (``partial_fit``).
 
-The structured perceptron, online latent passive-aggressive learning and the mini-batch SGD
-structural SVM learn by passes over their examples, each pass continuing from the state the
+The structured perceptron, online latent passive-aggressive learning, the mini-batch SGD
+structural SVM and CRFsuite's online learners (``pa``, ``arow``: ``online_steps``) learn by
+passes over their examples, each pass continuing from the state the
 previous one left: the current weights, the averaging accumulator, the step counter that
 the averaging or the step-size schedule uses, and the random generator of the visiting
 order.  :class:`OnlineState` holds that state; ``fit`` leaves it on the learner, and each
