@@ -139,8 +139,8 @@ def test_partial_fit_is_absent_on_batch_learners_and_names_the_online_ones():
     for est in (Chunker(), Tagger(learner="ssvm"), DocumentClassifier()):
         assert not hasattr(est, "partial_fit")
         with pytest.raises(AttributeError, match=r"has no partial_fit.*online learners learn "
-                                                 r"incrementally: crf, latent-pa, perceptron, "
-                                                 r"sgd-ssvm"):
+                                                 r"incrementally: arow, crf, latent-pa, pa, "
+                                                 r"perceptron, sgd-ssvm"):
             est.partial_fit(SENTS, TAGS)
     assert hasattr(Chunker(learner="perceptron"), "partial_fit")
     assert hasattr(Tagger(learner="crf"), "partial_fit")
