@@ -16,7 +16,7 @@ __all__ = ["learner_options", "load_model_file", "CRFSUITE_DEFAULTS", "UNLIMITED
 #: CRFsuite's defaults (its manual, ``crfsuite -H -a ALGORITHM``), by parameter
 CRFSUITE_DEFAULTS = {
     "min_freq": 0.0, "all_possible_states": False, "all_possible_transitions": False,
-    "c1": 0.0, "c2": 1.0, "num_memories": 6, "epsilon": 1e-5, "period": 10, "delta": 1e-5,
+    "c1": 0.0, "c2": 1.0, "num_memories": 6, "period": 10, "delta": 1e-5,
     "linesearch": "MoreThuente", "max_linesearch": 20, "calibration_eta": 0.1,
     "calibration_rate": 2.0, "calibration_samples": 1000, "calibration_candidates": 10,
     "calibration_max_trials": 20, "pa_type": 1, "c": 1.0, "error_sensitive": True,
@@ -29,8 +29,17 @@ MAX_ITERATIONS = {"lbfgs": None, "l2sgd": 1000, "ap": 100, "pa": 100, "arow": 10
 UNLIMITED_ITERATIONS = 10_000
 
 
+#: CRFsuite's default epsilon per algorithm: L-BFGS's gradient test, and the online
+#: algorithms' mean-cost stop, which is off (0) unless asked for
+EPSILON = {"lbfgs": 1e-5, "l2sgd": None, "ap": 0.0, "pa": 0.0, "arow": 0.0}
+
+
 def _value(given: dict, name: str):
     return given.get(name, CRFSUITE_DEFAULTS.get(name))
+
+
+def _epsilon(given: dict, algorithm: str) -> float:
+    return float(given.get("epsilon", EPSILON[algorithm]))
 
 
 def _refuse_unless_default(given: dict, names, why: str) -> None:
@@ -69,11 +78,7 @@ def learner_options(algorithm: str, given: dict, *, verbose: bool = False):
             c1 = float(_value(given, "c1"))
             if c1 != 0.0:
                 opts["c1"] = c1
-            if _learner_accepts("crf", "epsilon"):
-                opts["epsilon"] = float(_value(given, "epsilon"))
-            else:
-                _refuse_unless_default(given, ["epsilon"], "latentstruct's L-BFGS has no "
-                                       "gradient-norm test yet")
+            opts["epsilon"] = _epsilon(given, algorithm)
             linesearch = _value(given, "linesearch")
             if linesearch not in ("MoreThuente", "Backtracking", "StrongBacktracking"):
                 raise ConfigError(f"linesearch={linesearch!r} is not a CRFsuite line search; "
@@ -93,23 +98,18 @@ def learner_options(algorithm: str, given: dict, *, verbose: bool = False):
                                    "not by CRFsuite's calibration")
         return "crf", opts, task_opts
     if algorithm == "ap":
-        opts = {"average": True, "max_iter": int(iterations)}
-        if _learner_accepts("perceptron", "epsilon"):
-            opts["epsilon"] = float(_value(given, "epsilon"))
-        else:
-            _refuse_unless_default(given, ["epsilon"], "latentstruct's perceptron stops only "
-                                   "on a pass without mistakes")
+        opts = {"average": True, "max_iter": int(iterations), "epsilon": _epsilon(given, "ap")}
         _check_feature_generation("perceptron", states, transitions, opts)
         return "perceptron", opts, task_opts
     if algorithm == "pa":
         opts = {"pa_type": int(_value(given, "pa_type")), "c": float(_value(given, "c")),
                 "error_sensitive": bool(_value(given, "error_sensitive")),
                 "averaging": bool(_value(given, "averaging")),
-                "epsilon": float(_value(given, "epsilon")), "max_iter": int(iterations)}
+                "epsilon": _epsilon(given, "pa"), "max_iter": int(iterations)}
         _check_feature_generation("pa", states, transitions, opts)
         return "pa", opts, task_opts
     opts = {"variance": float(_value(given, "variance")), "gamma": float(_value(given, "gamma")),
-            "epsilon": float(_value(given, "epsilon")), "max_iter": int(iterations)}
+            "epsilon": _epsilon(given, "arow"), "max_iter": int(iterations)}
     _check_feature_generation("arow", states, transitions, opts)
     return "arow", opts, task_opts
 
