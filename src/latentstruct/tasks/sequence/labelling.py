@@ -283,6 +283,8 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
                     a = lookup(tok)
                     if with_values:
                         values.append(np.ones(a.shape[0]))
+                elif not with_values:  # values 0 and 1 only: the value-1 names
+                    a = lookup([n for n, v in zip(tok, rec_values[k]) if v])
                 else:  # unknown attributes are dropped, their values with them
                     every = np.fromiter(map(index.lookup, tok), np.int64, count=len(tok))
                     v = np.asarray(rec_values[k], dtype=np.float64)

@@ -229,7 +229,7 @@ def check_attribute_value(value: float, name: str, where: Callable[[], InputErro
 def _text(value, i: int, t: int, what: str) -> str:
     """A key or string value as str: bytes decoded as UTF-8 (python-crfsuite passes bytes
     through to CRFsuite, whose names are UTF-8)."""
-    if isinstance(value, str):
+    if type(value) is str or isinstance(value, str):
         return value
     try:
         return bytes(value).decode("utf-8")
@@ -251,7 +251,7 @@ _LISTS = (list, tuple, set, frozenset)
 
 def _flatten_crfsuite(features, prefix: str, out: dict, i: int, t: int) -> None:
     """python-crfsuite's ``to_item``: a dict's entries, or a list's strings (value 1)."""
-    if not isinstance(features, Mapping):  # a list, tuple or set of attribute names
+    if type(features) is not dict and not isinstance(features, Mapping):  # a list of names
         items = list(features)
         if isinstance(features, (set, frozenset)):
             bad = next((v for v in items if not isinstance(v, (str, bytes))), _NONE)
@@ -267,11 +267,20 @@ def _flatten_crfsuite(features, prefix: str, out: dict, i: int, t: int) -> None:
             _add(out, prefix + _text(item, i, t, "item"), 1.0, i, t)
         return
     for key, value in features.items():
-        if not isinstance(key, (str, bytes)):
+        if type(key) is not str and not isinstance(key, (str, bytes)):
             raise raw_error(f"feature dict key {_describe(key)}{_within(prefix)} must be a "
                             f"string (the attribute's name)", i, at=f"[{t}]")
         name = prefix + _text(key, i, t, "key")
-        if isinstance(value, (Mapping, *_LISTS)):
+        kind = type(value)
+        # the common types first, by exact type (isinstance against the ABCs is slow)
+        if kind is str:
+            attr = name + ":" + value
+            out[attr] = out.get(attr, 0.0) + 1.0
+        elif kind is bool and name:
+            out[name] = out.get(name, 0.0) + (1.0 if value else 0.0)
+        elif kind is float and name and -MAX_ATTRIBUTE_VALUE <= value <= MAX_ATTRIBUTE_VALUE:
+            out[name] = out.get(name, 0.0) + value  # NaN fails the comparison: checked below
+        elif isinstance(value, (Mapping, *_LISTS)):
             _flatten_crfsuite(value, name + ":", out, i, t)
         elif isinstance(value, (str, bytes)):
             _add(out, name + ":" + _text(value, i, t, "value"), 1.0, i, t)
@@ -297,7 +306,7 @@ def feature_dict_items(features, i: int = 0, t: int = 0) -> tuple[tuple[str, ...
     (1.0, 0.5))``.  A token given as a list of strings (python-crfsuite's other item form)
     gives each string with the value 1.  ``i`` and ``t`` locate the token (``X[i][t]``) in
     error messages."""
-    if not isinstance(features, (Mapping, *_LISTS)):
+    if type(features) is not dict and not isinstance(features, (Mapping, *_LISTS)):
         raise raw_error(f"expected a feature dict, got {type(features).__name__} "
                         f"{_describe(features)}", i, at=f"[{t}]")
     out: dict = {}
