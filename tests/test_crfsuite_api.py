@@ -149,3 +149,34 @@ def test_a_damaged_crfsuite_file_is_one_clear_error(tmp_path):
     cut.write_bytes(open(path, "rb").read()[:300])
     with pytest.raises(ModelFormatError, match="cut.crfsuite"):
         CRF(model_filename=str(cut)).predict([XSEQ])
+
+
+@pytest.mark.parametrize("transitions", [None, True])
+def test_trained_to_convergence_the_weights_are_crfsuites(tmp_path, transitions):
+    """Same data, CRFsuite's defaults (observed bigrams only) or all_possible_transitions:
+    the same feature set, and weights equal to 1e-5 once both have converged."""
+    import pycrfsuite
+
+    rng = np.random.default_rng(0)
+    X, Y = [], []
+    for _ in range(40):
+        n = int(rng.integers(2, 7))
+        X.append([{"w": f"v{int(rng.integers(6))}", "len": float(rng.random())}
+                  for _ in range(n)])
+        Y.append([["A", "B", "C"][int(rng.integers(3))] for _ in range(n)])
+    Y[0][0] = "D"  # a label that follows nothing: some bigrams are never observed
+    path = str(tmp_path / "peer.crfsuite")
+    trainer = pycrfsuite.Trainer(verbose=False)
+    for x, y in zip(X, Y):
+        trainer.append(x, y)
+    trainer.set_params({"feature.possible_transitions": bool(transitions), "delta": 1e-10,
+                        "epsilon": 1e-10})
+    trainer.train(path)
+    peer = CRF(model_filename=path)
+    ours = CRF(delta=1e-10, epsilon=1e-10, all_possible_transitions=transitions).fit(X, Y)
+    assert sorted(ours.transition_features_) == sorted(peer.transition_features_)
+    assert len(ours.transition_features_) == (16 if transitions else 10)
+    for theirs, mine in ((peer.transition_features_, ours.transition_features_),
+                         (peer.state_features_, ours.state_features_)):
+        assert sorted(mine) == sorted(theirs)
+        assert max(abs(theirs[k] - mine[k]) for k in theirs) < 1e-5

@@ -115,19 +115,20 @@ def learner_options(algorithm: str, given: dict, *, verbose: bool = False):
 
 
 def _check_feature_generation(learner: str, states: bool, transitions: bool, opts: dict) -> None:
-    """CRFsuite's online algorithms train only the features it generated (observed
-    (attribute, label) pairs and label bigrams, unless all_possible_*); pass the choice on
-    where the learner takes it."""
+    """CRFsuite trains only the features it generated: the (attribute, label) pairs and the
+    label bigrams of the training data, or every pair / every bigram with
+    all_possible_states / all_possible_transitions.  The crf learner takes that choice
+    exactly (``possible_states``, ``possible_transitions``); the online learners update the
+    features of the structures they decode, so every pair can move there (documented), and
+    all_possible_states=True, which would say otherwise, is refused for them."""
     if _learner_accepts(learner, "possible_states"):
         opts.update(possible_states=states, possible_transitions=transitions)
         return
     if states:
         raise ConfigError(
-            f"all_possible_states=True: CRFsuite then trains every (attribute, label) pair "
-            f"but no start or end weight, and latentstruct's {learner!r} cannot yet train "
-            f"that set exactly; leave all_possible_states at False")
-    # CRFsuite's default trains the observed label bigrams only; the crf learner trains every
-    # transition (all_possible_transitions=True's set) until it takes possible_transitions
+            f"all_possible_states=True: latentstruct's {learner!r} updates the features of the "
+            f"structures it decodes, not a fixed generated set, so the choice has no exact "
+            f"counterpart there; leave all_possible_states at False (or use algorithm='lbfgs')")
 
 
 def load_model_file(path):

@@ -91,6 +91,13 @@ class CRF(LinearStructuredLearner):
         *against* a label, at the cost of a larger problem: 6.8 M weights instead of 0.3 M on
         CoNLL-2000).  The set is fixed by ``fit`` or by the first ``partial_fit`` call
         (``support_``).
+    possible_states : bool, default False
+        With ``feature_set="observed"``: also train the (attribute, label) pairs the gold
+        structures never show (CRFsuite's ``feature.possible_states``).
+    possible_transitions : bool, default True
+        With ``feature_set="observed"``: train every transition weight (CRFsuite's
+        ``feature.possible_transitions=1``); False trains only the label bigrams of the gold
+        structures, CRFsuite's default (a task without that choice refuses False).
     solver : {"lbfgs", "sgd"}, default "lbfgs"
         SciPy's L-BFGS-B on the whole objective (OWL-QN when ``c1 > 0``), or mini-batch
         SGD (which offers partial_fit).
@@ -101,9 +108,8 @@ class CRF(LinearStructuredLearner):
     period : int, default 10
         The number of iterations ``delta``'s decrease is measured over.
     epsilon : float, default 1e-5
-        OWL-QN (``c1 > 0``) also stops when ``||◇F(w)|| / max(1, ||w||) ≤ epsilon``, ◇F the
-        pseudo-gradient (CRFsuite's and libLBFGS's ``epsilon``); the L2 path (``c1 = 0``)
-        does not use it.
+        L-BFGS also stops when ``||∇F(w)|| / max(1, ||w||) ≤ epsilon`` (OWL-QN, ``c1 > 0``:
+        ◇F, the pseudo-gradient), CRFsuite's and libLBFGS's ``epsilon``; 0 turns it off.
     memory : int, default 6
         L-BFGS correction pairs (CRFsuite's ``num_memories``); each iteration costs
         O(memory · n_features) on top of the gradient.
@@ -149,6 +155,7 @@ class CRF(LinearStructuredLearner):
         "c1": [Interval(float, 0, None, closed="left")],
         "c2": [Interval(float, 0, None, closed="left")],
         "feature_set": [Options("observed", "all")],
+        "possible_states": [BOOL], "possible_transitions": [BOOL],
         "solver": [Options(*SOLVERS)],
         "max_iter": [PASSES],
         "delta": [Interval(float, 0, None, closed="left")],
@@ -163,13 +170,16 @@ class CRF(LinearStructuredLearner):
         "random_state": [SEED], "n_jobs": [NJOBS, None], "progress": [BOOL],
     }
 
-    def __init__(self, task=None, c1=0.0, c2=1.0, feature_set="observed", solver="lbfgs",
+    def __init__(self, task=None, c1=0.0, c2=1.0, feature_set="observed", possible_states=False,
+                 possible_transitions=True, solver="lbfgs",
                  max_iter=100, delta=1e-5, period=10, epsilon=1e-5, memory=6, alpha=None,
                  eta0="auto", batch_size=32, random_state=0, n_jobs=1, progress=False):
         self.task = task
         self.c1 = c1
         self.c2 = c2
         self.feature_set = feature_set
+        self.possible_states = possible_states
+        self.possible_transitions = possible_transitions
         self.solver = solver
         self.max_iter = max_iter
         self.delta = delta
@@ -291,7 +301,22 @@ class CRF(LinearStructuredLearner):
     def _fit_lbfgs(self, task, X, Y, data) -> None:
         curve = []
         period, delta = int(self.period), float(self.delta)
-        loss_grad, expand, w0 = self._trained_problem(task, X, Y, data)
+        epsilon, c2 = float(self.epsilon), float(self.c2)
+        trained_loss_grad, expand, w0 = self._trained_problem(task, X, Y, data)
+        last = {}
+
+        def loss_grad(z):  # remembers the last point and gradient, for the epsilon test
+            f, g = trained_loss_grad(z)
+            last["z"], last["g"] = z.copy(), g
+            return f, g
+
+        def small_gradient(w) -> bool:
+            """libLBFGS's test, ||∇F|| / max(1, ||w||) ≤ epsilon, where the last gradient
+            evaluated is the iterate's (L-BFGS-B's line search ends at its accepted step)."""
+            if epsilon <= 0 or "z" not in last or not np.array_equal(last["z"], w):
+                return False
+            grad = last["g"] + (2.0 * c2) * w
+            return float(np.linalg.norm(grad)) <= epsilon * max(1.0, float(np.linalg.norm(w)))
         bar = tqdm(total=int(self.max_iter), desc="crf", unit="it",
                    disable=bar_disable(self.progress), leave=False)
 
@@ -299,6 +324,8 @@ class CRF(LinearStructuredLearner):
             curve.append(value)
             bar.update(1)
             bar.set_postfix(objective=f"{value:.6g}")
+            if small_gradient(w):
+                return True
             return len(curve) > period and (curve[-1 - period] - curve[-1]) < delta * abs(curve[-1])
 
         try:
@@ -462,8 +489,17 @@ class CRF(LinearStructuredLearner):
         if self.feature_set == "all":
             return None
         observed = getattr(task, "observed_feature_support", None)
+        choice = {}
+        if self.possible_states or not self.possible_transitions:
+            choice = {"possible_states": bool(self.possible_states),
+                      "possible_transitions": bool(self.possible_transitions)}
+            if observed is None or "possible_states" not in inspect.signature(observed).parameters:
+                raise ConfigError(
+                    f"possible_states={self.possible_states!r} / possible_transitions="
+                    f"{self.possible_transitions!r}: task {task.name!r} has no such choice of "
+                    f"feature set; leave them at False / True, or use feature_set='all'")
         if observed is not None:
-            return np.asarray(observed(X, Y), dtype=np.int64)
+            return np.asarray(observed(X, Y, **choice), dtype=np.int64)
         idx = [task.joint_feature(X[i], Y[i]).indices for i in range(len(X))]
         return np.unique(np.concatenate(idx)).astype(np.int64) if idx else np.zeros(0, np.int64)
 

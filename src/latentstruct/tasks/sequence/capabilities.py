@@ -186,12 +186,15 @@ class MarginalizableSequence(SequencePartScores):
                                            self.n_labels, out=out, attr_values=X.attr_values)
         return total, grad
 
-    def observed_feature_support(self, X, Y) -> np.ndarray:
-        """Sorted indices of the features a CRF trains by default, CRFsuite's feature set:
-        the (attribute, label) emission pairs that occur in the gold structures ``Y`` of
-        ``X`` (CRFsuite's ``feature.possible_states=0``) and every transition weight
-        (``feature.possible_transitions=1``).  The other emission weights and the start and
-        end weights (CRFsuite's chains have none) stay zero, so the model is CRFsuite's."""
+    def observed_feature_support(self, X, Y, *, possible_states: bool = False,
+                                 possible_transitions: bool = True) -> np.ndarray:
+        """Sorted indices of the features a CRF trains, CRFsuite's feature set: the
+        (attribute, label) emission pairs that occur in the gold structures ``Y`` of ``X``
+        (every pair with ``possible_states``, CRFsuite's ``feature.possible_states``) and
+        every transition weight (with ``possible_transitions=False``, CRFsuite's default
+        ``feature.possible_transitions=0``: only the label bigrams of the gold structures).
+        The other emission weights and the start and end weights (CRFsuite's chains have
+        none) stay zero, so the model is CRFsuite's."""
         X = self.as_batch(X)
         t0, t1 = int(X.offsets[0]), int(X.offsets[-1])
         labels = gold_labels(Y, t1 - t0, self.n_labels)
@@ -200,9 +203,21 @@ class MarginalizableSequence(SequencePartScores):
         token_label = np.repeat(labels, per_token)
         known = token_label >= 0
         L = self.n_labels
-        emission = X.attr_ids[a0:a1][known] * L + token_label[known]
         base = self.n_attributes * L
-        return np.concatenate([np.unique(emission), np.arange(base, base + L * L)])
+        if possible_states:
+            emission = np.arange(base)
+        else:
+            emission = np.unique(X.attr_ids[a0:a1][known] * L + token_label[known])
+        if possible_transitions:
+            return np.concatenate([emission, np.arange(base, base + L * L)])
+        # the bigrams (y_t, y_t+1) inside a sentence, both labels known
+        follows = np.ones(max(t1 - t0 - 1, 0), dtype=bool)
+        starts = np.asarray(X.offsets[1:-1]) - t0  # a sentence start follows no token
+        follows[starts[(starts > 0) & (starts < t1 - t0)] - 1] = False
+        prev, nxt = labels[:-1], labels[1:]
+        keep = follows & (prev >= 0) & (nxt >= 0)
+        bigrams = np.unique(base + prev[keep] * L + nxt[keep])
+        return np.concatenate([emission, bigrams]).astype(np.int64)
 
     def marginals_batch(self, X, w: np.ndarray) -> list[np.ndarray]:
         """Node marginals of every sentence of corpus ``X``: a list of (T_i, L) arrays whose
