@@ -276,3 +276,55 @@ def token_slice(x, a, b):
     ip = x.attr_indptr
     a0, a1 = ip[t0 + a], ip[t0 + b]
     return SequenceCorpus(ip[t0 + a : t0 + b + 1] - a0, x.attr_ids[a0:a1], np.array([0, b - a]))
+
+
+def soft_threshold(v, t):
+    """The proximal map of t ||.||_1 (the L1 tests' closed form)."""
+    return np.sign(v) * np.maximum(np.abs(v) - t, 0.0)
+
+
+def fista(fun, w0, c1, L0=1.0, iters=20000, tol=1e-15):
+    """Beck & Teboulle's FISTA with backtracking on f + c1 ||w||_1: the reference solver."""
+    w, z, t, L = w0.copy(), w0.copy(), 1.0, L0
+    F_prev = np.inf
+    for _ in range(iters):
+        fz, gz = fun(z)
+        while True:
+            w_new = soft_threshold(z - gz / L, c1 / L)
+            diff = w_new - z
+            if fun(w_new)[0] <= fz + gz @ diff + 0.5 * L * (diff @ diff) + 1e-12 * abs(fz):
+                break
+            L *= 2.0
+        t_new = 0.5 * (1 + np.sqrt(1 + 4 * t * t))
+        z = w_new + ((t - 1) / t_new) * (w_new - w)
+        w, t = w_new, t_new
+        F = fun(w)[0] + c1 * np.abs(w).sum()
+        if abs(F_prev - F) <= tol * abs(F) and np.abs(diff).max() < 1e-13:
+            break
+        F_prev = F
+    return w
+
+
+def rebuild_model_file(src, dst, *, members=None, add=None, meta=None,
+                       compression=None):
+    """Copy model file ``src`` to ``dst``, replacing member bytes (``members``: name ->
+    bytes), adding members (``add``) and passing the metadata through ``meta`` (the model
+    file hostile tests)."""
+    import json
+    import zipfile
+
+    members = members or {}
+    compression = zipfile.ZIP_DEFLATED if compression is None else compression
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", compression) as zout:
+        for name in zin.namelist():
+            data = members.get(name)
+            if data is None:
+                data = zin.read(name)
+            if name == "metadata.json" and meta is not None:
+                m = json.loads(data)
+                meta(m)
+                data = json.dumps(m).encode()
+            zout.writestr(name, data)
+        for name, data in (add or {}).items():
+            zout.writestr(name, data)
+    return dst

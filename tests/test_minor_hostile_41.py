@@ -9,11 +9,11 @@
 
 import io
 import json
-import zipfile
 
 import numpy as np
 import pytest
 
+from conftest import rebuild_model_file
 from latentstruct.cli import main
 from latentstruct.exceptions import ModelFormatError
 from latentstruct.io import inspect_model, load_model
@@ -39,20 +39,7 @@ def npy_bytes(array) -> bytes:
     return buf.getvalue()
 
 
-def rebuild(src, dst, *, add=None, meta=None):
-    """Copy model file ``src`` to ``dst``, adding members (name -> bytes) and passing the
-    metadata through ``meta``."""
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
-        for name in zin.namelist():
-            data = zin.read(name)
-            if name == "metadata.json" and meta is not None:
-                m = json.loads(data)
-                meta(m)
-                data = json.dumps(m).encode()
-            zout.writestr(name, data)
-        for name, data in (add or {}).items():
-            zout.writestr(name, data)
-    return dst
+rebuild = rebuild_model_file
 
 
 @pytest.fixture(scope="module")

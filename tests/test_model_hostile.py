@@ -11,6 +11,7 @@ import zipfile
 import numpy as np
 import pytest
 
+from conftest import rebuild_model_file
 from latentstruct.cli import main
 from latentstruct.data.features import FeatureIndex
 from latentstruct.data.nlp import ALLOWED_PIPELINES, ParsedSentence, Parser
@@ -36,21 +37,7 @@ def npy_bytes(array=None, *, header=None):
     return buf.getvalue()
 
 
-def rebuild(src, dst, *, members=None, meta=None, compression=zipfile.ZIP_DEFLATED):
-    """Copy model file ``src`` to ``dst`` replacing member bytes (``members``: name ->
-    bytes) and passing the metadata through ``meta``."""
-    members = members or {}
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", compression) as zout:
-        for name in zin.namelist():
-            data = members.get(name, None)
-            if data is None:
-                data = zin.read(name)
-            if name == "metadata.json" and meta is not None:
-                m = json.loads(data)
-                meta(m)
-                data = json.dumps(m).encode()
-            zout.writestr(name, data)
-    return dst
+rebuild = rebuild_model_file
 
 
 def load_in_subprocess(path, loader="load_trained"):

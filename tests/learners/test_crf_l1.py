@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 import pytest
 
+from conftest import fista
 from latentstruct.exceptions import ConfigError
 from latentstruct.learners import CRF
 from latentstruct.tasks import ChunkTask
@@ -28,32 +29,6 @@ def fit_task(dataset):
 def chunk(tiny_chunk_file):
     task = ChunkTask()
     return fit_task(task.read(tiny_chunk_file)) + (task.read(tiny_chunk_file),)
-
-
-def soft_threshold(v, t):
-    return np.sign(v) * np.maximum(np.abs(v) - t, 0.0)
-
-
-def fista(fun, w0, c1, iters=20000):
-    """FISTA with backtracking (Beck & Teboulle 2009) on f + c1 ||w||_1: the reference."""
-    w, z, t, L = w0.copy(), w0.copy(), 1.0, 1.0
-    F_prev = np.inf
-    for _ in range(iters):
-        fz, gz = fun(z)
-        while True:
-            w_new = soft_threshold(z - gz / L, c1 / L)
-            diff = w_new - z
-            if fun(w_new)[0] <= fz + gz @ diff + 0.5 * L * (diff @ diff) + 1e-12 * abs(fz):
-                break
-            L *= 2.0
-        t_new = 0.5 * (1 + np.sqrt(1 + 4 * t * t))
-        z = w_new + ((t - 1) / t_new) * (w_new - w)
-        w, t = w_new, t_new
-        F = fun(w)[0] + c1 * np.abs(w).sum()
-        if abs(F_prev - F) <= 1e-15 * abs(F) and np.abs(diff).max() < 1e-12:
-            break
-        F_prev = F
-    return w
 
 
 def smooth_on_support(task, X, Y, c2, support):

@@ -1,38 +1,13 @@
 """OWL-QN (``latentstruct.solvers.owlqn``) against references that no dependency upgrade can
-move: the closed form of a separable L1 problem, a long FISTA run (written here) on
+move: the closed form of a separable L1 problem, a long FISTA run (``conftest.fista``) on
 L1-regularised logistic regression, and the optimality conditions of the L1 problem; its
 pseudo-gradient against the definition; its orthant rule and libLBFGS's stopping rules."""
 
 import numpy as np
 import pytest
 
+from conftest import fista, soft_threshold
 from latentstruct.solvers.owlqn import owlqn, pseudo_gradient
-
-
-def soft_threshold(v, t):
-    return np.sign(v) * np.maximum(np.abs(v) - t, 0.0)
-
-
-def fista(fun, w0, c1, L0=1.0, iters=20000, tol=1e-15):
-    """Beck & Teboulle's FISTA with backtracking on f + c1 ||w||_1: the reference solver."""
-    w, z, t, L = w0.copy(), w0.copy(), 1.0, L0
-    F_prev = np.inf
-    for _ in range(iters):
-        fz, gz = fun(z)
-        while True:
-            w_new = soft_threshold(z - gz / L, c1 / L)
-            diff = w_new - z
-            if fun(w_new)[0] <= fz + gz @ diff + 0.5 * L * (diff @ diff) + 1e-12 * abs(fz):
-                break
-            L *= 2.0
-        t_new = 0.5 * (1 + np.sqrt(1 + 4 * t * t))
-        z = w_new + ((t - 1) / t_new) * (w_new - w)
-        w, t = w_new, t_new
-        F = fun(w)[0] + c1 * np.abs(w).sum()
-        if abs(F_prev - F) <= tol * abs(F) and np.abs(diff).max() < 1e-13:
-            break
-        F_prev = F
-    return w
 
 
 def assert_l1_optimal(w, g, c1, tol):
