@@ -1,0 +1,212 @@
+"""sklearn-crfsuite against ``latentstruct.crfsuite``: the one-line switch, side by side.
+
+The tutorial workflow of sklearn-crfsuite (per-token feature dicts of the word, its
+suffixes, shape flags and POS tag and those of its neighbours, ``CRF(...).fit(X, y)``,
+``metrics.flat_f1_score``) runs twice in one process, once with ``from sklearn_crfsuite
+import CRF`` and once with ``from latentstruct.crfsuite import CRF``, on the same dicts,
+for every algorithm, on two corpora:
+
+* CoNLL-2000 chunking (``$LATENTSTRUCT_DATA/conll2000/train.txt``: its last ``--n-test``
+  sentences are the test set, the training sentences come before them; the official test
+  portion is held back);
+* a UD treebank, UPOS (``ud_english_ewt``: train -> dev), ``--ud-train`` sentences, the
+  "small data" case.
+
+For each it reports flat weighted F1 and token accuracy on the test sentences, the training
+time (wall and CPU seconds of ``fit``), the number of non-zero weights, and, on the
+treebank, latentstruct's structural SVM (``Estimator(task="sequence")``) against
+sklearn-crfsuite's ``lbfgs`` time.  With ``--memory`` each side also trains in a fresh
+process at two training sizes and reports its peak resident memory and the growth per
+training sentence.  The last line is one JSON object.
+
+    python benchmarks/crfsuite_compat.py                       # every algorithm, both corpora
+    python benchmarks/crfsuite_compat.py --algorithms lbfgs --memory
+    python benchmarks/crfsuite_compat.py --n-train 300 --n-test 100 --ud-train 200   # a smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+import warnings
+
+#: the tutorial's settings for lbfgs; the other algorithms run at CRFsuite's defaults
+#: (max_iterations 100; l2sgd's 1000 epochs capped to 100 here for time, on both sides)
+SETTINGS = {
+    "lbfgs": dict(c1=0.1, c2=0.1, max_iterations=100, all_possible_transitions=True),
+    "l2sgd": dict(c2=0.1, max_iterations=100),
+    "ap": dict(max_iterations=100),
+    "pa": dict(max_iterations=100),
+    "arow": dict(max_iterations=100),
+}
+
+
+def word2features(sent, i):
+    """The tutorial's kind of token features: the word's form, suffixes and shape, its POS
+    tag (where the corpus has one), and the same of its neighbours."""
+    word, pos = sent[i]
+    feats = {"bias": 1.0, "word.lower()": word.lower(), "word[-3:]": word[-3:],
+             "word[-2:]": word[-2:], "word.isupper()": word.isupper(),
+             "word.istitle()": word.istitle(), "word.isdigit()": word.isdigit()}
+    if pos is not None:
+        feats.update({"postag": pos, "postag[:2]": pos[:2]})
+    for offset, name in ((-1, "-1"), (1, "+1")):
+        j = i + offset
+        if 0 <= j < len(sent):
+            w, p = sent[j]
+            feats.update({f"{name}:word.lower()": w.lower(), f"{name}:word.istitle()": w.istitle(),
+                          f"{name}:word.isupper()": w.isupper()})
+            if p is not None:
+                feats.update({f"{name}:postag": p, f"{name}:postag[:2]": p[:2]})
+        else:
+            feats["BOS" if offset < 0 else "EOS"] = True
+    return feats
+
+
+def sent2features(sent):
+    return [word2features(sent, i) for i in range(len(sent))]
+
+
+def corpora(args) -> dict:
+    """{name: (X_train, y_train, X_test, y_test)} of the corpora the data folder has."""
+    from latentstruct.data.paths import dataset_path
+    from latentstruct.data.readers import read_conll2000, read_conllu
+
+    out = {}
+    conll = dataset_path("conll2000", "train.txt")
+    if conll.exists():
+        sents = read_conll2000(conll)
+        test, train = sents[-args.n_test:], sents[:-args.n_test][:args.n_train]
+        def xy(part):
+            return ([sent2features(list(zip(s.words, s.pos))) for s in part],
+                    [list(s.tags) for s in part])
+        out["conll2000"] = (*xy(train), *xy(test))
+    ud = dataset_path("ud_english_ewt", "en_ewt-ud-train.conllu")
+    if ud.exists():
+        train = read_conllu(ud)[:args.ud_train]
+        dev = read_conllu(dataset_path("ud_english_ewt", "en_ewt-ud-dev.conllu"))[:args.n_test]
+        def xy_ud(part):  # words only: UPOS is the target, so no POS feature
+            return ([sent2features([(w, None) for w in s.words]) for s in part],
+                    [list(s.upos) for s in part])
+        out["ud_english_ewt"] = (*xy_ud(train), *xy_ud(dev))
+    if not out:
+        sys.exit("no corpus found under $LATENTSTRUCT_DATA (conll2000, ud_english_ewt)")
+    return out
+
+
+def crf_class(side: str):
+    if side == "sklearn-crfsuite":
+        from sklearn_crfsuite import CRF
+    else:
+        from latentstruct.crfsuite import CRF
+    return CRF
+
+
+def nonzero_weights(crf) -> int:
+    return sum(1 for v in crf.state_features_.values() if v != 0) + \
+        sum(1 for v in crf.transition_features_.values() if v != 0)
+
+
+def run_side(side, algorithm, data) -> dict:
+    from latentstruct.crfsuite import metrics
+
+    X, y, X_test, y_test = data
+    crf = crf_class(side)(algorithm=algorithm, **SETTINGS[algorithm])
+    t0, c0 = time.perf_counter(), time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        crf.fit(X, y)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    pred = [list(p) for p in crf.predict(X_test)]
+    return {"f1_weighted": metrics.flat_f1_score(y_test, pred, average="weighted"),
+            "accuracy": metrics.flat_accuracy_score(y_test, pred),
+            "train_seconds": round(seconds, 3), "train_cpu_seconds": round(cpu, 3),
+            "nonzero_weights": nonzero_weights(crf)}
+
+
+def ssvm_side(data) -> dict:
+    from latentstruct import Estimator
+    from latentstruct.crfsuite import metrics
+
+    X, y, X_test, y_test = data
+    model = Estimator(task="sequence")
+    t0, c0 = time.perf_counter(), time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X, y)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    pred = model.predict(X_test)
+    return {"f1_weighted": metrics.flat_f1_score(y_test, pred, average="weighted"),
+            "accuracy": metrics.flat_accuracy_score(y_test, pred),
+            "train_seconds": round(seconds, 3), "train_cpu_seconds": round(cpu, 3)}
+
+
+def peak_memory(side, algorithm, corpus, n, args) -> float:
+    """Peak resident MB of a fresh process that reads the corpus and fits ``n`` sentences."""
+    cmd = [sys.executable, __file__, "--child", side, algorithm, corpus, str(n),
+           "--n-test", str(args.n_test), "--n-train", str(args.n_train),
+           "--ud-train", str(args.ud_train)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return float(out.strip().splitlines()[-1])
+
+
+def child(args) -> None:
+    side, algorithm, corpus, n = args.child
+    X, y, X_test, y_test = corpora(args)[corpus]
+    run_side(side, algorithm, (X[:int(n)], y[:int(n)], X_test[:1], y_test[:1]))
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--algorithms", default=",".join(SETTINGS))
+    parser.add_argument("--n-train", type=int, default=7936, help="CoNLL-2000 training sentences")
+    parser.add_argument("--n-test", type=int, default=1000)
+    parser.add_argument("--ud-train", type=int, default=1349,
+                        help="UD English EWT training sentences (the small-data case)")
+    parser.add_argument("--memory", action="store_true",
+                        help="peak memory at half and all the training sentences, per side")
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        return child(args)
+    data = corpora(args)
+    algorithms = [a for a in args.algorithms.split(",") if a]
+    results = {}
+    for corpus, part in data.items():
+        rows = results[corpus] = {"n_train": len(part[0]), "n_test": len(part[2])}
+        for algorithm in algorithms:
+            row = {side: run_side(side, algorithm, part)
+                   for side in ("sklearn-crfsuite", "latentstruct")}
+            ours, theirs = row["latentstruct"], row["sklearn-crfsuite"]
+            row["time_ratio"] = round(ours["train_seconds"] / theirs["train_seconds"], 3)
+            row["f1_difference_points"] = round(100 * (ours["f1_weighted"] -
+                                                       theirs["f1_weighted"]), 3)
+            if args.memory:
+                n1, n2 = len(part[0]) // 2, len(part[0])
+                for side in ("sklearn-crfsuite", "latentstruct"):
+                    m1, m2 = (peak_memory(side, algorithm, corpus, n, args) for n in (n1, n2))
+                    row[side].update(peak_mb=round(m2, 1),
+                                     kb_per_sentence=round(1024 * (m2 - m1) / (n2 - n1), 2))
+            rows[algorithm] = row
+            print(f"{corpus} {algorithm}: F1 {theirs['f1_weighted']:.4f} (sklearn-crfsuite) "
+                  f"{ours['f1_weighted']:.4f} (latentstruct), time ratio {row['time_ratio']}",
+                  file=sys.stderr)
+        if corpus == "ud_english_ewt":
+            ssvm = ssvm_side(part)
+            lbfgs = rows.get("lbfgs", {}).get("sklearn-crfsuite")
+            if lbfgs:
+                ssvm["time_ratio_to_crfsuite_lbfgs"] = round(
+                    ssvm["train_seconds"] / lbfgs["train_seconds"], 3)
+            rows["ssvm"] = ssvm
+    print(json.dumps({"benchmark": "crfsuite_compat", "results": results}))
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    main()
