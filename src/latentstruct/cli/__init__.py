@@ -92,9 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--resume", metavar="PATH",
                    help="continue from a --checkpoint file (same data and options; the "
                         "result equals an uninterrupted run), or from a model file of an "
-                        "online learner (perceptron, latent-pa, sgd-ssvm): one partial_fit "
-                        "pass over the --train data, or N with --option max_iter=N "
-                        "(n_epochs=N for sgd-ssvm)")
+                        "online learner (perceptron, latent-pa, sgd-ssvm, pa, arow, crf "
+                        "with solver=sgd): one partial_fit pass over the --train data, or N "
+                        "with --option max_iter=N (n_epochs=N for sgd-ssvm)")
     _add_verbosity(t, "no progress bar, summary or warnings")
     add_compute_args(t)
     t.set_defaults(func=_lazy("train", "cmd_train"))

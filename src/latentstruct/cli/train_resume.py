@@ -4,7 +4,7 @@ online learner's model on new data (streaming).
 ``--resume`` takes either a checkpoint (``--checkpoint``; the interrupted run continues on
 the same data, :mod:`latentstruct.learners.checkpoint`) or a model file; the file's
 metadata (``kind``) tells which.  A model of an online learner (one with ``partial_fit``:
-perceptron, latent-pa, sgd-ssvm, and crf trained with ``solver=sgd``) continues from where
+perceptron, latent-pa, sgd-ssvm, pa, arow, and crf trained with ``solver=sgd``) continues from where
 it stopped: its fitted task
 featurises the new data in the model's feature space, and the learner makes
 ``partial_fit`` passes over it (one by default; ``--option max_iter=N``, or ``n_epochs=N``
