@@ -286,10 +286,12 @@ def choose_iteration(losses, accuracies, n_val: int) -> tuple[int, float]:
     Only iterations whose validation accuracy is within one binomial standard error,
     ``sqrt(a (1 - a) / n_val)``, of the best accuracy ``a`` are eligible; among them the
     lowest validation loss (mean squared hinge) wins, the first on ties.  The loss alone can
-    prefer a model that is clearly worse on accuracy: from zero weights on grammaticality
-    the first iteration calls almost every sentence real, yet its squared hinge was the
-    lowest of the run, because later iterations make fewer but larger mistakes.  The floor
-    refuses such a choice, and an accuracy argmax alone would pick noise.
+    prefer a model that is clearly worse on accuracy, since it measures how far off the
+    scores are, not how many signs are right: from zero weights on grammaticality the
+    first iteration calls almost every sentence real, yet its squared hinge was below that
+    of the next five iterations, whose scores swing further before the negatives' caches
+    catch up.  The floor refuses such a choice, and an accuracy argmax alone would pick
+    noise.
     """
     losses = np.asarray(losses, dtype=float)
     accuracies = np.asarray(accuracies, dtype=float)
