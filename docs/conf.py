@@ -168,7 +168,8 @@ html_last_updated_fmt = None
 # source); this check warns -- a build failure under -W -- when a name in a module's
 # __all__ is missing from the page, so a new public name cannot go undocumented.
 _API_MODULES = ["latentstruct", "latentstruct.tasks", "latentstruct.learners",
-                "latentstruct.inference", "latentstruct.solvers", "latentstruct.io"]
+                "latentstruct.inference", "latentstruct.solvers", "latentstruct.io",
+                "latentstruct.crfsuite"]
 _API_SKIP = {"latentstruct": {"__version__"}}
 
 

@@ -85,14 +85,22 @@ class CRF(BaseEstimator):
     sklearn-crfsuite's interface; see the module docstring and sklearn-crfsuite's
     documentation for every parameter (same names, defaults and meaning).
 
-    Attributes (None before ``fit``)
-    --------------------------------
-    classes_ : list of str, the labels; size_ : int, the model's size in bytes (its
-    latentstruct model file); num_attributes_ : int; attributes_ : list of str;
-    state_features_ : {(attribute, label): weight}; transition_features_ :
-    {(label_from, label_to): weight} (non-zero weights); training_log_ : TrainingLog;
-    tagger_ : python-crfsuite's ``Tagger`` methods (``labels``, ``tag``, ``set``,
-    ``marginal``, ``probability``, ``info``).
+    Attributes
+    ----------
+    classes_ : list of str
+        The labels (None before ``fit``, as every attribute here).
+    size_ : int
+        The model's size in bytes (its latentstruct model file).
+    num_attributes_ : int
+    attributes_ : list of str
+    state_features_ : dict
+        ``{(attribute, label): weight}``, the non-zero weights.
+    transition_features_ : dict
+        ``{(label_from, label_to): weight}``, the non-zero weights.
+    training_log_ : TrainingLog
+    tagger_ : object
+        python-crfsuite's ``Tagger`` methods: ``labels``, ``tag``, ``set``, ``marginal``,
+        ``probability``, ``info``.
     """
 
     def __init__(self, algorithm=None, min_freq=None, all_possible_states=None,

@@ -10,7 +10,7 @@ metrics``.
 
 from __future__ import annotations
 
-from itertools import chain
+import itertools
 
 from sklearn import metrics as _sk
 
@@ -21,7 +21,8 @@ __all__ = ["flat_accuracy_score", "flat_precision_score", "flat_recall_score",
 
 def _flat(y_true, y_pred) -> tuple[list, list]:
     """The two sequences of sequences as two flat label lists (one per token)."""
-    return list(chain.from_iterable(y_true)), list(chain.from_iterable(y_pred))
+    return (list(itertools.chain.from_iterable(y_true)),
+            list(itertools.chain.from_iterable(y_pred)))
 
 
 def flat_accuracy_score(y_true, y_pred) -> float:

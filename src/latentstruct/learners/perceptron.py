@@ -39,8 +39,9 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
     (the weights would not change any more); with ``epsilon`` set, instead after the first
     epoch whose mean error rate is below it: each mistaken example adds its task loss
     divided by its size (``task.example_size(x)``, tokens, where the task offers the
-    ``sized`` capability; else 1), and the sum is divided by the number of examples.  ``partial_fit`` runs one such epoch over a
-    batch per call, continuing from the current weights (incremental learning).
+    ``sized`` capability; else 1), and the sum is divided by the number of examples.
+    ``partial_fit`` runs one such epoch over a batch per call, continuing from the current
+    weights (incremental learning).
 
     With ``average=True`` (Collins 2002's averaged parameters) ``coef_`` is the mean of the
     weight vectors after every step (one step per visited example, updated or not), computed
@@ -56,6 +57,7 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
     initial zero vector), which scales these weights by S / (S + 1); and its shuffles come
     from its own generator, so runs agree in distribution, not bit for bit.  The default
     ``epsilon=None`` keeps this learner's own stop after a mistake-free epoch.
+
     Parameters
     ----------
     task : StructuredTask
