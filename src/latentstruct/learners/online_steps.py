@@ -93,16 +93,6 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
     #: whether a mean cost equal to ``epsilon`` stops the run too (``<=`` rather than ``<``)
     stops_at_epsilon = False
 
-    # --- what a learner defines -----------------------------------------------------------
-    def _new_state(self, n_features: int, rng: np.random.Generator) -> OnlineState:
-        raise NotImplementedError  # pragma: no cover - each learner defines it
-
-    def _step(self, state: OnlineState, delta, violation: float, errors: float) -> float:
-        raise NotImplementedError  # pragma: no cover
-
-    def _coef(self, state: OnlineState) -> np.ndarray:
-        raise NotImplementedError  # pragma: no cover
-
     def _set_loop_params(self, max_iter, epsilon, random_state, shuffle, n_jobs,
                          check_inference, progress) -> None:
         """Store the loop's hyperparameters as given (from a learner's ``__init__``)."""
