@@ -16,6 +16,7 @@ and ``feature_index_from_arrays`` restores whichever kind was saved.
 from __future__ import annotations
 
 import abc
+import itertools
 from collections import Counter
 from collections.abc import Iterable
 
@@ -50,6 +51,11 @@ class BaseFeatureIndex(abc.ABC):
     @abc.abstractmethod
     def lookup_many(self, names: Iterable[str]) -> np.ndarray:
         """int64 ids of ``names`` in order; names without an id are dropped."""
+
+    def lookup_all(self, names) -> np.ndarray:
+        """int64 id of each of ``names`` (a list or tuple), -1 for one without an id: one
+        entry per name, unlike :meth:`lookup_many`."""
+        return np.fromiter(map(self.lookup, names), dtype=np.int64, count=len(names))
 
     @abc.abstractmethod
     def __len__(self) -> int:
@@ -194,6 +200,10 @@ class FeatureIndex(BaseFeatureIndex):
             (i for i in map(ids.get, names) if i is not None), dtype=np.int64
         )
 
+    def lookup_all(self, names) -> np.ndarray:
+        return np.fromiter(map(self._ids.get, names, itertools.repeat(-1, len(names))),
+                           dtype=np.int64, count=len(names))
+
     def __len__(self) -> int:
         return len(self._names)
 
@@ -331,6 +341,9 @@ class HashingIndex(BaseFeatureIndex):
         except UnicodeEncodeError:  # a lone surrogate: take the slow path
             return np.fromiter((_murmur(n) % size for n in names), dtype=np.int64,
                                count=len(names))
+
+    def lookup_all(self, names) -> np.ndarray:
+        return self.lookup_many(names)  # every name has an id
 
     def __len__(self) -> int:
         return self._size

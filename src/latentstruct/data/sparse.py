@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SparseVector", "concat", "coalesce_arrays"]
+__all__ = ["SparseVector", "SparseRows", "concat", "coalesce_arrays"]
 
 
 def coalesce_arrays(indices: np.ndarray, values: np.ndarray, drop_zeros: bool = True):
@@ -117,3 +117,65 @@ def concat(vectors) -> SparseVector:
         np.concatenate([v.indices for v in vectors]),
         np.concatenate([v.values for v in vectors]),
     )
+
+
+@dataclass(frozen=True)
+class SparseRows:
+    """Sparse vectors stored back to back, as the rows of a CSR matrix: row i is
+    ``indices[indptr[i]:indptr[i + 1]]`` with its ``values``.  What a batch kernel returns
+    in one piece (one array each, not one small object per example).
+
+    Attributes
+    ----------
+    indptr : int64 array of length n_rows + 1, from 0, non-decreasing
+    indices : int64 array of feature ids
+    values : float64 array, same length as ``indices``
+    """
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray
+
+    def __post_init__(self):
+        indptr = np.ascontiguousarray(self.indptr, dtype=np.int64)
+        idx = np.ascontiguousarray(self.indices, dtype=np.int64)
+        val = np.ascontiguousarray(self.values, dtype=np.float64)
+        if (indptr.ndim != 1 or indptr.shape[0] == 0 or indptr[0] != 0
+                or np.any(np.diff(indptr) < 0) or indptr[-1] != idx.shape[0]
+                or idx.shape != val.shape or idx.ndim != 1):
+            raise ValueError(
+                f"SparseRows needs indptr from 0, non-decreasing, ending at the length of "
+                f"indices and values (equal, 1-d); got indptr of shape {indptr.shape} ending "
+                f"at {indptr[-1] if indptr.size else None}, indices {idx.shape}, values "
+                f"{val.shape}")
+        object.__setattr__(self, "indptr", indptr)
+        object.__setattr__(self, "indices", idx)
+        object.__setattr__(self, "values", val)
+
+    @classmethod
+    def from_vectors(cls, vectors) -> "SparseRows":
+        vectors = list(vectors)
+        indptr = np.zeros(len(vectors) + 1, dtype=np.int64)
+        np.cumsum([v.nnz for v in vectors], out=indptr[1:])
+        joined = concat(vectors)
+        return cls(indptr, joined.indices, joined.values)
+
+    def __len__(self) -> int:
+        return int(self.indptr.shape[0] - 1)
+
+    def __getitem__(self, i: int) -> SparseVector:
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"row {i} out of range for {n} rows")
+        lo, hi = self.indptr[i], self.indptr[i + 1]
+        return SparseVector(self.indices[lo:hi], self.values[lo:hi])
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def dots(self, w: np.ndarray) -> np.ndarray:
+        """``w . row_i`` of every row, as one float64 array."""
+        row = np.repeat(np.arange(len(self)), np.diff(self.indptr))
+        return np.bincount(row, weights=w[self.indices] * self.values, minlength=len(self))

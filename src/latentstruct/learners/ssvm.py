@@ -9,6 +9,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..data.progress import bar_disable
+from ..data.sparse import SparseRows
 from ..exceptions import ConfigError, PerformanceWarning, user_stacklevel, warn_convergence
 from ..tasks.contracts import MAX_DECODABLE
 from ..parallel import parallel_chunks, rows, sends_to_other_processes, shared
@@ -225,8 +226,9 @@ class StructuredSVM(LinearStructuredLearner):
         """Add to the working set the structures of examples ``idx`` violated beyond their
         working-set slack by more than ``epsilon``; how many were added."""
         new = np.flatnonzero(xi > ws.slacks(idx) + self.epsilon)
-        for j in new:
-            ws.add(int(idx[j]), diffs[j], float(losses[j]))
+        if new.size:
+            ws.add_rows(np.asarray(idx)[new], SparseRows.from_vectors(diffs[j] for j in new),
+                        np.asarray(losses, dtype=float)[new])
         return int(new.size)
 
     def fit(self, X, Y, *, checkpoint=None, resume=None):
@@ -380,14 +382,19 @@ class StructuredSVM(LinearStructuredLearner):
 def _violation_chunk(a, b, task, X, Y, w) -> list:
     """(loss, Phi(x, y) - Phi(x, y_hat) or None, margin w.d) of the loss-augmented argmax of
     examples a..b-1 (module level, so that process and cluster workers unpickle it by
-    name; only these sparse differences travel back)."""
-    Y_hat = task.argmax_batch(X[a:b], w, Y[a:b])
-    out = []
-    for i, y_hat in zip(range(a, b), Y_hat):
-        loss = float(task.loss(Y[i], y_hat))
-        if loss:
-            d = task.joint_feature_difference(X[i], Y[i], y_hat)
-            out.append((loss, d, float(d.dot(w))))
-        else:
-            out.append((0.0, None, 0.0))
+    name; only these sparse differences travel back).  The losses, differences and margins
+    come from the task's batch methods: one call per chunk, not per example."""
+    Xb, Yb = X[a:b], Y[a:b]
+    Y_hat = task.argmax_batch(Xb, w, Yb)
+    losses = task.loss_batch(Yb, Y_hat)
+    wrong = np.flatnonzero(losses)
+    out = [(0.0, None, 0.0)] * (b - a)
+    if wrong.size:
+        every = wrong.size == b - a
+        diffs = task.joint_feature_differences(
+            Xb if every else task.subset(Xb, wrong), Yb if every else [Yb[i] for i in wrong],
+            Y_hat if every else [Y_hat[i] for i in wrong])
+        margins = diffs.dots(w)
+        for j, i in enumerate(wrong):
+            out[i] = (float(losses[i]), diffs[j], float(margins[j]))
     return out

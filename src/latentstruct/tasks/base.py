@@ -30,7 +30,7 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from ..data.sparse import SparseVector
+from ..data.sparse import SparseRows, SparseVector
 from ..registry import Registry, task_modules
 from ..exceptions import ConfigError, NotFittedError
 from ..inference.result import DecodeResult
@@ -399,6 +399,17 @@ class StructuredTask(Task):
     def joint_feature_difference(self, x, y_a, y_b) -> SparseVector:
         """Phi(x, y_a) - Phi(x, y_b), coalesced."""
         return self.joint_feature(x, y_a) - self.joint_feature(x, y_b)
+
+    def joint_feature_differences(self, X, Y_a, Y_b) -> SparseRows:
+        """Phi(x_i, y_a_i) - Phi(x_i, y_b_i) of every example of the batch ``X`` (a batch
+        ``subset`` or ``as_batch`` returns), as the rows of one :class:`SparseRows`
+        (fast kernels override this loop over ``joint_feature_difference``)."""
+        return SparseRows.from_vectors(self.joint_feature_difference(x, a, b)
+                                       for x, a, b in zip(X, Y_a, Y_b))
+
+    def loss_batch(self, Y_true, Y_pred) -> np.ndarray:
+        """``loss`` of every pair, as a float64 array (fast kernels override this loop)."""
+        return np.array([self.loss(a, b) for a, b in zip(Y_true, Y_pred)], dtype=np.float64)
 
 
 #: registered tasks by name (``@register_task``); a name not imported yet is found through

@@ -9,7 +9,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from latentstruct.data.sparse import SparseVector, coalesce_arrays
+from latentstruct.data.sparse import SparseRows, SparseVector, coalesce_arrays
 from latentstruct.solvers.dcd.kernels import (
     accumulate_w,
     csr_margins,
@@ -185,6 +185,96 @@ class ConstraintPool:
         self._keys.append(key)
         self._lookup.setdefault(key, []).append(k)
         return k
+
+    def add_rows(self, groups, rows: SparseRows, b) -> np.ndarray:
+        """:meth:`add` of every row ``i`` of ``rows`` (``w . rows[i] >= b[i] - xi_{groups[i]}``),
+        in order, with :meth:`add`'s checks and de-duplication (against the pool and within
+        the batch); returns the ids.  The same pool as a loop of :meth:`add`, at one
+        validation and one copy per batch instead of per constraint (the structural SVM
+        adds a mini-batch's cutting planes at once)."""
+        if not isinstance(rows, SparseRows):
+            raise TypeError(f"rows must be a SparseRows, got {type(rows).__name__}")
+        m = len(rows)
+        groups = np.asarray(groups)
+        b = np.asarray(b, dtype=np.float64).reshape(-1)
+        if groups.shape != (m,) or b.shape != (m,):
+            raise ValueError(f"groups and b must have one entry per row ({m}), got shapes "
+                             f"{groups.shape} and {b.shape}")
+        if m == 0:
+            return np.zeros(0, dtype=np.int64)
+        if not np.issubdtype(groups.dtype, np.integer):
+            raise TypeError(f"groups must be integers, got dtype {groups.dtype}")
+        groups = groups.astype(np.int64, copy=False)
+        if groups.min() < 0 or groups.max() >= self._n_groups:
+            raise ValueError(f"groups must lie in [0, {self._n_groups}), got min "
+                             f"{groups.min()}, max {groups.max()}")
+        if not np.all(np.isfinite(b)):
+            raise ValueError("b must be finite floats (no nan or inf)")
+        indptr, idx, val = rows.indptr, rows.indices, rows.values
+        if not all(is_coalesced(idx[indptr[i]:indptr[i + 1]], val[indptr[i]:indptr[i + 1]])
+                   for i in range(m)):
+            rows = SparseRows.from_vectors(r.coalesce() for r in rows)
+            indptr, idx, val = rows.indptr, rows.indices, rows.values
+        if not np.all(np.isfinite(val)):
+            raise ValueError("d has non-finite values (nan or inf); features must be finite")
+        self._check_indices(idx, "d")
+        idx = idx.astype(self._index_dtype, copy=False)
+        # De-duplicate in order, as a loop of add would: a row identical to an active
+        # constraint, or to an earlier row of this batch, takes that constraint's id.
+        ids = np.empty(m, dtype=np.int64)
+        new_rows, k = [], self._n
+        for i in range(m):
+            lo, hi = indptr[i], indptr[i + 1]
+            key = (int(groups[i]), float(b[i]), hash((idx[lo:hi].tobytes(),
+                                                      val[lo:hi].tobytes())))
+            found = self._find(key, idx[lo:hi], val[lo:hi], idx, val, indptr, new_rows)
+            if found is None:
+                ids[i] = k
+                self._lookup.setdefault(key, []).append(k)
+                self._keys.append(key)
+                new_rows.append(i)
+                k += 1
+            else:
+                ids[i] = found
+        if not new_rows:
+            return ids
+        new_rows = np.asarray(new_rows, dtype=np.int64)
+        sizes = indptr[new_rows + 1] - indptr[new_rows]
+        take = np.repeat(indptr[new_rows] - np.r_[0, np.cumsum(sizes)[:-1]], sizes) + \
+            np.arange(int(sizes.sum()))
+        n_new, nnz = new_rows.size, int(sizes.sum())
+        self._reserve(n_new, nnz)
+        k0, lo = self._n, self._nnz
+        self._indices[lo : lo + nnz] = idx[take]
+        self._data[lo : lo + nnz] = val[take]
+        self._indptr[k0 + 1 : k0 + n_new + 1] = lo + np.cumsum(sizes)
+        self._b[k0 : k0 + n_new] = b[new_rows]
+        self._group[k0 : k0 + n_new] = groups[new_rows]
+        self._alpha[k0 : k0 + n_new] = 0.0
+        self._active[k0 : k0 + n_new] = True
+        for j in range(n_new):  # as add computes it, to the last bit
+            v = self._data[self._indptr[k0 + j] : self._indptr[k0 + j + 1]]
+            self._sqnorm[k0 + j] = float(np.dot(v, v))
+        self._n += n_new
+        self._nnz += nnz
+        self._n_active += n_new
+        return ids
+
+    def _find(self, key, d_idx, d_val, idx, val, indptr, new_rows):
+        """The id of an active constraint equal to ``(d_idx, d_val)`` under ``key``: stored
+        in the pool, or row ``new_rows[j]`` of the batch being added (id n + j); None."""
+        for k in self._lookup.get(key, ()):
+            if k < self._n:
+                lo, hi = self._indptr[k], self._indptr[k + 1]
+                same = (np.array_equal(self._indices[lo:hi], d_idx)
+                        and np.array_equal(self._data[lo:hi], d_val))
+            else:
+                r = new_rows[k - self._n]
+                same = (np.array_equal(idx[indptr[r]:indptr[r + 1]], d_idx)
+                        and np.array_equal(val[indptr[r]:indptr[r + 1]], d_val))
+            if same:
+                return k
+        return None
 
     def add_csr(self, X, b, groups) -> np.ndarray:
         """Add one constraint per row of ``X`` (row i: ``w . X[i] >= b[i] - xi_{groups[i]}``).

@@ -329,6 +329,17 @@ class DCDWorkspace:
             self._ids_of_group[group].append(k)
         return k
 
+    def add_rows(self, groups, rows, b) -> np.ndarray:
+        """:meth:`add` of each row of a :class:`~latentstruct.data.sparse.SparseRows`, at
+        once (``ConstraintPool.add_rows``); returns the ids."""
+        before = self.pool.n_constraints
+        ids = self.pool.add_rows(groups, rows, b)
+        for g, k in zip(np.asarray(groups).tolist(), ids.tolist()):
+            if k >= before:
+                self._ids_of_group[g].append(k)
+                before = k + 1
+        return ids
+
     def group_constraint_ids(self, groups) -> np.ndarray:
         ids = [k for g in groups for k in self._ids_of_group[int(g)]]
         return np.asarray(ids, dtype=np.int64)

@@ -92,7 +92,7 @@ def _sentence(items, path, line) -> tuple[DictSentence, tuple | None]:
     else:
         raise InputError("the sequence mixes labelled items with items whose label field is "
                          "empty; label every item, or none (input to tag)", path, line)
-    return DictSentence(tuple(names), None if binary else tuple(values), CRFSUITE_NAMES), tags
+    return DictSentence.from_tokens(names, None if binary else values, CRFSUITE_NAMES), tags
 
 
 def read_crfsuite_data(path) -> tuple[list[DictSentence], list[tuple | None]]:

@@ -137,6 +137,38 @@ def coalesced_phi_difference(attr_indptr, attr_ids, attr_values, t0, t1, y_a, y_
 
 
 @njit(cache=True)
+def coalesced_phi_differences(attr_indptr, attr_ids, attr_values, offsets, y_a, y_b, n_attr,
+                              n_labels):
+    """Coalesced Phi(y_a) - Phi(y_b) of every sentence s (tokens offsets[s]..offsets[s+1]-1;
+    ``y_a``, ``y_b`` the label ids of tokens offsets[0].. back to back), as CSR rows
+    ``(indptr, idx, val)``: a batch in one compiled call, not one call per sentence."""
+    n = offsets.shape[0] - 1
+    base = offsets[0]
+    cap = 0  # phi_difference's own bound, summed: coalescing only shrinks a row
+    for s in range(n):
+        T = offsets[s + 1] - offsets[s]
+        for t in range(offsets[s], offsets[s + 1]):
+            if y_a[t - base] != y_b[t - base]:
+                cap += 2 * (attr_indptr[t + 1] - attr_indptr[t])
+        cap += 2 * (T - 1 if T > 0 else 0) + 4
+    indptr = np.zeros(n + 1, np.int64)
+    idx = np.empty(cap, np.int64)
+    val = np.empty(cap, np.float64)
+    m = 0
+    for s in range(n):
+        t0, t1 = offsets[s], offsets[s + 1]
+        i, v = coalesced_phi_difference(attr_indptr, attr_ids, attr_values, t0, t1,
+                                        y_a[t0 - base:t1 - base], y_b[t0 - base:t1 - base],
+                                        n_attr, n_labels)
+        k = i.shape[0]
+        idx[m:m + k] = i
+        val[m:m + k] = v
+        m += k
+        indptr[s + 1] = m
+    return indptr, idx[:m], val[:m]
+
+
+@njit(cache=True)
 def first_outside(y, lo, hi):
     """Position of the first entry of ``y`` outside ``lo..hi-1``, or -1."""
     for k in range(y.shape[0]):

@@ -140,7 +140,7 @@ class PosTask(SequenceLabellingTask):
     # ConvergenceWarning while Q still fell by 4e-4 a step; it converges at iteration 36
     # (dev accuracy 0.6429 against 0.6423 at 20; docs/performance.md).  The Python class
     # keeps 20, so the J-LIS experiments are unchanged.
-    learner_defaults = {"jlis": {"max_iter": 50}}
+    learner_defaults = {**SequenceLabellingTask.learner_defaults, "jlis": {"max_iter": 50}}
 
     def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=2, affix_length=4,
                  n_structured_tokens=None, n_binary=0, negatives_per_positive=1, sample_seed=0,

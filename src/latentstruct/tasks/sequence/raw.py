@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -145,24 +146,72 @@ def _describe(value) -> str:
     return excerpt(value, 60)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DictSentence:
-    """A sentence given as per-token feature dicts: each token's attribute strings.
+    """A sentence given as per-token feature dicts: each token's attribute names and values,
+    stored flat (a training set keeps every sentence until the model is trained: one tuple
+    of names and one small array per sentence, not two tuples per token).
 
-    attributes : one tuple of attribute strings per token (see the module docstring for how
-        a feature dict becomes them)
-    values : None when every attribute's value is 1 (binary), else one tuple of floats per
-        token, parallel to ``attributes``
+    names : every token's attribute names, token after token (see the module docstring
+        for how a feature dict becomes them)
+    ends : int64 array, one per token: token t's names are ``names[ends[t - 1]:ends[t]]``
+    flat_values : None when every value is 1 (binary); else the values parallel to
+        ``names``, as bool when each is 0 or 1, else float64
     naming : the rule that named the attributes (:data:`CRFSUITE_NAMES` or
         :data:`LEGACY_NAMES`); a task featurises only records of its own rule
+
+    ``attributes`` and ``values`` give the same per token (tuples of tuples), and
+    :meth:`from_tokens` builds a sentence from them.
     """
 
-    attributes: tuple[tuple[str, ...], ...]
-    values: tuple[tuple[float, ...], ...] | None = None
+    names: tuple[str, ...]
+    ends: np.ndarray
+    flat_values: np.ndarray | None = None
     naming: str = CRFSUITE_NAMES
 
+    @classmethod
+    def from_tokens(cls, attributes, values=None, naming: str = CRFSUITE_NAMES) -> "DictSentence":
+        """From one tuple of names per token and, unless every value is 1, one tuple of
+        values per token, parallel to them."""
+        names = tuple(name for tok in attributes for name in tok)
+        ends = np.cumsum([len(tok) for tok in attributes], dtype=np.int64)
+        flat = None
+        if values is not None:
+            flat = np.fromiter((v for tok in values for v in tok), dtype=np.float64,
+                               count=len(names))
+            if np.all((flat == 0.0) | (flat == 1.0)):
+                flat = flat.astype(bool)
+        return cls(names, ends, flat, naming)
+
     def __len__(self) -> int:
-        return len(self.attributes)
+        return int(self.ends.shape[0])
+
+    def starts(self) -> np.ndarray:
+        return np.r_[0, self.ends[:-1]].astype(np.int64) if len(self) else self.ends
+
+    @property
+    def attributes(self) -> tuple[tuple[str, ...], ...]:
+        """One tuple of attribute names per token."""
+        return tuple(self.names[a:b] for a, b in zip(self.starts().tolist(), self.ends.tolist()))
+
+    @property
+    def values(self) -> tuple[tuple[float, ...], ...] | None:
+        """None when every value is 1, else one tuple of float values per token."""
+        if self.flat_values is None:
+            return None
+        flat = self.flat_values.astype(np.float64).tolist()
+        return tuple(tuple(flat[a:b]) for a, b in zip(self.starts().tolist(), self.ends.tolist()))
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, DictSentence):
+            return NotImplemented
+        mine, theirs = self.flat_values, other.flat_values
+        return (self.names == other.names and np.array_equal(self.ends, other.ends)
+                and self.naming == other.naming and (mine is None) == (theirs is None)
+                and (mine is None or np.array_equal(mine.astype(np.float64),
+                                                    theirs.astype(np.float64))))
+
+    __hash__ = None
 
 
 # --------------------------------------------------------------------------------------
@@ -247,6 +296,12 @@ def _add(out: dict, name: str, value: float, i: int, t: int) -> None:
 
 
 _LISTS = (list, tuple, set, frozenset)
+# Memory: a training set keeps every token's attribute names and values until the model is
+# trained.  Built names are interned (one string object per distinct name, not one per
+# occurrence) and the common values 1 and 0 are these two shared objects (a float sum
+# would allocate one per occurrence): on CoNLL-2000 with the tutorial's dicts this took
+# the records from about 41 to 10 KB per sentence (docs/performance.md).
+_ONE, _ZERO = 1.0, 0.0
 
 
 def _flatten_crfsuite(features, prefix: str, out: dict, i: int, t: int) -> None:
@@ -267,19 +322,25 @@ def _flatten_crfsuite(features, prefix: str, out: dict, i: int, t: int) -> None:
             _add(out, prefix + _text(item, i, t, "item"), 1.0, i, t)
         return
     for key, value in features.items():
-        if type(key) is not str and not isinstance(key, (str, bytes)):
+        if type(key) is str:  # the common case, without a call
+            name = sys.intern(prefix + key) if prefix else key
+        elif isinstance(key, (str, bytes)):
+            name = sys.intern(prefix + _text(key, i, t, "key"))
+        else:
             raise raw_error(f"feature dict key {_describe(key)}{_within(prefix)} must be a "
                             f"string (the attribute's name)", i, at=f"[{t}]")
-        name = prefix + _text(key, i, t, "key")
         kind = type(value)
         # the common types first, by exact type (isinstance against the ABCs is slow)
         if kind is str:
-            attr = name + ":" + value
-            out[attr] = out.get(attr, 0.0) + 1.0
+            attr = sys.intern(name + ":" + value)
+            prev = out.get(attr)
+            out[attr] = _ONE if prev is None else prev + 1.0
         elif kind is bool and name:
-            out[name] = out.get(name, 0.0) + (1.0 if value else 0.0)
+            prev, v = out.get(name), (_ONE if value else _ZERO)
+            out[name] = v if prev is None else prev + v
         elif kind is float and name and -MAX_ATTRIBUTE_VALUE <= value <= MAX_ATTRIBUTE_VALUE:
-            out[name] = out.get(name, 0.0) + value  # NaN fails the comparison: checked below
+            prev = out.get(name)  # NaN fails the comparison above: checked below
+            out[name] = value if prev is None else prev + value
         elif isinstance(value, (Mapping, *_LISTS)):
             _flatten_crfsuite(value, name + ":", out, i, t)
         elif isinstance(value, (str, bytes)):
@@ -334,15 +395,15 @@ def feature_dict_attributes(features, i: int = 0, t: int = 0, *,
 def dict_sentence(tokens, i: int, naming: str = CRFSUITE_NAMES) -> DictSentence:
     """The :class:`DictSentence` of ``X[i]``, a list of feature dicts, under ``naming``."""
     if naming == LEGACY_NAMES:
-        return DictSentence(tuple(feature_dict_attributes(f, i, t, naming=LEGACY_NAMES)
-                                  for t, f in enumerate(tokens)), None, LEGACY_NAMES)
+        return DictSentence.from_tokens([feature_dict_attributes(f, i, t, naming=LEGACY_NAMES)
+                                         for t, f in enumerate(tokens)], None, LEGACY_NAMES)
     names, values, binary = [], [], True
     for t, f in enumerate(tokens):
         n, v = feature_dict_items(f, i, t)
         names.append(n)
         values.append(v)
         binary = binary and all(x == 1.0 for x in v)
-    return DictSentence(tuple(names), None if binary else tuple(values), CRFSUITE_NAMES)
+    return DictSentence.from_tokens(names, None if binary else values, CRFSUITE_NAMES)
 
 
 def records_naming(records, default: str = CRFSUITE_NAMES) -> str:
