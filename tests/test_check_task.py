@@ -10,6 +10,8 @@ import numpy as np
 
 import pytest
 
+from latentstruct.data.sparse import SparseRows, SparseVector
+
 from latentstruct.data.sparse import SparseVector
 from latentstruct.exceptions import NotFittedError
 from latentstruct.inference.result import DecodeResult
@@ -715,6 +717,34 @@ def test_a_wrong_log_partition_of_a_real_task_fails(tmp_path):
                        r"over the \d+ enumerated structures = .*"
                        r"\[check 'log-partition-enumeration'\]"):
         check_task(broken, ds, enumerate=enumerate_structures)
+
+
+class DroppedRowChunk(ChunkTask):
+    """Batch Φ differences that lose the last example's emissions, and batch losses off by
+    one: what the structural SVM would train on, wrong."""
+
+    def joint_feature_differences(self, X, Y_a, Y_b):
+        rows = super().joint_feature_differences(X, Y_a, Y_b)
+        return SparseRows.from_vectors([*list(rows)[:-1], SparseVector.empty()])
+
+
+class OffByOneLossChunk(ChunkTask):
+    def loss_batch(self, Y_true, Y_pred):
+        return super().loss_batch(Y_true, Y_pred) + 1.0
+
+
+@pytest.mark.parametrize("cls, pattern", [
+    (DroppedRowChunk, r"joint_feature_differences\((X|subset\(X, reversed\)), \.\.\.\) row \d+ "
+                      r"differs from "
+                      r"joint_feature_difference\(x, y, y_hat\) of example \d+"),
+    (OffByOneLossChunk, r"loss_batch\(X\) gives example 0 the loss .* but loss\(y, y_hat\) is"),
+])
+def test_wrong_batch_differences_or_losses_fail(tmp_path, cls, pattern):
+    task, ds, _ = build_chunk(tmp_path)
+    broken = cls(**task.get_params())
+    broken.fit(ds)
+    with pytest.raises(AssertionError, match=pattern + r".*\[check 'argmax-batch'\]"):
+        check_task(broken, ds, n_weights=2)
 
 
 def test_decode_then_vote_skips_only_the_maximality_checks(tmp_path):

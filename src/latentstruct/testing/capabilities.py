@@ -344,6 +344,34 @@ class CapabilityChecker:
                         f"the structure {what} returns for example {i} scores {score!r} but the "
                         f"single decode ({'loss-augmented ' if augment else ''}argmax) scores "
                         f"{single!r}; the batch and single decoders disagree"))
+        self.check_difference_batch(where, pairs, X, Y, order, calls[1][3])
+
+    def check_difference_batch(self, where, pairs, X, Y, order, Y_hat) -> None:
+        """The structural SVM's batch forms of a mini-batch's cutting planes:
+        ``joint_feature_differences`` and ``loss_batch`` (on X and on a reordered subset)
+        equal the per-example ``joint_feature_difference`` and ``loss``."""
+        task = self.task
+        for what, idx, batch in (("X", range(len(pairs)), X),
+                                 ("subset(X, reversed)", order, task.subset(X, order))):
+            gold, pred = [Y[i] for i in idx], [Y_hat[i] for i in idx]
+            rows = task.joint_feature_differences(batch, gold, pred)
+            losses = np.asarray(task.loss_batch(gold, pred), dtype=np.float64)
+            if len(rows) != len(gold) or losses.shape != (len(gold),):
+                self.fail("argmax-batch", where, f"joint_feature_differences / loss_batch on "
+                          f"{what} gave {len(rows)} rows and {losses.shape[0]} losses for "
+                          f"{len(gold)} examples")
+            for pos, i in enumerate(idx):
+                x, y = pairs[i]
+                one = task.joint_feature_difference(x, y, Y_hat[i])
+                gap = float(np.abs(rows[pos].to_dense(task.n_features) -
+                                   one.to_dense(task.n_features)).max(initial=0.0))
+                self.expect_close("argmax-batch", where, gap, 0.0, lambda: (
+                    f"joint_feature_differences({what}, ...) row {pos} differs from "
+                    f"joint_feature_difference(x, y, y_hat) of example {i} by up to {gap!r}"))
+                single = float(task.loss(y, Y_hat[i]))
+                self.expect_close("argmax-batch", where, losses[pos], single, lambda: (
+                    f"loss_batch({what}) gives example {i} the loss {float(losses[pos])!r} but "
+                    f"loss(y, y_hat) is {single!r}"))
 
     # --- latent-binary -----------------------------------------------------------------------
     def check_latent(self, i, k, x, w, enum) -> DecodeResult:

@@ -131,6 +131,8 @@ def check_task(task, examples, enumerate: Callable[[Any], Iterable] | None = Non
       ``argmax_results(X, w, Y)`` and ``argmax_batch`` on a reordered ``subset(X, idx)``
       (what the learners call on batches and mini-batches) return structures whose
       (augmented) scores equal the single decodes' scores, and argmax_results reports them;
+      ``joint_feature_differences`` and ``loss_batch`` of those structures (on X and on a
+      reordered subset) equal ``joint_feature_difference`` and ``loss`` per example;
     * ``heuristic-decode`` (if also heuristic): ``argmax(x, heuristic_weights())`` is exact
       and consistent.
 
