@@ -45,7 +45,11 @@ def test_options_lists_every_learner_option_with_default_and_meaning(capsys, lea
     if code != 0:  # the pair is incompatible: the listing says which learners fit instead
         pytest.skip(f"{learner} does not train {task}: {err}")
     docs = parameter_docs(cls)
-    for name, default in cls().get_params(deep=False).items():
+    from latentstruct.tasks import get_task_class
+
+    # the listing shows the task's own defaults for this learner where it has some
+    own = get_task_class(task).learner_defaults_for(cls)
+    for name, default in {**cls().get_params(deep=False), **own}.items():
         if name == "task":
             continue
         shown = "None" if default is None else (default if isinstance(default, str) else repr(default))
