@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -163,7 +162,11 @@ def child(args) -> None:
         ssvm_side(part)
     else:
         run_side(side, algorithm, part)
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
+    # VmHWM, this process's own peak: ru_maxrss would carry the parent's peak over the
+    # fork and exec that started it (Linux keeps the high-water mark across execve)
+    with open("/proc/self/status") as fh:
+        hwm = next(line for line in fh if line.startswith("VmHWM:"))
+    print(int(hwm.split()[1]) / 1024.0)
 
 
 def main() -> None:
