@@ -121,6 +121,18 @@ class ConstraintPool:
             )
         return g
 
+    def _checked_groups(self, groups: np.ndarray) -> np.ndarray:
+        """A bulk insertion's group ids as int64, each in 0..n_groups-1."""
+        if groups.size and not np.issubdtype(groups.dtype, np.integer):
+            raise TypeError(f"groups must be integers, got dtype {groups.dtype}")
+        groups = groups.astype(np.int64, copy=False)
+        if groups.size and (groups.min() < 0 or groups.max() >= self._n_groups):
+            raise ValueError(
+                f"groups must lie in [0, {self._n_groups}), got min {groups.min()}, "
+                f"max {groups.max()}"
+            )
+        return groups
+
     def _check_id(self, k) -> int:
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
             raise TypeError(f"constraint id must be an int, got {k!r}")
@@ -202,12 +214,7 @@ class ConstraintPool:
                              f"{groups.shape} and {b.shape}")
         if m == 0:
             return np.zeros(0, dtype=np.int64)
-        if not np.issubdtype(groups.dtype, np.integer):
-            raise TypeError(f"groups must be integers, got dtype {groups.dtype}")
-        groups = groups.astype(np.int64, copy=False)
-        if groups.min() < 0 or groups.max() >= self._n_groups:
-            raise ValueError(f"groups must lie in [0, {self._n_groups}), got min "
-                             f"{groups.min()}, max {groups.max()}")
+        groups = self._checked_groups(groups)
         if not np.all(np.isfinite(b)):
             raise ValueError("b must be finite floats (no nan or inf)")
         indptr, idx, val = rows.indptr, rows.indices, rows.values
@@ -304,14 +311,7 @@ class ConstraintPool:
             )
         if not np.all(np.isfinite(b)) or not np.all(np.isfinite(X.data)):
             raise ValueError("b and X must be finite (no nan or inf)")
-        if groups.size and not np.issubdtype(groups.dtype, np.integer):
-            raise TypeError(f"groups must be integers, got dtype {groups.dtype}")
-        groups = groups.astype(np.int64, copy=False)
-        if groups.size and (groups.min() < 0 or groups.max() >= self._n_groups):
-            raise ValueError(
-                f"groups must lie in [0, {self._n_groups}), got min {groups.min()}, "
-                f"max {groups.max()}"
-            )
+        groups = self._checked_groups(groups)
         nnz = X.nnz
         self._reserve(m, nnz)
         k0, lo = self._n, self._nnz
