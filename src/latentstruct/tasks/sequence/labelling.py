@@ -142,7 +142,7 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
     # 27 iterations (1,349 sentences, the tutorial's feature dicts) moved UPOS accuracy by
     # 0.0001; on CoNLL-2000 chunking (7,936 sentences) F1 0.9462 -> 0.9466 and 17 -> 13
     # iterations; the README's tagger 0.9632 -> 0.963.  CPU time fell by 45-50% on each.
-    # Measurements: docs/performance.md ("Sequence labelling: the structural SVM's stopping").
+    # Measurements: docs/performance.md ("Sequence labelling: the structural SVM on small data").
     learner_defaults = {"ssvm": {"tol": 0.05, "evaluate": "near", "inner_max_iter": 10}}
 
     def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=2, affix_length=3,
