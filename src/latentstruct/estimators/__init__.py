@@ -20,7 +20,7 @@ here is usable by ``latentstruct predict`` and the other way round.
 | :class:`Tagger` | ``pos`` (or ``citations``) | token lists, or lists of per-token feature dicts (sklearn-crfsuite's format) | tag lists |
 | :class:`Chunker` | ``chunk`` | lists of ``(word, POS)`` pairs, or feature dicts | IOB chunk-tag lists |
 | :class:`DependencyParser` | ``dep`` | lists of ``(word, POS)`` pairs | head lists (1-based, 0 = root) |
-| :class:`DocumentClassifier` | ``doccls`` | texts | class labels |
+| :class:`DocumentClassifier` | ``doccls`` | texts, or a numeric matrix (numpy / scipy.sparse) | class labels |
 | :class:`PairClassifier` | ``paraphrase`` (or ``rte``, ``translit``) | ``(text_a, text_b)`` pairs | two classes |
 | :class:`Estimator` | any registered task | that task's raw form (``Task.make_dataset``) | its targets |
 """
@@ -132,7 +132,12 @@ class DocumentClassifier(ClassifierMixin, Estimator):
     model file stores them as text: ``latentstruct predict`` writes ``"3"`` for ``3``);
     ``score`` is accuracy.  Task ``doccls`` (a structured SVM over the
     labels, ``learner="distro"`` for label vectors, or ``learner="crf"`` for multinomial
-    logistic regression and ``predict_proba``)."""
+    logistic regression and ``predict_proba``).
+
+    ``X`` may instead be a numeric matrix (a numpy array or scipy.sparse matrix, n_documents
+    x n_columns, such as a fitted ``TfidfVectorizer``'s output): its columns are then the
+    features, with their values, and the fitted model takes such matrices only
+    (``n_features_in_`` columns; texts are refused, and the other way round)."""
 
     _default_task = "doccls"
     _tasks = ("doccls",)
@@ -148,9 +153,36 @@ class DocumentClassifier(ClassifierMixin, Estimator):
                 f"{type(self.learner_).__name__} has no predict_proba: it learns scores, not "
                 "probabilities. Train with learner='crf' for class probabilities")
         proba = self.learner_.predict_proba(Xf)  # columns in the task's label-id order
+        return proba[:, self._class_columns()]
+
+    def decision_function(self, X) -> np.ndarray:
+        """Class scores w_k . x of every document, (n, n_classes) in the order of
+        ``classes_`` (any learner: DISTRO's are those of its effective weights W_E A); with
+        two classes, as scikit-learn's classifiers, the (n,) score of ``classes_[1]`` minus
+        that of ``classes_[0]``."""
+        from ..pipelines.inspection import model_weights
+
+        _, Xf = self._featurise(X)
+        w, _ = model_weights(self.task_, self.learner_)
+        scores = self.task_.unary_scores(Xf, w)[:, self._class_columns()]
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+
+    def _class_columns(self) -> list:
+        """The task's label id of each class of ``classes_``, in that order."""
         names = self.task_.decode_targets(range(self.task_.n_labels))
         column = {str(name): k for k, name in enumerate(names)}
-        return proba[:, [column[str(c)] for c in self.classes_]]
+        return [column[str(c)] for c in self.classes_]
+
+    @property
+    def n_features_in_(self) -> int:
+        """Columns of the numeric matrix the model was fitted on (scikit-learn's name);
+        AttributeError before fit and for a model fitted on texts, which has no columns
+        (so that ``hasattr`` answers, as scikit-learn asks it)."""
+        task = getattr(self, "task_", None)
+        if task is None or getattr(task, "input_kind_", "text") != "matrix":
+            raise AttributeError("n_features_in_ exists only once a DocumentClassifier is "
+                                 "fitted on a numeric matrix (not on texts)")
+        return int(task.n_columns_)
 
 
 class PairClassifier(ClassifierMixin, Estimator):

@@ -13,14 +13,15 @@ from ...data.documents import MAX_DOCUMENT_LINE_CHARS, Document
 from ..base import Dataset
 from ..validation import raw_error, raw_examples, raw_string
 
-__all__ = ["document_dataset", "MAX_DOCUMENT_CHARS"]
+__all__ = ["document_dataset", "document_label", "MAX_DOCUMENT_CHARS"]
 
 #: Longest document text (characters) ``make_dataset`` accepts: the JSON-lines reader's line
 #: limit, so that every document given in memory could also be read from a file.
 MAX_DOCUMENT_CHARS = MAX_DOCUMENT_LINE_CHARS
 
 
-def _label(value, i: int) -> str:
+def document_label(value, i: int) -> str:
+    """Label ``y[i]`` after checking it is a non-blank string (InputError naming ``y[i]``)."""
     if value is None:
         raise raw_error("the label is None; give every document its class, or pass y=None "
                         "for documents to predict", i, what="y")
@@ -40,5 +41,5 @@ def document_dataset(X, y=None) -> Dataset:
     docs = []
     for i, text in enumerate(X):
         raw_string(text, i, "the document text", max_length=MAX_DOCUMENT_CHARS)
-        docs.append(Document(str(i), None if y is None else _label(y[i], i), text, 0))
+        docs.append(Document(str(i), None if y is None else document_label(y[i], i), text, 0))
     return Dataset(docs, [d.label for d in docs])

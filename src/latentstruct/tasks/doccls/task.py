@@ -40,6 +40,8 @@ from ..sequence.capabilities import (ChainPartScores, SequenceLabelCounts, Seque
 from ..validation import check_label_ids, encode_labels
 from .marginals import MarginalizableMulticlass
 from .matrix import DocumentMatrix, concat_document_matrices
+from .numeric import (INPUT_KINDS, check_input_kind, check_text_options, is_numeric_input,
+                      numeric_dataset)
 from .raw import document_dataset
 
 __all__ = [
@@ -121,12 +123,19 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
     With ``learner="crf"`` it is multinomial logistic regression (no intercept), and
     ``predict_proba`` gives class probabilities (:mod:`.marginals`).
 
-    Data in memory (:meth:`make_dataset`): ``X`` is a list of document texts, ``y`` their
-    class labels (strings) or None; ``decode_predictions`` gives label strings::
+    Data in memory (:meth:`make_dataset`): ``X`` is a list of document texts, or a numeric
+    matrix (a numpy array or scipy.sparse matrix, n_documents x n_columns, such as a fitted
+    ``TfidfVectorizer``'s output) whose columns are then the input features with their real
+    values (:mod:`.numeric`); ``y`` their class labels (strings) or None;
+    ``decode_predictions`` gives label strings::
 
         task = DocumentClassificationTask()
         data = task.make_dataset(["The match ended 2-1.", "Rates rose again."],
                                  ["sport", "finance"])
+
+    Attributes after ``fit``: ``labels_``, ``input_kind_`` ("text" or "matrix"),
+    ``n_columns_`` (the matrix's column count; None for texts), ``vocab_`` (texts; None for a
+    matrix) and ``idf_``.
     """
 
     name = "doccls"
@@ -188,7 +197,12 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
         return Dataset(docs, [d.label for d in docs], str(path))
 
     def make_dataset(self, X, y=None) -> Dataset:
-        """Documents from memory: the in-memory twin of :meth:`read`.
+        """Documents from memory: the in-memory twin of :meth:`read`, or a numeric matrix.
+
+        A numpy array or scipy.sparse matrix ``X`` (n_documents x n_columns) gives a dataset
+        whose records are its rows, a :class:`DocumentMatrix` (:func:`.numeric.numeric_dataset`:
+        2-D, finite values; a bad value is an InputError naming ``X[i][j]``); the text
+        options must then stay at their defaults.  Otherwise:
 
         ``X``: a list of document texts (non-blank strings, at most ``MAX_DOCUMENT_CHARS``
         characters, the JSON-lines reader's line limit); ``y``: one class label per text,
@@ -204,6 +218,8 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
         featurisation parameters apply as to file data.  A bad document is an
         ``InputError`` naming ``X[i]`` or ``y[i]``.
         """
+        if is_numeric_input(X):
+            return numeric_dataset(X, y)
         return document_dataset(X, y)
 
     def decode_predictions(self, predictions) -> list:
@@ -231,16 +247,40 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
                                dtype=np.float64, vocabulary=vocabulary)
 
     def fit(self, dataset: Dataset) -> "DocumentClassificationTask":
-        """Label list (sorted) and vocabulary (and idf weights for tf-idf) from training data."""
+        """Label list (sorted) and vocabulary (and idf weights for tf-idf) from training data;
+        for a numeric matrix (records a :class:`DocumentMatrix`), its column count."""
         self._validate_params()
-        records = list(dataset.records)
-        if not records:
+        records = dataset.records if isinstance(dataset.records, DocumentMatrix) \
+            else list(dataset.records)
+        if not len(records):
             raise InputError("training data contains no documents", dataset.path)
         missing = [k for k, t in enumerate(dataset.targets) if t is None]
         if missing:
             rec = records[missing[0]]
             raise InputError("this training document has no label; every training document "
                              "needs one", dataset.path, getattr(rec, "line", None) or None)
+        labels = sorted(set(dataset.targets) | set(dataset.labels or ()))
+        if len(labels) < 2:
+            # as scikit-learn's classifiers do: with one label there is nothing to tell
+            # apart (every loss-augmented argmax is the gold label, the weights stay 0)
+            raise InputError(
+                f"training data has only one label, {labels[0]!r} ({len(records)} documents); "
+                f"a classifier needs documents of at least two labels (this model would "
+                f"predict {labels[0]!r} for every document). Add documents of another label",
+                dataset.path)
+        if isinstance(records, DocumentMatrix):
+            self._fit_matrix(records, dataset.path)
+        else:
+            self._fit_vocabulary(records, dataset.path)
+        self.labels_ = labels
+        self._label_id = {t: i for i, t in enumerate(self.labels_)}
+        self.n_train_documents_ = len(records)
+        self._count_vectorizer = None
+        self.fitted_ = True
+        return self
+
+    def _fit_vocabulary(self, records, path) -> None:
+        """Texts: the vocabulary (and the idf weights for tf-idf)."""
         texts = self._texts(records)
         vec = self._vectorizer(min_df=int(self.min_count))
         try:
@@ -249,7 +289,7 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
             raise InputError(
                 f"no word (a run of two or more letters or digits) occurs in at least "
                 f"min_count={self.min_count} of the {len(texts)} training documents ({exc}); "
-                f"lower min_count or give documents with text", dataset.path) from None
+                f"lower min_count or give documents with text", path) from None
         names = vec.get_feature_names_out().tolist()
         vocab = FeatureIndex()
         for word in names:
@@ -261,25 +301,25 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
             self.idf_ = np.log((1.0 + n) / (1.0 + df)) + 1.0
         else:
             self.idf_ = np.zeros(0)
-        labels = sorted(set(dataset.targets) | set(dataset.labels or ()))
-        if len(labels) < 2:
-            # as scikit-learn's classifiers do: with one label there is nothing to tell
-            # apart (every loss-augmented argmax is the gold label, the weights stay 0)
-            raise InputError(
-                f"training data has only one label, {labels[0]!r} ({len(records)} documents); "
-                f"a classifier needs documents of at least two labels (this model would "
-                f"predict {labels[0]!r} for every document). Add documents of another label",
-                dataset.path)
-        self.labels_ = labels
-        self._label_id = {t: i for i, t in enumerate(self.labels_)}
-        self.n_train_documents_ = len(records)
-        self._count_vectorizer = None
-        self.fitted_ = True
-        return self
+        self.input_kind_, self.n_columns_ = "text", None
+
+    def _fit_matrix(self, rows: DocumentMatrix, path) -> None:
+        """A numeric matrix: its columns are the features, taken as they are."""
+        check_text_options(self)
+        if rows.n_attributes < 1:
+            raise InputError(f"X has {len(rows)} rows but no column; a document classifier "
+                             f"needs at least one feature column", path)
+        self.vocab_, self.idf_ = None, np.zeros(0)
+        self.input_kind_, self.n_columns_ = "matrix", rows.n_attributes
 
     def featurize(self, dataset: Dataset) -> DocumentMatrix:
-        """The documents' feature rows (words outside the training vocabulary are dropped)."""
+        """The documents' feature rows (words outside the training vocabulary are dropped); a
+        numeric matrix's rows as they are.  Records of the other kind than the task was
+        fitted on, or a matrix of another width, are an InputError."""
         self.check_fitted()
+        check_input_kind(self, dataset.records)
+        if isinstance(dataset.records, DocumentMatrix):
+            return dataset.records
         texts = self._texts(dataset.records)
         if getattr(self, "_count_vectorizer", None) is None:
             vocabulary = {w: i for i, w in enumerate(self.vocab_.names)}
@@ -324,8 +364,9 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
 
     @property
     def n_attributes(self) -> int:
+        """Input features: the vocabulary's size, or a matrix's column count."""
         self.check_fitted()
-        return len(self.vocab_)
+        return self.n_columns_ if self.input_kind_ == "matrix" else len(self.vocab_)
 
     @property
     def n_features(self) -> int:
@@ -528,12 +569,15 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
 
     # --- persistence --------------------------------------------------------------------
     def get_state(self):
-        """Labels and the training size as JSON; the vocabulary (UTF-8 blob and offsets) and
-        the idf weights (empty for binary tokens) as arrays."""
+        """Labels, the training size, the input kind and a matrix's column count as JSON; the
+        vocabulary (UTF-8 blob and offsets; none for a matrix) and the idf weights (empty for
+        binary tokens and a matrix) as arrays."""
         self.check_fitted()
-        arrays = self.vocab_.to_arrays(prefix="doccls_vocab_")
+        matrix = self.input_kind_ == "matrix"
+        arrays = {} if matrix else self.vocab_.to_arrays(prefix="doccls_vocab_")
         arrays["doccls_idf"] = np.asarray(self.idf_, dtype=np.float64)
-        return ({"labels": list(self.labels_), "n_train_documents": int(self.n_train_documents_)},
+        return ({"labels": list(self.labels_), "n_train_documents": int(self.n_train_documents_),
+                 "input": self.input_kind_, "n_columns": int(self.n_columns_) if matrix else None},
                 arrays)
 
     @classmethod
@@ -543,9 +587,24 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
         task.labels_ = [str(t) for t in state["labels"]]
         task._label_id = {t: i for i, t in enumerate(task.labels_)}
         task.n_train_documents_ = int(state.get("n_train_documents", 0))
-        task.vocab_ = FeatureIndex.from_arrays(arrays, prefix="doccls_vocab_")
+        # files written before numeric input have neither key: they were fitted on texts
+        kind, n_columns = state.get("input", "text"), state.get("n_columns")
+        if kind not in INPUT_KINDS:
+            raise ModelFormatError(f"the doccls state's input kind is {kind!r}, expected one of "
+                                   f"{', '.join(map(repr, INPUT_KINDS))}; the model file is "
+                                   f"damaged or edited")
+        if kind == "matrix":
+            if isinstance(n_columns, bool) or not isinstance(n_columns, int) or n_columns < 1:
+                raise ModelFormatError(f"the doccls state's n_columns is {n_columns!r}, expected "
+                                       f"an integer >= 1 for a model fitted on a matrix; the "
+                                       f"model file is damaged or edited")
+            task.vocab_, task.n_columns_ = None, n_columns
+        else:
+            task.vocab_ = FeatureIndex.from_arrays(arrays, prefix="doccls_vocab_")
+            task.n_columns_ = None
+        task.input_kind_ = kind
         idf = np.asarray(arrays["doccls_idf"], dtype=np.float64)
-        expected = (len(task.vocab_),) if task.features == "tfidf" else (0,)
+        expected = (len(task.vocab_),) if task.features == "tfidf" and kind == "text" else (0,)
         if idf.shape != expected:
             raise ModelFormatError(f"idf weights have shape {idf.shape}, expected {expected} for "
                                    f"features={task.features!r}; the model file is damaged")

@@ -1,0 +1,160 @@
+"""Numeric input of the ``doccls`` task: documents as rows of a matrix of real values.
+
+``make_dataset(X, y)`` takes, besides a list of texts, a dense numpy array or a
+``scipy.sparse`` matrix of shape (n_documents, n_columns), such as the output of a fitted
+``sklearn.feature_extraction.text.TfidfVectorizer``.  Its columns are then the task's input
+features, with their real values (any sign): Φ(x, y) = x ⊗ e_y over the matrix's columns,
+and no vocabulary is built.  The dataset's records are a :class:`DocumentMatrix` (float64
+CSR, duplicates summed and explicit zeros dropped, so a dense array and its sparse copy give
+the same records and the same model).
+
+A task fitted on a matrix records it (``input_kind_ = "matrix"``, ``n_columns_``) and
+refuses texts, and a task fitted on texts refuses matrices: the columns of a matrix mean
+nothing to a model whose features are its own vocabulary, and the other way round.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ...exceptions import ConfigError, InputError
+from ..base import Dataset, same_value
+from .matrix import DocumentMatrix
+from .raw import document_label
+
+__all__ = ["INPUT_KINDS", "TEXT_OPTIONS", "is_numeric_input", "numeric_dataset",
+           "check_text_options", "check_input_kind"]
+
+#: what a fitted task was trained on: texts (its own vocabulary) or a numeric matrix
+INPUT_KINDS = ("text", "matrix")
+#: task parameters that say how texts become features; with a matrix they would do nothing
+TEXT_OPTIONS = ("features", "min_count", "lowercase", "strip_headers")
+
+
+def is_numeric_input(X) -> bool:
+    """Whether ``X`` is meant as a matrix of numbers: a scipy sparse matrix, or an array
+    (anything with ``__array__`` that is not a list) that is not a 1-D array of texts."""
+    if sp.issparse(X):
+        return True
+    if isinstance(X, (list, tuple, str, bytes)) or not hasattr(X, "__array__"):
+        return False
+    arr = np.asarray(X)
+    return not (arr.ndim == 1 and arr.dtype.kind in "OUS")
+
+
+def _dense_rows(X) -> DocumentMatrix:
+    arr = np.asarray(X)
+    if arr.dtype.kind not in "biuf":
+        if arr.dtype.kind == "c":
+            raise InputError(f"X is an array of complex numbers (dtype {arr.dtype}); document "
+                             f"features must be real: give X.real or abs(X)")
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise InputError(
+                f"X is a {arr.ndim}-D array of dtype {arr.dtype} that does not convert to "
+                f"numbers; give a list of document texts, or a numeric matrix (n_documents x "
+                f"n_columns) as a numpy array or scipy.sparse matrix") from None
+    _check_2d(arr.shape)
+    arr = np.asarray(arr, dtype=np.float64)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i, j = (int(v) for v in np.argwhere(bad)[0])
+        raise _non_finite(i, j, arr[i, j], int(bad.sum()))
+    return DocumentMatrix.from_csr(sp.csr_matrix(arr))
+
+
+def _sparse_rows(X) -> DocumentMatrix:
+    if X.dtype.kind not in "biuf":
+        raise InputError(f"X is a sparse matrix of dtype {X.dtype}; document features must be "
+                         f"real numbers (bool, int or float)")
+    _check_2d(X.shape)
+    m = sp.csr_matrix(X, dtype=np.float64, copy=True)
+    m.sum_duplicates()
+    bad = ~np.isfinite(m.data)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        i = int(np.searchsorted(m.indptr, k, side="right") - 1)
+        raise _non_finite(i, int(m.indices[k]), m.data[k], int(bad.sum()))
+    m.eliminate_zeros()  # an explicit zero is no feature: the same records as the dense array
+    return DocumentMatrix.from_csr(m)
+
+
+def _check_2d(shape) -> None:
+    if len(shape) == 2:
+        return
+    if len(shape) == 1:
+        raise InputError(
+            f"X is a 1-D array of {shape[0]} numbers; expected a 2-D matrix (n_documents x "
+            f"n_columns), one row per document. Use X.reshape(1, -1) for one document, or "
+            f"X.reshape(-1, 1) for one feature per document")
+    raise InputError(f"X has {len(shape)} dimensions (shape {tuple(shape)}); expected a 2-D "
+                     f"matrix (n_documents x n_columns), one row per document")
+
+
+def _non_finite(i: int, j: int, value, count: int) -> InputError:
+    more = f" ({count - 1} more non-finite value{'s' * (count != 2)} after it)" if count > 1 else ""
+    return InputError(
+        f"X[{i}][{j}] (document {i}, column {j}) is {float(value)!r}{more}; every value must "
+        f"be a finite number. Replace missing or infinite values (e.g. np.nan_to_num(X), or "
+        f"fix the vectorizer's input) before fitting or predicting")
+
+
+def numeric_dataset(X, y=None) -> Dataset:
+    """``make_dataset`` of a numeric matrix: records a :class:`DocumentMatrix` of its rows,
+    targets the labels of ``y`` (non-blank strings, checked as for texts) or ``None`` each.
+
+    InputError for a matrix that is not 2-D, a non-finite value (naming ``X[i][j]``), a
+    label that is not a non-blank string (naming ``y[i]``), or a row count other than
+    ``len(y)``."""
+    rows = _sparse_rows(X) if sp.issparse(X) else _dense_rows(X)
+    n = len(rows)
+    if y is None:
+        return Dataset(rows, [None] * n)
+    if isinstance(y, (str, bytes)) or not hasattr(y, "__len__"):
+        raise InputError(f"y is a {type(y).__name__}; expected a list holding one label per "
+                         f"row of X")
+    y = list(y)
+    if len(y) != n:
+        raise InputError(f"X has {n} rows (documents) but y has {len(y)} labels; give one "
+                         f"label per row of X")
+    return Dataset(rows, [document_label(v, i) for i, v in enumerate(y)])
+
+
+def check_text_options(task) -> None:
+    """ConfigError when a task about to fit on a matrix has a text option set away from its
+    default: ``features``, ``min_count``, ``lowercase`` and ``strip_headers`` say how texts
+    become features, and a matrix's columns already are the features."""
+    defaults = type(task).param_defaults()
+    changed = [f"{k}={getattr(task, k)!r}" for k in TEXT_OPTIONS
+               if not same_value(getattr(task, k), defaults[k])]
+    if changed:
+        raise ConfigError(
+            f"{', '.join(changed)} {'says' if len(changed) == 1 else 'say'} how texts become "
+            f"features, but X is a numeric matrix whose columns are the features (their values "
+            f"are used as they are); leave {', '.join(TEXT_OPTIONS)} at their defaults, or do "
+            f"that step in your vectorizer (e.g. TfidfVectorizer(min_df=...))")
+
+
+def check_input_kind(task, records) -> None:
+    """InputError when ``records`` are not of the kind the fitted ``task`` was trained on,
+    or a matrix has another number of columns."""
+    kind = getattr(task, "input_kind_", "text")
+    if isinstance(records, DocumentMatrix):
+        if kind != "matrix":
+            raise InputError(
+                f"this model was fitted on document texts (its features are its own vocabulary "
+                f"of {task.n_attributes} words) and takes texts; got a numeric matrix of shape "
+                f"{records.shape}. Give the texts, or fit the model on the matrix")
+        if records.n_attributes != task.n_columns_:
+            raise InputError(
+                f"X has {records.n_attributes} columns, but this model was fitted on a matrix of "
+                f"{task.n_columns_} columns; transform the documents with the same fitted "
+                f"vectorizer that made the training matrix (vectorizer.transform(texts))")
+    elif kind == "matrix":
+        raise InputError(
+            f"this model was fitted on a numeric matrix of {task.n_columns_} columns and takes "
+            f"such a matrix (n_documents x {task.n_columns_}, a numpy array or scipy.sparse "
+            f"matrix); got document texts. Transform them with the vectorizer that made the "
+            f"training matrix (vectorizer.transform(texts)), or fit the model on texts")
