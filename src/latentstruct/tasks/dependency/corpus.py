@@ -4,7 +4,9 @@ A sentence of n words is stored as n + 1 *positions*: position 0 is the artifici
 position k the k-th word.  Each position carries three codes, MurmurHash3 values
 (``HashingIndex(32)``) of the lowercased word, its 5-character prefix and its POS tag;
 ROOT has codes of its own.  The arc and label features are conjunctions of these codes,
-hashed by the kernels of :mod:`latentstruct.tasks.dependency.features`.
+hashed by the kernels of :mod:`latentstruct.tasks.dependency.features`.  Sentences given
+with per-token vectors also carry them, as CSR rows over the positions (ROOT's row empty;
+:mod:`latentstruct.tasks.dependency.vectors`).
 """
 
 from __future__ import annotations
@@ -38,14 +40,34 @@ class DepCorpus(Sequence):
     ``offsets[i+1] - offsets[i] - 1`` words.  ``scored`` marks the words counted by
     UAS/LAS (0 at ROOT).  Indexing returns a one-sentence ``DepCorpus`` view; slices and
     lists of indices return subsets, so single-instance and batch code share one type.
+
+    ``vectors``, when the sentences came with per-token vectors, is ``(ptr, idx, val, d)``:
+    position p's vector is ``val[ptr[p]:ptr[p+1]]`` at columns ``idx[ptr[p]:ptr[p+1]]``
+    (sorted), of d columns in all (``n_columns``; 0 and ``vec_ptr`` None without vectors).
     """
 
-    def __init__(self, word, prefix, pos, scored, offsets):
+    def __init__(self, word, prefix, pos, scored, offsets, vectors=None):
         self.word = np.ascontiguousarray(word, dtype=np.int64)
         self.prefix = np.ascontiguousarray(prefix, dtype=np.int64)
         self.pos = np.ascontiguousarray(pos, dtype=np.int64)
         self.scored = np.ascontiguousarray(scored, dtype=np.int64)
         self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+        self.vec_ptr = self.vec_idx = self.vec_val = None
+        self.n_columns = 0
+        if vectors is not None:
+            ptr, idx, val, d = vectors
+            self.vec_ptr = np.ascontiguousarray(ptr, dtype=np.int64)
+            self.vec_idx = np.ascontiguousarray(idx, dtype=np.int64)
+            self.vec_val = np.ascontiguousarray(val, dtype=np.float64)
+            self.n_columns = int(d)
+            if self.vec_ptr.shape[0] != self.word.shape[0] + 1:
+                raise ValueError(f"vectors need {self.word.shape[0] + 1} row pointers (one "
+                                 f"row per position), got {self.vec_ptr.shape[0]}")
+
+    @property
+    def has_vectors(self) -> bool:
+        """Whether the sentences carry per-token vectors."""
+        return self.vec_ptr is not None
 
     def __len__(self) -> int:
         return self.offsets.shape[0] - 1
@@ -75,6 +97,12 @@ class DepCorpus(Sequence):
         view.word, view.prefix, view.pos = self.word[a:b], self.prefix[a:b], self.pos[a:b]
         view.scored = self.scored[a:b]
         view.offsets = np.array([0, b - a], dtype=np.int64)
+        view.vec_ptr = view.vec_idx = view.vec_val = None
+        view.n_columns = self.n_columns
+        if self.vec_ptr is not None:
+            p0, p1 = self.vec_ptr[a], self.vec_ptr[b]
+            view.vec_ptr = self.vec_ptr[a:b + 1] - p0
+            view.vec_idx, view.vec_val = self.vec_idx[p0:p1], self.vec_val[p0:p1]
         return view
 
     def subset(self, indices) -> "DepCorpus":
@@ -95,7 +123,28 @@ def concat_dep_corpora(parts: Sequence[DepCorpus]) -> DepCorpus:
         return np.concatenate([getattr(p, name)[p.offsets[0]:p.offsets[-1]] for p in parts])
 
     return DepCorpus(cat("word"), cat("prefix"), cat("pos"), cat("scored"),
-                     np.concatenate(offsets))
+                     np.concatenate(offsets), _concat_vectors(parts))
+
+
+def _concat_vectors(parts: Sequence[DepCorpus]):
+    """The joined CSR rows of ``parts`` (None when none has vectors); parts with and
+    without vectors, or with different column counts, cannot be joined."""
+    kinds = {(p.has_vectors, p.n_columns) for p in parts}
+    if len(kinds) > 1:
+        raise ValueError(f"cannot join featurised sentences with and without vectors, or with "
+                         f"different column counts: {sorted(kinds)}")
+    if not parts[0].has_vectors:
+        return None
+    ptrs, idx, val, base = [np.zeros(1, np.int64)], [], [], 0
+    for p in parts:
+        a, b = p.offsets[0], p.offsets[-1]
+        lo, hi = p.vec_ptr[a], p.vec_ptr[b]
+        ptrs.append(p.vec_ptr[a + 1:b + 1] - lo + base)
+        idx.append(p.vec_idx[lo:hi])
+        val.append(p.vec_val[lo:hi])
+        base += int(hi - lo)
+    return (np.concatenate(ptrs), np.concatenate(idx), np.concatenate(val),
+            parts[0].n_columns)
 
 
 def as_dep_corpus(X) -> DepCorpus:

@@ -27,6 +27,7 @@ from .features import (
     tree_ids_in_range,
     tree_label_score,
 )
+from .vectors import add_vector_scores, vector_phi
 
 __all__ = ["ArcFactoredDecoding"]
 
@@ -61,8 +62,20 @@ class ArcFactoredDecoding:
             gl = np.concatenate([y[1] for y in Y]) if Y else _EMPTY
             if not self.labelled_:
                 gl = np.full_like(gh, -1)
-        return score_batch(X.word, X.prefix, X.pos, X.offsets, self._check_w(w), mask, n_arc,
-                           lmask, L, bins, gh, gl, Y is not None)
+        w = self._check_w(w)
+        self._check_vectors(X)
+        S, B, sq = score_batch(X.word, X.prefix, X.pos, X.offsets, w, mask, n_arc, lmask, L,
+                               bins, gh, gl, Y is not None)
+        if X.has_vectors:  # label-independent, so added to the folded scores
+            add_vector_scores(S, sq, X.offsets, X.vec_ptr, X.vec_idx, X.vec_val,
+                              w[self.vector_offset:], np.int64(X.n_columns))
+        return S, B, sq
+
+    def _check_vectors(self, X: DepCorpus) -> None:
+        """Featurised sentences must carry vectors exactly when the model reads them."""
+        if X.n_columns != self.n_columns_ or X.has_vectors != (self.input_kind_ == "numbers"):
+            raise ValueError(f"featurised sentences with {X.n_columns} vector columns, but the "
+                             f"model reads {self.n_columns_}; featurise them with this task")
 
     def arc_scores(self, x, w, *, with_labels: bool = False):
         """The (n+1, n+1) arc scores of one sentence with the best label folded in.
@@ -112,8 +125,18 @@ class ArcFactoredDecoding:
         else:
             yb = self._tree_ids(y_b, n, "structure y_b")
             hb, lb = yb[0], (yb[1] if self.labelled_ else none)
-        return SparseVector(*phi_difference(x.word, x.prefix, x.pos, x.offsets[0], n + 1, ya[0],
-                                            la, hb, lb, mask, n_arc, lmask, L, bins))
+        phi = SparseVector(*phi_difference(x.word, x.prefix, x.pos, x.offsets[0], n + 1, ya[0],
+                                           la, hb, lb, mask, n_arc, lmask, L, bins))
+        self._check_vectors(x)
+        if not x.has_vectors:
+            return phi
+        # the vector block is disjoint from the hashed ones: coalescing it alone keeps the
+        # indices unique
+        vec = SparseVector(*vector_phi(x.vec_ptr, x.vec_idx, x.vec_val, x.offsets[0], n + 1,
+                                       ya[0], hb, np.int64(x.n_columns),
+                                       np.int64(self.vector_offset))).coalesce()
+        return SparseVector(np.concatenate([phi.indices, vec.indices]),
+                            np.concatenate([phi.values, vec.values]))
 
     def joint_feature(self, x, y) -> SparseVector:
         """Phi(x, y): the arc features of every arc of y plus its label features, coalesced

@@ -14,19 +14,74 @@ sentence stands for, since that fixes where the tags go and which tokens are pun
 The column is the fitted task's (``pos_column_``), so test data is read the way training
 data was; before fit it is ``pos_column`` when set, else ``upos`` when every tag of ``X``
 is a UPOS tag and ``xpos`` otherwise.  Trees are checked by the readers' ``check_tree``.
+
+**Numbers.**  A sentence may also be given as ``(tokens, vectors)``: ``tokens`` the list of
+``(word, POS)`` pairs and ``vectors`` an (n_tokens x d) array, dense (numpy, or nested
+lists) or ``scipy.sparse``, row t the vector of token t.  Every sentence of ``X`` is given
+one way, with the same d; the record is then a :class:`VectorSentence`, whose ``vectors``
+is the canonical float64 CSR matrix of :func:`~.numbers.number_rows` (what the arc
+features read: :mod:`latentstruct.tasks.dependency.vectors`).
 """
 
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass, field
+from typing import Any
 
 from ...data.dependency import DependencySentence, check_tree
 from ...data.readers import MAX_LINE_CHARS, UPOS_FORM, excerpt, is_upos_tag
 from ...exceptions import InputError
 from ..sequence.raw import raw_sentence, word_pos_pairs
 from ..validation import raw_error, raw_examples, raw_string
+from .numbers import is_number_array, number_rows, same_columns
 
-__all__ = ["dependency_records", "raw_trees"]
+__all__ = ["dependency_records", "raw_trees", "VectorSentence", "split_vectors"]
+
+
+@dataclass(frozen=True)
+class VectorSentence(DependencySentence):
+    """A ``DependencySentence`` given with per-token vectors: ``vectors`` is an
+    (n_words x d) float64 CSR matrix (sorted columns, no explicit zeros)."""
+
+    vectors: Any = field(default=None, compare=False, repr=False)
+
+
+def _with_vectors(x) -> bool:
+    """Whether ``X[i]`` is ``(tokens, vectors)`` rather than a list of (word, POS) pairs: a
+    pair whose second element is an array, or whose first element is itself a list of
+    pairs (a plain sentence's first element is one (word, POS) pair of strings)."""
+    if not isinstance(x, (tuple, list)) or len(x) != 2:
+        return False
+    first = x[0]
+    return is_number_array(x[1]) or (
+        isinstance(first, (tuple, list)) and len(first) > 0
+        and isinstance(first[0], (tuple, list)))
+
+
+def split_vectors(task, X) -> tuple[list, list | None]:
+    """``X`` as (sentences, vectors or None): the vectors of ``(tokens, vectors)`` examples
+    checked (one row per token, finite, one column count; that of a fitted model) and
+    made CSR.  Examples given both ways in one ``X`` are refused."""
+    given = [_with_vectors(x) for x in X]
+    if not any(given):
+        return list(X), None
+    if not all(given):
+        i, j = given.index(True), given.index(False)
+        raise raw_error(f"is a plain sentence but X[{i}] is (tokens, vectors); give every "
+                        f"sentence the same way, all with vectors or none", j)
+    fitted = task.is_fitted() and getattr(task, "n_columns_", 0) > 0
+    expected = task.n_columns_ if fitted else None
+    sentences, vectors = [], []
+    for i, (tokens, vec) in enumerate(X):
+        tokens = raw_sentence(tokens, i, _PAIR, dicts=False)
+        csr = number_rows(vec, len(tokens), f"X[{i}][1]", row="token",
+                          example=f"sentence {i}")
+        same_columns(csr.shape[1], expected, f"X[{i}][1]", "X[0][1]", fitted=fitted)
+        expected = csr.shape[1]
+        sentences.append(tokens)
+        vectors.append(csr)
+    return sentences, vectors
 
 _PAIR = "(word, POS) pair"
 
@@ -104,6 +159,7 @@ def dependency_records(task, X, y=None) -> list[DependencySentence]:
     if not X:
         raise InputError(f"X holds no sentences; give at least one sentence (a list of "
                          f"{_PAIR}s)")
+    X, vectors = split_vectors(task, X)
     columns = [word_pos_pairs(i, raw_sentence(s, i, _PAIR, dicts=False), "parser")
                for i, s in enumerate(X)]
     column = _pos_column(task, [pos for _, pos in columns])
@@ -132,8 +188,12 @@ def dependency_records(task, X, y=None) -> list[DependencySentence]:
                        error=lambda k, msg, i=i: raw_error(msg, i, at=f"[{k}]", what="y"))
         blank = ("_",) * n
         upos, xpos = (pos, blank) if fmt == "conllu" else (blank, pos)
-        records.append(DependencySentence(words, blank, upos, xpos, heads, deprels, 0, "",
-                                          None, fmt))
+        if vectors is None:
+            records.append(DependencySentence(words, blank, upos, xpos, heads, deprels, 0, "",
+                                              None, fmt))
+        else:
+            records.append(VectorSentence(words, blank, upos, xpos, heads, deprels, 0, "",
+                                          None, fmt, vectors[i]))
     return records
 
 

@@ -27,9 +27,11 @@ from ..reports import attachment_report
 from ..validation import encode_labels
 from .corpus import DepCorpus, as_dep_corpus, token_codes
 from .decoding import ArcFactoredDecoding
+from .numbers import INPUT_KINDS, check_count
 from .params import DependencyParams
-from .raw import dependency_records, raw_trees
+from .raw import VectorSentence, dependency_records, raw_trees
 from .tagging import TaggerMixin
+from .vectors import N_VECTOR_BLOCKS
 
 __all__ = ["DependencyTask", "DepTarget"]
 
@@ -98,6 +100,13 @@ class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, Structu
 
     UPOS tags are taken as CoNLL-U data, other tags (PTB) as ``.dp`` data
     (``tasks.dependency.raw``); ``decode_predictions`` gives trees in ``y``'s form.
+
+    A sentence may come with numbers, ``(tokens, vectors)`` with ``vectors`` an
+    (n_tokens x d) array (dense or ``scipy.sparse``): they reach the arc features as the
+    head's and the dependent's vectors by direction, their elementwise product and a root
+    block (6 d weights after the hashed ones; :mod:`latentstruct.tasks.dependency.vectors`).
+    The fitted task records ``input_kind_`` ("tokens" or "numbers") and ``n_columns_`` (d;
+    0 for tokens) and refuses input of the other kind or column count.
     """
 
     name = "dep"
@@ -216,8 +225,36 @@ class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, Structu
         if self.pos == "gold":
             self._check_pos_column(records, dataset.path)
         self.bins_ = self._bins()
+        self.input_kind_, self.n_columns_ = _input_kind(records, dataset.path)
         self.fitted_ = True
         return self
+
+    def _check_input(self, records, path) -> None:
+        """Refuse records of the other input kind or column count than the model's."""
+        kind, d = _input_kind(records, path)
+        if kind == self.input_kind_ and d == self.n_columns_:
+            return
+        if self.input_kind_ == "tokens":
+            raise InputError(f"this parser was trained on tokens only, but the sentences come "
+                             f"with vectors ({d} columns); give sentences without vectors, or "
+                             f"train the parser on (tokens, vectors) examples", path)
+        if kind == "tokens":
+            raise InputError(f"this parser was trained with per-token vectors "
+                             f"({self.n_columns_} columns), but the sentences have none; give "
+                             f"each sentence as (tokens, vectors) with an (n_tokens x "
+                             f"{self.n_columns_}) array", path)
+        raise InputError(f"the sentences' vectors have {d} columns, but this parser was "
+                         f"trained with {self.n_columns_}; give the columns it was trained "
+                         f"with, in the same order", path)
+
+    @property
+    def vector_offset(self) -> int:
+        """Index of the first vector weight (after the hashed arc and label blocks)."""
+        self.check_fitted()
+        n = self.n_arc_features
+        if self.labelled_:
+            n += self.n_labels << int(self.label_hash_bits)
+        return n
 
     def _check_pos_column(self, records, path) -> None:
         column = self.pos_column_
@@ -248,11 +285,7 @@ class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, Structu
 
     @property
     def n_features(self) -> int:
-        self.check_fitted()
-        n = self.n_arc_features
-        if self.labelled_:
-            n += self.n_labels << int(self.label_hash_bits)
-        return n
+        return self.vector_offset + N_VECTOR_BLOCKS * int(self.n_columns_)
 
     def _pos_tags(self, records) -> list[tuple]:
         if self.pos == "predicted":
@@ -266,6 +299,7 @@ class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, Structu
         records = list(dataset.records)
         if self.pos == "gold" and records:
             self._check_pos_column(records, dataset.path)
+        self._check_input(records, dataset.path)
         tags = self._pos_tags(records)
         words, prefixes, pos, scored, offsets = [], [], [], [], [0]
         for r, p in zip(records, tags):
@@ -282,7 +316,9 @@ class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, Structu
         def cat(parts):
             return np.concatenate(parts) if parts else _EMPTY
 
-        return DepCorpus(cat(words), cat(prefixes), cat(pos), cat(scored), np.asarray(offsets))
+        return DepCorpus(cat(words), cat(prefixes), cat(pos), cat(scored), np.asarray(offsets),
+                         _position_rows(records, self.n_columns_)
+                         if self.input_kind_ == "numbers" else None)
 
     def encode_targets(self, targets) -> list[np.ndarray]:
         """Gold trees to (3, n) arrays (heads, relation ids, scored).  A relation not in
@@ -390,7 +426,8 @@ class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, Structu
         self.check_fitted()
         state = {"labels": list(self.labels_), "labelled": bool(self.labelled_),
                  "single_root": bool(self.single_root_), "pos_column": self.pos_column_,
-                 "data_format": self.data_format_}
+                 "data_format": self.data_format_, "input_kind": self.input_kind_,
+                 "n_columns": int(self.n_columns_)}
         arrays: dict = {}
         self._tagger_state(state, arrays)
         return state, arrays
@@ -405,10 +442,52 @@ class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, Structu
         task.single_root_ = bool(state["single_root"])
         task.pos_column_ = state["pos_column"]
         task.data_format_ = state["data_format"]
+        # model files from before per-token vectors hold neither: trained on tokens
+        task.input_kind_ = state.get("input_kind", "tokens")
+        if task.input_kind_ not in INPUT_KINDS:
+            raise InputError(f"the model file's input_kind is {task.input_kind_!r}; expected "
+                             f"one of {', '.join(INPUT_KINDS)}. The file is damaged; save the "
+                             f"model again")
+        task.n_columns_ = check_count(state.get("n_columns", 0), "n_columns")
         task.bins_ = task._bins()
         task._restore_tagger(state, arrays)
         task.fitted_ = True
         return task
+
+
+def _input_kind(records, path) -> tuple[str, int]:
+    """("numbers", d) when every record carries vectors of d columns, ("tokens", 0) when
+    none does; records of both kinds, or of several column counts, are refused."""
+    with_vectors = [isinstance(r, VectorSentence) and r.vectors is not None for r in records]
+    if not any(with_vectors):
+        return "tokens", 0
+    if not all(with_vectors):
+        i, j = with_vectors.index(True), with_vectors.index(False)
+        raise InputError(f"sentence {i} comes with vectors but sentence {j} does not; give "
+                         f"every sentence vectors, or none", path)
+    d = records[0].vectors.shape[1]
+    for i, r in enumerate(records):
+        if r.vectors.shape[1] != d:
+            raise InputError(f"sentence {i}'s vectors have {r.vectors.shape[1]} columns but "
+                             f"sentence 0's have {d}; every sentence needs the same columns",
+                             path)
+        if r.vectors.shape[0] != len(r):
+            raise InputError(f"sentence {i} has {len(r)} words but {r.vectors.shape[0]} "
+                             f"vector rows; give one row per word", path)
+    return "numbers", int(d)
+
+
+def _position_rows(records, d: int):
+    """The CSR rows of every position of ``records`` (ROOT's row empty), for ``DepCorpus``."""
+    ptr, idx, val, base = [np.zeros(1, np.int64)], [], [], 0
+    for r in records:
+        m = r.vectors
+        ptr.append(np.concatenate([[base], base + m.indptr[1:]]).astype(np.int64))
+        idx.append(m.indices.astype(np.int64))
+        val.append(m.data)
+        base += int(m.indptr[-1])
+    cat = (lambda a, t: np.concatenate(a).astype(t) if a else np.zeros(0, t))
+    return cat(ptr, np.int64), cat(idx, np.int64), cat(val, np.float64), d
 
 
 def _gold_trees(records) -> list[DepTarget]:
