@@ -2,7 +2,9 @@
 
 Modules: ``task`` (:class:`DocumentClassificationTask`: vocabulary, features, the multiclass
 model and its label-factored capability; its docstring describes the model), ``matrix``
-(:class:`DocumentMatrix`, featurised documents) and ``raw`` (``make_dataset``'s texts).
+(:class:`DocumentMatrix`, featurised documents), ``raw`` (``make_dataset``'s texts),
+``numeric`` (``make_dataset``'s numeric matrices: numpy or scipy.sparse, whose columns are
+the features) and ``marginals`` (softmax over the classes, for the CRF).
 """
 
 from .matrix import DocumentMatrix, concat_document_matrices

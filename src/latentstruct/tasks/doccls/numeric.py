@@ -18,13 +18,13 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ...exceptions import ConfigError, InputError
+from ...exceptions import ConfigError, InputError, ModelFormatError
 from ..base import Dataset, same_value
 from .matrix import DocumentMatrix
 from .raw import document_label
 
 __all__ = ["INPUT_KINDS", "TEXT_OPTIONS", "is_numeric_input", "numeric_dataset",
-           "check_text_options", "check_input_kind"]
+           "check_text_options", "check_input_kind", "input_kind_from_state"]
 
 #: what a fitted task was trained on: texts (its own vocabulary) or a numeric matrix
 INPUT_KINDS = ("text", "matrix")
@@ -158,3 +158,21 @@ def check_input_kind(task, records) -> None:
             f"such a matrix (n_documents x {task.n_columns_}, a numpy array or scipy.sparse "
             f"matrix); got document texts. Transform them with the vectorizer that made the "
             f"training matrix (vectorizer.transform(texts)), or fit the model on texts")
+
+
+def input_kind_from_state(state: dict) -> tuple[str, int | None]:
+    """``(input kind, n_columns or None)`` of a saved task's JSON state; ModelFormatError for
+    an unknown kind or a matrix model without a valid column count.  Files written before
+    numeric input have neither key: they were fitted on texts."""
+    kind, n_columns = state.get("input", "text"), state.get("n_columns")
+    if kind not in INPUT_KINDS:
+        raise ModelFormatError(f"the doccls state's input kind is {kind!r}, expected one of "
+                               f"{', '.join(map(repr, INPUT_KINDS))}; the model file is damaged "
+                               f"or edited")
+    if kind == "text":
+        return kind, None
+    if isinstance(n_columns, bool) or not isinstance(n_columns, int) or n_columns < 1:
+        raise ModelFormatError(f"the doccls state's n_columns is {n_columns!r}, expected an "
+                               f"integer >= 1 for a model fitted on a matrix; the model file is "
+                               f"damaged or edited")
+    return kind, n_columns

@@ -40,8 +40,8 @@ from ..sequence.capabilities import (ChainPartScores, SequenceLabelCounts, Seque
 from ..validation import check_label_ids, encode_labels
 from .marginals import MarginalizableMulticlass
 from .matrix import DocumentMatrix, concat_document_matrices
-from .numeric import (INPUT_KINDS, check_input_kind, check_text_options, is_numeric_input,
-                      numeric_dataset)
+from .numeric import (check_input_kind, check_text_options, input_kind_from_state,
+                      is_numeric_input, numeric_dataset)
 from .raw import document_dataset
 
 __all__ = [
@@ -587,22 +587,10 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
         task.labels_ = [str(t) for t in state["labels"]]
         task._label_id = {t: i for i, t in enumerate(task.labels_)}
         task.n_train_documents_ = int(state.get("n_train_documents", 0))
-        # files written before numeric input have neither key: they were fitted on texts
-        kind, n_columns = state.get("input", "text"), state.get("n_columns")
-        if kind not in INPUT_KINDS:
-            raise ModelFormatError(f"the doccls state's input kind is {kind!r}, expected one of "
-                                   f"{', '.join(map(repr, INPUT_KINDS))}; the model file is "
-                                   f"damaged or edited")
-        if kind == "matrix":
-            if isinstance(n_columns, bool) or not isinstance(n_columns, int) or n_columns < 1:
-                raise ModelFormatError(f"the doccls state's n_columns is {n_columns!r}, expected "
-                                       f"an integer >= 1 for a model fitted on a matrix; the "
-                                       f"model file is damaged or edited")
-            task.vocab_, task.n_columns_ = None, n_columns
-        else:
-            task.vocab_ = FeatureIndex.from_arrays(arrays, prefix="doccls_vocab_")
-            task.n_columns_ = None
+        kind, task.n_columns_ = input_kind_from_state(state)
         task.input_kind_ = kind
+        task.vocab_ = (None if kind == "matrix"
+                       else FeatureIndex.from_arrays(arrays, prefix="doccls_vocab_"))
         idf = np.asarray(arrays["doccls_idf"], dtype=np.float64)
         expected = (len(task.vocab_),) if task.features == "tfidf" and kind == "text" else (0,)
         if idf.shape != expected:
