@@ -181,6 +181,12 @@ def test_non_finite_values_name_their_row_and_column():
     X[9, 5] = np.inf
     with pytest.raises(InputError, match=r"X\[9\]\[5\]"):
         predicted(est, X)
+    X[9, 5] = -2e6  # the sequence tasks' bound on a real-valued feature
+    with pytest.raises(InputError, match=r"X\[9\]\[5\] .* is -2000000.0, larger in magnitude "
+                                         r"than 1e\+06"):
+        predicted(est, sp.csr_matrix(X))
+    X[9, 5] = -1e6  # the bound itself is accepted
+    assert len(predicted(est, X)) == 10
 
 
 @pytest.mark.parametrize("shape, needle", [((5,), r"1-D array of 5 numbers.*reshape\(1, -1\)"),

@@ -3,7 +3,9 @@
 ``make_dataset(X, y)`` takes, besides a list of texts, a dense numpy array or a
 ``scipy.sparse`` matrix of shape (n_documents, n_columns), such as the output of a fitted
 ``sklearn.feature_extraction.text.TfidfVectorizer``.  Its columns are then the task's input
-features, with their real values (any sign): Φ(x, y) = x ⊗ e_y over the matrix's columns,
+features, with their real values (any sign, finite, at most ``MAX_ATTRIBUTE_VALUE`` = 1e6
+in magnitude as the sequence tasks' real-valued attributes): Φ(x, y) = x ⊗ e_y over the
+matrix's columns,
 and no vocabulary is built.  The dataset's records are a :class:`DocumentMatrix` (float64
 CSR, duplicates summed and explicit zeros dropped, so a dense array and its sparse copy give
 the same records and the same model).
@@ -19,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...exceptions import ConfigError, InputError, ModelFormatError
+from ...limits import MAX_ATTRIBUTE_VALUE
 from ..base import Dataset, same_value
 from .matrix import DocumentMatrix
 from .raw import document_label
@@ -58,10 +61,10 @@ def _dense_rows(X) -> DocumentMatrix:
                 f"n_columns) as a numpy array or scipy.sparse matrix") from None
     _check_2d(arr.shape)
     arr = np.asarray(arr, dtype=np.float64)
-    bad = ~np.isfinite(arr)
+    bad = ~(np.abs(arr) <= MAX_ATTRIBUTE_VALUE)  # NaN too
     if bad.any():
         i, j = (int(v) for v in np.argwhere(bad)[0])
-        raise _non_finite(i, j, arr[i, j], int(bad.sum()))
+        raise _bad_value(i, j, arr[i, j], int(bad.sum()))
     return DocumentMatrix.from_csr(sp.csr_matrix(arr))
 
 
@@ -72,11 +75,11 @@ def _sparse_rows(X) -> DocumentMatrix:
     _check_2d(X.shape)
     m = sp.csr_matrix(X, dtype=np.float64, copy=True)
     m.sum_duplicates()
-    bad = ~np.isfinite(m.data)
+    bad = ~(np.abs(m.data) <= MAX_ATTRIBUTE_VALUE)  # NaN too
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         i = int(np.searchsorted(m.indptr, k, side="right") - 1)
-        raise _non_finite(i, int(m.indices[k]), m.data[k], int(bad.sum()))
+        raise _bad_value(i, int(m.indices[k]), m.data[k], int(bad.sum()))
     m.eliminate_zeros()  # an explicit zero is no feature: the same records as the dense array
     return DocumentMatrix.from_csr(m)
 
@@ -93,8 +96,14 @@ def _check_2d(shape) -> None:
                      f"matrix (n_documents x n_columns), one row per document")
 
 
-def _non_finite(i: int, j: int, value, count: int) -> InputError:
-    more = f" ({count - 1} more non-finite value{'s' * (count != 2)} after it)" if count > 1 else ""
+def _bad_value(i: int, j: int, value, count: int) -> InputError:
+    more = f" ({count - 1} more such value{'s' * (count != 2)} after it)" if count > 1 else ""
+    if np.isfinite(value):
+        return InputError(
+            f"X[{i}][{j}] (document {i}, column {j}) is {float(value)!r}{more}, larger in "
+            f"magnitude than {MAX_ATTRIBUTE_VALUE:g} (latentstruct.limits.MAX_ATTRIBUTE_VALUE: "
+            f"one such value swamps every other feature and overflows the CRF's sums); scale "
+            f"the columns (e.g. sklearn's MaxAbsScaler) or take logarithms")
     return InputError(
         f"X[{i}][{j}] (document {i}, column {j}) is {float(value)!r}{more}; every value must "
         f"be a finite number. Replace missing or infinite values (e.g. np.nan_to_num(X), or "
