@@ -83,6 +83,7 @@ LAYER_RANK = {
     "exceptions": 0, "version": 0, "limits": 0, "registry": 0, "options": 0,
     "significance": 0, "calibration": 0,
     "data": 1,
+    "featurizers": 2,  # raw data to numbers (spaCy vectors); tasks may use them
     "parallel": 2, "io": 2, "inference": 2, "solvers": 2,
     "tasks": 3,
     "learners": 4,
