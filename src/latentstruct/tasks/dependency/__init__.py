@@ -18,11 +18,13 @@ wherever a structure is read.
 
 **Weight layout** (``n_features`` entries)::
 
-    [ arc block: 2**hash_bits | label block: 2**label_hash_bits rows x n_labels ]
+    [ arc block: 2**hash_bits | label block: 2**label_hash_bits rows x n_labels
+      | vector block: 6 d (only with per-token vectors of d columns) ]
 
 The label feature of (label context hashed to row r, label l) is
 ``2**hash_bits + r * n_labels + l``; unlabelled tasks have no label block.
-score(h, m, l) = arc(h, m) + label(h, m, l).
+score(h, m, l) = arc(h, m) + label(h, m, l); with vectors, arc(h, m) also holds the vector
+features of :mod:`latentstruct.tasks.dependency.vectors`.
 
 **Decoding and loss.**  The first-order labelled argmax folds the best label into each arc,
 s(h, m) = arc(h, m) + max_l label(h, m, l), runs Eisner on s and reads each chosen arc's
@@ -44,7 +46,9 @@ Modules: ``task`` (:class:`DependencyTask`: reading, fitting, featurising, evalu
 persistence), ``decoding`` (arc scores, Phi, loss, the Eisner argmax and k-best),
 ``features`` (the compiled arc and label feature kernels), ``corpus`` (:class:`DepCorpus`,
 per-position codes), ``params`` (parameter checks), ``tagging`` (predicted POS tags) and
-``raw`` (``make_dataset``'s in-memory sentences and trees).
+``raw`` (``make_dataset``'s in-memory sentences and trees), ``numbers`` (checks of the
+numbers given beside raw examples, shared with the reranker) and ``vectors`` (the arc
+features of per-token vectors).
 """
 
 from .corpus import DepCorpus

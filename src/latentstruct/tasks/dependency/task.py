@@ -426,8 +426,9 @@ class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, Structu
         self.check_fitted()
         state = {"labels": list(self.labels_), "labelled": bool(self.labelled_),
                  "single_root": bool(self.single_root_), "pos_column": self.pos_column_,
-                 "data_format": self.data_format_, "input_kind": self.input_kind_,
-                 "n_columns": int(self.n_columns_)}
+                 "data_format": self.data_format_}
+        if self.input_kind_ == "numbers":  # a model without vectors is saved as before
+            state.update(input_kind=self.input_kind_, n_columns=int(self.n_columns_))
         arrays: dict = {}
         self._tagger_state(state, arrays)
         return state, arrays

@@ -11,6 +11,12 @@ Plain form of one sentence ``X[i]``::
         score  : the base parser's score of the tree (a finite number); candidates must be
                  sorted by decreasing score, as in a k-best file
 
+or ``(words, pos, candidates, numbers)`` with ``numbers`` an (n_candidates x d) array
+(dense, nested lists or ``scipy.sparse``): row j holds real-valued features of candidate j
+(another model's scores, say), added to the candidate's score outside the hidden-variable
+part (:mod:`latentstruct.tasks.rerank.task`).  Every example of ``X`` is given one way, with
+the same d; the record is then a :class:`NumberedKBestSentence`.
+
 and its gold tree ``y[i]``: n heads (ints in 0..n), or n ``(head, deprel)`` pairs, or None
 (an unannotated sentence).  Each field goes through the k-best reader's check
 (:mod:`latentstruct.data.dependency.kbest`: ``check_strings``, ``check_tree``, ``check_gold_heads``,
@@ -33,6 +39,9 @@ What a k-best file says and the plain form does not:
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any
+
 from ...data.dependency import PTB_PUNCTUATION_TAGS, UD_PUNCTUATION_UPOS
 from ...data.dependency.kbest import (
     MAX_K,
@@ -48,9 +57,19 @@ from ...data.dependency.kbest import (
 from ...exceptions import InputError
 from ..base import Dataset
 from ..validation import raw_error, raw_examples, raw_string
+from ..dependency.numbers import number_rows, same_columns
 from .data import kbest_dataset
 
-__all__ = ["IN_MEMORY_PARSER_ID", "kbest_raw_dataset", "candidate_indices"]
+__all__ = ["IN_MEMORY_PARSER_ID", "kbest_raw_dataset", "candidate_indices",
+           "NumberedKBestSentence", "numbers_kind"]
+
+
+@dataclass(frozen=True)
+class NumberedKBestSentence(KBestSentence):
+    """A ``KBestSentence`` given with per-candidate numbers: ``numbers`` is an
+    (n_candidates x d) float64 CSR matrix (sorted columns, no explicit zeros)."""
+
+    numbers: Any = field(default=None, compare=False, repr=False)
 
 #: the ``parser_id`` of in-memory k-best lists unless ``make_dataset`` is told another: one
 #: family for every list given in memory (a reranker trained on them accepts them all)
@@ -66,13 +85,13 @@ def _seq(value, i: int, at: str, what: str, expected: str, *, name: str = "X") -
 
 
 def _sentence(x, i: int, gold) -> tuple[KBestSentence, bool]:
-    """``X[i]`` (and its gold tree) as a KBestSentence, and whether every candidate has one
-    root word."""
+    """``X[i]`` (and its gold tree) as a KBestSentence (a NumberedKBestSentence when it has
+    numbers), and whether every candidate has one root word."""
     parts = _seq(x, i, "", "a k-best sentence", "a tuple (words, pos, candidates)")
-    if len(parts) != 3:
-        raise raw_error(f"a k-best sentence must be a tuple (words, pos, candidates), got "
-                        f"{len(parts)} elements", i)
-    words, pos, cands = parts
+    if len(parts) not in (3, 4):
+        raise raw_error(f"a k-best sentence must be a tuple (words, pos, candidates) or "
+                        f"(words, pos, candidates, numbers), got {len(parts)} elements", i)
+    words, pos, cands = parts[:3]
     words = _seq(words, i, "[0]", "words", f"a list of 1..{MAX_WORDS} strings")
     if not 1 <= len(words) <= MAX_WORDS:
         raise raw_error(f"words must be a list of 1..{MAX_WORDS} strings, got {len(words)}",
@@ -104,10 +123,15 @@ def _sentence(x, i: int, gold) -> tuple[KBestSentence, bool]:
     gold_heads = gold_deprels = None
     if gold is not None:
         gold_heads, gold_deprels = _gold(gold, n, i)
-    return KBestSentence(
+    fields_ = dict(
         id=str(i), words=words, lemmas=("_",) * n, upos=pos, xpos=pos,
         scored=tuple(t not in _NOT_SCORED for t in pos), gold_heads=gold_heads,
-        gold_deprels=gold_deprels, candidates=tuple(out)), single
+        gold_deprels=gold_deprels, candidates=tuple(out))
+    if len(parts) == 4:
+        numbers = number_rows(parts[3], len(out), f"X[{i}][3]", row="candidate",
+                              example=f"example {i}")
+        return NumberedKBestSentence(**fields_, numbers=numbers), single
+    return KBestSentence(**fields_), single
 
 
 def _gold(value, n: int, i: int):
@@ -127,16 +151,33 @@ def _gold(value, n: int, i: int):
     return check_gold_heads(value, n, "the gold heads", f"y[{i}]", none="None"), None
 
 
-def kbest_raw_dataset(X, y=None, *, parser_id: str = IN_MEMORY_PARSER_ID) -> Dataset:
+def kbest_raw_dataset(X, y=None, *, parser_id: str = IN_MEMORY_PARSER_ID,
+                      n_columns: int | None = None) -> Dataset:
     """``RerankTask.make_dataset``: KBestSentence records with an in-memory header (see the
-    module docstring); the targets are the records, as ``read`` gives them."""
+    module docstring); the targets are the records, as ``read`` gives them.  ``n_columns``:
+    the number columns of a model fitted with them (None: any, the same for every
+    example)."""
     if not isinstance(parser_id, str) or not parser_id:
         raise InputError(f"parser_id must be a non-empty string (the parser that wrote the "
                          f"lists), got {parser_id!r}")
     X, y = raw_examples(X, y, example="k-best sentence (words, pos, candidates)")
     sentences, single = [], True
+    first = expected = None
     for i, x in enumerate(X):
         sent, one_root = _sentence(x, i, None if y is None else y[i])
+        numbered = isinstance(sent, NumberedKBestSentence)
+        if first is None:
+            first = numbered
+        elif numbered != first:
+            shown = {True: "has numbers (4 elements)", False: "has none (3 elements)"}
+            raise raw_error(f"{shown[numbered]} but X[0] {shown[first]}; give every example "
+                            f"the same way, all with per-candidate numbers or none", i)
+        if numbered:
+            d = sent.numbers.shape[1]
+            fitted = n_columns is not None and expected is None
+            same_columns(d, n_columns if fitted else expected, f"X[{i}][3]", "X[0][3]",
+                         fitted=fitted)
+            expected = d
         sentences.append(sent)
         single = single and one_root
     k = max((len(s.candidates) for s in sentences), default=1)
@@ -159,3 +200,23 @@ def candidate_indices(predictions) -> list[int]:
                              f"integer >= 0")
         out.append(int(p))
     return out
+
+
+def numbers_kind(records, path) -> tuple[str, int]:
+    """("numbers", d) when every list carries per-candidate numbers of d columns, ("tokens",
+    0) when none does; lists of both kinds, or of several widths, are refused."""
+    numbered = [isinstance(r, NumberedKBestSentence) and r.numbers is not None
+                for r in records]
+    if not any(numbered):
+        return "tokens", 0
+    if not all(numbered):
+        i, j = numbered.index(True), numbered.index(False)
+        raise InputError(f"example {i} has per-candidate numbers but example {j} has none; "
+                         f"give every example numbers, or none", path)
+    d = records[0].numbers.shape[1]
+    for i, r in enumerate(records):
+        if r.numbers.shape != (len(r.candidates), d):
+            raise InputError(f"example {i}'s numbers have shape {r.numbers.shape}; expected "
+                             f"({len(r.candidates)}, {d}): one row per candidate, the columns "
+                             f"of example 0", path)
+    return "numbers", int(d)

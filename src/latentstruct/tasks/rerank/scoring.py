@@ -4,13 +4,14 @@ For candidate t_j of sentence s with weights w = scale * theta (the scale lets S
 L2 shrinkage lazy), the score of a hidden assignment h is
 
     w . Phi(t_j, h) = sum_words U[w, h_w] + sum_{edges (p, c) of D(t_j)} E[c, h_p, h_c]
-                      + w_base * base_j
+                      + w_base * base_j + w_num . a_j
 
-with U and E gathered from the hashed weights (:mod:`.features`).  Unary and edge
-tables are computed once per *deduplicated row* of the sentence and shared by its
-candidates; then sum-product on D(t_j) (:func:`candidate_sum_product`, the two-pass
-algorithm of :func:`latentstruct.inference.tree_bp.tree_sum_product` reading the shared tables
-in place and reusing its buffers) gives log Z_j and the node and edge marginals of each
+(a_j: the per-candidate numbers given with the lists, if any; :func:`number_scores` and
+:func:`number_features` add them in Python, outside the hidden-variable part), with U and
+E gathered from the hashed weights (:mod:`.features`).  Unary and edge tables are computed
+once per *deduplicated row* of the sentence and shared by its candidates; then
+sum-product on D(t_j) (:func:`candidate_sum_product`, the two-pass algorithm of
+:func:`latentstruct.inference.tree_bp.tree_sum_product` reading the shared tables in place and reusing its buffers) gives log Z_j and the node and edge marginals of each
 candidate (Koo & Collins 2005, §3.2), and
 :func:`latentstruct.inference.tree_bp.max_product_kernel` the best assignment.  Labels beyond a word's domain get unary
 score -inf (the tree BP convention for domains of different sizes).
@@ -22,13 +23,53 @@ order of :meth:`RerankStorage.kernel_args`.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from numba import njit
 
 from ...inference.tree_bp import max_product_kernel
 from .features import N_EDGE_TEMPLATES, N_NODE_TEMPLATES, combine, fmix
 
 __all__ = ["sentence_forward", "sentence_scatter", "sentence_max_product", "tree_order",
-           "candidate_sum_product"]
+           "candidate_sum_product", "number_scores", "number_features", "stack_numbers"]
+
+
+def _number_range(storage, s: int):
+    c0, c1 = int(storage.sent_cand_ptr[s]), int(storage.sent_cand_ptr[s + 1])
+    A = storage.numbers
+    return c0, c1, int(A.indptr[c0]), int(A.indptr[c1])
+
+
+def number_scores(storage, s: int, w_num: np.ndarray) -> np.ndarray:
+    """w_num . a_j of every candidate j of sentence ``s`` (k,): zeros without numbers.
+    Constant in the hidden values, so it adds to log Z_j and to max_h alike."""
+    k = int(storage.sent_cand_ptr[s + 1] - storage.sent_cand_ptr[s])
+    if storage.numbers is None:
+        return np.zeros(k)
+    c0, _, lo, hi = _number_range(storage, s)
+    A = storage.numbers
+    return np.bincount(storage.numbers_row[lo:hi] - c0,
+                       weights=A.data[lo:hi] * w_num[A.indices[lo:hi]], minlength=k)
+
+
+def number_features(storage, s: int, coef: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """sum_j coef[j] a_j of sentence ``s`` as (columns, values), columns repeated; empty
+    without numbers.  (F(t_j) holds a_j as it is: it does not depend on h.)"""
+    if storage.numbers is None:
+        return np.zeros(0, np.int64), np.zeros(0)
+    c0, _, lo, hi = _number_range(storage, s)
+    A = storage.numbers
+    return (A.indices[lo:hi].astype(np.int64),
+            A.data[lo:hi] * coef[storage.numbers_row[lo:hi] - c0])
+
+
+def stack_numbers(matrices, n_columns: int):
+    """The per-candidate numbers of every list, in candidate order: (CSR matrix, the row of
+    each stored entry) for :class:`~.features.RerankStorage`."""
+    A = sp.vstack(matrices, format="csr") if matrices else sp.csr_matrix((0, n_columns))
+    A = sp.csr_matrix(A, dtype=np.float64)
+    A.sort_indices()
+    rows = np.repeat(np.arange(A.shape[0], dtype=np.int64), np.diff(A.indptr))
+    return A, rows
 
 
 @njit(cache=True)

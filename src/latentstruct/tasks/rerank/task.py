@@ -34,6 +34,15 @@ candidate without saying how ties are broken, and summing over the tied set neit
 an arbitrary member nor depends on the base parser's order.  A sentence with no scored token
 has every candidate in its oracle set (zero loss).
 
+**Per-candidate numbers** (``make_dataset`` with ``(words, pos, candidates, numbers)``):
+row j of an (n_candidates x d) array a holds real-valued global features of candidate j
+(another model's score of the tree, say).  They live after the base score, weights
+``base_index + 1 ..  base_index + d``, and enter like it: w_num . a_j is added to log Z_j
+and to max_h w . Phi(t_j, h), and F(t_j) holds a_j (it does not depend on h), so the
+learner sees them through the candidate-list capability unchanged.  The fitted task records
+``input_kind_`` ("tokens" or "numbers") and ``n_candidate_columns_`` (d; 0 without) and
+refuses lists of the other kind or width; k-best files carry no numbers.
+
 **Parser identity.** The fitted task remembers the ``parser_id`` of its training lists; reading
 or featurising lists of another parser raises ``InputError`` at ``file:1`` (their base scores
 are on another scale).
@@ -63,8 +72,14 @@ from .features import (
     N_EDGE_TEMPLATES, N_NODE_TEMPLATES, TAGS, RerankStorage, atom, build_storage,
     edge_feature_index, featurize_chunk, node_feature_index,
 )
-from .raw import IN_MEMORY_PARSER_ID, candidate_indices, kbest_raw_dataset
-from .scoring import sentence_forward, sentence_max_product, sentence_scatter
+from ..dependency.numbers import INPUT_KINDS, check_count
+from .raw import (
+    IN_MEMORY_PARSER_ID, candidate_indices, kbest_raw_dataset, numbers_kind,
+)
+from .scoring import (
+    number_features, number_scores, sentence_forward, sentence_max_product, sentence_scatter,
+    stack_numbers,
+)
 
 __all__ = ["RerankTask", "RerankMarginals", "CandidateExpectation", "DOMAINS", "GRAPHS"]
 
@@ -217,8 +232,14 @@ class RerankTask(Task):
         file's ``parser_id`` (``read_kbest(path)[0].parser_id``), when they truly come from
         the same parser.  A bad sentence is an ``InputError`` naming ``X[i]`` (``X[i][2][j]``
         for candidate j) or ``y[i]``.
+
+        Numbers: ``X[i]`` may be ``(words, pos, candidates, numbers)``, ``numbers`` an
+        (n_candidates x d) array, dense or ``scipy.sparse`` (module docstring); every
+        example the same way, with the same d (that of a model fitted with numbers).
         """
-        return kbest_raw_dataset(X, y, parser_id=parser_id)
+        fitted = self.is_fitted() and self.input_kind_ == "numbers"
+        return kbest_raw_dataset(X, y, parser_id=parser_id,
+                                 n_columns=self.n_candidate_columns_ if fitted else None)
 
     def decode_predictions(self, predictions) -> list:
         """``predict``'s chosen candidates as a list of Python ints: ``p`` for sentence i is
@@ -260,12 +281,33 @@ class RerankTask(Task):
         self.parser_id_ = header.parser_id
         self.pos_column_ = col
         self.base_scale_ = rms if rms > 0 else 1.0
+        self.input_kind_, self.n_candidate_columns_ = numbers_kind(dataset.records,
+                                                                  dataset.path)
         self.fitted_ = True
         return self
 
+    def _check_input(self, records, path) -> None:
+        """Refuse lists of the other input kind or width than the model's."""
+        kind, d = numbers_kind(records, path)
+        if kind == self.input_kind_ and d == self.n_candidate_columns_:
+            return
+        if self.input_kind_ == "tokens":
+            raise InputError(f"this reranker was trained without per-candidate numbers, but "
+                             f"the lists come with them ({d} columns); give (words, pos, "
+                             f"candidates) examples, or train the reranker on numbered lists",
+                             path)
+        if kind == "tokens":
+            raise InputError(f"this reranker was trained with per-candidate numbers "
+                             f"({self.n_candidate_columns_} columns), but the lists have none; "
+                             f"give each example as (words, pos, candidates, numbers) with an "
+                             f"(n_candidates x {self.n_candidate_columns_}) array", path)
+        raise InputError(f"the lists' numbers have {d} columns, but this reranker was trained "
+                         f"with {self.n_candidate_columns_}; give the columns it was trained "
+                         f"with, in the same order", path)
+
     @property
     def n_features(self) -> int:
-        return (1 << int(self.hash_bits)) + 1
+        return (1 << int(self.hash_bits)) + 1 + int(getattr(self, "n_candidate_columns_", 0))
 
     @property
     def base_index(self) -> int:
@@ -309,6 +351,7 @@ class RerankTask(Task):
         self.check_fitted()
         self._check_parser(self._header(dataset), dataset.path)
         self._validate_params()
+        self._check_input(dataset.records, dataset.path)
         maxc = self.max_supersenses if self.domain == "supersense" else 1
         sub = self._sub()
         kmax = max(maxc * sub, SUPERSENSE_FALLBACK if self.domain == "supersense" else 1)
@@ -336,7 +379,11 @@ class RerankTask(Task):
                 ch.update(out)
                 yield ch
 
-        return RerankCorpus(build_storage(chunks(), kmax))
+        storage = build_storage(chunks(), kmax)
+        if self.input_kind_ == "numbers":
+            storage.numbers, storage.numbers_row = stack_numbers(
+                [r.numbers for r in records], self.n_candidate_columns_)
+        return RerankCorpus(storage)
 
     def as_batch(self, X) -> RerankCorpus:
         if isinstance(X, RerankCorpus):
@@ -373,8 +420,12 @@ class RerankTask(Task):
     # --- persistence ---------------------------------------------------------------------
     def get_state(self):
         self.check_fitted()
-        return {"parser_id": self.parser_id_, "pos_column": self.pos_column_,
-                "base_scale": self.base_scale_}, {}
+        state = {"parser_id": self.parser_id_, "pos_column": self.pos_column_,
+                 "base_scale": self.base_scale_}
+        if self.input_kind_ == "numbers":  # a model without numbers is saved as before
+            state.update(input_kind=self.input_kind_,
+                         n_candidate_columns=int(self.n_candidate_columns_))
+        return state, {}
 
     @classmethod
     def from_state(cls, params, state, arrays):
@@ -383,6 +434,14 @@ class RerankTask(Task):
         task.parser_id_ = str(state["parser_id"])
         task.pos_column_ = str(state["pos_column"])
         task.base_scale_ = float(state["base_scale"])
+        # model files from before per-candidate numbers hold neither: no numbers
+        task.input_kind_ = state.get("input_kind", "tokens")
+        if task.input_kind_ not in INPUT_KINDS:
+            raise InputError(f"the model file's input_kind is {task.input_kind_!r}; expected "
+                             f"one of {', '.join(INPUT_KINDS)}. The file is damaged; save the "
+                             f"model again")
+        task.n_candidate_columns_ = check_count(state.get("n_candidate_columns", 0),
+                                                "n_candidate_columns")
         task.fitted_ = True
         return task
 
@@ -404,10 +463,21 @@ class RerankTask(Task):
     def _mask(self):
         return np.uint64((1 << int(self.hash_bits)) - 1)
 
+    def _numbers_of(self, st: RerankStorage) -> None:
+        if (st.numbers is not None) != (self.input_kind_ == "numbers") or (
+                st.numbers is not None and st.numbers.shape[1] != self.n_candidate_columns_):
+            raise InputError("featurised lists with other per-candidate numbers than the "
+                             "model's; featurise them with this task")
+
     def _forward(self, x, w, scale, marginals):
         st, s = self._one(x)
-        return sentence_forward(self._weights(w), float(scale), self._mask, self.base_index,
-                                marginals, s, *st.kernel_args())
+        w = self._weights(w)
+        self._numbers_of(st)
+        log_z, NM, EM = sentence_forward(w, float(scale), self._mask, self.base_index,
+                                         marginals, s, *st.kernel_args())
+        if st.numbers is not None:
+            log_z = log_z + float(scale) * number_scores(st, s, w[self.base_index + 1:])
+        return log_z, NM, EM
 
     def candidate_log_partitions(self, x, w, *, scale: float = 1.0) -> np.ndarray:
         """log Z_j = log Σ_h exp(scale·w · Φ(t_j, h)) of every candidate (k,)."""
@@ -428,18 +498,25 @@ class RerankTask(Task):
             raise InputError(f"coef must have one entry per candidate, shape {log_z.shape}; "
                              f"got {c.shape}")
         args = (c, NM, EM, self._mask, self.base_index)
+        cols, vals = number_features(st, s, c)
+        cols = cols + (self.base_index + 1)
         if sparse:
             idx, val = sentence_scatter(*args, False, _EMPTY, s, *st.kernel_args())
-            return CandidateExpectation(log_z, c, SparseVector(idx, val))
+            return CandidateExpectation(log_z, c, SparseVector(np.concatenate([idx, cols]),
+                                                               np.concatenate([val, vals])))
         out = np.zeros(self.n_features)
         sentence_scatter(*args, True, out, s, *st.kernel_args())
+        np.add.at(out, cols, vals)
         return CandidateExpectation(log_z, c, out)
 
     def candidate_max_product(self, x, w) -> list[DecodeResult]:
         """max_h w · Φ(t_j, h) and h* (domain indices per word) of every candidate."""
         st, s = self._one(x)
-        scores, labels = sentence_max_product(self._weights(w), 1.0, self._mask, self.base_index,
+        w = self._weights(w)
+        self._numbers_of(st)
+        scores, labels = sentence_max_product(w, 1.0, self._mask, self.base_index,
                                               s, *st.kernel_args())
+        scores = scores + number_scores(st, s, w[self.base_index + 1:])
         return [DecodeResult(labels[j], float(scores[j])) for j in range(scores.shape[0])]
 
     def log_partition(self, x, w) -> float:
@@ -516,4 +593,9 @@ class RerankTask(Task):
         val = [1.0] * len(idx)
         idx.append(self.base_index)
         val.append(float(st.base_val[c]))
+        if st.numbers is not None:
+            row = st.numbers.getrow(c)
+            idx += (row.indices + self.base_index + 1).tolist()
+            val += row.data.tolist()
         return SparseVector(np.array(idx, np.int64), np.array(val)).coalesce()
+
