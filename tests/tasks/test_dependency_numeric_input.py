@@ -202,3 +202,20 @@ def test_a_model_state_without_the_kind_loads_as_tokens():
     old = DependencyTask.from_state(task.get_params(), state, arrays)
     assert old.input_kind_ == "tokens" and old.n_columns_ == 0
     assert old.n_features == task.n_features
+
+
+def test_the_guide_example_runs_as_written():
+    import re
+    from pathlib import Path
+
+    guide = Path(__file__).resolve().parents[2] / "docs" / "guide" / "tasks.md"
+    section = guide.read_text(encoding="utf-8").split(
+        "### Numbers in: the dependency parser\n", 1)[1].split("\n### ", 1)[0]
+    (code,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    scope: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile(code, str(guide), "exec"), scope)
+    parser = scope["parser"]
+    assert (parser.task_.input_kind_, parser.task_.n_columns_) == ("numbers", 2)
+    assert parser.predict(scope["X"]) == [[2, 0, 2], [0]]

@@ -194,3 +194,20 @@ def test_a_model_state_without_the_kind_loads_without_numbers():
     old = RerankTask.from_state(task.get_params(), state, arrays)
     assert old.input_kind_ == "tokens" and old.n_candidate_columns_ == 0
     assert old.n_features == task.n_features == (1 << 6) + 1
+
+
+def test_the_guide_example_runs_as_written():
+    import re
+    from pathlib import Path
+
+    guide = Path(__file__).resolve().parents[2] / "docs" / "guide" / "reranking.md"
+    section = guide.read_text(encoding="utf-8").split("## Numbers in\n", 1)[1].split(
+        "\n## ", 1)[0]
+    (code,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    scope: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile(code, str(guide), "exec"), scope)
+    reranker = scope["reranker"]
+    assert reranker.task_.n_candidate_columns_ == 1
+    assert reranker.predict(scope["X"]) == [0]
