@@ -148,6 +148,10 @@ def test_the_vector_block_is_what_the_docstring_says():
     (np.ones((3, 2)), r"X\[0\]\[1\]: 3 rows but sentence 0 has 2 tokens"),
     (np.ones(2), r"X\[0\]\[1\]: an array of shape \(2,\); expected a 2-d array"),
     (np.array([["a", "b"], ["c", "d"]]), r"dtype <U1; expected real numbers"),
+    (np.array([[0.0, 0.0], [-2e6, 0.0]]), r"sentence 0, token 1, column 0 is -2000000.0; "
+                                          r"expected finite numbers at most 1e\+06"),
+    (np.ones((2, 0)), r"X\[0\]\[1\]: an array of no columns"),
+    (sp.csr_matrix((2, 2 ** 29)), r"536,870,912 columns, 6 weights each, is more than"),
 ])
 def test_bad_vectors_are_refused(vectors, message):
     with pytest.raises(InputError, match=message):

@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...exceptions import InputError
+from ...limits import MAX_ATTRIBUTE_VALUE, MAX_WEIGHTS
 
 __all__ = ["number_rows", "is_number_array", "same_columns", "check_count", "INPUT_KINDS"]
 
@@ -28,13 +29,18 @@ def is_number_array(value) -> bool:
     return isinstance(value, np.ndarray) or sp.issparse(value)
 
 
-def number_rows(value, n_rows: int, where: str, *, row: str, example: str) -> sp.csr_matrix:
+def number_rows(value, n_rows: int, where: str, *, row: str, example: str,
+                weights_per_column: int = 1) -> sp.csr_matrix:
     """``value`` (n_rows x d, dense or scipy.sparse) as a float64 CSR matrix.
 
     ``where`` locates the array (``"X[3][1]"``), ``row`` names a row (``"token"``,
     ``"candidate"``) and ``example`` the example (``"sentence 3"``) in messages.  Refused with
     an ``InputError``: anything not a 2-d array of real numbers, a row count other than
-    ``n_rows``, and NaN or infinite values (the first one named by its row and column).
+    ``n_rows``, no columns, more columns than ``limits.MAX_WEIGHTS`` allows at
+    ``weights_per_column`` weights each, and NaN, infinite or values beyond
+    ``limits.MAX_ATTRIBUTE_VALUE`` (1e6) in magnitude, the first one named by its row and
+    column (as the sequence tasks' real-valued attributes: one huge value swamps every
+    other feature; scale such numbers).
     """
     if sp.issparse(value):
         mat = value
@@ -61,15 +67,25 @@ def number_rows(value, n_rows: int, where: str, *, row: str, example: str) -> sp
     if mat.shape[0] != n_rows:
         raise InputError(f"{where}: {mat.shape[0]} rows but {example} has {n_rows} {row}s; "
                          f"give one row per {row}")
+    d = int(mat.shape[1])
+    if d == 0:
+        raise InputError(f"{where}: an array of no columns; give at least one column, or give "
+                         f"the example without numbers")
+    if d * weights_per_column > MAX_WEIGHTS.high:
+        raise InputError(f"{where}: {d:,} columns, {weights_per_column} weights each, is more "
+                         f"than the {MAX_WEIGHTS.high:,} weights a model may hold; reduce "
+                         f"the columns")
     csr = sp.csr_matrix(mat, dtype=np.float64)
     csr.sum_duplicates()
-    bad = np.flatnonzero(~np.isfinite(csr.data))
+    bad = np.flatnonzero(~(np.abs(csr.data) <= MAX_ATTRIBUTE_VALUE))  # NaN too
     if bad.size:
         k = int(bad[0])
         r = int(np.searchsorted(csr.indptr, k, side="right") - 1)
         raise InputError(f"{where}: {example}, {row} {r}, column {int(csr.indices[k])} is "
-                         f"{float(csr.data[k])!r}; expected finite numbers (replace NaN and "
-                         f"infinities, e.g. by 0, before training)")
+                         f"{float(csr.data[k])!r}; expected finite numbers at most "
+                         f"{MAX_ATTRIBUTE_VALUE:g} in magnitude "
+                         f"(latentstruct.limits.MAX_ATTRIBUTE_VALUE): replace NaN and "
+                         f"infinities (e.g. by 0) and scale larger values")
     csr.eliminate_zeros()
     csr.sort_indices()
     return csr

@@ -35,6 +35,7 @@ from ...exceptions import InputError
 from ..sequence.raw import raw_sentence, word_pos_pairs
 from ..validation import raw_error, raw_examples, raw_string
 from .numbers import is_number_array, number_rows, same_columns
+from .vectors import N_VECTOR_BLOCKS
 
 __all__ = ["dependency_records", "raw_trees", "VectorSentence", "split_vectors"]
 
@@ -76,7 +77,7 @@ def split_vectors(task, X) -> tuple[list, list | None]:
     for i, (tokens, vec) in enumerate(X):
         tokens = raw_sentence(tokens, i, _PAIR, dicts=False)
         csr = number_rows(vec, len(tokens), f"X[{i}][1]", row="token",
-                          example=f"sentence {i}")
+                          example=f"sentence {i}", weights_per_column=N_VECTOR_BLOCKS)
         same_columns(csr.shape[1], expected, f"X[{i}][1]", "X[0][1]", fitted=fitted)
         expected = csr.shape[1]
         sentences.append(tokens)

@@ -57,7 +57,6 @@ sets) and value sets are stored once per sentence and every (candidate, word) po
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
 
 import numpy as np
 from numba import njit
@@ -394,9 +393,10 @@ class RerankStorage:
     Node rows hold 20 template hashes and a value set; edge rows 3 template hashes and the
     value sets of the parent and the child; value sets their domain size and value ids.
 
-    ``numbers`` (not a kernel argument) is None, or the per-candidate numbers of lists given
-    with them: a float64 CSR matrix with one row per candidate c (``numbers_row`` the row of
-    each stored entry), added to the candidates' scores by the task.
+    ``numbers`` (an attribute, not a field nor a kernel argument) is None, or the
+    per-candidate numbers of lists given with them: a float64 CSR matrix with one row per
+    candidate c (``numbers_row`` the row of each stored entry), added to the candidates'
+    scores by the task.
     """
 
     sent_cand_ptr: np.ndarray
@@ -415,24 +415,20 @@ class RerankStorage:
     erow_vsc: np.ndarray
     vs_dom: np.ndarray
     vs_vals: np.ndarray
-    numbers: Any = None
-    numbers_row: Any = None
+    # not fields (no annotation): the kernels take the fields, in order, and nothing else
+    numbers = None
+    numbers_row = None
 
     @property
     def n_sentences(self) -> int:
         return int(self.sent_cand_ptr.shape[0] - 1)
 
     def __post_init__(self):
-        self._args = tuple(getattr(self, f.name) for f in fields(self)
-                           if f.name not in _NOT_KERNEL_ARGS)
+        self._args = tuple(getattr(self, f.name) for f in fields(self))
 
     def kernel_args(self) -> tuple:
         """The arrays in the order the scoring kernels take them."""
         return self._args
-
-
-#: fields of RerankStorage the kernels do not take
-_NOT_KERNEL_ARGS = ("numbers", "numbers_row")
 
 
 def _dedup(sent_of: np.ndarray, keys: np.ndarray):
@@ -452,8 +448,7 @@ def build_storage(chunk_outputs, kmax: int) -> RerankStorage:
     """Deduplicate the per-node outputs of :func:`featurize_chunk` (an iterable of one dict
     per chunk, with the chunk's pointer arrays; a generator keeps one chunk in memory at a
     time) and join the chunks into one :class:`RerankStorage`."""
-    parts: dict[str, list] = {f.name: [] for f in fields(RerankStorage)
-                              if f.name not in _NOT_KERNEL_ARGS}
+    parts: dict[str, list] = {f.name: [] for f in fields(RerankStorage)}
     n_sent = n_cand = n_node = n_row = n_erow = n_vs = 0
     for ch in chunk_outputs:
         S = ch["sent_cand_ptr"].shape[0] - 1

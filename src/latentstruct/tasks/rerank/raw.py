@@ -89,8 +89,9 @@ def _sentence(x, i: int, gold) -> tuple[KBestSentence, bool]:
     numbers), and whether every candidate has one root word."""
     parts = _seq(x, i, "", "a k-best sentence", "a tuple (words, pos, candidates)")
     if len(parts) not in (3, 4):
-        raise raw_error(f"a k-best sentence must be a tuple (words, pos, candidates) or "
-                        f"(words, pos, candidates, numbers), got {len(parts)} elements", i)
+        raise raw_error(f"a k-best sentence must be a tuple (words, pos, candidates), got "
+                        f"{len(parts)} elements (or, with per-candidate numbers, (words, pos, "
+                        f"candidates, numbers))", i)
     words, pos, cands = parts[:3]
     words = _seq(words, i, "[0]", "words", f"a list of 1..{MAX_WORDS} strings")
     if not 1 <= len(words) <= MAX_WORDS:
