@@ -214,6 +214,9 @@ def test_other_bad_matrices_and_labels():
         task.make_dataset(np.ones((2, 2)), ["a", 3])
     with pytest.raises(InputError, match="no column"):
         task.fit(task.make_dataset(np.ones((3, 0)), ["a", "b", "a"]))
+    too_wide = sp.csr_matrix((2, 2**30 + 1), dtype=np.float64)  # 2 labels: 2**31 + 2 weights
+    with pytest.raises(InputError, match=r"X has 1,073,741,825 columns and y 2 labels"):
+        task.fit(task.make_dataset(too_wide, ["a", "b"]))
     with pytest.raises(InputError, match="contains no documents"):
         task.fit(task.make_dataset(np.ones((0, 4)), []))
 

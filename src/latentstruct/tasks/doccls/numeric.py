@@ -21,13 +21,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...exceptions import ConfigError, InputError, ModelFormatError
-from ...limits import MAX_ATTRIBUTE_VALUE
+from ...limits import MAX_ATTRIBUTE_VALUE, MAX_WEIGHTS
 from ..base import Dataset, same_value
 from .matrix import DocumentMatrix
 from .raw import document_label
 
 __all__ = ["INPUT_KINDS", "TEXT_OPTIONS", "is_numeric_input", "numeric_dataset",
-           "check_text_options", "check_input_kind", "input_kind_from_state"]
+           "check_text_options", "check_input_kind", "check_matrix_width",
+           "input_kind_from_state"]
 
 #: what a fitted task was trained on: texts (its own vocabulary) or a numeric matrix
 INPUT_KINDS = ("text", "matrix")
@@ -129,6 +130,19 @@ def numeric_dataset(X, y=None) -> Dataset:
         raise InputError(f"X has {n} rows (documents) but y has {len(y)} labels; give one "
                          f"label per row of X")
     return Dataset(rows, [document_label(v, i) for i, v in enumerate(y)])
+
+
+def check_matrix_width(rows: DocumentMatrix, n_labels: int, path=None) -> None:
+    """InputError for a training matrix without columns, or one whose columns times
+    ``n_labels`` (one weight per column and label) exceed ``limits.MAX_WEIGHTS``."""
+    d = rows.n_attributes
+    if d < 1:
+        raise InputError(f"X has {len(rows)} rows but no column; a document classifier needs "
+                         f"at least one feature column", path)
+    if d * n_labels > MAX_WEIGHTS.high:
+        raise InputError(f"X has {d:,} columns and y {n_labels} labels: {d * n_labels:,} "
+                         f"weights, more than the {MAX_WEIGHTS.high:,} a model may hold; reduce "
+                         f"the columns (e.g. a vectorizer's max_features or min_df)", path)
 
 
 def check_text_options(task) -> None:

@@ -40,8 +40,8 @@ from ..sequence.capabilities import (ChainPartScores, SequenceLabelCounts, Seque
 from ..validation import check_label_ids, encode_labels
 from .marginals import MarginalizableMulticlass
 from .matrix import DocumentMatrix, concat_document_matrices
-from .numeric import (check_input_kind, check_text_options, input_kind_from_state,
-                      is_numeric_input, numeric_dataset)
+from .numeric import (check_input_kind, check_matrix_width, check_text_options,
+                      input_kind_from_state, is_numeric_input, numeric_dataset)
 from .raw import document_dataset
 
 __all__ = [
@@ -269,7 +269,7 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
                 f"predict {labels[0]!r} for every document). Add documents of another label",
                 dataset.path)
         if isinstance(records, DocumentMatrix):
-            self._fit_matrix(records, dataset.path)
+            self._fit_matrix(records, len(labels), dataset.path)
         else:
             self._fit_vocabulary(records, dataset.path)
         self.labels_ = labels
@@ -303,12 +303,10 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
             self.idf_ = np.zeros(0)
         self.input_kind_, self.n_columns_ = "text", None
 
-    def _fit_matrix(self, rows: DocumentMatrix, path) -> None:
+    def _fit_matrix(self, rows: DocumentMatrix, n_labels: int, path) -> None:
         """A numeric matrix: its columns are the features, taken as they are."""
         check_text_options(self)
-        if rows.n_attributes < 1:
-            raise InputError(f"X has {len(rows)} rows but no column; a document classifier "
-                             f"needs at least one feature column", path)
+        check_matrix_width(rows, n_labels, path)
         self.vocab_, self.idf_ = None, np.zeros(0)
         self.input_kind_, self.n_columns_ = "matrix", rows.n_attributes
 
