@@ -1,10 +1,11 @@
 """First-order sequence labelling: the base task of ``chunk``, ``pos`` and ``citations``.
 
 Parts are (token, label) emissions and (label, label) transitions, plus start and end
-transitions.  Each token carries a set of binary attributes (word, lowercase, affixes,
-shape, window words and POS); an emission part's feature vector is its attributes
-crossed with its label.  So with ``n_attr`` attributes and ``L`` labels the weight
-vector is laid out as
+transitions.  Each token carries a set of attributes (word, lowercase, affixes, shape,
+window words and POS; a feature dict's; an array's columns, ``tasks.sequence.numeric``,
+whose ids follow the attribute index), each with a value (1 unless given); an emission
+part's feature vector is its attributes' values crossed with its label.  So with
+``n_attr`` attributes and ``L`` labels the weight vector is laid out as
 
     [ emissions (n_attr x L) | transitions (L x L, prev -> next) | start (L) | end (L) ]
 
@@ -41,6 +42,14 @@ from .kernels import (
     first_outside,
     hamming_augmented,
     phi_difference,
+)
+from .numeric import (
+    ARRAYS,
+    NUMERIC_KINDS,
+    NumericSentence,
+    append_numeric_ids,
+    check_numeric_columns,
+    numeric_columns,
 )
 from .raw import (
     ATTRIBUTE_KINDS,
@@ -175,9 +184,14 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
     def attribute_strings(self, record) -> list[list[str]]:
         """Attribute strings of every token of ``record``: a sentence given as feature
         dicts (``DictSentence``) has exactly its dicts' attributes, any other record the
-        task's built-in templates (:meth:`template_attributes`)."""
+        task's built-in templates (:meth:`template_attributes`); a sentence of numbers those
+        of its tokens (none for an array alone: its columns are no named attributes)."""
         if isinstance(record, DictSentence):
             return [list(a) for a in record.attributes]
+        if isinstance(record, NumericSentence):
+            if record.base is None:
+                return [[] for _ in range(len(record))]
+            record = record.base
         return self.template_attributes(record)
 
     def template_attributes(self, record) -> list[list[str]]:
@@ -230,15 +244,21 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
                 f"model can only ever predict that tag; a tagger learns to choose between "
                 f"tags: give training data with at least two (or declare the full tag set, "
                 f"e.g. partial_fit's classes=[...])", UserWarning)
+        n_columns = numeric_columns(records)
         params = {"min_count": self.min_count} if self.feature_index == "index" else {"n_bits": self.hash_bits}
-        index = make_feature_index(self.feature_index, **params)
-        if self.feature_index == "index":
+        # an array alone names no attribute: a hashing table would be 2**hash_bits empty rows
+        index = (make_feature_index("index") if kind == ARRAYS
+                 else make_feature_index(self.feature_index, **params))
+        if kind == ARRAYS:
+            index.freeze()
+        elif self.feature_index == "index":
             _fit_by_frequency(index, (attr for rec in records for attr in (
                 rec.names if isinstance(rec, DictSentence)
                 else (a for tok in self.attribute_strings(rec) for a in tok))))
         self.attr_index_ = index
         self.attributes_ = kind
         self.attribute_names_ = records_naming(records, default=CRFSUITE_NAMES)
+        self.n_columns_ = n_columns
         self.fitted_ = True
         return self
 
@@ -256,8 +276,9 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
 
     @property
     def n_attributes(self) -> int:
+        """Named attributes (the index) plus numeric columns (``n_columns_``, after them)."""
         self.check_fitted()
-        return len(self.attr_index_)
+        return len(self.attr_index_) + getattr(self, "n_columns_", 0)
 
     @property
     def n_features(self) -> int:
@@ -268,13 +289,15 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         """The sentences' attribute ids (and values, when a feature dict gives any other
         than 1) as one ``SequenceCorpus``; refused (InputError) for sentences of the other
         kind than the task was fitted on (``attributes_``), or feature dicts named under
-        another rule (``attribute_names_``)."""
+        another rule (``attribute_names_``), or arrays of another width (``n_columns_``)."""
         self.check_fitted()
         records = dataset.records
         kind = getattr(self, "attributes_", TEMPLATES)
         check_records_kind(records, kind, self.name)
         if kind == DICTS:
             check_records_naming(records, self.attribute_naming, self.name)
+        if kind in NUMERIC_KINDS:
+            check_numeric_columns(records, self.n_columns_, self.name)
         indptr = [0]
         ids = []
         offsets = [0]
@@ -289,6 +312,13 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         for rec in records:
             if isinstance(rec, DictSentence):
                 total = _dict_sentence_ids(rec, index, with_values, ids, values, indptr, total)
+                offsets.append(len(indptr) - 1)
+                continue
+            if isinstance(rec, NumericSentence):
+                tok_ids = None if rec.base is None else [
+                    lookup(tok) for tok in self.attribute_strings(rec.base)]
+                total = append_numeric_ids(rec, tok_ids, len(index), with_values, ids, values,
+                                           indptr, total)
                 offsets.append(len(indptr) - 1)
                 continue
             for tok in self.attribute_strings(rec):  # the templates: every value 1
@@ -423,7 +453,7 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         y_b = self._label_ids(x, y_b, "structure y_b")
         return SparseVector(*coalesced_phi_difference(
             x.attr_indptr, x.attr_ids, x.attr_values, x.offsets[0], x.offsets[-1], y_a, y_b,
-            len(self.attr_index_), len(self.labels_)))
+            len(self.attr_index_) + getattr(self, "n_columns_", 0), len(self.labels_)))
 
     def _batch_label_ids(self, X: SequenceCorpus, Y, what: str) -> np.ndarray:
         """The label ids of every sentence of ``Y`` back to back, checked once: one
@@ -449,7 +479,7 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         y_b = self._batch_label_ids(X, Y_b, "structures Y_b")
         return SparseRows(*coalesced_phi_differences(
             X.attr_indptr, X.attr_ids, X.attr_values, X.offsets, y_a, y_b,
-            len(self.attr_index_), len(self.labels_)))
+            len(self.attr_index_) + getattr(self, "n_columns_", 0), len(self.labels_)))
 
     def loss_batch(self, Y_true, Y_pred) -> np.ndarray:
         """Hamming loss of every pair, counted over the batch at once."""
@@ -493,14 +523,17 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
     # --- persistence --------------------------------------------------------------------
     def get_state(self):
         """``labels``, ``attributes`` (the kind of sentence the task was fitted on:
-        "templates" or "dicts") and ``attribute_names`` (the rule naming feature-dict
-        attributes: "crfsuite"; a state without it was saved under the "legacy" rule),
-        with the attribute index as arrays."""
+        "templates", "dicts", "arrays" or "tokens+arrays"), ``attribute_names`` (the rule
+        naming feature-dict attributes: "crfsuite"; a state without it was saved under the
+        "legacy" rule) and, for the numeric kinds only (so other model files are as before),
+        ``n_columns``; the attribute index as arrays."""
         self.check_fitted()
-        return ({"labels": list(self.labels_),
-                 "attributes": getattr(self, "attributes_", TEMPLATES),
-                 "attribute_names": self.attribute_naming},
-                self.attr_index_.to_arrays(prefix="attr_"))
+        kind = getattr(self, "attributes_", TEMPLATES)
+        state = {"labels": list(self.labels_), "attributes": kind,
+                 "attribute_names": self.attribute_naming}
+        if kind in NUMERIC_KINDS:
+            state["n_columns"] = int(self.n_columns_)
+        return state, self.attr_index_.to_arrays(prefix="attr_")
 
     @classmethod
     def from_state(cls, params, state, arrays):
@@ -514,8 +547,14 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         if naming not in ATTRIBUTE_NAMINGS:
             raise ModelFormatError(f"unknown attribute naming {naming!r} in the model file; "
                                    f"expected one of {', '.join(ATTRIBUTE_NAMINGS)}")
+        n_columns = state.get("n_columns", 0)  # absent unless the kind is numeric
+        if (isinstance(n_columns, bool) or not isinstance(n_columns, int) or n_columns < 0
+                or (kind in NUMERIC_KINDS) != ("n_columns" in state)):
+            raise ModelFormatError(f"the model file's n_columns ({n_columns!r}) does not fit "
+                                   f"its attribute kind {kind!r}; the file is damaged or edited")
         task.attributes_ = kind
         task.attribute_names_ = naming
+        task.n_columns_ = n_columns
         task.labels_ = list(state["labels"])
         task._label_id = {t: i for i, t in enumerate(task.labels_)}
         task.attr_index_ = feature_index_from_arrays(arrays, prefix="attr_")
@@ -525,6 +564,8 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
 
 def _has_real_values(record) -> bool:
     """Whether a record gives some attribute a value other than 0 or 1."""
+    if isinstance(record, NumericSentence):  # its zeros are gone already
+        return record.has_real_values
     if not isinstance(record, DictSentence) or record.flat_values is None:
         return False
     return record.flat_values.dtype != np.bool_  # from_tokens keeps 0/1 values as bool

@@ -314,10 +314,15 @@ def check_tagger(pos_task, coef) -> np.ndarray:
     if not isinstance(pos_task, PosTask):
         raise ConfigError(f"the tagger must be a fitted PosTask, got {type(pos_task).__name__}")
     pos_task.check_fitted()
-    if getattr(pos_task, "attributes_", TEMPLATES) == DICTS:
+    kind = getattr(pos_task, "attributes_", TEMPLATES)
+    if kind == DICTS:
         raise ConfigError("the tagger was trained on per-token feature dicts (sklearn-crfsuite "
                           "format), which a task cannot compute from words; train the tagger "
                           "on sentences of words")
+    if kind != TEMPLATES:
+        raise ConfigError(f"the tagger was trained on {kind} (numeric token features), which "
+                          f"a task cannot compute from words; train the tagger on sentences "
+                          f"of words")
     if getattr(pos_task, "tag_column", "upos") != "upos":
         raise ConfigError(f"the tagger must predict UPOS; this pos model was trained with "
                           f"tag_column={pos_task.tag_column!r}. Train one with tag_column=upos")

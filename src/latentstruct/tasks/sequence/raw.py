@@ -1,7 +1,8 @@
 """In-memory data of the sequence tasks (``chunk``, ``pos``, ``citations``): ``make_dataset``.
 
-A sentence of ``X`` comes in one of two kinds, and all sentences of one ``X`` are of the same
-kind (a mix is an ``InputError``):
+A sentence of ``X`` comes in one of four kinds (numbers, a 2-D array or a ``(tokens,
+array)`` pair: ``tasks.sequence.numeric``; words and feature dicts below), and all
+sentences of one ``X`` are of the same kind (a mix is an ``InputError``):
 
 * **templates** -- tokens as the task's files hold them: ``(word, POS)`` pairs for ``chunk``,
   words for ``pos`` and ``citations``.  The task computes its built-in attribute templates
@@ -58,9 +59,9 @@ as ``attribute_names``); a model file without it was written under the old rule
 what they meant.  A record made under one rule is refused by a task fitted under the other.
 
 A task records the kind it was fitted on (``attributes_``, saved in the model file) and
-refuses to featurise the other kind: a model trained on feature dicts cannot be used from the
-command line (which reads files and cannot run the user's feature function), and a
-template model cannot read feature dicts.
+refuses to featurise another kind (``tasks.sequence.kinds``): a model trained on feature
+dicts cannot be used from the command line (which reads files and cannot run the user's
+feature function), and a template model cannot read feature dicts.
 """
 
 from __future__ import annotations
@@ -83,15 +84,33 @@ from ...data.readers import (
     is_chunk_tag,
     is_upos_tag,
 )
-from ...exceptions import ConfigError, InputError
+from ...exceptions import InputError
 from ...limits import MAX_ATTRIBUTE_VALUE
 from ..base import Dataset
 from ..validation import raw_error, raw_examples, raw_string
 from .dict_sentence import ATTRIBUTE_NAMINGS, CRFSUITE_NAMES, LEGACY_NAMES, DictSentence
+from .kinds import (
+    ARRAYS,
+    ATTRIBUTE_KINDS,
+    DICT_TEXT,
+    DICTS,
+    TEMPLATES,
+    TOKENS_ARRAYS,
+    check_dict_sampling,
+    check_records_kind,
+    check_records_naming,
+    check_writable,
+    record_kind,
+    records_kind,
+    records_naming,
+)
+from .numeric import NumericSentence, is_numeric_array, numeric_rows, numeric_sentence, split_pair
 
 __all__ = [
     "TEMPLATES",
     "DICTS",
+    "ARRAYS",
+    "TOKENS_ARRAYS",
     "ATTRIBUTE_KINDS",
     "CASE_SEPARATOR",
     "CRFSUITE_NAMES",
@@ -109,6 +128,7 @@ __all__ = [
     "check_records_kind",
     "check_dict_sampling",
     "check_writable",
+    "NumericSentence",
     "sequence_dataset",
     "raw_sentence",
     "word_pos_pairs",
@@ -121,16 +141,9 @@ __all__ = [
     "field_label_problem",
 ]
 
-#: sentences as the task's files hold them; the task computes its attribute templates
-TEMPLATES = "templates"
-#: sentences as per-token feature dicts (sklearn-crfsuite's format)
-DICTS = "dicts"
-#: the values of a fitted sequence task's ``attributes_``
-ATTRIBUTE_KINDS = (TEMPLATES, DICTS)
 #: what separates UPOS from the case value in a ``upos+case`` tag (``NOUN|Case=Erg``)
 CASE_SEPARATOR = "|Case="
 
-_DICT_TEXT = "per-token feature dicts (sklearn-crfsuite format)"
 _NONE = object()
 
 
@@ -331,92 +344,6 @@ def dict_sentence(tokens, i: int, naming: str = CRFSUITE_NAMES) -> DictSentence:
     return DictSentence.from_tokens(names, None if binary else values, CRFSUITE_NAMES)
 
 
-def records_naming(records, default: str = CRFSUITE_NAMES) -> str:
-    """The one naming rule of the :class:`DictSentence` records (``default`` when there are
-    none); records of both rules are an InputError."""
-    namings = {r.naming for r in records if isinstance(r, DictSentence)}
-    if len(namings) > 1:
-        raise InputError("the data mixes feature-dict sentences made under python-crfsuite's "
-                         "attribute names with sentences made under the legacy names of an "
-                         "older model; make every sentence with one task's make_dataset")
-    return namings.pop() if namings else default
-
-
-def check_records_naming(records, naming: str, task_name: str) -> None:
-    """InputError unless every :class:`DictSentence` was named under ``naming`` (the rule
-    the task was fitted with)."""
-    bad = next((k for k, r in enumerate(records)
-                if isinstance(r, DictSentence) and r.naming != naming), None)
-    if bad is None:
-        return
-    rule = {CRFSUITE_NAMES: "python-crfsuite's attribute names (key:value, real values)",
-            LEGACY_NAMES: "the legacy attribute names of models saved before (key=value, "
-                          "binary)"}
-    raise InputError(
-        f"this {task_name!r} model featurises feature dicts under {rule[naming]}, but "
-        f"sentence {bad} was made under {rule[records[bad].naming]}; make the sentences "
-        f"with this model's own make_dataset")
-
-
-# --------------------------------------------------------------------------------------
-# the kind of a record, and what a fitted task accepts
-# --------------------------------------------------------------------------------------
-def record_kind(record) -> str:
-    """:data:`DICTS` for a :class:`DictSentence`, else :data:`TEMPLATES`."""
-    return DICTS if isinstance(record, DictSentence) else TEMPLATES
-
-
-def records_kind(records) -> str:
-    """The one kind of ``records`` (:data:`TEMPLATES` when empty); a mix is an InputError."""
-    kinds = {record_kind(r) for r in records}
-    if len(kinds) > 1:
-        raise InputError(f"the data mixes sentences given as {_DICT_TEXT} with sentences of "
-                         f"words; a task learns from one kind only: give every sentence the "
-                         f"same way")
-    return kinds.pop() if kinds else TEMPLATES
-
-
-def check_records_kind(records, fitted: str, task_name: str) -> None:
-    """InputError unless every record is of the kind the task was fitted on (``fitted``):
-    a model is never featurised from the wrong source."""
-    bad = next((k for k, r in enumerate(records) if record_kind(r) != fitted), None)
-    if bad is None:
-        return
-    if fitted == DICTS:
-        raise InputError(
-            f"this {task_name!r} model was trained on {_DICT_TEXT}, but sentence {bad} is "
-            f"given as words (read from a file or built from words); the command line cannot "
-            f"compute them; predict from Python with the same feature function: "
-            f"task.make_dataset([[word2features(sent, t) for t in range(len(sent))] ...])")
-    raise InputError(
-        f"this {task_name!r} model was trained on its built-in attribute templates (sentences "
-        f"of words), but sentence {bad} is given as {_DICT_TEXT}; give the sentences as the "
-        f"model was trained (words, or (word, POS) pairs for chunk), or retrain it on feature "
-        f"dicts")
-
-
-def check_dict_sampling(records, n_binary) -> None:
-    """ConfigError when J-LIS binary examples (``n_binary`` > 0) would be drawn from
-    sentences given as feature dicts: their negatives are shuffled sentences, and a token's
-    dict, computed from its neighbours in the original order, cannot be shuffled along."""
-    if n_binary and records_kind(records) == DICTS:
-        raise ConfigError(
-            f"n_binary={n_binary} draws J-LIS binary examples whose negatives are the "
-            f"sentences' tokens shuffled into word salads, but these sentences are given as "
-            f"{_DICT_TEXT}: a token's dict was computed from its neighbours in the original "
-            f"order, so shuffled dicts are no meaningful negatives. Use n_binary=0, or give "
-            f"the sentences as words so the task computes its templates on the shuffles")
-
-
-def check_writable(records, task_name: str) -> None:
-    """InputError when a record holds feature dicts: it has no words to write to a file."""
-    if any(isinstance(r, DictSentence) for r in records):
-        raise InputError(
-            f"sentences given as {_DICT_TEXT} hold no words, so the {task_name!r} task cannot "
-            f"write them to a file; take the predicted tags from "
-            f"task.decode_predictions(predictions) instead")
-
-
 # --------------------------------------------------------------------------------------
 # make_dataset
 # --------------------------------------------------------------------------------------
@@ -433,7 +360,8 @@ def raw_sentence(value, i: int, token: str, *, dicts: bool = True) -> list:
         raise raw_error(f"is a string ({_describe(value)}); expected a list of {token}s, one "
                         f"per token (split the sentence into tokens first)", i)
     if not _is_sequence(value):
-        alt = ", or a list of per-token feature dicts" if dicts else ""
+        alt = (", a list of per-token feature dicts, a 2-D numeric array (tokens x columns) "
+               "or a (tokens, array) pair") if dicts else ""
         raise raw_error(f"is a {type(value).__name__}; expected a list of {token}s{alt}", i)
     tokens = list(value)
     if not tokens:
@@ -474,32 +402,65 @@ def sequence_dataset(X, y, *, token: str, build: Callable | None, check_tag: Cal
     ``build(i, tokens, tags)`` makes the record of template sentence ``X[i]`` (checking its
     tokens), ``tags`` being the checked tag tuple or None; ``build=None``: the task has no
     templates, every token is a feature dict or a list of attribute strings
-    (python-crfsuite's two item forms); ``check_tag(tag)`` returns why a tag is refused, or
-    None (with ``build=None`` a tag may hold spaces and be ``_``: such a task writes no
-    column format of its own); ``check_dict_tag`` replaces it for feature-dict sentences
-    (None: the same check);
+    (python-crfsuite's two item forms), or the sentence an array; ``check_tag(tag)`` returns
+    why a tag is refused, or None (with ``build=None`` a tag may hold spaces and be ``_``:
+    such a task writes no column format of its own); ``check_dict_tag`` replaces it for
+    feature-dict and numeric sentences, which a task never writes (None: the same check);
     ``naming`` the attribute-naming rule of feature dicts (the task's, see the module
-    docstring).  Targets are tag tuples, or None per sentence without ``y``.
+    docstring).  Targets are tag tuples, or None per sentence without ``y``.  Arrays and
+    ``(tokens, array)`` pairs become :class:`NumericSentence` records
+    (``tasks.sequence.numeric``), every sentence with the columns of ``X[0]``.
     """
     X, y = raw_examples(X, y, example=f"sentence (a list of {token}s)")
     if not X:
         raise InputError(f"X holds no sentences; give at least one sentence (a list of "
                          f"{token}s, or of per-token feature dicts)")
     records, targets = [], []
-    first_kind = None
+    first_kind = first_columns = None
+    given = {DICTS: DICT_TEXT, TEMPLATES: f"{token}s", ARRAYS: "a numeric array",
+             TOKENS_ARRAYS: f"a (list of {token}s, array) pair"}
     for i, value in enumerate(X):
-        tokens = raw_sentence(value, i, token)
-        kind = DICTS if build is None or isinstance(tokens[0], Mapping) else TEMPLATES
+        pair, numbers = split_pair(value), None
+        if is_numeric_array(value):
+            numbers = numeric_rows(value, f"X[{i}]")
+            kind, n = ARRAYS, numbers.shape[0]
+        elif pair is not None:
+            if build is None:
+                raise raw_error("is a (tokens, array) pair, but this task has no templates "
+                                "of tokens; give the array alone (tokens x columns)", i)
+            tokens = _in_pair(lambda: raw_sentence(pair[0], i, token, dicts=False), i)
+            numbers = numeric_rows(pair[1], f"X[{i}][1]")
+            kind, n = TOKENS_ARRAYS, len(tokens)
+            if numbers.shape[0] != n:
+                raise raw_error(f"the array X[{i}][1] has {numbers.shape[0]} rows but the "
+                                f"tokens X[{i}][0] are {n}; give one row per token", i)
+        else:
+            tokens = raw_sentence(value, i, token)
+            kind = DICTS if build is None or isinstance(tokens[0], Mapping) else TEMPLATES
+            n = len(tokens)
         if first_kind is None:
             first_kind = kind
         elif kind != first_kind:
-            given = {DICTS: _DICT_TEXT, TEMPLATES: f"{token}s"}
             raise raw_error(f"is given as {given[kind]} but X[0] as {given[first_kind]}; all "
                             f"sentences of X must be of one kind", i)
+        if numbers is not None:
+            if first_columns is None:
+                first_columns = numbers.shape[1]
+                if kind == ARRAYS and first_columns == 0:
+                    raise raw_error("is an array with 0 columns; give at least one feature "
+                                    "column per token", i)
+            elif numbers.shape[1] != first_columns:
+                raise raw_error(f"has {numbers.shape[1]} feature columns but X[0] has "
+                                f"{first_columns}; every sentence's array must have the same "
+                                f"columns (expected {first_columns})", i)
         check = check_tag if kind == TEMPLATES or check_dict_tag is None else check_dict_tag
-        tags = None if y is None else _tags(y[i], i, len(tokens), check,
-                                            any_label=build is None)
-        if kind == DICTS:
+        tags = None if y is None else _tags(y[i], i, n, check, any_label=build is None)
+        if kind == ARRAYS:
+            records.append(numeric_sentence(None, numbers))
+        elif kind == TOKENS_ARRAYS:
+            base = _in_pair(lambda: _template_record(build, i, tokens, tags, token), i)
+            records.append(numeric_sentence(base, numbers))
+        elif kind == DICTS:
             if build is not None:  # a (word, POS) pair among dicts is a mistake, no item
                 for t, tok in enumerate(tokens):
                     if not isinstance(tok, Mapping):
@@ -507,13 +468,28 @@ def sequence_dataset(X, y, *, token: str, build: Callable | None, check_tag: Cal
                                         f"{_describe(tok)}", i, at=f"[{t}]")
             records.append(dict_sentence(tokens, i, naming))
         else:
-            for t, tok in enumerate(tokens):
-                if isinstance(tok, Mapping):
-                    raise raw_error(f"is a feature dict but X[{i}][0] is not; a sentence is "
-                                    f"either all feature dicts or all {token}s", i, at=f"[{t}]")
-            records.append(build(i, tokens, tags))
+            records.append(_template_record(build, i, tokens, tags, token))
         targets.append(tags)
     return Dataset(records, targets)
+
+
+def _template_record(build: Callable, i: int, tokens: list, tags, token: str):
+    for t, tok in enumerate(tokens):
+        if isinstance(tok, Mapping):
+            raise raw_error(f"is a feature dict but X[{i}][0] is not; a sentence is "
+                            f"either all feature dicts or all {token}s", i, at=f"[{t}]")
+    return build(i, tokens, tags)
+
+
+def _in_pair(make: Callable, i: int):
+    """``make()``, an error about ``X[i]...`` named inside the pair's tokens, ``X[i][0]...``."""
+    try:
+        return make()
+    except InputError as exc:
+        head = f"X[{i}]"
+        if exc.path is None and exc.message.startswith(head):
+            raise InputError(f"{head}[0]{exc.message[len(head):]}") from None
+        raise
 
 
 def _word(value, i: int, t: int, what: str = "word", *, pair_hint: bool = False) -> str:
