@@ -133,13 +133,13 @@ def numeric_rows(value, where: str) -> sp.csr_matrix:
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
             t = int(np.searchsorted(m.indptr, k, side="right") - 1)
-            _bad_value(where, t, int(m.indices[k]), m.data[k], int(bad.sum()))
+            _bad_value(where, t, int(m.indices[k]), float(m.data[k]), int(bad.sum()))
     else:
         arr = np.asarray(value, dtype=np.float64)
         bad = ~(np.abs(arr) <= MAX_ATTRIBUTE_VALUE)
         if bad.any():
             t, j = (int(v) for v in np.argwhere(bad)[0])
-            _bad_value(where, t, j, arr[t, j], int(bad.sum()))
+            _bad_value(where, t, j, float(arr[t, j]), int(bad.sum()))
         m = sp.csr_matrix(arr)
     m.eliminate_zeros()
     m.sort_indices()
