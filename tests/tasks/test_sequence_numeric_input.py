@@ -273,3 +273,14 @@ def test_records_are_numeric_sentences():
     rec = data.records[0]
     assert isinstance(rec, NumericSentence) and rec.base is None and len(rec) == len(X[0])
     np.testing.assert_array_equal(rec.toarray(), X[0])
+
+
+def test_inspection_names_the_columns():
+    from latentstruct.pipelines.inspection import inspect_model
+
+    X, y = toy(n=20)
+    est = quiet(Tagger(max_iter=10), list(zip(words_of(X), X)), y)
+    out = inspect_model(est.task_, est.learner_, top=200)
+    names = {e["feature"] for lab in out["features"].values() for e in lab["positive"]}
+    assert {f"column {j}" for j in range(5)} <= names
+    assert "w=w0" in names or any(n.startswith("w=") for n in names)

@@ -136,6 +136,9 @@ def _label_view(task, w: np.ndarray, top: int) -> dict:
     if isinstance(task, SequenceLabellingTask):
         emission, trans, start, end = task.split_weights(w)
         name, hashed = feature_namer(task.attr_index_)
+        n_named = len(task.attr_index_)
+        if getattr(task, "n_columns_", 0):  # a numeric array's columns follow the index
+            name = (lambda i, named=name: named(i) if i < n_named else f"column {i - n_named}")
     else:
         emission, trans = task.split_weights(w), None
         name, hashed = feature_namer(task.vocab_)
