@@ -13,7 +13,9 @@ Modules:
 * ``attributes`` -- the built-in token attribute templates;
 * ``kernels`` -- the compiled emission-score, joint-feature and loss-augmentation kernels;
 * ``capabilities`` -- the *marginalizable* and *label-factored* mixins of the base task;
-* ``raw`` -- ``make_dataset``'s in-memory sentences (token lists or feature dicts);
+* ``raw`` -- ``make_dataset``'s in-memory sentences (token lists, feature dicts or numbers);
+* ``numeric`` -- numbers in: a (tokens x d) array per sentence, or ``(tokens, array)`` pairs;
+* ``kinds`` -- the kind of a sentence record, and what a fitted task accepts;
 * ``encodings``, ``chunk_metrics`` -- chunk encodings (IOB1/IOB2/IOE1/IOE2/O+C) and
   conlleval's chunk scores.
 """

@@ -81,7 +81,9 @@ class ChunkTask(SequenceLabellingTask):
         y = [["B-NP", "B-VP", "B-NP", "I-NP"], ["B-NP", "B-VP"]]
 
     A sentence may instead be a list of per-token feature dicts (sklearn-crfsuite's
-    format, ``tasks.sequence.raw``); ``decode_predictions`` gives tag lists like ``y``.
+    format, ``tasks.sequence.raw``), a 2-D numeric array (tokens x columns) or a
+    ``(tokens, array)`` pair (``tasks.sequence.numeric``); ``decode_predictions`` gives tag
+    lists like ``y``.
 
     Parameters
     ----------

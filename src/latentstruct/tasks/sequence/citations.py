@@ -164,7 +164,9 @@ class CitationTask(SequenceLabellingTask):
         y = [["author", "author", "title", "title", "date"], ["author", "author", "title"]]
 
     A citation may instead be a list of per-token feature dicts (sklearn-crfsuite's
-    format, ``tasks.sequence.raw``); ``decode_predictions`` gives label lists like ``y``.
+    format, ``tasks.sequence.raw``), a 2-D numeric array (tokens x columns) or a
+    ``(tokens, array)`` pair (``tasks.sequence.numeric``); ``decode_predictions`` gives
+    label lists like ``y``.
     """
 
     name = "citations"

@@ -130,7 +130,9 @@ class PosTask(SequenceLabellingTask):
         y_upos_case = [["DET", "NOUN|Case=Nom", "VERB", "PUNCT"], ["NOUN", "VERB"]]
 
     A sentence may instead be a list of per-token feature dicts (sklearn-crfsuite's
-    format, ``tasks.sequence.raw``); ``decode_predictions`` gives tag lists like ``y``.
+    format, ``tasks.sequence.raw``), a 2-D numeric array (tokens x columns) or a
+    ``(tokens, array)`` pair (``tasks.sequence.numeric``); ``decode_predictions`` gives tag
+    lists like ``y``.
     """
 
     name = "pos"
