@@ -226,3 +226,90 @@ def test_every_module_is_at_most_650_lines():
                     for m, p in MODULES.items()), reverse=True)
     print("largest modules:", ", ".join(f"{m} {n}" for n, m in sizes[:5]))
     assert [f"{m} ({n} lines)" for n, m in sizes if n > MAX_LINES] == []
+
+
+# ------------------------------------------------------------- the structure contract
+# A learner sees its task only through ``tasks.contracts`` (docs/design.md, 'The structure
+# contract'): it imports nothing else from tasks/, and every member it touches on the task
+# is a member of one of the contract's protocols.
+
+LEARNERS_DIR = PKG / "learners"
+
+
+def test_learners_import_only_the_structure_contract_from_tasks():
+    """No exception: persistence finds a task class by name through the leaf
+    ``latentstruct.registry``, and J-LIS's binary view is written against the protocols."""
+    bad = []
+    for name, path in MODULES.items():
+        if not name.startswith("latentstruct.learners"):
+            continue
+        for target, _, line in _imports(name, path):
+            if target.startswith("latentstruct.tasks") and target != "latentstruct.tasks.contracts":
+                bad.append(f"{path.relative_to(PKG)}:{line}: {target}")
+    assert bad == []
+
+
+#: expressions by which learners hold their task: ``task``, ``s_task`` (J-LIS's structured
+#: part), ``task_cls`` (its class), ``self.task``, ``structured.task``, ``data["task"]``,
+#: ``type(task)``, and ``self.base`` inside J-LIS's binary view (the task it wraps)
+_TASK_NAMES = {"task", "s_task", "task_cls"}
+
+
+def _holds_task(node, in_view: bool) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id in _TASK_NAMES
+    if isinstance(node, ast.Attribute):
+        return node.attr == "task" or (in_view and node.attr == "base"
+                                       and isinstance(node.value, ast.Name)
+                                       and node.value.id == "self")
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and node.slice.value in _TASK_NAMES
+    if isinstance(node, ast.Call):  # type(task)
+        return (isinstance(node.func, ast.Name) and node.func.id == "type"
+                and len(node.args) == 1 and _holds_task(node.args[0], in_view))
+    return False
+
+
+def task_members_touched(source: str) -> dict[str, int]:
+    """Member name -> line of first use, for every ``<task>.X`` and ``getattr(<task>, "X")``
+    in ``source`` (a learner module)."""
+    found: dict[str, int] = {}
+    tree = ast.parse(source)
+    views = [n for n in ast.walk(tree)
+             if isinstance(n, ast.ClassDef) and n.name == "NormalizedBinaryView"]
+    in_view = {id(n) for v in views for n in ast.walk(v)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _holds_task(node.value, id(node) in in_view):
+            found.setdefault(node.attr, node.lineno)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2
+              and _holds_task(node.args[0], id(node) in in_view)
+              and isinstance(node.args[1], ast.Constant)):
+            found.setdefault(node.args[1].value, node.lineno)
+    return found
+
+
+def test_the_member_scan_sees_the_ways_learners_hold_a_task():
+    src = ("def f(self, task, data, structured):\n"
+           "    task.a; self.task.b; data['task'].c; structured.task.d; type(task).e\n"
+           "    getattr(task, 'f', None); other.g; self.base.h\n")
+    assert set(task_members_touched(src)) == {"a", "b", "c", "d", "e", "f"}
+
+
+def test_learners_touch_only_the_contract_members():
+    from latentstruct.tasks.contracts import learner_members
+
+    allowed = learner_members()
+    outside, touched = [], set()
+    for path in sorted(LEARNERS_DIR.glob("*.py")):
+        for member, line in task_members_touched(path.read_text(encoding="utf-8")).items():
+            if member.startswith("__"):  # the class's __name__ in an error: Python's, not the task's
+                continue
+            touched.add(member)
+            if member not in allowed:
+                outside.append(f"learners/{path.name}:{line}: task.{member}")
+    print(f"learners touch {len(touched)} of the contract's {len(allowed)} members")
+    assert outside == []
+    # the scan finds what the learners are known to use (it would pass vacuously otherwise)
+    assert {"argmax_batch", "joint_feature_differences", "latent_argmax", "n_features",
+            "as_batch", "label_factored_batch", "candidate_log_partitions"} <= touched

@@ -25,7 +25,7 @@ import importlib
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["Registry", "learner_modules", "task_modules"]
+__all__ = ["Registry", "TASKS", "get_task_class", "learner_modules", "task_modules"]
 
 PACKAGE = Path(__file__).resolve().parent
 ENTRY_POINT_GROUPS = {"task": "latentstruct.tasks", "learner": "latentstruct.learners"}
@@ -161,3 +161,22 @@ class Registry(dict):
     def items(self):
         self.load_all()
         return dict.items(self)
+
+
+#: registered tasks by name (``tasks.base.register_task`` fills it); a name not imported
+#: yet is found through :func:`task_modules`.  It lives here, not in ``tasks/``, so that
+#: what rebuilds a task from a model file by name (``learners.persistence``) needs nothing
+#: of ``tasks/`` but the structure contract.
+TASKS: Registry = Registry("task", task_modules)
+
+
+def get_task_class(name: str) -> type:
+    """The task class registered as ``name``, or a ``ConfigError`` listing the known ones."""
+    from .exceptions import ConfigError
+
+    try:
+        return TASKS[name]
+    except KeyError:
+        raise ConfigError(
+            f"unknown task {name!r}; expected one of: {', '.join(sorted(TASKS))}"
+        ) from None

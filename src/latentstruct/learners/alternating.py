@@ -23,7 +23,7 @@ from ..data.progress import bar_disable
 from ..exceptions import InferenceError, ObjectiveIncreaseWarning, user_stacklevel
 from ..parallel import parallel_chunks, rows, shared, subset
 from ..solvers.dcd import ConstraintPool, solve_grouped_dcd
-from ..tasks.base import LatentBinaryTask
+from ..tasks.contracts import latent_argmax_decisions
 from .alternating_chunks import decision_chunk, latent_chunk, seeded_latent_chunk, structured_chunk
 from .alternating_result import AlternatingResult, StructuredPart, squared_hinge_objective
 from .alternating_state import pack_loop, unpack_loop
@@ -197,7 +197,7 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
     # results of the cutting plane's last round, decoded at the w it is evaluated at (the
     # round that finds nothing to add ends the iteration without a solve).  That is one pass
     # over X less per outer iteration; the results, and so the path, are the same.
-    reuse = not tie_break and type(task).decision_batch is LatentBinaryTask.decision_batch
+    reuse = not tie_break and type(task).decision_batch is latent_argmax_decisions
     decoded_at = None  # (w, results over X) of the objective's last pass
     neg_at = None  # (w, results over the negatives) of the last negatives' pass
 

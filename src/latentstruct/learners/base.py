@@ -19,8 +19,7 @@ from sklearn.base import BaseEstimator
 from ..registry import Registry, learner_modules
 from ..exceptions import ConfigError, InferenceError, NotFittedError
 from ..parallel import fit_session, parallel_chunks, rows, shared
-from ..tasks.base import Task
-from ..tasks.contracts import alternatives, capability
+from ..tasks.contracts import Structure, alternatives, capability, is_structure
 from .params import check_coef_init, validate_params
 
 __all__ = [
@@ -101,13 +100,13 @@ class LinearStructuredLearner(BaseEstimator):
         """``validate_params`` on this instance's hyperparameters (start of ``fit``)."""
         task = getattr(self, "task", None)
         n = None
-        if (isinstance(task, Task) and task.is_fitted()
+        if (is_structure(task) and task.is_fitted()
                 and "coef_init" in self._parameter_constraints):
             n = self.coef_size(task)
         type(self).validate_params(self.get_params(deep=False), n_features=n)
 
-    def _check_task(self) -> Task:
-        if not isinstance(self.task, Task):
+    def _check_task(self) -> Structure:
+        if not is_structure(self.task):
             raise ConfigError(
                 f"{type(self).__name__} needs a fitted task as its 'task' parameter, "
                 f"got {type(self.task).__name__}"

@@ -34,8 +34,7 @@ from ..parallel import rows as chunk_rows
 from ..solvers.label_matrix import (LABEL_INITS, effective_rank, init_label_matrix,
                                      prox_label_matrix, single_threaded_blas)
 from ..solvers.structured_sgd import check_eta0, minibatches, search_eta0, step_size
-from ..tasks.contracts import LABEL_FACTORED
-from ..tasks.label_factored import gold_labels
+from ..tasks.contracts import LABEL_FACTORED, gold_labels
 from .base import (LinearStructuredLearner, register_learner)
 from .distro_data import DistroData, PartScores, SubBatch, argmax_chunk, part_indices
 from .distro_model import DistroParams

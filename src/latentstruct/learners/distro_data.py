@@ -68,6 +68,6 @@ class SubBatch:
         return int(self.offsets.shape[0] - 1)
 
     def example_rows(self, indices):
-        from ..tasks.label_factored import LabelFactoredBatch
+        from ..tasks.contracts import LabelFactoredBatch
 
         return LabelFactoredBatch.example_rows(self, indices)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
-from ..tasks.label_factored import gold_labels
+from ..tasks.contracts import gold_labels
 
 __all__ = ["LAMBDA1_GRID", "MIN_EXAMPLES_TO_TUNE", "SMALL_DATA_LAMBDA1", "VALIDATION_FRACTION",
            "choose_lambda1"]

@@ -10,7 +10,6 @@ import numpy as np
 from ..data.sparse import SparseVector
 from ..exceptions import ConfigError, ConvergenceWarning
 from ..inference.result import DecodeResult
-from ..tasks.base import LatentBinaryTask
 from ..tasks.contracts import LATENT_BINARY, MAX_DECODABLE, RANDOM_TIES, SIZED
 from .alternating import alternating_latent_fit
 from .alternating_result import StructuredPart, store_alternating_result
@@ -29,7 +28,7 @@ __all__ = ["JLIS", "NormalizedBinaryView"]
 _NORMALIZATIONS = ("length", "none")
 
 
-class NormalizedBinaryView(LatentBinaryTask):
+class NormalizedBinaryView:
     """The binary view of a structured task that J-LIS learns from (Chang et al. 2010, §2.2).
 
     Phi_B(x, h) = Phi(x, h) / kappa(x), followed by one dummy (bias) feature added after the
@@ -39,16 +38,43 @@ class NormalizedBinaryView(LatentBinaryTask):
     task's own (unaugmented) argmax, since kappa(x) > 0 does not change it.  The weight
     vector is the structured task's weights followed by the bias weight.
 
-    It is a latent-binary task (so LCLR can train on it, which the tests use to check that
-    J-LIS with S empty is LCLR over Phi_B), but J-LIS's own construction, so it lives next to
-    J-LIS and is not registered for the command line.
+    It offers the latent-binary capability (so LCLR can train on it, which the tests use to
+    check that J-LIS with S empty is LCLR over Phi_B), but it is J-LIS's own construction, so
+    it lives next to J-LIS and is not registered for the command line.  It is written
+    against the structure contract alone (``tasks.contracts``: ``LatentBinary`` over a
+    ``MaxDecodable`` and ``Sized`` base), not as a subclass of a task class.
     """
 
     name = "jlis-binary-view"
+    capabilities = frozenset({LATENT_BINARY})
+    #: ``score`` reports the accuracy of the +-1 decisions
+    score_metric = "accuracy"
 
     def __init__(self, base=None, normalization="length"):
         self.base = base
         self.normalization = normalization
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {"base": self.base, "normalization": self.normalization}
+
+    def set_params(self, **params) -> "NormalizedBinaryView":
+        for key, value in params.items():
+            if key not in ("base", "normalization"):
+                raise ConfigError(f"unknown parameter {key!r} for NormalizedBinaryView; "
+                                  "valid: base, normalization")
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self) -> str:
+        return f"NormalizedBinaryView(base={self.base!r}, normalization={self.normalization!r})"
+
+    def argmax_is_maximum(self) -> bool:
+        return self.base.argmax_is_maximum()
+
+    def evaluate(self, targets, predictions) -> dict:
+        """Accuracy of +-1 ``predictions`` against +-1 ``targets``."""
+        t, p = np.asarray(targets), np.asarray(predictions)
+        return {"accuracy": float(np.mean(t == p)) if t.size else 0.0}
 
     @classmethod
     def offered_capabilities(cls, params=None) -> frozenset:

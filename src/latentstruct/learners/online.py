@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..exceptions import ConfigError, ModelFormatError
-from ..tasks.base import Task
+from ..tasks.contracts import Structure, is_structure
 from .checkpoint_state import rng_from_state, rng_state
 
 __all__ = ["OnlineState", "OnlineLearnerMixin", "visiting_order", "online_learner_names"]
@@ -79,11 +79,11 @@ class OnlineLearnerMixin:
 
     _online = None
 
-    def _partial_fit_task(self) -> Task:
+    def _partial_fit_task(self) -> Structure:
         """The learner's task, checked for a ``partial_fit`` call: fitted, and with the
         feature space the state was built on."""
         name = type(self).__name__
-        if not isinstance(getattr(self, "task", None), Task):
+        if not is_structure(getattr(self, "task", None)):
             raise ConfigError(
                 f"{name}.partial_fit needs a fitted task as its 'task' parameter, got "
                 f"{type(getattr(self, 'task', None)).__name__}")

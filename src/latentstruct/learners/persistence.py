@@ -13,7 +13,8 @@ import numpy as np
 
 from ..exceptions import ModelFormatError
 from ..io import load_model, save_model
-from ..tasks.base import StructuredTask, get_task_class
+from ..registry import get_task_class
+from ..tasks.contracts import Structure
 from .base import get_learner_class
 
 __all__ = ["save_trained", "load_trained"]
@@ -36,7 +37,7 @@ def _json_params(learner) -> dict:
     return params
 
 
-def save_trained(path, task: StructuredTask, learner, extra: dict | None = None) -> None:
+def save_trained(path, task: Structure, learner, extra: dict | None = None) -> None:
     """Write ``task`` and fitted ``learner`` to ``path`` atomically."""
     task_state, task_arrays = task.get_state()
     learner_meta, learner_arrays = learner._learned_state()

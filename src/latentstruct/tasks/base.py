@@ -31,10 +31,10 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 
 from ..data.sparse import SparseRows, SparseVector
-from ..registry import Registry, task_modules
+from ..registry import TASKS, get_task_class
 from ..exceptions import ConfigError, NotFittedError
 from ..inference.result import DecodeResult
-from .contracts import LATENT_BINARY, MAX_DECODABLE
+from .contracts import LATENT_BINARY, MAX_DECODABLE, latent_argmax_decisions
 from .reports import binary_report
 from .validation import check_binary_training_labels
 
@@ -412,25 +412,13 @@ class StructuredTask(Task):
         return np.array([self.loss(a, b) for a, b in zip(Y_true, Y_pred)], dtype=np.float64)
 
 
-#: registered tasks by name (``@register_task``); a name not imported yet is found through
-#: :func:`latentstruct.registry.task_modules`
-TASKS: Registry = Registry("task", task_modules)
-
-
 def register_task(cls: type[Task]) -> type[Task]:
+    """Class decorator: register ``cls`` under its ``name`` in ``latentstruct.registry.TASKS``
+    (the registry, and ``get_task_class``, live there; this module re-exports them)."""
     if not cls.name:
         raise ValueError(f"{cls.__name__} needs a non-empty name to be registered")
     TASKS[cls.name] = cls
     return cls
-
-
-def get_task_class(name: str) -> type[Task]:
-    try:
-        return TASKS[name]
-    except KeyError:
-        raise ConfigError(
-            f"unknown task {name!r}; expected one of: {', '.join(sorted(TASKS))}"
-        ) from None
 
 
 class LatentBinaryTask(Task):
@@ -469,9 +457,9 @@ class LatentBinaryTask(Task):
         check_binary_training_labels(dataset, self)
         return dataset
 
-    def decision_batch(self, X, w) -> np.ndarray:
-        """f(x) = max_h w . Phi(x, h) for every example."""
-        return np.array([r.score for r in self.latent_argmax_batch(X, w)], dtype=np.float64)
+    #: f(x) = max_h w . Phi(x, h) for every example (the contract's function itself, so a
+    #: learner can tell that a task kept it: ``tasks.contracts.latent_argmax_decisions``)
+    decision_batch = latent_argmax_decisions
 
     def decisions_as_predictions(self, scores):
         """Labels +1 where f(x) >= 0, else -1 (the latent-binary learners' ``predict``)."""

@@ -1,19 +1,34 @@
-"""Capabilities: what a task offers and what a learner needs.
+"""The structure contract: everything a learner sees of a task.
 
-A task is not one wide base class.  It declares the capabilities it offers in its class
-attribute ``capabilities``; each learner declares the ones it needs
-(``required_capabilities``).  :func:`check_compatible` checks a (task, learner) pair from
-their classes and hyperparameters alone, so the command line refuses a mismatch before any
-data is read, and its error lists the learners that fit.
+A learner never imports a task, and from ``tasks/`` it imports this module only
+(``tests/test_layering.py`` checks both, and that every member a learner touches on its task
+is one listed here).  What a task can do for a learner is written twice over in one place:
 
-Each capability names the methods that provide it.  :func:`missing_methods` checks that a
-task class really implements (overrides) every method of every capability it declares; the
-test suite runs it over every registered task, so a declaration cannot drift from the code.
+* as :class:`typing.Protocol` classes, one per *capability*, whose members are the methods
+  and attributes a learner may call (:class:`Structure` holds what every task has);
+* as the table :data:`CAPABILITIES` (name, the methods a task must implement to offer it,
+  its meaning), which is *generated* from the protocols by :func:`capability_protocol`, so
+  the two cannot drift.
+
+A task declares the capabilities it offers in its class attribute ``capabilities``; each
+learner declares the ones it needs (``required_capabilities``).  ``check_compatible``
+(``learners.base``) checks a (task, learner) pair from their classes and hyperparameters
+alone, so the command line refuses a mismatch before any data is read.
+:func:`missing_methods` checks that a task class really implements (overrides) every method
+of every capability it declares; the test suite runs it over every registered task.
+
+The data types of the label-factored capability (:class:`LabelFactoredBatch`,
+:func:`gold_labels`) are re-exported here, so that DISTRO needs nothing else from ``tasks/``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+
+from .label_factored import LabelFactoredBatch, gold_labels
 
 __all__ = [
     "Capability",
@@ -29,81 +44,365 @@ __all__ = [
     "KBEST",
     "CANDIDATE_LIST",
     "CLASS_POSTERIOR",
+    "Structure",
+    "MaxDecodable",
+    "LatentBinary",
+    "Heuristic",
+    "Sized",
+    "RandomTies",
+    "Marginalizable",
+    "LabelFactored",
+    "Explainable",
+    "KBest",
+    "CandidateList",
+    "ClassPosterior",
+    "BatchMarginals",
+    "Persistent",
+    "LabelFactoredBatch",
+    "gold_labels",
     "any_of",
     "alternatives",
     "capability",
     "missing_methods",
+    "protocol_members",
+    "learner_members",
+    "LEARNER_PROTOCOLS",
+    "is_structure",
+    "latent_argmax_decisions",
     "describe",
 ]
 
 
 @dataclass(frozen=True)
 class Capability:
-    """One capability: its name, the methods that provide it, and what it means."""
+    """One capability: its name, the methods a task must implement to offer it, what it
+    means, and the protocol that lists every member a learner may use through it."""
 
     name: str
     methods: tuple[str, ...]
     meaning: str
+    protocol: type | None = None
 
 
 CAPABILITIES: dict[str, Capability] = {}
 
+#: names typing.Protocol puts on every protocol class (not members of the contract)
+_PROTOCOL_NOISE = frozenset({"_is_protocol", "_is_runtime_protocol", "__init__",
+                             "__non_callable_proto_members__", "__protocol_attrs__"})
 
-def _define(name: str, methods: tuple[str, ...], meaning: str) -> str:
-    CAPABILITIES[name] = Capability(name, methods, meaning)
-    return name
+
+def protocol_members(protocol: type) -> tuple[str, ...]:
+    """The members a protocol class itself declares (methods, properties and annotated
+    attributes, in the order written), without those of the protocols it extends."""
+    own = list(getattr(protocol, "__annotations__", {}))
+    own += [k for k in vars(protocol) if not k.startswith("_") and k not in own]
+    return tuple(k for k in own if k not in _PROTOCOL_NOISE)
 
 
-#: plain and loss-augmented argmax over structures, Phi(x, y) and the structured loss
-MAX_DECODABLE = _define(
+def capability_protocol(name: str, required: tuple[str, ...], meaning: str):
+    """Class decorator: register ``name`` in :data:`CAPABILITIES` from a protocol class.
+
+    ``required`` are the members a task must implement itself to offer the capability
+    (:func:`missing_methods` checks them); the protocol's other members have defaults in
+    the task base classes or are attributes.  A required name the protocol does not
+    declare is a ``TypeError`` at import, so the table and the protocols cannot drift."""
+    def register(protocol: type) -> type:
+        members = protocol_members(protocol)
+        unknown = [m for m in required if m not in members]
+        if unknown:
+            raise TypeError(f"capability {name!r}: {protocol.__name__} does not declare "
+                            f"{unknown}; add them to the protocol or drop them from required")
+        CAPABILITIES[name] = Capability(name, tuple(required), meaning, protocol)
+        protocol.__capability__ = name
+        return protocol
+    return register
+
+
+# ------------------------------------------------------------------- what every task has
+@runtime_checkable
+class Structure(Protocol):
+    """The task as any learner sees it: the size of the weight vector, the batch form of
+    the examples, whether it is fitted, and how a learner's predictions are scored."""
+
+    #: the registry name (error messages, model files and checkpoints)
+    name: ClassVar[str]
+    #: the metric of ``evaluate`` that a learner's ``score`` returns (higher is better)
+    score_metric: ClassVar[str]
+
+    @property
+    def n_features(self) -> int:
+        """Length of Phi(x, y): the number of weights."""
+
+    def as_batch(self, X) -> Any:
+        """``X`` in the task's batch representation (learners call it first in ``fit``)."""
+
+    def subset(self, X, indices) -> Any:
+        """The examples ``X[i] for i in indices``, in the batch representation."""
+
+    def is_fitted(self) -> bool:
+        """Whether the task has its feature index."""
+
+    def check_fitted(self) -> None:
+        """Raise ``NotFittedError`` unless fitted."""
+
+    def get_params(self, deep: bool = True) -> dict:
+        """The task's parameters (``check_compatible`` and model files read them)."""
+
+    @classmethod
+    def offered_capabilities(cls, params: dict | None = None) -> frozenset:
+        """The capability names a task of this class offers with ``params``."""
+
+    def argmax_is_maximum(self) -> bool:
+        """False for a decoder that is a fixed procedure (decode-then-vote): learners then
+        skip the exactness check and treat an objective increase as a warning."""
+
+    def evaluate(self, targets, predictions) -> dict:
+        """Metrics of encoded ``predictions`` against encoded ``targets``."""
+
+
+# ------------------------------------------------------------------------- capabilities
+@capability_protocol(
     "max-decodable", ("argmax", "joint_feature", "loss"),
     "argmax (plain and loss-augmented), joint_feature and loss of a labelled structure")
-#: a binary decision over a hidden structure: latent completion and its feature vector
-LATENT_BINARY = _define(
+class MaxDecodable(Structure, Protocol):
+    """Labelled structures: (loss-augmented) argmax, Phi(x, y) and Delta(y, y'); the batch
+    forms default to loops over them (``tasks.base.StructuredTask``)."""
+
+    def argmax(self, x, w, y_true=None, *, random_state=None) -> Any:
+        """``DecodeResult`` of the best structure; loss-augmented when ``y_true`` is given."""
+
+    def argmax_results(self, X, w, Y=None, *, random_state=None) -> list:
+        """``argmax`` of every example (with its status)."""
+
+    def argmax_batch(self, X, w, Y=None, *, random_state=None) -> list:
+        """The structures of ``argmax_results``."""
+
+    def joint_feature(self, x, y) -> Any:
+        """Phi(x, y) as a ``SparseVector``."""
+
+    def joint_feature_difference(self, x, y_a, y_b) -> Any:
+        """Phi(x, y_a) - Phi(x, y_b), coalesced."""
+
+    def joint_feature_differences(self, X, Y_a, Y_b) -> Any:
+        """Every example's difference, as the rows of one ``SparseRows``."""
+
+    def loss(self, y_true, y_pred) -> float:
+        """Delta(y_true, y_pred) >= 0, zero when equal."""
+
+    def loss_batch(self, Y_true, Y_pred) -> np.ndarray:
+        """``loss`` of every pair as float64."""
+
+
+@capability_protocol(
     "latent-binary", ("latent_argmax", "latent_feature"),
     "latent completion argmax_h w.Phi(x, h) and Phi(x, h) for a binary decision")
-#: fixed weights whose argmax is a two-stage system's heuristic structure
-HEURISTIC = _define(
+class LatentBinary(Structure, Protocol):
+    """A binary decision over a hidden structure: f(x) = max_h w . Phi(x, h)."""
+
+    def latent_argmax(self, x, w, *, random_state=None) -> Any:
+        """``DecodeResult`` of the best legal h, its score w . Phi(x, h)."""
+
+    def latent_argmax_batch(self, X, w, *, random_state=None) -> list:
+        """``latent_argmax`` of every example."""
+
+    def latent_feature(self, x, h) -> Any:
+        """Phi(x, h) as a ``SparseVector`` (bias feature included)."""
+
+    def decision_batch(self, X, w) -> np.ndarray:
+        """f(x) of every example (default :func:`latent_argmax_decisions`)."""
+
+
+@capability_protocol(
     "heuristic", ("heuristic_weights",),
     "weights of a heuristic structure (the two-stage baseline, LCLR's initialisation)")
-#: the size kappa(x) of an example (J-LIS's normaliser of the binary features)
-SIZED = _define("sized", ("example_size",), "the size kappa(x) of an example (tokens)")
-#: argmax breaks ties uniformly at random among all optima when given a random_state
-RANDOM_TIES = _define(
+class Heuristic(Protocol):
+    """Fixed weights whose latent argmax is a two-stage system's heuristic structure."""
+
+    def heuristic_weights(self) -> np.ndarray:
+        """float64 (n_features,)."""
+
+
+@capability_protocol("sized", ("example_size",),
+                     "the size kappa(x) of an example (tokens)")
+class Sized(Protocol):
+    """The size kappa(x) of an example (J-LIS's normaliser, the perceptron's step)."""
+
+    def example_size(self, x) -> int:
+        """Tokens of ``x``."""
+
+
+@capability_protocol(
     "random-ties", (),
     "decoders that break ties uniformly at random among all optima when given random_state")
-#: log-partition and marginals over structures (log-linear learners)
-MARGINALIZABLE = _define(
+class RandomTies(Protocol):
+    """A promise, no member: ``argmax(..., random_state=rng)`` draws uniformly among ties."""
+
+
+@capability_protocol(
     "marginalizable", ("log_partition", "marginals", "expected_feature"),
     "log-partition, node/edge marginals and expected features over structures")
-#: per-part label lists and input feature rows; part scores from a label matrix (DISTRO)
-LABEL_FACTORED = _define(
+class Marginalizable(Protocol):
+    """Log-partition and marginals over the same parts as the argmax (log-linear learners)."""
+
+    #: the labels per position (the shape of the node marginals)
+    n_labels: int
+
+    def log_partition(self, x, w) -> float:
+        """log Z(x) = log sum_y exp(w . Phi(x, y))."""
+
+    def marginals(self, x, w) -> Any:
+        """Node (and edge) marginals; ``.node`` is (T, n_labels)."""
+
+    def expected_feature(self, x, w) -> np.ndarray:
+        """E_y[Phi(x, y)] as a dense float64 (n_features,)."""
+
+
+@capability_protocol(
     "label-factored",
     ("label_factored_parts", "part_scores_from_label_matrix", "argmax_from_part_scores",
      "label_counts", "label_factored_batch", "argmax_from_part_scores_batch"),
     "per-part input feature rows and labels; part scores from a label matrix")
-#: one input pair can be encoded and its chosen structure described as data
-EXPLAINABLE = _define(
+class LabelFactored(Protocol):
+    """Per-part label lists and input rows; part scores from a label matrix (DISTRO)."""
+
+    n_labels: int
+
+    def label_factored_parts(self, x) -> Any: ...
+
+    def part_scores_from_label_matrix(self, x, *args) -> Any: ...
+
+    def argmax_from_part_scores(self, x, *args, **kwargs) -> Any: ...
+
+    def label_counts(self, Y) -> np.ndarray: ...
+
+    def label_factored_batch(self, X) -> LabelFactoredBatch:
+        """Every example of ``X`` as stacked input rows (``LabelFactoredBatch``)."""
+
+    def argmax_from_part_scores_batch(self, offsets, unary, transition, start, end,
+                                      Y=None) -> Any:
+        """Exact (Hamming-loss-augmented with ``Y``) decoding from part scores."""
+
+
+@capability_protocol(
     "explainable", ("encode_pair", "explain"),
     "encode one input pair and describe the structure a model picks (latentstruct explain)")
+class Explainable(Protocol):
+    """Used by the command line and plotting, never by a learner."""
 
-#: a list of candidate structures per example, each with hidden variables summed out
-#: (Koo & Collins 2005, §3.2): per-candidate log Z_j = log sum_h exp(w.Phi(t_j, h)),
-#: sum_j c_j F(t_j) with F(t) = E_{h|t}[Phi(t, h)], and the max-product h* per candidate.
-#: Encoded targets expose ``oracle``, the indices of the candidates to be ranked first.
-CANDIDATE_LIST = _define(
+    def encode_pair(self, *args, **kwargs) -> Any: ...
+
+    def explain(self, *args, **kwargs) -> Any: ...
+
+
+@capability_protocol(
     "candidate-list",
     ("candidate_log_partitions", "candidate_expected_features", "candidate_max_product"),
     "per-candidate log Z_j = log sum_h exp(w.Phi(t_j, h)), sum_j c_j E_{h|t_j}[Phi(t_j, h)] "
     "for given coefficients c, and the max-product hidden assignment of each candidate")
+class CandidateList(Protocol):
+    """Candidate structures per example, hidden variables summed out (Koo & Collins 2005,
+    §3.2).  Encoded targets expose ``oracle``, the candidates to be ranked first."""
+
+    def candidate_log_partitions(self, X, w) -> Any: ...
+
+    def candidate_expected_features(self, X, w, coefficients) -> np.ndarray: ...
+
+    def candidate_max_product(self, X, w) -> Any: ...
 
 
-#: a class decision over a hidden structure (a hidden-state CRF): log Z(x, y) for every class
-#: y, the structure h summed out, and the log-loss of a corpus with its gradient
-CLASS_POSTERIOR = _define(
+@capability_protocol(
     "class-posterior", ("class_log_partitions", "log_loss_batch"),
     "per-class log Z(x, y) = log sum_h exp(w.Phi(x, y, h)) and the corpus log-loss with its "
     "gradient (a class decided by marginalising a hidden structure)")
+class ClassPosterior(Protocol):
+    """A class decided over a hidden structure (a hidden-state CRF)."""
+
+    def class_log_partitions(self, X, w) -> np.ndarray:
+        """(n_examples, n_classes) log Z(x, y)."""
+
+    def log_loss_batch(self, X, Y, w) -> tuple[float, np.ndarray]:
+        """Sum of log Z - log Z(gold) and its gradient."""
+
+
+@capability_protocol("k-best", ("kbest",),
+                     "the k best structures and their scores (latentstruct kbest)")
+class KBest(Protocol):
+    """Used by ``latentstruct kbest``, never by a learner."""
+
+    def kbest(self, *args, **kwargs) -> Any: ...
+
+
+#: the capability names, as tasks and learners write them
+MAX_DECODABLE = MaxDecodable.__capability__
+LATENT_BINARY = LatentBinary.__capability__
+HEURISTIC = Heuristic.__capability__
+SIZED = Sized.__capability__
+RANDOM_TIES = RandomTies.__capability__
+MARGINALIZABLE = Marginalizable.__capability__
+LABEL_FACTORED = LabelFactored.__capability__
+EXPLAINABLE = Explainable.__capability__
+CANDIDATE_LIST = CandidateList.__capability__
+CLASS_POSTERIOR = ClassPosterior.__capability__
+KBEST = KBest.__capability__
+
+
+# ----------------------------------------------------------- outside any one capability
+class BatchMarginals(Protocol):
+    """Compiled batch forms a task *may* add to marginalizable or class-posterior ones;
+    the CRF uses them where present (``getattr(task, name, None)``), else loops over the
+    capability's own methods, so no capability requires them."""
+
+    def marginals_batch(self, X, w) -> list: ...
+
+    def log_loss_batch(self, X, Y, w, out=None) -> tuple[float, np.ndarray]: ...
+
+    def observed_feature_support(self, X, Y, **choice) -> np.ndarray: ...
+
+
+class Persistent(Protocol):
+    """What saving and loading a trained model reads of its task (``learners.persistence``
+    and ``learners.checkpoint``): its fitted state and the parameters a file may not set."""
+
+    #: parameters naming places on this machine (never taken from a file)
+    local_params: ClassVar[frozenset]
+
+    def get_state(self) -> tuple[dict, dict]: ...
+
+    @classmethod
+    def from_state(cls, params: dict, state: dict, arrays: dict) -> Any: ...
+
+    @classmethod
+    def params_from_file(cls, params: dict) -> dict: ...
+
+
+#: the protocols whose members a learner may touch (explainable and k-best serve the
+#: command line, never a learner)
+LEARNER_PROTOCOLS = (Structure, MaxDecodable, LatentBinary, Heuristic, Sized, RandomTies,
+                     Marginalizable, LabelFactored, CandidateList, ClassPosterior,
+                     BatchMarginals, Persistent)
+
+
+def learner_members() -> dict[str, str]:
+    """Every member a learner may touch on its task -> the protocol that lists it."""
+    out: dict[str, str] = {}
+    for proto in LEARNER_PROTOCOLS:
+        for m in protocol_members(proto):
+            out.setdefault(m, proto.__name__)
+    return out
+
+
+def is_structure(task) -> bool:
+    """Whether ``task``'s class has every member of :class:`Structure` (looked up on the
+    class, so an unfitted task's properties are not evaluated)."""
+    cls = type(task)
+    return all(hasattr(cls, m) for m in protocol_members(Structure))
+
+
+def latent_argmax_decisions(task, X, w) -> np.ndarray:
+    """f(x) = max_h w . Phi(x, h) for every example: the scores of ``latent_argmax_batch``
+    (``LatentBinaryTask.decision_batch``; a learner that sees a task keep it may reuse
+    those latent completions instead of decoding again)."""
+    return np.array([r.score for r in task.latent_argmax_batch(X, w)], dtype=np.float64)
 
 
 def any_of(*names: str) -> str:
@@ -119,10 +418,6 @@ def alternatives(requirement: str) -> tuple[str, ...]:
     return tuple(requirement.split("|"))
 
 
-#: the k best structures of an input under weights w, with their scores (reranking lists)
-KBEST = _define("k-best", ("kbest",), "the k best structures and their scores (latentstruct kbest)")
-
-
 def capability(name: str) -> Capability:
     try:
         return CAPABILITIES[name]
@@ -130,8 +425,6 @@ def capability(name: str) -> Capability:
         raise ValueError(
             f"unknown capability {name!r}; known: {', '.join(sorted(CAPABILITIES))}"
         ) from None
-
-
 def missing_methods(task_cls, base_classes: tuple[type, ...]) -> dict[str, list[str]]:
     """Methods of declared capabilities that ``task_cls`` does not implement.
 
