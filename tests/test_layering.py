@@ -313,3 +313,26 @@ def test_learners_touch_only_the_contract_members():
     # the scan finds what the learners are known to use (it would pass vacuously otherwise)
     assert {"argmax_batch", "joint_feature_differences", "latent_argmax", "n_features",
             "as_batch", "label_factored_batch", "candidate_log_partitions"} <= touched
+
+
+def test_the_capability_table_is_generated_from_the_protocols():
+    from latentstruct.tasks import contracts
+
+    for name, cap in contracts.CAPABILITIES.items():
+        assert cap.protocol is not None and cap.protocol.__capability__ == name
+        assert set(cap.methods) <= set(contracts.protocol_members(cap.protocol))
+    assert contracts.CAPABILITIES["max-decodable"].methods == ("argmax", "joint_feature", "loss")
+    with pytest.raises(TypeError, match="does not declare"):
+        @contracts.capability_protocol("made-up", ("missing",), "a test")
+        class MadeUp(contracts.Protocol):
+            def present(self): ...
+    assert "made-up" not in contracts.CAPABILITIES
+
+
+def test_every_registered_task_is_a_structure():
+    from latentstruct.learners import NormalizedBinaryView
+    from latentstruct.tasks import TASKS
+    from latentstruct.tasks.contracts import is_structure
+
+    assert all(is_structure(cls()) for cls in TASKS.values())
+    assert is_structure(NormalizedBinaryView()) and not is_structure(object())
