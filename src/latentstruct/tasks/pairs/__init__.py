@@ -138,17 +138,28 @@ WNSim to score alignments"): weight 1 on ``map:wnsim``, a small deletion cost (-
 WNSim exceeds ``heuristic_threshold`` (``map:const = -threshold - 0.1 x`` the number of
 sides with deletion variables).  Edge variables get no score; they follow the word
 mappings through the constraints (10)-(11), so this heuristic is solved exactly by the
-matching stage of the ILP solver.
+matching stage of the ILP solver.  With the user's word-pair scores (below) each
+``map:score:K`` gets weight ``1/k``: WNSim plus the mean score decides.
+
+Your own word-pair scores
+-------------------------
+An in-memory example may be ``(a, b, scores)``: an (n_a x n_b) or (n_a x n_b x k) array of
+numbers over :meth:`GraphPairTask.pair_tokens` (the graph nodes above).  Each score is the
+real feature ``map:score:K`` of the word mapping a_i <-> b_j and adds its top-k pairs to the
+candidates; :meth:`GraphPairTask.with_pair_scores` computes them from a function
+``f(tokens_a, tokens_b)``.  See :mod:`latentstruct.tasks.pairs.scores`.
 
 Modules: ``graphs`` (sentence graphs, candidate pruning, featurised pairs), ``features``
 (the part features), ``task`` (:class:`GraphPairTask`: parameters, parsing, featurising,
 evaluation, persistence), ``decoding`` (its ILP decoding glue and ``explain``),
-``paraphrase`` and ``rte`` (the two registered tasks and their data sets) and ``raw``
-(``make_dataset``'s in-memory pairs).
+``paraphrase`` and ``rte`` (the two registered tasks and their data sets), ``raw``
+(``make_dataset``'s in-memory pairs) and ``scores`` (the user's word-pair scores).
 """
 
+from ...exceptions import ConfigError
 from .features import edit_similarity
 from .graphs import GraphPair, SentenceGraph, candidate_pairs, pair_digest
+from .scores import ScoredSentencePair
 from .task import GraphPairTask, binary_metrics
 from .paraphrase import ParaphraseTask
 from .rte import RteTask
@@ -163,4 +174,17 @@ __all__ = [
     "edit_similarity",
     "binary_metrics",
     "pair_digest",
+    "ScoredSentencePair",
+    "with_pair_scores",
 ]
+
+
+def with_pair_scores(X, f, task="paraphrase", **params):
+    """``[(a, b, f(tokens_a, tokens_b)), ...]`` over the tokens of ``task`` (a task object,
+    or ``"paraphrase"`` / ``"rte"`` built with ``params``): :meth:`GraphPairTask.with_pair_scores`."""
+    if isinstance(task, str):
+        classes = {"paraphrase": ParaphraseTask, "rte": RteTask}
+        if task not in classes:
+            raise ConfigError(f"task must be 'paraphrase', 'rte' or a GraphPairTask, got {task!r}")
+        task = classes[task](**params)
+    return task.with_pair_scores(X, f)

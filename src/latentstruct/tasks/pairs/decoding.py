@@ -17,6 +17,7 @@ from ...exceptions import InferenceError, InputError
 from ...inference.graph_alignment import GraphAlignment, GraphPartScores, alignment_vector
 from ...inference.result import DecodeResult
 from .graphs import GraphPair
+from .scores import score_feature_names
 
 __all__ = ["AlignmentDecoding"]
 
@@ -114,6 +115,9 @@ class AlignmentDecoding:
         w[idx.lookup("map:wnsim")] = 1.0
         w[idx.lookup("del:const")] = -0.1
         w[idx.lookup("map:const")] = -float(self.heuristic_threshold) - 0.1 * n_del_sides
+        k = int(getattr(self, "n_pair_scores_", 0))
+        for name in score_feature_names(k):  # the user's scores: their mean adds to WNSim
+            w[idx.lookup(name)] = 1.0 / k
         return w
 
     # --- explanations ----------------------------------------------------------------------

@@ -32,6 +32,8 @@ from .decoding import AlignmentDecoding
 from .features import FeatureOptions, Lexical, edit_similarity, lexical, part_features
 from .graphs import GraphPair, SentenceGraph, candidate_pairs, pair_digest
 from .raw import sentence_pair_dataset
+from .scores import (check_score_shape, n_scores, record_scores, score_candidates,
+                     score_feature_names, scores_refusal)
 
 __all__ = ["GraphPairTask", "binary_metrics", "check_flag", "file_paths"]
 
@@ -299,9 +301,11 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
         affinity (:func:`~latentstruct.tasks.pairs.features.lexical`)."""
         return lexical(g1, g2, self._wordnet(), self._edit_sim, coref=bool(self.coref_features))
 
-    def _problem(self, g1, g2, affinity) -> GraphAlignmentProblem:
+    def _problem(self, g1, g2, affinity, scores=None) -> GraphAlignmentProblem:
         pairs = candidate_pairs(affinity, int(self.top_k), both_sides=self.prune_both_sides,
                                 min_affinity=float(self.min_affinity))
+        if scores is not None:
+            pairs = score_candidates(pairs, scores, int(self.top_k), self.prune_both_sides)
         return GraphAlignmentProblem(len(g1), len(g2), g1.edges, g2.edges, pairs,
                                      delete_nodes1=self.delete_nodes1,
                                      delete_nodes2=self.delete_nodes2,
@@ -327,11 +331,51 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
 
     def _raw_examples(self, dataset: Dataset):
         where = dataset.path
-        graphs = self._graphs(list(dataset.records), where)
-        for pid, g1, g2 in track(graphs, "word similarities and ILP structure", unit="pair"):
+        records = list(dataset.records)
+        graphs = self._graphs(records, where)
+        for k, (rec, (pid, g1, g2)) in enumerate(
+                track(list(zip(records, graphs)), "word similarities and ILP structure", unit="pair")):
+            S = record_scores(rec)
+            if S is not None:
+                check_score_shape(S, k, g1, g2, where)
             lex = self._lexical(g1, g2)
-            problem = self._problem(g1, g2, lex[3])
-            yield pid, g1, g2, lex, problem, self._part_names(g1, g2, problem, lex)
+            problem = self._problem(g1, g2, lex[3], S)
+            parts = self._part_names(g1, g2, problem, lex)
+            if S is not None:  # word mappings come first in the variable layout
+                names = score_feature_names(S.shape[2])
+                for part, (i, j) in zip(parts, problem.node_pairs.tolist()):
+                    part.extend(zip(names, S[i, j].tolist()))
+            yield pid, g1, g2, lex, problem, parts
+
+    def pair_tokens(self, X) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+        """The tokens a word-pair score matrix of each example is over: ``(tokens_a,
+        tokens_b)`` of every pair of ``X`` (raw pairs, scored or not, or a ``Dataset``).
+
+        They are the graph nodes: spaCy's tokens of each sentence with punctuation dropped
+        (see "Graphs"); with ``extended`` the longer sentence is doubled.  Needs no fitting
+        (only the parser)."""
+        self._validate_params()
+        data = X if isinstance(X, Dataset) else self.make_dataset(X)
+        return [(g1.tokens, g2.tokens) for _, g1, g2 in self._graphs(list(data.records), data.path)]
+
+    def with_pair_scores(self, X, f) -> list[tuple]:
+        """``[(a, b, f(tokens_a, tokens_b)), ...]``: the pairs of ``X`` with the scores of the
+        function ``f`` over :meth:`pair_tokens` (an (n_a x n_b) or (n_a x n_b x k) array per
+        pair).  The result is what ``fit``/``predict`` take; the model never stores ``f``
+        (model files hold data only), so give the same ``f`` again at prediction."""
+        if not callable(f):
+            raise InputError(f"f must be a function f(tokens_a, tokens_b) -> (n_a x n_b) array, "
+                             f"got {type(f).__name__}")
+        data = self.make_dataset([tuple(x[:2]) if isinstance(x, (tuple, list)) else x for x in X])
+        out = []
+        for i, (rec, (ta, tb)) in enumerate(zip(data.records, self.pair_tokens(data))):
+            S = np.asarray(f(list(ta), list(tb)), dtype=np.float64)
+            if S.shape[:2] != (len(ta), len(tb)) or S.ndim not in (2, 3):
+                raise InputError(f"f returned shape {S.shape} for X[{i}], expected "
+                                 f"({len(ta)}, {len(tb)}) or ({len(ta)}, {len(tb)}, k): one "
+                                 f"row per token of {list(ta)}, one column per token of {list(tb)}")
+            out.append((rec.first, rec.second, S))
+        return out
 
     # --- fitting ----------------------------------------------------------------------------
     def fit(self, dataset: Dataset) -> "GraphPairTask":
@@ -342,8 +386,12 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
         index = FeatureIndex(min_count=int(self.min_count))
         for name in _FIXED_NAMES:
             index.add(name)
+        k = n_scores(dataset.records, dataset.path)
+        for name in score_feature_names(k):
+            index.add(name)
         index.fit([name for part in raw[5] for name, _ in part] for raw in self._raw_examples(dataset))
         self.feature_index_ = index
+        self.n_pair_scores_ = k
         self.train_digests_ = self._digests(dataset)
         self.fitted_ = True
         return self
@@ -379,6 +427,10 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
         """One :class:`GraphPair` per record (parse, graphs, pruning, part features)."""
         self.check_fitted()
         self._validate_params()
+        k = n_scores(dataset.records, dataset.path)
+        fitted_k = getattr(self, "n_pair_scores_", 0)
+        if k != fitted_k:
+            raise scores_refusal(fitted_k, k, dataset.path)
         return [self._example(*raw) for raw in self._raw_examples(dataset)]
 
     def make_example(self, first, second, pair_id="0") -> GraphPair:
@@ -438,7 +490,7 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
         self.check_fitted()
         arrays = dict(self.feature_index_.to_arrays(_FI_PREFIX))
         arrays[_DIGEST_KEY] = self.train_digests_
-        return {"n_features": len(self.feature_index_)}, arrays
+        return {"n_features": len(self.feature_index_), "n_pair_scores": int(self.n_pair_scores_)}, arrays
 
     @classmethod
     def from_state(cls, params, state, arrays):
@@ -459,7 +511,13 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
         if digests.dtype != np.uint8 or digests.ndim != 2 or digests.shape[1] != 20:
             raise ModelFormatError(f"{_DIGEST_KEY} must be a uint8 array (n, 20), got "
                                    f"{digests.dtype} {digests.shape}")
+        k = state.get("n_pair_scores", 0)  # models from before issue 43 have none
+        if (isinstance(k, bool) or not isinstance(k, int) or k < 0
+                or any(index.lookup(name) < 0 for name in score_feature_names(k))):
+            raise ModelFormatError(f"task state n_pair_scores must be a non-negative integer "
+                                   f"whose map:score:K features are in the index, got {k!r}")
         task.feature_index_ = index
+        task.n_pair_scores_ = k
         task.train_digests_ = digests
         task.fitted_ = True
         return task
