@@ -176,6 +176,13 @@ class SupportingSentenceTask(LatentBinaryTask):
     x: a featurised document, an array (n_sentences, n_features): each sentence's word
        counts, then a constant 1 (a per-sentence bias).  h: the supporting sentences, a
        sorted int array of 1..max_sentences row indices.  Phi(x, h) = the sum of h's rows.
+
+    Parameters
+    ----------
+    max_sentences : int, default 2
+        Most sentences a supporting set may hold (k).
+    lexicon : tuple of str
+        The heuristic's seed words: it keeps the sentence with most of them.
     """
 
     name = "supporting-sentences"

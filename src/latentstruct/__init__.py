@@ -3,7 +3,8 @@
 The estimators on raw Python data (``Tagger``, ``Chunker``, ``DependencyParser``,
 ``DocumentClassifier``, ``PairClassifier``, ``Estimator``) and ``load`` are importable from
 here; they are loaded on first use, so that ``latentstruct --help`` does not pay for
-scikit-learn and numba.
+scikit-learn and numba.  So is the command line, ``latentstruct.cli`` (``main(argv)`` runs
+``latentstruct ARGS...`` in this process), after a plain ``import latentstruct``.
 """
 
 from .version import __version__
@@ -13,7 +14,15 @@ _ESTIMATOR_NAMES = ("Estimator", "Tagger", "Chunker", "DependencyParser", "Docum
 __all__ = ["__version__", *_ESTIMATOR_NAMES]
 
 
+#: subpackages reachable as attributes after ``import latentstruct``, imported on first use
+_LAZY_SUBPACKAGES = ("cli",)
+
+
 def __getattr__(name):
+    if name in _LAZY_SUBPACKAGES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     if name in _ESTIMATOR_NAMES:
         from . import estimators
 
@@ -22,4 +31,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(list(globals()) + list(_ESTIMATOR_NAMES))
+    return sorted(set(globals()) | set(_ESTIMATOR_NAMES) | set(_LAZY_SUBPACKAGES))

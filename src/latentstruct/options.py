@@ -2,7 +2,9 @@
 and the first sentence of its docstring entry.
 
 The tables are generated from the classes themselves (``__init__``'s signature and the
-numpy-style "Parameters" section of the class docstring), so they cannot drift from the code.
+numpy-style "Parameters" section of the class docstring, or of ``__init__``'s docstring, as
+numpydoc allows both), so they cannot drift from the code.  A task or learner of your own
+gets its help the same way; a parameter documented nowhere is listed as undocumented.
 """
 
 from __future__ import annotations
@@ -34,8 +36,12 @@ def parameter_types(cls) -> dict[str, str]:
 def _entries(cls) -> dict[str, tuple[str, str]]:
     out: dict[str, tuple[str, str]] = {}
     for klass in reversed(cls.__mro__):
-        doc = inspect.getdoc(klass) if "__doc__" in vars(klass) else None
-        if doc:
+        init = vars(klass).get("__init__")
+        init_doc = getattr(init, "__doc__", None)  # its own, not an inherited one
+        docs = [inspect.cleandoc(init_doc) if isinstance(init_doc, str) else None,
+                # then the class docstring, whose entries win
+                inspect.getdoc(klass) if "__doc__" in vars(klass) else None]
+        for doc in filter(None, docs):
             for name, (meaning, kind) in _parse(doc).items():
                 # a subclass entry that only restates the type ("a, b : bool, default True")
                 # keeps the base class's meaning: subclasses document their own defaults
@@ -108,7 +114,8 @@ def option_table(cls, params: dict, *, skip=("task",), width: int = 100) -> str:
             continue
         shown = "None" if default is None else (default if isinstance(default, str) else repr(default))
         kind = types.get(name) or (type(default).__name__ if default is not None else "")
-        meaning = docs.get(name, "")
+        meaning = docs.get(name) or ("undocumented: describe it under 'Parameters' in the "
+                                     f"docstring of {cls.__name__}")
         if kind and kind != meaning:
             meaning = f"({kind}) {meaning}".rstrip()
         rows.append((f"{name}={shown}", meaning))

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["Registry", "TASKS", "get_task_class", "learner_modules", "task_modules"]
+__all__ = ["Registry", "TASKS", "get_task_class", "learner_modules", "task_modules",
+           "model_task_class"]
 
 PACKAGE = Path(__file__).resolve().parent
 ENTRY_POINT_GROUPS = {"task": "latentstruct.tasks", "learner": "latentstruct.learners"}
@@ -180,3 +182,43 @@ def get_task_class(name: str) -> type:
         raise ConfigError(
             f"unknown task {name!r}; expected one of: {', '.join(sorted(TASKS))}"
         ) from None
+
+
+# a dotted Python module name, as a model file may record it (anything else is not repeated)
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def model_task_class(metadata: dict, path) -> type:
+    """The task class a model file's metadata names, or a ``ConfigError`` saying how to make
+    it known to this process.
+
+    A task defined outside ``latentstruct/tasks/`` is registered when its module is imported
+    (or found through an entry point), so a process that has not imported it cannot rebuild
+    the model.  The file records the module the task was saved from (``task_module``); the
+    message names it, as data only: a model file is never a reason to import anything.
+    """
+    from .exceptions import ConfigError
+    from .version import __version__ as version
+
+    name = metadata["task"]
+    try:
+        return TASKS[name]
+    except KeyError:
+        pass
+    module = metadata.get("task_module")
+    known = f"Registered tasks: {', '.join(sorted(TASKS))}"
+    if not (isinstance(module, str) and len(module) <= 200 and _MODULE_NAME.fullmatch(module)):
+        module = None  # not recorded (an older file), or not a module name: not repeated
+    if module is not None and module.split(".")[0] == "latentstruct":
+        raise ConfigError(
+            f"{path}: the model names task {name!r}, which is not registered in this process: "
+            f"it was saved from latentstruct's own module {module!r}, which this version "
+            f"({version}) does not have; load it with the latentstruct version that wrote it "
+            f"({str(metadata.get('library_version', 'unknown'))[:40]}). {known}")
+    where = (f"import {module!r} (the module the model was saved from)" if module
+             else "import the module that defines it")
+    raise ConfigError(
+        f"{path}: the model names task {name!r}, which is not registered in this process; "
+        f"{where} before loading the model, or declare that module as an entry point in "
+        f"group 'latentstruct.tasks' of its package (docs/subclassing.md, 'Registration'). "
+        f"{known}")

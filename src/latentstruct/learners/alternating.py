@@ -453,8 +453,9 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
             trusted = not capped and not monitor.per_iteration[-1] and maximiser
             if check and trusted:
                 raise InferenceError(
-                    message + ". The latent argmax is not a maximum: check the task's decoder "
-                    "with latentstruct.testing.check_decoder, or pass check_inference=False.")
+                    message + ". The latent argmax is not a maximum: check the task with "
+                    "latentstruct.testing.check_task(task, examples, enumerate=...), or pass "
+                    "check_inference=False.")
             warnings.warn(
                 message + ("" if trusted else " (this iteration hit the cutting-plane cap, had "
                            "inexact decodes, or the task's decoder is not a maximiser)")

@@ -192,8 +192,9 @@ def raise_inexact_decoder(kind: str, example: int, value: float) -> None:
     raise InferenceError(
         f"{kind} argmax for example {example} is not exact: the returned structure scores "
         f"{value:.6g} below a structure the decoder must consider (the gold structure). "
-        "The task's argmax or its joint_feature disagree; check them with "
-        "latentstruct.testing.check_decoder, or pass check_inference=False to skip this check."
+        "The task's argmax or its joint_feature disagree; check the task with "
+        "latentstruct.testing.check_task(task, examples, enumerate=...), or pass "
+        "check_inference=False to skip this check."
     )
 
 

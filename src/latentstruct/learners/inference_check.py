@@ -94,9 +94,9 @@ class InferenceMonitor:
         self.n_inconsistent += 1
         if self.check:
             raise InferenceError(
-                f"{self.learner}: {message}. Check the task's decoder with "
-                "latentstruct.testing.check_decoder, or pass check_inference=False to skip "
-                "this check."
+                f"{self.learner}: {message}. Check the task (its decoder against every "
+                "legal structure) with latentstruct.testing.check_task(task, examples, "
+                "enumerate=...), or pass check_inference=False to skip this check."
             )
 
     def end_iteration(self) -> None:

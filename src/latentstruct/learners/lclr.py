@@ -14,7 +14,7 @@ import numpy as np
 from ..exceptions import ConfigError, warn_convergence
 from ..parallel import parallel_chunks, rows, shared
 from ..solvers.dcd import ConstraintPool, DCDKernelState, solve_grouped_dcd
-from ..tasks.contracts import HEURISTIC, LATENT_BINARY, RANDOM_TIES
+from ..tasks.contracts import HEURISTIC, LATENT_BINARY, RANDOM_TIES, checked_heuristic_weights
 from .alternating import alternating_latent_fit
 from .alternating_chunks import decision_chunk, latent_chunk
 from .alternating_result import (
@@ -175,7 +175,7 @@ class TwoStage(LatentBinaryLearner):
         C = float(self.C)
         X = task.as_batch(X)
         y = self._check_labels(X, y)
-        self.heuristic_coef_ = np.asarray(task.heuristic_weights(), dtype=np.float64)
+        self.heuristic_coef_ = checked_heuristic_weights(task)  # its length, named if wrong
         monitor = InferenceMonitor("TwoStage", self.check_inference)
         # X as a shared part, not per-chunk rows: inside LCLR's fit this is the loop's own
         # block, so process workers keep the examples (and the decoders they build) for

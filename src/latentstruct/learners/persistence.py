@@ -13,7 +13,7 @@ import numpy as np
 
 from ..exceptions import ModelFormatError
 from ..io import load_model, save_model
-from ..registry import get_task_class
+from ..registry import model_task_class
 from ..tasks.contracts import Structure
 from .base import get_learner_class
 
@@ -46,6 +46,9 @@ def save_trained(path, task: Structure, learner, extra: dict | None = None) -> N
         raise ValueError(f"task and learner both save arrays named {sorted(clash)}")
     metadata = {
         "task": task.name,
+        # where the task class was defined: named by the error a process that has not
+        # imported it gets on loading (as information; loading never imports it)
+        "task_module": type(task).__module__,
         "learner": learner.registry_name,
         "task_params": task.get_params(),
         "learner_params": _json_params(learner),
@@ -145,8 +148,8 @@ def load_trained(path, *, expected_task: str | None = None):
             f"`latentstruct train ... --resume {path}`, which writes the model at its end")
     _check_weights(path, arrays)
     arrays = _ReadArrays(arrays)
+    task_cls = model_task_class(metadata, path)  # unregistered: say how to register it
     try:
-        task_cls = get_task_class(metadata["task"])
         learner_cls = get_learner_class(metadata["learner"])
         task_params = task_cls.params_from_file(metadata["task_params"])
         task = task_cls.from_state(task_params, metadata["task_state"], arrays)

@@ -28,6 +28,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..exceptions import ConfigError
 from .label_factored import LabelFactoredBatch, gold_labels
 
 __all__ = [
@@ -69,6 +70,7 @@ __all__ = [
     "LEARNER_PROTOCOLS",
     "is_structure",
     "latent_argmax_decisions",
+    "checked_heuristic_weights",
     "describe",
 ]
 
@@ -169,7 +171,11 @@ class MaxDecodable(Structure, Protocol):
     forms default to loops over them (``tasks.base.StructuredTask``)."""
 
     def argmax(self, x, w, y_true=None, *, random_state=None) -> Any:
-        """``DecodeResult`` of the best structure; loss-augmented when ``y_true`` is given."""
+        """``DecodeResult`` of the best structure; loss-augmented when ``y_true`` is given.
+
+        ``x`` is one featurised example, whatever ``featurize`` makes of a record: any
+        picklable object (process workers receive it pickled); the returned structure is
+        any picklable value that ``joint_feature`` and ``loss`` accept."""
 
     def argmax_results(self, X, w, Y=None, *, random_state=None) -> list:
         """``argmax`` of every example (with its status)."""
@@ -178,7 +184,9 @@ class MaxDecodable(Structure, Protocol):
         """The structures of ``argmax_results``."""
 
     def joint_feature(self, x, y) -> Any:
-        """Phi(x, y) as a ``SparseVector``."""
+        """Phi(x, y) as a ``SparseVector``, for every legal structure ``y`` of ``x`` (the
+        gold one, any the argmax returns, and each one ``check_task``'s enumeration yields),
+        indices below ``n_features``."""
 
     def joint_feature_difference(self, x, y_a, y_b) -> Any:
         """Phi(x, y_a) - Phi(x, y_b), coalesced."""
@@ -200,13 +208,19 @@ class LatentBinary(Structure, Protocol):
     """A binary decision over a hidden structure: f(x) = max_h w . Phi(x, h)."""
 
     def latent_argmax(self, x, w, *, random_state=None) -> Any:
-        """``DecodeResult`` of the best legal h, its score w . Phi(x, h)."""
+        """``DecodeResult`` of the best legal h, its score w . Phi(x, h).
+
+        ``x`` is one featurised example: any picklable object (process workers receive it
+        pickled).  h is any picklable value ``latent_feature`` accepts, best a numpy array
+        (or a value numpy can hold): LCLR keys its caches on its bytes."""
 
     def latent_argmax_batch(self, X, w, *, random_state=None) -> list:
         """``latent_argmax`` of every example."""
 
     def latent_feature(self, x, h) -> Any:
-        """Phi(x, h) as a ``SparseVector`` (bias feature included)."""
+        """Phi(x, h) as a ``SparseVector`` (bias feature included), for every legal h of
+        ``x``, not only the argmax's: learners call it on cached and heuristic structures,
+        and ``check_task`` on each one its enumeration yields."""
 
     def decision_batch(self, X, w) -> np.ndarray:
         """f(x) of every example (default :func:`latent_argmax_decisions`)."""
@@ -403,6 +417,25 @@ def latent_argmax_decisions(task, X, w) -> np.ndarray:
     (``LatentBinaryTask.decision_batch``; a learner that sees a task keep it may reuse
     those latent completions instead of decoding again)."""
     return np.array([r.score for r in task.latent_argmax_batch(X, w)], dtype=np.float64)
+
+
+def checked_heuristic_weights(task) -> np.ndarray:
+    """``task.heuristic_weights()`` as float64, checked to be a vector of ``n_features``
+    entries: where a learner first takes them (``TwoStage``, so the two-stage baseline and
+    LCLR's default initialisation), a wrong length is a ``ConfigError`` naming the method,
+    the task class and both lengths, not a matrix-product error deep in a decoder."""
+    w = task.heuristic_weights()
+    arr = np.asarray(w, dtype=np.float64) if isinstance(w, (np.ndarray, list, tuple)) else None
+    n = task.n_features
+    if arr is None or arr.shape != (n,):
+        got = (f"an array of shape {arr.shape}" + (f" ({arr.shape[0]} entries)" if arr.ndim == 1
+                                                   else "")
+               if arr is not None else f"a {type(w).__name__}")
+        raise ConfigError(
+            f"{type(task).__name__}.heuristic_weights() returned {got}; expected a float vector "
+            f"of length n_features = {n} (one weight per feature of the task's feature map). "
+            "Fix the task's heuristic_weights (latentstruct.testing.check_task checks it)")
+    return arr
 
 
 def any_of(*names: str) -> str:

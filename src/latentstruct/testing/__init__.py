@@ -22,6 +22,11 @@ Example (a chain decoder)::
 The brute-force enumerators and score helpers live in
 :mod:`latentstruct.inference.brute_force` and are re-exported here.
 
+``MAX_ENUMERATED`` (100,000) is the most structures ``check_task``'s ``enumerate`` may yield
+for one example; without ``enumerate`` it skips the checks against brute force
+(``ENUMERATION_CHECKS``), lists them in ``report.skipped`` and warns
+(``ChecksSkippedWarning``).
+
 Modules: :mod:`.decoders` (:func:`check_decoder`), :mod:`.tasks` (:func:`check_task`, with
 :mod:`.capabilities` and :mod:`.state` behind it) and :mod:`.bags` (a toy latent task for
 learners' tests).
@@ -42,7 +47,8 @@ from latentstruct.inference.brute_force import (
 from .bags import BagTask, make_bag_problem, require_data
 from .decoders import (DecoderCheckReport, check_decoder, random_alignment_scores, random_chain,
                        random_scores, random_tree, random_tree_instance, scores_close)
-from .tasks import TaskCheckReport, check_task
+from .tasks import (ENUMERATION_CHECKS, MAX_ENUMERATED, ChecksSkippedWarning, TaskCheckReport,
+                    check_task)
 
 __all__ = [
     "require_data",
@@ -52,6 +58,9 @@ __all__ = [
     "DecoderCheckReport",
     "check_task",
     "TaskCheckReport",
+    "ChecksSkippedWarning",
+    "MAX_ENUMERATED",
+    "ENUMERATION_CHECKS",
     "scores_close",
     "random_scores",
     "random_chain",

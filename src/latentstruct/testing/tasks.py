@@ -14,6 +14,7 @@ capability) and :mod:`latentstruct.testing.state` (the state round trip and the 
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -34,10 +35,28 @@ from latentstruct.tasks.contracts import (
     MAX_DECODABLE,
 )
 
-__all__ = ["check_task", "TaskCheckReport", "MAX_ENUMERATED"]
+__all__ = ["check_task", "TaskCheckReport", "MAX_ENUMERATED", "ChecksSkippedWarning",
+           "ENUMERATION_CHECKS"]
 
-#: most structures an ``enumerate`` callable may yield for one example (keep instances tiny)
+#: most structures an ``enumerate`` callable may yield for one example: 100,000 (keep the
+#: enumerated instances tiny; ``check_task`` refuses an enumeration that yields more)
 MAX_ENUMERATED = 100_000
+
+#: capability -> the checks that compare with ``enumerate``'s brute force, skipped without it
+#: (the ``*-maximum`` ones also when ``argmax_is_maximum()`` is False: nothing to compare)
+ENUMERATION_CHECKS: dict[str, tuple[str, ...]] = {
+    MAX_DECODABLE: ("argmax-maximum", "loss-augmented-maximum"),
+    LATENT_BINARY: ("latent-argmax-maximum",),
+    MARGINALIZABLE: ("log-partition-enumeration", "expected-feature-enumeration"),
+    CANDIDATE_LIST: ("candidate-log-partitions-enumeration", "candidate-max-product-maximum",
+                     "candidate-max-product-score"),
+    CLASS_POSTERIOR: ("class-log-partitions-enumeration", "log-loss-gradient-enumeration"),
+}
+
+
+class ChecksSkippedWarning(UserWarning):
+    """``check_task`` skipped checks (named in the message and in ``report.skipped``)
+    because no ``enumerate`` was given."""
 
 
 @dataclass(frozen=True)
@@ -47,13 +66,16 @@ class TaskCheckReport:
     n_examples : examples checked; n_weights : random weight vectors per example;
     checks : names of the checks that ran, in the order they first ran;
     max_abs_error : largest absolute difference seen between two scores (or feature values,
-    log-partitions, expectations) that had to be equal.
+    log-partitions, expectations) that had to be equal;
+    skipped : names of the checks of the task's capabilities that did not run because no
+    ``enumerate`` was given (see :data:`ENUMERATION_CHECKS`); empty with one.
     """
 
     n_examples: int
     n_weights: int
     checks: tuple[str, ...]
     max_abs_error: float
+    skipped: tuple[str, ...] = ()
 
 
 def check_task(task, examples, enumerate: Callable[[Any], Iterable] | None = None, *,
@@ -76,9 +98,12 @@ def check_task(task, examples, enumerate: Callable[[Any], Iterable] | None = Non
         ``x -> iterable of every legal structure of x``: the output y of a max-decodable
         task, the hidden h of a latent-binary one, ``(j, h)`` pairs (candidate j, its hidden
         assignment h) of a candidate-list task, which must then offer
-        ``candidate_feature(x, j, h)``.  At most ``MAX_ENUMERATED`` per example: keep the
-        examples tiny.  Without it the maximality checks that need the true maximum are
-        skipped (the others still run).
+        ``candidate_feature(x, j, h)``.  At most ``MAX_ENUMERATED`` (100,000) per example:
+        keep the examples tiny.  Without it the checks that need the true maximum (or the
+        true sums) are skipped, the others still run, and ``check_task`` says which were
+        skipped (``report.skipped`` and a :class:`ChecksSkippedWarning`): a decoder that
+        searches too small a space (misses legal structures) returns consistent, exact-looking
+        results and is caught only by comparing with ``enumerate``.
     n_weights : int, default 5
         Random weight vectors per example, drawn once from one seeded numpy Generator and
         shared by every example: even draws standard normal, odd draws integers in [-2, 2]
@@ -90,6 +115,13 @@ def check_task(task, examples, enumerate: Callable[[Any], Iterable] | None = Non
     Returns
     -------
     TaskCheckReport
+        The checks that ran (``checks``) and, without ``enumerate``, those skipped
+        (``skipped``).
+
+    Warns
+    -----
+    ChecksSkippedWarning
+        without ``enumerate``, naming the checks of the task's capabilities that it skipped.
 
     Raises
     ------
@@ -441,4 +473,26 @@ def _run(checker: CapabilityChecker, enumerate_structures, pairs, X, Y, dataset)
             if CLASS_POSTERIOR in caps:
                 checker.check_class_posterior_batch(k, pairs, X, Y, w)
     check_state(checker, pairs, dataset, weights, latent_h)
-    return TaskCheckReport(len(pairs), n_weights, tuple(checker.ran), float(checker.max_err))
+    skipped = _skipped(checker) if enumerate_structures is None else ()
+    return TaskCheckReport(len(pairs), n_weights, tuple(checker.ran), float(checker.max_err),
+                           skipped)
+
+
+def _skipped(checker: CapabilityChecker) -> tuple[str, ...]:
+    """The enumeration checks of the task's capabilities that did not run, with a warning
+    naming them (a passing run without them proves less than it seems)."""
+    skipped = []
+    for cap, names in ENUMERATION_CHECKS.items():
+        if cap not in checker.caps:
+            continue
+        for name in names:
+            needs_maximum = name.endswith("-maximum")
+            if name not in checker.ran and (checker.maximal or not needs_maximum):
+                skipped.append(name)
+    if skipped:
+        warnings.warn(ChecksSkippedWarning(
+            f"check_task ran without enumerate, so it skipped {len(skipped)} check(s): "
+            f"{', '.join(skipped)}. A decoder that searches too small a space (misses legal "
+            "structures) passes every other check; pass enumerate=lambda x: <every legal "
+            "structure of x> on tiny examples to compare it with brute force"), stacklevel=4)
+    return tuple(skipped)
