@@ -50,7 +50,6 @@ from latentstruct.data.paths import dataset_path
 from latentstruct.learners.mixture import tune_mixture_weights
 from latentstruct.learners.reranker import HiddenVariableReranker
 from latentstruct.significance import sign_test
-from latentstruct.tasks.base import Dataset
 from latentstruct.tasks.rerank import RerankTask, kbest_dataset
 
 ROOT = Path(__file__).resolve().parent.parent

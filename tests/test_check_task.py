@@ -12,7 +12,6 @@ import pytest
 
 from latentstruct.data.sparse import SparseRows, SparseVector
 
-from latentstruct.data.sparse import SparseVector
 from latentstruct.exceptions import NotFittedError
 from latentstruct.inference.result import DecodeResult
 from latentstruct.tasks import TASKS, ChunkTask, Dataset

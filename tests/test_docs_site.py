@@ -30,6 +30,9 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
+# the site is built (sphinx, every gallery example run) and opened in a browser: minutes
+pytestmark = pytest.mark.slow
+
 HTML = Path(__file__).resolve().parents[1] / "docs" / "_build" / "html"
 CHROMIUM = "/usr/bin/chromium"
 PAGE_TIMEOUT_S = 60  # a guard against a hang only (no answer at all); never a speed check

@@ -19,6 +19,9 @@ from pathlib import Path
 
 import pytest
 
+# every example runs as a script in a subprocess, most train on real data: minutes
+pytestmark = pytest.mark.slow
+
 from latentstruct.data.paths import data_root
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"

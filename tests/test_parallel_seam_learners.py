@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from joblib import parallel_config
 
-from latentstruct import parallel
 from latentstruct.parallel import blocks
 from latentstruct.data.dependency.kbest_synthetic import synthetic_kbest
 from latentstruct.data.progress import show_progress

@@ -171,8 +171,8 @@ def near_valid(draw, blocks, sep: str, tokens, header=None, footer=None):
     optional BOM, a missing or doubled final line ending."""
     rows = [] if header is None else header.split("\n")
     block = blocks if isinstance(blocks, st.SearchStrategy) else st.sampled_from(blocks)
-    for block in draw(st.lists(block, min_size=1, max_size=5)):
-        rows.extend(block.split("\n"))
+    for drawn in draw(st.lists(block, min_size=1, max_size=5)):
+        rows.extend(drawn.split("\n"))
     if footer is not None:
         rows.extend(footer.split("\n"))
     for _ in range(draw(st.sampled_from([0, 1, 1, 1, 2, 3]))):

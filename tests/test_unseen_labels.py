@@ -14,7 +14,7 @@ from latentstruct.cli import main
 from latentstruct.exceptions import ConfigError, InputError
 from latentstruct.learners import StructuredPerceptron
 from latentstruct.learners.persistence import load_trained
-from latentstruct.tasks import ChunkTask, Dataset, DependencyTask, DocumentClassificationTask
+from latentstruct.tasks import ChunkTask, DependencyTask
 from latentstruct.tasks.sequence.chunk_metrics import chunk_f1
 from latentstruct.tasks.validation import UnseenLabelError
 

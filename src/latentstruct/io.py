@@ -37,7 +37,7 @@ import numpy as np
 from .version import __version__
 from latentstruct.data.atomic import atomic_write
 from latentstruct.data.path_rule import env_byte_limit
-from latentstruct.exceptions import ConfigError, ModelFormatError
+from latentstruct.exceptions import ModelFormatError
 
 __all__ = ["FORMAT_VERSION", "METADATA_MEMBER", "MAX_METADATA_BYTES", "DEFAULT_MAX_MODEL_BYTES",
            "MAX_MODEL_BYTES_ENV", "max_model_bytes", "save_model", "load_model",
@@ -207,7 +207,8 @@ def save_model(path, metadata: dict, arrays: dict[str, np.ndarray]) -> None:
         text = json.dumps(meta, ensure_ascii=False, indent=1, sort_keys=True,
                           allow_nan=True)
     except (TypeError, ValueError) as exc:  # pragma: no cover - _to_json rejects these first
-        raise ModelFormatError(f"cannot save model: metadata is not JSON-serialisable: {exc}")
+        raise ModelFormatError(
+            f"cannot save model: metadata is not JSON-serialisable: {exc}") from exc
 
     with atomic_write(path, "w+b") as fh:
         np.savez_compressed(fh, **clean_arrays)

@@ -120,8 +120,8 @@ N_JOBS = Bound(
 # derivation entries in memory, and about 40 characters per word and tree in the file.
 _KBEST_WORDS = 25
 KBEST_K = Bound(
-    1000, f"the parser holds the k trees of a sentence in memory (about 24 bytes per word "
-          f"and tree) and writes them all (about 40 characters per word and tree)",
+    1000, "the parser holds the k trees of a sentence in memory (about 24 bytes per word "
+          "and tree) and writes them all (about 40 characters per word and tree)",
     lambda v: f"{size_text(v * _KBEST_WORDS * 24)} of memory and "
               f"{size_text(v * _KBEST_WORDS * 40)} of file per {_KBEST_WORDS}-word sentence",
     "memory")

@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 from conftest import skip_or_fail
 
@@ -35,6 +37,7 @@ def run_suite(folder: Path, plugin: str, tmp_path: Path) -> tuple[int, str]:
     return proc.returncode, proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_sklearn_crfsuite_own_tests_pass(tmp_path):
     folder = COMPAT / "sklearn_crfsuite_tests"
     if not (folder / "test_crf.py").exists():

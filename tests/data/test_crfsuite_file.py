@@ -175,6 +175,7 @@ def conll_features(sentence):
     return out
 
 
+@pytest.mark.slow
 def test_conll2000_model_agrees_with_pycrfsuite_on_1000_sentences(require_data, tmp_path):
     """A chunker that python-crfsuite trained on CoNLL-2000 (first 4,000 sentences of
     train.txt, 50 L-BFGS iterations), read by our reader: identical tags and marginals

@@ -107,6 +107,7 @@ def test_hashing_matches_murmurhash_and_is_in_range():
     assert h.frozen and h.fit([["x"]]) is h
 
 
+@pytest.mark.slow
 def test_hashing_is_stable_across_processes():
     code = (
         "from latentstruct.data.features import HashingIndex;"

@@ -312,6 +312,7 @@ def test_read_sentences(tmp_path):
 # ------------------------------------------------------------------------------------
 # real data
 # ------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_reuters_sentences(require_data):
     sentences = read_sentences(
         require_data("english_sentences", "reuters21578_sentences.txt"))

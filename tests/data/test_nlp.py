@@ -36,6 +36,7 @@ def is_tree(sent: ParsedSentence) -> bool:
 
 
 # ------------------------------------------------------------------------------ parsing
+@pytest.mark.slow
 def test_parse_tokens_lemmas_pos_tree_and_negation(shared_parser):
     a, b = shared_parser.parse(["He did not go to New York.", "The dogs were barking loudly."])
     assert a.tokens == ("He", "did", "not", "go", "to", "New", "York", ".")

@@ -236,6 +236,7 @@ def test_dp_head_of_thousands_of_digits_is_an_input_error(tmp_path):
     assert_at(error_of(read_dependencies, path), path, 1, "at most 9 digits")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["ud_english_ewt", "ud_basque_bdt"])
 def test_the_shared_treebanks_still_read(require_data, name):
     folder = require_data(name)

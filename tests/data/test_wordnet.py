@@ -15,6 +15,7 @@ def wn(require_wordnet):
 
 
 # ------------------------------------------------------------------------------ similarity
+@pytest.mark.slow
 def test_synonyms_and_same_lemma_score_one(wn):
     assert wn.similarity("car", "NOUN", "automobile", "NOUN") == 1.0
     assert wn.similarity("buy", "VERB", "purchase", "VERB") == 1.0

@@ -118,6 +118,7 @@ def test_default_cache_dir_follows_the_environment(monkeypatch, tmp_path):
     assert str(default_vectors_dir()).endswith(".cache/latentstruct/vectors")
 
 
+@pytest.mark.slow
 def test_damaged_cache_file_is_recomputed_with_a_warning(tmp_path, require_spacy):
     first = SpacyVectors(cache_dir=tmp_path)
     good = first.transform(SENTENCES[:1])

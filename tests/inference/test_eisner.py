@@ -59,6 +59,7 @@ def random_instance(rng, n, style):
 # ------------------------------------------------------------------------------------------
 # enumeration
 # ------------------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("n", range(1, 7))
 def test_tree_counts(n):
     single = list(projective_trees(n))

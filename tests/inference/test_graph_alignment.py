@@ -131,6 +131,7 @@ def test_every_stage_is_exercised_and_exact():
     assert seen["matching"] > 0 and seen["lp"] > 0 and seen["bb"] > 0 and seen["ilp"] == 0, seen
 
 
+@pytest.mark.slow
 def test_ilp_stage_on_denser_problems():
     """Problems on 5 x 5 nodes with all pairs as candidates (fractional LPs are common):
     the LP branch-and-bound stage, and HiGHS' MIP without it, still equal brute force."""
@@ -164,6 +165,7 @@ def test_lp_relaxation_bounds_the_optimum():
 # ----------------------------------------------------------------------------------------
 # the legal set: enumeration, checker and ILP rows agree
 # ----------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_enumeration_is_exactly_the_legal_set():
     """On tiny problems, every 0/1 vector over all variables is checked: the vectors that
     check_alignment accepts are exactly those of enumerate_alignments, and exactly those
@@ -572,6 +574,7 @@ def _tied_scores(rng, problem, low=-1, high=2):
     [{}, {"matching_first": False, "lp_first": False}, {"strengthen": False}, {"matching_first": False}],
     ids=["default", "ilp-only", "plain-rows", "lp-then-ilp"],
 )
+@pytest.mark.slow
 def test_decoding_is_independent_of_solve_history(kwargs):
     """On random problems with tied optima (integer scores), a model that has first solved
     a history of other objectives (ties, Gaussian, -inf) returns exactly the structure a

@@ -71,6 +71,7 @@ def brute(problem, scores):
     return max(alignment_score(a, scores) for a in enumerate_alignments(problem))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("strengthen", [True, False], ids=["strengthened", "plain-rows"])
 def test_branch_and_bound_matches_brute_force(strengthen):
     """400 instances per setting (50 per deletion-flag combination): every call is exact
@@ -107,6 +108,7 @@ def test_branch_and_bound_matches_brute_force(strengthen):
         assert seen["bb"] >= 60 and seen["strict_gap"] >= 30, seen
 
 
+@pytest.mark.slow
 def test_tied_optima_are_reproducible_and_history_free():
     """With small-integer scores (many optima tie) a model that has solved other objectives
     first returns exactly the alignment a fresh model returns, through the bb stage."""
@@ -129,6 +131,7 @@ def test_tied_optima_are_reproducible_and_history_free():
     assert n_bb >= 10
 
 
+@pytest.mark.slow
 def test_node_budget_hands_over_to_highs_mip():
     """A budget of one node LP gives up on most fractional LPs: HiGHS' MIP then answers
     (``solver == "ilp"``, ``bb_outcome == "gave_up"``), still exact; the model's bounds are

@@ -72,6 +72,7 @@ def test_model_reuse_matches_fresh_models():
 
 
 
+@pytest.mark.slow
 def test_mip_starts_with_presolve_never_return_a_worse_optimum():
     """A feasible MIP start on a fresh model (HiGHS presolve on) must not change the optimum:
     HiGHS 1.16 reported "Optimal" for a worse solution here in about 6% of calls, which the
@@ -244,6 +245,7 @@ def test_highs_options_are_applied_and_checked():
         ILPModel(2, A, [0.0], [1.0], highs_options=[("presolve", "off")])
 
 
+@pytest.mark.slow
 def test_solving_writes_nothing_to_standard_output():
     """HiGHS >= 1.16 prints a banner when a process builds its first model; it must not reach
     stdout, where e.g. `latentstruct evaluate` writes its JSON."""

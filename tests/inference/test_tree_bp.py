@@ -18,6 +18,7 @@ def make_tree(rng):
     return random_tree_instance(rng, max_n=5, max_K=3)
 
 
+@pytest.mark.slow
 def test_max_product_matches_brute_force():
     rep = check_decoder(
         lambda inst: tree_max_product(*inst),
@@ -28,6 +29,7 @@ def test_max_product_matches_brute_force():
     assert rep.n_infeasible > 0
 
 
+@pytest.mark.slow
 def test_sum_product_matches_enumeration():
     rng = np.random.default_rng(21)
     checked = 0

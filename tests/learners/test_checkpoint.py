@@ -166,6 +166,7 @@ def problem(request, name):
     return task, args, lambda **kw: make(task).set_params(**kw)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_an_interrupted_run_resumes_to_the_uninterrupted_model(request, tmp_path, name):
     _, args, make = problem(request, name)
@@ -191,6 +192,7 @@ def test_an_interrupted_run_resumes_to_the_uninterrupted_model(request, tmp_path
     assert_same_model(plain, quiet(lambda: make().fit(*args, resume=path)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["lclr", "ssvm", "jlis", "latent-pa"])
 def test_n_jobs_may_change_on_resume(request, tmp_path, name):
     _, args, make = problem(request, name)

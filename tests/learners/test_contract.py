@@ -340,6 +340,7 @@ def test_fitted_task_refuses_feature_parameters(tiny_chunk_file):
     task.set_params(window=0)  # the same value is fine
 
 
+@pytest.mark.slow
 def test_grid_search_on_chunking(require_data):
     path = require_data("conll2000", "train.txt")
     task = ChunkTask()
@@ -368,6 +369,7 @@ def test_grid_search_on_lclr():
     assert isinstance(search.score(X, y), float)
 
 
+@pytest.mark.slow
 def test_grid_search_on_lclr_transliteration():
     task = TransliterationTask(n_train=30, n_test=30, neg_ratio=0.05)
     data = task.read(None)

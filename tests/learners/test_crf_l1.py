@@ -39,6 +39,7 @@ def smooth_on_support(task, X, Y, c2, support):
     return fun
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("c1", [0.05, 0.4])
 def test_owlqn_crf_matches_fista_and_is_l1_optimal(chunk, c1):
     task, X, Y, _ = chunk
@@ -198,6 +199,7 @@ def test_objective_matches_crfsuites_on_the_tiny_file(chunk):
     assert r["our_nnz"] == r["their_nnz"] < r["model"].support_.size
 
 
+@pytest.mark.slow
 @pytest.mark.data
 def test_objective_matches_crfsuites_on_conll2000(require_data, capsys):
     """300 CoNLL-2000 sentences, the task's attribute templates, c1 = 0.5, c2 = 0.1, both

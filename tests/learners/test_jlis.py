@@ -170,6 +170,7 @@ def test_bad_inputs(tiny):
         JLIS(task, C2=-1).fit(X, Y, XB, yB)
 
 
+@pytest.mark.slow
 def test_objective_never_increases_on_real_pos_data(require_data):
     """J-LIS Theorem 1 on a small real subset: 100 labelled tokens of EWT plus 20 + 20 binary."""
     from latentstruct.tasks import PosTask
@@ -196,6 +197,7 @@ def test_binary_example_of_length_zero_is_rejected(tiny):
         JLIS(task, max_iter=1).fit(X, Y, empty_sentence, np.array([-1]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gap_tol", [1e-2, 1e-5])
 def test_dcd_gap_tol_stops_within_the_relative_gap(gap_tol):
     """The DCD's duality-gap rule (J-LIS's inexact cutting plane relies on it): the run stops

@@ -20,6 +20,7 @@ def small_translit():
     return task, task.featurize(train), task.encode_targets(train.targets), test
 
 
+@pytest.mark.slow
 def test_objective_never_increases_on_real_pairs(small_translit):
     """LCLR Theorem 1: Eq. (3) does not increase between outer iterations."""
     task, X, y, _ = small_translit
@@ -32,6 +33,7 @@ def test_objective_never_increases_on_real_pairs(small_translit):
         squared_hinge_objective(m.coef_, m.decision_function(X), y, 0.1), rel=1e-9)
 
 
+@pytest.mark.slow
 def test_lclr_ranks_better_than_two_stage(small_translit):
     task, X, y, test = small_translit
     two = TwoStage(task, C=0.1).fit(X, y)
@@ -45,6 +47,7 @@ def test_lclr_ranks_better_than_two_stage(small_translit):
         assert np.all(np.diff(aligned) > 0)
 
 
+@pytest.mark.slow
 def test_unseen_characters_still_score(small_translit):
     task, X, y, _ = small_translit
     with warnings.catch_warnings():

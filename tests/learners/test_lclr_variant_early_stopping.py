@@ -40,6 +40,7 @@ def _replay(task, X, y, n_iter_no_change, max_iter):
     return train, val, losses, scores
 
 
+@pytest.mark.slow
 def test_validation_curves_best_iteration_and_the_final_run_match_a_replay():
     task, X, y = _problem()
     m = LCLRVariant(task, init="zeros", tol=None, max_iter=30, random_state=0,
@@ -112,6 +113,7 @@ def test_model_state_keeps_the_validation_record():
     np.testing.assert_array_equal(loaded.coef_, m.coef_)
 
 
+@pytest.mark.slow
 def test_resume_gives_the_uninterrupted_model(tmp_path):
     from latentstruct.learners import Checkpoint
     task, X, y = _problem()

@@ -62,6 +62,7 @@ def test_structured_svm_on_the_tiny_chunk_file(tiny_chunk_file):
     assert_same_model(serial, parallel, SSVM_CURVES, SSVM_COUNTERS)
 
 
+@pytest.mark.slow
 def test_structured_svm_on_real_conll2000(require_data):
     task = ChunkTask()
     full = task.read(require_data("conll2000", "train.txt"))
@@ -98,6 +99,7 @@ def test_two_stage_on_bags():
     np.testing.assert_array_equal(serial.decision_function(X), parallel.decision_function(X))
 
 
+@pytest.mark.slow
 def test_lclr_on_a_small_transliteration_problem():
     """CLDR English-Hebrew place names shipped with Babel (as in test_lclr_transliteration)."""
     from latentstruct.tasks.translit import TransliterationTask

@@ -85,6 +85,7 @@ def test_loss_and_coefficients():
         candidate_coefficients(lz, np.array([3]))
 
 
+@pytest.mark.slow
 def test_without_hidden_values_it_is_a_conditional_log_linear_model():
     header, sents = synthetic_kbest(40, 5, random_state=3)
     task, X, Y = prepared(sents, header, domain="no-hidden", hash_bits=8)
@@ -166,6 +167,7 @@ def test_predictions_probabilities_and_hidden_values(synthetic):
         assert r.score <= lz <= r.score + np.log(2.0) * r.structure.shape[0] + 1e-9
 
 
+@pytest.mark.slow
 def test_init_noise_lets_sub_values_separate():
     # 2**24 weights for a few hundred features: no hash collision breaks the symmetry
     task, X, Y = prepared(tiny(), domain="pos", n_hidden=2, hash_bits=24)

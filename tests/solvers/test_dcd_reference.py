@@ -35,6 +35,7 @@ def sparse_problem():
     return X, y
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [dense_problem, sparse_problem], ids=["dense", "sparse"])
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
 def test_binary_matches_liblinear(make, C):

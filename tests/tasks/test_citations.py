@@ -132,6 +132,7 @@ def test_state_round_trip(tiny_file):
     assert np.array_equal(clone.featurize(ds).attr_ids, task.featurize(ds).attr_ids)
 
 
+@pytest.mark.slow
 def test_real_data_ssvm_dev_accuracy(require_data):
     """Train on references 1-300, evaluate on 301-400 (about 2 s)."""
     from latentstruct.learners import StructuredSVM

@@ -112,6 +112,7 @@ def test_a_labelled_task_needs_every_deprel():
 
 
 # --- Phi, loss and the decoders against brute force --------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["conllu", "dp"])
 def test_argmax_is_the_brute_force_maximum_plain_and_loss_augmented(fmt):
     task, data, rng = _tiny_task(fmt, seed=1)
@@ -324,6 +325,7 @@ def _train_and_score(task, train, dev, **kw):
     return model, metrics
 
 
+@pytest.mark.slow
 def test_ssvm_learns_to_parse_an_ewt_sample(require_data):
     train_path = require_data("ud_english_ewt", "en_ewt-ud-train.conllu")
     dev_path = require_data("ud_english_ewt", "en_ewt-ud-dev.conllu")
@@ -337,6 +339,7 @@ def test_ssvm_learns_to_parse_an_ewt_sample(require_data):
     assert metrics["n_tokens_scored"] < sum(len(r) for r in dev.records)
 
 
+@pytest.mark.slow
 def test_ssvm_learns_to_parse_the_ptb_sample(require_data):
     directory = require_data("ptb_wsj_sample", "dependency")
     task = DependencyTask(hash_bits=20, ptb_split="auto")
@@ -350,6 +353,7 @@ def test_ssvm_learns_to_parse_the_ptb_sample(require_data):
     assert metrics["uas"] > 0.60
 
 
+@pytest.mark.slow
 def test_predicted_pos_comes_from_the_attached_tagger(require_data, tmp_path):
     from latentstruct.pipelines import train_pos_tagger
 

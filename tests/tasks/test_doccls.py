@@ -161,6 +161,7 @@ def test_read_for_testing_accepts_unlabelled_lines(tmp_path):
         DocumentClassificationTask(split="eval").read(path, split="test")
 
 
+@pytest.mark.slow
 def test_real_split_sizes(require_data):
     path = require_data("20newsgroups", "train.jsonl")
     n = {s: len(DocumentClassificationTask(split=s).read(path)) for s in ("all", "train", "eval")}

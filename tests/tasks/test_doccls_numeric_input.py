@@ -90,6 +90,7 @@ def test_a_tfidf_vectorizer_matrix_gives_the_tfidf_text_model():
 
 
 # ----------------------------------------------------------------------- dense and sparse
+@pytest.mark.slow
 @pytest.mark.parametrize("learner", ["ssvm", "distro", "crf"])
 def test_dense_and_every_sparse_format_give_identical_models(learner):
     X, y = separable(seed=2, n=40)

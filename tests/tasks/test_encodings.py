@@ -180,6 +180,7 @@ def test_random_ill_formed_sequences(view):
             assert convert(out, target, view) == tags_from_spans(spans, len(tags), view)
 
 
+@pytest.mark.slow
 def test_every_encoding_round_trips_on_all_of_conll2000_train(require_data):
     sentences = read_conll2000(require_data("conll2000", "train.txt"))
     assert len(sentences) == 8936

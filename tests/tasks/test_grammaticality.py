@@ -499,6 +499,7 @@ def test_model_round_trip_and_tags(tmp_path, corpus, tagger_file):
     ("lclr", ["views=iob2", "combine=concat", "max_iter=2", "init=zeros"]),
     ("lclr-variant", ["views=iob2,ioe2", "max_iter=2", "init=zeros"]),
 ])
+@pytest.mark.slow
 def test_cli_train_and_evaluate(tmp_path, corpus, tagger_file, capsys, learner, extra):
     model = tmp_path / "m.npz"
     opts = [f"tagger_model={tagger_file}", f"lm_corpus={corpus}", "n_train=60", *extra]
@@ -532,6 +533,7 @@ def test_cli_train_and_evaluate(tmp_path, corpus, tagger_file, capsys, learner, 
     assert len(pred.read_text(encoding="utf-8").splitlines()) == 40
 
 
+@pytest.mark.slow
 def test_cli_two_stage_init_trains_the_chunker(tmp_path, corpus, tagger_file, capsys,
                                                require_data):
     """chunker="auto" (default): `train` trains the supervised chunker because LCLR-variant
@@ -601,6 +603,7 @@ def test_chunk_training_data_converts_gold_to_every_view(tmp_path, corpus, tagge
         narrow.chunk_training_data()
 
 
+@pytest.mark.slow
 def test_chunker_initialisation(tmp_path, corpus, tagger_file, require_data):
     conll = require_data("conll2000", "train.txt")
     task = GrammaticalityTask(views="iob2,ioe2", lm_corpus=str(corpus), tagger_model=str(tagger_file),
@@ -621,6 +624,7 @@ def test_chunker_initialisation(tmp_path, corpus, tagger_file, require_data):
     assert m.init_scale_ == 0.5
 
 
+@pytest.mark.slow
 def test_cli_trains_default_tagger_when_none_given(tmp_path, corpus, capsys, require_data):
     """Without tagger_model, `train grammaticality` trains the default UD EWT tagger and
     stores it in the model: the saved tagger tags like one trained directly."""

@@ -344,6 +344,7 @@ def test_non_utf8_and_bad_rte_xml(tmp_path):
         task.encode_pair("", "x")
 
 
+@pytest.mark.slow
 def test_rte_test_split_excludes_training_pairs(tmp_path, require_spacy, require_wordnet):
     xml = tmp_path / "train.xml"
     xml.write_text('<entailment-corpus>\n'
@@ -367,6 +368,7 @@ def test_rte_test_split_excludes_training_pairs(tmp_path, require_spacy, require
     assert X[0].problem.delete_nodes1 is False
 
 
+@pytest.mark.slow
 def test_cli_train_and_evaluate_paraphrase(tmp_path, capsys, require_spacy, require_wordnet):
     from latentstruct.cli import main
 
@@ -399,6 +401,7 @@ def test_cli_train_and_evaluate_paraphrase(tmp_path, capsys, require_spacy, requ
 
 
 # --------------------------------------------------------------------------- LCLR on real MSRP
+@pytest.mark.slow
 def test_lclr_objective_never_increases_on_real_msrp(require_spacy, require_wordnet):
     path = require_data("msrp", "train.tsv")
     task = ParaphraseTask(n_train=60)
@@ -454,6 +457,7 @@ def test_task_and_examples_pickle_and_decode_identically(cls):
         assert all(x._ilp is not None for x in X2 if x.problem.n_edge_pairs)
 
 
+@pytest.mark.slow
 def test_task_with_parser_and_wordnet_pickles(require_spacy, require_wordnet):
     """The spaCy parser and the WordNet reader are dropped by pickling and reopened on use:
     the copy featurises and decodes the same pair identically."""

@@ -2,7 +2,6 @@
 (class, hidden chain), the log-loss gradient against finite differences, the ``crf`` learner
 on it, the capability pairing and the model file."""
 
-import itertools
 
 import numpy as np
 import pytest

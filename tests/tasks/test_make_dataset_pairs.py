@@ -190,6 +190,7 @@ def test_sentence_pair_features_equal_the_readers(tmp_path, require_spacy, name,
                                   task_a.encode_targets(read.targets))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["paraphrase", "rte"])
 def test_sentence_pair_features_with_wordnet(tmp_path, require_spacy, require_wordnet, name):
     """The tasks' default (WordNet similarity) featurises in-memory pairs as file pairs."""

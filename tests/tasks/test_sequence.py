@@ -113,7 +113,7 @@ def test_pos_task_reads_conllu(tmp_path):
     ds = task.read(p)
     task.fit(ds)
     assert task.labels_ == ["NOUN", "VERB"]
-    X = task.featurize(ds)
+    task.featurize(ds)
     Y = task.encode_targets(ds.targets)
     assert task.evaluate(Y, Y) == {"accuracy": 1.0}
     assert task.evaluate(Y, [np.array([1, 1])])["accuracy"] == 0.5

@@ -13,7 +13,7 @@ from latentstruct.inference.chain import ChainMarginals
 from latentstruct.tasks import ChunkTask
 from latentstruct.tasks.base import StructuredTask
 from latentstruct.tasks.contracts import LABEL_FACTORED, MARGINALIZABLE, missing_methods
-from latentstruct.tasks.sequence import SequenceCorpus, concat_corpora
+from latentstruct.tasks.sequence import concat_corpora
 from latentstruct.tasks.sequence.capabilities import (
     PART_ARITY,
     ChainPartScores,

@@ -166,7 +166,7 @@ def _owlqn(fun, w0, c1, memory, max_iter, epsilon, period, delta, max_linesearch
         if max_iter < k + 1:
             break
         s, y = x - xp, g - gp
-        ys, yy = float(y @ s), float(y @ y)
+        ys = float(y @ s)
         if ys > 0:
             pairs.append((s, y, ys))
         k += 1

@@ -22,7 +22,6 @@ from latentstruct.data.sparse import SparseVector
 from latentstruct.inference.result import EXACT, DecodeResult
 from latentstruct.tasks.base import LatentBinaryTask, StructuredTask, Task
 from latentstruct.tasks.contracts import (
-    CLASS_POSTERIOR,
     LATENT_BINARY,
     MARGINALIZABLE,
     MAX_DECODABLE,

@@ -58,7 +58,7 @@ class SupervisedChunker:
         X = self._featurize_records(records, self.tag([r.words for r in records]))
         return X, gold
 
-    def set_chunker_weights(self, coef) -> "GrammaticalityTask":
+    def set_chunker_weights(self, coef) -> SupervisedChunker:
         """Attach a supervised chunker's weights (shape ``(n_features,)``, in the layout of
         ``chunking_task()``) as ``heuristic_weights``."""
         self.check_fitted()
