@@ -29,6 +29,13 @@ model learns how much an alignment edge is worth by itself); ``U[s, t]`` is
 bigram blocks are absent.  The cell score is ``U + BP + BN`` of the cell, and
 ``w . Phi(x, a) = w[0] + sum of the aligned cells' scores``.
 
+The user's character-pair scores: an in-memory example may be ``(source, target, scores)``
+with an (m x n) or (m x n x k) array over the two words' characters
+(:meth:`TransliterationTask.with_pair_scores`).  The weight vector then ends in a block of k
+weights, a cell's score adds ``scores[i, j] . w[-k:]`` and Phi adds the aligned cells'
+scores; such a model is evaluated by binary accuracy (the ranking's cross pairs have no
+scores).
+
 Modules: ``task`` (:class:`TransliterationTask`: parameters, reading, alphabets,
 featurising, evaluation, persistence), ``decoding`` (its alignment decoding glue,
 heuristic weights and ``explain``), ``corpus`` (:class:`TranslitCorpus`, featurised word

@@ -2,7 +2,9 @@
 
 Pools of encoded source and target words plus (source, target) index pairs, so that the
 n x n cross pairs of a ranking evaluation cost two index arrays; :func:`concat_translit`
-joins corpora (the learners' batches).
+joins corpora (the learners' batches).  A corpus may carry the user's character-pair
+scores, one finite (m x n x k) float64 array per pair (``pair_scores``), which follow the
+pairs through indexing, :meth:`TranslitCorpus.subset` and :func:`concat_translit`.
 """
 
 from __future__ import annotations
@@ -36,11 +38,12 @@ class TranslitCorpus(Sequence):
     word ``pair_tgt[k]``).  Sharing the pools makes the n x n cross pairs of a ranking
     evaluation cost only two index arrays.  ``sources``/``targets`` keep the pool words as
     strings (for explanations and pictures).  Indexing returns a one-pair view, slicing and
-    :meth:`subset` return views that share the pools.
+    :meth:`subset` return views that share the pools.  ``pair_scores`` is None or one
+    (m x n x k) array per pair (the user's character-pair scores, same k for all).
     """
 
     def __init__(self, src_chars, src_offsets, tgt_chars, tgt_offsets, pair_src, pair_tgt,
-                 sources=None, targets=None):
+                 sources=None, targets=None, pair_scores=None):
         self.src_chars = np.ascontiguousarray(src_chars, dtype=np.int64)
         self.src_offsets = np.ascontiguousarray(src_offsets, dtype=np.int64)
         self.tgt_chars = np.ascontiguousarray(tgt_chars, dtype=np.int64)
@@ -54,6 +57,21 @@ class TranslitCorpus(Sequence):
             )
         self.sources = None if sources is None else tuple(sources)
         self.targets = None if targets is None else tuple(targets)
+        self.pair_scores = None if pair_scores is None else tuple(pair_scores)
+        if self.pair_scores is not None and len(self.pair_scores) != self.pair_src.shape[0]:
+            raise InputError(f"pair_scores must hold one array per pair: {self.pair_src.shape[0]} "
+                             f"pairs but {len(self.pair_scores)} arrays")
+
+    @property
+    def n_scores(self) -> int:
+        """k, the user's scores per character pair (0 without scores)."""
+        if not self.pair_scores:
+            return 0
+        return int(self.pair_scores[0].shape[2])
+
+    def scores(self, k: int) -> np.ndarray | None:
+        """The (m x n x k) scores of pair k, or None."""
+        return None if self.pair_scores is None else self.pair_scores[k]
 
     @classmethod
     def from_ids(cls, pairs, sources=None, targets=None) -> "TranslitCorpus":
@@ -98,8 +116,10 @@ class TranslitCorpus(Sequence):
     def subset(self, indices) -> "TranslitCorpus":
         """The pairs ``indices`` (a view sharing the word pools)."""
         idx = np.asarray(indices, dtype=np.int64).ravel()
+        scores = None if self.pair_scores is None else [self.pair_scores[k] for k in idx.tolist()]
         return TranslitCorpus(self.src_chars, self.src_offsets, self.tgt_chars, self.tgt_offsets,
-                              self.pair_src[idx], self.pair_tgt[idx], self.sources, self.targets)
+                              self.pair_src[idx], self.pair_tgt[idx], self.sources, self.targets,
+                              scores)
 
     def source_ids(self, k: int) -> np.ndarray:
         p = self.pair_src[k]
@@ -123,7 +143,8 @@ class TranslitCorpus(Sequence):
         tc, to = _gather(self.tgt_chars, self.tgt_offsets, ut)
         sources = None if self.sources is None else [self.sources[p] for p in us]
         targets = None if self.targets is None else [self.targets[p] for p in ut]
-        return TranslitCorpus(sc, so, tc, to, inv_s.ravel(), inv_t.ravel(), sources, targets)
+        return TranslitCorpus(sc, so, tc, to, inv_s.ravel(), inv_t.ravel(), sources, targets,
+                              self.pair_scores)
 
 
 def concat_translit(parts) -> TranslitCorpus:
@@ -138,6 +159,15 @@ def concat_translit(parts) -> TranslitCorpus:
     if not parts:
         z = np.zeros(0, np.int64)
         return TranslitCorpus(z, np.zeros(1, np.int64), z, np.zeros(1, np.int64), z, z, (), ())
+    scored = [p.pair_scores is not None for p in parts if len(p)]
+    if any(scored) and not all(scored):
+        raise InputError("cannot join word pairs with character-pair scores and pairs without "
+                         "them; give every pair as (source, target, scores) or none of them")
+    ks = {p.n_scores for p in parts if len(p)}
+    if len(ks) > 1:
+        raise InputError(f"cannot join word pairs with different numbers of character-pair "
+                         f"scores per cell ({sorted(ks)}); every pair needs the same k")
+    scores = [a for p in parts for a in (p.pair_scores or ())] if any(scored) else None
     first = parts[0]
     if all(p.src_chars is first.src_chars and p.tgt_chars is first.tgt_chars
            and p.src_offsets is first.src_offsets and p.tgt_offsets is first.tgt_offsets
@@ -147,7 +177,7 @@ def concat_translit(parts) -> TranslitCorpus:
         return TranslitCorpus(first.src_chars, first.src_offsets, first.tgt_chars,
                               first.tgt_offsets, np.concatenate([p.pair_src for p in parts]),
                               np.concatenate([p.pair_tgt for p in parts]), first.sources,
-                              first.targets)
+                              first.targets, scores)
     parts = [p.compact() for p in parts]
     keep_strings = all(p.sources is not None and p.targets is not None for p in parts)
     s_base = t_base = 0
@@ -167,4 +197,5 @@ def concat_translit(parts) -> TranslitCorpus:
             targets.extend(p.targets)
     return TranslitCorpus(np.concatenate(sc), np.concatenate(so), np.concatenate(tc),
                           np.concatenate(to), np.concatenate(ps), np.concatenate(pt),
-                          sources if keep_strings else None, targets if keep_strings else None)
+                          sources if keep_strings else None, targets if keep_strings else None,
+                          scores)

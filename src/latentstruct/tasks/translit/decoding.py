@@ -6,6 +6,11 @@ or a batch), decisions, Phi(x, a), the two-stage heuristic weights and ``explain
 ``check_fitted``, ``n_features``, ``n_source_chars`` / ``n_target_chars``, ``bigrams``,
 the alphabets and ``encode_pair``.  The structures and the weight layout are described in
 :mod:`latentstruct.tasks.translit`.
+
+With the user's character-pair scores (k of them, ``n_scores``) the last k weights score
+them: cell (i, j) adds ``scores[i, j] . w[-k:]`` to its compiled score, and Phi(x, a) adds the
+scores of the aligned cells to the last k entries.  The batch methods then loop over the
+pairs in Python (the compiled kernels know no scores).
 """
 
 from __future__ import annotations
@@ -47,15 +52,32 @@ class AlignmentDecoding:
         x = self._as_corpus(x)
         if len(x) != 1:
             raise InputError(f"expected one word pair, got {len(x)}; use the batch methods")
+        self._check_corpus_scores(x)
         return x, x.source_ids(0), x.target_ids(0)
+
+    def _check_corpus_scores(self, X: TranslitCorpus) -> None:
+        """The model's refusal when featurised pairs carry another number of scores."""
+        if len(X):
+            self._check_scores_match(X.n_scores)
+            if X.pair_scores is not None:
+                m, n = X.source_ids(0).shape[0], X.target_ids(0).shape[0]
+                if len(X) == 1 and X.pair_scores[0].shape[:2] != (m, n):
+                    raise InputError(f"the character-pair scores have shape "
+                                     f"{X.pair_scores[0].shape[:2]} but the pair has {m} x {n} "
+                                     f"characters")
 
     def cell_scores(self, x, w) -> np.ndarray:
         """(m, n) scores w . phi_ij of aligning source character i with target character j."""
         self.check_fitted()
         w = self._check_w(w)
-        _, s, t = self._pair(x)
-        return cell_scores_kernel(s, t, w, self.n_source_chars, self.n_target_chars,
-                                   bool(self.bigrams))
+        x, s, t = self._pair(x)
+        n_char = self._n_char_features
+        cells = cell_scores_kernel(s, t, np.ascontiguousarray(w[:n_char]), self.n_source_chars,
+                                   self.n_target_chars, bool(self.bigrams))
+        S = x.scores(0)
+        if S is not None:
+            cells = cells + S @ w[n_char:]
+        return cells
 
     def latent_argmax(self, x, w, *, random_state=None) -> DecodeResult:
         """Best alignment by :func:`monotone_alignment`; score w . Phi(x, a) (with the bias)."""
@@ -66,7 +88,7 @@ class AlignmentDecoding:
     def latent_feature(self, x, h) -> SparseVector:
         """Phi(x, a): the bias plus the unigram (and bigram) mappings of every aligned cell."""
         self.check_fitted()
-        _, s, t = self._pair(x)
+        x, s, t = self._pair(x)
         a = self._check_alignment(h, s.shape[0], t.shape[0])
         A, B = self.n_source_chars, self.n_target_chars
         rows = np.flatnonzero(a >= 0)
@@ -81,8 +103,14 @@ class AlignmentDecoding:
             base = 2 + A * B
             parts.append(base + ((sp * A + si) * B + tp) * B + tj)
             parts.append(base + A * A * B * B + ((si * A + sn) * B + tj) * B + tn)
+        values = [np.ones(sum(p.shape[0] for p in parts))]
+        S = x.scores(0)
+        if S is not None:  # the score block: the aligned cells' scores summed
+            k = S.shape[2]
+            parts.append(self._n_char_features + np.arange(k, dtype=np.int64))
+            values.append(S[rows, cols].sum(axis=0) if rows.size else np.zeros(k))
         idx = np.concatenate(parts)
-        return SparseVector(*coalesce_arrays(idx, np.ones(idx.shape[0])))
+        return SparseVector(*coalesce_arrays(idx, np.concatenate(values)))
 
     @staticmethod
     def _check_alignment(h, m, n) -> np.ndarray:
@@ -105,6 +133,10 @@ class AlignmentDecoding:
         self.check_fitted()
         w = self._check_w(w)
         X = self._as_corpus(X)
+        self._check_corpus_scores(X)
+        if X.pair_scores is not None:  # the kernel knows no scores
+            rng = None if random_state is None else np.random.default_rng(random_state)
+            return [self.latent_argmax(X[k], w, random_state=rng) for k in range(len(X))]
         if random_state is not None:
             rng = np.random.default_rng(random_state)
             return [self.latent_argmax(X[k], w, random_state=rng) for k in range(len(X))]
@@ -124,6 +156,10 @@ class AlignmentDecoding:
         self.check_fitted()
         w = self._check_w(w)
         X = self._as_corpus(X)
+        self._check_corpus_scores(X)
+        if X.pair_scores is not None:  # the kernel knows no scores
+            return np.array([self.latent_argmax(X[k], w).score for k in range(len(X))],
+                            dtype=np.float64)
         return decision_kernel(X.src_chars, X.src_offsets, X.tgt_chars, X.tgt_offsets,
                                 X.pair_src, X.pair_tgt, w, self.n_source_chars,
                                 self.n_target_chars, bool(self.bigrams))
@@ -136,7 +172,10 @@ class AlignmentDecoding:
         ``anyascii(t).lower()`` for target character t (Hebrew ``צ`` -> ``ts`` maps from
         t and s; Russian ``я`` -> ``ya`` from y and a); every other weight, the bias and
         both bigram blocks are 0.  So the fixed alignment maximises the number of aligned
-        romanisation matches.  anyascii reads Hebrew vav as ``v`` and yod as ``y`` and alef
+        romanisation matches.  With the user's scores (k per cell) each score weight is
+        ``1/k``: a cell's heuristic score is its romanisation match plus the *mean* of its
+        scores, read as similarities of about [0, 1] (rescale others before giving them);
+        without this the heuristic alignment never sees the scores.  anyascii reads Hebrew vav as ``v`` and yod as ``y`` and alef
         and ayin as apostrophes, so English vowels map to few Hebrew letters.
         """
         from anyascii import anyascii
@@ -153,6 +192,8 @@ class AlignmentDecoding:
             for b, rt in enumerate(tgt_roman, 1):
                 if rs in rt:
                     U[a, b] = 1.0
+        if self.n_scores:
+            w[self._n_char_features:] = 1.0 / self.n_scores
         return w
 
     def explain(self, x, w, h=None) -> dict:

@@ -6,15 +6,89 @@ labels (+1/-1, 1/0 or True/False; see
 the TSV reader's check (:func:`latentstruct.data.translit.clean_word`), located as
 ``X[i][k]`` instead of ``file:line``, so the records equal those ``read`` gives for a file
 of the same pairs.  Nothing is sampled: the dataset holds exactly the given pairs, in order.
+
+An example may carry the user's character-pair scores as a third element,
+``(source, target, scores)``: an (m x n) or (m x n x k) array of numbers, m the characters of
+the (cleaned) source word and n those of the target word; its record is a
+:class:`ScoredWordPair`.  Every example has scores, with one k, or none has.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...data.translit import clean_word, strip_direction_marks
+from ...exceptions import InputError
 from ..base import Dataset
 from ..validation import raw_binary_targets, raw_error, raw_examples, raw_pair, raw_string
 
-__all__ = ["translit_dataset"]
+__all__ = ["ScoredWordPair", "check_char_scores", "n_char_scores", "record_scores",
+           "translit_dataset"]
+
+
+class ScoredWordPair(tuple):
+    """A ``(source, target)`` record (a 2-tuple, so it reads like a plain one) with the
+    user's character-pair scores ``scores``, a finite float64 array (m, n, k)."""
+
+    def __new__(cls, source: str, target: str, scores: np.ndarray):
+        self = super().__new__(cls, (source, target))
+        self.scores = scores
+        return self
+
+    def __reduce__(self):
+        return (ScoredWordPair, (self[0], self[1], self.scores))
+
+
+def record_scores(rec):
+    """The scores array of a record, or None."""
+    return rec.scores if isinstance(rec, ScoredWordPair) else None
+
+
+def check_char_scores(value, i: int, source: str, target: str) -> np.ndarray:
+    """``X[i][2]`` as a finite float64 array (len(source), len(target), k); InputError
+    naming the cell, or both shapes and the characters."""
+    try:
+        S = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"X[{i}][2]: the character-pair scores must be an (m x n) or "
+                         f"(m x n x k) array of numbers ({exc})") from None
+    if S.ndim == 2:
+        S = S[:, :, None]
+    if S.ndim != 3 or S.shape[2] < 1:
+        raise InputError(f"X[{i}][2]: the character-pair scores must be an (m x n) or "
+                         f"(m x n x k) array, got shape {np.shape(value)}")
+    want = (len(source), len(target))
+    if S.shape[:2] != want:
+        raise InputError(
+            f"X[{i}][2]: the character-pair scores have shape {S.shape[:2]} but the pair has "
+            f"{want[0]} x {want[1]} characters ({list(source)} x {list(target)}); give one row "
+            f"per source character (after cleaning: lowercased, direction marks removed) and "
+            f"one column per target character, or use task.with_pair_scores(X, f)")
+    bad = np.argwhere(~np.isfinite(S))
+    if bad.size:
+        r, c, q = bad[0].tolist()
+        cell = f"[{r}, {c}]" if np.ndim(value) == 2 else f"[{r}, {c}, {q}]"
+        raise InputError(f"X[{i}][2]{cell} is {float(S[r, c, q])!r}; character-pair scores must "
+                         f"be finite numbers (replace NaN/inf, e.g. np.nan_to_num)")
+    return S
+
+
+def n_char_scores(records, where=None) -> int:
+    """k of the records' scores (0 when none has scores); InputError when some records
+    have scores and others not, or when k differs."""
+    ks = [None if record_scores(r) is None else record_scores(r).shape[2] for r in records]
+    have = [k for k in ks if k is not None]
+    if not have:
+        return 0
+    if len(have) != len(ks):
+        raise InputError(f"X[{ks.index(None)}] has no character-pair scores but other examples "
+                         f"do; give every example as (source, target, scores) or none of them",
+                         where)
+    for i, k in enumerate(ks):
+        if k != have[0]:
+            raise InputError(f"X[{i}] has {k} character-pair scores per cell but X[0] has "
+                             f"{have[0]}; every example needs the same k", where)
+    return have[0]
 
 
 _TRANSLIT_SIDES = (("source", "source word", "an English word, e.g. 'paris'"),
@@ -42,8 +116,17 @@ def translit_dataset(X, y=None) -> Dataset:
     X, y = raw_examples(X, y, example="(source, target) word pair")
     records = []
     for i, x in enumerate(X):
+        scores = None
+        if isinstance(x, (tuple, list)) and len(x) == 3:
+            scores, x = x[2], tuple(x[:2])
         source, target = raw_pair(x, i, "(source, target) word pair")
-        records.append((_translit_word(source, i, 0), _translit_word(target, i, 1)))
+        source, target = _translit_word(source, i, 0), _translit_word(target, i, 1)
+        if scores is None:
+            records.append((source, target))
+        else:
+            records.append(ScoredWordPair(source, target,
+                                          check_char_scores(scores, i, source, target)))
+    n_char_scores(records)  # all or none, one k
     return Dataset(records, raw_binary_targets(y, len(records)))
 
 

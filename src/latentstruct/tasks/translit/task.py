@@ -23,7 +23,7 @@ from ..validation import binary_predictions
 from .corpus import TranslitCorpus
 from .data import CldrRecords, dominant_script, ranking_metrics, sample_negatives
 from .decoding import AlignmentDecoding
-from .raw import translit_dataset
+from .raw import n_char_scores, record_scores, translit_dataset
 
 __all__ = ["TransliterationTask", "MAX_NEGATIVES"]
 
@@ -85,6 +85,14 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
         task = TransliterationTask()
         data = task.make_dataset([("paris", "פריז"), ("london", "לונדון"),
                                   ("paris", "לונדון")], [1, 1, -1])
+
+    Your own character-pair scores: an example may be ``(source, target, scores)`` with
+    ``scores`` an (m x n) or (m x n x k) array over the characters of the two words (see
+    :meth:`with_pair_scores`).  Score q of cell (i, j) is a real feature of aligning source
+    character i with target character j, weighted by the last k entries of w.  A model
+    fitted with scores records ``n_pair_scores_`` (k; 0 without), needs scores on every
+    pair it scores, and is evaluated by binary accuracy only (the ranking's cross pairs
+    have no scores).
     """
 
     name = "translit"
@@ -219,8 +227,52 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
         src = sorted({_lower_char(c) for s, _ in dataset.records for c in s})
         tgt = sorted({_lower_char(c) for _, t in dataset.records for c in t})
         self._set_alphabets(src, tgt)
+        self.n_pair_scores_ = n_char_scores(dataset.records, dataset.path)
         self.fitted_ = True
         return self
+
+    def _check_scores_match(self, k: int, where=None) -> None:
+        """InputError (with the fix) when input with ``k`` scores per cell meets a model
+        fitted with another number."""
+        fitted = self.n_scores
+        if k == fitted:
+            return
+        if fitted and not k:
+            msg = (f"this model was fitted with {fitted} character-pair score(s) per cell, but "
+                   f"the pairs have none; give each pair as (source, target, scores), e.g. "
+                   f"task.with_pair_scores(X, f) with the function the model was trained with")
+        elif k and not fitted:
+            msg = (f"the pairs carry {k} character-pair score(s) per cell but this model was "
+                   f"fitted without scores; give (source, target) pairs, or refit on scored pairs")
+        else:
+            msg = (f"the pairs carry {k} character-pair score(s) per cell but this model was "
+                   f"fitted with {fitted}; compute the same scores the model was trained with")
+        raise InputError(msg, where)
+
+    @property
+    def n_scores(self) -> int:
+        """k: the user's scores per character pair the model was fitted with (0 without)."""
+        return int(getattr(self, "n_pair_scores_", 0))
+
+    def with_pair_scores(self, X, f) -> list[tuple]:
+        """``[(source, target, f(source_chars, target_chars)), ...]``: the pairs of ``X``
+        with the scores of the function ``f`` over their characters (lists of one-character
+        strings, the source cleaned as :meth:`make_dataset` cleans it), an (m x n) or
+        (m x n x k) array per pair.  The model never stores ``f``; give the same ``f``
+        again at prediction.  Needs no fitting."""
+        if not callable(f):
+            raise InputError(f"f must be a function f(source_chars, target_chars) -> (m x n) "
+                             f"array, got {type(f).__name__}")
+        data = self.make_dataset([tuple(x[:2]) if isinstance(x, (tuple, list)) else x for x in X])
+        out = []
+        for i, (a, b) in enumerate(data.records):
+            S = np.asarray(f(list(a), list(b)), dtype=np.float64)
+            if S.ndim not in (2, 3) or S.shape[:2] != (len(a), len(b)):
+                raise InputError(f"f returned shape {S.shape} for X[{i}], expected "
+                                 f"({len(a)}, {len(b)}) or ({len(a)}, {len(b)}, k): one row per "
+                                 f"character of {list(a)}, one column per character of {list(b)}")
+            out.append((a, b, S))
+        return out
 
     def _set_alphabets(self, src, tgt) -> None:
         self.source_alphabet_ = list(src)
@@ -242,16 +294,24 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
 
     @property
     def n_features(self) -> int:
+        return self._n_char_features + self.n_scores
+
+    @property
+    def _n_char_features(self) -> int:
+        """The weights before the score block (what the compiled kernels read)."""
         A, B = self.n_source_chars, self.n_target_chars
         return 2 + A * B + (2 * A * A * B * B if self.bigrams else 0)
 
     def feature_blocks(self) -> dict[str, tuple[int, tuple[int, ...]]]:
-        """``{block: (offset into w, shape)}`` for "bias", "unigram", and the bigram blocks."""
+        """``{block: (offset into w, shape)}`` for "bias", "cell", "unigram", the bigram
+        blocks and, with the user's scores, "scores" (k weights, last)."""
         A, B = self.n_source_chars, self.n_target_chars
         blocks = {"bias": (0, (1,)), "cell": (1, (1,)), "unigram": (2, (A, B))}
         if self.bigrams:
             blocks["bigram_prev"] = (2 + A * B, (A, A, B, B))
             blocks["bigram_next"] = (2 + A * B + A * A * B * B, (A, A, B, B))
+        if self.n_scores:
+            blocks["scores"] = (self._n_char_features, (self.n_scores,))
         return blocks
 
     def split_weights(self, w) -> dict[str, np.ndarray]:
@@ -264,11 +324,12 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
     def _encode(self, word: str, table: dict) -> np.ndarray:
         return np.fromiter((table.get(_lower_char(c), 0) for c in word), np.int64, len(word))
 
-    def make_pairs(self, sources, targets, pairs=None) -> TranslitCorpus:
+    def make_pairs(self, sources, targets, pairs=None, pair_scores=None) -> TranslitCorpus:
         """Encode word lists once; pair k is (sources[pair_src[k]], targets[pair_tgt[k]]).
 
         ``pairs=None`` builds all ``len(sources) * len(targets)`` cross pairs, (i, j) at
         position ``i * len(targets) + j``; otherwise ``pairs = (pair_src, pair_tgt)``.
+        ``pair_scores``: None or one (m x n x k) array per pair (the user's scores).
         """
         self.check_fitted()
         sources, targets = list(sources), list(targets)
@@ -291,19 +352,22 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
             pt = np.tile(np.arange(len(targets), dtype=np.int64), len(sources))
         else:
             ps, pt = (np.asarray(a, dtype=np.int64) for a in pairs)
-        return TranslitCorpus(sc, so, tc, to, ps, pt, sources, targets)
+        return TranslitCorpus(sc, so, tc, to, ps, pt, sources, targets, pair_scores)
 
     def featurize(self, dataset: Dataset) -> TranslitCorpus:
         """The dataset's pairs, each distinct source and target word encoded once."""
         self.check_fitted()
         self._check_records(dataset.records, dataset.path)
+        k = n_char_scores(dataset.records, dataset.path)
+        self._check_scores_match(k, dataset.path)
+        scores = [record_scores(r) for r in dataset.records] if k else None
         src_index: dict[str, int] = {}
         tgt_index: dict[str, int] = {}
         ps = np.fromiter((src_index.setdefault(s, len(src_index)) for s, _ in dataset.records),
                          np.int64, len(dataset.records))
         pt = np.fromiter((tgt_index.setdefault(t, len(tgt_index)) for _, t in dataset.records),
                          np.int64, len(dataset.records))
-        return self.make_pairs(list(src_index), list(tgt_index), (ps, pt))
+        return self.make_pairs(list(src_index), list(tgt_index), (ps, pt), scores)
 
     def cross_corpus(self, dataset: Dataset) -> TranslitCorpus:
         """All n x n pairs (source i, target j) of the dataset's records, (i, j) at i*n + j."""
@@ -338,7 +402,13 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
         ``decision_function`` scores the n x n cross pairs (:meth:`cross_corpus`); see
         :func:`ranking_metrics` for the pessimistic tie rule.  A candidate whose target word
         equals the correct one is not a competitor.  Returns ``{"mrr", "accuracy"}``.
+
+        A model fitted with the user's character-pair scores cannot rank: the cross pairs
+        (source i, target j != i) have no scores.  It is evaluated by the binary accuracy of
+        ``predict`` on the dataset's own (scored) pairs instead: ``{"accuracy"}``.
         """
+        if self.n_scores:
+            return self.evaluate_raw(dataset.targets, predict(self.featurize(dataset)))
         if decision_function is None:
             raise ConfigError(
                 "transliteration discovery is evaluated by ranking candidates; evaluate_model "
@@ -420,7 +490,8 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
     def get_state(self):
         self.check_fitted()
         return {"source_alphabet": list(self.source_alphabet_),
-                "target_alphabet": list(self.target_alphabet_)}, {}
+                "target_alphabet": list(self.target_alphabet_),
+                "n_pair_scores": self.n_scores}, {}
 
     @classmethod
     def from_state(cls, params, state, arrays):
@@ -436,5 +507,10 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
                 )
             alphabets.append(chars)
         task._set_alphabets(*alphabets)
+        k = state.get("n_pair_scores", 0)  # models from before issue 43 have none
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+            raise ModelFormatError(f"task state n_pair_scores must be a non-negative integer, "
+                                   f"got {k!r}")
+        task.n_pair_scores_ = k
         task.fitted_ = True
         return task
