@@ -69,6 +69,9 @@ def test_only_the_scores_separate_and_they_are_learned(learner):
         model = learner(task, C=10.0).fit(F, y)
     assert float(np.mean(model.predict(F) == y)) == 1.0
     assert model.coef_[-1] > 0
+    # no scores for the ranking's cross pairs: binary accuracy only
+    assert task.evaluate_model(task.make_dataset(X, y), model.predict,
+                               model.decision_function) == {"accuracy": 1.0}
     # without the scores the two copies of a pair are the same input: chance at best
     Xp = [(a, b) for a, b, _ in X]
     plain, Fp = fitted(Xp, y)
@@ -125,6 +128,9 @@ def test_save_load_round_trip_and_refusals(tmp_path):
     est.save(path)
     back = latentstruct.load(path)
     assert back.task_.n_pair_scores_ == 1
+    state, arrays = back.task_.get_state()
+    del state["n_pair_scores"]  # a model file from before issue 43
+    assert type(back.task_).from_state(back.task_.get_params(), state, arrays).n_pair_scores_ == 0
     np.testing.assert_array_equal(back.predict(X), est.predict(X))
     np.testing.assert_allclose(back.decision_function(X), est.decision_function(X))
     with pytest.raises(InputError, match=r"fitted with 1 character-pair score\(s\).*with_pair_scores"):
