@@ -135,10 +135,14 @@ def test_invalid_json_names_the_line(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("option, needle", [
-    ("split=bogus", "split must be one of 'all', 'train', 'eval', got 'bogus'"),
-    ("features=bogus", "features must be one of 'tokens', 'tfidf', got 'bogus'"),
-    ("min_count=0", "min_count must be an integer >= 1"),
-    ("eval_fraction=2", "eval_fraction must be a number strictly between 0 and 1"),
+    ("split=bogus", "The 'split' parameter of the 'doccls' task must be a str among "
+                    "{'all', 'train', 'eval'}. Got 'bogus' instead."),
+    ("features=bogus", "The 'features' parameter of the 'doccls' task must be a str among "
+                       "{'tokens', 'tfidf'}. Got 'bogus' instead."),
+    ("min_count=0", "The 'min_count' parameter of the 'doccls' task must be an int in the "
+                    "range [1, inf). Got 0 instead."),
+    ("eval_fraction=2", "The 'eval_fraction' parameter of the 'doccls' task must be a float in "
+                        "the range (0.0, 1.0). Got 2 instead."),
 ])
 def test_bad_options_exit_2(tmp_path, tiny, capsys, option, needle):
     model = tmp_path / "m.npz"
@@ -151,7 +155,7 @@ def test_bad_options_exit_2(tmp_path, tiny, capsys, option, needle):
 def test_bad_split_at_evaluation_exits_2(model, tiny, capsys):
     code, out, err = run(capsys, "evaluate", "--model", model, "--test", tiny,
                          "--option", "split=bogus")
-    assert code == 2 and out == "" and "split must be one of" in err
+    assert code == 2 and out == "" and "'split' parameter of the 'doccls' task must be" in err
 
 
 def test_help_lists_the_task_options(capsys):

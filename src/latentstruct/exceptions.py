@@ -21,6 +21,7 @@ __all__ = [
     "InexactInferenceWarning",
     "ObjectiveIncreaseWarning",
     "NotFittedError",  # noqa: F822 - provided lazily by __getattr__
+    "check_is_fitted",
     "warn_convergence",
     "warn_user",
     "user_stacklevel",
@@ -101,6 +102,27 @@ def warn_convergence(message: str) -> None:
     from sklearn.exceptions import ConvergenceWarning
 
     warnings.warn(message, ConvergenceWarning, stacklevel=user_stacklevel())
+
+
+#: the fix of an estimator that is not fitted (scikit-learn's sentence)
+FIT_FIRST = "Call 'fit' with appropriate arguments before using this estimator."
+
+
+def check_is_fitted(fitted: bool, what: str, fix: str = FIT_FIRST, *, why: str = "") -> None:
+    """Raise scikit-learn's ``NotFittedError`` (a ``ValueError``) unless ``fitted``.
+
+    The one fitted check of the package, so every "not fitted" error has one shape:
+    ``"{what} is not fitted yet[: {why}]. {fix}"``, e.g. "This LCLR instance is not fitted
+    yet. Call 'fit' with appropriate arguments before using this estimator."  ``what``
+    names the object, ``why`` what is missing where that helps, ``fix`` what to do (a
+    sentence ending in a full stop).
+    """
+    if fitted:
+        return
+    from sklearn.exceptions import NotFittedError
+
+    reason = f": {why}" if why else ""
+    raise NotFittedError(f"{what} is not fitted yet{reason}. {fix}")
 
 
 def __getattr__(name):

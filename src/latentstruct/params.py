@@ -1,21 +1,25 @@
-"""Declarative hyperparameter checks for the learners (scikit-learn's message style).
+"""Declarative parameter checks for learners and tasks (scikit-learn's message style).
 
-Each learner lists, in ``_parameter_constraints``, what every hyperparameter may be::
+This is the one parameter-validation mechanism of the package, a leaf every layer may
+import.  Each learner and each task class lists, in ``_parameter_constraints``, what every
+parameter may be::
 
     _parameter_constraints = {"C": [Interval(float, 0, None, closed="neither")],
                               "n_jobs": [NJOBS, None], "init": [Options("two-stage", "zeros")]}
 
 and :func:`validate_params` checks a dict of values against it, raising ``ConfigError`` with
 scikit-learn's wording ("The 'n_jobs' parameter of LCLR must be an int other than 0 or
-None. Got 'abc' instead.").  It runs at the start of ``fit`` and, through
-``check_compatible``, in ``latentstruct train`` before any data is read.
+None. Got 'abc' instead.").  It runs once on entering ``fit`` (tasks: ``Task.fit``'s
+wrapper; learners: the first line of ``fit``) and, through ``check_compatible``, in
+``latentstruct train`` before any data is read.  What relates two values (``eta0 * lambda1
+< 1``, ``pos='predicted'`` with ``pos_column='xpos'``) is checked after the table, by the
+owner's ``_check_param_relations`` method, from the same entry point.
 
 Why not ``sklearn.utils._param_validation``: it is private (its names and messages have
 changed between releases), it raises its own ``InvalidParameterError`` rather than our
 ``ConfigError``, and it has no notion of a message that depends on where the value came
 from (``coef_init`` given as a string on the command line).  The table below is small and
-only checks each value on its own; checks that relate two values (``eta0 * lambda1 < 1``)
-stay in the learners' ``fit``.
+only checks each value on its own.
 
 A count that sizes memory or time has an upper bound (``Interval(int, 1, bound=passes())``,
 with the :class:`~latentstruct.limits.Bound` of ``latentstruct.limits``); a value over it
@@ -31,10 +35,10 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from ..exceptions import ConfigError
-from ..limits import N_JOBS, Bound, passes, solver_epochs
+from .exceptions import ConfigError
+from .limits import N_JOBS, Bound, passes, solver_epochs
 
-__all__ = ["Interval", "Options", "BOOL", "NJOBS", "SEED", "GENERATOR", "CALLABLE",
+__all__ = ["Constraint", "Interval", "Options", "Satisfies", "BOOL", "STR", "bounded", "NJOBS", "SEED", "GENERATOR", "CALLABLE",
            "COEF_INIT", "validate_params", "check_coef_init", "RANDOM_STATE", "PASSES",
            "SOLVER_EPOCHS"]
 
@@ -97,6 +101,38 @@ class Options(Constraint):
         return isinstance(value, str) and value in self.values
 
 
+class Satisfies(Constraint):
+    """A value ``predicate`` accepts (a check the other kinds cannot say, such as
+    "strictly increasing integers starting at 1"); ``description`` names it."""
+
+    def __init__(self, predicate, description: str):
+        self.predicate, self.description = predicate, description
+
+    def accepts(self, value) -> bool:
+        try:
+            return bool(self.predicate(value))
+        except (TypeError, ValueError):
+            return False
+
+    def why(self, value) -> str:
+        """The message of the ``ConfigError`` the predicate raised on ``value`` (a parser
+        that names the bad part, such as the unknown view), or ``""``."""
+        try:
+            self.predicate(value)
+        except ConfigError as exc:
+            return str(exc)
+        except (TypeError, ValueError):
+            pass
+        return ""
+
+
+class _Str(Constraint):
+    description = "a str"
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, str)
+
+
 class _Bool(Constraint):
     description = "a bool"
 
@@ -152,6 +188,7 @@ class _NoneValue(Constraint):
 
 
 BOOL = _Bool()
+STR = _Str()
 NJOBS = _NJobs()
 SEED = Interval(int, 0, _SEED_MAX)
 GENERATOR = _Generator()
@@ -164,6 +201,12 @@ RANDOM_STATE = [SEED, GENERATOR, None]
 PASSES = Interval(int, 1, closed="both", bound=passes())
 #: a count of inner solver epochs (DCD over cached constraints, no decoding)
 SOLVER_EPOCHS = Interval(int, 1, closed="both", bound=solver_epochs())
+
+
+def bounded(bound: Bound) -> Interval:
+    """An integer in ``[bound.low, bound.high]`` whose refusal over the limit says what the
+    value would cost (a task's ``hash_bits``, ``window``, ...)."""
+    return Interval(int, bound.low, closed="both", bound=bound)
 
 
 def _join(descriptions: list[str]) -> str:
@@ -196,7 +239,7 @@ def validate_params(owner: str, constraints: dict, params: dict, *,
     """Raise ``ConfigError`` for the first value in ``params`` that none of its
     ``constraints[name]`` accepts; names without constraints (``task``) are skipped.
 
-    ``owner`` names the learner in the message; ``n_features`` (the length ``coef_init``
+    ``owner`` names the learner or the task in the message; ``n_features`` (the length ``coef_init``
     must have, when the task is known) makes the ``coef_init`` message exact; ``defaults``
     (the learner's default values) lets the message of a value over a bound say what the
     default costs.
@@ -216,6 +259,10 @@ def validate_params(owner: str, constraints: dict, params: dict, *,
                 f"{owner}(task, coef_init=w), or leave it unset to start from init")
         message = (f"The {name!r} parameter of {owner} must be "
                    f"{_join([c.description for c in allowed])}. Got {value!r} instead")
+        detail = next((w for c in allowed if isinstance(c, Satisfies) for w in [c.why(value)]
+                       if w), "")
+        if detail:
+            raise ConfigError(f"{message}: {detail}")
         bound = _over_bound(allowed, value)
         if bound is not None:
             raise ConfigError(f"{message}: {bound.why(name, value, (defaults or {}).get(name))}")

@@ -101,12 +101,14 @@ def test_lowercase_and_strip_headers():
 
 
 @pytest.mark.parametrize("params, needle", [
-    ({"features": "bogus"}, "features must be one of 'tokens', 'tfidf'"),
-    ({"split": "test"}, "split must be one of 'all', 'train', 'eval'"),
-    ({"min_count": 0}, "min_count must be an integer >= 1"),
+    ({"features": "bogus"}, r"'features' parameter of the 'doccls' task must be a str among "
+                           r"\{'tokens', 'tfidf'\}. Got 'bogus' instead"),
+    ({"split": "test"}, r"'split' parameter .* must be a str among \{'all', 'train', 'eval'\}"),
+    ({"min_count": 0}, r"'min_count' parameter .* must be an int in the range \[1, inf\). Got 0"),
     ({"min_count": 1.5}, "min_count"),
-    ({"lowercase": "yes"}, "lowercase must be true or false"),
-    ({"eval_fraction": 1.0}, "eval_fraction must be a number strictly between 0 and 1"),
+    ({"lowercase": "yes"}, "'lowercase' parameter .* must be a bool. Got 'yes'"),
+    ({"eval_fraction": 1.0}, r"'eval_fraction' parameter .* must be a float in the range "
+                              r"\(0.0, 1.0\). Got 1.0"),
 ])
 def test_bad_parameters_are_config_errors(params, needle):
     with pytest.raises(ConfigError, match=needle):

@@ -409,7 +409,8 @@ def test_bad_input(tmp_path, corpus):
         GrammaticalityTask(lm_corpus=str(corpus), heldout_fraction=0.0).read(corpus, split="test")
     with pytest.raises(ConfigError, match="no supervised chunker.*train_chunker"):
         fitted_task(np.random.default_rng(0)).heuristic_weights()
-    with pytest.raises(ConfigError, match="chunker must be 'auto', 'perceptron' or None"):
+    with pytest.raises(ConfigError, match=r"'chunker' parameter of the 'grammaticality' task must be a str among "
+                       r"\{'auto', 'perceptron'\} or None. Got 'crf' instead"):
         GrammaticalityTask(chunker="crf").read(corpus)
     with pytest.raises(ConfigError, match="test_sentences"):
         GrammaticalityTask(test_sentences="some").read(corpus)
@@ -650,7 +651,7 @@ def test_cli_default_tagger_errors(tmp_path, corpus, capsys, monkeypatch):
     base = ["train", "grammaticality", "--train", str(corpus), "--model", str(model),
             "--option", f"lm_corpus={corpus}", "--quiet"]
     assert main(base + ["--option", "tagger_sentences=0"]) == 2
-    assert "tagger_sentences must be an integer >= 1" in capsys.readouterr().err
+    assert "'tagger_sentences' parameter of the 'grammaticality' task must be an int in the range [1, inf)" in capsys.readouterr().err
     monkeypatch.setenv("LATENTSTRUCT_DATA", str(tmp_path / "nowhere"))
     assert main(base) == 2
     err = capsys.readouterr().err

@@ -334,8 +334,8 @@ def test_state_round_trip_gives_the_same_scores():
 
 def test_parameters_are_validated_at_fit():
     ds = kbest_dataset(header(), tiny_sentences())
-    for params, match in [(dict(domain="cluster"), "domain must be one of"),
-                          (dict(graph="chain"), "graph must be one of"),
+    for params, match in [(dict(domain="cluster"), "'domain' parameter of the 'rerank' task must be a str among"),
+                          (dict(graph="chain"), "'graph' parameter of the 'rerank' task must be a str among"),
                           (dict(domain="no-hidden", n_hidden=3), "domain 'no-hidden' has one value"),
                           (dict(n_hidden=0), "n_hidden"), (dict(hash_bits=40), "hash_bits"),
                           (dict(pos_column="tag"), "pos_column"), (dict(base_score=1), "base_score")]:

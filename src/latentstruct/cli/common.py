@@ -73,7 +73,7 @@ def load_for(model_path, options, command):
 
     The values are checked as ``train`` checks them, before any data is read: learner
     options with the learner class's ``validate_params`` (``n_jobs=0`` gets the same
-    message from every command), task options with the task's own ``_validate_params``."""
+    message from every command), task options with the task's own ``check_params``."""
     from ..learners.persistence import load_trained
 
     task, learner, meta = load_trained(model_path)
@@ -106,7 +106,7 @@ def load_for(model_path, options, command):
     learner.set_params(**learner_opts)
     if task_opts:
         task.set_params(**task_opts)
-        task._validate_params()  # the task's own checks, which `train` runs in read and fit
+        task.check_params()  # the task's own checks, which `train` runs in read and fit
     return task, learner
 
 

@@ -37,7 +37,7 @@ import time
 
 from sklearn.base import BaseEstimator
 
-from ..exceptions import ConfigError, NotFittedError
+from ..exceptions import ConfigError, check_is_fitted
 from .metrics import flat_accuracy_score
 from .tagger import ChainTagger
 
@@ -209,10 +209,10 @@ class CRF(BaseEstimator):
 
             model = self._model = load_model_file(self.model_filename)
             self._size = None
-        if model is None and required:
-            raise NotFittedError("This CRF instance is not fitted yet. Call 'fit' with "
-                                 "appropriate arguments before using this estimator (or give "
-                                 "model_filename= an existing model file).")
+        if required:
+            check_is_fitted(model is not None, "This CRF instance",
+                            "Call 'fit' with appropriate arguments before using this "
+                            "estimator (or give model_filename= an existing model file).")
         return model
 
     def predict(self, X) -> list[list[str]]:

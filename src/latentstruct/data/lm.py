@@ -60,7 +60,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from latentstruct.data.readers.lines import excerpt
-from latentstruct.exceptions import ConfigError, InputError, ModelFormatError, NotFittedError
+from latentstruct.exceptions import ConfigError, InputError, ModelFormatError, check_is_fitted
+from latentstruct.params import Interval, validate_params
 
 __all__ = ["BOS", "EOS", "UNK", "TrigramLM"]
 
@@ -184,29 +185,19 @@ class TrigramLM:
         self.min_count = min_count
 
     # validation ------------------------------------------------------------------------
-    def _validate_params(self) -> None:
-        d = self.discount
-        if (
-            isinstance(d, bool) or not isinstance(d, (int, float, np.integer, np.floating))
-            or not 0.0 < float(d) <= 1.0
-        ):
-            raise ConfigError(
-                f"The 'discount' parameter of TrigramLM must be a float in the range (0, 1]. "
-                f"Got {d!r} instead."
-            )
-        m = self.min_count
-        if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
-            raise ConfigError(
-                f"The 'min_count' parameter of TrigramLM must be an int in the range "
-                f"[1, inf). Got {m!r} instead."
-            )
+    #: what each hyperparameter may be (``latentstruct.params``); checked on entering ``fit``
+    _parameter_constraints = {"discount": [Interval(float, 0.0, 1.0, closed="right")],
+                              "min_count": [Interval(int, 1)]}
+
+    def check_params(self) -> None:
+        """``ConfigError`` (scikit-learn's wording) for a hyperparameter outside
+        ``_parameter_constraints``."""
+        validate_params("TrigramLM", self._parameter_constraints,
+                        {"discount": self.discount, "min_count": self.min_count})
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "vocabulary_"):
-            raise NotFittedError(
-                "This TrigramLM instance is not fitted yet. Call 'fit' with a list of "
-                "tokenized sentences before using it."
-            )
+        check_is_fitted(hasattr(self, "vocabulary_"), "This TrigramLM instance",
+                        "Call 'fit' with a list of tokenized sentences before using it.")
 
     # fitting ---------------------------------------------------------------------------
     def fit(self, sentences_tokens: Iterable[Sequence[str]]) -> "TrigramLM":
@@ -215,7 +206,7 @@ class TrigramLM:
         Raises ``InputError`` for an empty corpus, an empty sentence, a token that is not a
         non-empty string, or a reserved symbol (``<s>``, ``</s>``, ``<unk>``) in the input.
         """
-        self._validate_params()
+        self.check_params()
         if isinstance(sentences_tokens, str):
             raise InputError(
                 "fit needs a list of tokenized sentences, got a single string; use "
@@ -490,7 +481,7 @@ class TrigramLM:
             min_count=int(_get(arrays, prefix + "min_count")),
         )
         try:
-            model._validate_params()
+            model.check_params()
         except ConfigError as exc:
             raise ModelFormatError(f"stored hyperparameters are invalid: {exc}") from None
         blob = _get(arrays, prefix + "vocab_utf8")

@@ -10,7 +10,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ..exceptions import ConfigError, InputError, NotFittedError
+from ..exceptions import ConfigError, InputError, check_is_fitted
 from ..learners import check_compatible, get_learner_class
 from ..learners.persistence import save_trained
 from ..tasks import get_task_class
@@ -411,10 +411,8 @@ class Estimator(BaseEstimator):
                 f"partial_fit: omit classes on later calls, or train a new model")
 
     def _check_fitted(self) -> None:
-        if getattr(self, "learner_", None) is None:
-            raise NotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
-                "appropriate arguments before using this estimator.")
+        check_is_fitted(getattr(self, "learner_", None) is not None,
+                        f"This {type(self).__name__} instance")
 
     def _featurise(self, X, y=None):
         self._check_fitted()

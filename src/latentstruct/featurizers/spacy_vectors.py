@@ -48,7 +48,7 @@ from latentstruct.data.nlp import (
     default_cache_dir,
     resolve_pipeline,
 )
-from latentstruct.exceptions import ConfigError, InputError
+from latentstruct.exceptions import ConfigError, InputError, check_is_fitted
 
 __all__ = ["SpacyVectors", "CACHE_FORMAT", "default_vectors_dir", "cosine_similarities"]
 
@@ -337,10 +337,8 @@ class SpacyVectors(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         """``tensor_0`` .. ``tensor_{d-1}``: the names of the columns."""
-        if "n_features_out_" not in self.__dict__:
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError("SpacyVectors is not fitted; call fit() first")
+        check_is_fitted("n_features_out_" in self.__dict__, "This SpacyVectors instance",
+                        "Call fit() first.")
         return np.array([f"tensor_{j}" for j in range(self.n_features_out_)], dtype=object)
 
     # -- similarities ---------------------------------------------------------------------

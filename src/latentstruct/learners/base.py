@@ -17,10 +17,10 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..registry import Registry, learner_modules
-from ..exceptions import ConfigError, InferenceError, NotFittedError
+from ..exceptions import ConfigError, InferenceError, check_is_fitted
 from ..parallel import fit_session, parallel_chunks, rows, shared
 from ..tasks.contracts import Structure, alternatives, capability, is_structure
-from .params import check_coef_init, validate_params
+from ..params import check_coef_init, validate_params
 
 __all__ = [
     "LinearStructuredLearner",
@@ -65,7 +65,7 @@ class LinearStructuredLearner(BaseEstimator):
 
     #: task capabilities every instance needs (see ``required_capabilities``)
     requires: frozenset = frozenset()
-    #: hyperparameter -> list of what it may be (``learners.params``); checked by
+    #: hyperparameter -> list of what it may be (``latentstruct.params``); checked by
     #: ``validate_params`` at the start of ``fit`` and by ``check_compatible``
     _parameter_constraints: dict = {}
     #: hyperparameters that may change on a trained model (``evaluate``/``predict`` options)
@@ -96,7 +96,7 @@ class LinearStructuredLearner(BaseEstimator):
         validate_params(cls.__name__, cls._parameter_constraints, params, n_features=n_features,
                         defaults=cls().get_params(deep=False))
 
-    def _validate_params(self) -> None:
+    def check_params(self) -> None:
         """``validate_params`` on this instance's hyperparameters (start of ``fit``)."""
         task = getattr(self, "task", None)
         n = None
@@ -124,11 +124,8 @@ class LinearStructuredLearner(BaseEstimator):
         return task.n_features
 
     def _check_is_fitted(self) -> None:
-        if getattr(self, "coef_", None) is None:
-            raise NotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
-                "appropriate arguments before using this estimator."
-            )
+        check_is_fitted(getattr(self, "coef_", None) is not None,
+                        f"This {type(self).__name__} instance")
 
     def _decode(self, X, w, Y=None, *, random_state=None, data=None) -> list:
         """(Loss-augmented when Y is given) argmax of every example, in parallel chunks.
@@ -223,13 +220,14 @@ def valid_learners(task_cls, task_params: dict | None = None) -> list[str]:
 
 
 def check_compatible(task_cls, task_params, learner_cls, learner_params=None) -> None:
-    """Raise ``ConfigError`` unless every hyperparameter in ``learner_params`` is valid
-    (``validate_params``) and the task offers every capability the learner needs.
+    """Raise ``ConfigError`` unless every value in ``task_params`` and ``learner_params`` is
+    valid (each class's ``validate_params``, from its ``_parameter_constraints``) and the task offers every capability the learner needs.
 
     Uses only classes and parameters, so it runs before any data is read; the message
     lists what is missing and the learners that fit the task.
     """
-    # bad values first: the capabilities a learner needs depend on them
+    # bad values first: the capabilities a task offers and a learner needs depend on them
+    task_cls.validate_params(task_params or {})
     learner_cls.validate_params(learner_params or {})
     unmet = _unmet(task_cls, task_params, learner_cls, learner_params)
     if not unmet:

@@ -226,7 +226,7 @@ class CRF(LinearStructuredLearner):
 
     # --- fit -------------------------------------------------------------------------------
     def _validated(self, X, Y):
-        self._validate_params()
+        self.check_params()
         if self.c1 > 0 and self.solver != "lbfgs":
             raise ConfigError(
                 f"c1={self.c1} (an L1 penalty) needs solver='lbfgs', which trains it by OWL-QN; "

@@ -192,7 +192,7 @@ class DISTRO(LinearStructuredLearner):
 
     # --- validation -------------------------------------------------------------------------
     def _validate(self) -> None:
-        self._validate_params()  # ranges and choices; what relates two values is below
+        self.check_params()  # ranges and choices; what relates two values is below
         # "auto" is chosen in fit; until then eta0 is checked against the largest λ1 tried
         self._lambda1 = max(LAMBDA1_GRID) if self.lambda1 == "auto" else float(self.lambda1)
         self._lambda2 = float(self.lambda2)

@@ -77,6 +77,13 @@ class NormalizedBinaryView:
         return {"accuracy": float(np.mean(t == p)) if t.size else 0.0}
 
     @classmethod
+    def validate_params(cls, params: dict) -> None:
+        """``ConfigError`` for a ``normalization`` other than the known ones."""
+        from ..params import Options, validate_params
+
+        validate_params(cls.__name__, {"normalization": [Options(*_NORMALIZATIONS)]}, params)
+
+    @classmethod
     def offered_capabilities(cls, params=None) -> frozenset:
         base = (params or {}).get("base")
         ties = base is not None and RANDOM_TIES in base.offered_capabilities(base.get_params())
@@ -273,7 +280,7 @@ class JLIS(LinearStructuredLearner):
     def fit(self, X, Y, X_binary=None, y_binary=None, *, checkpoint=None, resume=None):
         """Learn from labelled structures (X, Y) and binary examples (X_binary, y_binary);
         ``checkpoint``/``resume`` as for ``LCLR.fit``."""
-        self._validate_params()
+        self.check_params()
         task = self._check_task()
         C1 = float(self.C1)
         C2 = float(self.C2)

@@ -243,7 +243,7 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
 
     # --- validation --------------------------------------------------------------------
     def _validate(self):
-        self._validate_params()
+        self.check_params()
         task = self._check_task()
         if self.variant not in PA_VARIANTS:
             raise ConfigError(

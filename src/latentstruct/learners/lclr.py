@@ -170,7 +170,7 @@ class TwoStage(LatentBinaryLearner):
         :class:`~latentstruct.learners.checkpoint.Checkpoint`) saves the solver's state
         (duals, sweep order, random state) after each, and ``resume`` continues from such a
         file to the model an uninterrupted run gives."""
-        self._validate_params()
+        self.check_params()
         task = self._check_task()
         C = float(self.C)
         X = task.as_batch(X)
@@ -379,7 +379,7 @@ class LCLR(LatentBinaryLearner):
         ``checkpoint`` (a path or :class:`~latentstruct.learners.checkpoint.Checkpoint`)
         saves the loop after every outer iteration; ``resume`` continues from such a file
         (same data and hyperparameters) to the model an uninterrupted run would give."""
-        self._validate_params()
+        self.check_params()
         task = self._check_task()
         C = float(self.C)
         X = task.as_batch(X)

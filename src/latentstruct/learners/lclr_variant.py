@@ -178,7 +178,7 @@ class LCLRVariant(LCLR):
     def fit(self, X, y, *, checkpoint=None, resume=None):
         """Run the outer loop of LCLR with one cutting-plane round per outer iteration
         (``checkpoint``/``resume`` as for ``LCLR.fit``)."""
-        self._validate_params()
+        self.check_params()
         task = self._check_task()
         C = float(self.C)
         X = task.as_batch(X)

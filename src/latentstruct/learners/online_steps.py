@@ -102,7 +102,7 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
 
     # --- the loop -------------------------------------------------------------------------
     def _checked(self, X, Y):
-        self._validate_params()
+        self.check_params()
         task = self._check_task()
         if len(X) != len(Y):
             raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")

@@ -120,7 +120,7 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
         self.epsilon = epsilon
 
     def _validate(self, X, Y):
-        self._validate_params()
+        self.check_params()
         task = self._check_task()
         max_iter = check_positive_int("max_iter", self.max_iter)
         for name in ("average", "shuffle", "check_inference", "progress"):

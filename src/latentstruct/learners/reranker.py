@@ -151,7 +151,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
 
     # --- validation ----------------------------------------------------------------------
     def _validate(self, X, Y):
-        self._validate_params()
+        self.check_params()
         task = self._check_task()
         if self.solver not in SOLVERS:
             raise ConfigError(f"The 'solver' parameter must be one of {', '.join(SOLVERS)}. "

@@ -154,7 +154,7 @@ class SGDStructuredSVM(OnlineLearnerMixin, LinearStructuredLearner):
 
     def _check_params(self):
         """The task and eta0 ("auto" or a float), after checking the hyperparameters."""
-        self._validate_params()
+        self.check_params()
         self._lambda1 = check_nonnegative("lambda1", self.lambda1)
         check_positive_int("n_epochs", self.n_epochs)
         check_positive_int("batch_size", self.batch_size)

@@ -188,7 +188,7 @@ class StructuredSVM(LinearStructuredLearner):
         self.progress = progress
 
     def _validate(self, X, Y):
-        self._validate_params()
+        self.check_params()
         task = self._check_task()
         C = check_positive("C", self.C)
         check_positive("tol", self.tol)

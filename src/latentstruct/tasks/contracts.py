@@ -154,6 +154,11 @@ class Structure(Protocol):
     def offered_capabilities(cls, params: dict | None = None) -> frozenset:
         """The capability names a task of this class offers with ``params``."""
 
+    @classmethod
+    def validate_params(cls, params: dict) -> None:
+        """``ConfigError`` for a value in ``params`` the task's ``_parameter_constraints``
+        refuse (``check_compatible`` runs it before any data is read)."""
+
     def argmax_is_maximum(self) -> bool:
         """False for a decoder that is a fixed procedure (decode-then-vote): learners then
         skip the exactness check and treat an objective increase as a warning."""

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from latentstruct.exceptions import NotFittedError
+from latentstruct.exceptions import check_is_fitted
 from .capabilities import CapabilityChecker, noted
 from .state import check_state
 from latentstruct.tasks.base import Dataset, Task
@@ -289,10 +289,9 @@ def _check_arguments(task, n_weights, atol, rtol, enumerate) -> None:
     if enumerate is not None and not callable(enumerate):
         raise TypeError(f"enumerate must be None or a callable x -> iterable of structures, got "
                         f"{type(enumerate).__name__}")
-    if not task.is_fitted():
-        raise NotFittedError(
-            f"check_task needs a fitted task: {type(task).__name__} (task {task.name!r}) is not "
-            "fitted; call task.fit(dataset) first (task.is_fitted() must be True)")
+    check_is_fitted(task.is_fitted(), f"{type(task).__name__} (task {task.name!r})",
+                    "Call task.fit(dataset) first (task.is_fitted() must be True).",
+                    why="check_task needs a fitted task")
 
 
 def _examples(task, examples, caps):

@@ -1,4 +1,4 @@
-"""Validation of the dependency task's parameters (shared by ``fit``, ``read`` and loading)."""
+"""The dependency task's parameter declaration (``latentstruct.params``) and relations."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import numpy as np
 
 from ...data.dependency import PTB_SPLITS
 from ...exceptions import ConfigError
-from ...limits import DEP_HASH_BITS, LABEL_HASH_BITS, check_bounded
+from ...limits import DEP_HASH_BITS, LABEL_HASH_BITS
+from ...params import BOOL, STR, Interval, Options, Satisfies, bounded
 
 __all__ = ["DependencyParams", "parse_distance_bins"]
 
@@ -33,26 +34,28 @@ def parse_distance_bins(raw) -> np.ndarray:
 
 
 class DependencyParams:
-    """``_validate_params`` and ``_bins`` of ``DependencyTask``."""
+    """``_parameter_constraints``, ``_check_param_relations`` and ``_bins`` of
+    ``DependencyTask``."""
 
-    def _validate_params(self) -> None:
-        defaults = self.param_defaults()
-        for name, bound in (("hash_bits", DEP_HASH_BITS), ("label_hash_bits", LABEL_HASH_BITS)):
-            check_bounded(name, getattr(self, name), bound, default=defaults[name])
-        for name, allowed in (("single_root", ("auto", True, False)),
-                              ("labelled", ("auto", True, False)),
-                              ("pos", ("gold", "predicted")),
-                              ("pos_column", ("auto", "upos", "xpos")),
-                              ("ptb_split", (*PTB_SPLITS, "auto"))):
-            v = getattr(self, name)
-            if not any(v is a or (isinstance(a, str) and v == a) for a in allowed):
-                raise ConfigError(f"{name} must be one of {', '.join(map(repr, allowed))}, "
-                                  f"got {v!r}")
+    _parameter_constraints = {
+        "hash_bits": [bounded(DEP_HASH_BITS)],
+        "label_hash_bits": [bounded(LABEL_HASH_BITS)],
+        "single_root": [Options("auto"), BOOL],
+        "labelled": [Options("auto"), BOOL],
+        "pos": [Options("gold", "predicted")],
+        "pos_column": [Options("auto", "upos", "xpos")],
+        "ptb_split": [Options(*PTB_SPLITS, "auto")],
+        "distance_bins": [Satisfies(lambda v: parse_distance_bins(v) is not None,
+                                    "strictly increasing integers starting at 1, such as "
+                                    "(1, 2, 3, 4, 5, 10) or '1,2,4,8'")],
+        "tagger_model": [Satisfies(STR.accepts, "the path of a pos model file (a str)"), None],
+        "tagger_sentences": [Interval(int, 1)],
+    }
+
+    def _check_param_relations(self) -> None:
         if self.pos == "predicted" and self.pos_column == "xpos":
             raise ConfigError("pos='predicted' tags words with the project's UPOS tagger, so "
                               "pos_column must be 'upos' or 'auto', not 'xpos'")
-        self._bins()
-        self._validate_tagger_params()
 
     def _bins(self) -> np.ndarray:
         return parse_distance_bins(self.distance_bins)

@@ -11,7 +11,6 @@ that may have seen them (no jackknifing), so training tags are more accurate tha
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,14 +33,6 @@ class TaggerMixin:
     """``set_tagger`` and friends for a task with parameters ``pos``, ``tagger_model`` and
     ``tagger_sentences``."""
 
-    def _validate_tagger_params(self) -> None:
-        v = self.tagger_sentences
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-            raise ConfigError(f"tagger_sentences must be a positive integer, got {v!r}")
-        if self.tagger_model is not None and not isinstance(self.tagger_model, str):
-            raise ConfigError(f"tagger_model must be the path of a pos model file or None, got "
-                              f"{self.tagger_model!r}")
-
     def set_tagger(self, pos_task: PosTask, coef: np.ndarray):
         """Use a fitted ``PosTask`` with weights ``coef`` as the UPOS tagger."""
         self.tagger_coef_ = check_tagger(pos_task, coef)
@@ -57,7 +48,7 @@ class TaggerMixin:
     def needs_tagger(self) -> bool:
         """True when ``pos="predicted"``, no tagger is attached and ``tagger_model`` is None:
         the training pipeline then trains the default one.  Checks the parameters first."""
-        self._validate_params()
+        self.check_params()
         return not self.has_tagger() and self.tagger_model is None
 
     def tag(self, sentences) -> list[tuple]:

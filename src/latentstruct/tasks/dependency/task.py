@@ -147,7 +147,7 @@ class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, Structu
     def read(self, path, *, split: str = "train") -> Dataset:
         """Read CoNLL-U / ``.dp`` trees; ``split`` picks the PTB documents when
         ``ptb_split="auto"`` ("train": wsj_0001-0119, anything else: wsj_0120-0142)."""
-        self._validate_params()
+        self.check_params()
         if path is None:
             raise ConfigError("the dep task needs a data path (a .conllu file, a .dp file or a "
                               "directory of .dp files)")
@@ -176,7 +176,7 @@ class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, Structu
         ``single_root`` resolves to True).  A bad entry is an ``InputError`` naming it
         (``X[3][5]``, ``y[2][4]``).
         """
-        self._validate_params()
+        self.check_params()
         records = dependency_records(self, X, y)
         return Dataset(records, [None] * len(records) if y is None else _gold_trees(records))
 
@@ -189,7 +189,6 @@ class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, Structu
 
     def fit(self, dataset: Dataset) -> "DependencyTask":
         """Resolve the "auto" parameters from the training data and collect the labels."""
-        self._validate_params()
         records = list(dataset.records)
         if not records:
             raise InputError("training data contains no sentences", dataset.path)
@@ -436,7 +435,7 @@ class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, Structu
     @classmethod
     def from_state(cls, params, state, arrays):
         task = cls(**params)
-        task._validate_params()
+        task.check_params()
         task.labels_ = list(state["labels"])
         task._label_id = {t: i for i, t in enumerate(task.labels_)}
         task.labelled_ = bool(state["labelled"])

@@ -31,6 +31,7 @@ from ...data.features import FeatureIndex
 from ...data.sparse import SparseVector, coalesce_arrays
 from ...exceptions import ConfigError, InputError, ModelFormatError
 from ...inference.result import DecodeResult
+from ...params import BOOL, Interval, Options
 from ..base import Dataset, StructuredTask, join_corpora, register_task
 from ..contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, SIZED
 from ..label_factored import LabelFactoredBatch, check_unary, gold_labels
@@ -67,11 +68,6 @@ def _one_document(x) -> DocumentMatrix:
         raise InputError(f"expected one document (a one-row DocumentMatrix such as X[i]); got "
                          f"{len(x)} documents. Index the matrix to pass a single example.")
     return x
-
-
-def _check_bool(name: str, value) -> None:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ConfigError(f"{name} must be true or false, got {value!r}")
 
 
 # ============================================================================================
@@ -154,21 +150,14 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
         self.eval_fraction = eval_fraction
 
     # --- parameters -------------------------------------------------------------------
-    def _validate_params(self) -> None:
-        if self.features not in FEATURES:
-            raise ConfigError(f"features must be one of {', '.join(map(repr, FEATURES))}, got "
-                              f"{self.features!r}")
-        if self.split not in SPLITS:
-            raise ConfigError(f"split must be one of {', '.join(map(repr, SPLITS))}, got "
-                              f"{self.split!r}")
-        m = self.min_count
-        if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
-            raise ConfigError(f"min_count must be an integer >= 1, got {m!r}")
-        _check_bool("lowercase", self.lowercase)
-        _check_bool("strip_headers", self.strip_headers)
-        f = self.eval_fraction
-        if isinstance(f, bool) or not isinstance(f, numbers.Real) or not 0.0 < float(f) < 1.0:
-            raise ConfigError(f"eval_fraction must be a number strictly between 0 and 1, got {f!r}")
+    _parameter_constraints = {
+        "features": [Options(*FEATURES)],
+        "split": [Options(*SPLITS)],
+        "min_count": [Interval(int, 1)],
+        "lowercase": [BOOL],
+        "strip_headers": [BOOL],
+        "eval_fraction": [Interval(float, 0.0, 1.0, closed="neither")],
+    }
 
     # --- data -------------------------------------------------------------------------
     def read(self, path, *, split: str = "train") -> Dataset:
@@ -179,7 +168,7 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
         ``evaluate`` and ``predict``) accepts unlabelled lines (``evaluate`` then refuses
         them in :meth:`evaluate_model`).  Targets are label strings (None where absent).
         """
-        self._validate_params()
+        self.check_params()
         if path is None:
             raise ConfigError("the doccls task needs a data path: a JSON-lines file of "
                               '{"id": ..., "label": ..., "text": ...} objects')
@@ -249,7 +238,6 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
     def fit(self, dataset: Dataset) -> "DocumentClassificationTask":
         """Label list (sorted) and vocabulary (and idf weights for tf-idf) from training data;
         for a numeric matrix (records a :class:`DocumentMatrix`), its column count."""
-        self._validate_params()
         records = dataset.records if isinstance(dataset.records, DocumentMatrix) \
             else list(dataset.records)
         if not len(records):
@@ -581,7 +569,7 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
     @classmethod
     def from_state(cls, params, state, arrays):
         task = cls(**params)
-        task._validate_params()
+        task.check_params()
         task.labels_ = [str(t) for t in state["labels"]]
         task._label_id = {t: i for i, t in enumerate(task.labels_)}
         task.n_train_documents_ = int(state.get("n_train_documents", 0))

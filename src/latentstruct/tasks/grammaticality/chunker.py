@@ -39,7 +39,7 @@ class SupervisedChunker:
         arrays (n_views, T)).  ``InputError`` (file:line) for a chunk type outside
         ``chunk_types``."""
         self.check_fitted()
-        self._validate_params()
+        self.check_params()
         path = self.chunker_corpus or dataset_path("conll2000", "train.txt")
         sents = read_conll2000(path)[: int(self.chunker_sentences)]
         known = set(self.chunk_types_)

@@ -17,13 +17,14 @@ from ...data.lm import TrigramLM
 from ...data.paths import dataset_path
 from ...data.sentences import read_sentences
 from ...exceptions import ConfigError, InputError
-from ...limits import NEGATIVE_RATIO, NEGATIVE_SETS, check_bounded
+from ...limits import NEGATIVE_RATIO, NEGATIVE_SETS
+from ...params import Interval, Options
 from ..base import Dataset
 from ..validation import binary_predictions
 from .raw import sentence_dataset
 from .sentences import Sentence, is_heldout, sentences_digest
 
-__all__ = ["LanguageModelData", "NEGATIVE_MIN_LENGTH", "NEGATIVE_MAX_LENGTH", "TEST_SENTENCES"]
+__all__ = ["LanguageModelData", "DATA_PARAMETER_CONSTRAINTS", "NEGATIVE_MIN_LENGTH", "NEGATIVE_MAX_LENGTH", "TEST_SENTENCES"]
 
 #: which real sentences ``read(split="test")`` takes (``test_sentences``)
 TEST_SENTENCES = ("auto", "heldout", "all")
@@ -32,29 +33,18 @@ TEST_SENTENCES = ("auto", "heldout", "all")
 NEGATIVE_MIN_LENGTH, NEGATIVE_MAX_LENGTH = 4, 60
 
 
+#: what the parameters of the data :class:`LanguageModelData` reads may be (every task built
+#: on it adds these to its ``_parameter_constraints``)
+DATA_PARAMETER_CONSTRAINTS = {
+    "test_sentences": [Options(*TEST_SENTENCES)],
+    "heldout_fraction": [Interval(float, 0.0, 1.0, closed="left")],
+    "negative_ratio": [Interval(float, 0.0, closed="both", bound=NEGATIVE_RATIO)],
+    "n_negative_sets": [Interval(int, 0, closed="both", bound=NEGATIVE_SETS)],
+}
+
+
 class LanguageModelData:
     """Negatives from a trigram LM, and the task's readers (module docstring)."""
-
-    def validate_data_params(self) -> None:
-        """ConfigError for a bad ``test_sentences``, ``heldout_fraction``,
-        ``negative_ratio`` or ``n_negative_sets`` (the parameters of the data this mixin
-        reads, shared by every task built on it)."""
-        if self.test_sentences not in TEST_SENTENCES:
-            raise ConfigError(f"test_sentences must be one of {', '.join(TEST_SENTENCES)}, got "
-                              f"{self.test_sentences!r}")
-        f = self.heldout_fraction
-        if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0.0 <= f < 1.0:
-            raise ConfigError(f"heldout_fraction must be a float in [0, 1), got {f!r}")
-        r = self.negative_ratio
-        if isinstance(r, bool) or not isinstance(r, (int, float)) or not r >= 0:
-            raise ConfigError(f"negative_ratio must be a float >= 0, got {r!r}")
-        if r > NEGATIVE_RATIO.high:
-            raise ConfigError(f"negative_ratio must be a float in [0, {NEGATIVE_RATIO.high}], "
-                              f"got {r:,}: {NEGATIVE_RATIO.why('negative_ratio', r, 1)}")
-        v = self.n_negative_sets
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-            raise ConfigError(f"n_negative_sets must be an integer >= 0, got {v!r}")
-        check_bounded("n_negative_sets", v, NEGATIVE_SETS, default=5)
 
     def is_heldout(self, tokens) -> bool:
         return is_heldout(tokens, float(self.heldout_fraction))
@@ -69,7 +59,7 @@ class LanguageModelData:
         ``lm_corpus``."""
         lm = getattr(self, "lm_", None)
         if lm is None:
-            self._validate_params()
+            self.check_params()
             path = self._lm_path()
             sentences = [s for s in read_sentences(path) if not self.is_heldout(s)]
             if not sentences:
@@ -98,7 +88,7 @@ class LanguageModelData:
         file's digest), at most ``n_test``, and ``n_negative_sets`` sets of as many
         negatives.  Raises ``InputError`` (file:line) for an empty line or file.
         """
-        self._validate_params()
+        self.check_params()
         if split not in ("train", "test"):
             raise ConfigError(f"split must be 'train' or 'test', got {split!r}")
         sentences = read_sentences(path)

@@ -16,8 +16,9 @@ from ...data.atomic import atomic_write
 from ...data.features import FeatureIndex, feature_index_from_arrays
 from ...data.lm import TrigramLM
 from ...data.progress import track
-from ...exceptions import ConfigError, InputError, ModelFormatError, NotFittedError
-from ...limits import CHUNKER_EPOCHS, check_bounded
+from ...exceptions import ConfigError, InputError, ModelFormatError, check_is_fitted
+from ...limits import CHUNKER_EPOCHS
+from ...params import Interval, Options, Satisfies, bounded
 from ..base import Dataset, LatentBinaryTask, register_task
 from ..contracts import HEURISTIC, LATENT_BINARY
 from ..sequence.corpus import SequenceCorpus, as_corpus
@@ -25,7 +26,7 @@ from ..sequence.encodings import ENCODINGS, encoding_labels, get_encoding
 from ..sequence.pos import PosTask, check_tagger
 from ..validation import check_binary_labels
 from .chunker import SupervisedChunker
-from .data import LanguageModelData
+from .data import DATA_PARAMETER_CONSTRAINTS, LanguageModelData
 from .decoding import ViewDecoding
 from .sentences import Sentence
 from .views import CONLL2000_CHUNK_TYPES, ViewLayout, ngram_attributes, view_constraints
@@ -33,7 +34,34 @@ from .views import CONLL2000_CHUNK_TYPES, ViewLayout, ngram_attributes, view_con
 __all__ = ["GrammaticalityTask"]
 
 _COMBINE = ("concat", "vote")
-_CHUNKERS = (None, "perceptron", "auto")
+
+
+def parse_views(views) -> list[str]:
+    """The configured views, validated (``ConfigError`` for an unknown or repeated one)."""
+    if isinstance(views, str):
+        names = [v.strip() for v in views.split(",")]
+    elif isinstance(views, (list, tuple)):
+        names = list(views)
+    else:
+        raise ConfigError(
+            f"views must be a view name or a comma-separated list such as "
+            f"'iob1,iob2,ioe1,ioe2,oc', got {views!r}"
+        )
+    if not names or names == [""]:
+        raise ConfigError("views is empty; give at least one of: " + ", ".join(ENCODINGS))
+    for v in names:
+        get_encoding(v)
+    if len(set(names)) != len(names):
+        raise ConfigError(f"views must be distinct, got {views!r}")
+    return names
+
+
+def _chunk_types_ok(chunk_types) -> bool:
+    if chunk_types == "conll2000":
+        return True
+    if isinstance(chunk_types, str):
+        return bool([t for t in chunk_types.split(",") if t.strip()])
+    return isinstance(chunk_types, (list, tuple)) and bool(chunk_types)
 _TAG_BATCH = 2000
 
 
@@ -172,22 +200,7 @@ class GrammaticalityTask(LanguageModelData, SupervisedChunker, ViewDecoding, Lat
     # ------------------------------------------------------------------------------------
     def view_names(self) -> list[str]:
         """The configured views, validated (``ConfigError`` for an unknown or repeated one)."""
-        if isinstance(self.views, str):
-            names = [v.strip() for v in self.views.split(",")]
-        elif isinstance(self.views, (list, tuple)):
-            names = list(self.views)
-        else:
-            raise ConfigError(
-                f"views must be a view name or a comma-separated list such as "
-                f"'iob1,iob2,ioe1,ioe2,oc', got {self.views!r}"
-            )
-        if not names or names == [""]:
-            raise ConfigError("views is empty; give at least one of: " + ", ".join(ENCODINGS))
-        for v in names:
-            get_encoding(v)
-        if len(set(names)) != len(names):
-            raise ConfigError(f"views must be distinct, got {self.views!r}")
-        return names
+        return parse_views(self.views)
 
     def chunk_type_names(self) -> list[str]:
         if self.chunk_types == "conll2000":
@@ -205,33 +218,24 @@ class GrammaticalityTask(LanguageModelData, SupervisedChunker, ViewDecoding, Lat
             )
         return types
 
-    def _validate_params(self) -> None:
-        self.view_names()
-        self.chunk_type_names()
-        if self.combine not in _COMBINE:
-            raise ConfigError(
-                f"combine must be one of {', '.join(_COMBINE)}, got {self.combine!r}"
-            )
-        if self.chunker not in _CHUNKERS:
-            raise ConfigError(
-                f"chunker must be 'auto', 'perceptron' or None, got {self.chunker!r}"
-            )
-        self.validate_data_params()
-        for name, allow_none in (("min_count", False), ("n_train", True), ("n_test", True),
-                                 ("chunker_sentences", False), ("chunker_epochs", False),
-                                 ("tagger_sentences", False)):
-            v = getattr(self, name)
-            if v is None and allow_none:
-                continue
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ConfigError(
-                    f"{name} must be an integer >= 1{' or None' if allow_none else ''}, got {v!r}"
-                )
-        check_bounded("chunker_epochs", self.chunker_epochs, CHUNKER_EPOCHS, default=3)
-        for name in ("seed", "test_seed"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-                raise ConfigError(f"{name} must be an integer >= 0, got {v!r}")
+    _parameter_constraints = {
+        **DATA_PARAMETER_CONSTRAINTS,
+        "views": [Satisfies(parse_views, "a view name or a comma-separated list of distinct "
+                            f"views among {', '.join(ENCODINGS)} (such as "
+                            "'iob1,iob2,ioe1,ioe2,oc')")],
+        "chunk_types": [Satisfies(_chunk_types_ok, "'conll2000' or a comma list of chunk "
+                                  "types such as 'NP,VP'")],
+        "combine": [Options(*_COMBINE)],
+        "chunker": [Options("auto", "perceptron"), None],
+        "min_count": [Interval(int, 1)],
+        "n_train": [Interval(int, 1), None],
+        "n_test": [Interval(int, 1), None],
+        "chunker_sentences": [Interval(int, 1)],
+        "chunker_epochs": [bounded(CHUNKER_EPOCHS)],
+        "tagger_sentences": [Interval(int, 1)],
+        "seed": [Interval(int, 0)],
+        "test_seed": [Interval(int, 0)],
+    }
 
     # ------------------------------------------------------------------------------------
     # ------------------------------------------------------------------------------------
@@ -254,7 +258,7 @@ class GrammaticalityTask(LanguageModelData, SupervisedChunker, ViewDecoding, Lat
         pipeline then trains the default one (:func:`latentstruct.pipelines.attach_tagger`,
         which calls :func:`latentstruct.pipelines.train_pos_tagger` on ``tagger_sentences``).
         Checks the parameters first, so a bad ``tagger_sentences`` fails before any training."""
-        self._validate_params()
+        self.check_params()
         return not self.has_tagger() and self.tagger_model is None
 
     def _ensure_tagger(self) -> None:
@@ -325,7 +329,6 @@ class GrammaticalityTask(LanguageModelData, SupervisedChunker, ViewDecoding, Lat
         the views.  Nothing is trained here: the supervised chunker of ``heuristic_weights``
         is trained afterwards by :func:`latentstruct.pipelines.train_chunker` (any weights
         attached before are dropped, as the feature space changes)."""
-        self._validate_params()
         if len(dataset) == 0:
             raise InputError("training data contains no sentences", dataset.path)
         pos = self._pos_of(dataset.records)
@@ -441,11 +444,10 @@ class GrammaticalityTask(LanguageModelData, SupervisedChunker, ViewDecoding, Lat
         return state, arrays
 
     def _ensure_tagger_for_state(self) -> None:
-        if getattr(self, "tagger_", None) is None:
-            raise NotFittedError(
-                "cannot save a grammaticality model without its POS tagger; pass tagger_model "
-                "or call set_tagger before fit"
-            )
+        check_is_fitted(getattr(self, "tagger_", None) is not None,
+                        "This grammaticality model's POS tagger",
+                        "Pass tagger_model or call set_tagger before fit.",
+                        why="a grammaticality model cannot be saved without it")
 
     @classmethod
     def from_state(cls, params, state, arrays):

@@ -16,11 +16,12 @@ from ...data.features import FeatureIndex, feature_index_from_arrays
 from ...data.lm import TrigramLM
 from ...data.paths import dataset_path
 from ...data.sparse import SparseVector
-from ...exceptions import ConfigError, InputError, ModelFormatError
+from ...exceptions import InputError, ModelFormatError
 from ...inference.chain import ChainMarginals
+from ...params import Interval, Options
 from ..base import Dataset, Task, register_task
 from ..contracts import CLASS_POSTERIOR, MARGINALIZABLE
-from ..grammaticality.data import LanguageModelData
+from ..grammaticality.data import DATA_PARAMETER_CONSTRAINTS, LanguageModelData
 from ..grammaticality.raw import sentence_dataset
 from ..grammaticality.sentences import Sentence
 from ..sequence.attributes import token_attributes
@@ -128,29 +129,18 @@ class HiddenChainTask(LanguageModelData, Task):
     # ------------------------------------------------------------------------------------
     # parameters
     # ------------------------------------------------------------------------------------
-    def _validate_params(self) -> None:
-        def integer(name, low, high=None, allow_none=False):
-            v = getattr(self, name)
-            if v is None and allow_none:
-                return
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low \
-                    or (high is not None and v > high):
-                span = f">= {low}" if high is None else f"in [{low}, {high}]"
-                raise ConfigError(f"{name} must be an integer {span}"
-                                  f"{' or None' if allow_none else ''}, got {v!r}")
-
-        integer("n_states", 1, _MAX_STATES)
-        integer("window", 0, 5)
-        integer("affix_length", 0, 10)
-        integer("min_count", 1)
-        integer("n_train", 1, allow_none=True)
-        integer("n_test", 1, allow_none=True)
-        integer("seed", 0)
-        integer("test_seed", 0)
-        if self.topology not in _TOPOLOGIES:
-            raise ConfigError(f"topology must be one of {', '.join(_TOPOLOGIES)}, got "
-                              f"{self.topology!r}")
-        self.validate_data_params()
+    _parameter_constraints = {
+        **DATA_PARAMETER_CONSTRAINTS,
+        "n_states": [Interval(int, 1, _MAX_STATES)],
+        "window": [Interval(int, 0, 5)],
+        "affix_length": [Interval(int, 0, 10)],
+        "min_count": [Interval(int, 1)],
+        "n_train": [Interval(int, 1), None],
+        "n_test": [Interval(int, 1), None],
+        "seed": [Interval(int, 0)],
+        "test_seed": [Interval(int, 0)],
+        "topology": [Options(*_TOPOLOGIES)],
+    }
 
     # ------------------------------------------------------------------------------------
     # data
@@ -201,7 +191,6 @@ class HiddenChainTask(LanguageModelData, Task):
     def fit(self, dataset: Dataset) -> "HiddenChainTask":
         """Index the token attributes of the training sentences and record the classes
         (``dataset.labels`` if given, else the sorted distinct targets)."""
-        self._validate_params()
         if len(dataset) == 0:
             raise InputError("training data contains no sentences", dataset.path)
         classes = dataset.labels if dataset.labels is not None else dataset.targets

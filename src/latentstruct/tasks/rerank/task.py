@@ -61,7 +61,8 @@ from ...data.sparse import SparseVector
 from ...data.wordnet import WordNet
 from ...exceptions import ConfigError, InputError
 from ...inference.result import DecodeResult
-from ...limits import MAX_SUPERSENSES, N_HIDDEN, RERANK_HASH_BITS, check_bounded
+from ...limits import MAX_SUPERSENSES, N_HIDDEN, RERANK_HASH_BITS
+from ...params import BOOL, Options, bounded
 from ..base import Dataset, Task, register_task
 from ..contracts import CANDIDATE_LIST, MARGINALIZABLE
 from .data import (
@@ -181,27 +182,21 @@ class RerankTask(Task):
         self.pos_column = pos_column
 
     # --- parameters and data -------------------------------------------------------------
-    def _validate_params(self) -> None:
-        for name, allowed in (("domain", DOMAINS), ("graph", GRAPHS),
-                              ("pos_column", ("auto", "upos", "xpos"))):
-            if getattr(self, name) not in allowed:
-                raise ConfigError(f"{name} must be one of {', '.join(allowed)}; got "
-                                  f"{getattr(self, name)!r}")
-        defaults = self.param_defaults()
-        for name, bound in (("max_supersenses", MAX_SUPERSENSES), ("hash_bits", RERANK_HASH_BITS)):
-            check_bounded(name, getattr(self, name), bound, default=defaults[name])
+    _parameter_constraints = {
+        "domain": [Options(*DOMAINS)],
+        "graph": [Options(*GRAPHS)],
+        "pos_column": [Options("auto", "upos", "xpos")],
+        "max_supersenses": [bounded(MAX_SUPERSENSES)],
+        "hash_bits": [bounded(RERANK_HASH_BITS)],
+        "n_hidden": [bounded(N_HIDDEN), None],
+        "base_score": [BOOL],
+    }
+
+    def _check_param_relations(self) -> None:
         nh = self.n_hidden
-        if nh is not None and (isinstance(nh, bool) or not isinstance(nh, (int, np.integer))
-                               or not 1 <= nh):
-            raise ConfigError(f"n_hidden must be None or an integer in [1, {N_HIDDEN.high}]; "
-                              f"got {nh!r}")
-        if nh is not None:
-            check_bounded("n_hidden", nh, N_HIDDEN)
         if self.domain == "no-hidden" and nh not in (None, 1):
             raise ConfigError(f"domain 'no-hidden' has one value per word; n_hidden must be None or "
                               f"1, got {nh!r} (choose another domain to split words)")
-        if not isinstance(self.base_score, (bool, np.bool_)):
-            raise ConfigError(f"base_score must be a bool; got {self.base_score!r}")
 
     def read(self, path, *, split: str = "train") -> Dataset:
         """Read a k-best file; a fitted task refuses lists of another parser (file:1)."""
@@ -268,7 +263,6 @@ class RerankTask(Task):
     def fit(self, dataset: Dataset) -> "RerankTask":
         """Check the parameters and remember the parser, the POS column and the base-score
         scale σ of the training lists (hashed features need no vocabulary)."""
-        self._validate_params()
         header = self._header(dataset)
         if len(dataset) == 0:
             raise InputError("the k-best file holds no sentences", dataset.path)
@@ -350,7 +344,7 @@ class RerankTask(Task):
         """Templates, graphs and value sets of every candidate (see :mod:`.features`)."""
         self.check_fitted()
         self._check_parser(self._header(dataset), dataset.path)
-        self._validate_params()
+        self.check_params()
         self._check_input(dataset.records, dataset.path)
         maxc = self.max_supersenses if self.domain == "supersense" else 1
         sub = self._sub()
@@ -430,7 +424,7 @@ class RerankTask(Task):
     @classmethod
     def from_state(cls, params, state, arrays):
         task = cls(**params)
-        task._validate_params()
+        task.check_params()
         task.parser_id_ = str(state["parser_id"])
         task.pos_column_ = str(state["pos_column"])
         task.base_scale_ = float(state["base_scale"])
