@@ -387,14 +387,23 @@ class Task:
 _IN_FIT = threading.local()
 
 
+def _fits_in_progress() -> set:
+    """The ids of the tasks whose ``fit`` this thread is inside."""
+    active = getattr(_IN_FIT, "ids", None)
+    if active is None:
+        active = _IN_FIT.ids = set()
+    return active
+
+
 def _checks_params_first(fit):
     """``fit`` that runs ``check_params`` first, once per outermost call."""
 
+    # checked_fit reaches the thread-local through a module-level function, never by name:
+    # cloudpickle copies the wrapper by value for a task class defined in __main__ (a
+    # script, a notebook), with the globals it names, and a threading.local cannot be pickled
     @functools.wraps(fit)
     def checked_fit(self, *args, **kwargs):
-        active = getattr(_IN_FIT, "ids", None)
-        if active is None:
-            active = _IN_FIT.ids = set()
+        active = _fits_in_progress()
         if id(self) in active:
             return fit(self, *args, **kwargs)
         self.check_params()
