@@ -190,3 +190,29 @@ def test_inspection_stays_below_the_command_line():
     assert not [m for m in imported if m.lstrip(".").split(".")[0] in ("cli", "plotting",
                                                                      "plotting_graph")]
     assert not [m for m in imported if m.startswith("latentstruct.cli") or m == "matplotlib"]
+
+
+def test_doccls_fitted_on_a_matrix_names_its_columns(capsys, tmp_path):
+    """A DocumentClassifier fitted on a numeric matrix is inspected by column (``column j``),
+    not by hash bucket: column 2 decides the class, and is the strongest feature of each."""
+    import scipy.sparse as sp
+
+    from latentstruct import DocumentClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0.0, 0.2, size=(40, 4))
+    y = np.array(["a", "b"] * 20)
+    X[y == "a", 2] += 1.0  # column 2 marks class a; nothing marks b
+    est = DocumentClassifier(C=1).fit(sp.csr_matrix(X), y)
+    report = inspect_model(est.task_, est.learner_, top=4)
+    assert report["hashed_features"] is False
+    names = {e["feature"] for lab in report["features"].values()
+             for side in ("positive", "negative") for e in lab[side]}
+    assert names <= {f"column {j}" for j in range(4)} and "column 2" in names
+    assert report["features"]["a"]["positive"][0]["feature"] == "column 2"
+    assert report["features"]["b"]["negative"][0]["feature"] == "column 2"
+
+    model = tmp_path / "m.npz"
+    est.save(model)
+    code, out, _ = run(capsys, "inspect", "--model", model)
+    assert code == 0 and "column 2" in out and "hash bucket" not in out and "#2" not in out

@@ -13,7 +13,9 @@ dict, like sklearn-crfsuite's ``state_features_`` and ``transition_features_``:
 
 Feature names come from the task's index.  With a hashed index (``feature_index=hashing``,
 and the ``dep`` and ``rerank`` features) the names were never stored: features are shown
-by their hash bucket (``#1234``) and ``hashed_features`` is true.  A DISTRO model is shown
+by their hash bucket (``#1234``) and ``hashed_features`` is true.  Numeric columns are
+named ``column j``: those of a sequence model's arrays (after its attribute index) and
+those of the matrix a ``doccls`` model was fitted on.  A DISTRO model is shown
 through its effective per-label weights (W_E A, A^T W_T A, ...), a J-LIS model through its
 task weights, with the bias of its binary examples as ``binary_bias``.
 
@@ -139,6 +141,9 @@ def _label_view(task, w: np.ndarray, top: int) -> dict:
         n_named = len(task.attr_index_)
         if getattr(task, "n_columns_", 0):  # a numeric array's columns follow the index
             name = (lambda i, named=name: named(i) if i < n_named else f"column {i - n_named}")
+    elif getattr(task, "input_kind_", "text") == "matrix":  # fitted on a numeric matrix
+        emission, trans = task.split_weights(w), None
+        name, hashed = (lambda i: f"column {i}"), False  # its columns are the features
     else:
         emission, trans = task.split_weights(w), None
         name, hashed = feature_namer(task.vocab_)
