@@ -24,7 +24,11 @@ trigram-LM samples (-1), read by the same
 so the same ``n_train``, ``negative_ratio`` and ``seed`` give the same training sample, and
 the test split is the same held-out share and negative sets.  No POS tagger is needed.
 
-Modules: ``task`` (:class:`HiddenChainTask`) and ``kernels`` (the compiled pass).
+Besides sentences, ``make_dataset`` takes numbers: a (tokens x d) array per sentence, or
+``(tokens, array)`` pairs whose columns join the built-in attributes (``numbers``).
+
+Modules: ``task`` (:class:`HiddenChainTask`), ``kernels`` (the compiled pass) and
+``numbers`` (the records of numeric input).
 """
 
 from .kernels import hidden_chain_pass

@@ -22,12 +22,19 @@ from ...params import Interval, Options
 from ..base import Dataset, Task, register_task
 from ..contracts import CLASS_POSTERIOR, MARGINALIZABLE
 from ..grammaticality.data import DATA_PARAMETER_CONSTRAINTS, LanguageModelData
-from ..grammaticality.raw import sentence_dataset
-from ..grammaticality.sentences import Sentence
 from ..sequence.attributes import token_attributes
 from ..sequence.corpus import SequenceCorpus, as_corpus
+from ..sequence.kinds import ARRAYS, TEMPLATES, check_records_kind, records_kind
+from ..sequence.numeric import (
+    NUMERIC_KINDS,
+    NumericSentence,
+    append_numeric_ids,
+    check_numeric_columns,
+    numeric_columns,
+)
 from ..validation import raw_error
 from .kernels import hidden_chain_pass, topology_masks
+from .numbers import chain_dataset, record_words
 
 __all__ = ["HiddenChainTask"]
 
@@ -98,6 +105,12 @@ class HiddenChainTask(LanguageModelData, Task):
 
         task = HiddenChainTask(n_states=2, min_count=1)
         data = task.make_dataset(["the cat sat", "sat cat the"], ["good", "bad"])
+
+    It also takes numbers (``tasks.hidden_chain.numbers``): per sentence a (tokens x d)
+    array (numpy or scipy.sparse) whose columns are the tokens' only attributes, or a
+    ``(tokens, array)`` pair adding them to the built-in ones.  The fitted task records the
+    form (``attributes_``: ``"templates"``, ``"arrays"`` or ``"tokens+arrays"``) and
+    ``n_columns_`` and refuses any other.
     """
 
     name = "hcrf"
@@ -154,10 +167,11 @@ class HiddenChainTask(LanguageModelData, Task):
 
     def make_dataset(self, X, y=None) -> Dataset:
         """Sentences from memory: each a string (tokenized as the sentence files are) or a
-        list of tokens; ``y`` one label per sentence (an int or a string; two or more
-        classes) or None.  A bad sentence or label is an ``InputError`` naming ``X[i]`` /
-        ``y[i]``."""
-        ds = sentence_dataset(X, None, Sentence)
+        list of tokens, or numbers (a (tokens x d) array, or a ``(tokens, array)`` pair:
+        ``tasks.hidden_chain.numbers``); ``y`` one label per sentence (an int or a string;
+        two or more classes) or None.  A bad sentence or label is an ``InputError`` naming
+        ``X[i]`` / ``y[i]`` (and a bad value's row and column)."""
+        ds = chain_dataset(X)
         if y is None:
             return ds
         labels = list(y)
@@ -201,10 +215,16 @@ class HiddenChainTask(LanguageModelData, Task):
         if any(c is None for c in classes):
             raise InputError("training sentences need labels (a target is None)", dataset.path)
         self.classes_ = tuple(classes)
+        records = dataset.records
+        kind = records_kind(records)  # one form only: a mix is refused, naming a sentence
+        n_columns = numeric_columns(records)
         index = FeatureIndex(min_count=int(self.min_count))
-        index.fit((a for tok in self._attributes(r.words) for a in tok)
-                  for r in dataset.records)
+        # an array alone has no words: its columns are its only attributes
+        index.fit((a for tok in self._attributes(record_words(r)) for a in tok)
+                  for r in records if kind != ARRAYS)
         self.attr_index_ = index
+        self.attributes_ = kind
+        self.n_columns_ = n_columns
         self.fitted_ = True
         return self
 
@@ -215,8 +235,9 @@ class HiddenChainTask(LanguageModelData, Task):
 
     @property
     def n_attributes(self) -> int:
+        """Named attributes (the index) plus numeric columns (``n_columns_``, after them)."""
         self.check_fitted()
-        return len(self.attr_index_)
+        return len(self.attr_index_) + getattr(self, "n_columns_", 0)
 
     @property
     def n_hidden(self) -> int:
@@ -229,18 +250,40 @@ class HiddenChainTask(LanguageModelData, Task):
         return self.n_attributes * K * S + K * S * S + 2 * K * S
 
     def featurize(self, dataset: Dataset) -> SequenceCorpus:
+        """The sentences' attribute ids (and, with numbers other than 1, their values) as
+        one ``SequenceCorpus``; refused (InputError naming the sentence) for sentences of
+        another form than the task was fitted on (``attributes_``) or arrays of another
+        width (``n_columns_``)."""
         self.check_fitted()
+        records = dataset.records
+        kind = getattr(self, "attributes_", TEMPLATES)
+        check_records_kind(records, kind, self.name)
+        if kind in NUMERIC_KINDS:
+            check_numeric_columns(records, self.n_columns_, self.name)
         lookup = self.attr_index_.lookup_many
+        # all-binary numbers keep the corpus without values (the kernels' fast path)
+        with_values = any(isinstance(r, NumericSentence) and r.has_real_values for r in records)
+        values = [] if with_values else None
         indptr, ids, offsets, total = [0], [], [0], 0
-        for r in dataset.records:
+        for r in records:
+            if isinstance(r, NumericSentence):
+                words = record_words(r)
+                tok_ids = None if words is None else [lookup(t) for t in self._attributes(words)]
+                total = append_numeric_ids(r, tok_ids, len(self.attr_index_), with_values, ids,
+                                           values, indptr, total)
+                offsets.append(len(indptr) - 1)
+                continue
             for tok in self._attributes(r.words):
                 a = lookup(tok)
                 ids.append(a)
+                if with_values:
+                    values.append(np.ones(a.shape[0]))
                 total += a.shape[0]
                 indptr.append(total)
             offsets.append(len(indptr) - 1)
         attr_ids = np.concatenate(ids) if ids else np.zeros(0, np.int64)
-        return SequenceCorpus(np.asarray(indptr), attr_ids, np.asarray(offsets))
+        attr_values = (np.concatenate(values) if values else np.zeros(0)) if with_values else None
+        return SequenceCorpus(np.asarray(indptr), attr_ids, np.asarray(offsets), attr_values)
 
     def encode_targets(self, targets) -> np.ndarray:
         """Class ids (positions in ``classes_``); an unknown label is an InputError."""
@@ -400,12 +443,17 @@ class HiddenChainTask(LanguageModelData, Task):
 
     def write_predictions(self, path, dataset: Dataset, predictions) -> None:
         """One line per sentence: the predicted label (+1 / -1 for the binary data), a tab,
-        the tokens."""
+        the tokens (a ``(tokens, array)`` pair's tokens; an array alone has none and is
+        refused)."""
+        if any(record_words(r) is None for r in dataset.records):
+            raise InputError("sentences given as numeric arrays alone have no tokens to write "
+                             "beside their labels; take the predicted labels from "
+                             "task.decode_predictions(predictions) instead")
         labels = self.decode_predictions(predictions)
         with atomic_write(path, "w") as fh:
             for r, p in zip(dataset.records, labels, strict=True):
                 text = f"{p:+d}" if isinstance(p, int) and set(self.classes_) == {-1, 1} else str(p)
-                fh.write(f"{text}\t{' '.join(r.words)}\n")
+                fh.write(f"{text}\t{' '.join(record_words(r))}\n")
 
     # ------------------------------------------------------------------------------------
     # persistence
@@ -414,6 +462,10 @@ class HiddenChainTask(LanguageModelData, Task):
         self.check_fitted()
         state = {"classes": list(self.classes_),
                  "train_digest": getattr(self, "train_digest_", None)}
+        kind = getattr(self, "attributes_", TEMPLATES)
+        if kind in NUMERIC_KINDS:  # only then, so other model files are as before
+            state["attributes"] = kind
+            state["n_columns"] = int(self.n_columns_)
         arrays = dict(self.attr_index_.to_arrays(prefix="hattr_"))
         lm = getattr(self, "lm_", None)  # fitted when LM negatives were drawn
         if lm is not None:
@@ -433,6 +485,18 @@ class HiddenChainTask(LanguageModelData, Task):
             raise ModelFormatError("hcrf model state: 'classes' must list two or more int or "
                                    "string labels; the file is damaged. Retrain the model.")
         task.classes_ = tuple(classes)
+        kind = state.get("attributes", TEMPLATES)  # absent: a model of sentences
+        n_columns = state.get("n_columns", 0)
+        if (kind not in (TEMPLATES, *NUMERIC_KINDS) or isinstance(n_columns, bool)
+                or not isinstance(n_columns, int) or n_columns < 0
+                or (kind in NUMERIC_KINDS) != ("n_columns" in state)):
+            raise ModelFormatError(f"hcrf model state: attributes {kind!r} with n_columns "
+                                   f"{n_columns!r} is no input form of this task (expected "
+                                   f"{TEMPLATES!r} without n_columns, or one of "
+                                   f"{', '.join(map(repr, NUMERIC_KINDS))} with it); the file "
+                                   f"is damaged or edited. Retrain the model.")
+        task.attributes_ = kind
+        task.n_columns_ = n_columns
         if any(k.startswith("lm_") for k in arrays):
             task.lm_ = TrigramLM.from_arrays(arrays, prefix="lm_")
         task.train_digest_ = state.get("train_digest")
