@@ -378,7 +378,7 @@ def test_task_option_has_one_check_in_every_command(command, value, tmp_path, mo
                                                   g=grammaticality_model, **models)
     code, err = _error_line(argv, capsys)
     with pytest.raises(ConfigError) as expected:  # the task's own check
-        get_task_class("grammaticality")(n_negative_sets=value)._validate_params()
+        get_task_class("grammaticality")(n_negative_sets=value).check_params()
     assert code == 2 and err == f"latentstruct: error: {expected.value}\n"
     if value > 100:
         assert "evaluation samples and decodes that many negative sets" in err

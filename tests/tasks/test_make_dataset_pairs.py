@@ -229,7 +229,9 @@ BAD_TRANSLIT = [
     ("paris", None, "X is a str", "task.read"),
     ([("paris", "פריז")], [1, -1], "X has 1 examples but y has 2", "one target per example"),
     (["paris"], None, "X[0]:", "(source, target) word pair"),
-    ([("a", "b"), ("a", "b", "c")], None, "X[1]:", "tuple of 3 elements"),
+    # a third element is the character-pair scores (issue 43): it must be numbers
+    ([("a", "b"), ("a", "b", "c")], None, "X[1][2]:", "character-pair scores"),
+    ([("a", "b"), ("a", "b", "c", "d")], None, "X[1]:", "tuple of 4 elements"),
     ([("a", "b"), (3, "b")], None, "X[1][0]:", "must be a string"),
     ([("a", "b"), ("a", "")], None, "X[1][1]:", "empty or blank"),
     ([("a", "b"), ("new york", "b")], None, "X[1][0]:", "white space"),

@@ -490,7 +490,9 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
         self.check_fitted()
         arrays = dict(self.feature_index_.to_arrays(_FI_PREFIX))
         arrays[_DIGEST_KEY] = self.train_digests_
-        return {"n_features": len(self.feature_index_), "n_pair_scores": int(self.n_pair_scores_)}, arrays
+        # a task whose state was set without fit (a model file's, a test's) has no scores
+        k = int(getattr(self, "n_pair_scores_", 0))
+        return {"n_features": len(self.feature_index_), "n_pair_scores": k}, arrays
 
     @classmethod
     def from_state(cls, params, state, arrays):
