@@ -55,33 +55,36 @@ def score_feature_names(k: int) -> list[str]:
     return [f"map:score:{q}" for q in range(int(k))]
 
 
-def check_pair_scores(value, i: int) -> np.ndarray:
-    """``X[i][2]`` as a finite float64 array (n_a, n_b, k); InputError naming the cell."""
+def check_pair_scores(value, i: int, unit: str = "word", dims: str = "n_a x n_b") -> np.ndarray:
+    """``X[i][2]`` as a finite float64 array (rows, columns, k); InputError naming the cell.
+    ``unit`` ("word", or "character" for transliteration) and ``dims`` name the matrix in
+    messages; the shape against the example's tokens is checked by the caller, which knows
+    what the tokens are."""
     try:
         S = np.array(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise InputError(f"X[{i}][2]: the word-pair scores must be an (n_a x n_b) or "
-                         f"(n_a x n_b x k) array of numbers ({exc})") from None
+        raise InputError(f"X[{i}][2]: the {unit}-pair scores must be an ({dims}) or "
+                         f"({dims} x k) array of numbers ({exc})") from None
     if S.ndim == 2:
         S = S[:, :, None]
     if S.ndim != 3 or S.shape[2] < 1:
-        raise InputError(f"X[{i}][2]: the word-pair scores must be an (n_a x n_b) or "
-                         f"(n_a x n_b x k) array, got shape {np.shape(value)}")
+        raise InputError(f"X[{i}][2]: the {unit}-pair scores must be an ({dims}) or "
+                         f"({dims} x k) array, got shape {np.shape(value)}")
     bad = np.argwhere(~np.isfinite(S))
     if bad.size:
         r, c, q = bad[0].tolist()
         cell = f"[{r}, {c}]" if np.ndim(value) == 2 else f"[{r}, {c}, {q}]"
-        raise InputError(f"X[{i}][2]{cell} is {float(S[r, c, q])!r}; word-pair scores must be finite "
-                         f"numbers (replace NaN/inf, e.g. np.nan_to_num, or drop the pair)")
+        raise InputError(f"X[{i}][2]{cell} is {float(S[r, c, q])!r}; {unit}-pair scores must be "
+                         f"finite numbers (replace NaN/inf, e.g. np.nan_to_num, or drop the pair)")
     return S
 
 
 def record_scores(rec):
-    """The scores array of a record, or None."""
-    return rec.scores if isinstance(rec, ScoredSentencePair) else None
+    """The scores array of a record (a scored pair of either family), or None."""
+    return getattr(rec, "scores", None)
 
 
-def n_scores(records, where=None) -> int:
+def n_scores(records, where=None, unit: str = "word", form: str = "(a, b, scores)") -> int:
     """k of the records' scores (0 when none has scores); InputError when some records
     have scores and others not, or when k differs."""
     ks = [None if record_scores(r) is None else record_scores(r).shape[2] for r in records]
@@ -90,12 +93,12 @@ def n_scores(records, where=None) -> int:
         return 0
     if len(have) != len(ks):
         i = ks.index(None)
-        raise InputError(f"X[{i}] has no word-pair scores but other examples do; give every "
-                         f"example as (a, b, scores) or none of them", where)
+        raise InputError(f"X[{i}] has no {unit}-pair scores but other examples do; give every "
+                         f"example as {form} or none of them", where)
     first = have[0]
     for i, k in enumerate(ks):
         if k != first:
-            raise InputError(f"X[{i}] has {k} word-pair scores per cell but X[0] has {first}; "
+            raise InputError(f"X[{i}] has {k} {unit}-pair scores per cell but X[0] has {first}; "
                              f"every example needs the same k", where)
     return first
 

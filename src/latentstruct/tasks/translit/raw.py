@@ -20,6 +20,7 @@ import numpy as np
 from ...data.translit import clean_word, strip_direction_marks
 from ...exceptions import InputError
 from ..base import Dataset
+from ..pairs.scores import check_pair_scores, n_scores, record_scores
 from ..validation import raw_binary_targets, raw_error, raw_examples, raw_pair, raw_string
 
 __all__ = ["ScoredWordPair", "check_char_scores", "n_char_scores", "record_scores",
@@ -39,24 +40,11 @@ class ScoredWordPair(tuple):
         return (ScoredWordPair, (self[0], self[1], self.scores))
 
 
-def record_scores(rec):
-    """The scores array of a record, or None."""
-    return rec.scores if isinstance(rec, ScoredWordPair) else None
-
-
 def check_char_scores(value, i: int, source: str, target: str) -> np.ndarray:
-    """``X[i][2]`` as a finite float64 array (len(source), len(target), k); InputError
-    naming the cell, or both shapes and the characters."""
-    try:
-        S = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"X[{i}][2]: the character-pair scores must be an (m x n) or "
-                         f"(m x n x k) array of numbers ({exc})") from None
-    if S.ndim == 2:
-        S = S[:, :, None]
-    if S.ndim != 3 or S.shape[2] < 1:
-        raise InputError(f"X[{i}][2]: the character-pair scores must be an (m x n) or "
-                         f"(m x n x k) array, got shape {np.shape(value)}")
+    """``X[i][2]`` as a finite float64 array (len(source), len(target), k)
+    (:func:`~latentstruct.tasks.pairs.scores.check_pair_scores`); InputError naming the
+    cell, or both shapes and the characters."""
+    S = check_pair_scores(value, i, "character", "m x n")
     want = (len(source), len(target))
     if S.shape[:2] != want:
         raise InputError(
@@ -64,31 +52,12 @@ def check_char_scores(value, i: int, source: str, target: str) -> np.ndarray:
             f"{want[0]} x {want[1]} characters ({list(source)} x {list(target)}); give one row "
             f"per source character (after cleaning: lowercased, direction marks removed) and "
             f"one column per target character, or use task.with_pair_scores(X, f)")
-    bad = np.argwhere(~np.isfinite(S))
-    if bad.size:
-        r, c, q = bad[0].tolist()
-        cell = f"[{r}, {c}]" if np.ndim(value) == 2 else f"[{r}, {c}, {q}]"
-        raise InputError(f"X[{i}][2]{cell} is {float(S[r, c, q])!r}; character-pair scores must "
-                         f"be finite numbers (replace NaN/inf, e.g. np.nan_to_num)")
     return S
 
 
 def n_char_scores(records, where=None) -> int:
-    """k of the records' scores (0 when none has scores); InputError when some records
-    have scores and others not, or when k differs."""
-    ks = [None if record_scores(r) is None else record_scores(r).shape[2] for r in records]
-    have = [k for k in ks if k is not None]
-    if not have:
-        return 0
-    if len(have) != len(ks):
-        raise InputError(f"X[{ks.index(None)}] has no character-pair scores but other examples "
-                         f"do; give every example as (source, target, scores) or none of them",
-                         where)
-    for i, k in enumerate(ks):
-        if k != have[0]:
-            raise InputError(f"X[{i}] has {k} character-pair scores per cell but X[0] has "
-                             f"{have[0]}; every example needs the same k", where)
-    return have[0]
+    """k of the records' character-pair scores (:func:`~latentstruct.tasks.pairs.scores.n_scores`)."""
+    return n_scores(records, where, "character", "(source, target, scores)")
 
 
 _TRANSLIT_SIDES = (("source", "source word", "an English word, e.g. 'paris'"),
