@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..exceptions import InputError
+from ..featurizers.targets import UnseenLabelError, encode_labels
 
 __all__ = ["check_label_ids", "encode_labels", "UnseenLabelError", "check_heads", "check_binary_labels",
            "check_binary_training_labels", "NEGATIVE_RATIO_PARAMS", "raw_error",
@@ -47,55 +48,6 @@ def _as_int_array(y, what: str) -> np.ndarray:
     sample = arr.reshape(-1)[:5].tolist()
     raise InputError(f"{what} must be integer label ids, got {arr.dtype} values such as "
                      f"{sample}; encode gold labels with the task's encode_targets")
-
-
-class UnseenLabelError(InputError):
-    """A gold label that is not in the model's label set (``label``: the label, ``labels``:
-    the set).  An ``InputError``: the CLI prints it as one line and exits 2."""
-
-    def __init__(self, message: str, label, labels, path=None, line=None, example=None):
-        super().__init__(message, path, line)
-        self.label = label
-        self.labels = tuple(labels)
-        self.example = example  # the index of the example holding it, where known
-
-    def located(self, path, line) -> "UnseenLabelError":
-        """The same error placed at ``path``:``line`` (a reader's record line)."""
-        return UnseenLabelError(self.message, self.label, self.labels, path, line, self.example)
-
-
-def _label_list(labels, limit: int = 30) -> str:
-    shown = ", ".join(map(str, labels[:limit]))
-    more = f", ... ({len(labels)} in all)" if len(labels) > limit else f" ({len(labels)})"
-    return shown + more
-
-
-def encode_labels(label_id: dict, labels, items, *, where=None, path=None,
-                  example=None) -> np.ndarray:
-    """The ids of ``items`` (hashable labels) in ``label_id``; a label outside it raises
-    :class:`UnseenLabelError` naming the label, where it is (``where(k)``: a phrase for
-    position ``k``, such as ``"y[3][7]"``) and the model's label set ``labels``; its
-    ``example`` is ``example`` (the index of the example ``items`` belong to) or, when
-    None, ``k`` (each item an example of its own).
-
-    A model cannot be trained or scored on a label it has no weights for: before this
-    check such a label became ``-1`` and was trained on (or scored as if it were another
-    label) without a word.
-    """
-    items = items if isinstance(items, (list, tuple)) else list(items)
-    get = label_id.get
-    out = np.fromiter((get(t, -1) for t in items), np.int64, len(items))
-    if out.size and out.min() < 0:
-        k = int(np.flatnonzero(out < 0)[0])
-        label = items[k]
-        at = f" at {where(k)}" if where is not None else ""
-        raise UnseenLabelError(
-            f"the label {label!r}{at} is not one of the model's labels: "
-            f"{_label_list(list(labels))}. A model learns only the labels declared when it "
-            f"started: declare the full label set up front (partial_fit(X, y, classes=[...]) "
-            f"on the first call, or training data that holds every label), or correct the "
-            f"label", label, labels, path, None, k if example is None else example)
-    return out
 
 
 def check_label_ids(y, n_labels: int, *, what: str = "gold labels",

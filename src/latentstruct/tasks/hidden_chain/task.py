@@ -22,7 +22,7 @@ from ...params import Interval, Options
 from ..base import Dataset, Task, register_task
 from ..contracts import CLASS_POSTERIOR, MARGINALIZABLE
 from ..grammaticality.data import DATA_PARAMETER_CONSTRAINTS, LanguageModelData
-from ..sequence.attributes import token_attributes
+from ...featurizers.templates import token_attributes
 from ..sequence.corpus import SequenceCorpus, as_corpus
 from ..sequence.kinds import ARRAYS, TEMPLATES, check_records_kind, records_kind
 from ..sequence.numeric import (

@@ -20,7 +20,7 @@ Modules:
   conlleval's chunk scores.
 """
 
-from .attributes import token_attributes, word_shape
+from ...featurizers.templates import token_attributes, word_shape
 from .capabilities import (
     PART_ARITY,
     ChainPartScores,

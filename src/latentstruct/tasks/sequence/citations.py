@@ -17,7 +17,7 @@ from ...data.citations import MARKER, Citation, read_cora, write_cora
 from ...data.readers import read_lines
 from ...exceptions import InputError
 from ..base import Dataset, register_task
-from .attributes import word_shape
+from ...featurizers.templates import word_shape
 from .labelling import SequenceLabellingTask
 from .raw import check_writable, citation_record, field_label_problem, sequence_dataset
 

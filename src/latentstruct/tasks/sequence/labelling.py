@@ -31,7 +31,7 @@ from ..contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, RANDOM_TI
 from ..reports import tag_report
 from ..sampling import indirect_supervision_sample
 from ..validation import check_label_ids, encode_labels
-from .attributes import token_attributes
+from ...featurizers.templates import token_attributes
 from .capabilities import LabelFactoredSequence, MarginalizableSequence
 from .corpus import SequenceCorpus, as_corpus
 from .kernels import (

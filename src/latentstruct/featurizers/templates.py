@@ -1,0 +1,146 @@
+"""Token attributes of the chain's built-in templates (CRFsuite's chunking baseline), as a
+scikit-learn transformer.
+
+:class:`TokenTemplates` (and the function under it, :func:`token_attributes`) gives every
+token its attribute strings (bias, word, lowercase, affixes, shape, window words and word
+bigrams, and with POS input the window POS tags, bigrams and trigrams); :func:`word_shape`
+collapses a word's character classes.  A :class:`~latentstruct.featurizers.Vocabulary` or
+:class:`~latentstruct.featurizers.AttributeHasher` then turns the strings into ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sklearn.base import BaseEstimator, TransformerMixin
+
+from ..exceptions import InputError
+from ..limits import AFFIX_LENGTH, WINDOW
+from ..params import bounded, validate_params
+
+__all__ = ["word_shape", "token_attributes", "TokenTemplates"]
+
+
+def word_shape(word: str) -> str:
+    """Collapsed character classes: ``Xx`` for ``Hello``, ``d.d`` for ``3.14``."""
+    out = []
+    for ch in word:
+        if ch.isupper():
+            c = "X"
+        elif ch.islower():
+            c = "x"
+        elif ch.isdigit():
+            c = "d"
+        else:
+            c = ch
+        if not out or out[-1] != c:
+            out.append(c)
+    return "".join(out)
+
+
+def token_attributes(
+    words: Sequence[str],
+    pos: Sequence[str] | None,
+    *,
+    window: int = 2,
+    affix_length: int = 3,
+) -> list[list[str]]:
+    """Attribute strings of every token.
+
+    Templates: bias; the word and its lowercase; prefixes and suffixes up to
+    ``affix_length``; shape; lowercased window words in [-window, window] and the word
+    bigrams around the token; and, when ``pos`` is given, window POS tags with POS bigrams
+    and trigrams (the CoNLL-2000 baseline templates of CRFsuite's chunking example).
+    """
+    n = len(words)
+    lower = [w.lower() for w in words]
+    pad = max(window, 1)  # the word-bigram templates look one token either side
+    pad_l = ["<s>"] * pad + lower + ["</s>"] * pad
+    if pos is not None:
+        pad_p = ["<s>"] * pad + list(pos) + ["</s>"] * pad
+    out = []
+    for t in range(n):
+        w = words[t]
+        lw = lower[t]
+        c = t + pad  # index into the padded lists
+        attrs = ["b", "w=" + w, "sh=" + word_shape(w)]
+        for k in range(1, affix_length + 1):
+            if len(lw) >= k:
+                attrs.append(f"p{k}={lw[:k]}")
+                attrs.append(f"s{k}={lw[-k:]}")
+        for d in range(-window, window + 1):
+            attrs.append(f"l[{d}]={pad_l[c + d]}")
+        attrs.append(f"l[-1]|l[0]={pad_l[c - 1]}|{lw}")
+        attrs.append(f"l[0]|l[1]={lw}|{pad_l[c + 1]}")
+        if pos is not None:
+            for d in range(-window, window + 1):
+                attrs.append(f"p[{d}]={pad_p[c + d]}")
+            for d in range(-window, window):
+                attrs.append(f"p[{d}]|p[{d + 1}]={pad_p[c + d]}|{pad_p[c + d + 1]}")
+            for d in range(-window, window - 1):
+                attrs.append(
+                    f"p[{d}..{d + 2}]={pad_p[c + d]}|{pad_p[c + d + 1]}|{pad_p[c + d + 2]}"
+                )
+        out.append(attrs)
+    return out
+
+
+def _words_and_pos(sentence, k: int):
+    """``(words, pos)`` of sentence ``k``: a word list, or a (words, tags) pair."""
+    if isinstance(sentence, tuple) and len(sentence) == 2 and not isinstance(sentence[0], str):
+        words, pos = sentence
+        if pos is not None and len(pos) != len(words):
+            raise InputError(f"sentence {k}: {len(words)} words but {len(pos)} POS tags; give "
+                             f"one tag per word")
+    else:
+        words, pos = sentence, None
+    if isinstance(words, (str, bytes)):
+        raise InputError(f"sentence {k} is a string ({words[:40]!r}), expected a list of "
+                         f"words; split it first (e.g. text.split())")
+    bad = next((t for t, w in enumerate(words) if not isinstance(w, str)), None)
+    if bad is not None:
+        raise InputError(f"X[{k}][{bad}] is a {type(words[bad]).__name__}, expected a word "
+                         f"(str)")
+    return list(words), pos
+
+
+class TokenTemplates(TransformerMixin, BaseEstimator):
+    """Sentences to the attribute strings of their tokens (the chain's built-in templates).
+
+    Learns nothing: ``fit`` checks the parameters; ``transform`` takes sentences, each a
+    list of words or a ``(words, pos_tags)`` pair (the POS templates are used where tags
+    are given), and gives per sentence, per token, the list of attribute strings.
+
+    Parameters
+    ----------
+    window : int, default 2
+        Context words (and tags) on each side.
+    affix_length : int, default 3
+        Longest prefix and suffix.
+
+    Examples
+    --------
+    >>> TokenTemplates(window=0, affix_length=1).fit_transform([["Hi"]])[0][0]
+    ['b', 'w=Hi', 'sh=Xx', 'p1=h', 's1=i', 'l[0]=hi', 'l[-1]|l[0]=<s>|hi', 'l[0]|l[1]=hi|</s>']
+    """
+
+    _parameter_constraints = {"window": [bounded(WINDOW)], "affix_length": [bounded(AFFIX_LENGTH)]}
+
+    def __init__(self, window=2, affix_length=3):
+        self.window = window
+        self.affix_length = affix_length
+
+    def fit(self, X=None, y=None) -> "TokenTemplates":
+        validate_params(type(self).__name__, self._parameter_constraints, self.get_params())
+        return self
+
+    def transform(self, X) -> list[list[list[str]]]:
+        if isinstance(X, (str, bytes)):
+            raise InputError("TokenTemplates.transform takes a list of sentences (word lists), "
+                             "got a single string")
+        out = []
+        for k, sentence in enumerate(X):
+            words, pos = _words_and_pos(sentence, k)
+            out.append(token_attributes(words, pos, window=int(self.window),
+                                        affix_length=int(self.affix_length)))
+        return out
