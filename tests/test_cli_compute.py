@@ -53,6 +53,7 @@ def serial_model(tmp_path, tiny_chunk_file, capsys):
     ("--backend", "dask", "--n-jobs", "2"),
     ("--backend", "ray", "--n-jobs", "2"),
 ], ids=["threads-2", "threads-all", "processes", "dask-local", "ray-local"])
+@pytest.mark.slow
 def test_each_backend_trains_the_serial_model(flags, serial_model, tmp_path, tiny_chunk_file,
                                               capsys):
     if "dask" in flags:
@@ -110,6 +111,7 @@ def test_a_backend_without_its_extra_names_the_extra(tmp_path, capsys, monkeypat
         assert "pip install 'latentstruct[distributed]'" in err
 
 
+@pytest.mark.slow
 def test_an_unreachable_dask_scheduler_is_one_line_before_reading_data(tmp_path, capsys):
     need("dask", "distributed")
     code, _, err = run(capsys, *TRAIN, "--train", tmp_path / "never-read.txt", "--model",

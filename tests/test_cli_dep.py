@@ -82,6 +82,7 @@ def test_train_evaluate_predict_dep(dep_setup, capsys):
     assert rows and all(r[6].isdigit() and r[7] != "_" for r in rows)
 
 
+@pytest.mark.slow
 def test_kbest_plain_and_jackknife_then_rerank(dep_setup, capsys):
     tmp_path, train, dev, model = dep_setup
     dev_lists, train_lists = tmp_path / "dev.kbest", tmp_path / "train.kbest"
@@ -192,6 +193,7 @@ def test_jackknife_uses_the_models_own_tagger_not_a_path_it_names(tmp_path, caps
     assert not tagger.exists() and len(read_kbest(lists)[1]) == 40
 
 
+@pytest.mark.slow
 def test_jackknife_folds_in_parallel_give_the_serial_file(dep_setup, capsys):
     """--n-jobs 2 trains the 3 fold parsers in loky workers; the lists, gathered in fold
     order, are byte-identical to the serial run's, and the per-fold lines keep their order."""

@@ -287,6 +287,7 @@ def test_citations_per_field_and_plain_references(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------------------ translit
+@pytest.mark.slow
 def test_translit_model_of_another_script_is_refused_on_default_data(tmp_path, capsys):
     from latentstruct.data.translit import cldr_pairs
 

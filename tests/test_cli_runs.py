@@ -264,6 +264,7 @@ def test_os_error_is_one_line_exit_2(tmp_path, tiny_chunk_file, capsys, monkeypa
     assert len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_closed_stdout_is_quiet(tmp_path, tiny_chunk_file, chunk_model):
     # `latentstruct predict ... --output - | head -1`: the reader leaves; no error, no traceback
     big = tmp_path / "big.txt"

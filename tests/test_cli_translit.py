@@ -63,6 +63,7 @@ def test_unknown_language(tmp_path, capsys):
     assert code == 2 and "unknown language code 'xx'" in err
 
 
+@pytest.mark.slow
 def test_demo_runs_and_lclr_wins(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "latentstruct.cli", "demo", "--quiet", "--out", str(tmp_path)],

@@ -79,6 +79,7 @@ def run_workflow(crf, train_sents, test_sents):
     return metrics.flat_f1_score(y_test, y_pred, average="weighted", labels=labels), y_test, y_pred
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
 def test_tagger_is_a_drop_in_for_sklearn_crfsuite(require_data, capsys):
     from latentstruct import Tagger

@@ -213,6 +213,7 @@ def _check_page(browser: Browser, site: Path, page: str) -> list[dict]:
     return images
 
 
+@pytest.mark.slow
 def test_site_pages_have_no_console_errors_and_their_images_load(site, browser):
     for page in _pages(site):
         _check_page(browser, site, page)

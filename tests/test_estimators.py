@@ -68,6 +68,7 @@ def save_load(est, tmp_path):
 # --------------------------------------------------------------------------------------
 # one test per estimator: fit, predict, score, save, load, GridSearchCV
 # --------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_tagger_fit_predict_score_save_load_grid(require_data, tmp_path):
     train = ewt_sentences(require_data, 300)
     test = ewt_sentences(require_data, 100, start=300)
@@ -96,6 +97,7 @@ def test_tagger_fit_predict_score_save_load_grid(require_data, tmp_path):
     assert search.best_estimator_.task_.n_attributes > 0
 
 
+@pytest.mark.slow
 def test_chunker_fit_predict_score_save_load_grid(require_data, tmp_path):
     X, y = conll2000(require_data, 300)
     Xt, yt = conll2000(require_data, 100, start=300)
@@ -115,6 +117,7 @@ def test_chunker_fit_predict_score_save_load_grid(require_data, tmp_path):
     assert search.best_estimator_.get_params()["C"] in (0.01, 1.0)
 
 
+@pytest.mark.slow
 def test_dependency_parser_fit_predict_score_save_load_grid(require_data, tmp_path):
     train = ewt_sentences(require_data, 150)
     test = ewt_sentences(require_data, 50, start=150)
@@ -140,6 +143,7 @@ def test_dependency_parser_fit_predict_score_save_load_grid(require_data, tmp_pa
     assert len(search.cv_results_["mean_test_score"]) == 2
 
 
+@pytest.mark.slow
 def test_document_classifier_fit_predict_score_save_load_grid(require_data, tmp_path):
     from latentstruct.data.documents import read_documents
 
@@ -173,6 +177,7 @@ def test_document_classifier_fit_predict_score_save_load_grid(require_data, tmp_
     assert list(loaded_int.predict(X[240:])) == list(pred_int)
 
 
+@pytest.mark.slow
 def test_pair_classifier_translit_fit_predict_score_save_load_grid(tmp_path):
     X, y = translit_pairs(40)
     Xt, yt = translit_pairs(40, offset=40, seed=1)
@@ -192,6 +197,7 @@ def test_pair_classifier_translit_fit_predict_score_save_load_grid(tmp_path):
     assert search.best_score_ > 0.7
 
 
+@pytest.mark.slow
 def test_pair_classifier_paraphrase_with_string_classes(require_wordnet, require_spacy, require_data,
                                                        tmp_path):
     from latentstruct.data.pairs import read_msrp
@@ -294,6 +300,7 @@ def test_estimator_generic_and_top_level_exports():
 # --------------------------------------------------------------------------------------
 # one model file for Python and the command line
 # --------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_python_model_used_by_cli_predict_and_back(require_data, tmp_path, capsys):
     train = ewt_sentences(require_data, 120)
     test = ewt_sentences(require_data, 20, start=120)
@@ -372,6 +379,7 @@ def test_convergence_warning_points_at_the_callers_fit():
     assert all(w.filename == __file__ for w in conv)
 
 
+@pytest.mark.slow
 def test_tagger_with_jlis_draws_binary_examples_from_raw_data(require_data):
     """J-LIS through the estimator: the task's training_sample splits the raw sentences into
     labelled structures S and binary examples B, as `latentstruct train --learner jlis`."""

@@ -60,6 +60,7 @@ def needs_shared_data(path: Path) -> bool:
     return "dataset_path(" in text or "data_root(" in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
 def test_example_runs(path, outputs):
     if needs_shared_data(path) and not data_root().is_dir():

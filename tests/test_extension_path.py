@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import latentstruct
 
@@ -31,6 +32,7 @@ def _run(args, src: Path, cwd: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 def test_a_new_task_and_its_decoder_train_from_the_command_line(tmp_path):
     src = tmp_path / "src"
     copy = src / "latentstruct"
@@ -75,6 +77,7 @@ def test_a_new_task_and_its_decoder_train_from_the_command_line(tmp_path):
     assert info["task"] == "toy-bags"
 
 
+@pytest.mark.slow
 def test_a_new_learner_is_one_file(tmp_path):
     src = tmp_path / "src"
     copy = src / "latentstruct"

@@ -449,6 +449,7 @@ def _read_until(stream, needle: bytes, timeout: float) -> bytes:
     return got
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
 def test_ctrl_c_mid_training_says_interrupted_and_exits_130(tmp_path):
     data = tmp_path / "train.txt"
@@ -472,6 +473,7 @@ def test_ctrl_c_mid_training_says_interrupted_and_exits_130(tmp_path):
     assert not (tmp_path / "m.npz").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flag", [None, "--progress"])
 def test_progress_bars_only_on_a_terminal_unless_forced(flag, tmp_path):
     data = tmp_path / "train.txt"

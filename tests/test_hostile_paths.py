@@ -235,6 +235,7 @@ def _snapshot(folder: Path) -> dict:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_hostile_path(case, tmp_path, refs, monkeypatch):
     monkeypatch.setenv("LS_TEST_CHUNK_MODEL", refs["chunk"])

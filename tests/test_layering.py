@@ -49,6 +49,7 @@ def _imported_top_modules(path: Path) -> set[str]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))
 def test_imports_flow_one_way(layer):
     bad = {}
@@ -184,6 +185,7 @@ def _component(module: str) -> str:
     return parts[1] if len(parts) > 1 else ""
 
 
+@pytest.mark.slow
 def test_no_import_cycles_between_modules():
     assert _cycles(_graph()) == []
 
@@ -197,6 +199,7 @@ def test_every_module_belongs_to_a_layer():
     assert sorted({_component(m) for m in MODULES} - set(LAYER_RANK)) == []
 
 
+@pytest.mark.slow
 def test_no_import_runs_up_the_layers():
     """cli -> estimators -> pipelines -> plotting, testing -> learners -> tasks ->
     inference, solvers, parallel, io -> data -> exceptions and the small leaves."""
@@ -210,6 +213,7 @@ def test_no_import_runs_up_the_layers():
     assert upward == []
 
 
+@pytest.mark.slow
 def test_no_private_name_is_imported_from_another_module():
     """A helper two modules need is public in the lower one (dunders such as __version__
     are not private)."""
@@ -356,6 +360,7 @@ def _defined_functions(path: Path) -> list[tuple[str, int]]:
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
+@pytest.mark.slow
 def test_parameters_are_checked_by_one_mechanism():
     """No hand-written ``_validate_params``: each class declares ``_parameter_constraints``."""
     bad = [f"{path.relative_to(PKG)}:{line}"
@@ -384,6 +389,7 @@ def _not_fitted_constructions(path: Path) -> list[tuple[str, int]]:
     return out
 
 
+@pytest.mark.slow
 def test_not_fitted_is_raised_by_one_function():
     found = {f"{path.relative_to(PKG)}:{func}:{line}"
              for name, path in MODULES.items() for func, line in _not_fitted_constructions(path)}

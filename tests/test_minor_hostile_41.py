@@ -134,6 +134,7 @@ def test_optional_arrays_still_load(tmp_path):
     ("--source", "new york", "ניויורק"),
     ("--target", "york", "ניו יורק"),
 ])
+@pytest.mark.slow
 def test_explain_refuses_a_word_with_white_space(he_model, tmp_path, capsys, flag, source,
                                                  target):
     out = tmp_path / "x.png"

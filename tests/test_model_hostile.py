@@ -69,6 +69,7 @@ def coef_of(path):
 
 
 # ---------------------------------------------------------------------- size bombs
+@pytest.mark.slow
 def test_one_gib_metadata_is_refused_before_it_is_read(chunk_model, tmp_path):
     bomb = tmp_path / "bomb.npz"
     with zipfile.ZipFile(chunk_model) as zin, zipfile.ZipFile(
@@ -108,6 +109,7 @@ def test_metadata_whose_header_claims_a_huge_size(chunk_model, tmp_path):
         inspect_model(lying)
 
 
+@pytest.mark.slow
 def test_npy_header_claiming_745_gib_is_refused_before_allocating(chunk_model, tmp_path):
     header = {"descr": "<f8", "fortran_order": False, "shape": (100_000_000_000,)}
     bomb = rebuild(chunk_model, tmp_path / "bomb.npz",

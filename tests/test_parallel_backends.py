@@ -81,6 +81,7 @@ def chunk_problem(path):
     return task, task.featurize(ds), task.encode_targets(ds.targets)
 
 
+@pytest.mark.slow
 def test_structured_svm_learns_the_serial_model_on_each_backend(backend, tiny_chunk_file):
     task, X, Y = chunk_problem(tiny_chunk_file)
     make = lambda j: StructuredSVM(task, C=1.0, batch_size=2, max_iter=20, random_state=3,
@@ -115,6 +116,7 @@ def test_online_mode_on_another_process_says_to_use_batch_mode(tiny_chunk_file):
         make("online").fit(X, Y)  # threads share memory: nothing is shipped
 
 
+@pytest.mark.slow
 def test_structured_svm_batch_mode_learns_the_serial_model_on_each_backend(backend,
                                                                          tiny_chunk_file):
     task, X, Y = chunk_problem(tiny_chunk_file)
@@ -127,6 +129,7 @@ def test_structured_svm_batch_mode_learns_the_serial_model_on_each_backend(backe
     assert_same_model(serial, other)
 
 
+@pytest.mark.slow
 def test_lclr_learns_the_serial_model_on_each_backend(backend):
     task, X, y = make_bag_problem(n_examples=60, bag_size=4, random_state=11)
     make = lambda j: LCLR(task, C=0.5, max_iter=6, random_state=2, n_jobs=j)
@@ -140,6 +143,7 @@ def test_lclr_learns_the_serial_model_on_each_backend(backend):
     np.testing.assert_allclose(decisions, serial.decision_function(X), rtol=0, atol=1e-8)
 
 
+@pytest.mark.slow
 def test_lclr_on_transliteration_learns_the_serial_model_on_each_backend(backend):
     """CLDR English-Hebrew place names shipped with Babel: numba kernels in the workers, and
     ties broken at random with one seed per example (sent as rows, per pass)."""
@@ -302,6 +306,7 @@ def _memo_chunk(a, b, items):
     return out
 
 
+@pytest.mark.slow
 def test_parts_that_share_objects_share_them_in_each_worker(backend):
     """A block travels as one pickle: X and a subset of it (LCLR's positives) hold the same
     example objects in a worker, so what a pass over one caches on an example the other
@@ -327,6 +332,7 @@ def _arrays_chunk(a, b, offset):
     return [(np.arange(3) + k * offset, float(k)) for k in range(a, b)]
 
 
+@pytest.mark.slow
 def test_a_chunk_comes_back_as_one_object_with_its_arrays_intact(backend):
     """Workers return a chunk's list wrapped in one object (Dask would otherwise serialise
     it element by element and array by array); the driver gets the plain list back."""
@@ -344,6 +350,7 @@ def _pid_chunk(a, b, X):
     return [os.getpid()] * (b - a)
 
 
+@pytest.mark.slow
 def test_dask_passes_use_every_worker_after_the_memory_manager_ran(dask_client):
     """Each Dask worker holds its own key of a shared block, and each chunk goes to the
     worker holding its copy: Dask's Active Memory Manager (every 2 s by default) dropped
@@ -388,6 +395,7 @@ def _failing_chunk(a, b, X):
     return [0] * (b - a)
 
 
+@pytest.mark.slow
 def test_bars_change_nothing_on_each_backend(backend):
     """With progress bars on, passes run in many small chunks (streamed where the backend
     can, gathered at once on Ray) and give the same list."""
@@ -533,6 +541,7 @@ def test_a_large_weight_vector_changed_in_place_reaches_process_workers_fresh():
             assert got == [value * w.size] * 4
 
 
+@pytest.mark.slow
 def test_pass_log_records_each_pass_and_what_travels():
     w = np.ones(1000)
     with parallel.pass_log() as log:

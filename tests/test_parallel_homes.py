@@ -89,6 +89,7 @@ def process_backend(request):
     return request.param
 
 
+@pytest.mark.slow
 def test_every_example_is_decoded_by_one_worker_over_the_base_and_its_subsets(
         process_backend, monkeypatch):
     """Passes alternate over X, its even and its odd items (as LCLR alternates over X, its

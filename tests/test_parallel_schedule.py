@@ -172,6 +172,7 @@ def test_a_fit_recuts_its_passes_by_cost(monkeypatch):
     assert cuts[-1][0][1] < 40
 
 
+@pytest.mark.slow
 def test_passes_recut_by_real_times_give_the_serial_results(backend):
     """The real clock on each backend: whatever the cut, the list is the serial one, in
     example order, and the pass log's chunks cover the items once."""
@@ -217,6 +218,7 @@ def _fails_at(a, b, bad):
     return list(range(a, b))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["threading", "loky"])
 def test_an_error_in_a_pooled_pass_reaches_the_caller(where):
     """A pooled loky pass goes to the executor directly: a kernel's error still surfaces,

@@ -124,6 +124,7 @@ def assert_same_distro(serial, other):
 
 
 # ---------------------------------------------------------------------- the reranker
+@pytest.mark.slow
 @pytest.mark.parametrize("solver", ["lbfgs", "sgd"])
 def test_reranker_learns_the_serial_model_on_each_backend(backend, solver, rerank,
                                                           serial_rerankers, writes):
@@ -172,6 +173,7 @@ def test_reranker_gradient_does_not_depend_on_the_chunks(rerank):
 
 
 # ------------------------------------------------------------------------------ DISTRO
+@pytest.mark.slow
 def test_distro_learns_the_serial_model_on_each_backend(backend, chunk, serial_distro, writes):
     task, X, Y = chunk
     with parallel_config(backend=backend), fit_session():  # fit and predict: one pool
@@ -224,6 +226,7 @@ def test_distro_n_jobs_may_change_on_resume(chunk, serial_distro, tmp_path):
     assert_same_distro(serial_distro, resumed)
 
 
+@pytest.mark.slow
 def test_reranker_n_jobs_may_change_on_resume(rerank, serial_rerankers, tmp_path):
     task, X, Y = rerank
 

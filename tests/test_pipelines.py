@@ -102,6 +102,7 @@ def conll_task(require_data):
 # ----------------------------------------------------------------------------------------
 # the supervised chunker
 # ----------------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.data
 @pytest.mark.parametrize("seed, epochs", [(0, 3), (5, 2)])
 def test_train_chunker_gives_the_weights_of_the_old_in_task_perceptron(conll_task, seed, epochs):
@@ -220,6 +221,7 @@ def test_attach_tagger_bad_files(tmp_path, tiny_chunk_file):
 # ----------------------------------------------------------------------------------------
 # defaults work: `latentstruct train grammaticality --learner lclr-variant` with no options
 # ----------------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.data
 def test_default_grammaticality_training_with_two_stage_init(require_data):
     """What `latentstruct train grammaticality --train SENTENCES --learner lclr-variant

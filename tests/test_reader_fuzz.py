@@ -464,6 +464,7 @@ READERS = [
 
 @pytest.mark.parametrize("reader,name,strategy", [r[1:] for r in READERS],
                          ids=[r[0] for r in READERS])
+@pytest.mark.slow
 def test_reader_parses_or_raises_input_error(reader, name, strategy):
     @fuzz
     @given(data=strategy)
@@ -507,6 +508,7 @@ TASK_READS = [
 
 @pytest.mark.parametrize("task,params,split,name,strategy", [r[1:] for r in TASK_READS],
                          ids=[r[0] for r in TASK_READS])
+@pytest.mark.slow
 def test_task_read_parses_or_raises_input_error(task, params, split, name, strategy):
     @fuzz
     @given(data=strategy)
@@ -530,6 +532,7 @@ RUN_CONFIG_KEYS = ["task", "learner", "train", "seed", "options", "C", "max_iter
                       json_files(st.just(RUN_CONFIG), RUN_CONFIG_KEYS).map(
                           lambda b: b.rstrip(b"\n"))),
        suffix=st.sampled_from([".toml", ".json"]))
+@pytest.mark.slow
 def test_run_config_parses_or_raises_config_error(data, suffix):
     check_reader(load_run_config, data, "run" + suffix, allowed=(ConfigError,))
 
@@ -669,6 +672,7 @@ def mutated_models(draw, valid: bytes) -> bytes:
     return bytes(data)
 
 
+@pytest.mark.slow
 def test_load_model_parses_or_raises_model_format_error(model_bytes):
     @fuzz
     @given(data=st.one_of(st.binary(max_size=MAX_BYTES), zip_models(), zip_models(),
@@ -755,6 +759,7 @@ def test_run_config_nested_too_deeply_is_a_config_error(name, data):
     assert "nested too deeply" in message
 
 
+@pytest.mark.slow
 def test_run_config_over_the_size_limit_is_refused_before_parsing():
     # Python's TOML parser is quadratic in the depth of a dotted key: 100,000 levels
     # (200 KB) took more memory than the machine had
@@ -799,6 +804,7 @@ def trained_model():
     return json.loads(members["metadata.json"]), members
 
 
+@pytest.mark.slow
 def test_load_trained_parses_or_raises_model_format_error(trained_model):
     from latentstruct.learners.persistence import load_trained
 

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -35,6 +37,7 @@ def run_block(code: str, cwd: Path) -> str:
     return proc.stdout
 
 
+@pytest.mark.slow
 def test_quick_start_runs_as_written(require_data, tmp_path):
     # the block reads ../shared/data/..., as from the repository root: give the run folder
     # that relative path to the real file
@@ -51,6 +54,7 @@ def test_quick_start_runs_as_written(require_data, tmp_path):
     assert (tmp_path / "pos.npz").exists()
 
 
+@pytest.mark.slow
 def test_tasks_and_learners_example_runs_as_written(require_data, tmp_path):
     (tmp_path / "train.txt").symlink_to(require_data("conll2000", "train.txt"))
     code = python_blocks("Tasks and learners directly", TASKS_GUIDE)[0]
@@ -58,6 +62,7 @@ def test_tasks_and_learners_example_runs_as_written(require_data, tmp_path):
     run_block(code + "\nprint(model.n_iter_, model.converged_)\n", tmp_path)
 
 
+@pytest.mark.slow
 def test_learning_from_a_stream_runs_as_written(require_data, tmp_path):
     conll = require_data("conll2000", "train.txt")
     tmp_path = tmp_path / "repo"

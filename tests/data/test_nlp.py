@@ -180,6 +180,7 @@ def test_parsed_sentence_round_trip_and_validation():
         ParsedSentence.from_dict(bad)
 
 
+@pytest.mark.slow
 def test_incremental_cache_writes_and_option_validation(tmp_path, require_spacy):
     parser = Parser(cache_dir=tmp_path, write_every=1)
     parser.parse(["One.", "Two.", "Three."])

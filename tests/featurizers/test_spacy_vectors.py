@@ -72,6 +72,7 @@ def test_empty_sentence_gives_zero_rows(vectors):
 
 
 # ---------------------------------------------------------------------------- cache
+@pytest.mark.slow
 def test_cached_corpus_is_read_without_loading_spacy(tmp_path, monkeypatch, require_spacy):
     first = SpacyVectors(cache_dir=tmp_path)
     computed = first.transform(SENTENCES)

@@ -451,6 +451,7 @@ def tagger_file(tmp_path):
     return path
 
 
+@pytest.mark.slow
 def test_tagger_reproducible_under_seed_on_ud(require_data):
     path = require_data("ud_english_ewt", "en_ewt-ud-train.conllu")
     data = PosTask().read(path)

@@ -134,6 +134,7 @@ def test_edit_similarity_and_metrics():
 
 
 # --------------------------------------------------------------------------- argmax vs brute force
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", [ParaphraseTask, RteTask])
 def test_latent_argmax_equals_brute_force(cls):
     rng = np.random.default_rng(0 if cls is ParaphraseTask else 1)
@@ -213,6 +214,7 @@ def test_features_and_heuristic():
         narrow.latent_feature(x1, np.array([0, 1]))
 
 
+@pytest.mark.slow
 def test_plot_graph_alignment(tmp_path):
     from latentstruct.plotting import draw_explanation
     from latentstruct.plotting import plot_graph_alignment

@@ -168,6 +168,7 @@ def test_tag_column_round_trips_through_the_model_state(tagged):
 
 
 # --- real data ----------------------------------------------------------------------------
+@pytest.mark.slow
 def test_ewt_xpos_has_49_ptb_tags(require_data):
     path = require_data("ud_english_ewt", "en_ewt-ud-train.conllu")
     data = PosTask(tag_column="xpos").read(path)
@@ -177,6 +178,7 @@ def test_ewt_xpos_has_49_ptb_tags(require_data):
     assert "_" not in tags
 
 
+@pytest.mark.slow
 def test_basque_upos_case_tagset(require_data):
     train = require_data("ud_basque_bdt", "eu-ud-train.conllu")
     dev = require_data("ud_basque_bdt", "eu-ud-dev.conllu")

@@ -231,6 +231,7 @@ def test_domain_sizes(domain, n_hidden, size):
     assert task.hidden_domain_sizes(X[0], 1).tolist() == [size] * 7
 
 
+@pytest.mark.slow
 def test_supersense_domain_falls_back_to_pos(require_wordnet):
     task, X, _ = fig2(domain="supersense")
     # bought: 3 verb supersenses x 3; 1.5m, in, heavy?: adj.all x 3; in (ADP): POS x 5

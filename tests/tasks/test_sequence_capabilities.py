@@ -64,6 +64,7 @@ def test_declared_capabilities_are_implemented():
 # ============================================================================================
 # marginalizable
 # ============================================================================================
+@pytest.mark.slow
 def test_marginals_and_expected_feature_match_enumeration(tiny):
     task, windows = tiny
     rng = np.random.default_rng(0)
@@ -199,6 +200,7 @@ def by_hand(x, y, W_E, A, W_T, s, e):
     return total + s @ A[:, y[0]] + e @ A[:, y[-1]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("augmented", [False, True])
 def test_random_label_matrix_argmax_matches_brute_force(tiny, augmented):
     task, windows = tiny

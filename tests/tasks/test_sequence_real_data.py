@@ -2,6 +2,8 @@
 
 import warnings
 
+import pytest
+
 
 from latentstruct.exceptions import ConvergenceWarning
 from latentstruct.learners import StructuredSVM
@@ -28,6 +30,7 @@ def _train_eval(task, train, dev, **kw):
     return model, scores
 
 
+@pytest.mark.slow
 def test_chunking_on_a_conll2000_subset(require_data):
     path = require_data("conll2000", "train.txt")
     task = ChunkTask()
@@ -40,6 +43,7 @@ def test_chunking_on_a_conll2000_subset(require_data):
     assert model.objective_curve_[-1] < 0.2 * model.objective_curve_[0]
 
 
+@pytest.mark.slow
 def test_pos_on_an_ewt_subset(require_data):
     train_path = require_data("ud_english_ewt", "en_ewt-ud-train.conllu")
     dev_path = require_data("ud_english_ewt", "en_ewt-ud-dev.conllu")
