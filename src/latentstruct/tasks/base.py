@@ -112,6 +112,7 @@ class Task:
     learner_defaults: ClassVar[dict[str, dict]] = {}
     #: whether ``read(None)`` loads data shipped with an installed package
     has_default_data: ClassVar[bool] = False
+    pretrained_helpers: ClassVar[frozenset] = frozenset()  # pipelines.training attaches them
     #: the metric of ``evaluate`` that a learner's ``score`` returns (higher is better)
     score_metric: ClassVar[str] = "accuracy"
     #: parameter -> list of what it may be (``latentstruct.params``: ``Interval``,

@@ -32,6 +32,7 @@ class _Words:
 class TaggerMixin:
     """``set_tagger`` and friends for a task with parameters ``pos``, ``tagger_model`` and
     ``tagger_sentences``."""
+    pretrained_helpers = frozenset({"pos-tagger"})  # attached by pipelines.training
 
     def set_tagger(self, pos_task: PosTask, coef: np.ndarray):
         """Use a fitted ``PosTask`` with weights ``coef`` as the UPOS tagger."""

@@ -148,6 +148,7 @@ class GrammaticalityTask(LanguageModelData, SupervisedChunker, ViewDecoding, Lat
     default_learner = "latent-pa"
     #: heuristic weights are those of the supervised chunker (not offered with chunker=None)
     capabilities = frozenset({LATENT_BINARY, HEURISTIC})
+    pretrained_helpers = frozenset({"pos-tagger", "supervised-chunker"})  # pipelines.training
     # The LCLR-variant's held-out accuracy stops rising after 10-20 outer iterations while
     # the objective keeps moving for 30 more, and those late iterations are the slow ones
     # (1,000-2,000 DCD epochs per restricted solve): the number of iterations is chosen on
