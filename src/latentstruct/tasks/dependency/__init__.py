@@ -42,16 +42,19 @@ decoded; the loss-augmented argmax returns the gold tree itself when it scores h
 every projective tree, so it is an exact maximum over the projective trees and the gold
 one (plain decoding stays projective).
 
-Modules: ``task`` (:class:`DependencyTask`: reading, fitting, featurising, evaluation,
-persistence), ``decoding`` (arc scores, Phi, loss, the Eisner argmax and k-best),
-``features`` (the compiled arc and label feature kernels), ``corpus`` (:class:`DepCorpus`,
-per-position codes), ``params`` (parameter checks), ``tagging`` (predicted POS tags) and
-``raw`` (``make_dataset``'s in-memory sentences and trees), ``numbers`` (checks of the
-numbers given beside raw examples, shared with the reranker) and ``vectors`` (the arc
-features of per-token vectors).
+Modules: ``task`` (:class:`DependencyTask`: reading, fitting, the tagger, evaluation,
+persistence), ``featurizer`` (:class:`DependencyFeaturizer`: sentences to per-position
+codes, gold trees to ids), ``decoding`` (``DependencyStructure``, the task's base: the
+weight layout, arc scores, Phi, loss, the Eisner argmax and k-best), ``features`` (the
+compiled arc and label feature kernels), ``corpus`` (:class:`DepCorpus`, per-position
+codes), ``params`` (the ``distance_bins`` parser), ``tagging`` (``UposTagger``, predicted
+POS tags), ``raw`` (``make_dataset``'s in-memory sentences and trees), ``numbers`` (checks
+of the numbers given beside raw examples, shared with the reranker) and ``vectors`` (the
+arc features of per-token vectors).
 """
 
 from .corpus import DepCorpus
+from .featurizer import DependencyFeaturizer
 from .task import DependencyTask, DepTarget
 
-__all__ = ["DependencyTask", "DepTarget", "DepCorpus"]
+__all__ = ["DependencyTask", "DepTarget", "DepCorpus", "DependencyFeaturizer"]

@@ -1,11 +1,11 @@
-"""Decoding glue of the dependency task: arc scores, Phi(x, y), the loss, the (loss-augmented)
-Eisner argmax and the k best trees.
+"""The structure of the dependency task: the weight layout, arc scores, Phi(x, y), the loss,
+the (loss-augmented) Eisner argmax and the k best trees.
 
-:class:`ArcFactoredDecoding` is a mixin of
-:class:`~latentstruct.tasks.dependency.DependencyTask`; it relies on the task's
-``n_features``, ``n_arc_features``, ``n_labels``, ``label_hash_bits``, ``labels_``,
-``labelled_``, ``single_root_`` and ``bins_``.  Structures, the weight layout and the loss
-are described in :mod:`latentstruct.tasks.dependency`.
+:class:`DependencyStructure` is the base class of
+:class:`~latentstruct.tasks.dependency.DependencyTask`; it reads the task's parameters
+``hash_bits`` and ``label_hash_bits`` and its fitted ``labels_``, ``labelled_``,
+``single_root_``, ``bins_``, ``input_kind_`` and ``n_columns_``.  Structures, the weight
+layout and the loss are described in :mod:`latentstruct.tasks.dependency`.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from ...data.sparse import SparseVector
 from ...exceptions import ConfigError
 from ...inference.eisner import eisner, eisner_kbest
 from ...inference.result import DecodeResult
+from ..base import StructuredTask
 from ..validation import check_heads, check_label_ids
 from .corpus import DepCorpus, as_dep_corpus
 from .features import (
@@ -27,15 +28,59 @@ from .features import (
     tree_ids_in_range,
     tree_label_score,
 )
-from .vectors import add_vector_scores, vector_phi
+from .vectors import N_VECTOR_BLOCKS, add_vector_scores, vector_phi
 
-__all__ = ["ArcFactoredDecoding"]
+__all__ = ["DependencyStructure"]
 
 _EMPTY = np.zeros(0, np.int64)
 
 
-class ArcFactoredDecoding:
+class DependencyStructure(StructuredTask):
     """The max-decodable model interface of the dependency task (module docstring)."""
+
+    # --- the weight layout and the fitted structure ------------------------------------
+    def resolved_single_root(self) -> bool:
+        """Whether decoding attaches exactly one word to ROOT (``single_root`` resolved)."""
+        self.check_fitted()
+        return bool(self.single_root_)
+
+    def is_labelled(self) -> bool:
+        """Whether the task predicts labels (``labelled`` resolved from the training data)."""
+        self.check_fitted()
+        return bool(self.labelled_)
+
+    @property
+    def n_labels(self) -> int:
+        self.check_fitted()
+        return len(self.labels_)
+
+    @property
+    def n_arc_features(self) -> int:
+        return 1 << int(self.hash_bits)
+
+    @property
+    def vector_offset(self) -> int:
+        """Index of the first vector weight (after the hashed arc and label blocks)."""
+        self.check_fitted()
+        n = self.n_arc_features
+        if self.labelled_:
+            n += self.n_labels << int(self.label_hash_bits)
+        return n
+
+    @property
+    def n_features(self) -> int:
+        return self.vector_offset + N_VECTOR_BLOCKS * int(self.n_columns_)
+
+    def subset(self, X, indices) -> DepCorpus:
+        return as_dep_corpus(X).subset(indices)
+
+    def as_batch(self, X) -> DepCorpus:
+        return as_dep_corpus(X)
+
+    def example_size(self, x) -> int:
+        return as_dep_corpus(x).n_tokens
+
+    # --- scores, Phi, loss and decoding --------------------------------------------------
 
     def _check_w(self, w) -> np.ndarray:
         w = np.asarray(w, dtype=np.float64)

@@ -1,15 +1,13 @@
-"""The dependency task's parameter declaration (``latentstruct.params``) and relations."""
+"""The dependency task's ``distance_bins`` parameter: its parser, which the task's
+``_parameter_constraints`` and ``fit`` share."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...data.dependency import PTB_SPLITS
 from ...exceptions import ConfigError
-from ...limits import DEP_HASH_BITS, LABEL_HASH_BITS
-from ...params import BOOL, STR, Interval, Options, Satisfies, bounded
 
-__all__ = ["DependencyParams", "parse_distance_bins"]
+__all__ = ["parse_distance_bins"]
 
 
 def parse_distance_bins(raw) -> np.ndarray:
@@ -31,31 +29,3 @@ def parse_distance_bins(raw) -> np.ndarray:
         raise ConfigError(f"distance_bins must be strictly increasing integers starting at 1, "
                           f"such as (1, 2, 3, 4, 5, 10) or '1,2,4,8', got {given!r}")
     return np.asarray(bins, dtype=np.int64)
-
-
-class DependencyParams:
-    """``_parameter_constraints``, ``_check_param_relations`` and ``_bins`` of
-    ``DependencyTask``."""
-
-    _parameter_constraints = {
-        "hash_bits": [bounded(DEP_HASH_BITS)],
-        "label_hash_bits": [bounded(LABEL_HASH_BITS)],
-        "single_root": [Options("auto"), BOOL],
-        "labelled": [Options("auto"), BOOL],
-        "pos": [Options("gold", "predicted")],
-        "pos_column": [Options("auto", "upos", "xpos")],
-        "ptb_split": [Options(*PTB_SPLITS, "auto")],
-        "distance_bins": [Satisfies(lambda v: parse_distance_bins(v) is not None,
-                                    "strictly increasing integers starting at 1, such as "
-                                    "(1, 2, 3, 4, 5, 10) or '1,2,4,8'")],
-        "tagger_model": [Satisfies(STR.accepts, "the path of a pos model file (a str)"), None],
-        "tagger_sentences": [Interval(int, 1)],
-    }
-
-    def _check_param_relations(self) -> None:
-        if self.pos == "predicted" and self.pos_column == "xpos":
-            raise ConfigError("pos='predicted' tags words with the project's UPOS tagger, so "
-                              "pos_column must be 'upos' or 'auto', not 'xpos'")
-
-    def _bins(self) -> np.ndarray:
-        return parse_distance_bins(self.distance_bins)

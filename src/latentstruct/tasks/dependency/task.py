@@ -1,54 +1,46 @@
 """First-order dependency parsing (``dep``): :class:`DependencyTask`.
 
-Reading CoNLL-U and PTB ``.dp`` trees, resolving the "auto" parameters and the labels in
-``fit``, featurising sentences to per-position codes, UAS / LAS evaluation and persistence.
-Decoding is the :class:`~latentstruct.tasks.dependency.decoding.ArcFactoredDecoding` mixin;
-the model is described in :mod:`latentstruct.tasks.dependency`.
+Reading CoNLL-U and PTB ``.dp`` trees, resolving the "auto" parameters in ``fit``, the
+predicted POS tags' tagger, UAS / LAS evaluation and persistence.  Featurising sentences and
+encoding gold trees is the fitted
+:class:`~latentstruct.tasks.dependency.featurizer.DependencyFeaturizer` (``featurizer_``);
+the weight layout and decoding are the base class
+:class:`~latentstruct.tasks.dependency.decoding.DependencyStructure`; the model is
+described in :mod:`latentstruct.tasks.dependency`.
 """
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
-from ...data.dependency import (
-    DependencySentence,
-    punctuation_mask,
-    read_dependencies,
-    write_dependencies,
-)
-from ...data.readers import excerpt
+from ...data.dependency import PTB_SPLITS, punctuation_mask, read_dependencies, write_dependencies
 from ...exceptions import ConfigError, InputError
-from ..base import Dataset, StructuredTask, register_task
+from ...limits import DEP_HASH_BITS, LABEL_HASH_BITS
+from ...params import BOOL, STR, Interval, Options, Satisfies, bounded
+from ..base import Dataset, register_task
 from ..contracts import KBEST, MAX_DECODABLE, SIZED
 from ..reports import attachment_report
-from ..validation import encode_labels
-from .corpus import DepCorpus, as_dep_corpus, token_codes
-from .decoding import ArcFactoredDecoding
-from .numbers import INPUT_KINDS, check_count
-from .params import DependencyParams
-from .raw import VectorSentence, dependency_records, raw_trees
-from .tagging import TaggerMixin
-from .vectors import N_VECTOR_BLOCKS
+from ..sequence.pos import PosTask
+from .corpus import DepCorpus
+from .decoding import DependencyStructure
+from .featurizer import DependencyFeaturizer, DepTarget, check_pos_relation, data_format
+from .params import parse_distance_bins
+from .raw import dependency_records, raw_trees
+from .tagging import UposTagger
 
 __all__ = ["DependencyTask", "DepTarget"]
 
-
-class DepTarget(NamedTuple):
-    """A gold tree as read: heads (0 = root), label strings ('_' unlabelled), scored mask."""
-
-    heads: tuple
-    deprels: tuple
-    scored: tuple
-
-
-_EMPTY = np.zeros(0, np.int64)
+#: the fitted featurizer's attributes the task mirrors (``make_dataset``, the estimators
+#: and inspection read them on the task)
+_FEATURIZER_ATTRIBUTES = ("data_format_", "pos_column_", "labelled_", "labels_",
+                          "input_kind_", "n_columns_")
 
 
 @register_task
-class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, StructuredTask):
+class DependencyTask(DependencyStructure):
     """Projective first-order dependency parsing of CoNLL-U or PTB ``.dp`` data, by UAS.
 
     Parameters
@@ -128,6 +120,22 @@ class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, Structu
     evaluation_params = frozenset({"ptb_split"})
     # a file path: the tagger is saved in the model file, its path is never reused
     local_params = frozenset({"tagger_model"})
+    # with pos="predicted", latentstruct train attaches a tagger (pipelines.attach_tagger)
+    pretrained_helpers = frozenset({"pos-tagger"})
+    _parameter_constraints = {
+        "hash_bits": [bounded(DEP_HASH_BITS)],
+        "label_hash_bits": [bounded(LABEL_HASH_BITS)],
+        "single_root": [Options("auto"), BOOL],
+        "labelled": [Options("auto"), BOOL],
+        "pos": [Options("gold", "predicted")],
+        "pos_column": [Options("auto", "upos", "xpos")],
+        "ptb_split": [Options(*PTB_SPLITS, "auto")],
+        "distance_bins": [Satisfies(lambda v: parse_distance_bins(v) is not None,
+                                    "strictly increasing integers starting at 1, such as "
+                                    "(1, 2, 3, 4, 5, 10) or '1,2,4,8'")],
+        "tagger_model": [Satisfies(STR.accepts, "the path of a pos model file (a str)"), None],
+        "tagger_sentences": [Interval(int, 1)],
+    }
 
     def __init__(self, hash_bits=22, label_hash_bits=18, single_root="auto", labelled="auto",
                  pos="gold", pos_column="auto", distance_bins=(1, 2, 3, 4, 5, 10),
@@ -142,6 +150,9 @@ class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, Structu
         self.ptb_split = ptb_split
         self.tagger_model = tagger_model
         self.tagger_sentences = tagger_sentences
+
+    def _check_param_relations(self) -> None:
+        check_pos_relation(self.pos, self.pos_column)
 
     # --- data --------------------------------------------------------------------------
     def read(self, path, *, split: str = "train") -> Dataset:
@@ -188,191 +199,101 @@ class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, Structu
         return raw_trees(self.decode_targets(predictions), bool(self.labelled_))
 
     def fit(self, dataset: Dataset) -> "DependencyTask":
-        """Resolve the "auto" parameters from the training data and collect the labels."""
+        """Resolve the "auto" parameters from the training data and fit the featurizer
+        (``featurizer_``: the POS column, the labels and the input kind)."""
         records = list(dataset.records)
         if not records:
             raise InputError("training data contains no sentences", dataset.path)
         _check_gold(dataset, "training")
-        formats = {r.file_format for r in records}
-        fmt = "conllu" if formats == {"conllu"} else "dp" if formats == {"dp"} else "mixed"
+        fmt = data_format(records)
         if fmt == "mixed" and "auto" in (self.pos_column, self.single_root):
             raise ConfigError("the training data mixes CoNLL-U and .dp sentences; set "
                               "pos_column and single_root explicitly")
-        if self.pos == "predicted" and fmt != "conllu":
-            raise ConfigError("pos='predicted' needs CoNLL-U (UD) training data: the tagger "
-                              "predicts UPOS and .dp files have PTB tags only")
-        self.data_format_ = fmt
-        self.pos_column_ = ("upos" if fmt == "conllu" else "xpos") \
-            if self.pos_column == "auto" else self.pos_column
+        featurizer = DependencyFeaturizer(
+            pos=self.pos, pos_column=self.pos_column, labelled=self.labelled,
+            classes=dataset.labels, tagger=self._upos_tagger(),
+        ).fit(records, path=dataset.path)
         self.single_root_ = (fmt == "conllu") if self.single_root == "auto" \
             else bool(self.single_root)
-        has_labels = any(r.labelled for r in records)
-        self.labelled_ = has_labels if self.labelled == "auto" else bool(self.labelled)
-        if self.labelled_:
-            for r in records:
-                if "_" in r.deprels:
-                    k = r.deprels.index("_")
-                    raise InputError(
-                        f"word {k + 1} ({excerpt(r.words[k])}) has no DEPREL ('_') but the task is "
-                        f"labelled; give every word a label, or set labelled=False",
-                        r.path or dataset.path, r.line or None)
-            self.labels_ = sorted({d for r in records for d in r.deprels}
-                                  | set(dataset.labels or ()))
-        else:
-            self.labels_ = []
-        self._label_id = {t: i for i, t in enumerate(self.labels_)}
-        if self.pos == "gold":
-            self._check_pos_column(records, dataset.path)
-        self.bins_ = self._bins()
-        self.input_kind_, self.n_columns_ = _input_kind(records, dataset.path)
+        self.bins_ = parse_distance_bins(self.distance_bins)
+        self._use_featurizer(featurizer)
         self.fitted_ = True
         return self
 
-    def _check_input(self, records, path) -> None:
-        """Refuse records of the other input kind or column count than the model's."""
-        kind, d = _input_kind(records, path)
-        if kind == self.input_kind_ and d == self.n_columns_:
-            return
-        if self.input_kind_ == "tokens":
-            raise InputError(f"this parser was trained on tokens only, but the sentences come "
-                             f"with vectors ({d} columns); give sentences without vectors, or "
-                             f"train the parser on (tokens, vectors) examples", path)
-        if kind == "tokens":
-            raise InputError(f"this parser was trained with per-token vectors "
-                             f"({self.n_columns_} columns), but the sentences have none; give "
-                             f"each sentence as (tokens, vectors) with an (n_tokens x "
-                             f"{self.n_columns_}) array", path)
-        raise InputError(f"the sentences' vectors have {d} columns, but this parser was "
-                         f"trained with {self.n_columns_}; give the columns it was trained "
-                         f"with, in the same order", path)
+    def _use_featurizer(self, featurizer: DependencyFeaturizer) -> None:
+        """Hold the fitted ``featurizer`` and mirror its learned attributes."""
+        self.featurizer_ = featurizer
+        for name in _FEATURIZER_ATTRIBUTES:
+            setattr(self, name, getattr(featurizer, name))
+
+    # --- predicted POS tags ------------------------------------------------------------
+    def set_tagger(self, pos_task: PosTask, coef: np.ndarray):
+        """Use a fitted ``PosTask`` with weights ``coef`` as the UPOS tagger."""
+        tagger = UposTagger(pos_task, coef)
+        self.tagger_, self.tagger_coef_ = tagger.pos_task, tagger.coef
+        if self.is_fitted():  # a copy: clones of a fitted task share its featurizer
+            self.featurizer_ = copy.copy(self.featurizer_).set_params(tagger=tagger)
+        return self
+
+    def has_tagger(self) -> bool:
+        """Whether the task has the POS tags it needs: always with ``pos="gold"``, else when
+        a tagger is attached (``set_tagger``, or loaded with the model)."""
+        return self.pos == "gold" or getattr(self, "tagger_", None) is not None
 
     @property
-    def vector_offset(self) -> int:
-        """Index of the first vector weight (after the hashed arc and label blocks)."""
-        self.check_fitted()
-        n = self.n_arc_features
-        if self.labelled_:
-            n += self.n_labels << int(self.label_hash_bits)
-        return n
+    def needs_tagger(self) -> bool:
+        """True when ``pos="predicted"``, no tagger is attached and ``tagger_model`` is None:
+        the training pipeline then trains the default one.  Checks the parameters first."""
+        self.check_params()
+        return not self.has_tagger() and self.tagger_model is None
 
-    def _check_pos_column(self, records, path) -> None:
-        column = self.pos_column_
-        if all(t == "_" for r in records for t in getattr(r, column)):
-            other = "xpos" if column == "upos" else "upos"
-            raise InputError(f"the {column.upper()} column is empty ('_') in every sentence, so "
-                             f"it cannot feed the features; train with pos_column={other!r} "
-                             f"(this model reads {column})", path)
+    def _upos_tagger(self) -> UposTagger | None:
+        """The attached tagger (None without one)."""
+        if getattr(self, "tagger_", None) is None:
+            return None
+        return UposTagger(self.tagger_, self.tagger_coef_)
 
-    def resolved_single_root(self) -> bool:
-        """Whether decoding attaches exactly one word to ROOT (``single_root`` resolved)."""
-        self.check_fitted()
-        return bool(self.single_root_)
+    def _checked_tagger(self) -> UposTagger:
+        tagger = self._upos_tagger()
+        if tagger is None:
+            where = ("" if self.tagger_model is None else
+                     f" (tagger_model={self.tagger_model!r} is given but not loaded)")
+            raise ConfigError(
+                f"pos='predicted' needs a POS tagger{where}: call "
+                "latentstruct.pipelines.attach_tagger(task) or set_tagger before featurize")
+        return tagger
 
-    def is_labelled(self) -> bool:
-        """Whether the task predicts labels (``labelled`` resolved from the training data)."""
-        self.check_fitted()
-        return bool(self.labelled_)
+    def tag(self, sentences) -> list[tuple]:
+        """UPOS tags of tokenized sentences (sequences of words) from the attached tagger."""
+        return self._checked_tagger().tag(sentences)
 
-    @property
-    def n_labels(self) -> int:
-        self.check_fitted()
-        return len(self.labels_)
-
-    @property
-    def n_arc_features(self) -> int:
-        return 1 << int(self.hash_bits)
-
-    @property
-    def n_features(self) -> int:
-        return self.vector_offset + N_VECTOR_BLOCKS * int(self.n_columns_)
-
-    def _pos_tags(self, records) -> list[tuple]:
-        if self.pos == "predicted":
-            return self.tag([r.words for r in records])
-        column = self.pos_column_
-        return [getattr(r, column) for r in records]
-
+    # --- featurising (the featurizer) --------------------------------------------------
     def featurize(self, dataset: Dataset) -> DepCorpus:
-        """Token codes of every sentence (ROOT first) as one ``DepCorpus``."""
+        """Token codes of every sentence (ROOT first) as one ``DepCorpus``
+        (``featurizer_.transform``)."""
         self.check_fitted()
-        records = list(dataset.records)
-        if self.pos == "gold" and records:
-            self._check_pos_column(records, dataset.path)
-        self._check_input(records, dataset.path)
-        tags = self._pos_tags(records)
-        words, prefixes, pos, scored, offsets = [], [], [], [], [0]
-        for r, p in zip(records, tags):
-            if not isinstance(r, DependencySentence):
-                raise InputError(f"the dep task featurises DependencySentence records, got "
-                                 f"{type(r).__name__}")
-            cw, cx, cp = token_codes(r.words, p)
-            words.append(cw)
-            prefixes.append(cx)
-            pos.append(cp)
-            scored.append(np.concatenate([[0], punctuation_mask(r).astype(np.int64)]))
-            offsets.append(offsets[-1] + len(r) + 1)
-
-        def cat(parts):
-            return np.concatenate(parts) if parts else _EMPTY
-
-        return DepCorpus(cat(words), cat(prefixes), cat(pos), cat(scored), np.asarray(offsets),
-                         _position_rows(records, self.n_columns_)
-                         if self.input_kind_ == "numbers" else None)
+        if self.pos == "predicted":
+            self._checked_tagger()
+        return self.featurizer_.transform(dataset.records, path=dataset.path)
 
     def encode_targets(self, targets) -> list[np.ndarray]:
         """Gold trees to (3, n) arrays (heads, relation ids, scored).  A relation not in
         ``labels_`` is refused (``UnseenLabelError`` naming it and the model's relations);
         evaluation scores raw gold trees instead (:meth:`evaluate_raw`)."""
-        return self._encode(targets, unseen_ok=False)
-
-    def _encode(self, targets, *, unseen_ok: bool) -> list[np.ndarray]:
-        """The (3, n) arrays; with ``unseen_ok`` (evaluation only) a relation the model
-        never saw gets id -1, which no predicted relation equals (LAS counts it wrong)."""
         self.check_fitted()
-        out = []
-        label_id, labels = self._label_id, self.labels_
-        for i, t in enumerate(targets):
-            heads = np.asarray(t[0], dtype=np.int64)
-            n = heads.shape[0]
-            y = np.empty((3, n), dtype=np.int64)
-            y[0] = heads
-            if not self.labelled_:
-                y[1] = -1
-            elif unseen_ok:
-                y[1] = [label_id.get(d, -1) for d in t[1]]
-            else:
-                y[1] = encode_labels(label_id, labels, list(t[1]), example=i,
-                                     where=lambda k, i=i: f"sentence {i}, word {k + 1}")
-            y[2] = np.asarray(t[2], dtype=np.int64) if len(t) > 2 else 1
-            out.append(y)
-        return out
+        return self.featurizer_.encode_targets(targets)
 
     def evaluate_raw(self, targets, predictions) -> dict:
         """``evaluate`` against raw gold trees: a relation the model never saw counts as a
         wrong label (LAS), its head as any other (UAS)."""
-        return self.evaluate(self._encode(targets, unseen_ok=True), predictions)
+        self.check_fitted()
+        return self.evaluate(self.featurizer_.encode_targets(targets, unseen_ok=True),
+                             predictions)
 
     def decode_targets(self, structures) -> list[DepTarget]:
         """(3, n) arrays to ``DepTarget`` (label strings, '_' when unlabelled)."""
-        labels = self.labels_
-        out = []
-        for y in structures:
-            y = np.asarray(y)
-            deprels = tuple(labels[i] if i >= 0 else "_" for i in y[1].tolist()) \
-                if self.labelled_ else ("_",) * y.shape[1]
-            scored = tuple(bool(v) for v in y[2]) if y.shape[0] > 2 else (True,) * y.shape[1]
-            out.append(DepTarget(tuple(y[0].tolist()), deprels, scored))
-        return out
-
-    # --- model interface ---------------------------------------------------------------
-    def subset(self, X, indices) -> DepCorpus:
-        return as_dep_corpus(X).subset(indices)
-
-    def as_batch(self, X) -> DepCorpus:
-        return as_dep_corpus(X)
-
-    def example_size(self, x) -> int:
-        return as_dep_corpus(x).n_tokens
+        self.check_fitted()
+        return self.featurizer_.decode_targets(structures)
 
     # --- evaluation ----------------------------------------------------------------------
     def evaluate(self, targets, predictions) -> dict:
@@ -423,71 +344,31 @@ class DependencyTask(DependencyParams, TaggerMixin, ArcFactoredDecoding, Structu
     # --- persistence ---------------------------------------------------------------------
     def get_state(self):
         self.check_fitted()
-        state = {"labels": list(self.labels_), "labelled": bool(self.labelled_),
-                 "single_root": bool(self.single_root_), "pos_column": self.pos_column_,
-                 "data_format": self.data_format_}
-        if self.input_kind_ == "numbers":  # a model without vectors is saved as before
-            state.update(input_kind=self.input_kind_, n_columns=int(self.n_columns_))
+        state = {"single_root": bool(self.single_root_), **self.featurizer_.get_state()}
         arrays: dict = {}
-        self._tagger_state(state, arrays)
+        if self.pos == "predicted":
+            if getattr(self, "tagger_", None) is None:
+                raise ConfigError("cannot save a dep model with pos='predicted' without its "
+                                  "tagger; call set_tagger (or pipelines.attach_tagger) before "
+                                  "fit")
+            self._upos_tagger().save(state, arrays)
         return state, arrays
 
     @classmethod
     def from_state(cls, params, state, arrays):
         task = cls(**params)
         task.check_params()
-        task.labels_ = list(state["labels"])
-        task._label_id = {t: i for i, t in enumerate(task.labels_)}
-        task.labelled_ = bool(state["labelled"])
+        featurizer = DependencyFeaturizer.from_state(
+            state, pos=task.pos, pos_column=task.pos_column, labelled=task.labelled)
         task.single_root_ = bool(state["single_root"])
-        task.pos_column_ = state["pos_column"]
-        task.data_format_ = state["data_format"]
-        # model files from before per-token vectors hold neither: trained on tokens
-        task.input_kind_ = state.get("input_kind", "tokens")
-        if task.input_kind_ not in INPUT_KINDS:
-            raise InputError(f"the model file's input_kind is {task.input_kind_!r}; expected "
-                             f"one of {', '.join(INPUT_KINDS)}. The file is damaged; save the "
-                             f"model again")
-        task.n_columns_ = check_count(state.get("n_columns", 0), "n_columns")
-        task.bins_ = task._bins()
-        task._restore_tagger(state, arrays)
+        task.bins_ = parse_distance_bins(task.distance_bins)
+        if task.pos == "predicted":
+            tagger = UposTagger.restore(state, arrays)
+            task.tagger_, task.tagger_coef_ = tagger.pos_task, tagger.coef
+            featurizer.set_params(tagger=tagger)
+        task._use_featurizer(featurizer)
         task.fitted_ = True
         return task
-
-
-def _input_kind(records, path) -> tuple[str, int]:
-    """("numbers", d) when every record carries vectors of d columns, ("tokens", 0) when
-    none does; records of both kinds, or of several column counts, are refused."""
-    with_vectors = [isinstance(r, VectorSentence) and r.vectors is not None for r in records]
-    if not any(with_vectors):
-        return "tokens", 0
-    if not all(with_vectors):
-        i, j = with_vectors.index(True), with_vectors.index(False)
-        raise InputError(f"sentence {i} comes with vectors but sentence {j} does not; give "
-                         f"every sentence vectors, or none", path)
-    d = records[0].vectors.shape[1]
-    for i, r in enumerate(records):
-        if r.vectors.shape[1] != d:
-            raise InputError(f"sentence {i}'s vectors have {r.vectors.shape[1]} columns but "
-                             f"sentence 0's have {d}; every sentence needs the same columns",
-                             path)
-        if r.vectors.shape[0] != len(r):
-            raise InputError(f"sentence {i} has {len(r)} words but {r.vectors.shape[0]} "
-                             f"vector rows; give one row per word", path)
-    return "numbers", int(d)
-
-
-def _position_rows(records, d: int):
-    """The CSR rows of every position of ``records`` (ROOT's row empty), for ``DepCorpus``."""
-    ptr, idx, val, base = [np.zeros(1, np.int64)], [], [], 0
-    for r in records:
-        m = r.vectors
-        ptr.append(np.concatenate([[base], base + m.indptr[1:]]).astype(np.int64))
-        idx.append(m.indices.astype(np.int64))
-        val.append(m.data)
-        base += int(m.indptr[-1])
-    cat = (lambda a, t: np.concatenate(a).astype(t) if a else np.zeros(0, t))
-    return cat(ptr, np.int64), cat(idx, np.int64), cat(val, np.float64), d
 
 
 def _gold_trees(records) -> list[DepTarget]:
