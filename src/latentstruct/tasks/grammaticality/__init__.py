@@ -83,21 +83,26 @@ always, ``None`` never.  The chunker's weights are not stored in the model file 
 stores the heuristic weights it used).
 
 Modules: ``task`` (:class:`GrammaticalityTask`: parameters, the POS tagger, fitting and
-featurising, evaluation, persistence), ``data`` (the trigram-LM negatives and reading),
-``decoding`` (per-view Viterbi decoding, the vote, Phi(x, h), and :class:`ChunkingView`),
-``chunker`` (the supervised chunker of the heuristic weights), ``views`` (n-gram
-attributes, view constraints and the views' weight blocks), ``sentences`` (the
-:class:`Sentence` record, held-out hashing, file digests) and ``raw`` (``make_dataset``'s
-in-memory sentences).
+featurising, the chunker's training data, evaluation, persistence), ``featurizer``
+(:class:`GrammaticalityFeaturizer`: tagged sentences to attribute ids, the vocabulary),
+``decoding`` (the structure :class:`ViewsStructure`, the task's base: per-view Viterbi
+decoding, the vote, Phi(x, h), the heuristic weights, and :class:`ChunkingView`), ``data``
+(the trigram-LM negatives and reading), ``chunker`` (the supervised chunker's CoNLL-2000
+examples), ``views`` (the views and chunk types parameters, n-gram attributes, view
+constraints and the views' weight blocks), ``sentences`` (the :class:`Sentence` record,
+held-out hashing, file digests) and ``raw`` (``make_dataset``'s in-memory sentences).
 """
 
-from .decoding import ChunkingView
+from .decoding import ChunkingView, ViewsStructure
+from .featurizer import GrammaticalityFeaturizer
 from .sentences import Sentence, is_heldout, sentences_digest
 from .task import GrammaticalityTask
 from .views import CONLL2000_CHUNK_TYPES, ngram_attributes, view_constraints
 
 __all__ = [
     "GrammaticalityTask",
+    "GrammaticalityFeaturizer",
+    "ViewsStructure",
     "ChunkingView",
     "Sentence",
     "CONLL2000_CHUNK_TYPES",

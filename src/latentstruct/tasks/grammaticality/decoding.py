@@ -1,11 +1,15 @@
-"""Decoding glue of the grammaticality task: per-view Viterbi, the vote, Phi(x, h), and
-the supervised chunking problem :class:`ChunkingView`.
+"""The structure of the grammaticality task: chunkings of a sentence in every view, their
+per-view Viterbi decoding, the vote, Phi(x, h), the heuristic weights of a supervised
+chunker, and the supervised chunking problem :class:`ChunkingView`.
 
-:class:`ViewDecoding` is a mixin of
-:class:`~latentstruct.tasks.grammaticality.GrammaticalityTask`; it relies on the task's
-``check_fitted``, ``n_features``, ``combine``, ``attr_index_``, ``views_`` (one
-:class:`~latentstruct.tasks.grammaticality.views.ViewLayout` per view), ``_label_ids`` and
-``_bias_index``.  Every view reuses the compiled kernels of the sequence tasks.  The
+:class:`ViewsStructure` is the base class of
+:class:`~latentstruct.tasks.grammaticality.GrammaticalityTask`: the latent-binary structure
+over the views' weight blocks, whatever produced its examples
+(:class:`~latentstruct.tasks.grammaticality.featurizer.GrammaticalityFeaturizer` does).  It
+reads the parameters ``views``, ``combine``, ``constrained`` and ``chunk_types``, which the
+task's ``__init__`` stores; ``setup_views(n_attributes)`` lays out the weight blocks (one
+:class:`~latentstruct.tasks.grammaticality.views.ViewLayout` per view) once the number of
+attributes is known.  Every view reuses the compiled kernels of the sequence tasks.  The
 structures are described in :mod:`latentstruct.tasks.grammaticality`.
 """
 
@@ -17,21 +21,82 @@ from ...data.sparse import SparseVector, coalesce_arrays
 from ...exceptions import ConfigError, InputError
 from ...inference.result import EXACT, INFEASIBLE, DecodeResult
 from ...inference.viterbi import viterbi_batch
-from ..base import StructuredTask
+from ..base import LatentBinaryTask, StructuredTask
 from ..contracts import MAX_DECODABLE, SIZED
 from ..sequence.corpus import SequenceCorpus, as_corpus
-from ..sequence.encodings import majority_vote
+from ..sequence.encodings import convert, encoding_labels, majority_vote
 from ..sequence.kernels import emission_scores, hamming_augmented, phi_difference
-from .views import ViewLayout
+from .views import ViewLayout, chunk_type_names, parse_views, view_constraints
 
-__all__ = ["ViewDecoding", "ChunkingView"]
+__all__ = ["ViewsStructure", "ChunkingView"]
 
 
-class ViewDecoding:
-    """The latent-binary model interface of the grammaticality task (module docstring)."""
+class ViewsStructure(LatentBinaryTask):
+    """Latent chunkings of a sentence, one per view, behind a binary decision (module
+    docstring): f(x) = max_h w . Phi(x, h), h the chunk tags of every view."""
 
+    # ------------------------------------------------------------------------------------
+    # the views and their weight blocks
+    # ------------------------------------------------------------------------------------
+    def view_names(self) -> list[str]:
+        """The configured views, validated (``ConfigError`` for an unknown or repeated one)."""
+        return parse_views(self.views)
+
+    def chunk_type_names(self) -> list[str]:
+        """The configured chunk types (``ConfigError`` for an empty list)."""
+        return chunk_type_names(self.chunk_types)
+
+    def setup_views(self, n_attributes: int) -> None:
+        """Lay out the views' weight blocks over ``n_attributes`` attributes::
+
+            [ view_1: emissions (A x L_1) | transitions (L_1 x L_1) | start | end ] ... [ bias ]
+        """
+        types = self.chunk_type_names()
+        self.chunk_types_ = tuple(types)
+        views, offset = [], 0
+        A = int(n_attributes)
+        for name in self.view_names():
+            labels = tuple(encoding_labels(types, name))
+            L = len(labels)
+            if self.constrained:
+                tm, sm, em = view_constraints(labels, name)
+            else:
+                tm, sm, em = np.zeros((L, L)), np.zeros(L), np.zeros(L)
+            views.append(ViewLayout(name, labels, offset, tm, sm, em))
+            offset += A * L + L * L + 2 * L
+        self.views_ = tuple(views)
+        self._n_attributes = A
+        self._label_ids = [{t: i for i, t in enumerate(v.labels)} for v in views]
+        self._bias_index = offset
+
+    @property
+    def n_attributes(self) -> int:
+        """The attributes every view's emission block has a row for."""
+        self.check_fitted()
+        return self._n_attributes
+
+    @property
+    def n_features(self) -> int:
+        self.check_fitted()
+        return self._bias_index + 1
+
+    def as_batch(self, X) -> SequenceCorpus:
+        return as_corpus(X)
+
+    def subset(self, X: SequenceCorpus, indices) -> SequenceCorpus:
+        return as_corpus(X).subset(indices)
+
+    def example_size(self, x: SequenceCorpus) -> int:
+        return x.n_tokens
+
+    def loss(self, y_true, y_pred) -> float:
+        return float(y_true != y_pred)
+
+    # ------------------------------------------------------------------------------------
+    # decoding
+    # ------------------------------------------------------------------------------------
     def _view_weights(self, w: np.ndarray, view: ViewLayout):
-        A, L = len(self.attr_index_), view.n_labels
+        A, L = self._n_attributes, view.n_labels
         o = view.offset
         e = o + A * L
         return (w[o:e].reshape(A, L), w[e:e + L * L].reshape(L, L),
@@ -43,9 +108,6 @@ class ViewDecoding:
         if w.shape != (self.n_features,):
             raise ValueError(f"weight vector must have shape ({self.n_features},), got {w.shape}")
         return w
-
-    def as_batch(self, X) -> SequenceCorpus:
-        return as_corpus(X)
 
     def _decode_views(self, X: SequenceCorpus, w: np.ndarray, Y=None):
         """Per view: (unary (N, L), masked transition/start/end, labels (N,), scores
@@ -143,7 +205,7 @@ class ViewDecoding:
         h_a = self._check_structure(h_a, T)
         h_b = (np.full(h_a.shape, -1, dtype=np.int64) if h_b is None
                else self._check_structure(h_b, T))
-        A = len(self.attr_index_)
+        A = self._n_attributes
         idx, val = [], []
         if bias:
             idx.append(np.array([self._bias_index], np.int64))
@@ -160,6 +222,12 @@ class ViewDecoding:
         block, plus the bias."""
         return self._views_feature(x, h, bias=1.0)
 
+    def encode_chunking(self, tags) -> np.ndarray:
+        """A chunking given as IOB2 tags, written in every view: tag ids (n_views, T)."""
+        self.check_fitted()
+        return np.array([[self._label_ids[k][t] for t in convert(tags, "iob2", v.name)]
+                         for k, v in enumerate(self.views_)], dtype=np.int64)
+
     def decode_structure(self, h) -> dict[str, list[str]]:
         """Tag strings of a structure, by view."""
         self.check_fitted()
@@ -167,6 +235,49 @@ class ViewDecoding:
         return {v.name: [v.labels[i] for i in h[k]] for k, v in enumerate(self.views_)}
 
     # ------------------------------------------------------------------------------------
+    # the heuristic weights: a supervised chunker's (Clifton et al. 2013, section 4)
+    # ------------------------------------------------------------------------------------
+    def chunking_task(self) -> "ChunkingView":
+        """The supervised chunking problem in this task's feature space (a max-decodable
+        ``ChunkingView``), for training the chunker of ``heuristic_weights``."""
+        self.check_fitted()
+        return ChunkingView(self)
+
+    def set_chunker_weights(self, coef) -> "ViewsStructure":
+        """Attach a supervised chunker's weights (shape ``(n_features,)``, in the layout of
+        ``chunking_task()``) as ``heuristic_weights``."""
+        self.check_fitted()
+        coef = np.array(coef, dtype=np.float64)
+        if coef.shape != (self.n_features,):
+            raise ConfigError(
+                f"chunker weights must have shape ({self.n_features},) -- this task's "
+                f"n_features -- got {coef.shape}; train them with "
+                "latentstruct.pipelines.train_chunker(task) after fit"
+            )
+        if not np.all(np.isfinite(coef)):
+            raise ConfigError("chunker weights must be finite")
+        self.chunker_coef_ = coef
+        return self
+
+    def heuristic_ready(self) -> bool:
+        """Whether ``heuristic_weights()`` is available (chunker weights are attached)."""
+        return self.is_fitted() and getattr(self, "chunker_coef_", None) is not None
+
+    def heuristic_weights(self) -> np.ndarray:
+        """The supervised chunker's weights (unscaled, bias 0), attached by
+        :func:`latentstruct.pipelines.train_chunker` or ``set_chunker_weights``."""
+        self.check_fitted()
+        if getattr(self, "chunker_coef_", None) is None:
+            raise ConfigError(
+                "this grammaticality task has no supervised chunker to initialise from (the "
+                "learner asks for heuristic_weights: LCLR / lclr-variant with "
+                "init=two-stage, two-stage, or latent-pa with init=heuristic). In code, call "
+                "latentstruct.pipelines.train_chunker(task) after task.fit; `latentstruct "
+                "train` trains it unless chunker=None (leave chunker=auto or set "
+                "chunker=perceptron); or initialise the learner from zeros (init=zeros)"
+            )
+        return self.chunker_coef_.copy()
+
 
 
 class ChunkingView(StructuredTask):
@@ -194,8 +305,8 @@ class ChunkingView(StructuredTask):
     def __init__(self, task=None):
         self.task = task
 
-    def _base(self) -> ViewDecoding:
-        if not isinstance(self.task, ViewDecoding):
+    def _base(self) -> ViewsStructure:
+        if not isinstance(self.task, ViewsStructure):
             raise ConfigError(
                 f"ChunkingView needs a fitted GrammaticalityTask as its 'task', got "
                 f"{type(self.task).__name__}"
@@ -203,7 +314,7 @@ class ChunkingView(StructuredTask):
         return self.task
 
     def is_fitted(self) -> bool:
-        return isinstance(self.task, ViewDecoding) and self.task.is_fitted()
+        return isinstance(self.task, ViewsStructure) and self.task.is_fitted()
 
     def check_fitted(self) -> None:
         self._base().check_fitted()

@@ -1,9 +1,12 @@
 """Grammaticality over latent chunkings (``grammaticality``): :class:`GrammaticalityTask`.
 
-Parameters and views, the POS tagger, fitting the attribute index and the views' weight
-blocks, featurising, evaluation over negative sets, and persistence (with the tagger and
-the LM).  Data and decoding are the mixins of ``data``, ``decoding`` and ``chunker``; the
-model is described in :mod:`latentstruct.tasks.grammaticality`.
+Parameters, the POS tagger, fitting (the featurizer's vocabulary, then the views' weight
+blocks), featurising, the supervised chunker's training data, evaluation over negative sets,
+and persistence (with the tagger and the LM).  The task is a featurizer
+(``featurizer_``, a :class:`~latentstruct.tasks.grammaticality.featurizer.GrammaticalityFeaturizer`)
+plus a structure (its base :class:`~latentstruct.tasks.grammaticality.decoding.ViewsStructure`),
+reading its data through the mixin :class:`~latentstruct.tasks.grammaticality.data.LanguageModelData`;
+the model is described in :mod:`latentstruct.tasks.grammaticality`.
 """
 
 from __future__ import annotations
@@ -15,58 +18,34 @@ import numpy as np
 from ...data.atomic import atomic_write
 from ...data.features import FeatureIndex, feature_index_from_arrays
 from ...data.lm import TrigramLM
+from ...data.paths import dataset_path
 from ...data.progress import track
 from ...exceptions import ConfigError, InputError, ModelFormatError, check_is_fitted
 from ...limits import CHUNKER_EPOCHS
 from ...params import Interval, Options, Satisfies, bounded
-from ..base import Dataset, LatentBinaryTask, register_task
+from ..base import Dataset, register_task
 from ..contracts import HEURISTIC, LATENT_BINARY
-from ..sequence.corpus import SequenceCorpus, as_corpus
-from ..sequence.encodings import ENCODINGS, encoding_labels, get_encoding
+from ..sequence.corpus import SequenceCorpus
+from ..sequence.encodings import ENCODINGS
 from ..sequence.pos import PosTask, check_tagger
 from ..validation import check_binary_labels
-from .chunker import SupervisedChunker
+from .chunker import chunker_examples
 from .data import DATA_PARAMETER_CONSTRAINTS, LanguageModelData
-from .decoding import ViewDecoding
+from .decoding import ViewsStructure
+from .featurizer import GrammaticalityFeaturizer
 from .sentences import Sentence
-from .views import CONLL2000_CHUNK_TYPES, ViewLayout, ngram_attributes, view_constraints
+from .views import chunk_types_ok, parse_views
 
 __all__ = ["GrammaticalityTask"]
 
 _COMBINE = ("concat", "vote")
 
 
-def parse_views(views) -> list[str]:
-    """The configured views, validated (``ConfigError`` for an unknown or repeated one)."""
-    if isinstance(views, str):
-        names = [v.strip() for v in views.split(",")]
-    elif isinstance(views, (list, tuple)):
-        names = list(views)
-    else:
-        raise ConfigError(
-            f"views must be a view name or a comma-separated list such as "
-            f"'iob1,iob2,ioe1,ioe2,oc', got {views!r}"
-        )
-    if not names or names == [""]:
-        raise ConfigError("views is empty; give at least one of: " + ", ".join(ENCODINGS))
-    for v in names:
-        get_encoding(v)
-    if len(set(names)) != len(names):
-        raise ConfigError(f"views must be distinct, got {views!r}")
-    return names
-
-
-def _chunk_types_ok(chunk_types) -> bool:
-    if chunk_types == "conll2000":
-        return True
-    if isinstance(chunk_types, str):
-        return bool([t for t in chunk_types.split(",") if t.strip()])
-    return isinstance(chunk_types, (list, tuple)) and bool(chunk_types)
 _TAG_BATCH = 2000
 
 
 @register_task
-class GrammaticalityTask(LanguageModelData, SupervisedChunker, ViewDecoding, LatentBinaryTask):
+class GrammaticalityTask(LanguageModelData, ViewsStructure):
     """Real sentences (+1) against trigram-LM samples (-1) over latent chunkings.
 
     See :mod:`latentstruct.tasks.grammaticality` for the model, the data and the splits.
@@ -199,32 +178,12 @@ class GrammaticalityTask(LanguageModelData, SupervisedChunker, ViewDecoding, Lat
     # ------------------------------------------------------------------------------------
     # parameters
     # ------------------------------------------------------------------------------------
-    def view_names(self) -> list[str]:
-        """The configured views, validated (``ConfigError`` for an unknown or repeated one)."""
-        return parse_views(self.views)
-
-    def chunk_type_names(self) -> list[str]:
-        if self.chunk_types == "conll2000":
-            return list(CONLL2000_CHUNK_TYPES)
-        if isinstance(self.chunk_types, str):
-            types = [t.strip() for t in self.chunk_types.split(",") if t.strip()]
-        elif isinstance(self.chunk_types, (list, tuple)):
-            types = list(self.chunk_types)
-        else:
-            types = []
-        if not types:
-            raise ConfigError(
-                f"chunk_types must be 'conll2000' or a comma list such as 'NP,VP', got "
-                f"{self.chunk_types!r}"
-            )
-        return types
-
     _parameter_constraints = {
         **DATA_PARAMETER_CONSTRAINTS,
         "views": [Satisfies(parse_views, "a view name or a comma-separated list of distinct "
                             f"views among {', '.join(ENCODINGS)} (such as "
                             "'iob1,iob2,ioe1,ioe2,oc')")],
-        "chunk_types": [Satisfies(_chunk_types_ok, "'conll2000' or a comma list of chunk "
+        "chunk_types": [Satisfies(chunk_types_ok, "'conll2000' or a comma list of chunk "
                                   "types such as 'NP,VP'")],
         "combine": [Options(*_COMBINE)],
         "chunker": [Options("auto", "perceptron"), None],
@@ -238,7 +197,6 @@ class GrammaticalityTask(LanguageModelData, SupervisedChunker, ViewDecoding, Lat
         "test_seed": [Interval(int, 0)],
     }
 
-    # ------------------------------------------------------------------------------------
     # ------------------------------------------------------------------------------------
     # POS tagger
     # ------------------------------------------------------------------------------------
@@ -307,87 +265,61 @@ class GrammaticalityTask(LanguageModelData, SupervisedChunker, ViewDecoding, Lat
     # ------------------------------------------------------------------------------------
     # fitting and featurising
     # ------------------------------------------------------------------------------------
-    def _setup_views(self) -> None:
-        types = self.chunk_type_names()
-        self.chunk_types_ = tuple(types)
-        views, offset = [], 0
-        A = len(self.attr_index_)
-        for name in self.view_names():
-            labels = tuple(encoding_labels(types, name))
-            L = len(labels)
-            if self.constrained:
-                tm, sm, em = view_constraints(labels, name)
-            else:
-                tm, sm, em = np.zeros((L, L)), np.zeros(L), np.zeros(L)
-            views.append(ViewLayout(name, labels, offset, tm, sm, em))
-            offset += A * L + L * L + 2 * L
-        self.views_ = tuple(views)
-        self._label_ids = [{t: i for i, t in enumerate(v.labels)} for v in views]
-        self._bias_index = offset
-
     def fit(self, dataset: Dataset) -> "GrammaticalityTask":
-        """Index the attributes of the training sentences (tagging them first) and set up
-        the views.  Nothing is trained here: the supervised chunker of ``heuristic_weights``
+        """Fit the featurizer on the training sentences (tagging them first) and lay out the
+        views.  Nothing is trained here: the supervised chunker of ``heuristic_weights``
         is trained afterwards by :func:`latentstruct.pipelines.train_chunker` (any weights
         attached before are dropped, as the feature space changes)."""
         if len(dataset) == 0:
             raise InputError("training data contains no sentences", dataset.path)
-        pos = self._pos_of(dataset.records)
-        index = FeatureIndex(min_count=int(self.min_count))
-        index.fit(
-            (a for tok in ngram_attributes(r.words, p) for a in tok)
-            for r, p in zip(dataset.records, pos)
-        )
-        self.attr_index_ = index
-        self._setup_views()
+        records = dataset.records
+        featurizer = GrammaticalityFeaturizer(min_count=int(self.min_count))
+        self.featurizer_ = featurizer.fit(self._tagged(records, self._pos_of(records)))
+        self.setup_views(featurizer.n_attributes_)
         self.fitted_ = True
         self.chunker_coef_ = None
         return self
 
     @property
-    def n_attributes(self) -> int:
-        self.check_fitted()
-        return len(self.attr_index_)
-
-    @property
-    def n_features(self) -> int:
-        self.check_fitted()
-        return self._bias_index + 1
+    def attr_index_(self) -> FeatureIndex:
+        """The featurizer's attribute index (what the model file stores)."""
+        featurizer = getattr(self, "featurizer_", None)
+        if featurizer is None:
+            raise AttributeError("attr_index_: the task is not fitted")
+        return featurizer.index_
 
     def featurize(self, dataset: Dataset) -> SequenceCorpus:
         self.check_fitted()
         return self._featurize_records(dataset.records, self._pos_of(dataset.records))
 
+    @staticmethod
+    def _tagged(records, pos) -> list[tuple]:
+        return [(r.words, p) for r, p in zip(records, pos, strict=True)]
+
     def _featurize_records(self, records, pos) -> SequenceCorpus:
-        lookup = self.attr_index_.lookup_many
-        indptr, ids, offsets, total = [0], [], [0], 0
-        for r, p in zip(records, pos):
-            for tok in ngram_attributes(r.words, p):
-                a = lookup(tok)
-                ids.append(a)
-                total += a.shape[0]
-                indptr.append(total)
-            offsets.append(len(indptr) - 1)
-        attr_ids = np.concatenate(ids) if ids else np.zeros(0, np.int64)
-        return SequenceCorpus(np.asarray(indptr), attr_ids, np.asarray(offsets))
+        """The featurizer's corpus of ``records`` tagged with ``pos``."""
+        return self.featurizer_.transform(self._tagged(records, pos))
 
     def encode_targets(self, targets) -> np.ndarray:
         """Labels +1 (a real sentence) / -1 (a sampled one) as int64; anything else is an
         InputError."""
         return check_binary_labels(targets)
 
-    def subset(self, X: SequenceCorpus, indices) -> SequenceCorpus:
-        return as_corpus(X).subset(indices)
-
-    def example_size(self, x: SequenceCorpus) -> int:
-        return x.n_tokens
+    def chunk_training_data(self) -> tuple[SequenceCorpus, list[np.ndarray]]:
+        """``(X, Y)`` of ``chunking_task()``: the first ``chunker_sentences`` sentences of
+        ``chunker_corpus`` (CoNLL-2000), tagged by this task's POS tagger and featurised with
+        its templates, and their gold chunkings written in every view's encoding (int
+        arrays (n_views, T)).  ``InputError`` (file:line) for a chunk type outside
+        ``chunk_types``."""
+        self.check_fitted()
+        self.check_params()
+        path = self.chunker_corpus or dataset_path("conll2000", "train.txt")
+        records, gold = chunker_examples(self, path, int(self.chunker_sentences))
+        return self._featurize_records(records, self.tag([r.words for r in records])), gold
 
     # ------------------------------------------------------------------------------------
     # evaluation
     # ------------------------------------------------------------------------------------
-    def loss(self, y_true, y_pred) -> float:
-        return float(y_true != y_pred)
-
     def evaluate(self, targets, predictions) -> dict:
         targets, predictions = np.asarray(targets), np.asarray(predictions)
         return {"accuracy": float(np.mean(targets == predictions)) if targets.size else 0.0}
@@ -438,7 +370,7 @@ class GrammaticalityTask(LanguageModelData, SupervisedChunker, ViewDecoding, Lat
             "tagger_state": t_state,
             "train_digest": getattr(self, "train_digest_", None),
         }
-        arrays = dict(self.attr_index_.to_arrays(prefix="gattr_"))
+        arrays = dict(self.featurizer_.index_.to_arrays(prefix="gattr_"))
         arrays.update({"tagger_" + k: v for k, v in t_arrays.items()})
         arrays["tagger_coef"] = self.tagger_coef_
         arrays.update(lm.to_arrays(prefix="lm_"))
@@ -454,7 +386,12 @@ class GrammaticalityTask(LanguageModelData, SupervisedChunker, ViewDecoding, Lat
     def from_state(cls, params, state, arrays):
         task = cls(**params)
         try:
-            task.attr_index_ = feature_index_from_arrays(arrays, prefix="gattr_")
+            index = feature_index_from_arrays(arrays, prefix="gattr_")
+            if not isinstance(index, FeatureIndex):
+                raise ModelFormatError(f"grammaticality model state: the attribute index is a "
+                                       f"{type(index).__name__}, expected a vocabulary "
+                                       f"(FeatureIndex); the file is damaged. Retrain the model.")
+            task.featurizer_ = GrammaticalityFeaturizer.from_index(index)
             if list(state["views"]) != task.view_names():
                 raise ModelFormatError(
                     f"the model was trained with views {state['views']}, but the parameters "
@@ -468,7 +405,7 @@ class GrammaticalityTask(LanguageModelData, SupervisedChunker, ViewDecoding, Lat
             task.lm_ = TrigramLM.from_arrays(arrays, prefix="lm_")
         except KeyError as exc:
             raise ModelFormatError(f"grammaticality model state lacks {exc}") from None
-        task._setup_views()
+        task.setup_views(task.featurizer_.n_attributes_)
         task.chunker_coef_ = None
         # models saved before the digest was recorded have none: "auto" then holds out
         task.train_digest_ = state.get("train_digest")

@@ -6,7 +6,7 @@ y among K; with S hidden states per class, the hidden labels are the K·S pairs 
 hidden chain h = (h_1..h_T) of class y stays inside y's block (a transition between blocks is
 ruled out by construction, not by a weight).  Features Φ(x, y, h): every token attribute
 (bias, word, lowercased window words and bigrams, prefixes / suffixes, word shape:
-``tasks.sequence.attributes.token_attributes``) crossed with the token's hidden label, the
+``featurizers.TokenTemplates``) crossed with the token's hidden label, the
 transitions between hidden labels of one block, and start / end weights per hidden label::
 
     p(y | x) = Σ_h exp(w·Φ(x, y, h)) / Σ_{y', h} exp(w·Φ(x, y', h)).
@@ -27,11 +27,14 @@ the test split is the same held-out share and negative sets.  No POS tagger is n
 Besides sentences, ``make_dataset`` takes numbers: a (tokens x d) array per sentence, or
 ``(tokens, array)`` pairs whose columns join the built-in attributes (``numbers``).
 
-Modules: ``task`` (:class:`HiddenChainTask`), ``kernels`` (the compiled pass) and
-``numbers`` (the records of numeric input).
+Modules: ``task`` (:class:`HiddenChainTask`: the structure, its fitting, evaluation and
+persistence), ``featurizer`` (:class:`HiddenChainFeaturizer`: records to attribute ids, the
+vocabulary, the input form and the classes), ``kernels`` (the compiled pass) and ``numbers``
+(the records of numeric input).
 """
 
+from .featurizer import HiddenChainFeaturizer
 from .kernels import hidden_chain_pass
 from .task import HiddenChainTask
 
-__all__ = ["HiddenChainTask", "hidden_chain_pass"]
+__all__ = ["HiddenChainTask", "HiddenChainFeaturizer", "hidden_chain_pass"]

@@ -1,8 +1,10 @@
 """The hidden-state CRF task (``hcrf``): :class:`HiddenChainTask`.
 
-Parameters, fitting the attribute index and the classes, featurising, the marginalizable and
-class-posterior capabilities (through the compiled pass of ``kernels``), evaluation over
-negative sets, and persistence.  The data (real sentences against trigram-LM samples) is the
+Parameters, fitting and featurising (through its featurizer, ``featurizer_``, a
+:class:`~latentstruct.tasks.hidden_chain.featurizer.HiddenChainFeaturizer`: the vocabulary,
+the input form and the classes), the marginalizable and class-posterior capabilities
+(through the compiled pass of ``kernels``), evaluation over negative sets, and
+persistence.  The data (real sentences against trigram-LM samples) is the
 grammaticality task's :class:`~latentstruct.tasks.grammaticality.data.LanguageModelData`.
 The model is described in :mod:`latentstruct.tasks.hidden_chain`.
 """
@@ -22,20 +24,13 @@ from ...params import Interval, Options
 from ..base import Dataset, Task, register_task
 from ..contracts import CLASS_POSTERIOR, MARGINALIZABLE
 from ..grammaticality.data import DATA_PARAMETER_CONSTRAINTS, LanguageModelData
-from ...featurizers.templates import token_attributes
 from ..sequence.corpus import SequenceCorpus, as_corpus
-from ..sequence.kinds import ARRAYS, TEMPLATES, check_records_kind, records_kind
-from ..sequence.numeric import (
-    NUMERIC_KINDS,
-    NumericSentence,
-    append_numeric_ids,
-    check_numeric_columns,
-    numeric_columns,
-)
+from ..sequence.kinds import TEMPLATES
+from ..sequence.numeric import NUMERIC_KINDS
 from ..validation import raw_error
+from .featurizer import HiddenChainFeaturizer
 from .kernels import hidden_chain_pass, topology_masks
 from .numbers import chain_dataset, record_words
-
 __all__ = ["HiddenChainTask"]
 
 _TOPOLOGIES = ("left-to-right", "ergodic")
@@ -68,7 +63,7 @@ class HiddenChainTask(LanguageModelData, Task):
         S ergodic states then act as one (pyhcrf starts from random weights).
     window : int, default 1
         Lowercased words at offsets -window..window (and the word bigrams around the token)
-        are attributes of a token (``tasks.sequence.attributes.token_attributes``).
+        are attributes of a token (``featurizers.TokenTemplates``).
     affix_length : int, default 3
         Prefixes and suffixes of 1..affix_length characters are attributes.
     min_count : int, default 2
@@ -193,40 +188,53 @@ class HiddenChainTask(LanguageModelData, Task):
     def decode_predictions(self, predictions) -> list:
         """Class ids (``predict``'s output) as the raw labels of ``y``."""
         self.check_fitted()
-        return [self.classes_[int(p)] for p in predictions]
+        return self.featurizer_.decode_targets(predictions)
 
     # ------------------------------------------------------------------------------------
-    # fitting and featurising
+    # fitting and featurising: the featurizer's
     # ------------------------------------------------------------------------------------
-    def _attributes(self, words):
-        return token_attributes(words, None, window=int(self.window),
-                                affix_length=int(self.affix_length))
-
     def fit(self, dataset: Dataset) -> "HiddenChainTask":
-        """Index the token attributes of the training sentences and record the classes
-        (``dataset.labels`` if given, else the sorted distinct targets)."""
+        """Fit the featurizer: the classes (``dataset.labels`` if given, else the sorted
+        distinct targets), the input form and the vocabulary of the training sentences."""
         if len(dataset) == 0:
             raise InputError("training data contains no sentences", dataset.path)
-        classes = dataset.labels if dataset.labels is not None else dataset.targets
-        classes = sorted(set(classes), key=lambda c: (isinstance(c, str), c))
-        if len(classes) < 2:
-            raise InputError(f"the training data has one class only ({classes!r}); a "
-                             "classifier needs at least two", dataset.path)
-        if any(c is None for c in classes):
-            raise InputError("training sentences need labels (a target is None)", dataset.path)
-        self.classes_ = tuple(classes)
-        records = dataset.records
-        kind = records_kind(records)  # one form only: a mix is refused, naming a sentence
-        n_columns = numeric_columns(records)
-        index = FeatureIndex(min_count=int(self.min_count))
-        # an array alone has no words: its columns are its only attributes
-        index.fit((a for tok in self._attributes(record_words(r)) for a in tok)
-                  for r in records if kind != ARRAYS)
-        self.attr_index_ = index
-        self.attributes_ = kind
-        self.n_columns_ = n_columns
+        featurizer = HiddenChainFeaturizer(window=self.window, affix_length=self.affix_length,
+                                           min_count=self.min_count, classes=dataset.labels)
+        try:
+            featurizer.fit(dataset.records, dataset.targets)
+        except InputError as exc:
+            if exc.path is not None or dataset.path is None:
+                raise
+            raise InputError(exc.message, dataset.path) from None
+        self.featurizer_ = featurizer
         self.fitted_ = True
         return self
+
+    @property
+    def classes_(self) -> tuple:
+        """The class labels (the featurizer's); a label's id is its position."""
+        return self._featurizer().classes_
+
+    @property
+    def attributes_(self) -> str:
+        """The input form fitted on: "templates", "arrays" or "tokens+arrays"."""
+        return self._featurizer().attributes_
+
+    @property
+    def n_columns_(self) -> int:
+        """The width of the numeric arrays fitted on (0 for sentences)."""
+        return self._featurizer().n_columns_
+
+    @property
+    def attr_index_(self) -> FeatureIndex:
+        """The vocabulary of template attributes (what the model file stores)."""
+        return self._featurizer().index_
+
+    def _featurizer(self) -> HiddenChainFeaturizer:
+        featurizer = getattr(self, "featurizer_", None)
+        if featurizer is None:  # AttributeError, so hasattr/getattr(..., default) work
+            raise AttributeError("the hcrf task is not fitted: it has no featurizer_")
+        return featurizer
 
     @property
     def n_classes(self) -> int:
@@ -237,7 +245,7 @@ class HiddenChainTask(LanguageModelData, Task):
     def n_attributes(self) -> int:
         """Named attributes (the index) plus numeric columns (``n_columns_``, after them)."""
         self.check_fitted()
-        return len(self.attr_index_) + getattr(self, "n_columns_", 0)
+        return self.featurizer_.n_attributes_
 
     @property
     def n_hidden(self) -> int:
@@ -255,48 +263,12 @@ class HiddenChainTask(LanguageModelData, Task):
         another form than the task was fitted on (``attributes_``) or arrays of another
         width (``n_columns_``)."""
         self.check_fitted()
-        records = dataset.records
-        kind = getattr(self, "attributes_", TEMPLATES)
-        check_records_kind(records, kind, self.name)
-        if kind in NUMERIC_KINDS:
-            check_numeric_columns(records, self.n_columns_, self.name)
-        lookup = self.attr_index_.lookup_many
-        # all-binary numbers keep the corpus without values (the kernels' fast path)
-        with_values = any(isinstance(r, NumericSentence) and r.has_real_values for r in records)
-        values = [] if with_values else None
-        indptr, ids, offsets, total = [0], [], [0], 0
-        for r in records:
-            if isinstance(r, NumericSentence):
-                words = record_words(r)
-                tok_ids = None if words is None else [lookup(t) for t in self._attributes(words)]
-                total = append_numeric_ids(r, tok_ids, len(self.attr_index_), with_values, ids,
-                                           values, indptr, total)
-                offsets.append(len(indptr) - 1)
-                continue
-            for tok in self._attributes(r.words):
-                a = lookup(tok)
-                ids.append(a)
-                if with_values:
-                    values.append(np.ones(a.shape[0]))
-                total += a.shape[0]
-                indptr.append(total)
-            offsets.append(len(indptr) - 1)
-        attr_ids = np.concatenate(ids) if ids else np.zeros(0, np.int64)
-        attr_values = (np.concatenate(values) if values else np.zeros(0)) if with_values else None
-        return SequenceCorpus(np.asarray(indptr), attr_ids, np.asarray(offsets), attr_values)
+        return self.featurizer_.transform(dataset.records)
 
     def encode_targets(self, targets) -> np.ndarray:
         """Class ids (positions in ``classes_``); an unknown label is an InputError."""
         self.check_fitted()
-        ids = {c: k for k, c in enumerate(self.classes_)}
-        out = np.empty(len(targets), dtype=np.int64)
-        for i, t in enumerate(targets):
-            t = t.item() if isinstance(t, np.generic) else t
-            if t not in ids:
-                raise InputError(f"target {i} is {t!r}, not one of the classes the task was "
-                                 f"fitted on: {list(self.classes_)}")
-            out[i] = ids[t]
-        return out
+        return self.featurizer_.encode_targets(targets)
 
     def as_batch(self, X) -> SequenceCorpus:
         return as_corpus(X)
@@ -460,13 +432,14 @@ class HiddenChainTask(LanguageModelData, Task):
     # ------------------------------------------------------------------------------------
     def get_state(self):
         self.check_fitted()
-        state = {"classes": list(self.classes_),
+        featurizer = self.featurizer_
+        state = {"classes": list(featurizer.classes_),
                  "train_digest": getattr(self, "train_digest_", None)}
-        kind = getattr(self, "attributes_", TEMPLATES)
+        kind = featurizer.attributes_
         if kind in NUMERIC_KINDS:  # only then, so other model files are as before
             state["attributes"] = kind
-            state["n_columns"] = int(self.n_columns_)
-        arrays = dict(self.attr_index_.to_arrays(prefix="hattr_"))
+            state["n_columns"] = int(featurizer.n_columns_)
+        arrays = dict(featurizer.index_.to_arrays(prefix="hattr_"))
         lm = getattr(self, "lm_", None)  # fitted when LM negatives were drawn
         if lm is not None:
             arrays.update(lm.to_arrays(prefix="lm_"))
@@ -476,7 +449,7 @@ class HiddenChainTask(LanguageModelData, Task):
     def from_state(cls, params, state, arrays):
         task = cls(**params)
         try:
-            task.attr_index_ = feature_index_from_arrays(arrays, prefix="hattr_")
+            index = feature_index_from_arrays(arrays, prefix="hattr_")
             classes = state["classes"]
         except KeyError as exc:
             raise ModelFormatError(f"hcrf model state lacks {exc}") from None
@@ -484,7 +457,10 @@ class HiddenChainTask(LanguageModelData, Task):
                 isinstance(c, (int, str)) and not isinstance(c, bool) for c in classes):
             raise ModelFormatError("hcrf model state: 'classes' must list two or more int or "
                                    "string labels; the file is damaged. Retrain the model.")
-        task.classes_ = tuple(classes)
+        if not isinstance(index, FeatureIndex):
+            raise ModelFormatError(f"hcrf model state: the attribute index is a "
+                                   f"{type(index).__name__}, expected a vocabulary "
+                                   f"(FeatureIndex); the file is damaged. Retrain the model.")
         kind = state.get("attributes", TEMPLATES)  # absent: a model of sentences
         n_columns = state.get("n_columns", 0)
         if (kind not in (TEMPLATES, *NUMERIC_KINDS) or isinstance(n_columns, bool)
@@ -495,8 +471,9 @@ class HiddenChainTask(LanguageModelData, Task):
                                    f"{TEMPLATES!r} without n_columns, or one of "
                                    f"{', '.join(map(repr, NUMERIC_KINDS))} with it); the file "
                                    f"is damaged or edited. Retrain the model.")
-        task.attributes_ = kind
-        task.n_columns_ = n_columns
+        task.featurizer_ = HiddenChainFeaturizer.from_state(
+            index, classes, kind, n_columns, window=task.window,
+            affix_length=task.affix_length, min_count=task.min_count)
         if any(k.startswith("lm_") for k in arrays):
             task.lm_ = TrigramLM.from_arrays(arrays, prefix="lm_")
         task.train_digest_ = state.get("train_digest")
