@@ -22,8 +22,8 @@ def cmd_train(args) -> int:
 
         if is_model_file(args.resume):  # a model of an online learner continues on new data
             return cmd_train_from_model(args)
-    from ..learners import check_compatible
     from ..learners.persistence import save_trained
+    from ..pipelines.training import plan_training, run_training
 
     options, recorded = _options_with_config(args)
     if args.train != train_given:  # the --config file named the training data
@@ -31,29 +31,27 @@ def cmd_train(args) -> int:
     task_cls, learner_cls = task_and_learner_classes(args.task, args.learner)
     learner_name = learner_cls.registry_name
     task_opts, learner_opts = route_options(options, task_cls, learner_cls)
-    # the task's defaults for this learner (e.g. the parser's C), unless given
-    learner_opts = {**task_cls.learner_defaults_for(learner_cls), **learner_opts}
     seed = _apply_seed(args.seed, task_cls, learner_cls, task_opts, learner_opts)
     check_compute_args(args, learner_cls)
     if learner_n_jobs(args) is not None:
         learner_opts["n_jobs"] = learner_n_jobs(args)  # --n-jobs wins over a --config file's
-    # Before any data is read: the pair must fit, and the learner's needs must be met.
-    check_compatible(task_cls, {**task_cls.param_defaults(), **task_opts}, learner_cls, learner_opts)
-    task = task_cls(**task_opts)
+    # Before any data is read: the values and the pair are checked, the task is built.
+    plan = plan_training(task_cls, learner_cls, task_opts, learner_opts, task_name=args.task,
+                         cli=True)
+    task = plan.task
     fit_kw = {k: v for k in ("checkpoint", "resume") if (v := getattr(args, k, None))}
     if fit_kw:  # before any data: a --resume checkpoint must match the command line
         from ..learners.checkpoint import check_cli_options
 
         check_cli_options(fit_kw.get("checkpoint"), fit_kw.get("resume"), task, learner_cls,
-                          learner_opts)
+                          plan.learner_opts)
     if args.train is None and not task_cls.has_default_data:
         raise ConfigError(f"task {args.task!r} needs --train PATH")
-    from ..estimators import check_binary_examples
-
-    check_binary_examples(task, learner_cls, args.task, cli=True)
     # the cluster first: an unreachable scheduler fails before the data is read
     with compute_context(args, quiet=args.quiet):
-        dataset, learner, t0 = _read_and_fit(args, task, learner_cls, learner_opts, fit_kw)
+        result = run_training(plan, lambda t: t.read(args.train, split="train"),
+                              fit_kw=fit_kw, verbose=not args.quiet)
+    dataset, learner, t0 = result.dataset, result.learner, result.started
     elapsed = time.perf_counter() - t0
     from ..pipelines.kbest import data_digest
 
@@ -90,19 +88,6 @@ def _check_paths(args) -> None:
                 stdin={"--train"}, regular={"--resume"} | ({"--config"} if config_is_model
                                                            else set()),
                 same_ok={("--resume", "--checkpoint")})
-
-
-def _read_and_fit(args, task, learner_cls, learner_opts, fit_kw):
-    """Read the training data, then the one training path the estimators share
-    (``estimators.fit_on_dataset``); the dataset, the fitted learner and the start time."""
-    from ..estimators import fit_on_dataset
-    from ..pipelines import attach_tagger
-
-    t0 = time.perf_counter()
-    attach_tagger(task, verbose=not args.quiet)  # tasks that read POS tags from a tagger
-    dataset, learner = fit_on_dataset(task, task.read(args.train, split="train"), learner_cls,
-                                      learner_opts, fit_kw=fit_kw, verbose=not args.quiet)
-    return dataset, learner, t0
 
 
 def _options_with_config(args):

@@ -32,7 +32,8 @@ from sklearn.base import ClassifierMixin
 
 from ..exceptions import ModelFormatError
 from ..learners.persistence import load_trained
-from .base import ESTIMATORS, FOR_TASK, Estimator, check_binary_examples, fit_on_dataset
+from ..pipelines.training import check_binary_examples, fit_on_dataset
+from .base import ESTIMATORS, FOR_TASK, Estimator
 from .crfsuite_file import estimator_from_crfsuite_file, is_crfsuite_file
 from .labels import classes_from, json_scalar
 

@@ -1,6 +1,6 @@
-"""The estimator base class and the one training path the estimators and the command line
-share (``fit_on_dataset``); the estimators themselves and ``load`` are in the package's
-``__init__``."""
+"""The estimator base class; the estimators themselves and ``load`` are in the package's
+``__init__``.  ``fit`` and ``partial_fit`` train through the one training path the command
+line also takes (``pipelines.training``)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,16 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..exceptions import ConfigError, InputError, check_is_fitted
-from ..learners import check_compatible, get_learner_class
+from ..learners import get_learner_class
 from ..learners.persistence import save_trained
+from ..pipelines.training import plan_training, run_training, start_online
 from ..tasks import get_task_class
 from ..tasks.base import same_value as _same
 from ..tasks.contracts import LATENT_BINARY
 from .labels import check_declared, check_in_classes, declared_classes, json_scalar, object_array
 from .online import OnlineOnly
 
-__all__ = ["Estimator", "fit_on_dataset", "check_binary_examples", "ESTIMATORS", "FOR_TASK"]
+__all__ = ["Estimator", "ESTIMATORS", "FOR_TASK"]
 
 #: estimator class name -> class, for ``load`` (a model file names its estimator by this
 #: key; nothing in a file is ever imported)
@@ -28,47 +29,6 @@ ESTIMATORS: dict[str, type] = {}
 FOR_TASK: dict[str, str] = {}
 # the constructor's own parameters; every other keyword is a task or learner option
 _OWN = ("task", "learner", "pos_label")
-
-
-def fit_on_dataset(task, dataset, learner_cls, learner_opts: dict, *, fit_kw=None,
-                   verbose: bool = False):
-    """Fit ``task`` on ``dataset``, featurise it and train a ``learner_cls``; returns
-    ``(dataset, learner)``, the dataset being the training sample actually used.
-
-    The one training path of ``latentstruct train`` and of the estimators: the task's
-    ``training_sample`` (J-LIS's S and B, a binary task's label check), ``task.fit``, the
-    supervised chunker a learner may need (``pipelines.attach_chunker``), and the learner's
-    ``fit`` with binary examples when it takes them.
-    """
-    from ..pipelines import attach_chunker
-
-    dataset = task.training_sample(dataset)
-    task.fit(dataset)
-    X = task.featurize(dataset)
-    Y = task.encode_targets(dataset.targets)
-    learner = learner_cls(task=task, **learner_opts)
-    if "progress" in learner.get_params() and "progress" not in learner_opts:
-        learner.set_params(progress=verbose)
-    attach_chunker(task, learner, verbose=verbose)
-    if learner.uses_binary_examples:
-        binary = dataset.binary
-        learner.fit(X, Y, task.featurize(binary), np.asarray(binary.targets), **(fit_kw or {}))
-    else:
-        learner.fit(X, Y, **(fit_kw or {}))
-    return dataset, learner
-
-
-def check_binary_examples(task, learner_cls, task_name: str, *, cli: bool = False) -> None:
-    """A learner that also learns from binary examples (J-LIS) needs a task that draws
-    them; refused before any data is read (``cli``: the fix in command-line words)."""
-    if learner_cls.uses_binary_examples and not task.draws_binary_examples():
-        give, other = (("--option n_binary=N", "--learner ssvm") if cli
-                       else ("n_binary=N", "learner='ssvm'"))
-        raise ConfigError(
-            f"learner {learner_cls.registry_name!r} learns from binary examples as well as "
-            f"labelled structures, and task {task_name!r} draws none with these options; give "
-            f"{give} (N training sentences become positive binary examples, each with "
-            f"negatives_per_positive shuffled negatives), or use {other}")
 
 
 class Estimator(BaseEstimator):
@@ -307,27 +267,18 @@ class Estimator(BaseEstimator):
         ``fit_params`` go to the learner's ``fit`` (``checkpoint=``, ``resume=``).
         Returns ``self``.
         """
-        from ..pipelines import attach_tagger
-
         task_cls, learner_cls, task_opts, learner_opts = self._routed()
-        # the task's defaults for this learner (e.g. the parser's C), unless set
-        learner_opts = {**task_cls.learner_defaults_for(learner_cls), **learner_opts}
         # before any data is touched: the pair must fit and the values must be valid
-        check_compatible(task_cls, {**task_cls.param_defaults(), **task_opts}, learner_cls,
-                         learner_opts)
-        task = task_cls(**task_opts)
-        check_binary_examples(task, learner_cls, task_cls.name)
+        plan = plan_training(task_cls, learner_cls, task_opts, learner_opts)
         if y is None:
             raise InputError(f"{type(self).__name__}.fit needs targets y (one per example)")
         y = self._encode_y(y, task_cls)
-        attach_tagger(task, verbose=bool(learner_opts.get("progress", False)))
-        dataset = task.make_dataset(X, y)
-        _, learner = fit_on_dataset(task, dataset, learner_cls, learner_opts, fit_kw=fit_params,
-                                    verbose=bool(learner_opts.get("progress", False)))
-        self.task_ = task
-        self.learner_ = learner
+        result = run_training(plan, lambda task: task.make_dataset(X, y), fit_kw=fit_params,
+                              verbose=bool(plan.learner_opts.get("progress", False)))
+        self.task_ = result.task
+        self.learner_ = result.learner
         if self._mode(task_cls) is None:  # tag sets: as sklearn-crfsuite's CRF.classes_
-            labels = getattr(task, "labels_", None)
+            labels = getattr(result.task, "labels_", None)
             self.classes_ = None if labels is None else list(labels)
         return self
 
@@ -356,8 +307,6 @@ class Estimator(BaseEstimator):
         B1, ..., Bk give the model of one pass (``max_iter=1``) over B1 + ... + Bk.
         Returns self.
         """
-        from ..pipelines import attach_chunker, attach_tagger
-
         if y is None:
             raise InputError(f"{type(self).__name__}.partial_fit needs targets y (one per "
                              f"example)")
@@ -367,32 +316,30 @@ class Estimator(BaseEstimator):
             dataset = self.task_.make_dataset(X, y)
         else:
             task_cls, learner_cls, task_opts, learner_opts = self._routed()
-            learner_opts = {**task_cls.learner_defaults_for(learner_cls), **learner_opts}
-            check_compatible(task_cls, {**task_cls.param_defaults(), **task_opts}, learner_cls,
-                             learner_opts)
+            plan = plan_training(task_cls, learner_cls, task_opts, learner_opts)
             declared = declared_classes(classes, type(self).__name__)
-            if declared is None and self._mode(task_cls) is not None:
+            mode = self._mode(task_cls)
+            if declared is None and mode is not None:
                 raise ConfigError(
                     f"{type(self).__name__}.partial_fit needs classes=[...] on its first "
                     f"call: every class of the stream (a batch may hold some of them only)")
-            task = task_cls(**task_opts)
             y = self._encode_y(y, task_cls, declared)
-            progress = bool(learner_opts.get("progress", False))
-            attach_tagger(task, verbose=progress)
-            dataset = task.make_dataset(X, y)
-            if declared is not None and self._mode(task_cls) != "binary":
-                dataset = replace(dataset, labels=tuple(str(c) if self._mode(task_cls) else c
+
+            def first_batch(task):
+                batch = task.make_dataset(X, y)
+                if declared is not None and mode != "binary":
+                    batch = replace(batch, labels=tuple(str(c) if mode else c
                                                         for c in declared))
-            task.fit(dataset)
-            if self._mode(task_cls) != "binary":  # a binary task's classes are checked above
-                check_declared(task, declared, type(self).__name__)
-            learner = learner_cls(task=task, **learner_opts)
-            if "progress" in learner.get_params() and "progress" not in learner_opts:
-                learner.set_params(progress=progress)
-            attach_chunker(task, learner, verbose=progress)
-            self.task_, self.learner_ = task, learner
-            if self._mode(task_cls) is None:
-                labels = getattr(task, "labels_", None)
+                return batch
+
+            started = start_online(plan, first_batch,
+                                   verbose=bool(plan.learner_opts.get("progress", False)))
+            if mode != "binary":  # a binary task's classes are checked above
+                check_declared(started.task, declared, type(self).__name__)
+            self.task_, self.learner_ = started.task, started.learner
+            dataset = started.dataset
+            if mode is None:
+                labels = getattr(started.task, "labels_", None)
                 self.classes_ = None if labels is None else list(labels)
         task = self.task_
         self.learner_.partial_fit(task.featurize(dataset), task.encode_targets(dataset.targets))

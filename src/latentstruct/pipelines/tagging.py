@@ -11,6 +11,11 @@ that do live here, and ``latentstruct train`` calls them around ``task.fit``:
    learner needs the task's heuristic weights (or the task asks for them, ``chunker``),
    trains the supervised chunker with :func:`train_chunker` (an averaged
    ``StructuredPerceptron`` on the task's ``chunking_task()``) and attaches its weights.
+
+A task asks for them by name in its class attribute ``pretrained_helpers``
+(:data:`POS_TAGGER`, :data:`SUPERVISED_CHUNKER`), and implements the members of
+:class:`PosTagged` or :class:`SupervisedChunking`; ``pipelines.training`` checks both and
+runs these steps in its one training path.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from typing import Protocol
 
 import numpy as np
 
@@ -31,6 +37,11 @@ from ..tasks.base import Dataset
 from ..tasks.contracts import HEURISTIC
 
 __all__ = [
+    "POS_TAGGER",
+    "SUPERVISED_CHUNKER",
+    "PosTagged",
+    "SupervisedChunking",
+    "uses_helper",
     "train_pos_tagger",
     "load_pos_tagger",
     "attach_tagger",
@@ -43,6 +54,45 @@ __all__ = [
 
 #: sentences of UD EWT train used by the default tagger (EWT dev accuracy ~0.92, ~20 s)
 DEFAULT_TAGGER_SENTENCES = 3000
+
+#: ``pretrained_helpers`` entry of a task that POS-tags its sentences (``dep`` with
+#: ``pos="predicted"``, ``grammaticality``): :func:`attach_tagger` runs before its data is read
+POS_TAGGER = "pos-tagger"
+#: ``pretrained_helpers`` entry of a task whose heuristic weights are a supervised chunker's
+#: (``grammaticality``): :func:`attach_chunker` runs after ``task.fit``
+SUPERVISED_CHUNKER = "supervised-chunker"
+
+
+class PosTagged(Protocol):
+    """What a task declaring :data:`POS_TAGGER` implements (``tasks.dependency.tagging``'s
+    ``TaggerMixin`` does; parameters ``tagger_model``, ``tagger_sentences``)."""
+
+    tagger_model: object
+    tagger_sentences: int
+    needs_tagger: bool  # a property: no tagger attached and no tagger_model (checks params)
+
+    def has_tagger(self) -> bool: ...
+    def set_tagger(self, pos_task, coef): ...
+
+
+class SupervisedChunking(Protocol):
+    """What a task declaring :data:`SUPERVISED_CHUNKER` implements
+    (``tasks.grammaticality.chunker``'s ``SupervisedChunker``; parameters ``chunker``,
+    ``chunker_epochs``, ``seed``)."""
+
+    chunker: object
+    chunker_epochs: int
+    seed: int
+
+    def chunking_task(self): ...
+    def chunk_training_data(self): ...
+    def set_chunker_weights(self, coef): ...
+    def heuristic_ready(self) -> bool: ...
+
+
+def uses_helper(task, helper: str) -> bool:
+    """Whether ``task`` declares ``helper`` in its class's ``pretrained_helpers``."""
+    return helper in type(task).pretrained_helpers
 
 
 def train_pos_tagger(n_sentences: int = DEFAULT_TAGGER_SENTENCES, *, C: float = 0.1,
@@ -123,13 +173,14 @@ def load_pos_tagger(path) -> tuple[PosTask, np.ndarray]:
 def attach_tagger(task, *, verbose: bool = False) -> tuple[PosTask, np.ndarray] | None:
     """Give ``task`` its POS tagger when it uses one and has none attached yet.
 
-    For a task with ``set_tagger`` (``grammaticality``): when ``tagger_model`` is given,
-    the ``pos`` model file is loaded (:func:`load_pos_tagger`); otherwise the default tagger
-    is trained on ``task.tagger_sentences`` sentences of UD EWT (:func:`train_pos_tagger`).
+    For a task declaring :data:`POS_TAGGER` (``grammaticality``, ``dep``): when
+    ``tagger_model`` is given, the ``pos`` model file is loaded (:func:`load_pos_tagger`);
+    otherwise the default tagger is trained on ``task.tagger_sentences`` sentences of UD
+    EWT (:func:`train_pos_tagger`).
     Returns the attached ``(pos_task, coef)``, or None when nothing was needed (another
     task, or a tagger already attached).  Call it before ``task.read``/``task.fit``.
     """
-    if not hasattr(task, "set_tagger") or not hasattr(task, "needs_tagger"):
+    if not uses_helper(task, POS_TAGGER):
         return None
     if task.needs_tagger:  # validates the parameters; no tagger and no tagger_model
         pos_task, coef, _ = train_pos_tagger(task.tagger_sentences, verbose=verbose)
@@ -153,7 +204,7 @@ def train_chunker(task, *, verbose: bool = False) -> np.ndarray:
     weights with ``task.set_chunker_weights``; they are then ``task.heuristic_weights()``.
     Returns the weights.
     """
-    if not hasattr(task, "chunking_task"):
+    if not uses_helper(task, SUPERVISED_CHUNKER):
         raise ConfigError(
             f"task {getattr(task, 'name', type(task).__name__)!r} has no supervised chunker "
             "to train (train_chunker is for the grammaticality task)"
@@ -187,10 +238,11 @@ def learner_needs_heuristic(learner) -> bool:
 def needs_chunker(task, learner) -> bool:
     """Whether the pipeline trains ``task``'s supervised chunker before fitting
     ``learner``: ``chunker="perceptron"`` always, ``"auto"`` when the learner needs heuristic
-    weights (:func:`learner_needs_heuristic`), None never; False for tasks without one."""
-    if not hasattr(task, "chunking_task"):
+    weights (:func:`learner_needs_heuristic`), None never; False for a task that does not
+    declare :data:`SUPERVISED_CHUNKER`."""
+    if not uses_helper(task, SUPERVISED_CHUNKER):
         return False
-    chunker = getattr(task, "chunker", None)
+    chunker = task.chunker
     if chunker == "perceptron":
         return True
     if chunker == "auto":
