@@ -64,8 +64,8 @@ SUPERVISED_CHUNKER = "supervised-chunker"
 
 
 class PosTagged(Protocol):
-    """What a task declaring :data:`POS_TAGGER` implements (``tasks.dependency.tagging``'s
-    ``TaggerMixin`` does; parameters ``tagger_model``, ``tagger_sentences``)."""
+    """What a task declaring :data:`POS_TAGGER` implements (``DependencyTask`` and
+    ``GrammaticalityTask`` do; parameters ``tagger_model``, ``tagger_sentences``)."""
 
     tagger_model: object
     tagger_sentences: int
