@@ -91,9 +91,10 @@ def test_unknown_tag_column_exits_2_before_reading_data(tmp_path, capsys):
     code, _, err = run(capsys, "train", "pos", "--train", tmp_path / "missing.conllu",
                        "--model", model, "--option", "tag_column=fine")
     assert code == 2 and not model.exists()
-    assert err == ("latentstruct: error: tag_column must be one of 'upos', 'xpos', 'upos+case', "
-                   "got 'fine' (upos: universal tags; xpos: the treebank's own tags; upos+case: "
-                   "UPOS joined with the Case feature)\n")
+    assert err == ("latentstruct: error: The 'tag_column' parameter of the 'pos' task must be "
+                   "a str among {'upos', 'xpos', 'upos+case'}. Got 'fine' instead: upos: "
+                   "universal tags; xpos: the treebank's own tags; upos+case: UPOS joined with "
+                   "the Case feature\n")
 
 
 def test_xpos_on_a_treebank_without_xpos_exits_2(tmp_path, capsys):

@@ -201,7 +201,7 @@ def test_iob1_test_file_against_iob2_model(chunk_model, tmp_path, capsys):
     assert code == 0 and json.loads(out)["accuracy"] == 1.0  # converted as read
     code, _, err = run(capsys, "evaluate", "--model", chunk_model, "--test", iob1,
                        "--option", "input_scheme=ioe9")
-    assert code == 2 and "input_scheme must be one of iob1, iob2" in err
+    assert code == 2 and "'input_scheme' parameter of the 'chunk' task must be a str among {'iob1', 'iob2'} or None. Got 'ioe9'" in err
 
 
 def test_predict_unlabelled_chunk_input_to_stdout(chunk_model, tiny_chunk_file, tmp_path,

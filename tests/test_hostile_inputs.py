@@ -105,7 +105,7 @@ CASES = [
     Case("chunk-malformed", file("a.txt", "He PRP B-NP\nreckons VBZ\n"), train("chunk", "a.txt"), 2, "a.txt:2: expected 3 columns"),
     Case("chunk-bad-tag", file("a.txt", "He PRP X-NP\n"), train("chunk", "a.txt"), 2, "a.txt:1: invalid chunk tag 'X-NP'"),
     Case("chunk-wrong-format", file("a.txt", CONLLU), train("chunk", "a.txt"), 2, "a.txt:1: expected 3 columns"),
-    Case("chunk-hash-bits", file("a.txt", CHUNK), train("chunk", "a.txt", "feature_index=hashing", "hash_bits=32"), 2, "hash_bits must be an integer in [1, 26], got 32"),
+    Case("chunk-hash-bits", file("a.txt", CHUNK), train("chunk", "a.txt", "feature_index=hashing", "hash_bits=32"), 2, "The 'hash_bits' parameter of the 'chunk' task must be an int in the range [1, 26]. Got 32 instead: with feature hashing the model holds 2**hash_bits weights per label, 8 bytes each (32 GiB per label at hash_bits=32)"),
     # --- pos: CoNLL-U ---------------------------------------------------------------------
     Case("pos-nul", file("a.conllu", CONLLU + "1\tx\x00\t_\tX\t_\t_\t0\t_\t_\t_\n"), train("pos", "a.conllu"), 2, f"a.conllu:7: {NUL}"),
     Case("pos-long", file("a.conllu", CONLLU + "1\t" + OVER + "\t_\tX\t_\t_\t0\t_\t_\t_\n"), train("pos", "a.conllu"), 2, f"a.conllu:7: line is 100,019 {LONG}"),
@@ -170,11 +170,11 @@ CASES = [
     # --- train: usage ---------------------------------------------------------------------------
     Case("train-missing-file", none, train("chunk", "missing.txt"), 2, "no such file: {d}/missing.txt"),
     Case("train-unknown-task", none, "train nosuch --model {d}/m.npz", 2, "unknown task 'nosuch'"),
-    Case("train-bad-option", file("a.txt", CHUNK), train("chunk", "a.txt", "window=-1"), 2, "window must be a non-negative integer, got -1"),
+    Case("train-bad-option", file("a.txt", CHUNK), train("chunk", "a.txt", "window=-1"), 2, "The 'window' parameter of the 'chunk' task must be an int in the range [0, 10]. Got -1 instead."),
     # --- evaluate ---------------------------------------------------------------------------------
     Case("evaluate-missing-test", none, "evaluate --model {chunk} --test {d}/missing.txt", 2, "no such file: {d}/missing.txt"),
     Case("evaluate-not-a-model", file("m.npz", CHUNK), "evaluate --model {d}/m.npz --test {d}/m.npz", 2, "is truncated or not a latentstruct model"),
-    Case("evaluate-bad-option", file("a.txt", CHUNK), "evaluate --model {chunk} --test {d}/a.txt --option input_scheme=bogus", 2, "input_scheme must be one of iob1, iob2 or None, got 'bogus'"),
+    Case("evaluate-bad-option", file("a.txt", CHUNK), "evaluate --model {chunk} --test {d}/a.txt --option input_scheme=bogus", 2, "The 'input_scheme' parameter of the 'chunk' task must be a str among {{'iob1', 'iob2'}} or None. Got 'bogus' instead."),
     Case("evaluate-nul", file("a.txt", CHUNK + "\x00\n"), "evaluate --model {chunk} --test {d}/a.txt", 2, f"a.txt:5: {NUL}"),
     # --- predict ----------------------------------------------------------------------------------
     Case("predict-missing-input", none, "predict --model {pos} --input {d}/missing.conllu --output {d}/o.conllu", 2, "no such file: {d}/missing.conllu"),
@@ -206,9 +206,9 @@ CASES = [
     Case("chunk-max-iter-huge", file("a.txt", CHUNK), train("chunk", "a.txt", "max_iter=1000000000"), 2, "The 'max_iter' parameter of StructuredSVM must be an int in the range [1, 10000]. Got 1000000000 instead: each is a pass over the training data"),
     # an integer beyond any float: the cost message says "inf", never OverflowError
     Case("chunk-max-iter-400-digits", file("a.txt", CHUNK), train("chunk", "a.txt", "max_iter=" + "9" * 400), 2, "(inf years at max_iter="),
-    Case("chunk-window-huge", file("a.txt", CHUNK), train("chunk", "a.txt", "window=1000000000"), 2, "window must be an integer in [0, 10], got 1,000,000,000: every token gets 2*window+1 context-word attributes"),
-    Case("chunk-affix-huge", file("a.txt", CHUNK), train("chunk", "a.txt", "affix_length=1000000000"), 2, "affix_length must be an integer in [1, 30], got 1,000,000,000"),
-    Case("pos-negatives-huge", file("a.conllu", CONLLU), train("pos", "a.conllu", "negatives_per_positive=1000000000"), 2, "negatives_per_positive must be an integer in [0, 100], got 1,000,000,000"),
+    Case("chunk-window-huge", file("a.txt", CHUNK), train("chunk", "a.txt", "window=1000000000"), 2, "The 'window' parameter of the 'chunk' task must be an int in the range [0, 10]. Got 1000000000 instead: every token gets 2*window+1 context-word attributes"),
+    Case("chunk-affix-huge", file("a.txt", CHUNK), train("chunk", "a.txt", "affix_length=1000000000"), 2, "The 'affix_length' parameter of the 'chunk' task must be an int in the range [1, 30]. Got 1000000000 instead: a word gets a prefix and a suffix"),
+    Case("pos-negatives-huge", file("a.conllu", CONLLU), train("pos", "a.conllu", "negatives_per_positive=1000000000"), 2, "The 'negatives_per_positive' parameter of the 'pos' task must be an int in the range [0, 100]. Got 1000000000 instead: every binary positive sentence"),
     Case("pos-distro-components-huge", file("a.conllu", CONLLU), train("pos", "a.conllu", "n_components=1000000") + " --learner distro", 2, "The 'n_components' parameter of DISTRO must be an int in the range [1, 4096] or None. Got 1000000 instead: the transition weights W_T"),
     Case("dep-hash-bits-huge", file("a.conllu", CONLLU), train("dep", "a.conllu", "hash_bits=40"), 2, "The 'hash_bits' parameter of the 'dep' task must be an int in the range [4, 30]. Got 40 instead: the parser holds 2**hash_bits arc weights of 8 bytes each (8.0 TiB at hash_bits=40)"),
     Case("rerank-n-hidden-huge", file("k.kbest", KBEST_HEAD + KBEST_SENT), train("rerank", "k.kbest", "n_hidden=5000"), 2, "The 'n_hidden' parameter of the 'rerank' task must be an int in the range [1, 1000] or None. Got 5000 instead: every word takes n_hidden hidden values"),

@@ -466,14 +466,15 @@ def test_binary_tasks_refuse_one_class_training_files(tmp_path):
     assert "Add negative examples to the training file" in str(err)
 
 
-@pytest.mark.parametrize("task_name", ["chunk", "pos", "citations"])
+@pytest.mark.parametrize("task_name", ["chunk", "pos", "citations", "sequence"])
 def test_sequence_tasks_bound_hash_bits(task_name):
     from latentstruct.tasks import get_task_class
 
     cls = get_task_class(task_name)
-    with pytest.raises(ConfigError, match=r"hash_bits must be an integer in \[1, 26\], got 32: "
-                                          r".*\(32 GiB per label at hash_bits=32\)"):
-        cls(hash_bits=32)._validate_params()
-    with pytest.raises(ConfigError, match=r"in \[1, 26\], got 0"):
-        cls(hash_bits=0)._validate_params()
-    cls(hash_bits=26)._validate_params()
+    with pytest.raises(ConfigError, match=r"'hash_bits' parameter .* must be an int in the range "
+                                          r"\[1, 26\]\. Got 32 instead: .*\(32 GiB per label at "
+                                          r"hash_bits=32\); 26 already takes 512 MiB per label"):
+        cls(hash_bits=32).check_params()
+    with pytest.raises(ConfigError, match=r"in the range \[1, 26\]\. Got 0 instead"):
+        cls(hash_bits=0).check_params()
+    cls(hash_bits=26).check_params()

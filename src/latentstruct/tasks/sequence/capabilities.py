@@ -1,8 +1,10 @@
 """Two capabilities of first-order sequence labelling: *marginalizable* and *label-factored*.
 
-The mixins are meant as bases of :class:`~latentstruct.tasks.sequence.SequenceLabellingTask`::
+The mixins form one line of inheritance, which
+:class:`~latentstruct.tasks.sequence.structure.ChainStructure` (the chain every sequence
+task extends) joins with ``StructuredTask``::
 
-    class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, StructuredTask): ...
+    SequencePartScores <- MarginalizableSequence <- LabelFactoredSequence <- ChainStructure
 
 They define no ``__init__`` and no parameters, and rely only on these members of the task:
 ``n_labels``, ``n_attributes``, ``n_features``, ``split_weights(w)`` (emission (n_attr, L),
@@ -335,8 +337,11 @@ def emission_scores_from_label_matrix(parts, W_E, A) -> tuple[np.ndarray, np.nda
     return np.asarray(parts.rows @ W_E) @ A, A
 
 
-class LabelFactoredSequence(SequencePartScores):
+class LabelFactoredSequence(MarginalizableSequence):
     """Capability *label-factored*: part scores from a label matrix (DISTRO).
+
+    It extends :class:`MarginalizableSequence` only to keep the mixins one line of
+    inheritance (every chain offers both); it uses none of its methods.
 
     With d-dimensional label vectors (columns of A, d × L), the one-hot part scores of the
     task become ``unary = R W_E A``, ``transition = Aᵀ W_T A``, ``start = start_vecᵀ A``,

@@ -16,7 +16,8 @@ from ...data.readers import (
     read_lines,
     write_conll2000,
 )
-from ...exceptions import ConfigError, InputError, ModelFormatError
+from ...exceptions import InputError, ModelFormatError
+from ...params import Options
 from ..base import Dataset, register_task
 from .chunk_metrics import chunk_f1, chunk_report, detect_tag_scheme
 from .encodings import convert
@@ -98,6 +99,8 @@ class ChunkTask(SequenceLabellingTask):
     uses_pos_input = True
     score_metric = "f1"
     evaluation_params = frozenset({"input_scheme"})
+    _parameter_constraints = {**SequenceLabellingTask._parameter_constraints,
+                              "input_scheme": [Options(*INPUT_SCHEMES), None]}
 
     def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=2, affix_length=3,
                  n_structured_tokens=None, n_binary=0, negatives_per_positive=1, sample_seed=0,
@@ -109,11 +112,6 @@ class ChunkTask(SequenceLabellingTask):
     @staticmethod
     def _words_pos(record):
         return record.words, record.pos
-
-    def _check_input_scheme(self) -> None:
-        if self.input_scheme is not None and self.input_scheme not in INPUT_SCHEMES:
-            raise ConfigError(f"input_scheme must be one of {', '.join(INPUT_SCHEMES)} or None, "
-                              f"got {self.input_scheme!r}")
 
     def _converts_input(self) -> bool:
         """Whether tags of evaluation data are converted (``input_scheme`` set on a fitted
@@ -135,7 +133,7 @@ class ChunkTask(SequenceLabellingTask):
         converted to the model's scheme as ``read`` converts test files.  A bad entry is an
         ``InputError`` naming it (``X[3][5]``, ``y[2]``).
         """
-        self._check_input_scheme()
+        self.check_params()
         data = sequence_dataset(X, y, token="(word, POS) pair", build=chunk_record,
                                 check_tag=chunk_tag_problem, naming=self.attribute_naming)
         if y is None or not self._converts_input():
@@ -149,7 +147,7 @@ class ChunkTask(SequenceLabellingTask):
         """``word POS chunk-tag`` lines (targets: the tags), or for ``split="test"``
         unlabelled ``word POS`` lines (targets None).  With ``input_scheme`` set and a
         fitted task, test tags are converted to the model's scheme."""
-        self._check_input_scheme()
+        self.check_params()
         n_fields = len(_first_fields(path))
         if n_fields == 1:
             raise InputError(

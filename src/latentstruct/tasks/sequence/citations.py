@@ -18,10 +18,11 @@ from ...data.readers import read_lines
 from ...exceptions import InputError
 from ..base import Dataset, register_task
 from ...featurizers.templates import word_shape
+from .featurizer import ChainFeaturizer, sentence_words_pos
 from .labelling import SequenceLabellingTask
 from .raw import check_writable, citation_record, field_label_problem, sequence_dataset
 
-__all__ = ["CitationTask", "citation_attributes"]
+__all__ = ["CitationTask", "CitationFeaturizer", "citation_attributes"]
 
 _YEAR = re.compile(r"(?<![0-9])(1[5-9][0-9]{2}|20[0-9]{2})[a-z]?(?![0-9])")
 _RANGE = re.compile(r"[0-9]+\s*-+\s*[0-9]+")
@@ -120,6 +121,19 @@ def citation_attributes(
     return out
 
 
+class CitationFeaturizer(ChainFeaturizer):
+    """The chain's featurizer with the citation templates (:func:`citation_attributes`)
+    in place of the word templates; parameters and attributes are
+    :class:`~latentstruct.tasks.sequence.featurizer.ChainFeaturizer`'s (``uses_pos`` is
+    unused: citations have no tags)."""
+
+    def template_attributes(self, sentence) -> list[list[str]]:
+        """The citation templates of a citation's tokens (a token list, or a
+        ``(tokens, None)`` pair)."""
+        tokens, _ = sentence_words_pos(sentence)
+        return citation_attributes(tokens, window=self.window, affix_length=self.affix_length)
+
+
 def _has_marker(path) -> bool:
     return any(text.strip() == MARKER for _, text in read_lines(path))
 
@@ -171,6 +185,7 @@ class CitationTask(SequenceLabellingTask):
 
     name = "citations"
     uses_pos_input = False
+    featurizer_class = CitationFeaturizer
 
     def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=1, affix_length=3,
                  n_structured_tokens=None, n_binary=0, negatives_per_positive=1, sample_seed=0):
@@ -181,11 +196,6 @@ class CitationTask(SequenceLabellingTask):
     def _words_pos(record):
         # a Citation, or a BinaryRecord (J-LIS binary example) built from one
         return record.tokens, None
-
-    def template_attributes(self, record) -> list[list[str]]:
-        """The citation templates of a citation's tokens (:func:`citation_attributes`)."""
-        words, _ = self._words_pos(record)
-        return citation_attributes(words, window=self.window, affix_length=self.affix_length)
 
     def make_dataset(self, X, y=None) -> Dataset:
         """Citations from Python lists: ``X`` a list of citations, each a list of tokens (or

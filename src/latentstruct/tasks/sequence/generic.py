@@ -30,9 +30,10 @@ import os
 
 from ...data.atomic import atomic_write
 from ...data.readers import read_lines
-from ...exceptions import ConfigError, InputError
+from ...exceptions import InputError
 from ..base import Dataset, register_task
-from .labelling import SequenceLabellingTask, check_hash_bits
+from .labelling import SequenceLabellingTask
+from .params import FEATURE_PARAMETERS
 from .raw import CRFSUITE_NAMES, DictSentence, any_tag, check_attribute_value, sequence_dataset
 
 __all__ = ["SequenceTask", "read_crfsuite_data", "write_crfsuite_data", "parse_attribute",
@@ -203,34 +204,26 @@ class SequenceTask(SequenceLabellingTask):
     negatives_per_positive = 1
     sample_seed = 0
 
+    _parameter_constraints = {name: FEATURE_PARAMETERS[name]
+                              for name in ("min_count", "feature_index", "hash_bits")}
+
     def __init__(self, min_count=1, feature_index="index", hash_bits=20):
         self.min_count = min_count
         self.feature_index = feature_index
         self.hash_bits = hash_bits
 
-    def _validate_params(self) -> None:
-        v = self.min_count
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ConfigError(f"min_count must be a positive integer, got {v!r}")
-        if self.feature_index not in ("index", "hashing"):
-            raise ConfigError(f"feature_index must be 'index' or 'hashing', got "
-                              f"{self.feature_index!r}")
-        check_hash_bits(self.hash_bits)
-
-    def template_attributes(self, record) -> list[list[str]]:
-        raise InputError("the 'sequence' task has no built-in attribute templates: give every "
-                         "sentence as per-token feature dicts (or attribute-string lists)")
-
     @staticmethod
     def _words_pos(record):
-        raise InputError("the 'sequence' task's sentences are feature dicts and hold no words")
+        raise InputError("the 'sequence' task has no built-in attribute templates, and its "
+                         "sentences hold no words: give every sentence as per-token feature "
+                         "dicts (or attribute-string lists)")
 
     def make_dataset(self, X, y=None) -> Dataset:
         """Sentences from Python lists: ``X`` a list of sentences, each a list of per-token
         feature dicts or attribute-string lists; ``y`` a list of label lists (any non-empty
         strings) or None (targets None).  A bad entry is an ``InputError`` naming it
         (``X[3][5]``, ``y[2]``)."""
-        self._validate_params()
+        self.check_params()
         return sequence_dataset(X, y, token="feature dict", build=None, check_tag=any_tag,
                                 naming=self.attribute_naming)
 
@@ -238,7 +231,7 @@ class SequenceTask(SequenceLabellingTask):
         """A file in CRFsuite's data format (module docstring).  Training needs every
         sequence labelled; for another split, unlabelled sequences (empty label fields)
         have targets None."""
-        self._validate_params()
+        self.check_params()
         records, targets = read_crfsuite_data(path)
         if split == "train":
             bad = next((k for k, t in enumerate(targets) if t is None), None)

@@ -1,72 +1,48 @@
-"""First-order sequence labelling: the base task of ``chunk``, ``pos`` and ``citations``.
+"""First-order sequence labelling: the base task of ``chunk``, ``pos``, ``citations`` and
+``sequence``.
 
-Parts are (token, label) emissions and (label, label) transitions, plus start and end
-transitions.  Each token carries a set of attributes (word, lowercase, affixes, shape,
-window words and POS; a feature dict's; an array's columns, ``tasks.sequence.numeric``,
-whose ids follow the attribute index), each with a value (1 unless given); an emission
-part's feature vector is its attributes' values crossed with its label.  So with
-``n_attr`` attributes and ``L`` labels the weight vector is laid out as
-
-    [ emissions (n_attr x L) | transitions (L x L, prev -> next) | start (L) | end (L) ]
-
-and the part scores for Viterbi are a gather over this layout.  Loss is Hamming
-(mislabelled tokens); the loss-augmented argmax adds 1 to every wrong label's unary score.
+The task is a featurizer plus a structure.  :class:`~latentstruct.tasks.sequence.featurizer.ChainFeaturizer`
+(``featurizer_``) turns sentences into token attribute ids: word, lowercase, affixes,
+shape, window words and POS (the templates); a feature dict's attributes; an array's
+columns (``tasks.sequence.numeric``), whose ids follow the attribute index; each with a
+value (1 unless given).  :class:`~latentstruct.featurizers.SequenceLabelEncoder`
+(``target_encoder_``) turns tags into label ids.  The structure,
+:class:`~latentstruct.tasks.sequence.structure.ChainStructure`, crosses an attribute's
+value with its token's label (the emission parts), adds label transitions and scores,
+decodes (Viterbi) and sums (sum-product) over the chain.  This module holds what ties
+them: the parameters, ``fit``, J-LIS's sampling of S and B, evaluation and persistence.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ...data.features import feature_index_from_arrays, make_feature_index
-from ...data.sparse import SparseRows, SparseVector
-from ...exceptions import ConfigError, InputError, ModelFormatError, warn_user
-from ...inference.result import DecodeResult
-from ...inference.viterbi import viterbi, viterbi_batch
-from ...limits import AFFIX_LENGTH, NEGATIVES_PER_POSITIVE, WINDOW, check_bounded
-from ..base import Dataset, StructuredTask
+from ...data.features import feature_index_from_arrays
+from ...exceptions import InputError, ModelFormatError, warn_user
+from ...featurizers.targets import SequenceLabelEncoder
+from ..base import Dataset
 from ..contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, RANDOM_TIES, SIZED
 from ..reports import tag_report
 from ..sampling import indirect_supervision_sample
-from ..validation import check_label_ids, encode_labels
-from ...featurizers.templates import token_attributes
-from .capabilities import LabelFactoredSequence, MarginalizableSequence
-from .corpus import SequenceCorpus, as_corpus
-from .kernels import (
-    coalesced,
-    coalesced_phi_difference,
-    coalesced_phi_differences,
-    emission_scores,
-    first_outside,
-    hamming_augmented,
-    phi_difference,
-)
-from .numeric import (
-    ARRAYS,
-    NUMERIC_KINDS,
-    NumericSentence,
-    append_numeric_ids,
-    check_numeric_columns,
-    numeric_columns,
-)
+from .corpus import SequenceCorpus
+from .featurizer import ChainFeaturizer
+from .numeric import NUMERIC_KINDS, NumericSentence
+from .params import FEATURE_PARAMETERS, MAX_HASH_BITS, SAMPLING_PARAMETERS
 from .raw import (
     ATTRIBUTE_KINDS,
     ATTRIBUTE_NAMINGS,
     CRFSUITE_NAMES,
-    DICTS,
     LEGACY_NAMES,
     TEMPLATES,
     DictSentence,
     check_dict_sampling,
-    check_records_kind,
-    check_records_naming,
     records_kind,
-    records_naming,
 )
+from .structure import ChainStructure
 
-__all__ = ["SequenceLabellingTask", "BinaryRecord", "MAX_HASH_BITS", "check_hash_bits"]
+__all__ = ["SequenceLabellingTask", "BinaryRecord", "MAX_HASH_BITS"]
 
 
 @dataclass(frozen=True)
@@ -88,34 +64,16 @@ class BinaryRecord:
                             None if self.pos is None else tuple(self.pos[i] for i in order))
 
 
-#: Largest ``hash_bits`` of the sequence tasks.  With feature hashing the emission block
-#: holds 2**hash_bits weights per label (float64): 512 MiB per label at 26, so a 23-label
-#: chunker needs 11.5 GiB; at 32 a POS tagger would ask for hundreds of GiB.
-MAX_HASH_BITS = 26
+def _fitted_part(task, name: str):
+    """``task.__dict__[name]`` (the fitted featurizer or encoder), or AttributeError, so
+    that ``getattr(task, "labels_", None)`` and ``hasattr`` read an unfitted task."""
+    part = task.__dict__.get(name)
+    if part is None:
+        raise AttributeError(f"{name}: the {task.name!r} task is not fitted")
+    return part
 
 
-def _bytes(n: int) -> str:
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
-        if n < 1024 or unit == "TiB":
-            return f"{n:,.0f} {unit}"
-        n /= 1024
-
-
-def check_hash_bits(v) -> None:
-    """ConfigError unless ``v`` is an integer in [1, MAX_HASH_BITS]; the message says the
-    memory the weights would take."""
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
-        raise ConfigError(f"hash_bits must be an integer in [1, {MAX_HASH_BITS}], got {v!r}")
-    if not 1 <= v <= MAX_HASH_BITS:
-        size = f" ({_bytes(8 << int(v))} per label at hash_bits={v})" if v > MAX_HASH_BITS else ""
-        raise ConfigError(
-            f"hash_bits must be an integer in [1, {MAX_HASH_BITS}], got {v}: with feature "
-            f"hashing the model holds 2**hash_bits weights per label, 8 bytes each{size}; "
-            f"{MAX_HASH_BITS} already takes {_bytes(8 << MAX_HASH_BITS)} per label, the default "
-            f"20 takes {_bytes(8 << 20)}")
-
-
-class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, StructuredTask):
+class SequenceLabellingTask(ChainStructure):
     """First-order sequence labelling with Hamming loss (base of ``chunk`` and ``pos``).
 
     Parameters
@@ -144,7 +102,10 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
     """
 
     uses_pos_input: bool = False
+    #: the featurizer ``fit`` builds (a subclass may give other templates)
+    featurizer_class = ChainFeaturizer
     capabilities = frozenset({MAX_DECODABLE, SIZED, RANDOM_TIES, MARGINALIZABLE, LABEL_FACTORED})
+    _parameter_constraints = {**FEATURE_PARAMETERS, **SAMPLING_PARAMETERS}
     # The structural SVM stops at a certified 5% duality gap, evaluates the primal exactly
     # only where it may stop, and solves the working set for 10 epochs after each online
     # pass.  At the learner's own 1% / every iteration / 20 epochs, the last 9 of UD EWT's
@@ -166,41 +127,40 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         self.negatives_per_positive = negatives_per_positive
         self.sample_seed = sample_seed
 
-    # --- fitting ------------------------------------------------------------------
-    def _validate_params(self) -> None:
-        for name in ("min_count", "affix_length"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or v < 1:
-                raise ConfigError(f"{name} must be a positive integer, got {v!r}")
-        check_hash_bits(self.hash_bits)
-        if not isinstance(self.window, (int, np.integer)) or self.window < 0:
-            raise ConfigError(f"window must be a non-negative integer, got {self.window!r}")
-        # counts that size memory or time: bounded, the message says what a value costs
-        defaults = self.param_defaults()
-        for name, bound in (("window", WINDOW), ("affix_length", AFFIX_LENGTH),
-                            ("negatives_per_positive", NEGATIVES_PER_POSITIVE)):
-            check_bounded(name, getattr(self, name), bound, default=defaults[name])
+    # --- the featurizer -----------------------------------------------------------------
+    def make_featurizer(self) -> ChainFeaturizer:
+        """An unfitted featurizer of this task's parameters (``featurizer_class``)."""
+        return self.featurizer_class(
+            min_count=self.min_count, feature_index=self.feature_index,
+            hash_bits=self.hash_bits, window=self.window, affix_length=self.affix_length,
+            uses_pos=self.uses_pos_input)
+
+    def sentences(self, records) -> list:
+        """The featurizer's form of ``records``: a sentence of the task's own records (a
+        ``ConlluSentence``, ``ChunkSentence``, ``Citation``, J-LIS's ``BinaryRecord``) as its
+        ``(words, pos)`` pair, the tokens of a ``(tokens, array)`` sentence too; feature-dict
+        sentences and arrays alone as they are."""
+        out = []
+        for rec in records:
+            if isinstance(rec, DictSentence):
+                out.append(rec)
+            elif isinstance(rec, NumericSentence):
+                out.append(rec if rec.base is None
+                           else replace(rec, base=tuple(self._words_pos(rec.base))))
+            else:
+                out.append(tuple(self._words_pos(rec)))
+        return out
+
+    def _featurizer(self) -> ChainFeaturizer:
+        featurizer = self.__dict__.get("featurizer_")
+        return self.make_featurizer() if featurizer is None else featurizer
 
     def attribute_strings(self, record) -> list[list[str]]:
         """Attribute strings of every token of ``record``: a sentence given as feature
         dicts (``DictSentence``) has exactly its dicts' attributes, any other record the
-        task's built-in templates (:meth:`template_attributes`); a sentence of numbers those
-        of its tokens (none for an array alone: its columns are no named attributes)."""
-        if isinstance(record, DictSentence):
-            return [list(a) for a in record.attributes]
-        if isinstance(record, NumericSentence):
-            if record.base is None:
-                return [[] for _ in range(len(record))]
-            record = record.base
-        return self.template_attributes(record)
-
-    def template_attributes(self, record) -> list[list[str]]:
-        """The built-in attribute templates of a sentence of words (:func:`token_attributes`)."""
-        words, pos = self._words_pos(record)
-        return token_attributes(
-            words, pos if self.uses_pos_input else None,
-            window=self.window, affix_length=self.affix_length,
-        )
+        task's built-in templates; a sentence of numbers those of its tokens (none for an
+        array alone: its columns are no named attributes)."""
+        return self._featurizer().attribute_strings(self.sentences([record])[0])
 
     def training_sample(self, dataset: Dataset) -> Dataset:
         """S and B for J-LIS: deterministic, disjoint samples of the training sentences.
@@ -223,8 +183,8 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         return bool(self.n_binary)
 
     def fit(self, dataset: Dataset) -> "SequenceLabellingTask":
-        """Build the label set and the attribute index from training data (and B+)."""
-        self._validate_params()
+        """Fit the featurizer (``featurizer_``: the attribute index of the training
+        sentences and of B+) and the label set (``target_encoder_``)."""
         if len(dataset) == 0 and dataset.binary is None:
             raise InputError("training data contains no sentences", dataset.path)
         if any(t is None for t in dataset.targets):
@@ -234,33 +194,45 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         records = list(dataset.records)
         if dataset.binary is not None:  # B+ sentences are unlabelled inputs, fair to index
             records += [r for r, y in zip(dataset.binary.records, dataset.binary.targets) if y > 0]
-        kind = records_kind(records)
-        labels = sorted({tag for tags in dataset.targets for tag in tags} | set(dataset.labels or ()))
-        self.labels_ = labels
-        self._label_id = {t: i for i, t in enumerate(labels)}
+        records_kind(records)  # a mix of kinds is refused before any template is computed
+        encoder = SequenceLabelEncoder(classes=list(dataset.labels or ())).fit(dataset.targets)
+        labels = encoder.classes_
         if len(labels) == 1:
             warn_user(
                 f"the training data holds one {self.name} tag only ({labels[0]!r}), so the "
                 f"model can only ever predict that tag; a tagger learns to choose between "
                 f"tags: give training data with at least two (or declare the full tag set, "
                 f"e.g. partial_fit's classes=[...])", UserWarning)
-        n_columns = numeric_columns(records)
-        params = {"min_count": self.min_count} if self.feature_index == "index" else {"n_bits": self.hash_bits}
-        # an array alone names no attribute: a hashing table would be 2**hash_bits empty rows
-        index = (make_feature_index("index") if kind == ARRAYS
-                 else make_feature_index(self.feature_index, **params))
-        if kind == ARRAYS:
-            index.freeze()
-        elif self.feature_index == "index":
-            _fit_by_frequency(index, (attr for rec in records for attr in (
-                rec.names if isinstance(rec, DictSentence)
-                else (a for tok in self.attribute_strings(rec) for a in tok))))
-        self.attr_index_ = index
-        self.attributes_ = kind
-        self.attribute_names_ = records_naming(records, default=CRFSUITE_NAMES)
-        self.n_columns_ = n_columns
+        self.featurizer_ = self.make_featurizer().fit(self.sentences(records))
+        self.target_encoder_ = encoder
         self.fitted_ = True
         return self
+
+    # --- what the featurizer and the encoder learned ------------------------------------
+    @property
+    def attr_index_(self):
+        """The attribute names' feature map (``featurizer_.index_``; what model files store)."""
+        return _fitted_part(self, "featurizer_").index_
+
+    @property
+    def attributes_(self) -> str:
+        """The kind of sentence the task was fitted on (``tasks.sequence.kinds``)."""
+        return _fitted_part(self, "featurizer_").attributes_
+
+    @property
+    def attribute_names_(self) -> str:
+        """The rule naming feature-dict attributes the task was fitted with."""
+        return _fitted_part(self, "featurizer_").attribute_names_
+
+    @property
+    def n_columns_(self) -> int:
+        """Numeric columns per token (0 unless fitted on numbers)."""
+        return _fitted_part(self, "featurizer_").n_columns_
+
+    @property
+    def labels_(self) -> list:
+        """The sorted label set; a label's id is its position."""
+        return _fitted_part(self, "target_encoder_").classes_
 
     @property
     def attribute_naming(self) -> str:
@@ -278,75 +250,30 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
     def n_attributes(self) -> int:
         """Named attributes (the index) plus numeric columns (``n_columns_``, after them)."""
         self.check_fitted()
-        return len(self.attr_index_) + getattr(self, "n_columns_", 0)
-
-    @property
-    def n_features(self) -> int:
-        L = self.n_labels
-        return self.n_attributes * L + L * L + 2 * L
+        return self.featurizer_.n_attributes_
 
     def featurize(self, dataset: Dataset) -> SequenceCorpus:
         """The sentences' attribute ids (and values, when a feature dict gives any other
-        than 1) as one ``SequenceCorpus``; refused (InputError) for sentences of the other
-        kind than the task was fitted on (``attributes_``), or feature dicts named under
-        another rule (``attribute_names_``), or arrays of another width (``n_columns_``)."""
+        than 1) as one ``SequenceCorpus`` (``featurizer_.transform``); refused (InputError)
+        for sentences of the other kind than the task was fitted on (``attributes_``), or
+        feature dicts named under another rule (``attribute_names_``), or arrays of another
+        width (``n_columns_``)."""
         self.check_fitted()
+        featurizer = self.featurizer_
         records = dataset.records
-        kind = getattr(self, "attributes_", TEMPLATES)
-        check_records_kind(records, kind, self.name)
-        if kind == DICTS:
-            check_records_naming(records, self.attribute_naming, self.name)
-        if kind in NUMERIC_KINDS:
-            check_numeric_columns(records, self.n_columns_, self.name)
-        indptr = [0]
-        ids = []
-        offsets = [0]
-        index = self.attr_index_
-        lookup = index.lookup_many
-        # an occurrence with the value 0 (a False in sklearn-crfsuite's dicts) scores
-        # nothing and has a zero gradient: it stays in the index (CRFsuite's attribute) but
-        # not in the corpus, so dicts of booleans keep the binary fast path
-        with_values = any(_has_real_values(r) for r in records)
-        values = [] if with_values else None
-        total = 0
-        for rec in records:
-            if isinstance(rec, DictSentence):
-                total = _dict_sentence_ids(rec, index, with_values, ids, values, indptr, total)
-                offsets.append(len(indptr) - 1)
-                continue
-            if isinstance(rec, NumericSentence):
-                tok_ids = None if rec.base is None else [
-                    lookup(tok) for tok in self.attribute_strings(rec.base)]
-                total = append_numeric_ids(rec, tok_ids, len(index), with_values, ids, values,
-                                           indptr, total)
-                offsets.append(len(indptr) - 1)
-                continue
-            for tok in self.attribute_strings(rec):  # the templates: every value 1
-                a = lookup(tok)
-                if with_values:
-                    values.append(np.ones(a.shape[0]))
-                ids.append(a)
-                total += a.shape[0]
-                indptr.append(total)
-            offsets.append(len(indptr) - 1)
-        attr_ids = np.concatenate(ids) if ids else np.zeros(0, np.int64)
-        attr_values = None
-        if with_values:
-            attr_values = np.concatenate(values) if values else np.zeros(0)
-        return SequenceCorpus(np.asarray(indptr), attr_ids, np.asarray(offsets), attr_values)
+        # the kind is checked on the records as given, before the task's records become
+        # (words, pos) pairs: a 'sequence' model refuses words for what they are
+        featurizer.check_sentences(records, self.name)
+        return featurizer.transform(self.sentences(records), task_name=self.name)
 
     def encode_targets(self, targets) -> list[np.ndarray]:
-        """Label strings to ids.  A label not in ``labels_`` is refused
-        (:class:`~latentstruct.tasks.validation.UnseenLabelError`, naming it as ``y[i][t]``
-        and listing the model's labels): a model has no weights for it, so it can be neither
-        trained on nor encoded (evaluation scores raw gold tags: :meth:`evaluate_raw`)."""
+        """Label strings to ids (``target_encoder_.transform``).  A label not in
+        ``labels_`` is refused (:class:`~latentstruct.tasks.validation.UnseenLabelError`,
+        naming it as ``y[i][t]`` and listing the model's labels): a model has no weights
+        for it, so it can be neither trained on nor encoded (evaluation scores raw gold
+        tags: :meth:`evaluate_raw`)."""
         self.check_fitted()
-        label_id, labels = self._label_id, self.labels_
-        out = []
-        for i, tags in enumerate(targets):
-            out.append(encode_labels(label_id, labels, tags, example=i,
-                                     where=lambda t, i=i: f"y[{i}][{t}] (sentence {i}, token {t})"))
-        return out
+        return self.target_encoder_.transform(targets)
 
     def decode_targets(self, structures) -> list[list[str]]:
         labels = self.labels_
@@ -397,129 +324,6 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
         """Per-label precision, recall, F1 and support, token counts (``tag_report``)."""
         return tag_report(dataset.targets, self.decode_targets(predictions))
 
-    # --- model interface -------------------------------------------------------------
-    def split_weights(self, w: np.ndarray):
-        """Views (emission (n_attr, L), transition (L, L), start (L,), end (L,)) of w."""
-        L, A = self.n_labels, self.n_attributes
-        if w.shape != (self.n_features,):
-            raise ValueError(f"weight vector must have shape ({self.n_features},), got {w.shape}")
-        e = A * L
-        return (
-            w[:e].reshape(A, L),
-            w[e : e + L * L].reshape(L, L),
-            w[e + L * L : e + L * L + L],
-            w[e + L * L + L :],
-        )
-
-    def subset(self, X: SequenceCorpus, indices) -> SequenceCorpus:
-        return self.as_batch(X).subset(indices)
-
-    def as_batch(self, X) -> SequenceCorpus:
-        return as_corpus(X)
-
-    def example_size(self, x: SequenceCorpus) -> int:
-        return x.n_tokens
-
-    def unary_scores(self, X: SequenceCorpus, w: np.ndarray) -> np.ndarray:
-        emission, _, _, _ = self.split_weights(w)
-        return emission_scores(X.attr_indptr, X.attr_ids, X.attr_values, emission, X.offsets[0],
-                               X.offsets[-1])
-
-    def _label_ids(self, x: SequenceCorpus, y, what: str) -> np.ndarray:
-        """``y`` checked before a kernel reads it: integer ids in -1..L-1, one per token."""
-        n = int(x.offsets[-1] - x.offsets[0])
-        # Fast path for what learners pass (a decoder's int64 labels), called per example.
-        labels = getattr(self, "labels_", None)
-        if (labels is not None and type(y) is np.ndarray and y.dtype == np.int64
-                and y.shape == (n,) and first_outside(y, -1, len(labels)) < 0):
-            return y
-        y = check_label_ids(y, self.n_labels, what=what)
-        if y.shape != (n,):
-            raise InputError(f"{what} has shape {y.shape}; expected one label id per token, "
-                             f"({n},)")
-        return y
-
-    def joint_feature(self, x: SequenceCorpus, y) -> SparseVector:
-        y = self._label_ids(x, y, "structure")
-        none = np.full_like(y, -1)
-        idx, val = phi_difference(
-            x.attr_indptr, x.attr_ids, x.attr_values, x.offsets[0], x.offsets[-1], y, none,
-            self.n_attributes, self.n_labels,
-        )
-        return SparseVector(*coalesced(idx, val))
-
-    def joint_feature_difference(self, x: SequenceCorpus, y_a, y_b) -> SparseVector:
-        y_a = self._label_ids(x, y_a, "structure y_a")
-        y_b = self._label_ids(x, y_b, "structure y_b")
-        return SparseVector(*coalesced_phi_difference(
-            x.attr_indptr, x.attr_ids, x.attr_values, x.offsets[0], x.offsets[-1], y_a, y_b,
-            len(self.attr_index_) + getattr(self, "n_columns_", 0), len(self.labels_)))
-
-    def _batch_label_ids(self, X: SequenceCorpus, Y, what: str) -> np.ndarray:
-        """The label ids of every sentence of ``Y`` back to back, checked once: one
-        sequence per sentence of ``X``, one id in -1..L-1 per token."""
-        if len(Y) != len(X):
-            raise InputError(f"{what}: {len(Y)} structures for {len(X)} sentences")
-        lengths = X.lengths()
-        sizes = np.fromiter((len(y) for y in Y), dtype=np.int64, count=len(Y))
-        bad = np.flatnonzero(sizes != lengths)
-        if bad.size:
-            k = int(bad[0])
-            raise InputError(f"{what}: sentence {k} has {lengths[k]} tokens but its structure "
-                             f"has {sizes[k]} labels; expected one label id per token")
-        flat = np.concatenate([np.asarray(y) for y in Y]) if len(Y) else np.zeros(0, np.int64)
-        return check_label_ids(flat, self.n_labels, what=what)
-
-    def joint_feature_differences(self, X, Y_a, Y_b) -> SparseRows:
-        """Every sentence's coalesced Phi difference in one compiled call (the structural
-        SVM's cutting planes of a mini-batch; per sentence, the Python around the kernel
-        call cost more than the kernel)."""
-        X = as_corpus(X)
-        y_a = self._batch_label_ids(X, Y_a, "structures Y_a")
-        y_b = self._batch_label_ids(X, Y_b, "structures Y_b")
-        return SparseRows(*coalesced_phi_differences(
-            X.attr_indptr, X.attr_ids, X.attr_values, X.offsets, y_a, y_b,
-            len(self.attr_index_) + getattr(self, "n_columns_", 0), len(self.labels_)))
-
-    def loss_batch(self, Y_true, Y_pred) -> np.ndarray:
-        """Hamming loss of every pair, counted over the batch at once."""
-        if len(Y_true) != len(Y_pred):
-            raise InputError(f"{len(Y_true)} gold structures but {len(Y_pred)} predicted ones")
-        if not len(Y_true):
-            return np.zeros(0)
-        sizes = np.fromiter((len(y) for y in Y_true), dtype=np.int64, count=len(Y_true))
-        pred_sizes = np.fromiter((len(y) for y in Y_pred), dtype=np.int64, count=len(Y_pred))
-        if np.any(sizes != pred_sizes):
-            k = int(np.flatnonzero(sizes != pred_sizes)[0])
-            raise InputError(f"structure {k}: {sizes[k]} gold labels but {pred_sizes[k]} "
-                             f"predicted ones")
-        wrong = np.concatenate([np.asarray(y) for y in Y_true]) != np.concatenate(
-            [np.asarray(y) for y in Y_pred])
-        row = np.repeat(np.arange(len(sizes)), sizes)
-        return np.bincount(row, weights=wrong, minlength=len(sizes)).astype(np.float64)
-
-    def argmax(self, x: SequenceCorpus, w, y_true=None, *, random_state=None) -> DecodeResult:
-        _, trans, start, end = self.split_weights(w)
-        unary = self.unary_scores(x, w)
-        if y_true is not None:
-            unary = hamming_augmented(unary, y_true)
-        return viterbi(unary, trans, start, end, random_state=random_state)
-
-    def argmax_batch(self, X, w, Y=None, *, random_state=None) -> list:
-        X = as_corpus(X)
-        if random_state is not None:
-            return super().argmax_batch(X, w, Y, random_state=random_state)
-        _, trans, start, end = self.split_weights(w)
-        unary = self.unary_scores(X, w)
-        if Y is not None:
-            unary = hamming_augmented(unary, np.concatenate(Y) if len(Y) else np.zeros(0, np.int64))
-        labels, _ = viterbi_batch(unary, X.offsets - X.offsets[0], trans, start, end)
-        cuts = X.offsets[1:-1] - X.offsets[0]
-        return np.split(labels, cuts)
-
-    def loss(self, y_true, y_pred) -> float:
-        return float(np.count_nonzero(np.asarray(y_true) != np.asarray(y_pred)))
-
     # --- persistence --------------------------------------------------------------------
     def get_state(self):
         """``labels``, ``attributes`` (the kind of sentence the task was fitted on:
@@ -552,55 +356,9 @@ class SequenceLabellingTask(MarginalizableSequence, LabelFactoredSequence, Struc
                 or (kind in NUMERIC_KINDS) != ("n_columns" in state)):
             raise ModelFormatError(f"the model file's n_columns ({n_columns!r}) does not fit "
                                    f"its attribute kind {kind!r}; the file is damaged or edited")
-        task.attributes_ = kind
-        task.attribute_names_ = naming
-        task.n_columns_ = n_columns
-        task.labels_ = list(state["labels"])
-        task._label_id = {t: i for i, t in enumerate(task.labels_)}
-        task.attr_index_ = feature_index_from_arrays(arrays, prefix="attr_")
+        task.featurizer_ = task.featurizer_class.from_index(
+            feature_index_from_arrays(arrays, prefix="attr_"), attributes=kind,
+            attribute_names=naming, n_columns=n_columns, **task.make_featurizer().get_params())
+        task.target_encoder_ = SequenceLabelEncoder.from_classes(list(state["labels"]))
         task.fitted_ = True
         return task
-
-
-def _has_real_values(record) -> bool:
-    """Whether a record gives some attribute a value other than 0 or 1."""
-    if isinstance(record, NumericSentence):  # its zeros are gone already
-        return record.has_real_values
-    if not isinstance(record, DictSentence) or record.flat_values is None:
-        return False
-    return record.flat_values.dtype != np.bool_  # from_tokens keeps 0/1 values as bool
-
-
-def _dict_sentence_ids(rec, index, with_values: bool, ids: list, values, indptr: list,
-                       total: int) -> int:
-    """Append one :class:`DictSentence`'s attribute ids (and values) to ``featurize``'s
-    lists, at once for the sentence: unknown names, and occurrences of value 0, are
-    dropped; returns the new total."""
-    every = index.lookup_all(rec.names)
-    keep = every >= 0
-    flat = rec.flat_values
-    if flat is not None:
-        keep &= flat != 0
-    token = np.repeat(np.arange(len(rec)), np.diff(np.r_[0, rec.ends]))
-    counts = np.bincount(token[keep], minlength=len(rec))
-    ids.append(every[keep])
-    if with_values:
-        values.append(np.ones(int(keep.sum())) if flat is None
-                      else flat[keep].astype(np.float64))
-    indptr.extend((total + np.cumsum(counts)).tolist())
-    return total + int(counts.sum())
-
-
-def _fit_by_frequency(index, names) -> None:
-    """Give the names seen at least ``index.min_count`` times ids by descending count (ties
-    in first-seen order), then freeze ``index``.
-
-    Same names as ``index.fit``, other ids: the weight rows of frequent attributes, which
-    nearly every constraint and decode reads, then share a small, cache-resident block of
-    the weight vector (the DCD epochs over the working set run ~1.5x faster on UD EWT).
-    """
-    counts = Counter(names)
-    for name, count in sorted(counts.items(), key=lambda kv: -kv[1]):  # stable sort
-        if count >= index.min_count:
-            index.add(name)
-    index.freeze()

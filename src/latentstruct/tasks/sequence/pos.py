@@ -22,6 +22,7 @@ from ...data.readers import (
     write_conllu,
 )
 from ...exceptions import ConfigError, InputError
+from ...params import Satisfies
 from ..base import Dataset, register_task
 from .labelling import SequenceLabellingTask
 from .raw import (
@@ -96,6 +97,15 @@ def with_case(feats: str, case: str | None) -> str:
     return "|".join(feats_list) if feats_list else "_"
 
 
+def _tag_column(value) -> bool:
+    """Whether ``value`` is one of :data:`TAG_COLUMNS`; ConfigError, saying what each one
+    is, otherwise (``tag_column``'s refusal)."""
+    if isinstance(value, str) and value in TAG_COLUMNS:
+        return True
+    raise ConfigError("upos: universal tags; xpos: the treebank's own tags; upos+case: UPOS "
+                      "joined with the Case feature")
+
+
 @register_task
 class PosTask(SequenceLabellingTask):
     """POS tagging on CoNLL-U (UD) files, scored by token accuracy.
@@ -143,6 +153,10 @@ class PosTask(SequenceLabellingTask):
     # (dev accuracy 0.6429 against 0.6423 at 20; docs/performance.md).  The Python class
     # keeps 20, so the J-LIS experiments are unchanged.
     learner_defaults = {**SequenceLabellingTask.learner_defaults, "jlis": {"max_iter": 50}}
+    _parameter_constraints = {
+        **SequenceLabellingTask._parameter_constraints,
+        "tag_column": [Satisfies(_tag_column, "a str among {" + ", ".join(map(repr, TAG_COLUMNS))
+                                 + "}")]}
 
     def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=2, affix_length=4,
                  n_structured_tokens=None, n_binary=0, negatives_per_positive=1, sample_seed=0,
@@ -150,14 +164,6 @@ class PosTask(SequenceLabellingTask):
         super().__init__(min_count, feature_index, hash_bits, window, affix_length,
                          n_structured_tokens, n_binary, negatives_per_positive, sample_seed)
         self.tag_column = tag_column
-
-    def _validate_params(self) -> None:
-        super()._validate_params()
-        if not isinstance(self.tag_column, str) or self.tag_column not in TAG_COLUMNS:
-            raise ConfigError(
-                f"tag_column must be one of {', '.join(repr(c) for c in TAG_COLUMNS)}, got "
-                f"{self.tag_column!r} (upos: universal tags; xpos: the treebank's own tags; "
-                f"upos+case: UPOS joined with the Case feature)")
 
     @staticmethod
     def _words_pos(record):
@@ -173,7 +179,7 @@ class PosTask(SequenceLabellingTask):
         and FORM, every other field ``_``), so ``write_predictions`` writes CoNLL-U.  A bad
         entry is an ``InputError`` naming it (``X[3][5]``, ``y[2]``).
         """
-        self._validate_params()
+        self.check_params()
         return sequence_dataset(X, y, token="word", build=pos_record,
                                 check_tag=pos_tag_problem(self.tag_column),
                                 check_dict_tag=any_tag, naming=self.attribute_naming)
@@ -192,7 +198,7 @@ class PosTask(SequenceLabellingTask):
         ``#`` comment: CoNLL-U has 10 tab-separated fields); it is read as CoNLL-U with
         every field but ID and FORM ``_``, so ``predict`` writes CoNLL-U.
         """
-        self._validate_params()
+        self.check_params()
         if not _looks_like_conllu(path):
             if split == "train":
                 raise InputError(
@@ -253,7 +259,7 @@ class PosTask(SequenceLabellingTask):
     @classmethod
     def from_state(cls, params, state, arrays):
         task = super().from_state(params, state, arrays)
-        task._validate_params()  # a model file written elsewhere may hold any value
+        task.check_params()  # a model file written elsewhere may hold any value
         return task
 
 
