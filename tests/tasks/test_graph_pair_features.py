@@ -114,7 +114,7 @@ def row_features(task, x, r):
 
 def part_lists(task, first, second):
     """The (name, value) lists of every variable of one pair, and its problem."""
-    raw = next(task._raw_examples(Dataset([(first, second)], [1])))
+    raw = next(task.pair_featurizer().parts(Dataset([(first, second)], [1])))
     return raw[5], raw[4], raw[1], raw[2]
 
 
@@ -282,7 +282,7 @@ def test_edge_node_features_are_the_endpoints_word_features_scaled(cls):
     # §5.2: an edge mapping carries its head's and dependent's word-mapping features, times
     # the product of the two WNSim values (use_wordnet=False: 1 for equal lemmas, else 0)
     task = cls(use_wordnet=False, top_k=20, edge_node_features=True, edge_sim_features=True)
-    _, g1, g2, lex, problem, parts = next(task._raw_examples(Dataset([(RICH1, RICH2)], [1])))
+    _, g1, g2, lex, problem, parts = next(task.pair_featurizer().parts(Dataset([(RICH1, RICH2)], [1])))
     pairs = problem.node_pairs.tolist()
     first_edge = (len(pairs) + (len(g1) if problem.delete_nodes1 else 0)
                   + (len(g2) if problem.delete_nodes2 else 0))

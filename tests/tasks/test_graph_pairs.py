@@ -182,7 +182,7 @@ def test_rte_prunes_from_the_hypothesis_only_and_has_no_text_deletions():
     assert x.problem.sizes()["del1"] == 0 and x.problem.sizes()["del2"] == 3
     assert x.problem.n_node_pairs == 3  # one text word per hypothesis word
     assert sorted(x.problem.node_pairs[:, 1].tolist()) == [0, 1, 2]
-    assert task._kappa(x.g1, x.g2) == 3.0
+    assert task.featurizer_.kappa(x.g1, x.g2) == 3.0
 
 
 def test_features_and_heuristic():
@@ -469,14 +469,16 @@ def test_task_with_parser_and_wordnet_pickles(require_spacy, require_wordnet):
                      ("Stocks fell sharply today.", "Shares dropped steeply on Monday.")], [1, 1])
     task = ParaphraseTask().fit(train)
     x = task.encode_pair("The big dog runs home.", "A large dog is running home.")
-    assert task._wordnet_obj is not None and task._parser_obj is not None
+    # the featurizer holds them (the task's featurizer_)
+    assert task.featurizer_._wordnet_obj is not None and task.featurizer_._parser_obj is not None
     w = np.random.default_rng(0).normal(size=task.n_features)
     for name, dumps in _roundtrips():
         copy = pickle.loads(dumps(task))
         for attr in ("_parser_obj", "_wordnet_obj", "_ed_memo"):
+            assert attr not in copy.featurizer_.__dict__, (name, attr)
             assert attr not in copy.__dict__, (name, attr)
         y = copy.encode_pair("The big dog runs home.", "A large dog is running home.")
-        assert copy._wordnet_obj is not None and copy._parser_obj is not None
+        assert copy.featurizer_._wordnet_obj is not None and copy.featurizer_._parser_obj is not None
         assert (x.features != y.features).nnz == 0
         np.testing.assert_array_equal(x.problem.node_pairs, y.problem.node_pairs)
         a, b = task.latent_argmax(x, w), copy.latent_argmax(y, w)

@@ -150,14 +150,18 @@ candidates; :meth:`GraphPairTask.with_pair_scores` computes them from a function
 ``f(tokens_a, tokens_b)``.  See :mod:`latentstruct.tasks.pairs.scores`.
 
 Modules: ``graphs`` (sentence graphs, candidate pruning, featurised pairs), ``features``
-(the part features), ``task`` (:class:`GraphPairTask`: parameters, parsing, featurising,
-evaluation, persistence), ``decoding`` (its ILP decoding glue and ``explain``),
+(the part features), ``featurizer`` (:class:`~latentstruct.tasks.pairs.featurizer.
+PairFeaturizer`, the scikit-learn transformer from pairs to featurised examples: parsing,
+graphs, pruning, the feature columns), ``task`` (:class:`GraphPairTask`: parameters,
+reading, fitting, evaluation, persistence), ``decoding`` (its ILP decoding glue and
+``explain``),
 ``paraphrase`` and ``rte`` (the two registered tasks and their data sets), ``raw``
 (``make_dataset``'s in-memory pairs) and ``scores`` (the user's word-pair scores).
 """
 
 from ...exceptions import ConfigError
 from .features import edit_similarity
+from .featurizer import PairFeaturizer
 from .graphs import GraphPair, SentenceGraph, candidate_pairs, pair_digest
 from .scores import ScoredSentencePair
 from .task import GraphPairTask, binary_metrics
@@ -168,6 +172,7 @@ __all__ = [
     "SentenceGraph",
     "GraphPair",
     "GraphPairTask",
+    "PairFeaturizer",
     "ParaphraseTask",
     "RteTask",
     "candidate_pairs",

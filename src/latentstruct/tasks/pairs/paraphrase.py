@@ -7,15 +7,15 @@ and the reading of MSRP's train and held-out dev splits.
 
 from __future__ import annotations
 
-import numbers
 from typing import ClassVar
 
 import numpy as np
 
 from ...data.pairs import read_msrp
 from ...exceptions import ConfigError
+from ...params import Interval
 from ..base import Dataset, register_task
-from .task import GraphPairTask, check_flag, file_paths
+from .task import GraphPairTask, file_paths
 
 __all__ = ["ParaphraseTask"]
 
@@ -96,21 +96,12 @@ class ParaphraseTask(GraphPairTask):
         self.edge_sim_features = edge_sim_features
         self.edge_node_features = edge_node_features
 
-    def _validate_params(self) -> None:
-        super()._validate_params()
-        check_flag("extended", self.extended)
-        r = self.dev_fraction
-        if isinstance(r, (bool, np.bool_)) or not isinstance(r, numbers.Real) or not 0.0 <= r < 1.0:
-            raise ConfigError(f"dev_fraction must be a number in [0, 1), got {r!r}")
-
-    def _transform_graphs(self, g1, g2):
-        if not self.extended:
-            return g1, g2
-        return (g1.doubled(), g2) if len(g1) >= len(g2) else (g1, g2.doubled())
+    _parameter_constraints = {**GraphPairTask._parameter_constraints,
+                              "dev_fraction": [Interval(float, 0, 1, closed="left")]}
 
     def read(self, path, *, split: str = "train") -> Dataset:
         """MSRP pairs of the train or dev split (see the class docstring), labels +-1."""
-        self._validate_params()
+        self.check_params()
         self._check_split(split)
         paths = file_paths(path)
         if len(paths) != 1:

@@ -100,7 +100,7 @@ class RteTask(GraphPairTask):
 
     def read(self, path, *, split: str = "train") -> Dataset:
         """RTE pairs (see the class docstring), labels +-1 (+1 = entailment)."""
-        self._validate_params()
+        self.check_params()
         self._check_split(split)
         paths = file_paths(path)
         if not paths:

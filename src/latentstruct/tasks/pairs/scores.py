@@ -103,18 +103,28 @@ def n_scores(records, where=None, unit: str = "word", form: str = "(a, b, scores
     return first
 
 
-def scores_refusal(fitted_k: int, got_k: int, where=None) -> InputError:
-    """The error for prediction input whose k differs from the model's."""
+#: per unit of the score matrix: what one input is called, its form without scores and
+#: what the scores' rows and columns are taken over
+_REFUSAL_TERMS = {
+    "word": ("example", "(a, b)", " over task.pair_tokens(X)"),
+    "character": ("pair", "(source, target)", ""),
+}
+
+
+def scores_refusal(fitted_k: int, got_k: int, where=None, unit: str = "word") -> InputError:
+    """The error for prediction input whose k (scores per cell) differs from the model's,
+    ``unit`` the cells' ("word" for the pair tasks, "character" for transliteration)."""
+    item, plain, over = _REFUSAL_TERMS[unit]
+    scored = plain[:-1] + ", scores)"
     if fitted_k and not got_k:
-        msg = (f"this model was fitted with {fitted_k} word-pair score(s) per cell, but the "
-               f"examples have none; give each example as (a, b, scores) over "
-               f"task.pair_tokens(X), e.g. task.with_pair_scores(X, f) with the function the "
-               f"model was trained with")
+        msg = (f"this model was fitted with {fitted_k} {unit}-pair score(s) per cell, but the "
+               f"{item}s have none; give each {item} as {scored}{over}, e.g. "
+               f"task.with_pair_scores(X, f) with the function the model was trained with")
     elif got_k and not fitted_k:
-        msg = (f"the examples carry {got_k} word-pair score(s) per cell but this model was "
-               f"fitted without scores; give (a, b) pairs, or refit on scored examples")
+        msg = (f"the {item}s carry {got_k} {unit}-pair score(s) per cell but this model was "
+               f"fitted without scores; give {plain} pairs, or refit on scored {item}s")
     else:
-        msg = (f"the examples carry {got_k} word-pair score(s) per cell but this model was "
+        msg = (f"the {item}s carry {got_k} {unit}-pair score(s) per cell but this model was "
                f"fitted with {fitted_k}; compute the same scores the model was trained with")
     return InputError(msg, where)
 

@@ -1,48 +1,46 @@
 """The shared machinery of the paraphrase and RTE tasks: :class:`GraphPairTask`.
 
-Parameters and their checks, the parser and WordNet resources, in-memory data, sentence
-graphs to featurised :class:`~latentstruct.tasks.pairs.GraphPair` examples (pruning and part
-features), fitting the feature index, evaluation and persistence.  Decoding is the
+Parameters and their checks, reading and in-memory data, fitting (the featurizer,
+:class:`~latentstruct.tasks.pairs.featurizer.PairFeaturizer`, turns sentence pairs into
+featurised :class:`~latentstruct.tasks.pairs.GraphPair` examples), evaluation and
+persistence.  Decoding is the
 :class:`~latentstruct.tasks.pairs.decoding.AlignmentDecoding` mixin; the model is described
 in :mod:`latentstruct.tasks.pairs`.
 """
 
 from __future__ import annotations
 
-import numbers
 import os
 from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 
 from ...data.atomic import atomic_write
 from ...data.features import FeatureIndex, feature_index_from_arrays
-from ...data.nlp import ParsedSentence, Parser, check_pipeline_name
+from ...data.nlp import ParsedSentence, check_pipeline_name
 from ...data.pairs import SentencePair, check_sentence_length
-from ...data.progress import track
 from ...data.readers import excerpt
 from ...exceptions import ConfigError, InputError, ModelFormatError
-from ...inference.graph_alignment import GraphAlignmentProblem
+from ...params import Interval
 from ..base import Dataset, LatentBinaryTask
 from ..contracts import EXPLAINABLE, HEURISTIC, LATENT_BINARY
 from ..validation import binary_predictions
 from .decoding import AlignmentDecoding
-from .features import FeatureOptions, Lexical, edit_similarity, lexical, part_features
-from .graphs import GraphPair, SentenceGraph, candidate_pairs, pair_digest
+from .featurizer import (FEATURE_FLAGS, FIXED_NAMES, LAYOUT_FLAGS, PAIR_FEATURE_CONSTRAINTS,
+                         PairFeaturizer, encode_binary_targets)
+from .graphs import GraphPair, pair_digest
 from .raw import sentence_pair_dataset
-from .scores import (check_score_shape, n_scores, record_scores, score_candidates,
-                     score_feature_names, scores_refusal)
+from .scores import score_feature_names
 
-__all__ = ["GraphPairTask", "binary_metrics", "check_flag", "file_paths"]
+__all__ = ["GraphPairTask", "binary_metrics", "file_paths"]
 
 _SPLITS = ("train", "test")
 _FI_PREFIX = "graph_pairs_fi_"
 #: the training-pair digests saved with an RTE model (see RteTask.read)
 _DIGEST_KEY = "graph_pairs_train_digests"
 #: names given ids first, in this order (so the heuristic and the bias have fixed ids)
-_FIXED_NAMES = ("bias", "map:const", "map:wnsim", "del:const", "emap:const", "edel:const")
+_FIXED_NAMES = FIXED_NAMES
 
 
 def binary_metrics(y_true, y_pred) -> dict:
@@ -58,20 +56,6 @@ def binary_metrics(y_true, y_pred) -> dict:
     fn = int(np.sum((y > 0) & (p <= 0)))
     f1 = 2.0 * tp / (2 * tp + fp + fn) if tp else 0.0
     return {"accuracy": float(np.mean(y == p)), "f1": float(f1)}
-
-
-def _check_int(name, v, *, allow_none=False, minimum=0):
-    if v is None and allow_none:
-        return
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, np.integer)) or v < minimum:
-        what = f"an integer >= {minimum}" + (" or None" if allow_none else "")
-        raise ConfigError(f"{name} must be {what}, got {v!r}")
-
-
-def check_flag(name, v):
-    """ConfigError unless ``v`` is a bool (a task parameter named ``name``)."""
-    if not isinstance(v, (bool, np.bool_)):
-        raise ConfigError(f"{name} must be True or False, got {v!r}")
 
 
 def file_paths(path) -> list:
@@ -146,71 +130,65 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
     #: how messages about in-memory data (``make_dataset``) name the two sentences
     raw_names: ClassVar[tuple[str, str]] = ("text_a", "text_b")
     #: the boolean feature-resource parameters (see "Feature resources")
-    FEATURE_FLAGS: ClassVar[tuple[str, ...]] = (
-        "ne_features", "edit_features", "negation_features", "coref_features",
-        "dep_label_features", "pa_edges", "edge_sim_features", "edge_node_features")
+    FEATURE_FLAGS: ClassVar[tuple[str, ...]] = FEATURE_FLAGS
 
-    # --- parameters -------------------------------------------------------------------
-    def _validate_params(self) -> None:
-        check_pipeline_name(self.pipeline)
-        _check_int("top_k", self.top_k, minimum=1)
-        _check_int("n_train", self.n_train, allow_none=True)
-        _check_int("n_test", self.n_test, allow_none=True)
-        _check_int("seed", self.seed)
-        _check_int("min_count", self.min_count, minimum=1)
-        check_flag("normalize", self.normalize)
-        check_flag("use_wordnet", self.use_wordnet)
-        for name in self.FEATURE_FLAGS:
-            check_flag(name, getattr(self, name))
-        a = self.min_affinity
-        if isinstance(a, (bool, np.bool_)) or not isinstance(a, numbers.Real) or not 0.0 <= a <= 2.0:
-            raise ConfigError(f"min_affinity must be a number in [0, 2], got {a!r}")
-        t = self.heuristic_threshold
-        if isinstance(t, (bool, np.bool_)) or not isinstance(t, numbers.Real) or not 0.0 <= t <= 1.0:
-            raise ConfigError(f"heuristic_threshold must be a number in [0, 1], got {t!r}")
-        tl = self.time_limit
-        if tl is not None and (isinstance(tl, (bool, np.bool_)) or not isinstance(tl, numbers.Real)
-                               or tl <= 0):
-            raise ConfigError(f"time_limit must be a positive number of seconds or None, got {tl!r}")
+    #: what each parameter may be (``latentstruct.params``; checked on entering ``fit``,
+    #: ``read``, ``pair_tokens`` and ``featurize``): the featurizer's, then the data's and
+    #: the heuristic's
+    _parameter_constraints: ClassVar[dict] = {
+        **PAIR_FEATURE_CONSTRAINTS,
+        "n_train": [Interval(int, 0), None],
+        "n_test": [Interval(int, 0), None],
+        "seed": [Interval(int, 0)],
+        "heuristic_threshold": [Interval(float, 0, 1)],
+    }
 
-    # --- resources (built lazily, never saved or pickled) -----------------------------
-    #: attributes holding handles (spaCy pipeline, WordNet reader) or a pure cache; dropped
-    #: by ``__getstate__`` and re-created on first use, so that process / Dask / Ray
-    #: workers can receive the task
-    _transient: ClassVar[tuple[str, ...]] = ("_parser_obj", "_parser_key", "_wordnet_obj", "_ed_memo")
+    # --- the featurizer -----------------------------------------------------------------
+    def _featurizer_params(self) -> dict:
+        """The featurizer's parameters: this task's values and its class's layout."""
+        own = self._param_names()
+        params = {name: getattr(self, name) for name in PairFeaturizer._get_param_names()
+                  if name in own}
+        params.update({name: getattr(self, name) for name in LAYOUT_FLAGS})
+        return params
 
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        for name in self._transient:
-            state.pop(name, None)
-        return state
+    def pair_featurizer(self) -> PairFeaturizer:
+        """The :class:`~latentstruct.tasks.pairs.featurizer.PairFeaturizer` of this task's
+        current parameters: the fitted one (``featurizer_``) after ``fit``, else an
+        unfitted one (graphs, tokens and part names need no fitting).  Evaluation-time
+        parameters changed after ``fit`` (``time_limit``, ``cache_dir``) reach it here."""
+        f = self.__dict__.get("featurizer_")
+        if f is None:
+            f = self.__dict__.get("_unfitted_featurizer")
+            if f is None:
+                f = self._unfitted_featurizer = PairFeaturizer()
+        return f.set_params(**self._featurizer_params())
 
-    def __setstate__(self, state):
-        self.__dict__.update(state)
+    @property
+    def feature_index_(self) -> FeatureIndex:
+        """The fitted feature index (``featurizer_``'s)."""
+        f = self.__dict__.get("featurizer_")
+        if f is None:
+            raise AttributeError("feature_index_")
+        return f.feature_index_
 
-    def _parser(self) -> Parser:
-        key = (check_pipeline_name(self.pipeline), self.cache_dir)
-        if getattr(self, "_parser_obj", None) is None or self._parser_key != key:
-            self._parser_obj = Parser(self.pipeline, cache_dir=self.cache_dir)
-            self._parser_key = key
-        return self._parser_obj
+    @feature_index_.setter
+    def feature_index_(self, index) -> None:
+        # a state set by hand (a test, an older caller) becomes a fitted featurizer
+        k = int(getattr(self, "n_pair_scores_", 0))
+        self.featurizer_ = PairFeaturizer.from_index(index, k, **self._featurizer_params())
 
-    def _wordnet(self):
-        if not self.use_wordnet:
-            return None
-        if getattr(self, "_wordnet_obj", None) is None:
-            from ...data.wordnet import WordNet
+    @property
+    def n_pair_scores_(self) -> int:
+        """k, the user's scores per word pair the model was fitted with (0: none)."""
+        f = self.__dict__.get("featurizer_")
+        if f is None:
+            raise AttributeError("n_pair_scores_")
+        return f.n_pair_scores_
 
-            self._wordnet_obj = WordNet()
-        return self._wordnet_obj
-
-    def _edit_sim(self, a: str, b: str) -> float:
-        memo = self.__dict__.setdefault("_ed_memo", {})
-        key = (a, b) if a <= b else (b, a)
-        v = memo.get(key)
-        if v is None:
-            v = memo[key] = edit_similarity(*key)
-        return v
+    def _parser(self):
+        """The featurizer's spaCy parser (:meth:`PairFeaturizer.parser`)."""
+        return self.pair_featurizer().parser()
 
     # --- reading --------------------------------------------------------------------------
     def _check_split(self, split) -> None:
@@ -254,99 +232,6 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
         return binary_predictions(predictions)
 
     # --- graphs and examples --------------------------------------------------------------
-    def _graphs(self, records, where) -> list[tuple]:
-        """(id, G1, G2) for every record (sentences parsed in one batch)."""
-        texts, kinds = [], []
-        for k, rec in enumerate(records):
-            if isinstance(rec, SentencePair):
-                texts.extend([rec.first, rec.second])
-                kinds.append("text")
-            elif isinstance(rec, tuple) and len(rec) == 2 and all(isinstance(s, ParsedSentence) for s in rec):
-                kinds.append("parsed")
-            elif isinstance(rec, tuple) and len(rec) == 2 and all(isinstance(s, str) for s in rec):
-                for s in rec:
-                    if not s.strip():
-                        raise InputError(f"record {k}: empty sentence; both sentences must be non-empty",
-                                         where)
-                texts.extend(rec)
-                kinds.append("text")
-            else:
-                raise InputError(
-                    f"record {k} must be a SentencePair, a (str, str) or a (ParsedSentence, "
-                    f"ParsedSentence) pair, got {type(rec).__name__}", where)
-        parsed = iter(self._parser().parse(texts)) if texts else iter(())
-        out = []
-        for k, (rec, kind) in enumerate(zip(records, kinds)):
-            if kind == "text":
-                s1, s2 = next(parsed), next(parsed)
-            else:
-                s1, s2 = rec
-            try:
-                g1, g2 = (SentenceGraph.from_parsed(s, coref=bool(self.coref_features),
-                                                    pa_edges=bool(self.pa_edges)) for s in (s1, s2))
-            except InputError as exc:
-                line = rec.line if isinstance(rec, SentencePair) and rec.line else None
-                raise InputError(f"record {k}: {exc.message}", where, line) from None
-            g1, g2 = self._transform_graphs(g1, g2)
-            pid = rec.id if isinstance(rec, SentencePair) else str(k)
-            out.append((pid, g1, g2))
-        return out
-
-    def _transform_graphs(self, g1, g2):
-        """Hook for dataset variants (Extended MSRP doubles the longer sentence)."""
-        return g1, g2
-
-    def _lexical(self, g1: SentenceGraph, g2: SentenceGraph) -> Lexical:
-        """WNSim, lemma-equality, edit-similarity and coreference matrices and the pruning
-        affinity (:func:`~latentstruct.tasks.pairs.features.lexical`)."""
-        return lexical(g1, g2, self._wordnet(), self._edit_sim, coref=bool(self.coref_features))
-
-    def _problem(self, g1, g2, affinity, scores=None) -> GraphAlignmentProblem:
-        pairs = candidate_pairs(affinity, int(self.top_k), both_sides=self.prune_both_sides,
-                                min_affinity=float(self.min_affinity))
-        if scores is not None:
-            pairs = score_candidates(pairs, scores, int(self.top_k), self.prune_both_sides)
-        return GraphAlignmentProblem(len(g1), len(g2), g1.edges, g2.edges, pairs,
-                                     delete_nodes1=self.delete_nodes1,
-                                     delete_nodes2=self.delete_nodes2,
-                                     edge_deletion=self.edge_deletion)
-
-    def _kappa(self, g1, g2) -> float:
-        if not self.normalize:
-            return 1.0
-        if self.prune_both_sides:
-            return (len(g1) + len(g2)) / 2.0
-        return float(len(g2))
-
-    def _feature_options(self) -> FeatureOptions:
-        return FeatureOptions(
-            symmetric=self.symmetric, named_entities=bool(self.ne_features),
-            edit_distance=bool(self.edit_features), negation=bool(self.negation_features),
-            coref=bool(self.coref_features), dep_labels=bool(self.dep_label_features),
-            edge_sim=bool(self.edge_sim_features), edge_node=bool(self.edge_node_features))
-
-    def _part_names(self, g1, g2, problem, lex) -> list[list[tuple[str, float]]]:
-        """Feature (name, value) lists of every variable, in variable-layout order."""
-        return part_features(g1, g2, problem, lex, self._feature_options(), self._wordnet())
-
-    def _raw_examples(self, dataset: Dataset):
-        where = dataset.path
-        records = list(dataset.records)
-        graphs = self._graphs(records, where)
-        for k, (rec, (pid, g1, g2)) in enumerate(
-                track(list(zip(records, graphs)), "word similarities and ILP structure", unit="pair")):
-            S = record_scores(rec)
-            if S is not None:
-                check_score_shape(S, k, g1, g2, where)
-            lex = self._lexical(g1, g2)
-            problem = self._problem(g1, g2, lex[3], S)
-            parts = self._part_names(g1, g2, problem, lex)
-            if S is not None:  # word mappings come first in the variable layout
-                names = score_feature_names(S.shape[2])
-                for part, (i, j) in zip(parts, problem.node_pairs.tolist()):
-                    part.extend(zip(names, S[i, j].tolist()))
-            yield pid, g1, g2, lex, problem, parts
-
     def pair_tokens(self, X) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
         """The tokens a word-pair score matrix of each example is over: ``(tokens_a,
         tokens_b)`` of every pair of ``X`` (raw pairs, scored or not, or a ``Dataset``).
@@ -354,9 +239,9 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
         They are the graph nodes: spaCy's tokens of each sentence with punctuation dropped
         (see "Graphs"); with ``extended`` the longer sentence is doubled.  Needs no fitting
         (only the parser)."""
-        self._validate_params()
+        self.check_params()
         data = X if isinstance(X, Dataset) else self.make_dataset(X)
-        return [(g1.tokens, g2.tokens) for _, g1, g2 in self._graphs(list(data.records), data.path)]
+        return self.pair_featurizer().pair_tokens(data)
 
     def with_pair_scores(self, X, f) -> list[tuple]:
         """``[(a, b, f(tokens_a, tokens_b)), ...]``: the pairs of ``X`` with the scores of the
@@ -379,19 +264,12 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
 
     # --- fitting ----------------------------------------------------------------------------
     def fit(self, dataset: Dataset) -> "GraphPairTask":
-        """Build the feature index from the parts of every training example."""
-        self._validate_params()
+        """Fit the featurizer (``featurizer_``: the feature index from the parts of every
+        training example) and keep the training pairs' digests."""
         if len(dataset) == 0:
             raise InputError("training data contains no sentence pairs", dataset.path)
-        index = FeatureIndex(min_count=int(self.min_count))
-        for name in _FIXED_NAMES:
-            index.add(name)
-        k = n_scores(dataset.records, dataset.path)
-        for name in score_feature_names(k):
-            index.add(name)
-        index.fit([name for part in raw[5] for name, _ in part] for raw in self._raw_examples(dataset))
-        self.feature_index_ = index
-        self.n_pair_scores_ = k
+        self.featurizer_ = self.pair_featurizer().fit(dataset)
+        self.__dict__.pop("_unfitted_featurizer", None)
         self.train_digests_ = self._digests(dataset)
         self.fitted_ = True
         return self
@@ -407,31 +285,12 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
         self.check_fitted()
         return len(self.feature_index_)
 
-    def _example(self, pid, g1, g2, lex, problem, parts) -> GraphPair:
-        index = self.feature_index_
-        kappa = self._kappa(g1, g2)
-        rows, cols, vals = [], [], []
-        lookup = index.lookup
-        for r, part in enumerate(parts):
-            for name, value in part:
-                c = lookup(name)
-                if c >= 0 and value != 0.0:
-                    rows.append(r)
-                    cols.append(c)
-                    vals.append(value / kappa)
-        F = sp.csr_matrix((vals, (rows, cols)), shape=(problem.n_variables, len(index)), dtype=np.float64)
-        F.sum_duplicates()
-        return GraphPair(pid, g1, g2, problem, F, kappa, self.time_limit, lex[3])
-
     def featurize(self, dataset: Dataset) -> list[GraphPair]:
-        """One :class:`GraphPair` per record (parse, graphs, pruning, part features)."""
+        """One :class:`GraphPair` per record (parse, graphs, pruning, part features):
+        ``featurizer_.transform``."""
         self.check_fitted()
-        self._validate_params()
-        k = n_scores(dataset.records, dataset.path)
-        fitted_k = getattr(self, "n_pair_scores_", 0)
-        if k != fitted_k:
-            raise scores_refusal(fitted_k, k, dataset.path)
-        return [self._example(*raw) for raw in self._raw_examples(dataset)]
+        self.check_params()
+        return self.pair_featurizer().transform(dataset)
 
     def make_example(self, first, second, pair_id="0") -> GraphPair:
         """Featurise one pair given as two ``ParsedSentence`` or two strings."""
@@ -457,10 +316,7 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
         return self.make_example(source, target)
 
     def encode_targets(self, targets) -> np.ndarray:
-        y = np.asarray(targets)
-        if y.ndim != 1 or (y.size and not np.isin(y, (-1, 1)).all()):
-            raise InputError("targets must be a 1-d sequence of labels -1 or +1")
-        return y.astype(np.int64)
+        return encode_binary_targets(targets)
 
     # --- evaluation -----------------------------------------------------------------------
     def evaluate(self, targets, predictions) -> dict:
@@ -518,8 +374,7 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
                 or any(index.lookup(name) < 0 for name in score_feature_names(k))):
             raise ModelFormatError(f"task state n_pair_scores must be a non-negative integer "
                                    f"whose map:score:K features are in the index, got {k!r}")
-        task.feature_index_ = index
-        task.n_pair_scores_ = k
+        task.featurizer_ = PairFeaturizer.from_index(index, k, **task._featurizer_params())
         task.train_digests_ = digests
         task.fitted_ = True
         return task
