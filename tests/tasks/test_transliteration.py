@@ -278,7 +278,7 @@ def test_bad_parameters_and_input(tmp_path):
         TransliterationTask(lang="xx").read(None)
     with pytest.raises(ConfigError, match="split must be one of"):
         TransliterationTask().read(None, split="dev")
-    with pytest.raises(ConfigError, match="n_train must be"):
+    with pytest.raises(ConfigError, match="The .n_train. parameter of the .translit. task must be"):
         TransliterationTask(n_train=-1).read(None)
     with pytest.raises(ConfigError, match="neg_ratio"):
         TransliterationTask(neg_ratio=1.5).read(None)

@@ -36,8 +36,10 @@ weights, a cell's score adds ``scores[i, j] . w[-k:]`` and Phi adds the aligned 
 scores; such a model is evaluated by binary accuracy (the ranking's cross pairs have no
 scores).
 
-Modules: ``task`` (:class:`TransliterationTask`: parameters, reading, alphabets,
-featurising, evaluation, persistence), ``decoding`` (its alignment decoding glue,
+Modules: ``task`` (:class:`TransliterationTask`: parameters, reading, the weight
+layout, evaluation, persistence), ``featurizer`` (:class:`~latentstruct.tasks.translit.
+featurizer.TranslitFeaturizer`, the scikit-learn transformer that learns the alphabets and
+encodes word pairs into a :class:`TranslitCorpus`), ``decoding`` (its alignment decoding glue,
 heuristic weights and ``explain``), ``corpus`` (:class:`TranslitCorpus`, featurised word
 pairs), ``kernels`` (the compiled cell-score, decision and argmax kernels), ``data``
 (negative sampling, scripts, ranking metrics) and ``raw`` (``make_dataset``'s word pairs).
@@ -45,10 +47,12 @@ pairs), ``kernels`` (the compiled cell-score, decision and argmax kernels), ``da
 
 from .corpus import TranslitCorpus, concat_translit
 from .data import CldrRecords, ranking_metrics, sample_negatives
+from .featurizer import TranslitFeaturizer
 from .task import TransliterationTask
 
 __all__ = [
     "TransliterationTask",
+    "TranslitFeaturizer",
     "CldrRecords",
     "TranslitCorpus",
     "concat_translit",

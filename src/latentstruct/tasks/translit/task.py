@@ -1,44 +1,39 @@
 """Transliteration discovery (``translit``, LCLR §5.1): :class:`TransliterationTask`.
 
 Parameters, reading (the CLDR default data or Wikidata TSV files, with sampled negatives),
-the character alphabets and the weight layout, featurising, evaluation by ranking, and
-persistence.  Decoding is the :class:`~latentstruct.tasks.translit.decoding.AlignmentDecoding`
+the weight layout, fitting and featurising (delegated to the featurizer,
+:class:`~latentstruct.tasks.translit.featurizer.TranslitFeaturizer`, which learns the
+character alphabets), evaluation by ranking, and persistence.  Decoding is the :class:`~latentstruct.tasks.translit.decoding.AlignmentDecoding`
 mixin; the model is described in :mod:`latentstruct.tasks.translit`.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
 from ...data.atomic import atomic_write
 from ...data.readers import excerpt
-from ...data.translit import check_language, check_word_length, cldr_pairs, read_translit_tsv
+from ...data.translit import LANGUAGES, check_language, check_word_length, cldr_pairs, read_translit_tsv
 from ...exceptions import ConfigError, InputError, ModelFormatError
+from ...params import BOOL, Interval, Satisfies
 from ..base import Dataset, LatentBinaryTask, register_task
 from ..contracts import EXPLAINABLE, HEURISTIC, LATENT_BINARY, RANDOM_TIES
+from ..pairs.featurizer import encode_binary_targets
+from ..pairs.scores import scores_refusal
 from ..validation import binary_predictions
 from .corpus import TranslitCorpus
 from .data import CldrRecords, dominant_script, ranking_metrics, sample_negatives
 from .decoding import AlignmentDecoding
-from .raw import n_char_scores, record_scores, translit_dataset
+from .featurizer import TranslitFeaturizer, check_word_pairs
+from .raw import translit_dataset
 
 __all__ = ["TransliterationTask", "MAX_NEGATIVES"]
 
 _SPLITS = ("train", "test")
 #: refuse to build more negative pairs than this in ``read`` (memory)
 MAX_NEGATIVES = 10_000_000
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
-def _lower_char(ch: str) -> str:
-    low = ch.lower()
-    return low if len(low) == 1 else ch
 
 
 #: the language of the default (CLDR) data written in each script
@@ -111,20 +106,17 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
         self.seed = seed
         self.bigrams = bigrams
 
-    # --- parameters -----------------------------------------------------------------------
-    def _validate_params(self) -> None:
-        check_language(self.lang)
-        for name in ("n_train", "n_test"):
-            v = getattr(self, name)
-            if v is not None and (not _is_int(v) or v < 0):
-                raise ConfigError(f"{name} must be a non-negative integer or None (all), got {v!r}")
-        r = self.neg_ratio
-        if isinstance(r, (bool, np.bool_)) or not isinstance(r, numbers.Real) or not 0 <= r <= 1:
-            raise ConfigError(f"neg_ratio must be a number in [0, 1], got {r!r}")
-        if not _is_int(self.seed) or self.seed < 0:
-            raise ConfigError(f"seed must be a non-negative integer, got {self.seed!r}")
-        if not isinstance(self.bigrams, (bool, np.bool_)):
-            raise ConfigError(f"bigrams must be True or False, got {self.bigrams!r}")
+    #: what each parameter may be (``latentstruct.params``), checked on entering ``fit``
+    #: and ``read``
+    _parameter_constraints = {
+        "lang": [Satisfies(lambda v: check_language(v) is not None,
+                           "a language code among " + ", ".join(sorted(LANGUAGES)))],
+        "n_train": [Interval(int, 0), None],
+        "n_test": [Interval(int, 0), None],
+        "neg_ratio": [Interval(float, 0, 1)],
+        "seed": [Interval(int, 0)],
+        "bigrams": [BOOL],
+    }
 
     # --- reading --------------------------------------------------------------------------
     def read(self, path, *, split: str = "train") -> Dataset:
@@ -135,7 +127,7 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
         negatives after the positives; ``split="test"`` gives positives only (evaluation
         ranks every source against every test target).  Deterministic given ``seed``.
         """
-        self._validate_params()
+        self.check_params()
         if split not in _SPLITS:
             raise ConfigError(f"split must be one of: {', '.join(_SPLITS)}; got {split!r}")
         if path is None:
@@ -210,44 +202,42 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
         return [pairs[i] for i in idx.tolist()]
 
     # --- fitting ----------------------------------------------------------------------------
-    @staticmethod
-    def _check_records(records, where) -> None:
-        for k, rec in enumerate(records):
-            if (not isinstance(rec, tuple) or len(rec) != 2
-                    or not isinstance(rec[0], str) or not isinstance(rec[1], str)):
-                raise InputError(f"record {k} must be a (source, target) pair of strings, got {excerpt(rec)}",
-                                 where)
-
     def fit(self, dataset: Dataset) -> "TransliterationTask":
-        """Build the source and target alphabets from the training words."""
-        self._validate_params()
+        """Fit the featurizer (``featurizer_``: the source and target alphabets of the
+        training words and the number of score columns)."""
         if len(dataset) == 0:
             raise InputError("training data contains no pairs", dataset.path)
-        self._check_records(dataset.records, dataset.path)
-        src = sorted({_lower_char(c) for s, _ in dataset.records for c in s})
-        tgt = sorted({_lower_char(c) for _, t in dataset.records for c in t})
-        self._set_alphabets(src, tgt)
-        self.n_pair_scores_ = n_char_scores(dataset.records, dataset.path)
+        self.featurizer_ = TranslitFeaturizer().fit(dataset)
         self.fitted_ = True
         return self
 
+    def _fitted_featurizer(self) -> TranslitFeaturizer:
+        self.check_fitted()
+        return self.featurizer_
+
+    @property
+    def source_alphabet_(self) -> list[str]:
+        """The source characters, sorted (``featurizer_``'s; id = position + 1)."""
+        return self._fitted_featurizer().source_alphabet_
+
+    @property
+    def target_alphabet_(self) -> list[str]:
+        """The target characters, sorted (``featurizer_``'s; id = position + 1)."""
+        return self._fitted_featurizer().target_alphabet_
+
+    @property
+    def n_pair_scores_(self) -> int:
+        """k, the user's scores per character pair the model was fitted with (0: none)."""
+        f = self.__dict__.get("featurizer_")
+        if f is None:
+            raise AttributeError("n_pair_scores_")
+        return f.n_pair_scores_
+
     def _check_scores_match(self, k: int, where=None) -> None:
         """InputError (with the fix) when input with ``k`` scores per cell meets a model
-        fitted with another number."""
-        fitted = self.n_scores
-        if k == fitted:
-            return
-        if fitted and not k:
-            msg = (f"this model was fitted with {fitted} character-pair score(s) per cell, but "
-                   f"the pairs have none; give each pair as (source, target, scores), e.g. "
-                   f"task.with_pair_scores(X, f) with the function the model was trained with")
-        elif k and not fitted:
-            msg = (f"the pairs carry {k} character-pair score(s) per cell but this model was "
-                   f"fitted without scores; give (source, target) pairs, or refit on scored pairs")
-        else:
-            msg = (f"the pairs carry {k} character-pair score(s) per cell but this model was "
-                   f"fitted with {fitted}; compute the same scores the model was trained with")
-        raise InputError(msg, where)
+        fitted with another number (``scores_refusal``)."""
+        if k != self.n_scores:
+            raise scores_refusal(self.n_scores, k, where, unit="character")
 
     @property
     def n_scores(self) -> int:
@@ -274,23 +264,15 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
             out.append((a, b, S))
         return out
 
-    def _set_alphabets(self, src, tgt) -> None:
-        self.source_alphabet_ = list(src)
-        self.target_alphabet_ = list(tgt)
-        self._src_id = {c: k + 1 for k, c in enumerate(self.source_alphabet_)}
-        self._tgt_id = {c: k + 1 for k, c in enumerate(self.target_alphabet_)}
-
     @property
     def n_source_chars(self) -> int:
         """A: source alphabet size including id 0 (unknown / boundary)."""
-        self.check_fitted()
-        return len(self.source_alphabet_) + 1
+        return self._fitted_featurizer().n_source_chars
 
     @property
     def n_target_chars(self) -> int:
         """B: target alphabet size including id 0 (unknown / boundary)."""
-        self.check_fitted()
-        return len(self.target_alphabet_) + 1
+        return self._fitted_featurizer().n_target_chars
 
     @property
     def n_features(self) -> int:
@@ -321,57 +303,19 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
                 for name, (off, shape) in self.feature_blocks().items()}
 
     # --- featurising ----------------------------------------------------------------------
-    def _encode(self, word: str, table: dict) -> np.ndarray:
-        return np.fromiter((table.get(_lower_char(c), 0) for c in word), np.int64, len(word))
-
     def make_pairs(self, sources, targets, pairs=None, pair_scores=None) -> TranslitCorpus:
-        """Encode word lists once; pair k is (sources[pair_src[k]], targets[pair_tgt[k]]).
-
-        ``pairs=None`` builds all ``len(sources) * len(targets)`` cross pairs, (i, j) at
-        position ``i * len(targets) + j``; otherwise ``pairs = (pair_src, pair_tgt)``.
-        ``pair_scores``: None or one (m x n x k) array per pair (the user's scores).
-        """
-        self.check_fitted()
-        sources, targets = list(sources), list(targets)
-        for what, words in (("source", sources), ("target", targets)):
-            for w in words:
-                if not isinstance(w, str):
-                    raise InputError(f"{what} words must be strings, got {excerpt(w)}")
-        s = [self._encode(x, self._src_id) for x in sources]
-        t = [self._encode(x, self._tgt_id) for x in targets]
-
-        def pool(words):
-            off = np.zeros(len(words) + 1, np.int64)
-            np.cumsum([w.shape[0] for w in words], out=off[1:])
-            return (np.concatenate(words) if words else np.zeros(0, np.int64)), off
-
-        sc, so = pool(s)
-        tc, to = pool(t)
-        if pairs is None:
-            ps = np.repeat(np.arange(len(sources), dtype=np.int64), len(targets))
-            pt = np.tile(np.arange(len(targets), dtype=np.int64), len(sources))
-        else:
-            ps, pt = (np.asarray(a, dtype=np.int64) for a in pairs)
-        return TranslitCorpus(sc, so, tc, to, ps, pt, sources, targets, pair_scores)
+        """Encode word lists once (:meth:`TranslitFeaturizer.make_pairs`); pair k is
+        (sources[pair_src[k]], targets[pair_tgt[k]]), all cross pairs when ``pairs=None``."""
+        return self._fitted_featurizer().make_pairs(sources, targets, pairs, pair_scores)
 
     def featurize(self, dataset: Dataset) -> TranslitCorpus:
-        """The dataset's pairs, each distinct source and target word encoded once."""
-        self.check_fitted()
-        self._check_records(dataset.records, dataset.path)
-        k = n_char_scores(dataset.records, dataset.path)
-        self._check_scores_match(k, dataset.path)
-        scores = [record_scores(r) for r in dataset.records] if k else None
-        src_index: dict[str, int] = {}
-        tgt_index: dict[str, int] = {}
-        ps = np.fromiter((src_index.setdefault(s, len(src_index)) for s, _ in dataset.records),
-                         np.int64, len(dataset.records))
-        pt = np.fromiter((tgt_index.setdefault(t, len(tgt_index)) for _, t in dataset.records),
-                         np.int64, len(dataset.records))
-        return self.make_pairs(list(src_index), list(tgt_index), (ps, pt), scores)
+        """The dataset's pairs, each distinct source and target word encoded once
+        (``featurizer_.transform``)."""
+        return self._fitted_featurizer().transform(dataset)
 
     def cross_corpus(self, dataset: Dataset) -> TranslitCorpus:
         """All n x n pairs (source i, target j) of the dataset's records, (i, j) at i*n + j."""
-        self._check_records(dataset.records, dataset.path)
+        check_word_pairs(dataset.records, dataset.path)
         return self.make_pairs([s for s, _ in dataset.records], [t for _, t in dataset.records])
 
     def encode_pair(self, source: str, target: str) -> TranslitCorpus:
@@ -383,10 +327,7 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
         return self.make_pairs([source], [target])
 
     def encode_targets(self, targets) -> np.ndarray:
-        y = np.asarray(targets)
-        if y.ndim != 1 or (y.size and not np.isin(y, (-1, 1)).all()):
-            raise InputError("targets must be a 1-d sequence of labels -1 or +1")
-        return y.astype(np.int64)
+        return encode_binary_targets(targets)
 
     def subset(self, X, indices):
         return self._as_corpus(X).subset(indices)
@@ -481,7 +422,7 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
                 f"{len(dataset.records)} pairs but predictions have shape {p.shape}")
         if p.size and not np.isin(p, (-1, 1)).all():
             raise InputError("predictions must be labels -1 or +1")
-        self._check_records(dataset.records, dataset.path)
+        check_word_pairs(dataset.records, dataset.path)
         with atomic_write(path) as fh:
             for (s, t), label in zip(dataset.records, p.tolist()):
                 fh.write(f"{s}\t{t}\t{int(label)}\n")
@@ -506,11 +447,10 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
                     f"{chars!r}"
                 )
             alphabets.append(chars)
-        task._set_alphabets(*alphabets)
         k = state.get("n_pair_scores", 0)  # models from before issue 43 have none
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
             raise ModelFormatError(f"task state n_pair_scores must be a non-negative integer, "
                                    f"got {k!r}")
-        task.n_pair_scores_ = k
+        task.featurizer_ = TranslitFeaturizer.from_alphabets(*alphabets, k)
         task.fitted_ = True
         return task
