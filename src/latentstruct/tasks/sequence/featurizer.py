@@ -97,7 +97,7 @@ class ChainFeaturizer(TransformerMixin, BaseEstimator):
     >>> f = ChainFeaturizer(window=0, affix_length=1).fit([["The", "dog"], ["A", "dog"]])
     >>> X = f.transform([["the", "dog"]])
     >>> len(X), X.n_tokens, f.get_feature_names_out()[:3].tolist()
-    (1, 2, ['b', 'sh=Xx', 'l[-1]|l[0]=<s>|the'])
+    (1, 2, ['b', 'w=dog', 'sh=x'])
     """
 
     _parameter_constraints = {**FEATURE_PARAMETERS, "uses_pos": [BOOL]}
