@@ -9,9 +9,13 @@ trained.  Because the featurisation is part of ``fit``, scikit-learn's model sel
 
 Every estimator takes ``task`` (a registered task name; each class has its default),
 ``learner`` (a registered learner name; default the task's own) and any option of that
-task or learner by its flat name (``C=0.1``, ``window=1``).  ``get_params`` lists them all
-with their values; ``set_params`` also takes them prefixed (``learner__C``, ``task__window``),
-as scikit-learn users write for nested estimators.  Estimators save to the model file the
+task or learner by its flat name (``C=0.1``, ``window=1``).  The five named classes spell
+out in their signatures the learners' common hyperparameters (``C``, ``max_iter``, ``tol``,
+``random_state``, ``n_jobs``, ``progress``) and every option of their tasks, each defaulting
+to ``DEFAULT`` ("the task's or the learner's own default for the pair in use"); the other
+options of the chosen learner go through ``**options`` (see :class:`Estimator`).
+``get_params`` lists them all with their values; ``set_params`` also takes them prefixed
+(``learner__C``, ``task__window``), as scikit-learn users write for nested estimators.  Estimators save to the model file the
 command line writes (``est.save(path)``; ``latentstruct.load(path)``), so a model trained
 here is usable by ``latentstruct predict`` and the other way round.
 
@@ -33,13 +37,13 @@ from sklearn.base import ClassifierMixin
 from ..exceptions import ModelFormatError
 from ..learners.persistence import load_trained
 from ..pipelines.training import check_binary_examples, fit_on_dataset
-from .base import ESTIMATORS, FOR_TASK, Estimator
+from .base import DEFAULT, ESTIMATORS, FOR_TASK, Estimator
 from .crfsuite_file import estimator_from_crfsuite_file, is_crfsuite_file
 from .labels import classes_from, json_scalar
 
 __all__ = ["Estimator", "Tagger", "Chunker", "DependencyParser", "DocumentClassifier",
            "PairClassifier", "load", "estimator_class", "fit_on_dataset",
-           "check_binary_examples", "ESTIMATORS"]
+           "check_binary_examples", "ESTIMATORS", "DEFAULT"]
 
 
 def estimator_class(metadata: dict, path):
@@ -108,6 +112,12 @@ class Tagger(Estimator):
     (UPOS tagging, a structured SVM over a first-order chain); ``task="citations"`` for
     citation field tagging.  Options: ``latentstruct options pos``.
 
+    Parameters: ``task``, ``learner``, ``pos_label`` and ``**options`` as
+    :class:`Estimator`'s; the learner's ``C``, ``max_iter``, ``tol``, ``random_state``,
+    ``n_jobs``, ``progress`` and the options of ``pos`` and ``citations`` by name, each
+    ``DEFAULT`` unless given (the pair's own default, which ``get_params`` shows;
+    ``tag_column`` is ``pos``'s only).
+
     Example::
 
         from latentstruct import Tagger
@@ -117,6 +127,31 @@ class Tagger(Estimator):
 
     _default_task = "pos"
     _tasks = ("pos", "citations")
+
+    def __init__(self, task=None, learner=None, pos_label=None, *, C=DEFAULT, max_iter=DEFAULT,
+                 tol=DEFAULT, random_state=DEFAULT, n_jobs=DEFAULT, progress=DEFAULT,
+                 min_count=DEFAULT, feature_index=DEFAULT, hash_bits=DEFAULT, window=DEFAULT,
+                 affix_length=DEFAULT, n_structured_tokens=DEFAULT, n_binary=DEFAULT,
+                 negatives_per_positive=DEFAULT, sample_seed=DEFAULT, tag_column=DEFAULT,
+                 **options):
+        self.task, self.learner, self.pos_label = task, learner, pos_label
+        self.C = C
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.progress = progress
+        self.min_count = min_count
+        self.feature_index = feature_index
+        self.hash_bits = hash_bits
+        self.window = window
+        self.affix_length = affix_length
+        self.n_structured_tokens = n_structured_tokens
+        self.n_binary = n_binary
+        self.negatives_per_positive = negatives_per_positive
+        self.sample_seed = sample_seed
+        self.tag_column = tag_column
+        self._set_options(options)
 
 
 class Chunker(Estimator):
@@ -132,10 +167,38 @@ class Chunker(Estimator):
       array's columns: ``([("He", "PRP"), ("runs", "VBZ")], np.zeros((2, 96)))``.
 
     ``y``: IOB chunk-tag lists (``B-NP``, ``I-NP``, ``O``); ``score`` is chunk F1
-    (conlleval).  Task ``chunk``."""
+    (conlleval).  Task ``chunk``.
+
+    Parameters: as :class:`Tagger`'s, with ``chunk``'s options (``input_scheme`` in place
+    of ``tag_column``; ``latentstruct options chunk``)."""
 
     _default_task = "chunk"
     _tasks = ("chunk",)
+
+    def __init__(self, task=None, learner=None, pos_label=None, *, C=DEFAULT, max_iter=DEFAULT,
+                 tol=DEFAULT, random_state=DEFAULT, n_jobs=DEFAULT, progress=DEFAULT,
+                 min_count=DEFAULT, feature_index=DEFAULT, hash_bits=DEFAULT, window=DEFAULT,
+                 affix_length=DEFAULT, n_structured_tokens=DEFAULT, n_binary=DEFAULT,
+                 negatives_per_positive=DEFAULT, sample_seed=DEFAULT, input_scheme=DEFAULT,
+                 **options):
+        self.task, self.learner, self.pos_label = task, learner, pos_label
+        self.C = C
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.progress = progress
+        self.min_count = min_count
+        self.feature_index = feature_index
+        self.hash_bits = hash_bits
+        self.window = window
+        self.affix_length = affix_length
+        self.n_structured_tokens = n_structured_tokens
+        self.n_binary = n_binary
+        self.negatives_per_positive = negatives_per_positive
+        self.sample_seed = sample_seed
+        self.input_scheme = input_scheme
+        self._set_options(options)
 
 
 class DependencyParser(Estimator):
@@ -151,10 +214,37 @@ class DependencyParser(Estimator):
     ``y``: per sentence the head of every word (1-based, 0 = root; or ``(head, deprel)``
     pairs); ``predict`` returns heads, ``score`` is UAS.  A model fitted with vectors
     records their column count (``task_.input_kind_``, ``task_.n_columns_``) and refuses
-    sentences without them or of another width.  Task ``dep``."""
+    sentences without them or of another width.  Task ``dep``.
+
+    Parameters: as :class:`Tagger`'s, with ``dep``'s options (``latentstruct options dep``;
+    ``C`` left at ``DEFAULT`` is the task's 0.001 for ``ssvm``, not the learner's 0.1)."""
 
     _default_task = "dep"
     _tasks = ("dep",)
+
+    def __init__(self, task=None, learner=None, pos_label=None, *, C=DEFAULT, max_iter=DEFAULT,
+                 tol=DEFAULT, random_state=DEFAULT, n_jobs=DEFAULT, progress=DEFAULT,
+                 hash_bits=DEFAULT, label_hash_bits=DEFAULT, single_root=DEFAULT, labelled=DEFAULT,
+                 pos=DEFAULT, pos_column=DEFAULT, distance_bins=DEFAULT, ptb_split=DEFAULT,
+                 tagger_model=DEFAULT, tagger_sentences=DEFAULT, **options):
+        self.task, self.learner, self.pos_label = task, learner, pos_label
+        self.C = C
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.progress = progress
+        self.hash_bits = hash_bits
+        self.label_hash_bits = label_hash_bits
+        self.single_root = single_root
+        self.labelled = labelled
+        self.pos = pos
+        self.pos_column = pos_column
+        self.distance_bins = distance_bins
+        self.ptb_split = ptb_split
+        self.tagger_model = tagger_model
+        self.tagger_sentences = tagger_sentences
+        self._set_options(options)
 
 
 class DocumentClassifier(ClassifierMixin, Estimator):
@@ -175,12 +265,34 @@ class DocumentClassifier(ClassifierMixin, Estimator):
 
     A matrix's columns are the features, with their values (``latentstruct inspect``
     names them ``column j``), and the model fitted on one takes such matrices only
-    (``n_features_in_`` columns; texts are refused, and the other way round)."""
+    (``n_features_in_`` columns; texts are refused, and the other way round).
+
+    Parameters: as :class:`Tagger`'s, with ``doccls``'s options (``latentstruct options
+    doccls``)."""
 
     _default_task = "doccls"
     _tasks = ("doccls",)
     _label_mode = "labels"
     score = Estimator.score  # the task's metric (ClassifierMixin's would come first)
+
+    def __init__(self, task=None, learner=None, pos_label=None, *, C=DEFAULT, max_iter=DEFAULT,
+                 tol=DEFAULT, random_state=DEFAULT, n_jobs=DEFAULT, progress=DEFAULT,
+                 features=DEFAULT, min_count=DEFAULT, lowercase=DEFAULT, strip_headers=DEFAULT,
+                 split=DEFAULT, eval_fraction=DEFAULT, **options):
+        self.task, self.learner, self.pos_label = task, learner, pos_label
+        self.C = C
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.progress = progress
+        self.features = features
+        self.min_count = min_count
+        self.lowercase = lowercase
+        self.strip_headers = strip_headers
+        self.split = split
+        self.eval_fraction = eval_fraction
+        self._set_options(options)
 
     def predict_proba(self, X) -> np.ndarray:
         """(n, n_classes) class probabilities, columns in the order of ``classes_`` (needs a
@@ -236,11 +348,58 @@ class PairClassifier(ClassifierMixin, Estimator):
     Numbers in: an example may be ``(text_a, text_b, scores)``, ``scores`` an (n_a x n_b) or
     (n_a x n_b x k) array over the task's word pairs (``task.pair_tokens``; characters for
     ``translit``), e.g. ``task.with_pair_scores(X, f)``: ``("Ann", "Энн", np.ones((3, 3)))``.
+
+    Parameters: as :class:`Tagger`'s, with the options of ``paraphrase``, ``rte`` and
+    ``translit`` (``lang``, ``neg_ratio`` and ``bigrams`` are ``translit``'s; ``latentstruct
+    options paraphrase``); ``pos_label`` names the positive class.
     """
 
     _default_task = "paraphrase"
     _tasks = ("paraphrase", "rte", "translit")
     score = Estimator.score  # the task's metric (ClassifierMixin's would come first)
+
+    def __init__(self, task=None, learner=None, pos_label=None, *, C=DEFAULT, max_iter=DEFAULT,
+                 tol=DEFAULT, random_state=DEFAULT, n_jobs=DEFAULT, progress=DEFAULT, top_k=DEFAULT,
+                 n_train=DEFAULT, n_test=DEFAULT, seed=DEFAULT, dev_fraction=DEFAULT,
+                 extended=DEFAULT, min_affinity=DEFAULT, normalize=DEFAULT, use_wordnet=DEFAULT,
+                 heuristic_threshold=DEFAULT, time_limit=DEFAULT, min_count=DEFAULT,
+                 pipeline=DEFAULT, cache_dir=DEFAULT, ne_features=DEFAULT, edit_features=DEFAULT,
+                 negation_features=DEFAULT, coref_features=DEFAULT, dep_label_features=DEFAULT,
+                 pa_edges=DEFAULT, edge_sim_features=DEFAULT, edge_node_features=DEFAULT,
+                 lang=DEFAULT, neg_ratio=DEFAULT, bigrams=DEFAULT, **options):
+        self.task, self.learner, self.pos_label = task, learner, pos_label
+        self.C = C
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.progress = progress
+        self.top_k = top_k
+        self.n_train = n_train
+        self.n_test = n_test
+        self.seed = seed
+        self.dev_fraction = dev_fraction
+        self.extended = extended
+        self.min_affinity = min_affinity
+        self.normalize = normalize
+        self.use_wordnet = use_wordnet
+        self.heuristic_threshold = heuristic_threshold
+        self.time_limit = time_limit
+        self.min_count = min_count
+        self.pipeline = pipeline
+        self.cache_dir = cache_dir
+        self.ne_features = ne_features
+        self.edit_features = edit_features
+        self.negation_features = negation_features
+        self.coref_features = coref_features
+        self.dep_label_features = dep_label_features
+        self.pa_edges = pa_edges
+        self.edge_sim_features = edge_sim_features
+        self.edge_node_features = edge_node_features
+        self.lang = lang
+        self.neg_ratio = neg_ratio
+        self.bigrams = bigrams
+        self._set_options(options)
 
 
 ESTIMATORS["Estimator"] = Estimator

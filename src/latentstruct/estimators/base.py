@@ -4,6 +4,7 @@ line also takes (``pipelines.training``)."""
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import replace
 from typing import ClassVar
 
@@ -20,7 +21,7 @@ from ..tasks.contracts import LATENT_BINARY
 from .labels import check_declared, check_in_classes, declared_classes, json_scalar, object_array
 from .online import OnlineOnly
 
-__all__ = ["Estimator", "ESTIMATORS", "FOR_TASK"]
+__all__ = ["Estimator", "ESTIMATORS", "FOR_TASK", "DEFAULT"]
 
 #: estimator class name -> class, for ``load`` (a model file names its estimator by this
 #: key; nothing in a file is ever imported)
@@ -29,6 +30,15 @@ ESTIMATORS: dict[str, type] = {}
 FOR_TASK: dict[str, str] = {}
 # the constructor's own parameters; every other keyword is a task or learner option
 _OWN = ("task", "learner", "pos_label")
+#: the default of every task or learner option an estimator's signature names: "the
+#: task's or the learner's own default for the pair in use" (``get_params`` shows that
+#: value).  A string, not None: None is a value some options take (``random_state=None``
+#: draws fresh entropy, ``n_jobs=None`` is joblib's default).
+DEFAULT = "default"
+
+
+def _is_default(value) -> bool:
+    return isinstance(value, str) and value == DEFAULT
 
 
 class Estimator(BaseEstimator):
@@ -51,6 +61,17 @@ class Estimator(BaseEstimator):
         ``window=1``); stored unchanged and checked in ``fit``, like scikit-learn's
         hyperparameters.  ``learner__C`` and ``task__window`` are accepted too.
 
+    The named estimators (``Tagger`` and the others) spell out in their signatures, as
+    keyword-only parameters, the learners' common hyperparameters and every option of
+    their tasks, each defaulting to ``DEFAULT`` (the string ``"default"``: the task's or
+    the learner's own default for the pair in use, which ``get_params`` shows; not None,
+    which ``random_state`` and ``n_jobs`` take as a value).  They keep ``**options``
+    because the learner is itself a parameter: its thirteen choices have some forty
+    options between them (``c2`` of ``crf``, ``eta0`` of ``sgd-ssvm``, ``init`` of
+    ``lclr``), which a fixed signature could only list as a union that mostly does not
+    apply.  This generic class takes every option through ``**options``: its task is any
+    registered one.
+
     Attributes
     ----------
     task_ : Task
@@ -67,8 +88,15 @@ class Estimator(BaseEstimator):
     #: task names this estimator takes (None: every registered task)
     _tasks: ClassVar[tuple[str, ...] | None] = None
 
+    #: the task and learner options the class's signature names (set from the signature of
+    #: ``__init__``; the generic ``Estimator`` takes every option through ``**options``)
+    _explicit: ClassVar[tuple[str, ...]] = ()
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        cls._explicit = tuple(
+            name for name, p in inspect.signature(cls.__init__).parameters.items()
+            if name != "self" and name not in _OWN and p.kind is p.KEYWORD_ONLY)
         ESTIMATORS[cls.__name__] = cls
         for name in cls._tasks or ():
             FOR_TASK.setdefault(name, cls.__name__)
@@ -77,8 +105,7 @@ class Estimator(BaseEstimator):
         self.task = task
         self.learner = learner
         self.pos_label = pos_label
-        for key, value in options.items():
-            setattr(self, key, value)
+        self._set_options(options)
 
     # --- parameters --------------------------------------------------------------------
     def _task_name(self) -> str:
@@ -96,10 +123,18 @@ class Estimator(BaseEstimator):
         learner_cls = get_learner_class(self.learner or task_cls.default_learner)
         return task_cls, learner_cls
 
+    def _set_options(self, options: dict) -> None:
+        """Store ``**options`` unchanged, as the named keywords are (no logic in
+        ``__init__``)."""
+        for key, value in options.items():
+            setattr(self, key, value)
+
     def _options(self) -> dict:
-        """The options set on this instance (constructor keywords and ``set_params``)."""
+        """The options set on this instance (constructor keywords and ``set_params``); a
+        named keyword left at ``DEFAULT`` is not set."""
         return {k: v for k, v in vars(self).items()
-                if k not in _OWN and not k.startswith("_") and not k.endswith("_")}
+                if k not in _OWN and not k.startswith("_") and not k.endswith("_")
+                and not (k in self._explicit and _is_default(v))}
 
     def _defaults(self) -> tuple[dict, dict]:
         task_cls, learner_cls = self._classes()
@@ -121,6 +156,8 @@ class Estimator(BaseEstimator):
             params[key] = options.get(key, value)
         for key, value in options.items():  # set, but not an option of this pair: fit says so
             params.setdefault(key, value)
+        for key in self._explicit:  # named by the signature, not an option of this pair
+            params.setdefault(key, getattr(self, key))
         return params
 
     def set_params(self, **params) -> "Estimator":
@@ -131,6 +168,9 @@ class Estimator(BaseEstimator):
                 setattr(self, key, params.pop(key))
         task_defaults, learner_defaults = self._defaults()
         for key, value in params.items():
+            if key in self._explicit and _is_default(value):  # back to the pair's default
+                setattr(self, key, value)
+                continue
             prefix, sep, name = key.partition("__")
             if sep:
                 valid = {"task": task_defaults, "learner": learner_defaults}.get(prefix)
