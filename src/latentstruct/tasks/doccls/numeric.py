@@ -17,6 +17,8 @@ nothing to a model whose features are its own vocabulary, and the other way roun
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -145,13 +147,13 @@ def check_matrix_width(rows: DocumentMatrix, n_labels: int, path=None) -> None:
                          f"the columns (e.g. a vectorizer's max_features or min_df)", path)
 
 
-def check_text_options(task) -> None:
-    """ConfigError when a task about to fit on a matrix has a text option set away from its
-    default: ``features``, ``min_count``, ``lowercase`` and ``strip_headers`` say how texts
-    become features, and a matrix's columns already are the features."""
-    defaults = type(task).param_defaults()
-    changed = [f"{k}={getattr(task, k)!r}" for k in TEXT_OPTIONS
-               if not same_value(getattr(task, k), defaults[k])]
+def check_text_options(estimator) -> None:
+    """ConfigError when a task or featurizer about to fit on a matrix has a text option set
+    away from its default: ``features``, ``min_count``, ``lowercase`` and ``strip_headers``
+    say how texts become features, and a matrix's columns already are the features."""
+    signature = inspect.signature(type(estimator).__init__)
+    changed = [f"{k}={getattr(estimator, k)!r}" for k in TEXT_OPTIONS
+               if not same_value(getattr(estimator, k), signature.parameters[k].default)]
     if changed:
         raise ConfigError(
             f"{', '.join(changed)} {'says' if len(changed) == 1 else 'say'} how texts become "
@@ -161,8 +163,9 @@ def check_text_options(task) -> None:
 
 
 def check_input_kind(task, records) -> None:
-    """InputError when ``records`` are not of the kind the fitted ``task`` was trained on,
-    or a matrix has another number of columns."""
+    """InputError when ``records`` are not of the kind the fitted ``task`` (or its
+    featurizer: ``input_kind_``, ``n_columns_``, ``n_attributes``) was trained on, or a
+    matrix has another number of columns."""
     kind = getattr(task, "input_kind_", "text")
     if isinstance(records, DocumentMatrix):
         if kind != "matrix":

@@ -19,17 +19,15 @@ document, ``part_arity = {"emission": 1}``; part scores from a label matrix A ar
 
 from __future__ import annotations
 
-import numbers
 from types import MappingProxyType
 from typing import Mapping
 
 import numpy as np
 import scipy.sparse as sp
 
-from ...data.documents import Document, read_documents, split_by_date, write_documents
-from ...data.features import FeatureIndex
+from ...data.documents import read_documents, split_by_date, write_documents
 from ...data.sparse import SparseVector, coalesce_arrays
-from ...exceptions import ConfigError, InputError, ModelFormatError
+from ...exceptions import ConfigError, InputError
 from ...inference.result import DecodeResult
 from ...params import BOOL, Interval, Options
 from ..base import Dataset, StructuredTask, join_corpora, register_task
@@ -38,11 +36,12 @@ from ..label_factored import LabelFactoredBatch, check_unary, gold_labels
 from ..reports import tag_report
 from ..sequence.capabilities import (ChainPartScores, SequenceLabelCounts, SequenceLabelParts,
                                      emission_scores_from_label_matrix)
-from ..validation import check_label_ids, encode_labels
+from ..validation import check_label_ids
+from .featurizer import FEATURES, TOKEN_PATTERN, DocumentFeaturizer
+from .featurizer import document_label_id as _label
 from .marginals import MarginalizableMulticlass
 from .matrix import DocumentMatrix, concat_document_matrices
-from .numeric import (check_input_kind, check_matrix_width, check_text_options,
-                      input_kind_from_state, is_numeric_input, numeric_dataset)
+from .numeric import input_kind_from_state, is_numeric_input, numeric_dataset
 from .raw import document_dataset
 
 __all__ = [
@@ -50,14 +49,15 @@ __all__ = [
     "MULTICLASS_ARITY",
     "FEATURES",
     "SPLITS",
+    "TOKEN_PATTERN",
 ]
 
 #: part types of a multiclass example: one atomic emission part
 MULTICLASS_ARITY: Mapping[str, int] = MappingProxyType({"emission": 1})
-FEATURES = ("tokens", "tfidf")
 SPLITS = ("all", "train", "eval")
-#: scikit-learn's CountVectorizer default: tokens of two or more word characters
-TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+#: the fitted featurizer's attributes the task mirrors (the estimators, inspection and
+#: tests read them on the task)
+_FEATURIZER_ATTRIBUTES = ("vocab_", "idf_", "input_kind_", "n_columns_")
 
 
 def _one_document(x) -> DocumentMatrix:
@@ -129,9 +129,10 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
         data = task.make_dataset(["The match ended 2-1.", "Rates rose again."],
                                  ["sport", "finance"])
 
-    Attributes after ``fit``: ``labels_``, ``input_kind_`` ("text" or "matrix"),
-    ``n_columns_`` (the matrix's column count; None for texts), ``vocab_`` (texts; None for a
-    matrix) and ``idf_``.
+    Attributes after ``fit``: ``featurizer_`` (the fitted :class:`DocumentFeaturizer` that
+    ``featurize`` and ``encode_targets`` use), and, mirrored from it, ``labels_``,
+    ``input_kind_`` ("text" or "matrix"), ``n_columns_`` (the matrix's column count; None
+    for texts), ``vocab_`` (texts; None for a matrix) and ``idf_``.
     """
 
     name = "doccls"
@@ -216,131 +217,46 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
         self.check_fitted()
         return self.decode_targets(predictions)
 
-    def _texts(self, records) -> list[str]:
-        texts = []
-        for k, rec in enumerate(records):
-            text = rec.text if isinstance(rec, Document) else rec
-            if not isinstance(text, str):
-                raise InputError(f"record {k} is a {type(rec).__name__}; expected a Document "
-                                 f"(from read_documents) or a str")
-            if self.strip_headers:
-                text = text.partition("\n\n")[2]
-            texts.append(text)
-        return texts
-
-    def _vectorizer(self, vocabulary=None, min_df=1):
-        from sklearn.feature_extraction.text import CountVectorizer
-
-        return CountVectorizer(lowercase=bool(self.lowercase), token_pattern=TOKEN_PATTERN,
-                               min_df=min_df, binary=self.features == "tokens",
-                               dtype=np.float64, vocabulary=vocabulary)
-
     def fit(self, dataset: Dataset) -> "DocumentClassificationTask":
-        """Label list (sorted) and vocabulary (and idf weights for tf-idf) from training data;
-        for a numeric matrix (records a :class:`DocumentMatrix`), its column count."""
+        """Fit the featurizer (``featurizer_``) on the training data: the sorted label list,
+        and the vocabulary (and idf weights for tf-idf) of texts, or the column count of a
+        numeric matrix (records a :class:`DocumentMatrix`)."""
         records = dataset.records if isinstance(dataset.records, DocumentMatrix) \
             else list(dataset.records)
-        if not len(records):
-            raise InputError("training data contains no documents", dataset.path)
-        missing = [k for k, t in enumerate(dataset.targets) if t is None]
-        if missing:
-            rec = records[missing[0]]
-            raise InputError("this training document has no label; every training document "
-                             "needs one", dataset.path, getattr(rec, "line", None) or None)
-        labels = sorted(set(dataset.targets) | set(dataset.labels or ()))
-        if len(labels) < 2:
-            # as scikit-learn's classifiers do: with one label there is nothing to tell
-            # apart (every loss-augmented argmax is the gold label, the weights stay 0)
-            raise InputError(
-                f"training data has only one label, {labels[0]!r} ({len(records)} documents); "
-                f"a classifier needs documents of at least two labels (this model would "
-                f"predict {labels[0]!r} for every document). Add documents of another label",
-                dataset.path)
-        if isinstance(records, DocumentMatrix):
-            self._fit_matrix(records, len(labels), dataset.path)
-        else:
-            self._fit_vocabulary(records, dataset.path)
-        self.labels_ = labels
-        self._label_id = {t: i for i, t in enumerate(self.labels_)}
+        featurizer = DocumentFeaturizer(
+            features=self.features, min_count=self.min_count, lowercase=self.lowercase,
+            strip_headers=self.strip_headers, classes=dataset.labels,
+        ).fit(records, dataset.targets, path=dataset.path)
+        self._use_featurizer(featurizer)
         self.n_train_documents_ = len(records)
-        self._count_vectorizer = None
         self.fitted_ = True
         return self
 
-    def _fit_vocabulary(self, records, path) -> None:
-        """Texts: the vocabulary (and the idf weights for tf-idf)."""
-        texts = self._texts(records)
-        vec = self._vectorizer(min_df=int(self.min_count))
-        try:
-            counts = vec.fit_transform(texts)
-        except ValueError as exc:  # "empty vocabulary" / "no terms remain"
-            raise InputError(
-                f"no word (a run of two or more letters or digits) occurs in at least "
-                f"min_count={self.min_count} of the {len(texts)} training documents ({exc}); "
-                f"lower min_count or give documents with text", path) from None
-        names = vec.get_feature_names_out().tolist()
-        vocab = FeatureIndex()
-        for word in names:
-            vocab.add(word)
-        self.vocab_ = vocab.freeze()
-        if self.features == "tfidf":
-            df = np.bincount(sp.csr_matrix(counts).indices, minlength=len(names))
-            n = len(texts)
-            self.idf_ = np.log((1.0 + n) / (1.0 + df)) + 1.0
-        else:
-            self.idf_ = np.zeros(0)
-        self.input_kind_, self.n_columns_ = "text", None
-
-    def _fit_matrix(self, rows: DocumentMatrix, n_labels: int, path) -> None:
-        """A numeric matrix: its columns are the features, taken as they are."""
-        check_text_options(self)
-        check_matrix_width(rows, n_labels, path)
-        self.vocab_, self.idf_ = None, np.zeros(0)
-        self.input_kind_, self.n_columns_ = "matrix", rows.n_attributes
+    def _use_featurizer(self, featurizer: DocumentFeaturizer) -> None:
+        """Hold the fitted ``featurizer`` and mirror its learned attributes."""
+        self.featurizer_ = featurizer
+        self.labels_ = featurizer.classes_
+        for name in _FEATURIZER_ATTRIBUTES:
+            setattr(self, name, getattr(featurizer, name))
 
     def featurize(self, dataset: Dataset) -> DocumentMatrix:
         """The documents' feature rows (words outside the training vocabulary are dropped); a
-        numeric matrix's rows as they are.  Records of the other kind than the task was
-        fitted on, or a matrix of another width, are an InputError."""
+        numeric matrix's rows as they are (``featurizer_.transform``).  Records of the other
+        kind than the task was fitted on, or a matrix of another width, are an InputError."""
         self.check_fitted()
-        check_input_kind(self, dataset.records)
-        if isinstance(dataset.records, DocumentMatrix):
-            return dataset.records
-        texts = self._texts(dataset.records)
-        if getattr(self, "_count_vectorizer", None) is None:
-            vocabulary = {w: i for i, w in enumerate(self.vocab_.names)}
-            self._count_vectorizer = self._vectorizer(vocabulary=vocabulary)
-        m = sp.csr_matrix(self._count_vectorizer.transform(texts), dtype=np.float64)
-        m.sum_duplicates()
-        if self.features == "tfidf":
-            from sklearn.preprocessing import normalize
-
-            m.data *= self.idf_[m.indices]
-            m = normalize(m, norm="l2", copy=False)  # an empty row stays empty
-        return DocumentMatrix(m.indptr, m.indices, m.data, m.shape[1])
+        return self.featurizer_.transform(dataset.records)
 
     def encode_targets(self, targets) -> list[np.ndarray]:
         """Label strings to int64 arrays of shape (1,).  A label not in ``labels_`` is
         refused (``UnseenLabelError`` naming it and the model's labels); evaluation scores
         raw gold labels (:meth:`evaluate_raw`)."""
         self.check_fitted()
-        targets = list(targets)
-        for k, t in enumerate(targets):
-            if t is None:
-                raise InputError(f"document {k} has no label; encode_targets needs labelled "
-                                 f"documents")
-        ids = encode_labels(self._label_id, self.labels_, targets,
-                            where=lambda k: f"y[{k}] (document {k})")
-        return list(ids.reshape(-1, 1))
+        return self.featurizer_.encode_targets(targets)
 
     def decode_targets(self, structures) -> list:
         """Label ids (arrays of shape (1,) or ints) to label strings (None for −1)."""
-        labels = self.labels_
-        out = []
-        for y in structures:
-            k = _label(y)
-            out.append(labels[k] if k >= 0 else None)
-        return out
+        self.check_fitted()
+        return self.featurizer_.decode_targets(structures)
 
     # --- model interface ----------------------------------------------------------------
     @property
@@ -352,7 +268,7 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
     def n_attributes(self) -> int:
         """Input features: the vocabulary's size, or a matrix's column count."""
         self.check_fitted()
-        return self.n_columns_ if self.input_kind_ == "matrix" else len(self.vocab_)
+        return self.featurizer_.n_attributes
 
     @property
     def n_features(self) -> int:
@@ -557,46 +473,25 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
     def get_state(self):
         """Labels, the training size, the input kind and a matrix's column count as JSON; the
         vocabulary (UTF-8 blob and offsets; none for a matrix) and the idf weights (empty for
-        binary tokens and a matrix) as arrays."""
+        binary tokens and a matrix) as arrays (the featurizer's)."""
         self.check_fitted()
         matrix = self.input_kind_ == "matrix"
-        arrays = {} if matrix else self.vocab_.to_arrays(prefix="doccls_vocab_")
-        arrays["doccls_idf"] = np.asarray(self.idf_, dtype=np.float64)
         return ({"labels": list(self.labels_), "n_train_documents": int(self.n_train_documents_),
                  "input": self.input_kind_, "n_columns": int(self.n_columns_) if matrix else None},
-                arrays)
+                self.featurizer_.state_arrays())
 
     @classmethod
     def from_state(cls, params, state, arrays):
         task = cls(**params)
         task.check_params()
-        task.labels_ = [str(t) for t in state["labels"]]
-        task._label_id = {t: i for i, t in enumerate(task.labels_)}
+        kind, n_columns = input_kind_from_state(state)
+        task._use_featurizer(DocumentFeaturizer.from_state(
+            state["labels"], kind, n_columns, arrays, features=task.features,
+            min_count=task.min_count, lowercase=task.lowercase,
+            strip_headers=task.strip_headers))
         task.n_train_documents_ = int(state.get("n_train_documents", 0))
-        kind, task.n_columns_ = input_kind_from_state(state)
-        task.input_kind_ = kind
-        task.vocab_ = (None if kind == "matrix"
-                       else FeatureIndex.from_arrays(arrays, prefix="doccls_vocab_"))
-        idf = np.asarray(arrays["doccls_idf"], dtype=np.float64)
-        expected = (len(task.vocab_),) if task.features == "tfidf" and kind == "text" else (0,)
-        if idf.shape != expected:
-            raise ModelFormatError(f"idf weights have shape {idf.shape}, expected {expected} for "
-                                   f"features={task.features!r}; the model file is damaged")
-        task.idf_ = idf
-        task._count_vectorizer = None
         task.fitted_ = True
         return task
-
-
-def _label(y) -> int:
-    """The class of a structure: an int, or an integer array of shape (1,)."""
-    if isinstance(y, (numbers.Integral, np.integer)):
-        return int(y)
-    arr = np.asarray(y)
-    if arr.size != 1 or arr.dtype.kind not in "iu":
-        raise InputError(f"a document's structure is one integer label (an int64 array of "
-                         f"shape (1,)); got {arr.dtype} array of shape {arr.shape}")
-    return int(arr.reshape(-1)[0])
 
 
 def _zero_one_augmented(scores: np.ndarray, gold: np.ndarray) -> np.ndarray:
