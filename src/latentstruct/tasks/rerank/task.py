@@ -43,6 +43,12 @@ learner sees them through the candidate-list capability unchanged.  The fitted t
 ``input_kind_`` ("tokens" or "numbers") and ``n_candidate_columns_`` (d; 0 without) and
 refuses lists of the other kind or width; k-best files carry no numbers.
 
+**Featurizer and structure.** What the training lists fix (parser, POS column, σ, input
+kind) and the hashed templates of every candidate are the
+:class:`~latentstruct.tasks.rerank.featurizer.RerankFeaturizer`'s, which the task fits
+and holds (``featurizer_``; its attributes mirrored on the task); the task is the
+structure: the weight layout, log Z_j, F(t_j) and max-product over the featurised lists.
+
 **Parser identity.** The fitted task remembers the ``parser_id`` of its training lists; reading
 or featurising lists of another parser raises ``InputError`` at ``file:1`` (their base scores
 are on another scale).
@@ -56,41 +62,32 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import logsumexp
 
-from ...data.dependency.kbest import KBestHeader, read_kbest
+from ...data.dependency.kbest import read_kbest
 from ...data.sparse import SparseVector
-from ...data.wordnet import WordNet
 from ...exceptions import ConfigError, InputError
 from ...inference.result import DecodeResult
-from ...limits import MAX_SUPERSENSES, N_HIDDEN, RERANK_HASH_BITS
-from ...params import BOOL, Options, bounded
+from ...limits import RERANK_HASH_BITS
+from ...params import bounded
 from ..base import Dataset, Task, register_task
 from ..contracts import CANDIDATE_LIST, MARGINALIZABLE
 from .data import (
-    RelationVocab, RerankCorpus, RerankTarget, attachment_scores, chunk_inputs,
-    encode_kbest_targets, kbest_dataset, write_chosen_trees,
+    RerankCorpus, RerankTarget, attachment_scores, encode_kbest_targets, kbest_dataset,
+    write_chosen_trees,
 )
-from .features import (
-    N_EDGE_TEMPLATES, N_NODE_TEMPLATES, TAGS, RerankStorage, atom, build_storage,
-    edge_feature_index, featurize_chunk, node_feature_index,
-)
-from ..dependency.numbers import INPUT_KINDS, check_count
-from .raw import (
-    IN_MEMORY_PARSER_ID, candidate_indices, kbest_raw_dataset, numbers_kind,
-)
+from .features import N_EDGE_TEMPLATES, RerankStorage, edge_feature_index, node_feature_index
+from .featurizer import DOMAINS, GRAPHS, RerankFeaturizer, kbest_header, sub_values
+from .raw import IN_MEMORY_PARSER_ID, candidate_indices, kbest_raw_dataset
 from .scoring import (
     number_features, number_scores, sentence_forward, sentence_max_product, sentence_scatter,
-    stack_numbers,
 )
 
 __all__ = ["RerankTask", "RerankMarginals", "CandidateExpectation", "DOMAINS", "GRAPHS"]
 
-DOMAINS = ("no-hidden", "lexical", "pos", "relation", "supersense")
-GRAPHS = ("head", "sibling")
-#: the paper's sub-values per class (§4.1); the supersense fallback splits the POS into 5
-PAPER_N_HIDDEN = {"no-hidden": 1, "lexical": 3, "pos": 5, "relation": 5, "supersense": 3}
-SUPERSENSE_FALLBACK = 5
-_CHUNK = 512
 _EMPTY = np.zeros(0)
+#: the fitted featurizer's attributes the task mirrors (``make_dataset``, the estimators
+#: and tests read them on the task)
+_FEATURIZER_ATTRIBUTES = ("parser_id_", "pos_column_", "base_scale_", "input_kind_",
+                          "n_candidate_columns_")
 
 
 @dataclass(frozen=True)
@@ -119,13 +116,6 @@ class CandidateExpectation:
     log_partitions: np.ndarray
     coef: np.ndarray
     features: np.ndarray | SparseVector
-
-
-def _ptb_wordnet_pos(tag: str) -> str | None:
-    for prefix, letter in (("NN", "n"), ("VB", "v"), ("JJ", "a"), ("RB", "r")):
-        if tag.startswith(prefix):
-            return letter
-    return None
 
 
 @register_task
@@ -183,13 +173,8 @@ class RerankTask(Task):
 
     # --- parameters and data -------------------------------------------------------------
     _parameter_constraints = {
-        "domain": [Options(*DOMAINS)],
-        "graph": [Options(*GRAPHS)],
-        "pos_column": [Options("auto", "upos", "xpos")],
-        "max_supersenses": [bounded(MAX_SUPERSENSES)],
+        **RerankFeaturizer._parameter_constraints,
         "hash_bits": [bounded(RERANK_HASH_BITS)],
-        "n_hidden": [bounded(N_HIDDEN), None],
-        "base_score": [BOOL],
     }
 
     def _check_param_relations(self) -> None:
@@ -202,7 +187,7 @@ class RerankTask(Task):
         """Read a k-best file; a fitted task refuses lists of another parser (file:1)."""
         header, sentences = read_kbest(path)
         if self.is_fitted():
-            self._check_parser(header, str(path))
+            self.featurizer_.check_parser(header, str(path))
         return kbest_dataset(header, sentences, path)
 
     def make_dataset(self, X, y=None, *, parser_id: str = IN_MEMORY_PARSER_ID) -> Dataset:
@@ -241,63 +226,24 @@ class RerankTask(Task):
         the index of its chosen tree, ``X[i][2][p]`` in :meth:`make_dataset`'s form."""
         return candidate_indices(predictions)
 
-    def _check_parser(self, header: KBestHeader, path) -> None:
-        if header.parser_id != self.parser_id_:
-            raise InputError(
-                f"k-best lists of parser {header.parser_id}, but this reranker was trained on "
-                f"lists of parser {self.parser_id_}; base scores of different parsers are on "
-                f"different scales. Rerank lists written by the parser the reranker was trained "
-                f"with (same training file and options), or retrain the reranker on lists of "
-                f"this parser", path, 1)
-
-    @staticmethod
-    def _header(dataset: Dataset) -> KBestHeader:
-        header = getattr(dataset.records, "header", None)
-        if not isinstance(header, KBestHeader):
-            raise InputError(
-                "the rerank task needs k-best lists with their header (the parser id); read "
-                "them with RerankTask.read(path) or build the dataset with kbest_dataset(header, "
-                "sentences)", dataset.path)
-        return header
-
     def fit(self, dataset: Dataset) -> "RerankTask":
-        """Check the parameters and remember the parser, the POS column and the base-score
-        scale σ of the training lists (hashed features need no vocabulary)."""
-        header = self._header(dataset)
-        if len(dataset) == 0:
-            raise InputError("the k-best file holds no sentences", dataset.path)
-        col = self.pos_column
-        if col == "auto":
-            col = "upos" if any(t != "_" for s in dataset.records for t in s.upos) else "xpos"
-        diffs = np.array([c.score - s.candidates[0].score for s in dataset.records
-                          for c in s.candidates])
-        rms = float(np.sqrt(np.mean(diffs ** 2))) if diffs.size else 0.0
-        self.parser_id_ = header.parser_id
-        self.pos_column_ = col
-        self.base_scale_ = rms if rms > 0 else 1.0
-        self.input_kind_, self.n_candidate_columns_ = numbers_kind(dataset.records,
-                                                                  dataset.path)
+        """Fit the featurizer (``featurizer_``): the parser, the POS column and the
+        base-score scale σ of the training lists, and their input kind (hashed features
+        need no vocabulary)."""
+        featurizer = RerankFeaturizer(
+            domain=self.domain, graph=self.graph, n_hidden=self.n_hidden,
+            max_supersenses=self.max_supersenses, base_score=self.base_score,
+            pos_column=self.pos_column,
+        ).fit(dataset.records, path=dataset.path)
+        self._use_featurizer(featurizer)
         self.fitted_ = True
         return self
 
-    def _check_input(self, records, path) -> None:
-        """Refuse lists of the other input kind or width than the model's."""
-        kind, d = numbers_kind(records, path)
-        if kind == self.input_kind_ and d == self.n_candidate_columns_:
-            return
-        if self.input_kind_ == "tokens":
-            raise InputError(f"this reranker was trained without per-candidate numbers, but "
-                             f"the lists come with them ({d} columns); give (words, pos, "
-                             f"candidates) examples, or train the reranker on numbered lists",
-                             path)
-        if kind == "tokens":
-            raise InputError(f"this reranker was trained with per-candidate numbers "
-                             f"({self.n_candidate_columns_} columns), but the lists have none; "
-                             f"give each example as (words, pos, candidates, numbers) with an "
-                             f"(n_candidates x {self.n_candidate_columns_}) array", path)
-        raise InputError(f"the lists' numbers have {d} columns, but this reranker was trained "
-                         f"with {self.n_candidate_columns_}; give the columns it was trained "
-                         f"with, in the same order", path)
+    def _use_featurizer(self, featurizer: RerankFeaturizer) -> None:
+        """Hold the fitted ``featurizer`` and mirror its learned attributes."""
+        self.featurizer_ = featurizer
+        for name in _FEATURIZER_ATTRIBUTES:
+            setattr(self, name, getattr(featurizer, name))
 
     @property
     def n_features(self) -> int:
@@ -308,76 +254,18 @@ class RerankTask(Task):
         """Index of the base-score weight (the last one)."""
         return 1 << int(self.hash_bits)
 
-    def _sub(self) -> int:
-        return int(self.n_hidden) if self.n_hidden is not None else PAPER_N_HIDDEN[self.domain]
-
     def n_sub_values(self) -> int:
         """Sub-values per class (value v of a word's domain is sub-value v % n_sub_values)."""
-        return self._sub()
-
-    def _wordnet(self) -> WordNet:
-        if getattr(self, "_wn", None) is None:
-            self._wn = WordNet()
-        return self._wn
-
-    def _word_classes(self, words, tags):
-        """(ncls, nsub, classes) of each word for the word-level domains."""
-        dom, sub = self.domain, self._sub()
-        if dom == "no-hidden":
-            return [(1, 1, (TAGS[0],))] * len(words)
-        if dom == "lexical":
-            return [(1, sub, (atom("word:" + w),)) for w in words]
-        if dom in ("pos", "relation"):
-            return [(1, sub, (atom("pos:" + t),)) for t in tags]
-        wn, out = self._wordnet(), []
-        fallback = sub if self.n_hidden is not None else SUPERSENSE_FALLBACK
-        for w, t in zip(words, tags):
-            letter = (_ptb_wordnet_pos(t) if self.pos_column_ == "xpos"
-                      else {"PROPN": "n", "NOUN": "n", "VERB": "v", "AUX": "v", "ADJ": "a",
-                            "ADV": "r"}.get(t))
-            ss = wn.supersenses(w, letter)[: self.max_supersenses] if letter else ()
-            out.append((len(ss), sub, tuple(atom("ss:" + x) for x in ss)) if ss
-                       else (1, fallback, (atom("pos:" + t),)))
-        return out
+        return sub_values(self.domain, self.n_hidden)
 
     def featurize(self, dataset: Dataset) -> RerankCorpus:
-        """Templates, graphs and value sets of every candidate (see :mod:`.features`)."""
+        """Templates, graphs and value sets of every candidate (see :mod:`.features`;
+        ``featurizer_.transform``)."""
         self.check_fitted()
-        self._check_parser(self._header(dataset), dataset.path)
+        self.featurizer_.check_parser(kbest_header(dataset.records, dataset.path),
+                                      dataset.path)
         self.check_params()
-        self._check_input(dataset.records, dataset.path)
-        maxc = self.max_supersenses if self.domain == "supersense" else 1
-        sub = self._sub()
-        kmax = max(maxc * sub, SUPERSENSE_FALLBACK if self.domain == "supersense" else 1)
-        vocab, cache = RelationVocab(), {}
-        records = list(dataset.records)
-        graph = GRAPHS.index(self.graph)
-
-        def chunks():  # one chunk at a time: only its deduplicated rows are kept
-            for a in range(0, len(records), _CHUNK):
-                ch = chunk_inputs(records[a:a + _CHUNK], self.pos_column_, self._word_classes,
-                                  vocab, cache, maxc, self.base_score, self.base_scale_)
-                N = ch["heads"].shape[0]
-                out = {"node_tmpl": np.zeros((N, N_NODE_TEMPLATES), np.uint64),
-                       "edge_tmpl": np.zeros((N, N_EDGE_TEMPLATES), np.uint64),
-                       "bp_parent": np.zeros(N, np.int64), "node_key": np.zeros(N, np.uint64),
-                       "edge_key": np.zeros(N, np.uint64), "vs_key": np.zeros(N, np.uint64),
-                       "vs_ncls": np.zeros(N, np.int64), "vs_nsub": np.zeros(N, np.int64),
-                       "vs_cls": np.zeros((N, maxc), np.uint64)}
-                featurize_chunk(ch["sent_cand_ptr"], ch["sent_word_ptr"], ch["cand_node_ptr"],
-                                ch["word_atom"], ch["pos_atom"], ch["pos_cc"], ch["word_ncls"],
-                                ch["word_nsub"], ch["word_cls"], ch.pop("heads"),
-                                ch.pop("rel_idx"), np.array(vocab.atoms, np.uint64),
-                                np.array(vocab.coord, np.bool_), ch["labelled"], graph,
-                                self.domain == "relation", sub, TAGS, *out.values())
-                ch.update(out)
-                yield ch
-
-        storage = build_storage(chunks(), kmax)
-        if self.input_kind_ == "numbers":
-            storage.numbers, storage.numbers_row = stack_numbers(
-                [r.numbers for r in records], self.n_candidate_columns_)
-        return RerankCorpus(storage)
+        return self.featurizer_.transform(dataset.records, path=dataset.path)
 
     def as_batch(self, X) -> RerankCorpus:
         if isinstance(X, RerankCorpus):
@@ -414,28 +302,16 @@ class RerankTask(Task):
     # --- persistence ---------------------------------------------------------------------
     def get_state(self):
         self.check_fitted()
-        state = {"parser_id": self.parser_id_, "pos_column": self.pos_column_,
-                 "base_scale": self.base_scale_}
-        if self.input_kind_ == "numbers":  # a model without numbers is saved as before
-            state.update(input_kind=self.input_kind_,
-                         n_candidate_columns=int(self.n_candidate_columns_))
-        return state, {}
+        return self.featurizer_.get_state(), {}
 
     @classmethod
     def from_state(cls, params, state, arrays):
         task = cls(**params)
         task.check_params()
-        task.parser_id_ = str(state["parser_id"])
-        task.pos_column_ = str(state["pos_column"])
-        task.base_scale_ = float(state["base_scale"])
-        # model files from before per-candidate numbers hold neither: no numbers
-        task.input_kind_ = state.get("input_kind", "tokens")
-        if task.input_kind_ not in INPUT_KINDS:
-            raise InputError(f"the model file's input_kind is {task.input_kind_!r}; expected "
-                             f"one of {', '.join(INPUT_KINDS)}. The file is damaged; save the "
-                             f"model again")
-        task.n_candidate_columns_ = check_count(state.get("n_candidate_columns", 0),
-                                                "n_candidate_columns")
+        task._use_featurizer(RerankFeaturizer.from_state(
+            state, domain=task.domain, graph=task.graph, n_hidden=task.n_hidden,
+            max_supersenses=task.max_supersenses, base_score=task.base_score,
+            pos_column=task.pos_column))
         task.fitted_ = True
         return task
 
