@@ -187,7 +187,7 @@ class GrammaticalityTask(LanguageModelData, ViewsStructure):
                                   "types such as 'NP,VP'")],
         "combine": [Options(*_COMBINE)],
         "chunker": [Options("auto", "perceptron"), None],
-        "min_count": [Interval(int, 1)],
+        **GrammaticalityFeaturizer._parameter_constraints,  # min_count
         "n_train": [Interval(int, 1), None],
         "n_test": [Interval(int, 1), None],
         "chunker_sentences": [Interval(int, 1)],

@@ -139,10 +139,8 @@ class HiddenChainTask(LanguageModelData, Task):
     # ------------------------------------------------------------------------------------
     _parameter_constraints = {
         **DATA_PARAMETER_CONSTRAINTS,
+        **HiddenChainFeaturizer._parameter_constraints,  # window, affix_length, min_count
         "n_states": [Interval(int, 1, _MAX_STATES)],
-        "window": [Interval(int, 0, 5)],
-        "affix_length": [Interval(int, 0, 10)],
-        "min_count": [Interval(int, 1)],
         "n_train": [Interval(int, 1), None],
         "n_test": [Interval(int, 1), None],
         "seed": [Interval(int, 0)],
