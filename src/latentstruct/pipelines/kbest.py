@@ -145,24 +145,27 @@ def _fold_kbest(f, bounds, dataset, task_cls, fold_params, tagger, learner_cls,
     ``single_threaded`` runs the fold's learner with ``n_jobs=1`` (a worker among others).
     Returns ``(sentences, #training sentences, seconds)``."""
     from ..tasks.base import Dataset
+    from .tagging import POS_TAGGER, uses_helper
+    from .training import fit_on_dataset
 
     t0 = time.perf_counter()
     n = len(dataset)
     lo, hi = int(bounds[f]), int(bounds[f + 1])
     train_idx = [i for i in range(n) if not lo <= i < hi]
     fold_task = task_cls(**fold_params)
-    if tagger is not None and hasattr(fold_task, "set_tagger"):
+    if tagger is not None and uses_helper(fold_task, POS_TAGGER):
         fold_task.set_tagger(*tagger)  # None: the task uses no tagger (see jackknife_kbest)
     part = Dataset([dataset.records[i] for i in train_idx],
                    [dataset.targets[i] for i in train_idx], dataset.path)
-    fold_task.fit(part)
-    fold_learner = learner_cls(task=fold_task, **learner_params)
-    params = fold_learner.get_params()
-    if "progress" in params:
-        fold_learner.set_params(progress=False)
-    if single_threaded and "n_jobs" in params:
-        fold_learner.set_params(n_jobs=1)
-    fold_learner.fit(fold_task.featurize(part), fold_task.encode_targets(part.targets))
+    options = dict(learner_params)
+    names = learner_cls().get_params(deep=False)
+    if "progress" in names:
+        options["progress"] = False
+    if single_threaded and "n_jobs" in names:
+        options["n_jobs"] = 1
+    # the one training path's data half (the model's options, already checked when it was
+    # trained; the tagger is settled above, once for every fold)
+    _, fold_learner = fit_on_dataset(fold_task, part, learner_cls, options)
     sents = kbest_sentences(fold_task, fold_learner.coef_, dataset.records[lo:hi], k,
                             ids=range(lo + 1, hi + 1))
     return sents, len(train_idx), time.perf_counter() - t0
