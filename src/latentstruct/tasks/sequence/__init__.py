@@ -4,15 +4,19 @@ Cora citation field extraction (``citations``) and feature-dict sentences with a
 
 Modules:
 
-* ``labelling`` -- :class:`SequenceLabellingTask`, the base task (weight layout, features,
-  Hamming loss, decoding glue, J-LIS sampling, persistence);
+* ``labelling`` -- :class:`SequenceLabellingTask`, the base task (parameters, ``fit``,
+  J-LIS sampling, evaluation, persistence), a featurizer plus a structure:
+* ``featurizer`` -- :class:`ChainFeaturizer`, sentences to a :class:`SequenceCorpus` (the
+  input kind, the templates, the attribute index or hashing);
+* ``structure`` -- :class:`ChainStructure`, the weight layout, joint feature, Hamming loss
+  and Viterbi argmax (with the capabilities' marginals and label-factored parts);
+* ``params`` -- the sequence tasks' parameter declarations;
 * ``chunk``, ``pos``, ``citations`` -- three registered tasks and their file formats;
 * ``generic`` -- :class:`SequenceTask` (``sequence``): feature dicts, any labels, CRFsuite's
   data format;
 * ``corpus`` -- :class:`SequenceCorpus`, featurised sentences as one CSR of attributes;
-* ``attributes`` -- the built-in token attribute templates;
 * ``kernels`` -- the compiled emission-score, joint-feature and loss-augmentation kernels;
-* ``capabilities`` -- the *marginalizable* and *label-factored* mixins of the base task;
+* ``capabilities`` -- the *marginalizable* and *label-factored* mixins of the structure;
 * ``raw`` -- ``make_dataset``'s in-memory sentences (token lists, feature dicts or numbers);
 * ``numeric`` -- numbers in: a (tokens x d) array per sentence, or ``(tokens, array)`` pairs;
 * ``kinds`` -- the kind of a sentence record, and what a fitted task accepts;
@@ -44,13 +48,17 @@ from .encodings import (
     spans_from_tags,
     tags_from_spans,
 )
+from .featurizer import ChainFeaturizer
 from .generic import SequenceTask
 from .labelling import SequenceLabellingTask
+from .structure import ChainStructure
 from .pos import TAG_COLUMNS, PosTask, check_tagger, upos_case_tags
 from .citations import CitationTask, citation_attributes
 
 __all__ = [
     "SequenceLabellingTask",
+    "ChainFeaturizer",
+    "ChainStructure",
     "ChunkTask",
     "PosTask",
     "CitationTask",
