@@ -343,6 +343,38 @@ def test_every_registered_task_is_a_structure():
     assert is_structure(NormalizedBinaryView()) and not is_structure(object())
 
 
+# ------------------------------------------------ at most two parents
+# docs/design.md, "Featurizer and structure": a task is its featurizer (held, ``featurizer_``)
+# plus its structure; what a task needs beyond that is a component it holds, not a parent.
+
+#: bases that add no behaviour of the package's own
+_NEUTRAL_BASES = {"object", "Protocol", "Generic", "NamedTuple"}
+
+
+def _parents(path: Path) -> list[tuple[str, int, list[str]]]:
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ClassDef):
+            names = [ast.unparse(b) for b in node.bases]
+            names = [n for n in names if n.rsplit(".", 1)[-1].split("[")[0] not in _NEUTRAL_BASES]
+            out.append((node.name, node.lineno, names))
+    return out
+
+
+def test_no_task_featurizer_or_structure_class_has_more_than_two_parents():
+    bad = [f"{path.relative_to(PKG)}:{line} {cls}({', '.join(bases)})"
+           for name, path in MODULES.items()
+           if name.startswith(("latentstruct.tasks", "latentstruct.featurizers"))
+           for cls, line, bases in _parents(path) if len(bases) > 2]
+    assert bad == []
+
+
+def test_the_parent_scan_counts_bases(tmp_path):
+    mod = tmp_path / "m.py"
+    mod.write_text("class A(B, C, typing.Protocol): pass\nclass D(E, F, G): pass\n")
+    assert [(c, len(b)) for c, _, b in _parents(mod)] == [("A", 2), ("D", 3)]
+
+
 # ------------------------------------------------ one parameter check, one fitted check
 # docs/design.md, Conventions: a class declares what its parameters may be in
 # ``_parameter_constraints`` (``latentstruct.params``), checked on entering ``fit``; what
