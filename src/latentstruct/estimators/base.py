@@ -75,7 +75,12 @@ class Estimator(BaseEstimator):
     Attributes
     ----------
     task_ : Task
-        The fitted task (feature index, labels).
+        The fitted task (feature index, labels): the structure the learner decodes over,
+        holding its featurizer.
+    featurizer_ : transformer
+        The task's fitted featurizer (``task_.featurizer_``, a scikit-learn transformer:
+        ``featurizer_.transform(records)`` gives the numbers ``learner_`` is fitted on),
+        so an estimator is its featurizer plus its learner.
     learner_ : estimator
         The fitted learner (``coef_``, ``n_iter_``, ``objective_curve_``).
     classes_ : ndarray or list
@@ -400,6 +405,13 @@ class Estimator(BaseEstimator):
     def _check_fitted(self) -> None:
         check_is_fitted(getattr(self, "learner_", None) is not None,
                         f"This {type(self).__name__} instance")
+
+    @property
+    def featurizer_(self):
+        """The fitted featurizer of ``task_`` (raw records to the numbers ``learner_``
+        takes); scikit-learn's NotFittedError before ``fit``."""
+        self._check_fitted()
+        return self.task_.featurizer_
 
     def _featurise(self, X, y=None):
         self._check_fitted()
