@@ -381,9 +381,6 @@ def test_the_parent_scan_counts_bases(tmp_path):
 # relates two values is ``_check_param_relations``.  "Not fitted" is raised by
 # ``exceptions.check_is_fitted`` alone.
 
-#: task packages not yet moved to ``_parameter_constraints`` (issue 43 item 5): they keep
-#: their own ``_validate_params``, which ``Task.check_params`` still calls.  Shrink only.
-NOT_YET_DECLARATIVE: tuple[str, ...] = ()  # every package converted (pairs, translit last)
 
 
 def _defined_functions(path: Path) -> list[tuple[str, int]]:
@@ -395,7 +392,7 @@ def _defined_functions(path: Path) -> list[tuple[str, int]]:
 def test_parameters_are_checked_by_one_mechanism():
     """No hand-written ``_validate_params``: each class declares ``_parameter_constraints``."""
     bad = [f"{path.relative_to(PKG)}:{line}"
-           for name, path in MODULES.items() if not name.startswith(NOT_YET_DECLARATIVE)
+           for name, path in MODULES.items()
            for fn, line in _defined_functions(path) if fn == "_validate_params"]
     assert bad == []
 

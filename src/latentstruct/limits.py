@@ -7,7 +7,7 @@ Each bounded option has one :class:`Bound`, and one check that every command run
 * learner hyperparameters through their ``_parameter_constraints``
   (``Interval(..., bound=B)``, scikit-learn's message), in ``fit``, ``latentstruct train``
   and, for the evaluation-time ones (``n_jobs``), ``evaluate``/``predict``/``kbest``/``explain``;
-* task parameters through the task's ``_validate_params`` (:func:`check_bounded`);
+* task parameters through the task's ``_parameter_constraints`` (``bounded(B)``, the same message), checked by ``Task.check_params`` on entering ``fit``;
 * command-line flags (``-k``, ``--folds``, ``--top``, ``--n-jobs``) through
   :func:`check_bounded` with the flag's name.
 

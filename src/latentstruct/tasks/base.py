@@ -182,11 +182,6 @@ class Task:
         evaluation-time options run it before they use the parameters."""
         type(self).validate_params(self.get_params())
         self._check_param_relations()
-        # Transitional: the task packages not yet converted to _parameter_constraints
-        # (tests/test_layering.py lists them) still check in their own method.
-        legacy = getattr(self, "_validate_params", None)
-        if legacy is not None:
-            legacy()
 
     def _check_param_relations(self) -> None:
         """Raise ``ConfigError`` where two parameter values that are each valid cannot go
