@@ -276,8 +276,9 @@ class SequenceLabellingTask(ChainStructure):
         return self.target_encoder_.transform(targets)
 
     def decode_targets(self, structures) -> list[list[str]]:
-        labels = self.labels_
-        return [[labels[i] for i in y] for y in structures]
+        """Label-id sequences to tag lists (``target_encoder_.inverse_transform``)."""
+        self.check_fitted()
+        return self.target_encoder_.inverse_transform(structures)
 
     # --- evaluation -------------------------------------------------------------------
     def evaluate(self, targets, predictions) -> dict:
