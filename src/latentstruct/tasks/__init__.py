@@ -6,20 +6,25 @@ ones they need.  The shared contract is at this level (``base``, ``contracts``,
 application family is a subpackage with its own public face: ``sequence`` (chunk, pos,
 citations, sequence), ``pairs`` (paraphrase, rte), ``translit``, ``grammaticality``, ``dependency``,
 ``rerank``, ``doccls`` and ``hidden_chain`` (hcrf).
+
+Each task is a structure (the contract's members: Φ, loss, argmax, ...) holding a
+featurizer, a scikit-learn transformer in its family's ``featurizer`` module
+(``ChainFeaturizer``, ``DependencyFeaturizer``, ...) that turns raw records into the corpus
+the structure decodes over (``task.featurizer_`` once fitted).
 """
 
 from .base import TASKS, Dataset, LatentBinaryTask, StructuredTask, Task, get_task_class, register_task
 from .contracts import CAPABILITIES, Capability, missing_methods
 from .sampling import indirect_supervision_sample
-from .sequence import (ChunkTask, CitationTask, PosTask, SequenceCorpus, SequenceLabellingTask,
-                       SequenceTask)
-from .dependency import DependencyTask
-from .doccls import DocumentClassificationTask, DocumentMatrix
-from .grammaticality import ChunkingView, GrammaticalityTask
-from .hidden_chain import HiddenChainTask
-from .pairs import GraphPairTask, ParaphraseTask, RteTask
-from .rerank import RerankCorpus, RerankTask
-from .translit import TransliterationTask
+from .sequence import (ChainFeaturizer, ChainStructure, ChunkTask, CitationFeaturizer, CitationTask,
+                       PosTask, SequenceCorpus, SequenceLabellingTask, SequenceTask)
+from .dependency import DependencyFeaturizer, DependencyStructure, DependencyTask
+from .doccls import DocumentClassificationTask, DocumentFeaturizer, DocumentMatrix
+from .grammaticality import ChunkingView, GrammaticalityFeaturizer, GrammaticalityTask, ViewsStructure
+from .hidden_chain import HiddenChainFeaturizer, HiddenChainTask
+from .pairs import GraphPairTask, PairFeaturizer, ParaphraseTask, RteTask
+from .rerank import RerankCorpus, RerankFeaturizer, RerankTask
+from .translit import TranslitFeaturizer, TransliterationTask
 
 __all__ = [
     "TASKS",
@@ -51,4 +56,17 @@ __all__ = [
     "DocumentMatrix",
     "RerankTask",
     "RerankCorpus",
+    # each family's featurizer (featurizer.py) and named structure base
+    "ChainFeaturizer",
+    "CitationFeaturizer",
+    "ChainStructure",
+    "DependencyFeaturizer",
+    "DependencyStructure",
+    "DocumentFeaturizer",
+    "GrammaticalityFeaturizer",
+    "ViewsStructure",
+    "HiddenChainFeaturizer",
+    "PairFeaturizer",
+    "TranslitFeaturizer",
+    "RerankFeaturizer",
 ]

@@ -54,7 +54,8 @@ arc features of per-token vectors).
 """
 
 from .corpus import DepCorpus
+from .decoding import DependencyStructure
 from .featurizer import DependencyFeaturizer
 from .task import DependencyTask, DepTarget
 
-__all__ = ["DependencyTask", "DepTarget", "DepCorpus", "DependencyFeaturizer"]
+__all__ = ["DependencyTask", "DepTarget", "DepCorpus", "DependencyFeaturizer", "DependencyStructure"]

@@ -53,11 +53,12 @@ from .generic import SequenceTask
 from .labelling import SequenceLabellingTask
 from .structure import ChainStructure
 from .pos import TAG_COLUMNS, PosTask, check_tagger, upos_case_tags
-from .citations import CitationTask, citation_attributes
+from .citations import CitationFeaturizer, CitationTask, citation_attributes
 
 __all__ = [
     "SequenceLabellingTask",
     "ChainFeaturizer",
+    "CitationFeaturizer",
     "ChainStructure",
     "ChunkTask",
     "PosTask",
