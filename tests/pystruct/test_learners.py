@@ -1,0 +1,155 @@
+"""PyStruct's learners (latentstruct.pystruct.learners) on tiny models with brute-force
+inference (tests/pystruct/toy_models.py): the cutting-plane QPs against the exact optimum
+of the fully enumerated QP, the algorithms' guarantees, and refusals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from latentstruct.exceptions import ConfigError, InputError
+from latentstruct.pystruct.learners import NSlackSSVM, OneSlackSSVM
+from latentstruct.pystruct.learners.qp import solve_dual
+from latentstruct.pystruct.utils.objective import objective_primal
+
+from toy_models import (ToyChain, ToyMulticlass, chain_data, exact_primal_optimum,
+                        multiclass_data)
+
+
+# ------------------------------------------------------------------------------ the QP
+@pytest.mark.parametrize("seed", range(6))
+def test_dual_qp_matches_scipy(seed):
+    from scipy.optimize import minimize
+
+    rng = np.random.default_rng(seed)
+    D = rng.normal(size=(9, 4))
+    b = rng.uniform(size=9)
+    group = rng.integers(0, 3, size=9)
+    limits = np.array([1.0, 0.3, 2.0])
+    got = solve_dual(D, b, group, limits, negativity=[2])
+    F = np.vstack([D, -np.eye(4)[[2]]])
+
+    def neg_dual(a):
+        v = F.T @ a
+        return 0.5 * v @ v - b @ a[:9]
+
+    cons = [{"type": "ineq", "fun": (lambda a, g=g: limits[g] - a[:9][group == g].sum())}
+            for g in range(3)]
+    ref = minimize(neg_dual, np.zeros(10), bounds=[(0, None)] * 10, constraints=cons,
+                   method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000})
+    assert got.dual == pytest.approx(-ref.fun, abs=1e-7)
+    assert got.w[2] <= 0.0
+    for g in range(3):
+        assert got.alpha[group == g].sum() <= limits[g] + 1e-7
+
+
+# --------------------------------------------------------------------- cutting planes
+CASES = [(ToyMulticlass(3, 3), multiclass_data, 1.0), (ToyMulticlass(3, 3), multiclass_data, 10.0),
+         (ToyChain(2, 2), chain_data, 1.0), (ToyChain(2, 3), chain_data, 0.5)]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+@pytest.mark.parametrize("learner", [NSlackSSVM, OneSlackSSVM])
+def test_cutting_plane_reaches_the_exact_optimum(case, learner):
+    model, data, C = CASES[case]
+    X, Y = data(case)
+    best, w_best = exact_primal_optimum(model, X, Y, C)
+    clf = learner(model, C=C, tol=1e-7, max_iter=2000, check_constraints=True).fit(X, Y)
+    got = objective_primal(model, clf.w, X, Y, C)
+    assert got == pytest.approx(best, rel=1e-5, abs=1e-6)
+    # the final dual objective is a lower bound the cutting planes close to within tol
+    assert clf.objective_curve_[-1] <= best + 1e-6
+    assert clf.objective_curve_[-1] == pytest.approx(best, rel=1e-5, abs=1e-5)
+    assert np.allclose(clf.w, w_best, atol=1e-3)
+    assert clf.primal_objective_curve_[-1] == pytest.approx(got, rel=1e-9)
+
+
+@pytest.mark.parametrize("learner", [NSlackSSVM, OneSlackSSVM])
+def test_cutting_plane_dual_never_decreases(learner):
+    # each new constraint only shrinks the feasible set of the primal: the dual of the
+    # working set's QP rises (without constraint removal)
+    model = ToyChain(2, 3)
+    X, Y = chain_data(7, n=8)
+    params = dict(C=2.0, tol=1e-6, inactive_window=0)
+    if learner is NSlackSSVM:
+        params["batch_size"] = 1
+    clf = learner(model, **params).fit(X, Y)
+    curve = np.array(clf.objective_curve_)
+    assert len(curve) >= 2
+    assert np.all(np.diff(curve) >= -1e-7)
+
+
+def test_one_slack_without_removal_has_one_constraint_per_iteration():
+    model = ToyMulticlass(3, 3)
+    X, Y = multiclass_data(3, n=20)
+    clf = OneSlackSSVM(model, C=1.0, tol=1e-4, inactive_window=0).fit(X, Y)
+    assert len(clf.constraints_) == len(clf.objective_curve_)
+    pruned = OneSlackSSVM(model, C=1.0, tol=1e-4, inactive_threshold=1e-8,
+                          inactive_window=1).fit(X, Y)
+    assert len(pruned.constraints_) < len(pruned.objective_curve_)
+    assert objective_primal(model, pruned.w, X, Y, 1.0) == pytest.approx(
+        objective_primal(model, clf.w, X, Y, 1.0), rel=1e-3)
+
+
+def test_one_slack_inference_cache_gives_the_same_optimum():
+    model = ToyChain(2, 2)
+    X, Y = chain_data(11, n=8)
+    plain = OneSlackSSVM(model, C=1.0, tol=1e-6).fit(X, Y)
+    cached = OneSlackSSVM(model, C=1.0, tol=1e-6, inference_cache=5).fit(X, Y)
+    assert any(cached.cached_constraint_)
+    assert len(cached.inference_cache_) == len(X)
+    assert all(1 <= len(c) <= 5 for c in cached.inference_cache_)
+    assert objective_primal(model, cached.w, X, Y, 1.0) == pytest.approx(
+        objective_primal(model, plain.w, X, Y, 1.0), rel=1e-4)
+
+
+@pytest.mark.parametrize("learner", [NSlackSSVM, OneSlackSSVM])
+def test_negativity_constraint_holds_and_is_the_constrained_optimum(learner):
+    model = ToyMulticlass(3, 3)
+    X, Y = multiclass_data(5)
+    free = learner(model, C=1.0, tol=1e-7).fit(X, Y)
+    held = [int(j) for j in np.flatnonzero(free.w > 1e-3)[:2]]
+    clf = learner(model, C=1.0, tol=1e-7, negativity_constraint=held).fit(X, Y)
+    assert np.all(clf.w[held] <= 0.0)
+    # held at zero or below, the objective cannot beat the free optimum
+    assert (objective_primal(model, clf.w, X, Y, 1.0)
+            >= objective_primal(model, free.w, X, Y, 1.0) - 1e-6)
+
+
+def test_n_slack_soft_warm_start_rebuilds_constraints_for_new_targets():
+    model = ToyMulticlass(3, 3)
+    X, Y = multiclass_data(2)
+    clf = NSlackSSVM(model, C=1.0, tol=1e-7).fit(X, Y)
+    Y2 = [(y + 1) % 3 for y in Y]
+    clf.fit(X, Y2, warm_start="soft")
+    best, _ = exact_primal_optimum(model, X, Y2, 1.0)
+    assert objective_primal(model, clf.w, X, Y2, 1.0) == pytest.approx(best, rel=1e-5)
+
+
+# --------------------------------------------------------------------------- refusals
+@pytest.mark.parametrize("learner", [NSlackSSVM, OneSlackSSVM])
+@pytest.mark.parametrize("params, word", [({"C": 0.0}, "'C'"), ({"tol": -1.0}, "'tol'"),
+                                          ({"max_iter": 0}, "'max_iter'"),
+                                          ({"n_jobs": 0}, "'n_jobs'"),
+                                          ({"switch_to": 3}, "'switch_to'"),
+                                          ({"negativity_constraint": [-1]}, "negativity")])
+def test_bad_parameters_are_refused(learner, params, word):
+    X, Y = multiclass_data(0)
+    with pytest.raises(ConfigError, match=word):
+        learner(ToyMulticlass(3, 3), **params).fit(X, Y)
+
+
+def test_negativity_index_out_of_range_is_refused():
+    X, Y = multiclass_data(0)
+    with pytest.raises(ConfigError, match="out of range for the model's 9 weights"):
+        OneSlackSSVM(ToyMulticlass(3, 3), negativity_constraint=[9]).fit(X, Y)
+
+
+def test_mismatched_data_and_unfitted_predict():
+    from sklearn.exceptions import NotFittedError
+
+    X, Y = multiclass_data(0)
+    with pytest.raises(InputError, match="12 inputs X but 11 labels"):
+        NSlackSSVM(ToyMulticlass(3, 3)).fit(X, Y[:-1])
+    with pytest.raises(NotFittedError):
+        NSlackSSVM(ToyMulticlass(3, 3)).predict(X)
