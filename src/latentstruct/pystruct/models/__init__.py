@@ -11,6 +11,7 @@ from .chain_crf import ChainCRF
 from .edge_feature_graph_crf import EdgeFeatureGraphCRF
 from .graph_crf import CRF, GraphCRF
 from .grid_crf import DirectionalGridCRF, GridCRF
+from .node_type_edge_feature_graph_crf import NodeTypeEdgeFeatureGraphCRF
 from .unstructured import BinaryClf, MultiClassClf, MultiLabelClf
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "ChainCRF",
     "GridCRF",
     "DirectionalGridCRF",
+    "NodeTypeEdgeFeatureGraphCRF",
     "BinaryClf",
     "MultiClassClf",
     "MultiLabelClf",

@@ -39,8 +39,10 @@ class EdgeFeatureGraphCRF(GraphCRF):
         if None in (self.n_states, self.n_features, self.n_edge_features):
             return
         self._check_symmetry_options()
-        self.size_joint_feature = (self.n_states * self.n_features
-                                   + self.n_edge_features * self.n_states ** 2)
+        self.size_joint_feature = self._unary_size() + self._n_pairwise()
+
+    def _n_pairwise(self):
+        return self.n_edge_features * self.n_states ** 2
 
     def _check_symmetry_options(self):
         sym = set(self.symmetric_edge_features)
@@ -89,7 +91,7 @@ class EdgeFeatureGraphCRF(GraphCRF):
     def _edge_weight_matrices(self, w):
         S = self.n_states
         return self._symmetrize(
-            w[S * self.n_features:].reshape(self.n_edge_features, S, S))
+            w[self._unary_size():].reshape(self.n_edge_features, S, S))
 
     def _pairwise_from(self, prepared, w):
         """``(n_edges, n_states, n_states)``: each edge's features times the matrices."""
@@ -107,10 +109,3 @@ class EdgeFeatureGraphCRF(GraphCRF):
                                for k in range(edge_features.shape[1])]) \
                 if edge_features.shape[1] else np.zeros((0, S, S))
         return self._symmetrize(counts)
-
-    def joint_feature(self, x, y):
-        """Unary features per state, then edge-feature-weighted pairwise counts."""
-        prepared = self._prepare(x)
-        unary, labels = self._marginals(prepared, y)
-        counts = self._pairwise_counts(prepared, y, labels)
-        return np.hstack([(unary.T @ prepared[0]).ravel(), counts.ravel()])

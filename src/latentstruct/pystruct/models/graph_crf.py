@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from latentstruct.exceptions import InputError
+from latentstruct.exceptions import ConfigError, InputError
 
 from . import base
 from .base import StructuredModel, n_symmetric, symmetric_from_params, symmetric_params
@@ -73,8 +73,13 @@ class CRF(StructuredModel):
             self.class_weight = as_class_weight(self._class_weight_given, self.n_states,
                                                 type(self).__name__)
 
-    def _n_states_of(self, Y):
-        return count_states(Y)
+    def _set_states_from(self, Y):
+        """Infer (or check) the state count from training labels."""
+        check_dimension(self, "n_states", count_states(Y), "the labels Y")
+
+    def _check_labels(self, prepared, y, where):
+        """Check a training label (a state per node here; latent models take labels)."""
+        return self._check_y(prepared, y, where)
 
     def initialize(self, X, Y):
         """Infer ``n_features`` and ``n_states`` from the data, or check the given ones.
@@ -96,11 +101,11 @@ class CRF(StructuredModel):
         if prepared:
             self._check_widths(prepared[0], "the data")
         if Y:
-            check_dimension(self, "n_states", self._n_states_of(Y), "the labels Y")
+            self._set_states_from(Y)
         self._set_size_joint_feature()
         self._set_class_weight()
         for i, (p, y) in enumerate(zip(prepared, Y)):
-            self._check_y(p, y, f"X[{i}]")
+            self._check_labels(p, y, f"X[{i}]")
 
     def _width_of(self, prepared):
         return prepared[0].shape[1]
@@ -124,13 +129,34 @@ class CRF(StructuredModel):
     def _get_edges(self, x):
         return self._prepare(x)[1]
 
+    def _prepare_sized(self, x):
+        """``_prepare(x)``, first fixing sizes still unknown (``n_features``) from ``x``."""
+        prepared = self._prepare(x)
+        if self.size_joint_feature is None:
+            if self.n_states is None:
+                raise ConfigError(f"{type(self).__name__}: n_states is unknown; pass it to "
+                                  f"the constructor or call initialize(X, Y) first")
+            self._check_widths(prepared, "x")
+            self._set_size_joint_feature()
+            self._set_class_weight()
+        return prepared
+
+    def _unary_shape(self):
+        return self.n_states, self.n_features
+
+    def _unary_size(self):
+        rows, cols = self._unary_shape()
+        return rows * cols
+
     def _get_unary_potentials(self, x, w):
         """``(n_nodes, n_states)`` unary scores: features times the unary weights."""
-        return self._unary_from(self._prepare(x), self._check_size_w(w))
+        prepared = self._prepare_sized(x)
+        return self._unary_from(prepared, self._check_size_w(w))
 
     def _get_pairwise_potentials(self, x, w):
         """The pairwise scores the decoder gets: one shared matrix or one per edge."""
-        return self._pairwise_from(self._prepare(x), self._check_size_w(w))
+        prepared = self._prepare_sized(x)
+        return self._pairwise_from(prepared, self._check_size_w(w))
 
     def _shape_result(self, x, result):
         """Labels or marginals in the shape the caller's ``y`` has (grids reshape)."""
@@ -138,13 +164,13 @@ class CRF(StructuredModel):
 
     # -- decoding ------------------------------------------------------------------------
     def _potentials(self, x, w):
-        prepared = self._prepare(x)
+        prepared = self._prepare_sized(x)
         w = self._check_size_w(w)
         return (prepared, self._unary_from(prepared, w), self._pairwise_from(prepared, w),
                 prepared[1])
 
     def _unary_from(self, prepared, w):
-        unary_w = w[:self.n_states * self.n_features].reshape(self.n_states, self.n_features)
+        unary_w = w[:self._unary_size()].reshape(self._unary_shape())
         return prepared[0] @ unary_w.T
 
     def _pairwise_from(self, prepared, w):
@@ -209,10 +235,10 @@ class GraphCRF(CRF):
 
     def _set_size_joint_feature(self):
         if self.n_states is not None and self.n_features is not None:
-            self.size_joint_feature = (self.n_states * self.n_features + self._n_pairwise())
+            self.size_joint_feature = self._unary_size() + self._n_pairwise()
 
     def _pairwise_matrix(self, w):
-        params = w[self.n_states * self.n_features:]
+        params = w[self._unary_size():]
         if self.directed:
             return params.reshape(self.n_states, self.n_states)
         return symmetric_from_params(params, self.n_states)
@@ -233,8 +259,14 @@ class GraphCRF(CRF):
         ``y`` is a state per node, or relaxed ``(unary_marginals, pairwise_marginals)``,
         pairwise marginals per edge ``(n_edges, n_states, n_states)`` or already summed.
         """
-        prepared = self._prepare(x)
+        prepared = self._prepare_sized(x)
         unary, labels = self._marginals(prepared, y)
+        return np.hstack([self._unary_part(prepared, unary),
+                          self._pairwise_part(prepared, y, labels)])
+
+    def _unary_part(self, prepared, unary_marginals):
+        return (unary_marginals.T @ prepared[0]).ravel()
+
+    def _pairwise_part(self, prepared, y, labels):
         counts = self._pairwise_counts(prepared, y, labels)
-        pairwise = counts.ravel() if self.directed else symmetric_params(counts)
-        return np.hstack([(unary.T @ prepared[0]).ravel(), pairwise])
+        return counts.ravel() if self.directed else symmetric_params(counts)
