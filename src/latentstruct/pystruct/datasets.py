@@ -209,8 +209,8 @@ def load_letters():
 
     Returns a dict: ``data``, a list of one (n_letters, 128) float array per word (each row
     a 16 x 8 binary image); ``labels``, a list of one int array per word (0-25 for a-z);
-    ``folds``, an int array of each word's fold (0-9); ``words``, each word (its first,
-    capital, letter is not among the images).
+    ``folds``, an int array of each word's fold (0-9); ``words``, each word as its labels
+    spell it (the data leaves out every word's first, capital, letter).
     """
     path = dataset_path("ocr_letters", "letters.npz")
     if not path.exists():
