@@ -8,12 +8,15 @@ import numpy as np
 import pytest
 
 from latentstruct.exceptions import ConfigError, InputError
-from latentstruct.pystruct.learners import NSlackSSVM, OneSlackSSVM
+from latentstruct.pystruct.learners import (FrankWolfeSSVM, LatentSSVM, NSlackSSVM,
+                                            OneSlackSSVM, PrimalDSStructuredSVM,
+                                            StructuredPerceptron, SubgradientLatentSSVM,
+                                            SubgradientSSVM)
 from latentstruct.pystruct.learners.qp import solve_dual
 from latentstruct.pystruct.utils.objective import objective_primal
 
-from toy_models import (ToyChain, ToyMulticlass, chain_data, exact_primal_optimum,
-                        multiclass_data)
+from toy_models import (ToyBinary, ToyChain, ToyLatentMulticlass, ToyMulticlass, chain_data,
+                        exact_primal_optimum, multiclass_data, xor_clusters)
 
 
 # ------------------------------------------------------------------------------ the QP
@@ -153,3 +156,154 @@ def test_mismatched_data_and_unfitted_predict():
         NSlackSSVM(ToyMulticlass(3, 3)).fit(X, Y[:-1])
     with pytest.raises(NotFittedError):
         NSlackSSVM(ToyMulticlass(3, 3)).predict(X)
+
+
+# ------------------------------------------------------------------------ Frank-Wolfe
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_block_frank_wolfe_dual_rises_and_gap_closes(case):
+    model, data, C = CASES[case]
+    X, Y = data(case)
+    best, _ = exact_primal_optimum(model, X, Y, C)
+    clf = FrankWolfeSSVM(model, C=C, max_iter=300, tol=1e-4, do_averaging=False,
+                         check_dual_every=5, random_state=0).fit(X, Y)
+    dual = np.array(clf.objective_curve_)
+    # each block step with exact line search is a coordinate ascent step on the dual
+    assert np.all(np.diff(dual) >= -1e-9)
+    # weak duality against the exact optimum
+    assert np.all(dual <= best + 1e-7)
+    assert np.all(np.array(clf.primal_objective_curve_) >= best - 1e-7)
+    gaps = np.array(clf.duality_gaps_)
+    assert gaps[-1] < 0.1 * gaps[0]
+    assert gaps[-1] <= 1e-4 or len(dual) == 300
+    # the gap bounds the distance to the optimum (Frank-Wolfe's certificate)
+    assert 0 <= objective_primal(model, clf.w, X, Y, C) - best <= gaps[-1] + 1e-9
+
+
+@pytest.mark.parametrize("line_search", [True, False])
+def test_batch_frank_wolfe_gap_is_the_duality_gap(line_search):
+    model, data, C = CASES[2]
+    X, Y = data(2)
+    best, _ = exact_primal_optimum(model, X, Y, C)
+    clf = FrankWolfeSSVM(model, C=C, max_iter=200, tol=1e-6, batch_mode=True,
+                         line_search=line_search).fit(X, Y)
+    gaps = np.array(clf.duality_gaps_)
+    primal = np.array(clf.primal_objective_curve_[:len(gaps)])
+    assert np.all(gaps >= -1e-9)
+    # primal - gap is the dual at the same w: never above the optimum
+    assert np.all(primal - gaps <= best + 1e-7)
+    assert gaps[-1] < 0.05 * gaps[0]
+    assert clf.primal_objective_curve_[-1] == pytest.approx(
+        objective_primal(model, clf.w, X, Y, C), rel=1e-9)
+
+
+def test_frank_wolfe_averaging_reports_the_primal_of_the_average():
+    model = ToyMulticlass(3, 3)
+    X, Y = multiclass_data(4)
+    clf = FrankWolfeSSVM(model, C=1.0, max_iter=20, random_state=1).fit(X, Y)
+    assert clf.primal_objective_curve_[-1] == pytest.approx(
+        objective_primal(model, clf.w, X, Y, 1.0), rel=1e-9)
+    best, _ = exact_primal_optimum(model, X, Y, 1.0)
+    assert clf.objective_curve_[-1] <= best + 1e-7
+
+
+# ------------------------------------------------------------------------- subgradient
+@pytest.mark.parametrize("batch_size", [None, -1, 4])
+def test_subgradient_lowers_the_objective_and_reports_it_exactly(batch_size):
+    model = ToyMulticlass(3, 3)
+    X, Y = multiclass_data(6)
+    best, _ = exact_primal_optimum(model, X, Y, 1.0)
+    clf = SubgradientSSVM(model, C=1.0, max_iter=300, batch_size=batch_size,
+                          averaging="linear", break_on_no_constraints=False).fit(X, Y)
+    got = objective_primal(model, clf.w, X, Y, 1.0)
+    assert clf.objective_curve_[-1] == pytest.approx(got, rel=1e-9)
+    at_zero = objective_primal(model, np.zeros(9), X, Y, 1.0)
+    assert best <= got + 1e-9
+    assert got - best < 0.1 * (at_zero - best)
+
+
+def test_subgradient_latent_without_hidden_states_is_subgradient():
+    model = ToyMulticlass(3, 3)
+    latent = ToyLatentMulticlass(3, 3, k=1)
+    X, Y = multiclass_data(8)
+    params = dict(C=10.0, max_iter=15, learning_rate=0.01, momentum=0.9)
+    plain = SubgradientSSVM(model, **params).fit(X, Y)
+    hidden = SubgradientLatentSSVM(latent, **params).fit(X, Y)
+    assert np.allclose(plain.w, hidden.w)
+    assert np.allclose(plain.objective_curve_, hidden.objective_curve_)
+    assert hidden.predict(X) == plain.predict(X)
+
+
+# -------------------------------------------------------------------------- perceptron
+XOR_X = [np.array([a, b, 1.0]) for a in (-1, 1) for b in (-1, 1)]
+
+
+def test_perceptron_xor_cycle_by_hand():
+    # online: w cycles (1, 1, -1), (0, 2, 0), (1, 1, 1), (0, 0, 0) every epoch
+    Y = [-1, 1, 1, -1]
+    clf = StructuredPerceptron(ToyBinary(3), max_iter=2).fit(XOR_X, Y)
+    assert np.array_equal(clf.w, [0, 0, 0])
+    clf.set_params(average=True).fit(XOR_X, Y)
+    assert np.allclose(clf.w, [0.5, 1, 0])
+    # batch: (0, 0, -2) then (0, 0, 0)
+    clf.set_params(batch=True, average=False).fit(XOR_X, Y)
+    assert np.array_equal(clf.w, [0, 0, 0])
+    clf.set_params(average=True).fit(XOR_X, Y)
+    assert np.allclose(clf.w, [0, 0, -1])
+
+
+def test_perceptron_partial_averaging_by_hand():
+    # steps weigh (1 + epoch): the averages over epochs from k are hand-computed
+    Y = [-1, 1, 1, -1]
+    clf = StructuredPerceptron(ToyBinary(3), max_iter=5, decay_exponent=1, decay_t0=1)
+    got = {a: clf.set_params(average=a).fit(XOR_X, Y).w for a in (0, 1, 4, -1)}
+    assert np.allclose(got[0], [1.5, 3, 0])
+    assert np.allclose(got[1], [1.75, 3.5, 0])
+    assert np.allclose(got[4], [2.5, 5, 0])
+    assert np.array_equal(got[4], got[-1])
+
+
+def test_perceptron_separates_separable_data():
+    model = ToyMulticlass(3, 3)
+    X, Y = multiclass_data(9, n=40, separable=True)
+    clf = StructuredPerceptron(model, max_iter=100).fit(X, Y)
+    assert clf.score(X, Y) == 1.0
+    assert clf.loss_curve_[-1] == 0.0
+    assert len(clf.loss_curve_) < 100
+
+
+def test_perceptron_average_stays_finite():
+    big = np.finfo("d").max
+    clf = StructuredPerceptron(ToyBinary(1), max_iter=2, average=True).fit([np.array([big])],
+                                                                           [-1])
+    assert np.isfinite(clf.w[0])
+
+
+# ------------------------------------------------------------------------------ latent
+def test_latent_ssvm_objective_never_increases_and_hidden_states_help():
+    X, Y = xor_clusters(0)
+    flat = NSlackSSVM(ToyMulticlass(3, 2), C=10.0, tol=1e-6).fit(X, Y)
+    model = ToyLatentMulticlass(3, 2, k=2)
+    rng = np.random.default_rng(0)
+    H_init = [2 * y + int(rng.integers(0, 2)) for y in Y]
+    clf = LatentSSVM(NSlackSSVM(model, C=10.0, tol=1e-6), latent_iter=10).fit(X, Y, H_init=H_init)
+    curve = np.array(clf.objective_curve_)
+    assert np.all(np.diff(curve) <= 1e-6)
+    assert clf.score(X, Y) > flat.score(X, Y)
+    assert clf.score(X, Y) == 1.0
+
+
+def test_latent_ssvm_refuses_a_base_without_warm_start():
+    X, Y = xor_clusters(0)
+    with pytest.raises(ConfigError, match="FrankWolfeSSVM"):
+        LatentSSVM(FrankWolfeSSVM(ToyLatentMulticlass(3, 2))).fit(X, Y)
+
+
+# ---------------------------------------------------------------------- downhill simplex
+def test_primal_downhill_simplex_approaches_the_optimum():
+    model = ToyMulticlass(2, 2)
+    X, Y = multiclass_data(10, n_features=2, n_classes=2)
+    best, _ = exact_primal_optimum(model, X, Y, 1.0)
+    clf = PrimalDSStructuredSVM(model, C=1.0, max_iter=2000).fit(X, Y)
+    assert objective_primal(model, clf.w, X, Y, 1.0) == pytest.approx(best, rel=1e-3)
+    assert clf.primal_objective_curve_[-1] == pytest.approx(
+        objective_primal(model, clf.w, X, Y, 1.0))

