@@ -9,8 +9,6 @@ dispatch when it is installed.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 
@@ -18,57 +16,7 @@ from latentstruct.exceptions import ConfigError, InputError
 from latentstruct.pystruct.models import (BinaryClf, ChainCRF, DirectionalGridCRF,
                                           EdgeFeatureGraphCRF, GraphCRF, GridCRF,
                                           MultiClassClf, MultiLabelClf)
-from latentstruct.pystruct.models import base
-
-
-def score_of(unary, pairwise, edges, labels):
-    score = unary[np.arange(len(labels)), labels].sum()
-    if len(edges):
-        pw = pairwise if pairwise.ndim == 3 else np.broadcast_to(
-            pairwise, (len(edges),) + pairwise.shape)
-        score += pw[np.arange(len(edges)), labels[edges[:, 0]], labels[edges[:, 1]]].sum()
-    return score
-
-
-def brute_dispatch(unary, pairwise, edges, inference_method, relaxed=False,
-                   return_energy=False):
-    """Exhaustive MAP over the potentials (a stand-in for the layer's dispatch)."""
-    unary = np.asarray(unary)
-    edges = np.asarray(edges, dtype=int).reshape(-1, 2)
-    pairwise = np.asarray(pairwise)
-    best, best_score = None, -np.inf
-    for labels in itertools.product(range(unary.shape[1]), repeat=unary.shape[0]):
-        labels = np.array(labels)
-        s = score_of(unary, pairwise, edges, labels)
-        if s > best_score + 1e-12:
-            best, best_score = labels, s
-    return (best, -best_score) if return_energy else best
-
-
-@pytest.fixture(params=["brute", "real"])
-def dispatch(request, monkeypatch):
-    if request.param == "brute":
-        monkeypatch.setattr(base, "run_inference", brute_dispatch)
-    else:
-        pytest.importorskip("latentstruct.pystruct.inference")
-    return request.param
-
-
-@pytest.fixture
-def brute(monkeypatch):
-    monkeypatch.setattr(base, "run_inference", brute_dispatch)
-
-
-def enumerate_best(model, x, w, n_nodes, n_states, y_true=None, shape=None):
-    """The best score (plus loss when ``y_true``) over every labelling."""
-    best = -np.inf
-    for labels in itertools.product(range(n_states), repeat=n_nodes):
-        y = np.array(labels) if shape is None else np.array(labels).reshape(shape)
-        s = w @ model.joint_feature(x, y)
-        if y_true is not None:
-            s += model.loss(y_true, y)
-        best = max(best, s)
-    return best
+from model_checks import brute, dispatch, enumerate_best  # noqa: F401 (fixtures)
 
 
 def random_graph(rng, n_nodes, n_features):

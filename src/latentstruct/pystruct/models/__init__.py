@@ -11,6 +11,9 @@ from .chain_crf import ChainCRF
 from .edge_feature_graph_crf import EdgeFeatureGraphCRF
 from .graph_crf import CRF, GraphCRF
 from .grid_crf import DirectionalGridCRF, GridCRF
+from .latent_graph_crf import LatentGraphCRF
+from .latent_grid_crf import LatentDirectionalGridCRF, LatentGridCRF
+from .latent_node_crf import EdgeFeatureLatentNodeCRF, LatentNodeCRF
 from .node_type_edge_feature_graph_crf import NodeTypeEdgeFeatureGraphCRF
 from .unstructured import BinaryClf, MultiClassClf, MultiLabelClf
 
@@ -23,6 +26,11 @@ __all__ = [
     "GridCRF",
     "DirectionalGridCRF",
     "NodeTypeEdgeFeatureGraphCRF",
+    "LatentGraphCRF",
+    "LatentGridCRF",
+    "LatentDirectionalGridCRF",
+    "LatentNodeCRF",
+    "EdgeFeatureLatentNodeCRF",
     "BinaryClf",
     "MultiClassClf",
     "MultiLabelClf",

@@ -13,7 +13,7 @@ import numpy as np
 from .checks import check_weights
 
 __all__ = ["StructuredModel", "run_inference", "symmetric_from_params", "symmetric_params",
-           "n_symmetric"]
+           "n_symmetric", "barrier"]
 
 
 def run_inference(unary, pairwise, edges, inference_method, relaxed=False,
@@ -27,6 +27,17 @@ def run_inference(unary, pairwise, edges, inference_method, relaxed=False,
 
     return inference_dispatch(unary, pairwise, edges, inference_method,
                               relaxed=relaxed, return_energy=return_energy)
+
+
+def barrier(unary, pairwise, n_edges: int) -> float:
+    """A penalty larger than any score a labelling can gain elsewhere (bars a state).
+
+    ``pairwise`` is one matrix every edge shares, or one per edge (3-d).
+    """
+    pairwise = np.asarray(pairwise, dtype=np.float64)
+    edge_total = (float(np.abs(pairwise).sum()) if pairwise.ndim == 3
+                  else n_edges * float(np.abs(pairwise).max(initial=0.0)))
+    return 1.0 + 2.0 * (float(np.abs(unary).sum()) + edge_total)
 
 
 def n_symmetric(n_states: int) -> int:

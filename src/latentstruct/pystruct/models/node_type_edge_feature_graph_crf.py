@@ -21,18 +21,12 @@ import numpy as np
 from latentstruct.exceptions import ConfigError, InputError
 
 from . import base
+from .base import barrier
 from .checks import (as_class_weight, as_edge_features, as_edges, as_features, as_labels,
                      check_weights)
 from .graph_crf import CRF
 
-__all__ = ["NodeTypeEdgeFeatureGraphCRF", "barrier"]
-
-
-def barrier(unary, pairwise) -> float:
-    """A penalty larger than any score a labelling can gain elsewhere (bars a state)."""
-    total = sum(float(np.abs(u).sum()) for u in unary)
-    total += sum(float(np.abs(p).sum()) for p in pairwise)
-    return 1.0 + 2.0 * total
+__all__ = ["NodeTypeEdgeFeatureGraphCRF"]
 
 
 class NodeTypeEdgeFeatureGraphCRF(CRF):
@@ -195,7 +189,8 @@ class NodeTypeEdgeFeatureGraphCRF(CRF):
         """One graph over all states; each node barred from other types' states."""
         _, edges, _, offsets = prepared
         S, so = self.n_states, self._state_offsets
-        big = barrier(unary, pairwise)
+        big = barrier(np.concatenate([u.ravel() for u in unary]),
+                      np.concatenate([p.ravel() for p in pairwise]).reshape(-1, 1, 1), 0)
         flat_unary = np.full((int(offsets[-1]), S), -big)
         for t in range(self.n_types):
             flat_unary[offsets[t]:offsets[t + 1], so[t]:so[t + 1]] = unary[t]
