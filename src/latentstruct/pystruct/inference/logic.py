@@ -16,8 +16,8 @@ operator        meaning                                 rows
 ``OR``          at least one is true                    ``sum l >= 1``
 ``ATMOSTONE``   at most one is true                     ``sum l <= 1``
 ``IMPLY``       the first n-1 together imply the last   ``sum_{k<n} (1 - l_k) + l_n >= 1``
-``XOROUT``      the last is true iff exactly one of     ``sum_{k<n} l_k = l_n``
-                the others is
+``XOROUT``      at most one of the others is true,      ``sum_{k<n} l_k = l_n``
+                and the last iff one is (AD3's)
 ``OROUT``       the last is the OR of the others        ``l_k <= l_n``, ``l_n <= sum_{k<n} l_k``
 ``ANDOUT``      the last is the AND of the others       ``l_n <= l_k``, ``l_n >= sum_{k<n} l_k - (n - 2)``
 ==============  ======================================  ===============================
