@@ -34,20 +34,16 @@ def brute_dispatch(unary, pairwise, edges, inference_method, relaxed=False,
     return (labels, -float(scores[best])) if return_energy else labels
 
 
-@pytest.fixture(params=["brute", "real"])
-def dispatch(request, monkeypatch):
-    if request.param == "brute":
+def choose_dispatch(kind, monkeypatch):
+    """Use ``brute_dispatch`` ("brute") or the layer's own dispatch ("real", skipping the
+    test when the inference package is not there)."""
+    if kind == "brute":
         monkeypatch.setattr(base, "run_inference", brute_dispatch)
-    else:
-        module = pytest.importorskip("latentstruct.pystruct.inference")
-        if not hasattr(module, "inference_dispatch"):
-            pytest.skip("latentstruct.pystruct.inference has no inference_dispatch yet")
-    return request.param
-
-
-@pytest.fixture
-def brute(monkeypatch):
-    monkeypatch.setattr(base, "run_inference", brute_dispatch)
+        return kind
+    module = pytest.importorskip("latentstruct.pystruct.inference")
+    if not hasattr(module, "inference_dispatch"):
+        pytest.skip("latentstruct.pystruct.inference has no inference_dispatch yet")
+    return kind
 
 
 def enumerate_best(model, x, w, n_nodes, n_states, y_true=None, shape=None):

@@ -16,7 +16,18 @@ from latentstruct.exceptions import ConfigError, InputError
 from latentstruct.pystruct.models import (BinaryClf, ChainCRF, DirectionalGridCRF,
                                           EdgeFeatureGraphCRF, GraphCRF, GridCRF,
                                           MultiClassClf, MultiLabelClf)
-from model_checks import brute, dispatch, enumerate_best  # noqa: F401 (fixtures)
+from model_checks import choose_dispatch, enumerate_best
+
+
+@pytest.fixture(params=["brute", "real"])
+def dispatch(request, monkeypatch):
+    """Each test twice: brute-force decoding, then the layer's own dispatch."""
+    return choose_dispatch(request.param, monkeypatch)
+
+
+@pytest.fixture
+def brute(monkeypatch):
+    return choose_dispatch("brute", monkeypatch)
 
 
 def random_graph(rng, n_nodes, n_features):

@@ -17,7 +17,18 @@ from latentstruct.pystruct.models import (EdgeFeatureLatentNodeCRF, LatentDirect
                                           LatentGraphCRF, LatentGridCRF, LatentNodeCRF,
                                           NodeTypeEdgeFeatureGraphCRF)
 from latentstruct.pystruct.models.latent_grid_crf import kmeans_init
-from model_checks import brute, dispatch  # noqa: F401 (fixtures)
+from model_checks import choose_dispatch
+
+
+@pytest.fixture(params=["brute", "real"])
+def dispatch(request, monkeypatch):
+    """Each test twice: brute-force decoding, then the layer's own dispatch."""
+    return choose_dispatch(request.param, monkeypatch)
+
+
+@pytest.fixture
+def brute(monkeypatch):
+    return choose_dispatch("brute", monkeypatch)
 
 
 def best_over(candidates, value):
