@@ -66,6 +66,7 @@ def test_each_backend_trains_the_serial_model(flags, serial_model, tmp_path, tin
     np.testing.assert_allclose(coef(path), coef(serial_model), rtol=0, atol=1e-8)
 
 
+@pytest.mark.slow
 def test_evaluate_and_predict_take_the_same_flags(serial_model, tiny_chunk_file, tmp_path,
                                                   capsys):
     code, out1, _ = run(capsys, "evaluate", "--model", serial_model, "--test", tiny_chunk_file)

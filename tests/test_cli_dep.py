@@ -118,6 +118,7 @@ def test_jackknife_needs_the_models_training_data(dep_setup, capsys):
     assert code == 2 and "not the data this model was trained on" in err and not out.exists()
 
 
+@pytest.mark.slow
 def test_kbest_of_another_parser_is_refused(dep_setup, capsys):
     tmp_path, train, dev, model = dep_setup
     lists = tmp_path / "train.kbest"

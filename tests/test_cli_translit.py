@@ -24,6 +24,7 @@ def translit_model(tmp_path_factory):
     return model
 
 
+@pytest.mark.slow
 def test_train_evaluate_explain(translit_model, tmp_path, capsys):
     code, out, _ = run(capsys, "evaluate", "--model", str(translit_model), "--option", "n_test=50")
     assert code == 0

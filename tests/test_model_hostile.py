@@ -277,6 +277,7 @@ def test_pipeline_set_by_the_user_is_checked_before_any_work(tmp_path):
         ParaphraseTask(pipeline="os")._parser()
 
 
+@pytest.mark.slow
 def test_cli_evaluate_never_imports_or_creates_what_the_file_names(tmp_path):
     # in a fresh interpreter, so that sys.modules shows what evaluate imported
     rte = tmp_path / "dev.tsv"
@@ -299,6 +300,7 @@ print(code, "iniconfig" in sys.modules)
     assert done.stderr.count("\n") == 1 and not evil.exists()
 
 
+@pytest.mark.slow
 def test_evaluate_parses_into_the_users_cache_not_the_files(tmp_path, monkeypatch, capsys,
                                                             require_spacy, require_wordnet):
     monkeypatch.setenv("LATENTSTRUCT_CACHE", str(tmp_path / "mine"))

@@ -96,6 +96,7 @@ def test_structured_svm_learns_the_serial_model_on_each_backend(backend, tiny_ch
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.slow
 def test_online_mode_on_another_process_says_to_use_batch_mode(tiny_chunk_file):
     """Online mode ships w with every mini-batch: on process and cluster backends a pass per
     few examples costs more than it gains (CoNLL-2000 on Dask: ~90 s per iteration against
@@ -195,6 +196,7 @@ def spy(monkeypatch):
     return calls, writes
 
 
+@pytest.mark.slow
 def test_a_pass_sends_the_weights_and_references_not_the_examples(spy):
     calls, writes = spy
     task, X, y = make_bag_problem(n_examples=400, bag_size=4, random_state=5)
@@ -366,6 +368,7 @@ def test_dask_passes_use_every_worker_after_the_memory_manager_ran(dask_client):
                 time.sleep(2.5)  # let the memory manager run between passes
 
 
+@pytest.mark.slow
 def test_dask_chunk_k_runs_on_the_same_worker_in_every_pass(dask_client):
     """Passes over a shared block go to one actor per worker: chunk k of every pass runs in
     the same worker process (its examples keep the decoders built there)."""
@@ -411,6 +414,7 @@ def test_bars_change_nothing_on_each_backend(backend):
     assert max(g[2] for g in got) < 120 // 2  # many chunks, not one per worker
 
 
+@pytest.mark.slow
 def test_data_that_cannot_travel_is_a_config_error(backend, tmp_path):
     handle = open(tmp_path / "f.txt", "w")  # noqa: SIM115 - an unpicklable object
     try:
@@ -530,6 +534,7 @@ def _weights_chunk(a, b, w):
     return [float(w.sum())] * (b - a)
 
 
+@pytest.mark.slow
 def test_a_large_weight_vector_changed_in_place_reaches_process_workers_fresh():
     """joblib memory-maps arrays over 1 MB once per array object; a fit's pool outlives a
     pass, and learners update w in place, so each pass must send the current values."""

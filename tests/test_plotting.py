@@ -221,6 +221,7 @@ def test_import_finder_resolves_relative_imports(tmp_path):
     assert "latentstruct.tasks.base" in found
 
 
+@pytest.mark.slow
 def test_tasks_never_import_plotting_or_model_io():
     files = sorted(TASKS_DIR.rglob("*.py"))
     assert TASKS_DIR.joinpath("translit", "task.py") in files and len(files) > 5

@@ -25,6 +25,7 @@ def test_synonyms_and_same_lemma_score_one(wn):
     assert wn.similarity("the", "DET", "a", "DET") == 0.0
 
 
+@pytest.mark.slow
 def test_hypernyms_score_high_and_decay_with_distance(wn):
     dog_animal = wn.similarity("dog", "NOUN", "animal", "NOUN")
     assert dog_animal == pytest.approx(wn.decay**2)  # dog -> domestic animal -> animal
