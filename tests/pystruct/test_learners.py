@@ -10,13 +10,15 @@ import pytest
 from latentstruct.exceptions import ConfigError, InputError
 from latentstruct.pystruct.learners import (FrankWolfeSSVM, LatentSSVM, NSlackSSVM,
                                             OneSlackSSVM, PrimalDSStructuredSVM,
+                                            SquaredHingeSSVM,
                                             StructuredPerceptron, SubgradientLatentSSVM,
                                             SubgradientSSVM)
 from latentstruct.pystruct.learners.qp import solve_dual
 from latentstruct.pystruct.utils.objective import objective_primal
 
 from toy_models import (ToyBinary, ToyChain, ToyLatentMulticlass, ToyMulticlass, chain_data,
-                        exact_primal_optimum, multiclass_data, xor_clusters)
+                        exact_primal_optimum, exact_squared_optimum, multiclass_data,
+                        xor_clusters)
 
 
 # ------------------------------------------------------------------------------ the QP
@@ -307,3 +309,15 @@ def test_primal_downhill_simplex_approaches_the_optimum():
     assert objective_primal(model, clf.w, X, Y, 1.0) == pytest.approx(best, rel=1e-3)
     assert clf.primal_objective_curve_[-1] == pytest.approx(
         objective_primal(model, clf.w, X, Y, 1.0))
+
+
+# ------------------------------------------------------------- the squared-hinge fast path
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_squared_hinge_reaches_the_squared_optimum(case):
+    model, data, C = CASES[case]
+    X, Y = data(case)
+    best, w_best = exact_squared_optimum(model, X, Y, C)
+    clf = SquaredHingeSSVM(model, C=C, tol=1e-6, dcd_tol=1e-6).fit(X, Y)
+    assert clf.primal_objective_curve_[-1] == pytest.approx(best, rel=1e-5, abs=1e-6)
+    assert clf.objective_curve_[-1] <= best + 1e-6
+    assert np.allclose(clf.w, w_best, atol=1e-3)

@@ -210,3 +210,28 @@ def xor_clusters(seed, n=24):
     which = rng.integers(0, 4, size=n)
     X = corners[which] + rng.normal(scale=0.4, size=(n, 2))
     return [np.r_[x, 1.0] for x in X], [int(c >= 2) for c in which]
+
+
+def exact_squared_optimum(model, X, Y, C):
+    """The squared-slack SVM's optimum ``min 1/2 ||w||^2 + C sum_i xi_i^2`` with every
+    constraint enumerated (SLSQP): ``(objective, w)``."""
+    from scipy.optimize import minimize
+
+    size = model.size_joint_feature
+    rows, losses, owners = [], [], []
+    for i, (x, y) in enumerate(zip(X, Y)):
+        psi = model.joint_feature(x, y)
+        for y_hat in model.labellings(x):
+            rows.append(psi - model.joint_feature(x, y_hat))
+            losses.append(model.loss(y, y_hat))
+            owners.append(i)
+    A, b, owners = np.array(rows), np.array(losses), np.array(owners)
+    n = len(X)
+    cons = {"type": "ineq", "fun": lambda z: A @ z[:size] + z[size:][owners] - b,
+            "jac": lambda z: np.c_[A, np.eye(n)[owners]]}
+    res = minimize(lambda z: 0.5 * z[:size] @ z[:size] + C * z[size:] @ z[size:],
+                   np.r_[np.zeros(size), np.full(n, b.max())],
+                   jac=lambda z: np.r_[z[:size], 2 * C * z[size:]], constraints=[cons],
+                   bounds=[(None, None)] * size + [(0, None)] * n, method="SLSQP",
+                   options={"ftol": 1e-12, "maxiter": 2000})
+    return float(res.fun), res.x[:size]

