@@ -79,6 +79,10 @@ def solve_dual(D, b, group, limits, negativity=(), gram=None) -> QPSolution:
 
     h = new_highs()
     h.setOptionValue("output_flag", False)
+    # HiGHS starts one thread pool per process, sized by the first run; a later run asking
+    # for another size fails ("model status Not Set").  The layer's LPs and ILPs run on one
+    # thread, and so does this small QP.
+    h.setOptionValue("threads", 1)
     inf = highspy.kHighsInf
     n_groups = limits.size
     lp = highspy.HighsLp()
