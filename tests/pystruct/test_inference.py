@@ -122,6 +122,13 @@ def test_unary_ignores_pairwise_scores():
     np.testing.assert_array_equal(labels, unary.argmax(axis=1))
 
 
+@pytest.mark.parametrize("method", ["lp", "ad3", "ad3+", "qpbo", "max-product", "unary"])
+def test_a_graph_without_nodes_gives_empty_labels(method):
+    labels, energy = inference_dispatch(np.zeros((0, 3)), np.eye(3), np.zeros((0, 2), int),
+                                        method, return_energy=True)
+    assert labels.shape == (0,) and energy == 0.0
+
+
 def test_self_loops_count_their_diagonal():
     rng = np.random.default_rng(3)
     unary = rng.normal(size=(3, 2))

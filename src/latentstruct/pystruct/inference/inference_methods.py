@@ -51,12 +51,12 @@ def _labels_out(graph: PairwiseGraph, labels):
 def _marginals_out(graph: PairwiseGraph, res: Relaxation):
     if graph.typed:
         return list(res.unary_marginals), list(res.pairwise_marginals)
-    unary = res.unary_marginals[0].reshape(graph.grid_shape + (-1,))
+    unary = res.unary_marginals[0].reshape(graph.grid_shape + graph.unaries[0].shape[1:])
     return unary, res.pairwise_marginals[0]
 
 
 def _finish(graph: PairwiseGraph, result, score, return_energy):
-    return (result, -float(score)) if return_energy else result
+    return (result, 0.0 - float(score)) if return_energy else result
 
 
 def _labels_result(graph, labels, return_energy):

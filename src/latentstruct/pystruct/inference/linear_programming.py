@@ -147,6 +147,8 @@ class LocalPolytope:
     # -- solving -----------------------------------------------------------------------
     def solve_lp(self) -> Relaxation:
         """The LP optimum (a vertex, by the simplex method)."""
+        if self.n_vars == 0:  # a graph without nodes: HiGHS calls an empty model an error
+            return self.relaxation_from(np.zeros(0))
         h = _solvers_for(self).lp()
         h.changeColsCost(self.n_vars, np.arange(self.n_vars, dtype=np.int32), self.cost)
         h.run()
