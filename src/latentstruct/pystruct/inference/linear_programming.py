@@ -154,12 +154,18 @@ class LocalPolytope:
         h.run()
         status = h.getModelStatus()
         MS = highspy.HighsModelStatus
+        if status not in (MS.kOptimal, MS.kInfeasible, MS.kUnboundedOrInfeasible):
+            # never pass on a failed warm start: once more from a cleared state
+            h.clearSolver()
+            h.run()
+            status = h.getModelStatus()
         if status in (MS.kInfeasible, MS.kUnboundedOrInfeasible):
             raise InferenceError("the logic constraints admit no labelling (the LP relaxation "
                                  "is infeasible); check the constraints passed to ad3+")
         if status != MS.kOptimal:
             raise InferenceError("HiGHS did not solve the local-polytope LP: model status "
-                                 f"{h.modelStatusToString(status)}")
+                                 f"{h.modelStatusToString(status)} (largest |score| "
+                                 f"{np.abs(self.cost).max():.3g}; HiGHS takes 1e20 as inf)")
         return self.relaxation_from(np.asarray(h.getSolution().col_value))
 
     def solve_ilp(self, start: np.ndarray | None = None) -> Relaxation:
