@@ -297,6 +297,29 @@ def test_typed_graph_against_enumeration():
         assert relaxed[1][1].shape == (3, 2, 3)
 
 
+def test_typed_graph_bad_edges_name_the_type_pair():
+    u0, u1 = np.zeros((2, 2)), np.zeros((3, 3))
+    edges = [np.zeros((0, 2), int), np.array([[0, 0], [1, 3]]), np.zeros((0, 2), int),
+             np.zeros((0, 2), int)]
+    pairwise = [np.zeros((0, 2, 2)), np.zeros((2, 2, 3)), np.zeros((0, 3, 2)),
+                np.zeros((0, 3, 3))]
+    with pytest.raises(InputError, match=r"edges\[1\]\[1\] = \(1, 3\) is out of range"):
+        inference_dispatch([u0, u1], pairwise, edges, "ad3+")
+
+
+def test_warm_solvers_across_interleaved_graphs_stay_exact(monkeypatch):
+    from latentstruct.pystruct.inference import linear_programming
+
+    monkeypatch.setattr(linear_programming, "CACHE_SIZE", 2)  # force evictions
+    problems = [random_problem(seed, "loopy") for seed in range(8)]
+    for round_ in range(3):
+        for unary, pairwise, edges in problems:
+            scaled = unary * (1 + round_)
+            best = enumerate_best(scaled, pairwise, edges)
+            labels = inference_dispatch(scaled, pairwise, edges, "ad3")
+            assert hand_score(scaled, pairwise, edges, labels) == pytest.approx(best, abs=1e-9)
+
+
 # -- energy, dispatch, graph predicates ---------------------------------------------------
 def test_compute_energy_is_the_hand_sum():
     for seed, kind in PROBLEMS[::4]:
