@@ -171,6 +171,25 @@ def test_lp_marginals_are_consistent_bound_the_optimum_and_are_tight_on_trees():
             np.testing.assert_allclose(unary_m.max(axis=1), 1.0, atol=1e-7)
 
 
+def test_the_simplex_lp_itself_is_tight_on_forests_where_the_dp_stands_in():
+    from latentstruct.pystruct.inference.common import check_graph
+    from latentstruct.pystruct.inference.linear_programming import (LocalPolytope,
+                                                                    forest_solution)
+
+    for seed, kind in PROBLEMS:
+        unary, pairwise, edges = random_problem(seed, kind)
+        graph = check_graph(unary, pairwise, edges)
+        lp = LocalPolytope(graph).solve_lp()
+        dp = forest_solution(graph)
+        if kind == "loopy" and len(edges) > unary.shape[0] - 1:
+            assert dp is None
+            continue
+        best = enumerate_best(unary, pairwise, edges)
+        assert lp.integral and lp.score == pytest.approx(best, abs=1e-7)
+        assert dp.score == pytest.approx(best, abs=1e-9)
+        check_marginals(dp.unary_marginals[0], dp.pairwise_marginals[0], edges)
+
+
 def test_lp_is_fractional_on_a_frustrated_cycle_and_ad3_returns_those_marginals():
     # three binary nodes on a triangle, each edge rewarding disagreement: no labelling
     # satisfies all three edges, but the LP puts 1/2 everywhere and gains all three

@@ -22,7 +22,7 @@ from latentstruct.inference.tree_bp import tree_max_product as _rooted_tree_max_
 from .common import PairwiseGraph, check_graph
 
 __all__ = ["is_chain", "is_forest", "tree_max_product", "iterative_max_product",
-           "inference_max_product"]
+           "inference_max_product", "forest_labels"]
 
 
 def is_chain(edges, n_vertices) -> bool:
@@ -106,7 +106,9 @@ def _single_type(graph: PairwiseGraph, method: str):
     return graph.unaries[0], np.asarray(block.pairwise), block.edges
 
 
-def _forest_labels(unary, pairwise, edges) -> np.ndarray:
+def forest_labels(unary, pairwise, edges) -> np.ndarray:
+    """The exact best labels of a checked forest: unary (n, K), pairwise (m, K, K), edges
+    (m, 2) without self-loops or cycles (the caller has checked)."""
     n, k = unary.shape
     order, parent, via = _bfs_order(n, edges)
     # one virtual root (index n) with zero scores above every tree's root
@@ -130,7 +132,7 @@ def tree_max_product(unary_potentials, pairwise_potentials, edges) -> np.ndarray
     if not is_forest(edges, unary.shape[0]):
         raise InputError("edges contain a cycle; tree_max_product needs a forest (use "
                          "iterative_max_product or inference_method='ad3')")
-    return _forest_labels(unary, pairwise, edges)
+    return forest_labels(unary, pairwise, edges)
 
 
 def _check_iteration_options(max_iter, damping, tol):
@@ -204,6 +206,6 @@ def inference_max_product(unary_potentials, pairwise_potentials, edges, max_iter
     graph = check_graph(unary_potentials, pairwise_potentials, edges)
     unary, pairwise, edges = _fold_self_loops(*_single_type(graph, "max-product"))
     if is_forest(edges, unary.shape[0]):
-        return _forest_labels(unary, pairwise, edges)
+        return forest_labels(unary, pairwise, edges)
     return _loopy_labels(unary, pairwise, edges, int(max_iter), float(damping), float(tol))
 
