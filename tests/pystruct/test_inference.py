@@ -394,6 +394,8 @@ def test_bad_input_gets_one_line_naming_the_position():
     with pytest.raises(InputError, match=r"constraints\[0\]: unknown operator 'NAND'"):
         inference_dispatch(unary, np.eye(2), edges[:2], "ad3+",
                            constraints=[("NAND", [0, 1], 1, False)])
+    with pytest.raises(InputError, match=r"unaries\[0, 1\] = nan is not finite"):
+        lp_general_graph(np.array([[0.0, np.nan]]), np.zeros((0, 2), int), np.eye(2))
     for err in (InputError,):
         with pytest.raises(err) as info:
             inference_dispatch(unary, np.eye(2), edges, "ad3")

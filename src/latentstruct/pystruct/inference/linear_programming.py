@@ -33,7 +33,7 @@ from latentstruct.exceptions import InferenceError
 from latentstruct.inference.ilp import ILPModel, new_highs
 from latentstruct.inference.result import EXACT, INFEASIBLE
 
-from .common import PairwiseGraph, check_graph
+from .common import PairwiseGraph, check_graph, check_scores
 from .logic import constraint_rows
 from .maxprod import forest_labels, is_forest
 
@@ -325,7 +325,9 @@ def lp_general_graph(unaries, edges, edge_weights):
     the minimal cost.  It is the LP that ``inference_lp`` solves on the negated scores, so
     both give the same solution.
     """
-    graph = check_graph(-np.asarray(unaries, dtype=np.float64),
-                        -np.asarray(edge_weights, dtype=np.float64), edges)
+    unaries = check_scores(unaries, "unaries", 2, "(n_nodes, n_states)")
+    edge_weights = check_scores(edge_weights, "edge_weights", np.ndim(edge_weights),
+                                "(n_states, n_states) or (n_edges, n_states, n_states)")
+    graph = check_graph(-unaries, -edge_weights, edges)
     res = solve_relaxation(graph)
     return res.unary_marginals[0], res.pairwise_marginals[0], -res.score
