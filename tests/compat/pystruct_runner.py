@@ -7,7 +7,7 @@ in 29 files) are never copied: pytest runs them in a subprocess whose ``pystruct
 pytest's JUnit XML report and compared with ``EXPECTED_FAILURES``, each named with its
 reason.
 
-    python tests/compat/pystruct_runner.py [--compat DIR] [pytest args...]
+    python tests/compat/pystruct_runner.py [--compat DIR] [--test-timeout S] [pytest args...]
 
 prints the counts, the unexpected failures and any expected failure that now passes.
 """
@@ -139,10 +139,11 @@ def parse_report(xml_path: Path, folder: Path) -> dict:
 
 
 def run_suite(folder: Path | None = None, workdir: Path | None = None,
-              extra_args=(), timeout: float = 3600) -> SuiteResult:
+              extra_args=(), timeout: float = 3600, test_timeout: float = 0) -> SuiteResult:
     """Run PyStruct's tests in ``folder`` (default ``$LATENTSTRUCT_COMPAT/pystruct_tests``
     or ``../shared/compat/pystruct_tests``) in a subprocess, writing only under
-    ``workdir`` (a new temporary folder by default)."""
+    ``workdir`` (a new temporary folder by default).  ``timeout`` bounds the whole run,
+    ``test_timeout`` (seconds, 0 for none) each test."""
     folder = Path(folder) if folder else default_compat() / SUITE
     workdir = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="pystruct_suite_"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -160,7 +161,7 @@ def run_suite(folder: Path | None = None, workdir: Path | None = None,
            "-p", "no:cacheprovider", "-c", str(ini), "--rootdir", str(folder.parent),
            "--continue-on-collection-errors", "-q", "-rfE",
            "--basetemp", str(workdir / "base"), f"--junitxml={report}",
-           "-o", "junit_family=xunit1", *extra_args]
+           "-o", "junit_family=xunit1", f"--pystruct-timeout={test_timeout}", *extra_args]
     proc = subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True,
                           timeout=timeout)
     outcomes = parse_report(report, folder) if report.exists() else {}
@@ -172,12 +173,14 @@ def main(argv=None) -> int:
     parser.add_argument("--compat", type=Path, default=None,
                         help="the folder holding pystruct_tests (default ../shared/compat)")
     parser.add_argument("--verbose", action="store_true", help="print pytest's output")
+    parser.add_argument("--test-timeout", type=float, default=0,
+                        help="fail a test that runs longer than this many seconds (0: none)")
     args, pytest_args = parser.parse_known_args(argv)
     folder = (args.compat or default_compat()) / SUITE
     if not folder.is_dir():
         print(f"PyStruct's tests are not at {folder}", file=sys.stderr)
         return 2
-    result = run_suite(folder, extra_args=pytest_args)
+    result = run_suite(folder, extra_args=pytest_args, test_timeout=args.test_timeout)
     if args.verbose or not result.outcomes:
         print(result.output)
     print(result.summary())
