@@ -8,8 +8,6 @@ parts (the import hook, the report parsing) are tested here without the suite.
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
