@@ -13,7 +13,7 @@ from latentstruct.pystruct.learners import (FrankWolfeSSVM, LatentSSVM, NSlackSS
                                             SquaredHingeSSVM,
                                             StructuredPerceptron, SubgradientLatentSSVM,
                                             SubgradientSSVM)
-from latentstruct.pystruct.learners.qp import solve_dual
+from latentstruct.pystruct.learners.qp import solve_dual, solve_primal
 from latentstruct.pystruct.utils.objective import objective_primal
 
 from toy_models import (ToyBinary, ToyChain, ToyLatentMulticlass, ToyMulticlass, chain_data,
@@ -43,6 +43,10 @@ def test_dual_qp_matches_scipy(seed):
     ref = minimize(neg_dual, np.zeros(10), bounds=[(0, None)] * 10, constraints=cons,
                    method="SLSQP", options={"ftol": 1e-14, "maxiter": 1000})
     assert got.dual == pytest.approx(-ref.fun, abs=1e-7)
+    primal = solve_primal(D, b, group, limits, negativity=[2])
+    assert primal.dual == pytest.approx(-ref.fun, abs=1e-7)
+    assert np.allclose(primal.w, got.w, atol=1e-5)
+    assert np.allclose(np.r_[primal.alpha, primal.beta], np.r_[got.alpha, got.beta], atol=1e-5)
     assert got.w[2] <= 0.0
     for g in range(3):
         assert got.alpha[group == g].sum() <= limits[g] + 1e-7

@@ -46,6 +46,10 @@ CUTTING_PLANE_CONSTRAINTS = {
 
 WARM_STARTS = [BOOL, Options("soft")]
 
+#: how far (relative) a found constraint may fall short of the working set before it counts
+#: as inexact inference: the LP and ILP back-ends solve to about 1e-7
+INEXACT_TOL = 1e-6
+
 
 class CuttingPlaneSSVM(BaseSSVM):
     """What the cutting-plane learners share: the negativity constraints, the check of
@@ -225,7 +229,7 @@ class NSlackSSVM(CuttingPlaneSSVM):
                 for i, (y_hat, d, loss, slack) in zip(chunk, found):
                     slacks[i] = slack
                     current = self._ws.violation(w, i)
-                    if self.check_constraints and slack < current - 1e-8:
+                    if self.check_constraints and slack < current - INEXACT_TOL * max(1.0, current):
                         stop = self._bad_inference(f"example {i}") or stop
                         continue
                     if slack <= current + self.tol:

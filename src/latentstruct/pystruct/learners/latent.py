@@ -36,8 +36,10 @@ class LatentSSVM(BaseSSVM):
     the base learner on them; then repeat, at most ``latent_iter`` times in all: impute each
     example's best completion ``h_i = model.latent(x_i, y_i, w)``; stop if none changed;
     otherwise retrain the base learner on the new completions, starting from ``w`` (its
-    ``warm_start="soft"``).  Each step cannot raise the objective above (CCCP); training also
-    stops when it falls by less than ``tol``.
+    ``warm_start="soft"``).  Each step cannot raise the objective above (CCCP, up to the base
+    learner's tolerance); training also stops when no weight moved by more than ``tol``
+    (not the objective's change: it can stall for a step while the hidden states still
+    move towards a much better one).
 
     ``base_ssvm`` must be a ``OneSlackSSVM``, ``NSlackSSVM`` or ``SubgradientSSVM`` (those
     that restart from ``w`` with new targets); its model must offer ``init_latent``,
@@ -101,13 +103,14 @@ class LatentSSVM(BaseSSVM):
             if changed == 0:
                 break
             H = H_new
+            w_old = np.array(self.w, dtype=np.float64)
             self.base_ssvm.fit(X, H, warm_start="soft", initialize=False)
             self.objective_curve_.append(self.base_ssvm.primal_objective_curve_[-1])
             self.n_iter_ += 1
             self._tick()
             if self.logger is not None:
                 self.logger(self, iteration)
-            if abs(self.objective_curve_[-2] - self.objective_curve_[-1]) < self.tol:
+            if np.max(np.abs(np.asarray(self.w) - w_old), initial=0.0) < self.tol:
                 break
         self.H_ = H
         self._finish()

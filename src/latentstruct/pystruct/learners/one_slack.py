@@ -7,7 +7,8 @@ import numpy as np
 from latentstruct.params import Interval, Options, validate_params
 from latentstruct.pystruct.learners.base import constraint_of
 from latentstruct.pystruct.learners.cutting_plane import (CUTTING_PLANE_CONSTRAINTS,
-                                                          WARM_STARTS, CuttingPlaneSSVM)
+                                                          INEXACT_TOL, WARM_STARTS,
+                                                          CuttingPlaneSSVM)
 from latentstruct.pystruct.learners.qp import WorkingSet
 
 __all__ = ["OneSlackSSVM"]
@@ -166,7 +167,7 @@ class OneSlackSSVM(CuttingPlaneSSVM):
                 primal_at_w = float(self.C * max(b - w @ d, 0.0) + 0.5 * w @ w)
                 self.primal_objective_curve_.append(primal_at_w)
                 violation = b - w @ d
-                if self.check_constraints and violation < current - 1e-8:
+                if self.check_constraints and violation < current - INEXACT_TOL * max(1.0, current):
                     if self._bad_inference("the summed constraint"):
                         break
                 if violation - current <= self.tol:

@@ -7,7 +7,8 @@ example for the n-slack SVM, one group in all for the one-slack SVM), and solve:
 
     min_{w, xi >= 0}  1/2 ||w||^2 + sum_g C_g xi_g
 
-through its dual, a QP with box and group-sum constraints::
+through its dual (or, when the weights are fewer than the constraints, its primal), the
+dual a QP with box and group-sum constraints::
 
     max_{alpha >= 0}  sum_k alpha_k b_k - 1/2 ||sum_k alpha_k d_k||^2
     s.t.              sum_{k in g} alpha_k <= C_g   for every group g,
@@ -34,7 +35,7 @@ import scipy.sparse as sp
 from latentstruct.exceptions import InferenceError
 from latentstruct.inference.ilp import new_highs
 
-__all__ = ["WorkingSet", "QPSolution", "solve_dual", "RIDGE"]
+__all__ = ["WorkingSet", "QPSolution", "solve_dual", "solve_primal", "RIDGE"]
 
 RIDGE = 1e-10
 
@@ -48,6 +49,76 @@ class QPSolution:
     beta: np.ndarray
     w: np.ndarray
     dual: float
+
+
+def _new_qp_solver():
+    h = new_highs()
+    h.setOptionValue("output_flag", False)
+    # HiGHS starts one thread pool per process, sized by the first run; a later run asking
+    # for another size fails ("model status Not Set").  The layer's LPs and ILPs run on one
+    # thread, and so does this small QP.
+    h.setOptionValue("threads", 1)
+    return h
+
+
+def solve_primal(D, b, group, limits, negativity=()) -> QPSolution:
+    """The same QP through its primal, over ``(w, xi)``: ``min 1/2 ||w||^2 + sum_g C_g xi_g``
+    with rows ``d_k . w + xi_g(k) >= b_k``, ``xi >= 0`` and ``w_j <= 0`` for ``negativity``.
+    Its Hessian is the identity on w, so it stays well conditioned however many nearly equal
+    constraints the working set holds (the dual's Hessian ``D D'`` is then singular, and
+    HiGHS' active-set method can stall on it); ``alpha`` are the rows' duals."""
+    D = np.asarray(D, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    group = np.asarray(group, dtype=np.int64)
+    limits = np.asarray(limits, dtype=np.float64)
+    neg = np.asarray(list(negativity), dtype=np.int64)
+    n_c, n_f = D.shape
+    n_g = limits.size
+    n = n_f + n_g
+    inf = highspy.kHighsInf
+    A = sp.hstack([sp.csr_matrix(D), sp.csr_matrix((np.ones(n_c), (np.arange(n_c), group)),
+                                                   shape=(n_c, n_g))]).tocsc()
+    lp = highspy.HighsLp()
+    lp.num_col_ = n
+    lp.num_row_ = n_c
+    lp.col_cost_ = np.r_[np.zeros(n_f), limits]
+    upper = np.full(n, inf)
+    upper[neg] = 0.0
+    lp.col_lower_ = np.r_[np.full(n_f, -inf), np.zeros(n_g)]
+    lp.col_upper_ = upper
+    lp.row_lower_ = b
+    lp.row_upper_ = np.full(n_c, inf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_ = n
+    lp.a_matrix_.num_row_ = n_c
+    lp.a_matrix_.start_ = A.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = A.indices.astype(np.int32)
+    lp.a_matrix_.value_ = A.data.astype(np.float64)
+    hessian = highspy.HighsHessian()
+    hessian.dim_ = n
+    hessian.format_ = highspy.HessianFormat.kTriangular
+    # a ridge on the slacks keeps the Hessian definite (HiGHS' QP failed on the zero block)
+    hessian.start_ = np.arange(n + 1, dtype=np.int32)
+    hessian.index_ = np.arange(n, dtype=np.int32)
+    hessian.value_ = np.r_[np.ones(n_f), np.full(n_g, RIDGE)]
+    model = highspy.HighsModel()
+    model.lp_ = lp
+    model.hessian_ = hessian
+    h = _new_qp_solver()
+    h.passModel(model)
+    h.run()
+    status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal:
+        raise InferenceError(f"HiGHS' QP solver stopped with status {h.modelStatusToString(status)}"
+                             f" on the primal over {n_c} constraints; report the data that caused it")
+    solution = h.getSolution()
+    x = np.asarray(solution.col_value, dtype=np.float64)
+    w = x[:n_f].copy()
+    w[neg] = np.minimum(w[neg], 0.0)
+    alpha = np.abs(np.asarray(solution.row_dual, dtype=np.float64))
+    beta = np.abs(np.asarray(solution.col_dual, dtype=np.float64)[neg])
+    value = float(0.5 * w @ w + limits @ np.maximum(x[n_f:], 0.0))
+    return QPSolution(alpha, beta, w, value)
 
 
 def solve_dual(D, b, group, limits, negativity=(), gram=None) -> QPSolution:
@@ -77,12 +148,7 @@ def solve_dual(D, b, group, limits, negativity=(), gram=None) -> QPSolution:
     Q[np.diag_indices(n)] += RIDGE
     cost = -np.r_[b, np.zeros(neg.size)]
 
-    h = new_highs()
-    h.setOptionValue("output_flag", False)
-    # HiGHS starts one thread pool per process, sized by the first run; a later run asking
-    # for another size fails ("model status Not Set").  The layer's LPs and ILPs run on one
-    # thread, and so does this small QP.
-    h.setOptionValue("threads", 1)
+    h = _new_qp_solver()
     inf = highspy.kHighsInf
     n_groups = limits.size
     lp = highspy.HighsLp()
@@ -175,7 +241,18 @@ class WorkingSet:
         return max(0.0, float(np.max(self.b[rows] - self.D[rows] @ w)))
 
     def solve(self, limits, negativity=()) -> QPSolution:
-        solution = solve_dual(self.D, self.b, self.group, limits, negativity, gram=self.gram)
+        """The QP over the set, through the primal when the weights are fewer than the
+        constraints (better conditioned there), else through the dual."""
+        primal = lambda: solve_primal(self.D, self.b, self.group, limits, negativity)  # noqa: E731
+        dual = lambda: solve_dual(self.D, self.b, self.group, limits, negativity,  # noqa: E731
+                                  gram=self.gram)
+        first, second = (primal, dual) if self.n_features < len(self) else (dual, primal)
+        try:
+            solution = first()
+        except InferenceError:
+            # the same problem, exactly, through the other form (HiGHS' active-set method
+            # can fail on one form's degenerate Hessian)
+            solution = second()
         self.alpha = solution.alpha
         return solution
 
