@@ -174,6 +174,7 @@ def test_kbest_checks_its_output_path_before_parsing(dep_setup, capsys):
     assert code == 2 and "does not exist" in err and "fold 1/2" not in err
 
 
+@pytest.mark.slow
 def test_jackknife_uses_the_models_own_tagger_not_a_path_it_names(tmp_path, capsys):
     """A dep model with predicted POS carries its tagger; --folds reuses it, and the
     tagger_model path recorded in the file is never opened again (model files are data)."""

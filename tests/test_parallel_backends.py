@@ -219,6 +219,7 @@ def test_a_pass_sends_the_weights_and_references_not_the_examples(spy):
     assert len(writes) == 1
 
 
+@pytest.mark.slow
 def test_one_off_passes_send_each_chunk_its_own_rows(spy):
     calls, writes = spy
     task, X, y = make_bag_problem(n_examples=200, random_state=6)
@@ -236,6 +237,7 @@ def test_one_off_passes_send_each_chunk_its_own_rows(spy):
     assert len(writes) == 1  # the task, once
 
 
+@pytest.mark.slow
 def test_threads_stay_the_default_and_a_configured_backend_wins(spy):
     calls, writes = spy
     task, X, y = make_bag_problem(random_state=3)
@@ -383,6 +385,7 @@ def test_dask_chunk_k_runs_on_the_same_worker_in_every_pass(dask_client):
     assert first[0] != first[-1]  # two workers, one chunk each
 
 
+@pytest.mark.slow
 def test_an_error_in_a_dask_chunk_reaches_the_caller(dask_client):
     with parallel_config(backend="dask", n_jobs=2), fit_session():
         with shared(X=np.arange(4.0)) as data:

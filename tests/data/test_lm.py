@@ -169,6 +169,7 @@ def test_samples_are_non_empty_finished_sentences(small_lm):
     assert firsts.most_common(1)[0][0] == "the"
 
 
+@pytest.mark.slow
 def test_sample_frequencies_follow_the_model():
     lm = TrigramLM().fit(TINY)
     samples = lm.sample(10000, random_state=0, max_len=1)  # one word, then </s>

@@ -203,6 +203,7 @@ def test_chunking_view_features_are_the_latent_features_without_bias():
 
 @pytest.mark.parametrize("views, constrained", [("iob2,oc", True), ("ioe1", True),
                                                 ("iob1,ioe2", False)])
+@pytest.mark.slow
 def test_chunking_view_argmax_equals_brute_force(views, constrained):
     rng = np.random.default_rng(8)
     task = fitted_task(rng, views=views, chunk_types="NP", constrained=constrained)

@@ -205,6 +205,7 @@ def test_sentence_pair_features_with_wordnet(tmp_path, require_spacy, require_wo
         [graph_arrays(x) for x in task.featurize(made)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["paraphrase", "rte"])
 def test_sentence_pair_end_to_end_lclr(tmp_path, require_spacy, name):
     cls = get_task_class(name)
