@@ -29,5 +29,5 @@ def test_classifier_featurizer_and_the_not_fitted_error():
     assert type(clf.featurizer_).__name__ == "DocumentFeaturizer"
     assert clf.featurizer_.classes_ == ["money", "sport"]
     with pytest.raises(NotFittedError, match="This Tagger instance is not fitted yet"):
-        Tagger().featurizer_
+        _ = Tagger().featurizer_
     assert np.isfinite(clf.learner_.coef_).all()

@@ -7,7 +7,7 @@ import time
 import numpy as np
 
 from latentstruct.exceptions import ConfigError
-from latentstruct.params import BOOL, CALLABLE, NJOBS, Interval, validate_params
+from latentstruct.params import BOOL, CALLABLE, NJOBS, Interval
 from latentstruct.pystruct.learners.base import BaseSSVM
 from latentstruct.pystruct.learners.cutting_plane import NSlackSSVM
 from latentstruct.pystruct.learners.one_slack import OneSlackSSVM

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from latentstruct.data.sparse import SparseVector
-from latentstruct.params import RANDOM_STATE, SOLVER_EPOCHS, Interval, Options, validate_params
+from latentstruct.params import RANDOM_STATE, SOLVER_EPOCHS, Interval, validate_params
 from latentstruct.params import BOOL
 from latentstruct.pystruct.learners.base import BaseSSVM, COMMON_CONSTRAINTS, constraint_of
 from latentstruct.solvers.dcd import ConstraintPool, solve_grouped_dcd
