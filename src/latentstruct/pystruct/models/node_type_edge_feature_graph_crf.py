@@ -179,7 +179,10 @@ class NodeTypeEdgeFeatureGraphCRF(CRF):
 
     def _get_pairwise_potentials(self, x, w):
         """One ``(n_edges, S_t1, S_t2)`` array per type pair."""
-        return self._typed_potentials(self._prepare(x), self._check_w(w))[1]
+        return self._pairwise_from(self._prepare(x), self._check_w(w))
+
+    def _pairwise_from(self, prepared, w):
+        return self._typed_potentials(prepared, w)[1]
 
     def _check_w(self, w):
         return check_weights(w, self.size_joint_feature, type(self).__name__)
