@@ -47,7 +47,7 @@ from latentstruct.inference.checks import (
 )
 from latentstruct.inference.result import ERROR, EXACT, INFEASIBLE, TIME_LIMIT, DecodeResult
 
-__all__ = ["ILPModel", "SequenceILP", "AlignmentILP", "TreeILP"]
+__all__ = ["ILPModel", "SequenceILP", "AlignmentILP", "TreeILP", "unit_box_lp"]
 
 _FEAS_TOL = 1e-6
 _BANNER_LOCK = threading.Lock()
@@ -109,6 +109,29 @@ def _row_bounds(x, name, n_rows) -> np.ndarray:
     if np.isnan(arr).any():
         raise InputError(f"{name} contains NaN; expected numbers or +-inf")
     return arr
+
+
+def unit_box_lp(A: sp.csc_matrix, row_lower: np.ndarray, row_upper: np.ndarray) -> "highspy.HighsLp":
+    """A HiGHS LP over ``A``'s columns as variables in [0, 1] with zero cost, rows between
+    ``row_lower`` and ``row_upper`` (infinite bounds as HiGHS' infinity); the caller sets the
+    costs, the sense and, for an ILP, the integrality."""
+    inf = highspy.kHighsInf
+    n_rows, n_vars = A.shape
+    lp = highspy.HighsLp()
+    lp.num_col_ = n_vars
+    lp.num_row_ = n_rows
+    lp.col_cost_ = np.zeros(n_vars)
+    lp.col_lower_ = np.zeros(n_vars)
+    lp.col_upper_ = np.ones(n_vars)
+    lp.row_lower_ = np.where(np.isneginf(row_lower), -inf, row_lower)
+    lp.row_upper_ = np.where(np.isposinf(row_upper), inf, row_upper)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_col_ = n_vars
+    lp.a_matrix_.num_row_ = n_rows
+    lp.a_matrix_.start_ = A.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = A.indices.astype(np.int32)
+    lp.a_matrix_.value_ = A.data.astype(np.float64)
+    return lp
 
 
 class ILPModel:
@@ -194,21 +217,7 @@ class ILPModel:
                     f"highs_options: HiGHS rejected {name} = {value!r}; expected an option name and value "
                     "listed in the HiGHS options reference"
                 )
-        inf = highspy.kHighsInf
-        lp = highspy.HighsLp()
-        lp.num_col_ = self.n_vars
-        lp.num_row_ = self.n_rows
-        lp.col_cost_ = np.zeros(self.n_vars)
-        lp.col_lower_ = np.zeros(self.n_vars)
-        lp.col_upper_ = np.ones(self.n_vars)
-        lp.row_lower_ = np.where(np.isneginf(self._row_lower), -inf, self._row_lower)
-        lp.row_upper_ = np.where(np.isposinf(self._row_upper), inf, self._row_upper)
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.num_col_ = self.n_vars
-        lp.a_matrix_.num_row_ = self.n_rows
-        lp.a_matrix_.start_ = self._A.indptr.astype(np.int32)
-        lp.a_matrix_.index_ = self._A.indices.astype(np.int32)
-        lp.a_matrix_.value_ = self._A.data.astype(np.float64)
+        lp = unit_box_lp(self._A, self._row_lower, self._row_upper)
         if integer:
             lp.integrality_ = [highspy.HighsVarType.kInteger] * self.n_vars
         lp.sense_ = highspy.ObjSense.kMaximize
