@@ -5,7 +5,7 @@ ones they need.  The shared contract is at this level (``base``, ``contracts``,
 ``validation``, ``reports``, ``label_factored``, ``sampling``, ``negatives``); each
 application family is a subpackage with its own public face: ``sequence`` (chunk, pos,
 citations, sequence), ``pairs`` (paraphrase, rte), ``translit``, ``grammaticality``, ``dependency``,
-``rerank``, ``doccls`` and ``hidden_chain`` (hcrf).
+``rerank``, ``doccls``, ``hidden_chain`` (hcrf) and ``graph`` (graph, graph-decision).
 
 Each task is a structure (the contract's members: Φ, loss, argmax, ...) holding a
 featurizer, a scikit-learn transformer in its family's ``featurizer`` module
@@ -20,6 +20,7 @@ from .sequence import (ChainFeaturizer, ChainStructure, ChunkTask, CitationFeatu
                        PosTask, SequenceCorpus, SequenceLabellingTask, SequenceTask)
 from .dependency import DependencyFeaturizer, DependencyStructure, DependencyTask
 from .doccls import DocumentClassificationTask, DocumentFeaturizer, DocumentMatrix
+from .graph import GraphDecisionTask, GraphFeaturizer, GraphTask
 from .grammaticality import ChunkingView, GrammaticalityFeaturizer, GrammaticalityTask, ViewsStructure
 from .hidden_chain import HiddenChainFeaturizer, HiddenChainTask
 from .pairs import GraphPairTask, PairFeaturizer, ParaphraseTask, RteTask
@@ -56,6 +57,8 @@ __all__ = [
     "DocumentMatrix",
     "RerankTask",
     "RerankCorpus",
+    "GraphTask",
+    "GraphDecisionTask",
     # each family's featurizer (featurizer.py) and named structure base
     "ChainFeaturizer",
     "CitationFeaturizer",
@@ -69,4 +72,5 @@ __all__ = [
     "PairFeaturizer",
     "TranslitFeaturizer",
     "RerankFeaturizer",
+    "GraphFeaturizer",
 ]

