@@ -647,7 +647,42 @@ def build_sequence(tmp_path):
     return task, ds, lambda x: all_sequences(x.n_tokens, task.n_labels)
 
 
+def _graphs():
+    # a triangle with a self-loop, a path, a single node, and a graph with a repeated edge
+    rng = np.random.default_rng(7)
+    edges = [[[0, 1], [1, 2], [2, 0], [1, 1]], [[0, 1], [1, 2]], [], [[0, 1], [1, 0]]]
+    return [(rng.normal(size=(max(len(e) and int(np.max(e)) + 1, 1), 2)), e) for e in edges]
+
+
+def build_graph(tmp_path):
+    from latentstruct.tasks import GraphTask
+
+    task = GraphTask()
+    X = _graphs()
+    ds = task.make_dataset(X, [[0, 2, 1], [1, 0, 0], [2], [0, 1]])
+    task.fit(ds)
+
+    def enumerate_labellings(x):
+        return [np.array(s) for s in itertools.product(range(3), repeat=x.n_nodes)]
+
+    return task, ds, enumerate_labellings
+
+
+def build_graph_decision(tmp_path):
+    from latentstruct.tasks import GraphDecisionTask
+
+    task = GraphDecisionTask(n_states=2)
+    ds = task.make_dataset(_graphs(), [1, -1, 1, -1])
+    task.fit(ds)
+
+    def enumerate_labellings(x):
+        return [np.array(s) for s in itertools.product(range(2), repeat=x.n_nodes)]
+
+    return task, ds, enumerate_labellings
+
+
 BUILDERS = {
+    "graph": build_graph, "graph-decision": build_graph_decision,
     "chunk": build_chunk, "pos": build_pos, "citations": build_citations, "dep": build_dep,
     "sequence": build_sequence,
     "doccls": build_doccls, "grammaticality": build_grammaticality,

@@ -117,7 +117,7 @@ class GraphTask(_GraphData, StructuredTask):
         X, y = raw_examples(X, y, example="(node_features, edges) graph tuple")
         for i, record in enumerate(X):
             x = check_graph_record(record, i)
-            if y is not None:
+            if y is not None and y[i] is not None:  # None: an unlabelled graph
                 check_node_labels(y[i], x.n_nodes, None, f"y[{i}]")
         return Dataset(X, y if y is not None else [None] * len(X))
 
@@ -216,6 +216,8 @@ class GraphDecisionTask(_GraphData, LatentBinaryTask):
 
     name: ClassVar[str] = "graph-decision"
     capabilities: ClassVar[frozenset] = frozenset({LATENT_BINARY})
+    #: there is no heuristic labelling to start LCLR from (no two-stage baseline)
+    learner_defaults: ClassVar[dict] = {"lclr": {"init": "zeros"}}
     _parameter_constraints: ClassVar[dict] = {"n_states": [Interval(int, 1)]}
 
     def __init__(self, n_states=2):
