@@ -101,6 +101,8 @@ class GraphTask(_GraphData, StructuredTask):
     name: ClassVar[str] = "graph"
     capabilities: ClassVar[frozenset] = frozenset({MAX_DECODABLE, MARGINALIZABLE, SIZED})
     score_metric: ClassVar[str] = "accuracy"
+    #: the argmax does not draw among tied labellings (no random-ties capability)
+    learner_defaults: ClassVar[dict] = {"jlis": {"random_tie_break": False}}
     _parameter_constraints: ClassVar[dict] = {
         "n_states": [Interval(int, 1), None],
         "loopy_marginals": [Options("exact", "lp")],
