@@ -27,7 +27,7 @@ from latentstruct.exceptions import ConfigError
 from latentstruct.inference.result import EXACT, DecodeResult
 from latentstruct.inference.tree_bp import tree_sum_product
 
-from .maxprod import is_forest
+from .maxprod import is_forest, rooted_forest
 from .model import PairwiseGraph, check_graph
 from .polytope import solve_exact, solve_relaxation
 
@@ -99,40 +99,13 @@ def _logsumexp(scores: np.ndarray) -> tuple[float, np.ndarray]:
 def _tree_marginals(unary, pairwise, edges) -> tuple:
     """Exact marginals of a forest whose self-loops are folded in by the caller."""
     n, k = unary.shape
-    # every tree hangs below one virtual root (index n) held at state 0 (the others -inf),
-    # joined by all-zero edges, so log Z and the marginals are the forest's own
-    adjacency = [[] for _ in range(n)]
-    for e, (a, b) in enumerate(edges):
-        adjacency[a].append((b, e))
-        adjacency[b].append((a, e))
-    parents = np.full(n + 1, n, dtype=np.int64)
-    parents[n] = -1
-    via = np.full(n, -1, dtype=np.int64)
-    seen = np.zeros(n, dtype=bool)
-    for start in range(n):
-        if seen[start]:
-            continue
-        seen[start] = True
-        stack = [start]
-        while stack:
-            v = stack.pop()
-            for w, e in adjacency[v]:
-                if not seen[w]:
-                    seen[w] = True
-                    parents[w], via[w] = v, e
-                    stack.append(w)
-    scores = np.zeros((n + 1, k, k))
-    child = np.flatnonzero(via >= 0)
-    e = via[child]
-    forward = edges[e, 0] == parents[child]  # the edge written (parent, child)
-    scores[child[forward]] = pairwise[e[forward]]
-    scores[child[~forward]] = np.transpose(pairwise[e[~forward]], (0, 2, 1))
+    forest = rooted_forest(n, pairwise, edges)
+    # the virtual root is held at state 0 (the others -inf) and joined by all-zero edges, so
+    # log Z and the marginals are the forest's own
     root = np.full((1, k), -np.inf)
     root[0, 0] = 0.0
-    res = tree_sum_product(np.vstack([unary, root]), parents, scores)
-    edge_m = np.zeros((edges.shape[0], k, k))
-    edge_m[e[forward]] = res.edge_marginals[child[forward]]
-    edge_m[e[~forward]] = np.transpose(res.edge_marginals[child[~forward]], (0, 2, 1))
+    res = tree_sum_product(np.vstack([unary, root]), forest.parents, forest.edge_scores)
+    edge_m = forest.edge_values(res.edge_marginals, edges.shape[0])
     return res.node_marginals[:n], edge_m, float(res.log_partition)
 
 

@@ -13,6 +13,7 @@ flooding reaches.)  A self-loop edge ``(i, i)`` only adds its diagonal to node i
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -22,7 +23,7 @@ from latentstruct.inference.tree_bp import tree_max_product as _rooted_tree_max_
 from .model import PairwiseGraph, check_graph
 
 __all__ = ["is_chain", "is_forest", "tree_max_product", "iterative_max_product",
-           "forest_labels", "check_iteration_options", "fold_self_loops", "single_type",
+           "forest_labels", "rooted_forest", "RootedForest", "check_iteration_options", "fold_self_loops", "single_type",
            "loopy_labels"]
 
 
@@ -107,22 +108,56 @@ def single_type(graph: PairwiseGraph, method: str):
     return graph.unaries[0], np.asarray(block.pairwise), block.edges
 
 
-def forest_labels(unary, pairwise, edges) -> np.ndarray:
-    """The exact best labels of a checked forest: unary (n, K), pairwise (m, K, K), edges
-    (m, 2) without self-loops or cycles (the caller has checked)."""
-    n, k = unary.shape
-    order, parent, via = _bfs_order(n, edges)
-    # one virtual root (index n) with zero scores above every tree's root
-    parents = np.where(parent < 0, n, parent)
-    parents = np.append(parents, -1)
-    edge_scores = np.zeros((n + 1, k, k))
+@dataclass(frozen=True)
+class RootedForest:
+    """A forest hung below one virtual root (index ``n``), in :mod:`..tree_bp`'s form.
+
+    ``parents`` (n + 1,) with ``parents[n] == -1``; ``edge_scores`` (n + 1, K, K) with
+    ``[i, a, b]`` scoring (parent state a, child state b), zero below the virtual root;
+    ``child`` the nodes below a real parent, ``edge`` the edge joining each to it and
+    ``forward`` whether that edge is written (parent, child).
+    """
+
+    parents: np.ndarray
+    edge_scores: np.ndarray
+    child: np.ndarray
+    edge: np.ndarray
+    forward: np.ndarray
+
+    def edge_values(self, per_child: np.ndarray, n_edges: int) -> np.ndarray:
+        """Per-child (K, K) values (parent state, child state) back on the edges, in each
+        edge's own orientation: (n_edges, K, K)."""
+        k = per_child.shape[-1]
+        out = np.zeros((n_edges, k, k))
+        c, e, f = self.child, self.edge, self.forward
+        out[e[f]] = per_child[c[f]]
+        out[e[~f]] = np.transpose(per_child[c[~f]], (0, 2, 1))
+        return out
+
+
+def rooted_forest(n_nodes: int, pairwise, edges) -> RootedForest:
+    """The forest of ``edges`` (no cycles, no self-loops: the caller has checked) rooted
+    breadth-first, every tree below one virtual root."""
+    k = pairwise.shape[-1]
+    _, parent, via = _bfs_order(n_nodes, edges)
+    parents = np.append(np.where(parent < 0, n_nodes, parent), -1)
+    edge_scores = np.zeros((n_nodes + 1, k, k))
     child = np.flatnonzero(parent >= 0)
     e = via[child]
     forward = edges[e, 0] == parent[child]  # edge written (parent, child)
     edge_scores[child[forward]] = pairwise[e[forward]]
     edge_scores[child[~forward]] = np.transpose(pairwise[e[~forward]], (0, 2, 1))
-    result = _rooted_tree_max_product(np.vstack([unary, np.zeros((1, k))]), parents,
-                                      edge_scores)
+    return RootedForest(parents, edge_scores, child, e, forward)
+
+
+def forest_labels(unary, pairwise, edges) -> np.ndarray:
+    """The exact best labels of a checked forest: unary (n, K), pairwise (m, K, K), edges
+    (m, 2) without self-loops or cycles (the caller has checked)."""
+    n, k = unary.shape
+    forest = rooted_forest(n, np.asarray(pairwise).reshape(-1, k, k), edges)
+    # the virtual root's zero scores add nothing to any labelling
+    result = _rooted_tree_max_product(np.vstack([unary, np.zeros((1, k))]), forest.parents,
+                                      forest.edge_scores)
     return np.asarray(result.structure[:n], dtype=np.int64)
 
 
