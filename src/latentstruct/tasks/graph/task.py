@@ -89,7 +89,7 @@ class GraphTask(_GraphData, StructuredTask):
     Parameters
     ----------
     n_states : int or None, default None
-        Number of node states K; None takes the largest state in the training targets plus one.
+        Number of node states K (None: the largest state in the training targets, plus one).
     loopy_marginals : {"exact", "lp"}, default "exact"
         What the marginals (a CRF's log Z and expectations) do on a graph with cycles too large
         to enumerate: "exact" refuses it, "lp" uses the LP relaxation's marginals and warns.
