@@ -19,9 +19,11 @@ A labelling ``y`` of the nodes scores ``sum_i unary[i, y_i] + sum_e pairwise[e][
 from .decode import MAX_ENUMERATED, RELAXED, GraphMarginals, graph_argmax, graph_marginals
 from .maxprod import is_chain, is_forest, iterative_max_product, tree_max_product
 from .model import EdgeBlock, PairwiseGraph, check_edges, check_graph, compute_energy
-from .polytope import LocalPolytope, Relaxation, solve_exact, solve_relaxation
+from .polytope import (LocalPolytope, Relaxation, clear_solver_cache, solve_exact,
+                       solve_relaxation)
 
 __all__ = ["graph_argmax", "graph_marginals", "GraphMarginals", "RELAXED", "MAX_ENUMERATED",
            "PairwiseGraph", "EdgeBlock", "check_graph", "check_edges", "compute_energy",
            "is_chain", "is_forest", "tree_max_product", "iterative_max_product",
-           "LocalPolytope", "Relaxation", "solve_exact", "solve_relaxation"]
+           "LocalPolytope", "Relaxation", "clear_solver_cache", "solve_exact",
+           "solve_relaxation"]

@@ -233,6 +233,18 @@ _CACHE = threading.local()
 CACHE_SIZE = 16
 
 
+def clear_solver_cache() -> None:
+    """Drop this thread's warm solvers.
+
+    A warm simplex starts from the last basis, so among tied optima it may return another
+    vertex than a cold one: a fit would then depend on what the process decoded before.
+    Learners call this when a fit starts, so that the same fit gives the same weights
+    whatever ran earlier (within one fit the order of decodes is fixed by the seed)."""
+    cache = getattr(_CACHE, "solvers", None)
+    if cache is not None:
+        cache.clear()
+
+
 def _solvers_for(polytope: LocalPolytope) -> _Solvers:
     digest = hashlib.blake2b(digest_size=16)
     for arr in (polytope.A.indptr, polytope.A.indices, polytope.A.data, polytope.lower,

@@ -28,6 +28,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from latentstruct.exceptions import InputError, check_is_fitted
+from latentstruct.inference.graph import clear_solver_cache
 from latentstruct.params import (BOOL, CALLABLE, NJOBS, PASSES, Interval,
                                  validate_params)
 from latentstruct.pystruct.utils.objective import find_constraint
@@ -115,7 +116,9 @@ class BaseSSVM(BaseEstimator):
             raise InputError("fit: X is empty; pass at least one example")
 
     def _start(self, X, Y, initialize=True):
-        """Validate, initialise the model, reset the curves and the clock."""
+        """Validate, initialise the model, reset the curves and the clock, and drop the warm
+        LP solvers, so that a fit's ties break the same whatever was decoded before."""
+        clear_solver_cache()
         self._validate()
         self._check_data(X, Y)
         if initialize:

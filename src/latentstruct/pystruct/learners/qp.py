@@ -61,13 +61,16 @@ def _new_qp_solver():
     return h
 
 
-def solve_primal(D, b, group, limits, negativity=()) -> QPSolution:
+def solve_primal(D, b, group, limits, negativity=(), squared=False) -> QPSolution:
     """The same QP through its primal, over ``(w, xi)``: ``min 1/2 ||w||^2 + sum_g C_g xi_g``
     with rows ``d_k . w + xi_g(k) >= b_k``, ``xi >= 0`` and ``w_j <= 0`` for ``negativity``.
+    With ``squared`` the slacks cost ``sum_g C_g xi_g^2`` instead (the squared-hinge SVM's
+    working-set QP, which ``SquaredHingeSSVM`` hands here when its DCD does not converge).
+    ``D`` may be a scipy sparse matrix.
     Its Hessian is the identity on w, so it stays well conditioned however many nearly equal
     constraints the working set holds (the dual's Hessian ``D D'`` is then singular, and
     HiGHS' active-set method can stall on it); ``alpha`` are the rows' duals."""
-    D = np.asarray(D, dtype=np.float64)
+    D = sp.csr_matrix(D, dtype=np.float64) if sp.issparse(D) else np.asarray(D, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     group = np.asarray(group, dtype=np.int64)
     limits = np.asarray(limits, dtype=np.float64)
@@ -81,7 +84,7 @@ def solve_primal(D, b, group, limits, negativity=()) -> QPSolution:
     lp = highspy.HighsLp()
     lp.num_col_ = n
     lp.num_row_ = n_c
-    lp.col_cost_ = np.r_[np.zeros(n_f), limits]
+    lp.col_cost_ = np.r_[np.zeros(n_f), np.zeros(n_g) if squared else limits]
     upper = np.full(n, inf)
     upper[neg] = 0.0
     lp.col_lower_ = np.r_[np.full(n_f, -inf), np.zeros(n_g)]
@@ -100,7 +103,7 @@ def solve_primal(D, b, group, limits, negativity=()) -> QPSolution:
     # a ridge on the slacks keeps the Hessian definite (HiGHS' QP failed on the zero block)
     hessian.start_ = np.arange(n + 1, dtype=np.int32)
     hessian.index_ = np.arange(n, dtype=np.int32)
-    hessian.value_ = np.r_[np.ones(n_f), np.full(n_g, RIDGE)]
+    hessian.value_ = np.r_[np.ones(n_f), 2.0 * limits if squared else np.full(n_g, RIDGE)]
     model = highspy.HighsModel()
     model.lp_ = lp
     model.hessian_ = hessian
@@ -117,7 +120,8 @@ def solve_primal(D, b, group, limits, negativity=()) -> QPSolution:
     w[neg] = np.minimum(w[neg], 0.0)
     alpha = np.abs(np.asarray(solution.row_dual, dtype=np.float64))
     beta = np.abs(np.asarray(solution.col_dual, dtype=np.float64)[neg])
-    value = float(0.5 * w @ w + limits @ np.maximum(x[n_f:], 0.0))
+    xi = np.maximum(x[n_f:], 0.0)
+    value = float(0.5 * w @ w + limits @ (xi ** 2 if squared else xi))
     return QPSolution(alpha, beta, w, value)
 
 

