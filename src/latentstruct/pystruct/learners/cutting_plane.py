@@ -133,8 +133,11 @@ class NSlackSSVM(CuttingPlaneSSVM):
     stays below ``inactive_threshold * C`` for more than ``inactive_window`` solves are
     removed (0 keeps them all).
 
-    Parameters (beyond BaseSSVM's)
-    ------------------------------
+    Besides ``BaseSSVM``'s parameters (``model``, ``max_iter``, ``C``, ``verbose``,
+    ``n_jobs``, ``show_loss_every``, ``logger``), it takes those below.
+
+    Parameters
+    ----------
     check_constraints : bool
         Never add a constraint already in the working set, and check that each found one is
         at least as violated as those there (a warning when not: inexact inference).

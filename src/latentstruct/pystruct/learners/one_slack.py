@@ -36,8 +36,11 @@ class OneSlackSSVM(CuttingPlaneSSVM):
     whose dual variable stays below ``inactive_threshold * C`` for more than
     ``inactive_window`` solves are removed (0 keeps them all).
 
-    Parameters (beyond BaseSSVM's)
-    ------------------------------
+    Besides ``BaseSSVM``'s parameters (``model``, ``max_iter``, ``C``, ``verbose``,
+    ``n_jobs``, ``show_loss_every``, ``logger``), it takes those below.
+
+    Parameters
+    ----------
     check_constraints : bool
         Never add a constraint already in the working set (training stops instead), and
         warn when the inference's constraint is less violated than the working set's
