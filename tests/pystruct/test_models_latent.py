@@ -222,3 +222,37 @@ def test_latent_node_crf_initialize_and_bad_input():
         crf.initialize([(x[0], x[1], -1)], [y])
     with pytest.raises(InputError, match="visible node a hidden state"):
         crf.joint_feature(x, np.arange(21) % 7)
+
+
+def boxes_example():
+    """Two 2 x 2 grids of visible nodes, a hidden node per row of each: the first row is
+    label 1 in the first example, the second row in the second."""
+    edges = np.array([[0, 1], [2, 3], [0, 2], [1, 3], [4, 0], [4, 1], [5, 2], [5, 3]])
+    X = [(np.ones((4, 1)), edges, 2), (np.ones((4, 1)), edges, 2)]
+    Y = [np.array([1, 1, 0, 0]), np.array([0, 0, 1, 1])]
+    return X, Y
+
+
+def test_latent_node_crf_init_latent_clusters_hidden_nodes_by_neighbour_labels():
+    X, Y = boxes_example()
+    crf = LatentNodeCRF(n_labels=2, n_features=1, n_hidden_states=2)
+    crf.initialize(X, Y)
+    H = crf.init_latent(X, Y)
+    for h, y in zip(H, Y):
+        np.testing.assert_array_equal(h[:4], y)
+        assert set(h[4:]) == {2, 3}
+    # the hidden node over label-1 pixels gets the same state in both examples
+    assert H[0][4] == H[1][5] and H[0][5] == H[1][4] != H[0][4]
+    np.testing.assert_array_equal(np.concatenate(crf.init_latent(X, Y)), np.concatenate(H))
+    # edges given hidden-first or visible-first describe the same neighbourhood
+    flipped = [(x[0], x[1][:, ::-1], x[2]) for x in X]
+    np.testing.assert_array_equal(np.concatenate(crf.init_latent(flipped, Y)),
+                                  np.concatenate(H))
+    # all hidden nodes alike (one distinct neighbourhood): every one in the first state
+    same = [np.array([1, 1, 1, 1])] * 2
+    assert [list(h[4:]) for h in crf.init_latent(X, same)] == [[2, 2], [2, 2]]
+    edge_crf = EdgeFeatureLatentNodeCRF(n_labels=2, n_features=1, n_edge_features=1)
+    X_edges = [(x[0], x[1], np.ones((len(x[1]), 1)), x[2]) for x in X]
+    edge_crf.initialize(X_edges, Y)
+    np.testing.assert_array_equal(np.concatenate(edge_crf.init_latent(X_edges, Y)),
+                                  np.concatenate(H))

