@@ -44,12 +44,34 @@ EXPECTED_FAILURES = {
     "test_learners/test_n_slack_ssvm.py::test_switch_to_ad3":
         "expects the approximate qpbo back-end to lose to exact ad3 (see the one-slack "
         "test); both are exact ILPs here",
-    "test_learners/test_latent_svm.py::test_switch_to_ad3":
-        "expects the approximate qpbo back-end to lose to exact ad3 (see the one-slack "
-        "test); both are exact ILPs here",
+    "test_learners/test_one_slack_ssvm.py::test_one_slack_repellent_potentials":
+        "asserts that with negativity_constraint=[4, 5, 6] (all pairwise weights <= 0) the "
+        "grid CRF predicts no better than its unaries on the checkerboard. PyStruct imposes "
+        "the constraint by restricting its dual QP's multipliers (sum_k alpha_k d_k[j] <= 0), "
+        "which on this data zeroes the pairwise weights; latentstruct solves the stated "
+        "problem (min over w with w[4:7] <= 0) exactly, whose optimum is repellent "
+        "(w[4], w[6] < 0, w[5] = 0) and fits the checkerboard (score 0.998 > .99)",
+    "test_learners/test_n_slack_ssvm.py::test_binary_ssvm_repellent_potentials":
+        "the n-slack form of test_one_slack_repellent_potentials: the exact constrained "
+        "optimum (pairwise weights <= 0, w[4], w[6] < 0) predicts the checkerboard "
+        "perfectly, unlike PyStruct's restricted-dual solution with zero pairwise weights",
+    "test_learners/test_one_slack_ssvm.py::test_one_slack_constraint_caching":
+        "asserts the exact per-example cache sizes of one PyStruct run (first example 13, "
+        "max 20, min 11), a record of its trajectory: the labellings its ad3 picked among "
+        "ties (at w = 0 every wrong labelling ties) and cvxopt's interior-point QP iterates "
+        "(feastol 1e-5). With PyStruct's caching rules and an exact QP the run gives 13, 20 "
+        "and 12",
     "test_datasets.py::test_dataset_loading":
         "loads PyStruct's scene and snakes data sets, which are not in the shared data "
         "(only ocr_letters is); load_scene and load_snakes say so",
+}
+
+
+#: expected failures whose assertion compares two equal optima (their objectives agree to
+#: the last bits): they pass or fail by rounding, so a pass is no sign to remove them
+MAY_PASS_BY_ROUNDING = {
+    "test_learners/test_one_slack_ssvm.py::test_switch_to_ad3",
+    "test_learners/test_n_slack_ssvm.py::test_switch_to_ad3",
 }
 
 
@@ -78,7 +100,8 @@ class SuiteResult:
 
     @property
     def expected_but_passing(self) -> list[str]:
-        return [i for i in EXPECTED_FAILURES if self.outcomes.get(i) == "passed"]
+        return [i for i in EXPECTED_FAILURES
+                if self.outcomes.get(i) == "passed" and i not in MAY_PASS_BY_ROUNDING]
 
     def summary(self) -> str:
         counts = {o: len(self.ids(o)) for o in ("passed", "failed", "error", "skipped")}

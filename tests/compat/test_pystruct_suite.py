@@ -21,18 +21,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import pystruct_runner  # noqa: E402
 
 #: how many of PyStruct's 152 tests passed through the runner when this was last raised
-MIN_PASSING = 78
-#: PyStruct's tests under test_learners/, left out of the CI run for now (see below)
-LEARNER_TESTS = 70
+#: (not counting the two switch tests that pass or fail by rounding)
+MIN_PASSING = 143
+#: PyStruct's tests under test_learners/ left out of the CI run (none: the whole suite ran
+#: in 190 s on the shared 2-core machine)
+LEARNER_TESTS = 0
 
 
 def test_expected_failures_are_named_with_reasons():
-    assert len(pystruct_runner.EXPECTED_FAILURES) == 7
+    assert len(pystruct_runner.EXPECTED_FAILURES) == 9
     for test_id, reason in pystruct_runner.EXPECTED_FAILURES.items():
         assert "::test_" in test_id and test_id.split("::")[0].endswith(".py")
         assert len(reason) > 40, test_id
+    # the latent SVM's switch test is a smoke test and passes; the one- and n-slack ones
+    # compare two equal optima and pass or fail by rounding
     switches = [i for i in pystruct_runner.EXPECTED_FAILURES if i.endswith("test_switch_to_ad3")]
-    assert len(switches) == 3
+    assert set(switches) == pystruct_runner.MAY_PASS_BY_ROUNDING and len(switches) == 2
+    outcomes = {i: "passed" for i in pystruct_runner.EXPECTED_FAILURES}
+    result = pystruct_runner.SuiteResult(outcomes)
+    assert sorted(result.expected_but_passing) == sorted(
+        set(pystruct_runner.EXPECTED_FAILURES) - set(switches))
 
 
 def test_parse_report_counts_collection_errors_per_function(tmp_path):
@@ -118,11 +126,7 @@ def test_pystruct_own_tests_pass(tmp_path):
     if not (folder / "test_libraries.py").exists():
         skip_or_fail(f"PyStruct's test files are not at {folder} (../shared/compat from the "
                      f"repository root, or $LATENTSTRUCT_COMPAT)")
-    # Issue 44 is in progress: PyStruct's learner tests (70 of the 152) are left out of this
-    # run until they are fast enough for CI (single ones ran past 15 minutes on the loaded
-    # 2-core machine); run them by hand: python tests/compat/pystruct_runner.py
-    result = pystruct_runner.run_suite(folder, tmp_path, timeout=1800, test_timeout=300,
-                                       extra_args=("--ignore", str(folder / "test_learners")))
+    result = pystruct_runner.run_suite(folder, tmp_path, timeout=1800, test_timeout=300)
     message = f"{result.summary()}\n" + "\n".join(result.unexpected_failures)
     assert len(result.outcomes) == 152 - LEARNER_TESTS, message + result.output[-3000:]
     assert result.passed >= MIN_PASSING, message

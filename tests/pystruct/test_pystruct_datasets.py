@@ -42,8 +42,11 @@ def test_generators_leave_the_global_random_state_alone(generate):
 def test_binary_evidence(generate):
     X, Y = generate(n_samples=2, noise=0)
     assert np.array_equal(np.argmax(X, axis=-1), Y)
-    assert np.array_equal(X[..., 0], -X[..., 1])
-    assert np.array_equal(X[..., 1], 2.0 * Y - 1)
+    assert np.array_equal(X[..., 0], 1 - 2.0 * Y)
+    if generate is D.generate_checker:
+        assert not X[..., 1].any()  # PyStruct's checker: evidence in channel 0 only
+    else:
+        assert np.array_equal(X[..., 1], 2.0 * Y - 1)
     X, Y = generate(n_samples=2)
     assert 0.5 < np.mean(np.argmax(X, axis=-1) == Y) < 1
 
@@ -65,6 +68,7 @@ def test_label_patterns():
         column = stripes[0, 0]
         assert (stripes[0] == column).all() and (np.diff(column) >= 0).all()
     _, checker = D.generate_checker()
+    assert checker.shape == (10, 11, 13)
     assert (checker[0, :, 1:] != checker[0, :, :-1]).all()
     assert (checker[0, 1:] != checker[0, :-1]).all()
     _, big = D.generate_big_checker()

