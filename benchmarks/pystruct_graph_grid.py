@@ -126,6 +126,9 @@ def main(argv=None) -> int:
             "own_dual": float(learner.objective_curve_[-1]) if learner.objective_curve_
             else None,
             "iterations": len(learner.objective_curve_),
+            # SquaredHingeSSVM: "dcd", or "dcd+highs-qp" once a stalled DCD solve handed the
+            # working set to HiGHS' exact QP
+            "working_set_solver": getattr(learner, "solver_", "highs-qp"),
             "l1_primal": l1,
             "squared_primal": squared,
             "test_accuracy": float(learner.score(X_test, Y_test)),

@@ -55,3 +55,29 @@ def test_a_fit_does_not_depend_on_what_was_decoded_before():
     first = fit()
     OneSlackSSVM(GraphCRF(n_states=3, n_features=3), C=100, tol=0.1).fit(Xg[::-1], Yg[::-1])
     assert np.array_equal(fit(), first)
+
+
+def test_a_qp_that_stalls_highs_active_set_is_solved_through_the_other_form():
+    # a 16 x 15 one-slack working set (GraphCRF on crosses, C=1) on which HiGHS' active-set
+    # QP cycled for ever on the primal; the iteration limit hands it to the dual
+    from pathlib import Path
+
+    from scipy.optimize import minimize
+
+    from latentstruct.pystruct.learners.qp import WorkingSet
+
+    data = np.load(Path(__file__).parent / "data" / "stalling_qp.npz")
+    D, b, limits = data["D"], data["b"], data["limits"]
+    ws = WorkingSet(D.shape[1])
+    for d, b_k, g in zip(D, b, data["group"]):
+        ws.add(d, b_k, g)
+    solution = ws.solve(limits)
+    n = D.shape[1]
+    reference = minimize(lambda z: 0.5 * z[:n] @ z[:n] + limits[0] * z[n],
+                         np.r_[np.zeros(n), b.max()], method="SLSQP",
+                         constraints=[{"type": "ineq", "fun": lambda z: D @ z[:n] + z[n] - b}],
+                         bounds=[(None, None)] * n + [(0, None)],
+                         options={"ftol": 1e-12, "maxiter": 1000})
+    assert solution.dual == pytest.approx(reference.fun, rel=1e-6)
+    xi = max(0.0, float(np.max(b - D @ solution.w)))
+    assert 0.5 * solution.w @ solution.w + limits[0] * xi == pytest.approx(reference.fun, rel=1e-6)

@@ -51,9 +51,19 @@ class QPSolution:
     dual: float
 
 
-def _new_qp_solver():
+#: active-set iterations allowed per QP variable or row (plus a floor): HiGHS' default is no
+#: limit, and on a nearly singular Hessian its active-set method can cycle for ever (a 16 x 15
+#: one-slack working set did, tests/pystruct/data/stalling_qp.npz); the limit turns that into
+#: a status, and ``WorkingSet.solve`` then solves the same problem through the other form
+QP_ITERATIONS_PER_SIZE = 50
+QP_ITERATIONS_MIN = 10_000
+
+
+def _new_qp_solver(size: int):
     h = new_highs()
     h.setOptionValue("output_flag", False)
+    h.setOptionValue("qp_iteration_limit",
+                     int(QP_ITERATIONS_MIN + QP_ITERATIONS_PER_SIZE * size))
     # HiGHS starts one thread pool per process, sized by the first run; a later run asking
     # for another size fails ("model status Not Set").  The layer's LPs and ILPs run on one
     # thread, and so does this small QP.
@@ -107,7 +117,7 @@ def solve_primal(D, b, group, limits, negativity=(), squared=False) -> QPSolutio
     model = highspy.HighsModel()
     model.lp_ = lp
     model.hessian_ = hessian
-    h = _new_qp_solver()
+    h = _new_qp_solver(n + n_c)
     h.passModel(model)
     h.run()
     status = h.getModelStatus()
@@ -152,7 +162,7 @@ def solve_dual(D, b, group, limits, negativity=(), gram=None) -> QPSolution:
     Q[np.diag_indices(n)] += RIDGE
     cost = -np.r_[b, np.zeros(neg.size)]
 
-    h = _new_qp_solver()
+    h = _new_qp_solver(n + limits.size)
     inf = highspy.kHighsInf
     n_groups = limits.size
     lp = highspy.HighsLp()
