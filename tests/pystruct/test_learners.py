@@ -112,7 +112,6 @@ def test_one_slack_inference_cache_gives_the_same_optimum():
         objective_primal(model, plain.w, X, Y, 1.0), rel=1e-4)
 
 
-
 def _summed_gap(model, clf, X, Y) -> float:
     """How far the inference's summed constraint at ``clf.w`` beats the working set's slack."""
     w = clf.w
