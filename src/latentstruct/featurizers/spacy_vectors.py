@@ -117,10 +117,10 @@ class SpacyVectors(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     batch_size : int
         Sentences per ``nlp.pipe`` batch.
 
-    Attributes (after ``fit``)
-    --------------------------
+    Attributes
+    ----------
     pipeline_ : ResolvedPipeline
-        The installed package, its version and spaCy's.
+        The installed package, its version and spaCy's (set by ``fit``, as is the next).
     n_features_out_ : int
         Columns of every array ``transform`` returns (96 for ``en_core_web_sm``).
 
