@@ -123,11 +123,14 @@ class SpacyVectors(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         The installed package, its version and spaCy's (set by ``fit``, as is the next).
     n_features_out_ : int
         Columns of every array ``transform`` returns (96 for ``en_core_web_sm``).
+    stats_ : dict
+        Corpora served from memory, read from disk and computed with spaCy (reset when
+        ``pipeline`` changes).
 
+    Notes
+    -----
     The transformer learns nothing from data: ``transform`` works without ``fit`` (as
     scikit-learn's ``HashingVectorizer`` does), and ``fit(X)`` only records the above.
-    ``stats_`` counts corpora served from memory, read from disk and computed with spaCy
-    (reset when ``pipeline`` changes).
     """
 
     def __init__(self, pipeline="en_core_web_sm", cache_dir=None, batch_size=256):
