@@ -183,6 +183,26 @@ def test_relaxed_marginals_warn_through_the_task():
             .log_partition(x, w)
 
 
+
+def test_the_crf_counts_inexact_marginals_and_refuses_them_by_default():
+    from latentstruct.exceptions import InferenceError
+    from latentstruct.learners import CRF
+
+    task = GraphTask(n_states=2, loopy_marginals="lp", max_enumerated=4)
+    triangle = (np.eye(3), [[0, 1], [1, 2], [2, 0]])  # 8 labellings > 4: relaxed
+    path = (np.eye(3), [[0, 1], [1, 2]])  # a tree: exact
+    X, Y = [triangle, path, triangle], [[0, 1, 0], [1, 0, 1], [1, 1, 0]]
+    task.fit(task.make_dataset(X, Y))
+    Xf, Yf = task.featurize(task.make_dataset(X)), task.encode_targets(Y)
+    with pytest.warns(InexactInferenceWarning), \
+            pytest.raises(InferenceError, match="example 0 \\(and 1 more\\)"):
+        CRF(task, max_iter=5).fit(Xf, Yf)
+    with pytest.warns(InexactInferenceWarning, match="2 of 3 training examples"):
+        crf = CRF(task, max_iter=5, check_inference=False).fit(Xf, Yf)
+    assert crf.n_inexact_marginals_ == 2
+    exact = GraphTask(n_states=2).fit(task.make_dataset(X, Y))
+    assert CRF(exact, max_iter=5).fit(Xf, Yf).n_inexact_marginals_ == 0
+
 # -- learners on synthetic grids -------------------------------------------------------------
 def noisy_grids(n, rng, shape=(3, 4), noise=1.0):
     """Grids whose true labelling is a vertical split at a random column, seen through noisy

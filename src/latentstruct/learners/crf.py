@@ -19,7 +19,9 @@ from joblib import effective_n_jobs
 from tqdm.auto import tqdm
 
 from ..data.progress import bar_disable
-from ..exceptions import ConfigError, ConvergenceWarning, InputError, user_stacklevel
+from ..exceptions import (ConfigError, ConvergenceWarning, InexactInferenceWarning,
+                          InferenceError, InputError, user_stacklevel)
+from ..inference.result import EXACT
 from ..parallel import parallel_chunks, shared
 from ..solvers.owlqn import owlqn
 from ..solvers.sgd import lbfgs
@@ -128,6 +130,9 @@ class CRF(LinearStructuredLearner):
         the same order.
     progress : bool, default False
         Show a progress bar over iterations with the objective.
+    check_inference : bool, default True
+        Raise ``InferenceError`` if a training example's marginals are not exact (the graph
+        task's LP relaxation); False counts them in ``n_inexact_marginals_`` and warns.
 
     Attributes
     ----------
@@ -144,12 +149,13 @@ class CRF(LinearStructuredLearner):
         "linesearch" (no step within 20 halvings lowered F, usually rounding at the
         optimum; libLBFGS's and CRFsuite's run ends there too, on the last accepted point)
         or "minimized" (w = 0 met the epsilon rule)
+    n_inexact_marginals_ : int, training examples with inexact marginals (see check_inference)
     """
 
     # predictions come from an argmax over structures (a chain: Viterbi), or, for a class
     # decided over a hidden structure (a hidden-state CRF), from the class posteriors
     requires = frozenset({MARGINALIZABLE, any_of(MAX_DECODABLE, CLASS_POSTERIOR)})
-    evaluation_params = frozenset({"n_jobs", "progress"})
+    evaluation_params = frozenset({"n_jobs", "progress", "check_inference"})
 
     _parameter_constraints = {
         "c1": [Interval(float, 0, None, closed="left")],
@@ -168,12 +174,14 @@ class CRF(LinearStructuredLearner):
         "eta0": [Options("auto"), Interval(float, 0, None, closed="neither")],
         "batch_size": [Interval(int, 1, None, closed="left")],
         "random_state": [SEED], "n_jobs": [NJOBS, None], "progress": [BOOL],
+        "check_inference": [BOOL],
     }
 
     def __init__(self, task=None, c1=0.0, c2=1.0, feature_set="observed", possible_states=False,
                  possible_transitions=True, solver="lbfgs",
                  max_iter=100, delta=1e-5, period=10, epsilon=1e-5, memory=6, alpha=None,
-                 eta0="auto", batch_size=32, random_state=0, n_jobs=1, progress=False):
+                 eta0="auto", batch_size=32, random_state=0, n_jobs=1, progress=False,
+                 check_inference=True):
         self.task = task
         self.c1 = c1
         self.c2 = c2
@@ -192,6 +200,7 @@ class CRF(LinearStructuredLearner):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.progress = progress
+        self.check_inference = check_inference
 
     # --- the loss ------------------------------------------------------------------------
     def _loss_grad(self, X, Y, w, data=None, out=None) -> tuple[float, np.ndarray]:
@@ -256,6 +265,7 @@ class CRF(LinearStructuredLearner):
                 "without --checkpoint/--resume")
         task, X, Y = self._validated(X, Y)
         t0 = time.perf_counter()
+        self.n_inexact_marginals_ = self._count_inexact_marginals(task, X)
         self.support_ = self._support(task, X, Y)
         session = CheckpointSession(self, {"X": X, "Y": Y}, checkpoint, resume)
         with shared(task=task, X=X, Y=Y) as data:
@@ -269,6 +279,27 @@ class CRF(LinearStructuredLearner):
         self.n_nonzero_ = int(np.count_nonzero(self.coef_))
         self.fit_seconds_ = time.perf_counter() - t0
         return self
+
+    def _count_inexact_marginals(self, task, X) -> int:
+        """The examples whose marginals are not exact (warned about; raised under
+        ``check_inference``).  That depends on an example's structure (the graph task relaxes
+        loopy graphs too large to enumerate), not on w: one pass at w = 0 finds them.  Tasks
+        with a compiled batch loss (exact forward-backward) are not probed."""
+        if getattr(task, "log_loss_batch", None) is not None:
+            return 0
+        w = np.zeros(task.n_features)
+        inexact = [i for i in range(len(X))
+                   if getattr(task.marginals(X[i], w), "status", EXACT) != EXACT]
+        if inexact and self.check_inference:
+            raise InferenceError(
+                f"CRF: the marginals of training example {inexact[0]} (and {len(inexact) - 1} "
+                "more) are not exact, so the log-likelihood would be approximate; make the "
+                "examples small enough for exact marginals, or pass check_inference=False")
+        if inexact:
+            warnings.warn(f"CRF: {len(inexact)} of {len(X)} training examples have inexact "
+                          "marginals; the objective and gradient are approximate there",
+                          InexactInferenceWarning, stacklevel=user_stacklevel())
+        return len(inexact)
 
     def _trained_problem(self, task, X, Y, data):
         """(loss_grad, expand, w0): the summed loss and its gradient over the trained
@@ -412,6 +443,8 @@ class CRF(LinearStructuredLearner):
             raise InputError(f"the model has {self.coef_.shape[0]} weights but the task now has "
                              f"{task.n_features} features; partial_fit needs the task it "
                              "started with")
+        self.n_inexact_marginals_ = (getattr(self, "n_inexact_marginals_", 0)
+                                     + self._count_inexact_marginals(task, X))
         self._sgd(task, X, Y, None, fresh=False)
         return self
 
@@ -580,7 +613,6 @@ def _sgd_step(w, g, eta, lam, batch, support) -> None:
 
 def _checked_support(support, n: int) -> np.ndarray:
     from ..exceptions import ModelFormatError
-
     if support is None:
         raise ModelFormatError("the CRF model trains a subset of its features but the file lacks "
                                "'support_'; the file is damaged. Retrain the model.")
@@ -613,8 +645,5 @@ def _block_loss(task, X, Y, w, out=None) -> tuple[float, np.ndarray]:
 
 def _blocks_kernel(a, b, task, X, Y, cuts, w) -> list:
     """Blocks a..b-1 of the corpus (block k: examples cuts[k]..cuts[k+1]-1)."""
-    out = []
-    for k in range(a, b):
-        idx = np.arange(cuts[k], cuts[k + 1])
-        out.append(_block_loss(task, task.subset(X, idx), [Y[i] for i in idx], w))
-    return out
+    blocks = [np.arange(cuts[k], cuts[k + 1]) for k in range(a, b)]
+    return [_block_loss(task, task.subset(X, idx), [Y[i] for i in idx], w) for idx in blocks]
