@@ -47,7 +47,7 @@ from latentstruct.inference.checks import (
 )
 from latentstruct.inference.result import ERROR, EXACT, INFEASIBLE, TIME_LIMIT, DecodeResult
 
-__all__ = ["ILPModel", "SequenceILP", "AlignmentILP", "TreeILP", "unit_box_lp"]
+__all__ = ["ILPModel", "SequenceILP", "AlignmentILP", "TreeILP", "highs_lp", "unit_box_lp"]
 
 _FEAS_TOL = 1e-6
 _BANNER_LOCK = threading.Lock()
@@ -111,20 +111,26 @@ def _row_bounds(x, name, n_rows) -> np.ndarray:
     return arr
 
 
-def unit_box_lp(A: sp.csc_matrix, row_lower: np.ndarray, row_upper: np.ndarray) -> "highspy.HighsLp":
-    """A HiGHS LP over ``A``'s columns as variables in [0, 1] with zero cost, rows between
-    ``row_lower`` and ``row_upper`` (infinite bounds as HiGHS' infinity); the caller sets the
-    costs, the sense and, for an ILP, the integrality."""
+def highs_lp(A, row_lower, row_upper, col_lower, col_upper, cost=None) -> "highspy.HighsLp":
+    """A HiGHS LP over ``A``'s columns (any scipy sparse matrix, stored column-wise), with
+    column bounds ``col_lower``/``col_upper``, rows between ``row_lower`` and ``row_upper``
+    (numpy's infinities become HiGHS'), and ``cost`` (zero when None)."""
     inf = highspy.kHighsInf
+    A = sp.csc_matrix(A, dtype=np.float64)
     n_rows, n_vars = A.shape
+
+    def bound(values):
+        values = np.asarray(values, dtype=np.float64)
+        return np.where(np.isposinf(values), inf, np.where(np.isneginf(values), -inf, values))
+
     lp = highspy.HighsLp()
     lp.num_col_ = n_vars
     lp.num_row_ = n_rows
-    lp.col_cost_ = np.zeros(n_vars)
-    lp.col_lower_ = np.zeros(n_vars)
-    lp.col_upper_ = np.ones(n_vars)
-    lp.row_lower_ = np.where(np.isneginf(row_lower), -inf, row_lower)
-    lp.row_upper_ = np.where(np.isposinf(row_upper), inf, row_upper)
+    lp.col_cost_ = np.zeros(n_vars) if cost is None else np.asarray(cost, dtype=np.float64)
+    lp.col_lower_ = bound(col_lower)
+    lp.col_upper_ = bound(col_upper)
+    lp.row_lower_ = bound(row_lower)
+    lp.row_upper_ = bound(row_upper)
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
     lp.a_matrix_.num_col_ = n_vars
     lp.a_matrix_.num_row_ = n_rows
@@ -132,6 +138,14 @@ def unit_box_lp(A: sp.csc_matrix, row_lower: np.ndarray, row_upper: np.ndarray) 
     lp.a_matrix_.index_ = A.indices.astype(np.int32)
     lp.a_matrix_.value_ = A.data.astype(np.float64)
     return lp
+
+
+def unit_box_lp(A: sp.csc_matrix, row_lower: np.ndarray, row_upper: np.ndarray) -> "highspy.HighsLp":
+    """A HiGHS LP over ``A``'s columns as variables in [0, 1] with zero cost, rows between
+    ``row_lower`` and ``row_upper`` (infinite bounds as HiGHS' infinity); the caller sets the
+    costs, the sense and, for an ILP, the integrality."""
+    n_vars = A.shape[1]
+    return highs_lp(A, row_lower, row_upper, np.zeros(n_vars), np.ones(n_vars))
 
 
 class ILPModel:

@@ -43,7 +43,7 @@ import highspy
 import numpy as np
 
 from latentstruct.exceptions import InferenceError
-from latentstruct.inference.ilp import new_highs
+from latentstruct.inference.ilp import new_highs, unit_box_lp
 
 __all__ = ["LPStage", "LPBranchAndBound", "AlignmentCompletion"]
 
@@ -93,21 +93,7 @@ class LPStage:
         lp_options(h, threads)
         h.setOptionValue("presolve", "off")
         h.setOptionValue("solver", "simplex")
-        inf = highspy.kHighsInf
-        lp = highspy.HighsLp()
-        lp.num_col_ = n_vars
-        lp.num_row_ = n_rows
-        lp.col_cost_ = np.zeros(n_vars)
-        lp.col_lower_ = np.zeros(n_vars)
-        lp.col_upper_ = np.ones(n_vars)
-        lp.row_lower_ = np.where(np.isneginf(lower), -inf, lower)
-        lp.row_upper_ = np.where(np.isposinf(upper), inf, upper)
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.num_col_ = n_vars
-        lp.a_matrix_.num_row_ = n_rows
-        lp.a_matrix_.start_ = A.indptr.astype(np.int32)
-        lp.a_matrix_.index_ = A.indices.astype(np.int32)
-        lp.a_matrix_.value_ = A.data.astype(np.float64)
+        lp = unit_box_lp(A, lower, upper)
         lp.sense_ = highspy.ObjSense.kMaximize
         if h.passModel(lp) == highspy.HighsStatus.kError:
             raise InferenceError("HiGHS rejected the LP relaxation of the graph-alignment model")

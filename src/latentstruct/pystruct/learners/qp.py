@@ -33,7 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from latentstruct.exceptions import InferenceError
-from latentstruct.inference.ilp import new_highs
+from latentstruct.inference.ilp import highs_lp, new_highs
 
 __all__ = ["WorkingSet", "QPSolution", "solve_dual", "solve_primal", "RIDGE"]
 
@@ -71,6 +71,30 @@ def _new_qp_solver(size: int):
     return h
 
 
+def _run_qp(lp, hessian, what: str):
+    """Solve ``min cost . x + 1/2 x' H x`` over ``lp``'s rows and bounds (``hessian``: H,
+    dense or sparse, symmetric; HiGHS takes its lower triangle); HiGHS' solution, or
+    InferenceError naming ``what`` when it stops short of optimal (e.g. the iteration limit)."""
+    lower = sp.csc_matrix(sp.tril(sp.csc_matrix(hessian)))
+    h_matrix = highspy.HighsHessian()
+    h_matrix.dim_ = lower.shape[0]
+    h_matrix.format_ = highspy.HessianFormat.kTriangular
+    h_matrix.start_ = lower.indptr.astype(np.int32)
+    h_matrix.index_ = lower.indices.astype(np.int32)
+    h_matrix.value_ = lower.data.astype(np.float64)
+    model = highspy.HighsModel()
+    model.lp_ = lp
+    model.hessian_ = h_matrix
+    h = _new_qp_solver(lp.num_col_ + lp.num_row_)
+    h.passModel(model)
+    h.run()
+    status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal:
+        raise InferenceError(f"HiGHS' QP solver stopped with status {h.modelStatusToString(status)}"
+                             f" on {what}; report the data that caused it")
+    return h.getSolution()
+
+
 def solve_primal(D, b, group, limits, negativity=(), squared=False) -> QPSolution:
     """The same QP through its primal, over ``(w, xi)``: ``min 1/2 ||w||^2 + sum_g C_g xi_g``
     with rows ``d_k . w + xi_g(k) >= b_k``, ``xi >= 0`` and ``w_j <= 0`` for ``negativity``.
@@ -88,43 +112,16 @@ def solve_primal(D, b, group, limits, negativity=(), squared=False) -> QPSolutio
     n_c, n_f = D.shape
     n_g = limits.size
     n = n_f + n_g
-    inf = highspy.kHighsInf
+    inf = np.inf
     A = sp.hstack([sp.csr_matrix(D), sp.csr_matrix((np.ones(n_c), (np.arange(n_c), group)),
-                                                   shape=(n_c, n_g))]).tocsc()
-    lp = highspy.HighsLp()
-    lp.num_col_ = n
-    lp.num_row_ = n_c
-    lp.col_cost_ = np.r_[np.zeros(n_f), np.zeros(n_g) if squared else limits]
+                                                   shape=(n_c, n_g))])
     upper = np.full(n, inf)
     upper[neg] = 0.0
-    lp.col_lower_ = np.r_[np.full(n_f, -inf), np.zeros(n_g)]
-    lp.col_upper_ = upper
-    lp.row_lower_ = b
-    lp.row_upper_ = np.full(n_c, inf)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.num_col_ = n
-    lp.a_matrix_.num_row_ = n_c
-    lp.a_matrix_.start_ = A.indptr.astype(np.int32)
-    lp.a_matrix_.index_ = A.indices.astype(np.int32)
-    lp.a_matrix_.value_ = A.data.astype(np.float64)
-    hessian = highspy.HighsHessian()
-    hessian.dim_ = n
-    hessian.format_ = highspy.HessianFormat.kTriangular
+    lp = highs_lp(A, b, np.full(n_c, inf), np.r_[np.full(n_f, -inf), np.zeros(n_g)], upper,
+                  cost=np.r_[np.zeros(n_f), np.zeros(n_g) if squared else limits])
     # a ridge on the slacks keeps the Hessian definite (HiGHS' QP failed on the zero block)
-    hessian.start_ = np.arange(n + 1, dtype=np.int32)
-    hessian.index_ = np.arange(n, dtype=np.int32)
-    hessian.value_ = np.r_[np.ones(n_f), 2.0 * limits if squared else np.full(n_g, RIDGE)]
-    model = highspy.HighsModel()
-    model.lp_ = lp
-    model.hessian_ = hessian
-    h = _new_qp_solver(n + n_c)
-    h.passModel(model)
-    h.run()
-    status = h.getModelStatus()
-    if status != highspy.HighsModelStatus.kOptimal:
-        raise InferenceError(f"HiGHS' QP solver stopped with status {h.modelStatusToString(status)}"
-                             f" on the primal over {n_c} constraints; report the data that caused it")
-    solution = h.getSolution()
+    hessian = sp.diags(np.r_[np.ones(n_f), 2.0 * limits if squared else np.full(n_g, RIDGE)])
+    solution = _run_qp(lp, hessian, f"the primal over {n_c} constraints")
     x = np.asarray(solution.col_value, dtype=np.float64)
     w = x[:n_f].copy()
     w[neg] = np.minimum(w[neg], 0.0)
@@ -162,42 +159,14 @@ def solve_dual(D, b, group, limits, negativity=(), gram=None) -> QPSolution:
     Q[np.diag_indices(n)] += RIDGE
     cost = -np.r_[b, np.zeros(neg.size)]
 
-    h = _new_qp_solver(n + limits.size)
-    inf = highspy.kHighsInf
     n_groups = limits.size
-    lp = highspy.HighsLp()
-    lp.num_col_ = n
-    lp.num_row_ = n_groups
-    lp.col_cost_ = cost
-    lp.col_lower_ = np.zeros(n)
-    lp.col_upper_ = np.full(n, inf)
-    lp.row_lower_ = np.full(n_groups, -inf)
-    lp.row_upper_ = limits
     # column k (a constraint) has a 1 in its group's row; negativity columns are empty
-    starts = np.r_[np.arange(n_c + 1), np.full(neg.size, n_c)].astype(np.int32)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.num_col_ = n
-    lp.a_matrix_.num_row_ = n_groups
-    lp.a_matrix_.start_ = starts
-    lp.a_matrix_.index_ = group.astype(np.int32)
-    lp.a_matrix_.value_ = np.ones(n_c)
-    lower = sp.csc_matrix(np.tril(Q))
-    hessian = highspy.HighsHessian()
-    hessian.dim_ = n
-    hessian.format_ = highspy.HessianFormat.kTriangular
-    hessian.start_ = lower.indptr.astype(np.int32)
-    hessian.index_ = lower.indices.astype(np.int32)
-    hessian.value_ = lower.data.astype(np.float64)
-    model = highspy.HighsModel()
-    model.lp_ = lp
-    model.hessian_ = hessian
-    h.passModel(model)
-    h.run()
-    status = h.getModelStatus()
-    if status != highspy.HighsModelStatus.kOptimal:
-        raise InferenceError(f"HiGHS' QP solver stopped with status {h.modelStatusToString(status)}"
-                               f" on the dual of {n_c} constraints; report the data that caused it")
-    a = np.maximum(np.asarray(h.getSolution().col_value, dtype=np.float64), 0.0)
+    starts = np.r_[np.arange(n_c + 1), np.full(neg.size, n_c)]
+    A = sp.csc_matrix((np.ones(n_c), group, starts), shape=(n_groups, n))
+    lp = highs_lp(A, np.full(n_groups, -np.inf), limits, np.zeros(n), np.full(n, np.inf),
+                  cost=cost)
+    solution = _run_qp(lp, Q, f"the dual of {n_c} constraints")
+    a = np.maximum(np.asarray(solution.col_value, dtype=np.float64), 0.0)
     w = full.T @ a
     # the solver's tolerance can leave a held coordinate at +1e-8: hold it exactly
     w[neg] = np.minimum(w[neg], 0.0)
