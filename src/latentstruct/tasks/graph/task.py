@@ -190,17 +190,24 @@ class GraphTask(_GraphData, StructuredTask):
         return hamming(y_true, y_pred)
 
     def marginals(self, x, w):
-        """Node (``.node``) and edge marginals, ``.log_partition`` and ``.status``."""
-        return marginals_of(self.layout, x, w, self.loopy_marginals == "lp",
-                            int(self.max_enumerated))
+        """Node (``.node``) and edge marginals, ``.log_partition`` and ``.status``.
+
+        The last example's are kept: a log-likelihood learner asks for ``log_partition``
+        and ``expected_feature`` of the same ``(x, w)`` one after the other, and both come
+        from one sum-product (or enumeration) here."""
+        last = getattr(self, "_last_marginals", None)
+        if last is not None and last[0] is x and np.array_equal(last[1], w):
+            return last[2]
+        m = marginals_of(self.layout, x, w, self.loopy_marginals == "lp",
+                         int(self.max_enumerated))
+        self._last_marginals = (x, np.array(w, dtype=np.float64), m)
+        return m
 
     def log_partition(self, x, w) -> float:
         return float(self.marginals(x, w).log_partition)
 
     def expected_feature(self, x, w) -> np.ndarray:
-        layout = self.layout
-        return layout.expected_feature(x, marginals_of(layout, x, w, self.loopy_marginals == "lp",
-                                                       int(self.max_enumerated)))
+        return self.layout.expected_feature(x, self.marginals(x, w))
 
 
 @register_task
