@@ -41,7 +41,8 @@ from latentstruct.exceptions import ModelFormatError
 
 __all__ = ["FORMAT_VERSION", "METADATA_MEMBER", "MAX_METADATA_BYTES", "DEFAULT_MAX_MODEL_BYTES",
            "MAX_MODEL_BYTES_ENV", "max_model_bytes", "save_model", "load_model",
-           "inspect_model"]
+           "inspect_model", "open_zip", "check_zip_members", "check_array_member",
+           "read_array_member", "CORRUPTION_ERRORS"]
 
 FORMAT_VERSION = 1
 METADATA_MEMBER = "metadata.json"
@@ -227,18 +228,24 @@ def max_model_bytes() -> int:
 
 
 def _too_big(path, what: str, size: int, limit: int, scope: str) -> ModelFormatError:
-    hint = "" if scope == METADATA_MEMBER else f" (if you trust it, raise ${MAX_MODEL_BYTES_ENV})"
+    # the metadata's limit is fixed; the arrays' limit is the user's to raise
+    hint = (f" (if you trust it, raise ${MAX_MODEL_BYTES_ENV})"
+            if scope in ("one array", "all arrays together") else "")
     return ModelFormatError(
         f"model file {os.fspath(path)}: {what} would take {size} bytes, above the limit of "
         f"{limit} bytes for {scope}; the file is damaged or not a latentstruct model{hint}"
     )
 
 
-def _check_members(zf: zipfile.ZipFile, path, limit: int) -> dict[str, zipfile.ZipInfo]:
+def _check_members(zf: zipfile.ZipFile, path, limit: int,
+                   metadata_member: str = METADATA_MEMBER) -> dict[str, zipfile.ZipInfo]:
     """Check the sizes the zip central directory declares, before anything is read.
 
     zipfile never returns more than a member's declared ``file_size`` (and fails the CRC
     check when the data disagree), so these declared sizes bound what reading can cost.
+    ``metadata_member`` (``metadata.json``; SaveLogger files call it ``state.json``) may
+    hold up to ``MAX_METADATA_BYTES``; every other member is an array, counted against
+    ``limit`` alone and together.
     """
     infos: dict[str, zipfile.ZipInfo] = {}
     total = 0
@@ -253,9 +260,9 @@ def _check_members(zf: zipfile.ZipFile, path, limit: int) -> dict[str, zipfile.Z
         if info.flag_bits & 0x1:  # zipfile would ask for a password (a RuntimeError)
             raise _not_a_model(path, f"member {name!r} is encrypted; model files are not")
         size = info.file_size
-        if name == METADATA_MEMBER:
+        if name == metadata_member:
             if size > MAX_METADATA_BYTES:
-                raise _too_big(path, METADATA_MEMBER, size, MAX_METADATA_BYTES, METADATA_MEMBER)
+                raise _too_big(path, metadata_member, size, MAX_METADATA_BYTES, metadata_member)
         elif size > limit:
             raise _too_big(path, f"member {name!r}", size, limit, "one array")
         else:
@@ -326,17 +333,32 @@ def _check_array(path, name: str, shape, dtype: np.dtype, header_bytes: int,
                                  f"{info.file_size - header_bytes} bytes of data")
 
 
+def check_array_member(zf: zipfile.ZipFile, path, name: str, info: zipfile.ZipInfo,
+                       limit: int, allow_text: bool) -> tuple[tuple, np.dtype]:
+    """``(shape, dtype)`` of the npy member ``info``, read from its header alone and checked:
+    a plain bool/integer/float (or, with ``allow_text``, text) dtype, at most ``limit``
+    bytes, and exactly the member's declared size.  No array data is read."""
+    with zf.open(info) as fp:
+        shape, _, dtype, header_bytes = _array_header(fp, path, name)
+    _check_array(path, name, shape, dtype, header_bytes, info, limit, allow_text)
+    return tuple(int(d) for d in shape), dtype
+
+
+def read_array_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
+    """The array of an npy member ``check_array_member`` accepted (its size is known, so
+    ``read_array`` allocates no more than that; never unpickles)."""
+    with zf.open(info) as fp:
+        return np.lib.format.read_array(fp, allow_pickle=False)
+
+
 def _read_arrays(zf: zipfile.ZipFile, path, names, infos, limit: int,
                  allow_text) -> dict[str, np.ndarray]:
     arrays: dict[str, np.ndarray] = {}
     for name in names:
         info = infos[name + ".npy"]
-        with zf.open(info) as fp:
-            shape, _, dtype, header_bytes = _array_header(fp, path, name)
         text_ok = allow_text is None or bool(allow_text(name))
-        _check_array(path, name, shape, dtype, header_bytes, info, limit, text_ok)
-        with zf.open(info) as fp:  # sizes are known now, so read_array allocates no more
-            arrays[name] = np.lib.format.read_array(fp, allow_pickle=False)
+        check_array_member(zf, path, name, info, limit, text_ok)
+        arrays[name] = read_array_member(zf, info)
     return arrays
 
 
@@ -406,7 +428,30 @@ def _validate(metadata: dict, members: set[str], path, expected_task) -> None:
         )
 
 
-def _open_zip(path) -> zipfile.ZipFile:
+def check_zip_members(zf: zipfile.ZipFile, path, metadata_member: str,
+                      limit: int | None = None) -> dict[str, zipfile.ZipInfo]:
+    """The members of a zip archive by name, after the model loader's checks of what the
+    central directory declares (one name each; stored or deflated, unencrypted; the
+    ``metadata_member`` at most ``MAX_METADATA_BYTES``; each other member and all of them
+    together at most ``limit``, default ``max_model_bytes()``; no member declaring more than
+    deflate can expand to).  For other zip formats that hold JSON and npy arrays."""
+    return _check_members(zf, path, max_model_bytes() if limit is None else limit,
+                          metadata_member)
+
+
+#: what reading a damaged zip, deflate stream or npy member can raise
+CORRUPTION_ERRORS = _CORRUPTION_ERRORS
+
+
+def open_zip(path, not_a_zip=None) -> zipfile.ZipFile:
+    """A zip archive opened for reading, or ModelFormatError saying why not: a missing
+    file, a directory, a FIFO, socket or device (refused before opening: it would block),
+    no permission, or not a zip archive (``not_a_zip(detail)`` makes that error, for
+    formats other than model files)."""
+    return _open_zip(path, not_a_zip)
+
+
+def _open_zip(path, not_a_zip=None) -> zipfile.ZipFile:
     name = os.fspath(path)
     if not Path(path).exists():
         raise ModelFormatError(
@@ -424,7 +469,8 @@ def _open_zip(path) -> zipfile.ZipFile:
     except PermissionError:
         raise ModelFormatError(f"permission denied: cannot read model file {name}") from None
     except _CORRUPTION_ERRORS as exc:
-        raise _not_a_model(path, f"{type(exc).__name__}: {exc}") from None
+        make = _not_a_model if not_a_zip is None else (lambda _, detail: not_a_zip(detail))
+        raise make(path, f"{type(exc).__name__}: {exc}") from None
 
 
 def inspect_model(path, *, expected_task: str | None = None) -> dict:

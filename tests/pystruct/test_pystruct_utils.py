@@ -1,18 +1,16 @@
 """latentstruct.pystruct.utils: grid edges against hand counts, edge features, the
 triangle form of pairwise weights, constraints and the primal objective on a tiny model
-whose answers are worked out here, exhaustive inference, and SaveLogger's files."""
+whose answers are worked out here, and exhaustive inference (SaveLogger: test_save_logger.py)."""
 
 from __future__ import annotations
 
 import itertools
-import json
-import zipfile
 
 import numpy as np
 import pytest
 
-from latentstruct.exceptions import ConfigError, InputError, ModelFormatError
-from latentstruct.pystruct.utils import (SaveLogger, compress_sym, edge_list_to_features,
+from latentstruct.exceptions import ConfigError, InputError
+from latentstruct.pystruct.utils import (compress_sym, edge_list_to_features,
                                          exhaustive_inference,
                                          exhaustive_loss_augmented_inference,
                                          expand_sym, find_constraint, make_grid_edges,
@@ -196,74 +194,3 @@ def test_exhaustive_inference_keeps_a_grids_shape_and_refuses_big_problems():
     assert exhaustive_inference(Grid(), x, [1.0]).tolist() == [[1, 0], [1, 0]]
     with pytest.raises(ConfigError, match="2\\^30 labellings"):
         exhaustive_inference(Grid(), np.zeros((5, 6, 1)), [1.0])
-
-
-# ---------------------------------------------------------------- SaveLogger
-def make_tree():
-    """A SaveLogger (a class of latentstruct.pystruct) carrying the kinds of state a
-    learner holds."""
-    inner = SaveLogger("inner")
-    inner.w = np.arange(4.0)
-    outer = SaveLogger("outer", save_every=3)
-    outer.model = inner
-    outer.objective_curve_ = [1.5, 0.5]
-    outer.pair = (np.array([[1, 2]], dtype=np.int32), "ad3", None)
-    outer.options = {"branch_and_bound": True, 2: np.float64(0.25), (1, 2): [np.inf]}
-    outer.ragged = np.array([np.zeros(2), np.ones(3)], dtype=object)
-    outer.logger = SaveLogger("itself")
-    return outer
-
-
-def test_save_logger_round_trips_a_learner_like_tree(tmp_path):
-    path = tmp_path / "model"
-    logger = SaveLogger(str(path))
-    logger.save(make_tree())
-    loaded = logger.load()
-    assert type(loaded) is SaveLogger and type(loaded.model) is SaveLogger
-    assert np.array_equal(loaded.model.w, np.arange(4.0)) and loaded.model.w.dtype == float
-    assert loaded.objective_curve_ == [1.5, 0.5] and loaded.save_every == 3
-    array, method, nothing = loaded.pair
-    assert array.dtype == np.int32 and array.tolist() == [[1, 2]]
-    assert (method, nothing) == ("ad3", None)
-    assert loaded.options == {"branch_and_bound": True, 2: 0.25, (1, 2): [np.inf]}
-    assert [a.tolist() for a in loaded.ragged] == [[0, 0], [1, 1, 1]]
-    assert loaded.logger is None  # the logger is not saved with what it saves
-
-
-def test_save_logger_files_hold_json_and_npy_never_pickle(tmp_path):
-    path = tmp_path / "model"
-    tree = make_tree()
-    tree.random_state = np.random.RandomState(0)  # a foreign class: not saved
-    SaveLogger(str(path)).save(tree)
-    with zipfile.ZipFile(path) as archive:
-        names = sorted(archive.namelist())
-        header = json.loads(archive.read("state.json"))
-    assert names[-1] == "state.json" and all(n.endswith(".npy") for n in names[:-1])
-    assert header["not_saved"] == ["learner.random_state (numpy.random.mtrand.RandomState)"]
-    with np.load(path, allow_pickle=False) as arrays:
-        assert np.array_equal(arrays["a0"], np.arange(4.0))
-    assert SaveLogger(str(path)).load().random_state is None
-
-
-def test_save_logger_refuses_files_naming_other_classes(tmp_path):
-    path = tmp_path / "evil"
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr("state.json", json.dumps({
-            "format": "latentstruct.pystruct.SaveLogger/1", "not_saved": [],
-            "tree": {"$object": "os:system", "state": {}}}))
-    with pytest.raises(ModelFormatError, match="'os:system', outside latentstruct.pystruct"):
-        SaveLogger(str(path)).load()
-    (tmp_path / "pickle").write_bytes(b"\x80\x04K\x01.")
-    with pytest.raises(ModelFormatError, match="not a SaveLogger file"):
-        SaveLogger(str(tmp_path / "pickle")).load()
-
-
-def test_save_logger_saves_every_few_iterations_and_at_the_end(tmp_path):
-    logger = SaveLogger(str(tmp_path / "it%d"), save_every=5)
-    learner = SaveLogger("learner")
-    for iteration in range(11):
-        logger(learner, iteration)
-    logger(learner, "final")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["it0", "it10", "it5", "itfinal"]
-    with pytest.raises(ConfigError, match="save_every=0"):
-        SaveLogger("x", save_every=0)
