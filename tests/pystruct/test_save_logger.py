@@ -379,7 +379,8 @@ def test_weights_of_the_wrong_size_or_type_are_refused(saved_ssvm, tmp_path):
     (lambda s: s.pop("C"), "lacks the parameter 'C'"),
     (lambda s: s.__setitem__("predict", 1), "sets 'predict', which is a method"),
     (lambda s: s.__setitem__("__class__", 1), "attribute name '__class__'"),
-    (lambda s: s.__setitem__("model", None), r"learner.model: a NoneType; expected one of"),
+    (lambda s: s.__setitem__("model", None), r"learner.model: None: the model was not saved"),
+    (lambda s: s.__setitem__("model", [1]), r"learner.model: a list; expected one of"),
     (lambda s: s["model"]["state"].__setitem__("n_states", -3),
      r"learner.model.n_states: -3; expected a non-negative integer"),
     (lambda s: s["model"]["state"].__setitem__("size_joint_feature", "ten"),
@@ -638,3 +639,20 @@ def test_tampered_files_load_or_raise_model_format_error_and_build_nothing_else(
         assert sorted(os.listdir(folder)) == before  # nothing written, nothing deleted
         if loaded is not None:
             assert_only_data_and_allowed(loaded)
+
+
+class MyCRF(GraphCRF):
+    """A user's own model: not one of the layer's classes."""
+
+
+def test_a_learner_with_a_users_model_saves_without_it_and_loading_says_so(tmp_path):
+    X, Y = graph_data()
+    ssvm = NSlackSSVM(MyCRF(), C=10, max_iter=3).fit(X, Y)
+    path = tmp_path / "mine.zip"
+    logger = SaveLogger(str(path))
+    logger.save(ssvm)
+    with zipfile.ZipFile(path) as archive:
+        header = json.loads(archive.read("state.json"))
+    assert header["not_saved"] == [f"learner.model ({__name__}.MyCRF)"]
+    with pytest.raises(ModelFormatError, match="learner.model: None: the model was not saved"):
+        logger.load()

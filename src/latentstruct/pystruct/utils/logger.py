@@ -334,6 +334,11 @@ def _check_learner(learner, where, bad, have_data, latent_cls) -> None:
             raise bad(f"{where}.base_ssvm", f"{_describe(base)}; expected a learner")
         return  # its w and model are the base learner's, checked on their own
     model = vars(learner)["model"]
+    if model is None:
+        raise bad(f"{where}.model", "None: the model was not saved (SaveLogger stores only "
+                                    "latentstruct.pystruct's own models, and lists any other "
+                                    "under 'not_saved'); build the learner with your model "
+                                    "and set its w from the file's arrays")
     if _class_name(type(model)) not in allowed_classes() or isinstance(model, BaseSSVM):
         raise bad(f"{where}.model", f"{_describe(model)}; expected one of "
                                     f"latentstruct.pystruct's models")
