@@ -115,18 +115,36 @@ class BaseSSVM(BaseEstimator):
         if len(X) == 0:
             raise InputError("fit: X is empty; pass at least one example")
 
+    #: whether ``fit`` and ``score`` take a latent model's labels (the latent learners)
+    #: rather than the states its loss-augmented inference is trained against
+    _takes_labels = False
+
+    def _labels(self, X, Y, name="Y", latent=None):
+        """``Y`` checked against ``X`` by the model and converted once, here at the entry,
+        so that every later use sees int states (``model.check_labels``).  ``latent``: ``Y``
+        holds labels rather than states (default: what this learner takes).  A model of
+        another library's making, without ``check_labels``, gets ``Y`` as given."""
+        check = getattr(self.model, "check_labels", None)
+        if check is None:
+            return Y
+        return check(X, Y, name=name, latent=self._takes_labels if latent is None else latent)
+
     def _start(self, X, Y, initialize=True):
         """Validate, initialise the model, reset the curves and the clock, and drop the warm
-        LP solvers, so that a fit's ties break the same whatever was decoded before."""
+        LP solvers, so that a fit's ties break the same whatever was decoded before.
+        Returns ``Y`` as the model computes with it (see ``_labels``): ``fit`` trains on
+        that, never on the caller's."""
         clear_solver_cache()
         self._validate()
         self._check_data(X, Y)
         if initialize:
             self.model.initialize(X, Y)
+        Y = self._labels(X, Y)
         self.objective_curve_ = []
         self.primal_objective_curve_ = []
         self.loss_curve_ = []
         self.timestamps_ = [time.time()]
+        return Y
 
     def _tick(self):
         self.timestamps_.append(time.time() - self.timestamps_[0])
@@ -178,8 +196,17 @@ class BaseSSVM(BaseEstimator):
         n = len(X)
         return self._map(_inference_job, [self.model] * n, X, [self.w] * n)
 
+    def _check_score_data(self, X, Y):
+        """``Y`` for ``score``, checked as ``fit`` checks it, before any prediction."""
+        self._check_fitted()
+        if len(X) != len(Y):
+            raise InputError(f"score: {len(X)} inputs X but {len(Y)} labels Y; pass one "
+                             f"labelling per input")
+        return self._labels(X, Y)
+
     def score(self, X, Y):
         """``1 - sum(loss) / sum(max_loss)`` of the predictions of ``X`` against ``Y``."""
+        Y = self._check_score_data(X, Y)
         Y_pred = self.predict(X)
         losses = [self.model.loss(y, y_pred) for y, y_pred in zip(Y, Y_pred)]
         max_losses = [self.model.max_loss(y) for y in Y]

@@ -189,7 +189,7 @@ class NSlackSSVM(CuttingPlaneSSVM):
         from latentstruct.params import validate_params
         validate_params(type(self).__name__, {"warm_start": WARM_STARTS},
                         {"warm_start": warm_start})
-        self._start(X, Y, initialize)
+        Y = self._start(X, Y, initialize)
         n = len(X)
         size = self.model.size_joint_feature
         neg = self._negativity()

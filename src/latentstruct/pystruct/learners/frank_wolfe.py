@@ -86,7 +86,7 @@ class FrankWolfeSSVM(BaseSSVM):
             from latentstruct.exceptions import ConfigError
             raise ConfigError("FrankWolfeSSVM.fit: constraints=... is not supported (Frank-Wolfe "
                               "keeps no working set); pass constraints=None")
-        self._start(X, Y, initialize)
+        Y = self._start(X, Y, initialize)
         self.duality_gaps_ = []
         if self.batch_mode:
             self._fit_batch(X, Y)

@@ -57,6 +57,8 @@ class LatentSSVM(BaseSSVM):
         "logger": [CALLABLE, None],
     }
 
+    _takes_labels = True  # Y are labels; the base learner trains on the imputed states
+
     def __init__(self, base_ssvm, latent_iter=5, verbose=0, tol=.01, n_jobs=1, logger=None):
         self.base_ssvm = base_ssvm
         self.latent_iter = latent_iter
@@ -84,10 +86,13 @@ class LatentSSVM(BaseSSVM):
         model = self.model
         if initialize:
             model.initialize(X, Y)
+        Y = self._labels(X, Y)
         H = list(model.init_latent(X, Y) if H_init is None else H_init)
         if len(H) != len(X):
             raise ConfigError(f"LatentSSVM.fit: H_init has {len(H)} entries for {len(X)} "
                               f"inputs; pass one hidden labelling per input")
+        if H_init is not None:
+            H = list(self._labels(X, H, name="H_init", latent=False))
         self.objective_curve_, self.loss_curve_ = [], []
         self.timestamps_ = [time.time()]
         self.base_ssvm.fit(X, H, initialize=False)
@@ -126,4 +131,4 @@ class LatentSSVM(BaseSSVM):
 
     def score(self, X, Y):
         """The fraction of labels predicted right, over all nodes."""
-        return label_accuracy(Y, self.predict(X))
+        return label_accuracy(self._check_score_data(X, Y), self.predict(X))

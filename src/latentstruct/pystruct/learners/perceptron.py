@@ -70,7 +70,7 @@ class StructuredPerceptron(BaseSSVM):
 
     def fit(self, X, Y, initialize=True):
         """Train on inputs ``X`` and labellings ``Y``."""
-        self._start(X, Y, initialize)
+        Y = self._start(X, Y, initialize)
         model = self.model
         w = np.zeros(model.size_joint_feature)
         epoch_means, epoch_counts = [], []

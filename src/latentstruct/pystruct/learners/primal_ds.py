@@ -38,7 +38,7 @@ class PrimalDSStructuredSVM(BaseSSVM):
 
     def fit(self, X, Y, initialize=True):
         """Train on inputs ``X`` and labellings ``Y``."""
-        self._start(X, Y, initialize)
+        Y = self._start(X, Y, initialize)
         size = self.model.size_joint_feature
         simplex = np.vstack([np.zeros(size), self.simplex_step * np.eye(size)])
         iteration = [0]

@@ -108,7 +108,7 @@ class SquaredHingeSSVM(BaseSSVM):
         """Train on inputs ``X`` and labellings ``Y`` (``warm_start``: keep ``w`` and the
         pool of the last fit on the same ``Y``)."""
         validate_params(type(self).__name__, {"warm_start": [BOOL]}, {"warm_start": warm_start})
-        self._start(X, Y, initialize)
+        Y = self._start(X, Y, initialize)
         n = len(X)
         size = self.model.size_joint_feature
         pool = getattr(self, "_pool", None) if warm_start else None

@@ -155,7 +155,7 @@ class SubgradientSSVM(_Subgradient):
                               f"(subgradient descent keeps no working set); pass None")
         validate_params(type(self).__name__, {"warm_start": [BOOL, Options("soft")]},
                         {"warm_start": warm_start})
-        self._start(X, Y, initialize)
+        Y = self._start(X, Y, initialize)
         size = self.model.size_joint_feature
         w = np.asarray(self.w, dtype=np.float64).copy() if warm_start else np.zeros(size)
         self.w = self._descend(X, Y, w)
@@ -200,6 +200,7 @@ class SubgradientLatentSSVM(_Subgradient):
         self.random_state = random_state
 
     batch_size = None  # one example at a time: its hidden states move with w
+    _takes_labels = True  # Y are labels; the states are imputed from them
 
     def _target(self, i, x, y, w):
         if self._epoch == 0 and self._first_targets is not None:
@@ -213,7 +214,7 @@ class SubgradientLatentSSVM(_Subgradient):
         ``model.init_latent(X, Y)``)."""
         validate_params(type(self).__name__, {"warm_start": [BOOL, Options("soft")]},
                         {"warm_start": warm_start})
-        self._start(X, Y, initialize)
+        Y = self._start(X, Y, initialize)
         size = self.model.size_joint_feature
         start = getattr(self, "w", None)
         self._first_targets = None
@@ -226,7 +227,7 @@ class SubgradientLatentSSVM(_Subgradient):
             if len(H) != len(X):
                 raise ConfigError(f"SubgradientLatentSSVM.fit: H_init has {len(H)} entries "
                                   f"for {len(X)} inputs; pass one hidden labelling per input")
-            self._first_targets = list(H)
+            self._first_targets = list(self._labels(X, H, name="H_init", latent=False))
         self.w = self._descend(X, Y, np.asarray(start, dtype=np.float64).copy())
         self._first_targets = None
         self._final_objective(X, Y)
@@ -243,5 +244,5 @@ class SubgradientLatentSSVM(_Subgradient):
 
     def score(self, X, Y):
         """The fraction of labels predicted right, over all nodes."""
-        return label_accuracy(Y, self.predict(X))
+        return label_accuracy(self._check_score_data(X, Y), self.predict(X))
 

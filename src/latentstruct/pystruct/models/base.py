@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import check_weights
+from latentstruct.exceptions import InputError
+
+from .checks import as_labels, check_weights
 
 __all__ = ["StructuredModel", "run_inference", "symmetric_from_params", "symmetric_params",
-           "n_symmetric", "barrier"]
+           "n_symmetric", "barrier", "marginal_rows"]
 
 
 def run_inference(unary, pairwise, edges, inference_method, relaxed=False,
@@ -88,6 +90,53 @@ class StructuredModel:
     def _check_size_w(self, w) -> np.ndarray:
         return check_weights(w, self.size_joint_feature, type(self).__name__)
 
+    # -- labels --------------------------------------------------------------------------
+    def check_labels(self, X, Y, name="Y", latent=False) -> list:
+        """``Y`` as a list of labellings in the form the model computes with, each checked
+        against its ``x``.
+
+        The learners call this once, where labels come in (``fit``, ``score``), so that
+        every later use (indexing class weights, counting edges, comparing with a
+        prediction) sees integer states of the right number and range: integer-valued
+        floats (PyStruct accepted them, and scikit-learn compares labels by value) become
+        ints, and a labelling of the wrong length or with a state out of range is refused
+        naming ``{name}[i]``.  ``latent``: ``Y`` holds a latent model's labels rather than
+        its hidden states.
+        """
+        X, Y = list(X), list(Y)
+        if len(X) != len(Y):
+            raise InputError(f"X has {len(X)} examples but {name} has {len(Y)}; give one "
+                             f"labelling per example")
+        return [self._check_label(x, y, i, name, latent)
+                for i, (x, y) in enumerate(zip(X, Y))]
+
+    def _check_label(self, x, y, index, name, latent):
+        """One labelling of ``x``; a model without its own check only turns integer-valued
+        floats into ints (its labels may be anything else, which it knows how to read)."""
+        if isinstance(y, tuple):
+            return y
+        arr = np.asarray(y)
+        if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+            return arr.astype(np.intp)
+        return y
+
+    def _labels_of(self, y, where, name):
+        """``y`` as a flat int array of this model's states (``n_states`` when known)."""
+        return as_labels(y, where, None, getattr(self, "n_states", None), name=name)
+
+    def _loss_pair(self, y, y_hat, what="loss"):
+        """``y`` and ``y_hat`` as flat int states of one example (same count, in range).
+
+        A grid's prediction comes back in the grid's shape while its ``y`` may be flat:
+        both are compared flat, as the Hamming loss does not depend on the shape.
+        """
+        y = self._labels_of(y, what, "y")
+        y_hat = self._labels_of(y_hat, what, "y_hat")
+        if y.size != y_hat.size:
+            raise InputError(f"{what}: y has {y.size} labels but y_hat has {y_hat.size}; "
+                             f"compare two labellings of the same example")
+        return y, y_hat
+
     # -- batches -------------------------------------------------------------------------
     def batch_joint_feature(self, X, Y, Y_true=None):
         """The sum of ``joint_feature(x, y)`` over the examples."""
@@ -131,8 +180,7 @@ class StructuredModel:
         """
         if isinstance(y_hat, tuple):
             return self.continuous_loss(y, y_hat[0])
-        y = np.asarray(y)
-        y_hat = np.asarray(y_hat)
+        y, y_hat = self._loss_pair(y, y_hat)
         return float(np.sum(self._class_weight_of(y) * (y != y_hat)))
 
     def batch_continuous_loss(self, Y, Y_hat):
@@ -140,11 +188,22 @@ class StructuredModel:
 
     def continuous_loss(self, y, y_hat):
         """Expected Hamming loss of unary marginals ``y_hat`` (``(..., n_states)``)."""
-        y = np.asarray(y).ravel()
-        marginals = np.asarray(y_hat, dtype=np.float64).reshape(y.size, -1)
+        y = self._labels_of(y, "continuous_loss", "y")
+        marginals = marginal_rows(y_hat, y.size, getattr(self, "n_states", None))
         right = marginals[np.arange(y.size), y]
         return float(np.sum(self._class_weight_of(y) * (1.0 - right)))
 
     def max_loss(self, y):
         """The largest loss any output can have against ``y``."""
-        return float(np.sum(self._class_weight_of(np.asarray(y).ravel())))
+        return float(np.sum(self._class_weight_of(self._labels_of(y, "max_loss", "y"))))
+
+
+def marginal_rows(y_hat, n_nodes: int, n_states) -> np.ndarray:
+    """Unary marginals ``y_hat`` as ``(n_nodes, n_states)`` rows, or a one-line InputError
+    (numpy's reshape error would name neither the marginals nor the labelling)."""
+    marginals = np.asarray(y_hat, dtype=np.float64)
+    width = n_states if n_states is not None else (marginals.size // n_nodes if n_nodes else 0)
+    if marginals.size != n_nodes * width or (n_nodes and width == 0):
+        raise InputError(f"continuous_loss: y_hat's marginals have shape {marginals.shape} but "
+                         f"y has {n_nodes} labels; give one row of state marginals per node")
+    return marginals.reshape(n_nodes, width)

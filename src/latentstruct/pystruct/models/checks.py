@@ -14,10 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from latentstruct.exceptions import ConfigError, InputError
+from latentstruct.limits import MAX_ATTRIBUTE_VALUE
 
 __all__ = [
     "unpack_x",
     "as_features",
+    "check_feature_values",
     "as_edges",
     "as_edge_features",
     "as_labels",
@@ -54,7 +56,7 @@ def as_features(features, where: str, n_features: int | None = None,
         raise InputError(f"{where}: {name} has {arr.shape[1]} columns but the model has "
                          f"n_features={n_features}; pass arrays of one width, or build "
                          f"the model with n_features={arr.shape[1]}")
-    check_finite(arr, where, name)
+    check_feature_values(arr, where, name)
     return arr
 
 
@@ -65,6 +67,26 @@ def check_finite(arr: np.ndarray, where: str, name: str) -> None:
         pos = tuple(int(i) for i in np.argwhere(bad)[0])
         raise InputError(f"{where}: {name}[{', '.join(map(str, pos))}] = {arr[pos]} is not "
                          f"finite; replace NaN/inf values (e.g. impute them) before fitting")
+
+
+def check_feature_values(arr: np.ndarray, where: str, name: str) -> None:
+    """Refuse NaN, infinite, or larger than ``MAX_ATTRIBUTE_VALUE`` feature values.
+
+    A finite but huge value (1e300) multiplies its weights in every score: the scores, the
+    QP's Gram matrix and the LP's costs overflow, and HiGHS fails deep inside training
+    ("status Empty").  The limit is the sequence tasks' (``limits.MAX_ATTRIBUTE_VALUE``).
+    """
+    check_finite(arr, where, name)
+    bad = np.abs(arr) > MAX_ATTRIBUTE_VALUE
+    if bad.any():
+        pos = tuple(int(i) for i in np.argwhere(bad)[0])
+        more = int(bad.sum()) - 1
+        extra = f" ({more} more such values)" if more else ""
+        raise InputError(f"{where}: {name}[{', '.join(map(str, pos))}] = {float(arr[pos])!r} is too "
+                         f"large{extra}; a feature's value scales its weights in every score, "
+                         f"so its magnitude must be at most {MAX_ATTRIBUTE_VALUE:g} "
+                         f"(latentstruct.limits.MAX_ATTRIBUTE_VALUE): scale large features "
+                         f"(a log, a z-score)")
 
 
 def as_edges(edges, where: str, n_nodes: int, name: str = "edges",
@@ -86,8 +108,13 @@ def as_edges(edges, where: str, n_nodes: int, name: str = "edges",
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise InputError(f"{where}: {name} must be an (n_edges, 2) array of node pairs, got "
                          f"shape {arr.shape}")
+    if arr.dtype.kind == "b":
+        # True/False would silently become nodes 1 and 0: a mask is not a list of node pairs
+        raise InputError(f"{where}: {name} must hold integer node indices, got dtype bool; "
+                         f"give the node pairs as integers (edges.astype(int) if True/False "
+                         f"really mean nodes 1 and 0)")
     if arr.dtype.kind not in "iu":
-        if arr.dtype.kind not in "fb" or not np.all(np.isfinite(arr)) \
+        if arr.dtype.kind != "f" or not np.all(np.isfinite(arr)) \
                 or np.any(arr != np.round(arr)):
             raise InputError(f"{where}: {name} must hold integer node indices, got dtype "
                              f"{arr.dtype}; pass edges.astype(int)")
@@ -120,7 +147,7 @@ def as_edge_features(edge_features, where: str, n_edges: int,
     if n_edge_features is not None and arr.shape[1] != n_edge_features:
         raise InputError(f"{where}: edge_features has {arr.shape[1]} columns but the model "
                          f"has n_edge_features={n_edge_features}")
-    check_finite(arr, where, "edge_features")
+    check_feature_values(arr, where, "edge_features")
     return arr
 
 

@@ -85,6 +85,20 @@ class CRF(StructuredModel, ABC):
         """Check a training label (a state per node here; latent models take labels)."""
         return self._check_y(prepared, y, where)
 
+    def _check_target(self, prepared, y, where):
+        """Check what a learner trains and scores on: the states ``y`` (``h`` for latent
+        models, whose learners' targets are the completed hidden states)."""
+        return self._check_y(prepared, y, where)
+
+    def _check_label(self, x, y, index, name, latent):
+        """``y`` of ``x`` (``X[index]``) as int states in ``y``'s own shape (a grid keeps
+        its rows), checked against the example's nodes and the model's states."""
+        prepared = self._prepare(x, f"X[{index}]")
+        check = self._check_labels if latent else self._check_target
+        labels = check(prepared, y, f"{name}[{index}]")
+        shape = np.shape(y)
+        return labels.reshape(shape) if labels.size == int(np.prod(shape)) else labels
+
     def initialize(self, X, Y):
         """Infer ``n_features`` and ``n_states`` from the data, or check the given ones.
 

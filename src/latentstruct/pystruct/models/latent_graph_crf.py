@@ -14,7 +14,7 @@ import numpy as np
 
 from latentstruct.exceptions import ConfigError, InputError
 
-from .base import barrier
+from .base import barrier, marginal_rows
 from .checks import as_class_weight, as_labels, check_dimension, count_states
 from .graph_crf import GraphCRF
 
@@ -133,20 +133,22 @@ class LatentGraphCRF(GraphCRF):
         """Class-weighted Hamming loss between the labels of ``h`` and ``h_hat``."""
         if isinstance(h_hat, tuple):
             return self.continuous_loss(h, h_hat[0])
+        h, h_hat = self._loss_pair(h, h_hat)
         y, y_hat = self.label_from_latent(h), self.label_from_latent(h_hat)
         return float(np.sum(self._class_weight_of(y) * (y != y_hat)))
 
     def continuous_loss(self, h, h_hat):
         """Expected label loss of state marginals ``h_hat`` (``(..., n_states)``)."""
-        y = self.label_from_latent(h).ravel()
-        marginals = np.asarray(h_hat, dtype=np.float64).reshape(y.size, self.n_states)
+        y = self.label_from_latent(self._labels_of(h, "continuous_loss", "h"))
+        marginals = marginal_rows(h_hat, y.size, self.n_states)
         per_label = np.zeros((y.size, self.n_labels))
         np.add.at(per_label.T, self._states_map, marginals.T)
         right = per_label[np.arange(y.size), y]
         return float(np.sum(self._class_weight_of(y) * (1.0 - right)))
 
     def max_loss(self, h):
-        return float(np.sum(self._class_weight_of(self.label_from_latent(h).ravel())))
+        h = self._labels_of(h, "max_loss", "h")
+        return float(np.sum(self._class_weight_of(self.label_from_latent(h))))
 
     # -- decoding ------------------------------------------------------------------------
     def _augment(self, unary, h):

@@ -134,6 +134,13 @@ class LatentNodeCRF(GraphCRF):
                              f"{self.n_labels}..{self.n_states - 1})")
         return h
 
+    def _check_target(self, prepared, y, where):
+        """A learner trains on full states ``h``; a score may compare visible labels only
+        (the loss drops the hidden nodes), so both lengths are accepted."""
+        if np.size(y) == prepared[-2] and prepared[-1]:
+            return self._check_labels(prepared, y, where)
+        return self._check_y(prepared, y, where)
+
     def _visible_labels(self, prepared, y, where):
         """Visible labels from ``y`` (labels) or ``h`` (all states)."""
         n_visible = prepared[-2]
@@ -226,19 +233,31 @@ class LatentNodeCRF(GraphCRF):
     def loss(self, h, h_hat):
         if isinstance(h_hat, tuple):
             return self.continuous_loss(h, h_hat[0])
+        # h may be full states or the visible labels alone: only the states' range is
+        # known here, the visible counts are compared below
+        h = self._labels_of(h, "loss", "h")
+        h_hat = self._labels_of(h_hat, "loss", "h_hat")
         y, y_hat = self.label_from_latent(h), self.label_from_latent(h_hat)
         if y.shape != y_hat.shape:
-            raise InputError(f"loss: h has {y.size} visible labels but h_hat {y_hat.size}")
+            raise InputError(f"loss: h has {y.size} visible labels but h_hat {y_hat.size}; "
+                             f"compare two labellings of the same example")
         return float(np.sum(np.asarray(self.class_weight)[y] * (y != y_hat)))
 
     def continuous_loss(self, h, h_hat):
         """Expected loss of state marginals ``h_hat``; visible rows come first."""
-        y = self.label_from_latent(h)
-        marginals = np.asarray(h_hat, dtype=np.float64)[:y.size]
+        y = self.label_from_latent(self._labels_of(h, "continuous_loss", "h"))
+        marginals = np.asarray(h_hat, dtype=np.float64)
+        if marginals.ndim != 2 or marginals.shape[0] < y.size \
+                or marginals.shape[1] != self.n_states:
+            raise InputError(f"continuous_loss: h_hat's marginals have shape "
+                             f"{marginals.shape} but h has {y.size} visible labels of "
+                             f"{self.n_states} states; give one row of state marginals per "
+                             f"node, visible nodes first")
         right = marginals[np.arange(y.size), y]
         return float(np.sum(np.asarray(self.class_weight)[y] * (1.0 - right)))
 
     def max_loss(self, h):
+        h = self._labels_of(h, "max_loss", "h")
         return float(np.sum(np.asarray(self.class_weight)[self.label_from_latent(h)]))
 
     def _marginals(self, prepared, h):

