@@ -298,3 +298,135 @@ def test_unstructured_score_names_the_bad_label():
         learner.score(X, np.array([0, 1, 2, 0, 1, 3]))
     assert one_line(err) == ("Y[5] = 3 is not a class of a model with n_classes=3 "
                              "(expected 0..2)")
+
+
+# -- 3. bool edges are not node indices ----------------------------------------------------
+BOOL_EDGES = np.array([[True, False]])
+
+
+def test_models_refuse_bool_edges():
+    features = np.zeros((3, 2))
+    message = (r"^X\[0\]: edges must hold integer node indices, got dtype bool; give the "
+               r"node pairs as integers")
+    with pytest.raises(InputError, match=message) as err:
+        GraphCRF().initialize([(features, BOOL_EDGES)], [np.array([0, 1, 0])])
+    one_line(err)
+    with pytest.raises(InputError, match=r"^x: edges must hold integer node indices, got "
+                                         r"dtype bool"):
+        GraphCRF(n_states=2, n_features=2).inference((features, BOOL_EDGES), np.zeros(7))
+    with pytest.raises(InputError, match=r"^MultiLabelClf: edges must hold integer node "
+                                         r"indices, got dtype bool"):
+        MultiLabelClf(n_labels=2, n_features=2, edges=BOOL_EDGES).joint_feature(
+            np.zeros(2), np.array([0, 1]))
+
+
+def test_inference_and_graph_helpers_refuse_bool_edges():
+    from latentstruct.pystruct.inference import inference_dispatch, is_chain, is_forest
+    from latentstruct.pystruct.models.latent_graph_crf import kmeans_init
+
+    unary, pairwise = np.zeros((2, 2)), np.eye(2)
+    with pytest.raises(InputError, match=r"^edges must hold integer node indices; got dtype "
+                                         r"bool"):
+        inference_dispatch(unary, pairwise, BOOL_EDGES, "max-product")
+    for helper in (lambda: is_forest(BOOL_EDGES), lambda: is_chain(BOOL_EDGES, 2)):
+        with pytest.raises(InputError, match=r"got dtype bool"):
+            helper()
+    with pytest.raises(InputError, match=r"^X\[0\]: edges must hold integer node indices, "
+                                         r"got dtype bool"):
+        kmeans_init([np.zeros((2, 1))], [np.array([0, 1])], [BOOL_EDGES], 2, 1)
+
+
+def test_graph_task_refuses_bool_edges():
+    from latentstruct.tasks.graph import GraphTask
+
+    with pytest.raises(InputError, match=r"^X\[0\]: edges must hold integer node indices; "
+                                         r"got dtype bool") as err:
+        GraphTask().make_dataset([(np.zeros((2, 2)), BOOL_EDGES)], [[0, 1]])
+    one_line(err)
+
+
+def test_graph_task_loss_refuses_labellings_of_different_lengths():
+    from latentstruct.tasks.graph import GraphTask
+
+    with pytest.raises(InputError) as err:
+        GraphTask().loss(np.array([0, 1]), np.array([0, 1, 1]))
+    assert one_line(err) == ("loss: y_true has 2 states but y_pred has 3; compare two "
+                             "labellings of the same graph")
+
+
+def test_kmeans_init_names_features_that_do_not_fit_the_labels():
+    from latentstruct.pystruct.models.latent_graph_crf import kmeans_init
+
+    with pytest.raises(InputError, match=r"^X\[0\]: 5 feature values do not give each of "
+                                         r"the 2 labelled nodes a row"):
+        kmeans_init([np.zeros(5)], [np.array([0, 1])], [np.array([[0, 1]])], 2, 1)
+
+
+# -- 4. finite but huge feature values are refused up front -----------------------------
+LIMIT = "latentstruct.limits.MAX_ATTRIBUTE_VALUE"
+
+
+def huge(shape, pos, value=1e300):
+    arr = np.zeros(shape)
+    arr[pos] = value
+    return arr
+
+
+def test_graph_crf_refuses_a_huge_feature_naming_example_and_position():
+    X, Y = graph_data()
+    X[2] = (huge((3, 2), (1, 1)), EDGES)
+    with pytest.raises(InputError) as err:
+        OneSlackSSVM(GraphCRF(inference_method="lp")).fit(X, Y)
+    assert one_line(err) == (
+        f"X[2]: features[1, 1] = 1e+300 is too large; a feature's value scales its weights "
+        f"in every score, so its magnitude must be at most 1e+06 ({LIMIT}): scale large "
+        f"features (a log, a z-score)")
+    # at inference too (a model fitted on sane data meeting a hostile x)
+    model = GraphCRF(n_states=2, n_features=2, inference_method="lp")
+    with pytest.raises(InputError, match=r"^x: features\[0, 1\] = -1e\+300 is too large"):
+        model.inference((huge((3, 2), (0, 1), -1e300), EDGES), np.ones(7))
+
+
+def test_huge_edge_features_and_unstructured_features_are_refused():
+    X = [(np.zeros((3, 2)), EDGES, huge((2, 1), (1, 0), 1e7))]
+    with pytest.raises(InputError, match=r"^X\[0\]: edge_features\[1, 0\] = 10000000\.0 is "
+                                         r"too large"):
+        EdgeFeatureGraphCRF().initialize(X, [np.array([0, 1, 0])])
+    with pytest.raises(InputError, match=r"^X: X\[3, 0\] = 1e\+300 is too large"):
+        MultiClassClf().initialize(huge((4, 2), (3, 0)), np.array([0, 1, 0, 1]))
+    with pytest.raises(InputError, match=r"^x: x\[1\] = 1e\+300 is too large"):
+        BinaryClf(n_features=2).inference(huge(2, 1), np.ones(2))
+    with pytest.raises(InputError, match=r"^X\[0\]: features\[0, 0\] = 1e\+300 is too large "
+                                         r"\(2 more such values\)"):
+        ChainCRF().initialize([np.full((3, 1), 1e300)], [np.array([0, 1, 0])])
+
+
+def test_the_limit_itself_is_accepted():
+    # 1e6 is the bound, not beyond it: PyStruct-sized data (pixels, counts) stays far below
+    X, Y = graph_data()
+    X[0][0][0, 1], X[1][0][2, 1] = 1e6, -1e6
+    learner = OneSlackSSVM(GraphCRF(inference_method="max-product"), max_iter=3).fit(X, Y)
+    assert np.all(np.isfinite(learner.w))
+    X[1][0][2, 1] = np.nextafter(-1e6, -np.inf)
+    with pytest.raises(InputError, match=r"^X\[1\]: features\[2, 1\] = -1000000\.0000000001 "
+                                         r"is too large"):
+        OneSlackSSVM(GraphCRF()).fit(X, Y)
+
+
+def test_graph_task_refuses_huge_node_and_edge_features():
+    from latentstruct.tasks.graph import GraphTask
+
+    task = GraphTask(n_states=2)
+    with pytest.raises(InputError) as err:
+        task.make_dataset([(np.zeros((2, 2)), [[0, 1]]), (huge((2, 2), (1, 0)), [[0, 1]])])
+    assert one_line(err) == (
+        f"X[1]: node_features[1, 0] = 1e+300 is too large; a feature's value scales its "
+        f"weights in every score, so its magnitude must be at most 1e+06 ({LIMIT}): scale "
+        f"large features (a log, a z-score)")
+    with pytest.raises(InputError, match=r"^X\[0\]: edge_features\[0, 1\] = -1e\+300 is too "
+                                         r"large"):
+        task.make_dataset([(np.zeros((2, 2)), [[0, 1]], huge((1, 2), (0, 1), -1e300))])
+    # and at prediction: the fitted task's featurize meets the same check
+    task.fit(task.make_dataset([(np.ones((2, 2)), [[0, 1]])], [[0, 1]]))
+    with pytest.raises(InputError, match=r"^X\[0\]: node_features\[0, 0\] = 1e\+300"):
+        task.featurize(task.make_dataset([(huge((2, 2), (0, 0)), [[0, 1]])]))

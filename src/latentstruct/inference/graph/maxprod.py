@@ -20,7 +20,7 @@ import numpy as np
 from latentstruct.exceptions import ConfigError, InputError
 from latentstruct.inference.tree_bp import tree_max_product as _rooted_tree_max_product
 
-from .model import PairwiseGraph, check_graph
+from .model import PairwiseGraph, check_graph, refuse_bool_edges
 
 __all__ = ["is_chain", "is_forest", "tree_max_product", "iterative_max_product",
            "forest_labels", "rooted_forest", "RootedForest", "check_iteration_options", "fold_self_loops", "single_type",
@@ -30,6 +30,7 @@ __all__ = ["is_chain", "is_forest", "tree_max_product", "iterative_max_product",
 def is_chain(edges, n_vertices) -> bool:
     """Whether ``edges`` is exactly the chain ``(0, 1), (1, 2), ..., (n-2, n-1)`` in order."""
     edges = np.asarray(edges)
+    refuse_bool_edges(edges)
     n = int(n_vertices)
     if edges.size == 0:
         return n <= 1
@@ -43,6 +44,7 @@ def is_forest(edges, n_vertices=None) -> bool:
     """Whether the undirected graph of ``edges`` has no cycle (self-loops and repeated
     edges are cycles).  ``n_vertices`` defaults to the largest index plus one."""
     edges = np.asarray(edges)
+    refuse_bool_edges(edges)
     if edges.size == 0:
         return True
     edges = edges.reshape(-1, 2).astype(np.int64)

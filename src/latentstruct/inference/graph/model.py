@@ -35,7 +35,7 @@ import numpy as np
 from latentstruct.exceptions import InputError
 
 __all__ = ["EdgeBlock", "PairwiseGraph", "check_graph", "compute_energy", "check_edges",
-           "check_scores", "check_labels"]
+           "check_scores", "check_labels", "refuse_bool_edges"]
 
 
 def _shape(shape) -> str:
@@ -62,6 +62,15 @@ def check_scores(x, name: str, ndim: int, expected: str,
     return np.ascontiguousarray(arr)
 
 
+def refuse_bool_edges(arr: np.ndarray, name: str = "edges") -> None:
+    """Refuse a bool edge array: True/False would silently become nodes 1 and 0 (a mask
+    is not a list of node pairs)."""
+    if arr.dtype.kind == "b":
+        raise InputError(f"{name} must hold integer node indices; got dtype bool (give the "
+                         f"node pairs as integers: edges.astype(int) if True/False really "
+                         f"mean nodes 1 and 0)")
+
+
 def check_edges(edges, n_nodes: int, name: str = "edges", n_nodes_to: int | None = None,
                 ) -> np.ndarray:
     """``edges`` as int64 ``(n_edges, 2)`` with indices in range, or InputError.
@@ -73,7 +82,8 @@ def check_edges(edges, n_nodes: int, name: str = "edges", n_nodes_to: int | None
         return np.zeros((0, 2), dtype=np.int64)
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise InputError(f"{name} must have shape (n_edges, 2); got shape {_shape(arr.shape)}")
-    if arr.dtype.kind not in "iub":
+    refuse_bool_edges(arr, name)
+    if arr.dtype.kind not in "iu":
         as_float = np.asarray(arr, dtype=np.float64) if arr.dtype.kind == "f" else None
         if as_float is None or not np.all(np.isfinite(as_float)) \
                 or not np.all(as_float == np.round(as_float)):

@@ -15,7 +15,8 @@ import numpy as np
 from latentstruct.exceptions import ConfigError, InputError
 
 from .base import barrier, marginal_rows
-from .checks import as_class_weight, as_labels, check_dimension, count_states
+from .checks import (as_class_weight, as_edges, as_features, as_labels, check_dimension,
+                     count_states)
 from .graph_crf import GraphCRF
 
 __all__ = ["LatentGraphCRF", "kmeans_init", "state_counts"]
@@ -38,11 +39,13 @@ def state_counts(n_states_per_label, n_labels, model_name="LatentGraphCRF"):
     return counts
 
 
-def _stack_edges(edges):
-    if isinstance(edges, (list, tuple)):
-        parts = [np.asarray(e, dtype=np.intp).reshape(-1, 2) for e in edges]
-        return np.vstack(parts) if parts else np.zeros((0, 2), dtype=np.intp)
-    return np.asarray(edges, dtype=np.intp).reshape(-1, 2)
+def _stack_edges(edges, n_nodes, where):
+    """One example's edges (one array, or a list of them: a grid's directions) checked and
+    stacked; a cast alone would read bool or fractional entries as node numbers."""
+    if isinstance(edges, (list, tuple)) and len(edges) and np.ndim(edges[0]) == 2:
+        parts = [as_edges(e, where, n_nodes, name=f"edges[{k}]") for k, e in enumerate(edges)]
+        return np.vstack(parts)
+    return as_edges(edges, where, n_nodes)
 
 
 def kmeans_init(X, Y, all_edges, n_labels, n_states_per_label, symmetric=True):
@@ -58,9 +61,13 @@ def kmeans_init(X, Y, all_edges, n_labels, n_states_per_label, symmetric=True):
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(int)
     descriptors, labels = [], []
     for i, (x, y, edges) in enumerate(zip(X, Y, all_edges)):
-        x = np.asarray(x, dtype=np.float64).reshape(len(np.ravel(y)), -1)
-        y = as_labels(y, f"Y[{i}]", x.shape[0], n_labels)
-        edges = _stack_edges(edges)
+        y = as_labels(y, f"Y[{i}]", None, n_labels)
+        x = np.asarray(x)
+        if y.size == 0 or x.size % y.size:
+            raise InputError(f"X[{i}]: {x.size} feature values do not give each of the "
+                             f"{y.size} labelled nodes a row; give one feature row per label")
+        x = as_features(x.reshape(y.size, -1), f"X[{i}]")
+        edges = _stack_edges(edges, y.size, f"X[{i}]")
         neighbours = np.zeros((x.shape[0], n_labels))
         np.add.at(neighbours, (edges[:, 0], y[edges[:, 1]]), 1.0)
         if symmetric:

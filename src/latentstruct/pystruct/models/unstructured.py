@@ -250,7 +250,7 @@ class MultiLabelClf(StructuredModel):
 
     def _edges(self):
         n = self.n_labels if self.n_labels is not None else 0
-        return as_edges(self.edges, "edges", n)
+        return as_edges(self.edges, type(self).__name__, n)
 
     def _set_sizes(self):
         if self.n_labels is not None and self.n_features is not None:

