@@ -146,7 +146,8 @@ def test_models_that_cannot_continue(tmp_path, capsys, data):
                        "--resume", ssvm)
     assert code == 2
     assert (f"--resume {ssvm} is a model of learner 'ssvm', which cannot continue training; "
-            f"online learners: arow, crf, latent-pa, pa, perceptron, sgd-ssvm") in err
+            f"online learners: arow, crf with --option solver=sgd, latent-pa, pa, perceptron, "
+            f"sgd-ssvm") in err
     perc = train(capsys, tmp_path, "p.npz", "perceptron", data_file=data["a"])
     code, _, err = run(capsys, "train", "pos", "--train", data["b"], "--model", out,
                        "--resume", perc)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..exceptions import ConfigError
 
 __all__ = ["parse_option", "route_options", "task_and_learner_classes", "load_for",
-           "metric_value"]
+           "load_model_pair", "is_crfsuite_model", "metric_value"]
 
 
 def parse_option(text: str) -> tuple[str, object]:
@@ -66,17 +66,40 @@ def task_and_learner_classes(task_name, learner_name):
     return task_cls, get_learner_class(learner_name or task_cls.default_learner)
 
 
+def is_crfsuite_model(path) -> bool:
+    """Whether ``path`` is a CRFsuite model file (python-crfsuite, sklearn-crfsuite,
+    ``crfsuite learn``: it starts with ``lCRF``), which ``latentstruct.load`` reads as a
+    ``sequence`` model; the commands tell it apart by the same first bytes."""
+    from ..estimators.crfsuite_file import is_crfsuite_file
+
+    return is_crfsuite_file(path)
+
+
+def load_model_pair(model_path):
+    """(task, learner) of a latentstruct model file, or of a CRFsuite model file (the task
+    ``sequence`` and a ``crf`` learner with CRFsuite's weights, as ``latentstruct.load``
+    reads it)."""
+    if is_crfsuite_model(model_path):
+        from ..estimators.crfsuite_file import estimator_from_crfsuite_file
+
+        est = estimator_from_crfsuite_file(model_path)
+        return est.task_, est.learner_
+    from ..learners.persistence import load_trained
+
+    task, learner, _ = load_trained(model_path)
+    return task, learner
+
+
 def load_for(model_path, options, command):
-    """Load a model and apply ``--option``s: only parameters declared as evaluation-time
+    """Load a model (latentstruct's, or a CRFsuite model file: :func:`load_model_pair`) and
+    apply ``--option``s: only parameters declared as evaluation-time
     (they choose evaluation data or inference resources); anything that fed the features or
     the training is refused, since changing it would silently change the model.
 
     The values are checked as ``train`` checks them, before any data is read: learner
     options with the learner class's ``validate_params`` (``n_jobs=0`` gets the same
     message from every command), task options with the task's own ``check_params``."""
-    from ..learners.persistence import load_trained
-
-    task, learner, meta = load_trained(model_path)
+    task, learner = load_model_pair(model_path)
     task_ok, learner_ok = set(task.evaluation_params), set(learner.evaluation_params)
     allowed = ", ".join(sorted(task_ok | learner_ok)) or "none"
     seen = set()

@@ -29,7 +29,6 @@ def cmd_kbest(args) -> int:
     check_paths({"--model": args.model, "--input": args.input}, {"--output": args.output},
                 regular={"--model"}, stdin={"--input"})
     task, learner = load_for(args.model, args.option, "kbest")
-    meta = inspect_model(args.model)
     from ..tasks import TASKS
     from ..tasks.contracts import KBEST
 
@@ -38,6 +37,8 @@ def cmd_kbest(args) -> int:
         raise ConfigError(f"{args.model} is a {task.name!r} model, which writes no k-best lists; "
                           f"tasks that do: {', '.join(listing)} (train one with "
                           f"`latentstruct train dep`)")
+    # after the task's check: a CRFsuite model file (a 'sequence' model) has no metadata
+    meta = inspect_model(args.model)
     t0 = time.perf_counter()
     if args.folds is None:
         n = write_model_kbest(task, learner, meta, args.input, args.output, args.k,

@@ -97,6 +97,13 @@ def load_run_config(path) -> tuple[dict, dict | None]:
     if stream_descriptor(path) is None and not path.is_file():
         raise ConfigError(f"--config {path}: no such file; give a .toml or .json run "
                           f"configuration, or a model file")
+    from .common import is_crfsuite_model
+
+    if stream_descriptor(path) is None and is_crfsuite_model(path):
+        raise ConfigError(f"--config {path}: is a CRFsuite model file (python-crfsuite, "
+                          f"sklearn-crfsuite or crfsuite learn), which records no run "
+                          f"configuration (no options, no training data); give a .toml or "
+                          f".json run configuration, or a latentstruct model file")
     suffix = path.suffix.lower()
     if suffix == ".npz":
         from ..io import inspect_model

@@ -18,8 +18,9 @@ def cmd_train(args) -> int:
     train_given = args.train
     _check_paths(args)  # before the (long) training, not after; before the heavy imports
     if args.resume is not None:
-        from .train_resume import cmd_train_from_model, is_model_file
+        from .train_resume import check_resumable_file, cmd_train_from_model, is_model_file
 
+        check_resumable_file(args.resume)  # a CRFsuite model file: said as what it is
         if is_model_file(args.resume):  # a model of an online learner continues on new data
             return cmd_train_from_model(args)
     from ..learners.persistence import save_trained

@@ -22,7 +22,22 @@ from ..exceptions import ConfigError
 from .common import parse_option
 from .compute import check_compute_args, compute_context, learner_n_jobs
 
-__all__ = ["is_model_file", "cmd_train_from_model"]
+__all__ = ["is_model_file", "check_resumable_file", "cmd_train_from_model",
+           "resume_problem"]
+
+
+def check_resumable_file(path) -> None:
+    """Refuse a CRFsuite model file as ``--resume`` (before any data is read): it is a
+    model, but of another library's format, with no optimiser state to continue."""
+    from .common import is_crfsuite_model
+
+    if is_crfsuite_model(path):
+        raise ConfigError(
+            f"--resume {path} is a CRFsuite model file (python-crfsuite, sklearn-crfsuite or "
+            f"crfsuite learn), which cannot continue training: it holds CRFsuite's weights "
+            f"but no training state, and CRFsuite's L-BFGS optimises the whole data at once. "
+            f"Train afresh on all the data (latentstruct train sequence --learner crf "
+            f"--train DATA --model OUT); evaluate and predict take the file as it is")
 
 
 def is_model_file(path) -> bool:
@@ -34,20 +49,52 @@ def is_model_file(path) -> bool:
     return inspect_model(path).get("kind") != CHECKPOINT_KIND
 
 
+#: online learners that can continue only under one value of a parameter: (name, value,
+#: why the others cannot).  The crf learner's partial_fit is SGD; its L-BFGS has no steps
+#: to continue.
+_RESUME_NEEDS = {"crf": ("solver", "sgd", "L-BFGS optimises the whole training set at once, "
+                                         "so it has no passes to continue")}
+
+
+def resumable_learners() -> str:
+    """The learners a model of which ``--resume`` continues, in command-line words."""
+    from ..learners.online import online_learner_names
+
+    names = []
+    for name in online_learner_names():
+        need = _RESUME_NEEDS.get(name)
+        names.append(name if need is None else f"{name} with --option {need[0]}={need[1]}")
+    return ", ".join(names)
+
+
+def resume_problem(learner: str, params: dict) -> str | None:
+    """Why a model of ``learner`` with the parameters ``params`` cannot continue training
+    (``--resume``, or the label set ``--classes`` declares for later runs), or None."""
+    from ..learners.online import online_learner_names
+
+    if learner not in online_learner_names():
+        return f"learner {learner!r}, which cannot continue training"
+    need = _RESUME_NEEDS.get(learner)
+    if need is not None and params.get(need[0]) != need[1]:
+        return (f"learner {learner!r} with {need[0]}={params.get(need[0])!r}, which cannot "
+                f"continue training ({need[2]})")
+    return None
+
+
 def _check_command_line(args, metadata) -> type:
     """The learner class of the model at ``--resume``, after checking that it can continue
     training on this command line (before any data or array is read)."""
     from ..learners import get_learner_class
-    from ..learners.online import online_learner_names
 
     path, learner, task = args.resume, metadata.get("learner"), metadata.get("task")
-    online = online_learner_names()
-    if learner not in online:
+    params = metadata.get("learner_params")
+    problem = resume_problem(learner, params if isinstance(params, dict) else {})
+    if problem is not None:  # before any data is read, in the command line's words
         raise ConfigError(
-            f"--resume {path} is a model of learner {learner!r}, which cannot continue "
-            f"training; online learners: {', '.join(online)}. To finish an interrupted run, "
-            f"give --resume the run's --checkpoint file (this is a model file, not a "
-            f"checkpoint), or train afresh without --resume")
+            f"--resume {path} is a model of {problem}; online learners: "
+            f"{resumable_learners()}. To finish an interrupted run, give --resume the run's "
+            f"--checkpoint file (this is a model file, not a checkpoint), or train afresh "
+            f"without --resume")
     if args.task is None:
         raise ConfigError(f"train needs a TASK: latentstruct train {task} --resume {path} ...")
     if task != args.task:

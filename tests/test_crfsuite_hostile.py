@@ -1,0 +1,282 @@
+"""Issue 51 for the CRFsuite layer: nothing a file or a label can trick.
+
+* A ``sequence`` model on the command line reads CRFsuite's data format for real: a CoNLL
+  file (space-separated ``word POS chunk``) is refused at its first line (exit 2), never
+  tagged from transition weights alone; so are the other lines the format does not have.
+* A CRFsuite model file (python-crfsuite, sklearn-crfsuite) is described by ``info`` and
+  used by ``evaluate`` and ``predict``, as ``latentstruct.load`` reads it.
+* ``CRF.fit`` checks ``X_dev``/``y_dev`` exactly as ``X``/``y``, before any training.
+* The minor ones: non-integral integer parameters, a ``model_filename`` of another format,
+  ``--classes`` for online streams, ``--resume`` of an L-BFGS CRF refused before the data.
+
+The command-line runs are real child processes.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from latentstruct.crfsuite import CRF
+from latentstruct.exceptions import InputError
+
+# a small chunking corpus: CoNLL-2000's form, and the same items in CRFsuite's data format
+SENTENCES = [
+    [("He", "PRP", "B-NP"), ("reckons", "VBZ", "B-VP"), ("the", "DT", "B-NP"),
+     ("deficit", "NN", "I-NP"), (".", ".", "O")],
+    [("The", "DT", "B-NP"), ("pound", "NN", "I-NP"), ("fell", "VBD", "B-VP"),
+     ("in", "IN", "B-PP"), ("London", "NNP", "B-NP"), (".", ".", "O")],
+    [("Exports", "NNS", "B-NP"), ("rose", "VBD", "B-VP"), ("in", "IN", "B-PP"),
+     ("the", "DT", "B-NP"), ("summer", "NN", "I-NP"), (".", ".", "O")],
+] * 3
+LABELS = sorted({c for s in SENTENCES for _, _, c in s})
+
+
+def features(word: str, pos: str) -> dict:
+    return {"w": word.lower(), "pos": pos, "bias": 1.0}
+
+
+def escape(name: str) -> str:
+    return name.replace("\\", "\\\\").replace(":", "\\:")
+
+
+def crfsuite_line(label: str, word: str, pos: str) -> str:
+    # python-crfsuite names {"w": "he"} "w:he"; the file escapes the ':'
+    return "\t".join([label, escape(f"w:{word.lower()}"), escape(f"pos:{pos}"), "bias"])
+
+
+X = [[features(w, p) for w, p, _ in s] for s in SENTENCES]
+Y = [[c for _, _, c in s] for s in SENTENCES]
+
+
+def cli(*args, cwd=None) -> subprocess.CompletedProcess:
+    """``latentstruct ARGS`` in a child process."""
+    return subprocess.run([sys.executable, "-m", "latentstruct", *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd,
+                          env={**os.environ, "PYTHONUNBUFFERED": "1"}, timeout=600)
+
+
+def one_error_line(result) -> str:
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("latentstruct: error: "), result.stderr
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("crfsuite51")
+    conll = root / "conll.txt"
+    conll.write_text("\n\n".join("\n".join(" ".join(t) for t in s) for s in SENTENCES) + "\n",
+                     encoding="utf-8")
+    labelled = root / "data.txt"
+    labelled.write_text("\n\n".join("\n".join(crfsuite_line(c, w, p) for w, p, c in s)
+                                    for s in SENTENCES) + "\n", encoding="utf-8")
+    unlabelled = root / "unlabelled.txt"
+    unlabelled.write_text("\n\n".join("\n".join(crfsuite_line("", w, p) for w, p, _ in s)
+                                      for s in SENTENCES) + "\n", encoding="utf-8")
+    model = root / "crf.npz"
+    crf = CRF(model_filename=str(model), max_iterations=50).fit(X, Y)
+    return {"root": root, "conll": conll, "data": labelled, "unlabelled": unlabelled,
+            "model": model, "crf": crf}
+
+
+@pytest.fixture(scope="module")
+def crfsuite_model(files):
+    """A model file python-crfsuite writes (the same data)."""
+    pycrfsuite = pytest.importorskip("pycrfsuite")
+    path = files["root"] / "model.crfsuite"
+    trainer = pycrfsuite.Trainer(verbose=False)
+    for xseq, yseq in zip(X, Y):
+        trainer.append(xseq, yseq)
+    trainer.set_params({"max_iterations": 50})
+    trainer.train(str(path))
+    return path
+
+
+# ----------------------------------------------------------------------------------------
+# 1. a sequence model on the command line reads CRFsuite's data format, and only it
+# ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("command", ["predict", "evaluate"])
+def test_a_conll_file_is_refused_at_its_first_line(files, command):
+    out = files["root"] / f"out-{command}.txt"
+    args = (["predict", "--input", files["conll"], "--output", out] if command == "predict"
+            else ["evaluate", "--test", files["conll"]])
+    result = cli(*args, "--model", files["model"])
+    assert result.returncode == 2, result.stderr
+    line = one_error_line(result)
+    assert line.startswith(f"latentstruct: error: {files['conll']}:1: line 'He PRP B-NP' has "
+                           f"no TAB but spaces: it looks like CoNLL or other space-separated "
+                           f"columns, and CRFsuite's data format is one item per line, "
+                           f"LABEL<TAB>ATTRIBUTE<TAB>..."), line
+    assert result.stdout == "" and not out.exists()
+
+
+def test_predict_and_evaluate_read_the_format(files):
+    out = files["root"] / "pred.txt"
+    result = cli("predict", "--model", files["model"], "--input", files["unlabelled"],
+                 "--output", out)
+    assert result.returncode == 0, result.stderr
+    lines = out.read_text(encoding="utf-8").split("\n")
+    # the predictions are the Python model's, written in the same format
+    predicted = [lab for s in files["crf"].predict(X) for lab in s + [""]]
+    assert [ln.split("\t")[0] for ln in lines[:len(predicted)]] == predicted
+    assert lines[0].split("\t")[1:] == ["w\\:he", "pos\\:PRP", "bias"]
+    result = cli("evaluate", "--model", files["model"], "--test", files["data"])
+    assert result.returncode == 0, result.stderr
+    import json
+
+    report = json.loads(result.stdout)
+    assert report["accuracy"] == pytest.approx(files["crf"].score(X, Y))
+    assert report["accuracy"] > 0.9
+
+
+@pytest.mark.parametrize("text, message", [
+    ("B-NP\n", r"data.txt:1: line 'B-NP' has no TAB: CRFsuite's data format is one item per "
+               r"line, LABEL<TAB>ATTRIBUTE"),
+    ("B-NP\tw\nHe PRP B-NP\n", r"data.txt:2: line 'He PRP B-NP' has no TAB but spaces"),
+    ("B:NP\tw\n", r"data.txt:1: label field 'B:NP' has an unescaped ':', so CRFsuite reads "
+                  r"the label 'B'; write a ':' inside a label as '\\:'"),
+    ("@weight:2\nB-NP\tw\n", r"data.txt:1: '@weight:2' is a CRFsuite declaration"),
+    ("@weight:2\tB-NP\tw\n", r"data.txt:1: '@weight:2' is a CRFsuite declaration"),
+    (" B-NP\tw\n", r"data.txt:1: label ' B-NP' has white space at its ends"),
+    ("B-NP\tw:x\n", r"data.txt:1: attribute 'w' has the value 'x', which is no number"),
+])
+def test_lines_not_in_the_format_are_refused_with_file_and_line(tmp_path, text, message):
+    from latentstruct.tasks.sequence.generic import SequenceTask
+
+    path = tmp_path / "data.txt"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match=message):
+        SequenceTask().read(path)
+
+
+def test_a_line_of_spaces_is_a_break_and_an_item_may_have_no_attributes(tmp_path):
+    from latentstruct.tasks.sequence.generic import SequenceTask, write_crfsuite_data
+
+    path = tmp_path / "data.txt"
+    path.write_text("A\tx\n   \nB\t\nA\\:1\ty\\\\z:2\n", encoding="utf-8")
+    ds = SequenceTask().read(path)
+    assert ds.targets == [("A",), ("B", "A:1")]
+    assert ds.records[1].attributes == ((), ("y\\z",))
+    # written back: the item without attributes keeps its TAB, the ':' of the label is
+    # escaped, so the file reads back the same
+    out = tmp_path / "out.txt"
+    write_crfsuite_data(out, ds.records, ds.targets)
+    assert out.read_text(encoding="utf-8") == "A\tx\n\nB\t\nA\\:1\ty\\\\z:2.0\n\n"
+    again = SequenceTask().read(out)
+    assert again.targets == ds.targets and again.records == ds.records
+    with pytest.raises(InputError, match=r"label '@x' cannot be written in CRFsuite's data "
+                                         r"format"):
+        write_crfsuite_data(out, ds.records[:1], [["@x"]])
+
+
+def test_a_file_without_the_label_column_is_refused_for_a_fitted_model(files, tmp_path):
+    """Attributes only (no label column): CRFsuite would take the first attribute as the
+    label and lose it; none of the file's "labels" is the model's, so it is refused."""
+    path = tmp_path / "nolabels.txt"
+    path.write_text("\n\n".join("\n".join(crfsuite_line(c, w, p).split("\t", 1)[1]
+                                          for w, p, c in s) for s in SENTENCES) + "\n",
+                    encoding="utf-8")
+    out = tmp_path / "pred.txt"
+    result = cli("predict", "--model", files["model"], "--input", path, "--output", out)
+    assert result.returncode == 2
+    line = one_error_line(result)
+    assert (f"{path}:1: no label of the file is a label of the model (the first: 'w:he'; the "
+            f"model's: {', '.join(map(repr, LABELS))} ({len(LABELS)})): the first "
+            f"TAB-separated field of every line is the item's label") in line, line
+    assert "start every line with a TAB (an empty label field)" in line
+    assert not out.exists()
+    # a file with some unknown labels is evaluated: they count as errors, as in crfsuite tag
+    mixed = tmp_path / "mixed.txt"
+    mixed.write_text(crfsuite_line("B-NP", "He", "PRP") + "\n"
+                     + crfsuite_line("ZZ", "reckons", "VBZ") + "\n", encoding="utf-8")
+    result = cli("evaluate", "--model", files["model"], "--test", mixed)
+    assert result.returncode == 0, result.stderr
+    assert '"accuracy": 0.5' in result.stdout
+
+
+# ----------------------------------------------------------------------------------------
+# 2. a python-crfsuite model file on the command line
+# ----------------------------------------------------------------------------------------
+def test_info_describes_a_crfsuite_model_file(files, crfsuite_model):
+    import json
+
+    from latentstruct.data import read_crfsuite_model
+
+    result = cli("info", "--model", crfsuite_model)
+    assert result.returncode == 0, result.stderr
+    info = json.loads(result.stdout)
+    model = read_crfsuite_model(crfsuite_model)
+    assert info["format"] == "crfsuite" and info["task"] == "sequence"
+    assert info["description"].startswith("CRFsuite model file (written by python-crfsuite")
+    assert info["labels"] == list(model.labels) and sorted(info["labels"]) == LABELS
+    assert info["n_labels"] == len(LABELS)
+    assert info["n_attributes"] == model.n_attributes > 0
+    assert info["n_features"] == model.n_features
+    assert info["n_state_features"] + info["n_transition_features"] == model.n_features
+    assert info["file_size"] == crfsuite_model.stat().st_size
+    result = cli("info", "--model", crfsuite_model, "--as-config")
+    assert result.returncode == 2
+    assert "is a CRFsuite model file (python-crfsuite, sklearn-crfsuite or crfsuite learn), " \
+           "which records no latentstruct run" in one_error_line(result)
+
+
+def test_evaluate_and_predict_use_a_crfsuite_model_file(files, crfsuite_model):
+    import json
+
+    import pycrfsuite
+
+    tagger = pycrfsuite.Tagger()
+    tagger.open(str(crfsuite_model))
+    expected = [tagger.tag(x) for x in X]
+    out = files["root"] / "pred-crfsuite.txt"
+    result = cli("predict", "--model", crfsuite_model, "--input", files["unlabelled"],
+                 "--output", out)
+    assert result.returncode == 0, result.stderr
+    written = [ln.split("\t")[0] for ln in out.read_text(encoding="utf-8").split("\n")]
+    assert written[:sum(len(s) + 1 for s in expected)] == [
+        lab for s in expected for lab in s + [""]]
+    result = cli("evaluate", "--model", crfsuite_model, "--test", files["data"])
+    assert result.returncode == 0, result.stderr
+    correct = sum(a == b for s, t in zip(expected, Y) for a, b in zip(s, t))
+    assert json.loads(result.stdout)["accuracy"] == pytest.approx(
+        correct / sum(map(len, Y)), abs=1e-6)
+    # and the file is still refused where it cannot serve, naming it as what it is
+    result = cli("train", "sequence", "--train", files["data"], "--model",
+                 files["root"] / "again.npz", "--resume", crfsuite_model)
+    assert result.returncode == 2
+    assert (f"--resume {crfsuite_model} is a CRFsuite model file (python-crfsuite, "
+            f"sklearn-crfsuite or crfsuite learn), which cannot continue training"
+            in one_error_line(result))
+    result = cli("train", "sequence", "--train", files["data"], "--model",
+                 files["root"] / "again.npz", "--config", crfsuite_model)
+    assert result.returncode == 2
+    assert f"--config {crfsuite_model}: is a CRFsuite model file" in one_error_line(result)
+    assert not (files["root"] / "again.npz").exists()
+
+
+# ----------------------------------------------------------------------------------------
+# --resume of an L-BFGS crf: refused before any data is read, in the command line's words
+# ----------------------------------------------------------------------------------------
+def test_resume_of_an_lbfgs_crf_is_refused_before_the_data(files, tmp_path):
+    lbfgs = tmp_path / "lbfgs.npz"
+    result = cli("train", "sequence", "--learner", "crf", "--train", files["data"], "--model",
+                 lbfgs, "--option", "max_iter=3", "--quiet")
+    assert result.returncode == 0, result.stderr
+    # the --train file does not exist: the refusal comes before anything reads it
+    out = tmp_path / "out.npz"
+    result = cli("train", "sequence", "--train", tmp_path / "later.txt", "--model", out,
+                 "--resume", lbfgs)
+    assert result.returncode == 2
+    assert one_error_line(result) == (
+        f"latentstruct: error: --resume {lbfgs} is a model of learner 'crf' with "
+        f"solver='lbfgs', which cannot continue training (L-BFGS optimises the whole "
+        f"training set at once, so it has no passes to continue); online learners: arow, "
+        f"crf with --option solver=sgd, latent-pa, pa, perceptron, sgd-ssvm. To finish an "
+        f"interrupted run, give --resume the run's --checkpoint file (this is a model file, "
+        f"not a checkpoint), or train afresh without --resume")
+    assert not out.exists()
