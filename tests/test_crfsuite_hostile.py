@@ -18,10 +18,11 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from latentstruct.crfsuite import CRF
-from latentstruct.exceptions import InputError
+from latentstruct.exceptions import ConfigError, InputError
 
 # a small chunking corpus: CoNLL-2000's form, and the same items in CRFsuite's data format
 SENTENCES = [
@@ -280,3 +281,115 @@ def test_resume_of_an_lbfgs_crf_is_refused_before_the_data(files, tmp_path):
         f"interrupted run, give --resume the run's --checkpoint file (this is a model file, "
         f"not a checkpoint), or train afresh without --resume")
     assert not out.exists()
+
+
+# ----------------------------------------------------------------------------------------
+# 3. CRF.fit checks X_dev and y_dev as it checks X and y, before any training
+# ----------------------------------------------------------------------------------------
+@pytest.fixture
+def no_training(monkeypatch):
+    """Training raises: a refusal seen instead comes before any training."""
+    from latentstruct.estimators import Estimator
+
+    def trained(*args, **kwargs):
+        raise AssertionError("training ran before the holdout data was checked")
+
+    monkeypatch.setattr(Estimator, "fit", trained)
+
+
+@pytest.mark.parametrize("X_dev, y_dev, message", [
+    # a sequence with another length than its labels: sklearn-crfsuite refuses it too
+    ([X[0], X[1]], [Y[1], Y[0]], r"^y_dev\[0\]: has 6 tags but X_dev\[0\] has 5 tokens; "
+                                 r"give one tag per token$"),
+    # lengths that add up (5 + 6 = 6 + 5): before, a holdout accuracy was computed anyway
+    ([X[0], X[1]], [Y[0][:4], Y[1] + ["O"]], r"^y_dev\[0\]: has 4 tags but X_dev\[0\] has 5"),
+    ([X[0]], [Y[0], Y[1]], r"^X_dev has 1 examples but y_dev has 2 targets; give one target "
+                           r"per example$"),
+    ([[{"X": float("nan")}]], [["O"]],
+     r"^X_dev\[0\]\[0\]: attribute 'X' has the value nan; an attribute's value scales"),
+    ([[]], [[]], r"^X_dev\[0\]: is an empty sentence"),
+])
+def test_holdout_data_is_checked_before_training(no_training, tmp_path, X_dev, y_dev,
+                                                 message):
+    model = tmp_path / "m.npz"
+    with pytest.raises(InputError, match=message) as info:
+        CRF(model_filename=str(model)).fit(X, Y, X_dev=X_dev, y_dev=y_dev)
+    assert isinstance(info.value, ValueError)  # as sklearn-crfsuite's ValueError
+    assert not model.exists()
+
+
+def test_aligned_holdout_data_is_scored():
+    crf = CRF(max_iterations=50).fit(X[:6], Y[:6], X_dev=X[6:], y_dev=Y[6:])
+    assert crf.training_log_.holdout == pytest.approx(crf.score(X[6:], Y[6:]))
+
+
+# ----------------------------------------------------------------------------------------
+# 4. integer parameters, model_filename of another format
+# ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(max_iterations=2.5), r"^max_iterations=2.5 is not a whole number; CRFsuite's "
+                               r"max_iterations is an integer, and python-crfsuite would cut "
+                               r"it to 2 \(C's atoi\), which latentstruct does not do "
+                               r"silently: give an int$"),
+    (dict(max_iterations="2.5"), r"^max_iterations='2.5' is not an integer; CRFsuite's "
+                                 r"max_iterations is one \(python-crfsuite would read this "
+                                 r"text as 2\): give an int$"),
+    (dict(max_iterations=float("inf")), r"^max_iterations=inf is not a whole number; "
+                                        r"CRFsuite's max_iterations is an integer: give an int"),
+    (dict(max_iterations=True), r"^max_iterations=True: CRFsuite's max_iterations is an "
+                                r"integer; give an int$"),
+    (dict(num_memories=6.5), r"^num_memories=6.5 is not a whole number"),
+    (dict(period=1.5), r"^period=1.5 is not a whole number"),
+    (dict(algorithm="pa", pa_type=1.5), r"^pa_type=1.5 is not a whole number"),
+    (dict(algorithm="l2sgd", calibration_samples=999.5),
+     r"^calibration_samples=999.5 is not a whole number"),
+    (dict(c2="abc"), r"^c2='abc' is not a number; CRFsuite's c2 is one \(python-crfsuite "
+                     r"would read this text as 0\): give a float$"),
+    (dict(all_possible_transitions="False"),
+     r"^all_possible_transitions='False': CRFsuite's all_possible_transitions is a flag; "
+     r"give True or False \(or 1/0\)$"),
+    (dict(algorithm="pa", averaging=0.5), r"^averaging=0.5: CRFsuite's averaging is a flag"),
+])
+def test_values_crfsuite_would_silently_change_are_refused(no_training, kwargs, message):
+    with pytest.raises(ConfigError, match=message):
+        CRF(**kwargs).fit(X, Y)
+
+
+@pytest.mark.parametrize("kwargs, option, value", [
+    (dict(max_iterations=7.0), "max_iter", 7),
+    (dict(max_iterations="7"), "max_iter", 7),
+    (dict(algorithm="ap", max_iterations=np.int64(4)), "max_iter", 4),
+    (dict(c2="0.5"), "c2", 0.5),
+    (dict(all_possible_transitions=1), "possible_transitions", True),
+    (dict(all_possible_transitions="0"), "possible_transitions", False),
+])
+def test_whole_numbers_and_crfsuite_text_are_taken(kwargs, option, value):
+    _, opts, _ = CRF(**kwargs)._learner_and_options()
+    assert opts[option] == value and type(opts[option]) is type(value)
+
+
+def test_fit_never_replaces_a_file_of_another_format(files, crfsuite_model, tmp_path):
+    import shutil
+
+    theirs = tmp_path / "model.crfsuite"
+    shutil.copyfile(crfsuite_model, theirs)
+    before = theirs.read_bytes()
+    with pytest.raises(ConfigError, match=r"model_filename='.*model.crfsuite' is a CRFsuite "
+                                          r"model file \(python-crfsuite's format\), and fit "
+                                          r"writes latentstruct's model format.*not replaced"):
+        CRF(model_filename=str(theirs)).fit(X, Y)
+    assert theirs.read_bytes() == before
+    # the CRFsuite file is still read by an unfitted CRF, as python-crfsuite wrote it
+    assert sorted(CRF(model_filename=str(theirs)).classes_) == LABELS
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"is an existing file that is not a latentstruct "
+                                          r"model; fit would replace it"):
+        CRF(model_filename=str(notes)).fit(X, Y)
+    assert notes.read_text(encoding="utf-8") == "my notes\n"
+    # a latentstruct model is refitted in place, as sklearn-crfsuite's users expect
+    ours = tmp_path / "ours.npz"
+    with pytest.warns(UserWarning, match="stopped at max_iter=5"):
+        CRF(model_filename=str(ours), max_iterations=5).fit(X, Y)
+    CRF(model_filename=str(ours), max_iterations=50).fit(X, Y)
+    assert CRF(model_filename=str(ours)).predict(X) == files["crf"].predict(X)

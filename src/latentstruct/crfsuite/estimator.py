@@ -26,12 +26,19 @@ What differs, and why, is in ``docs/guide/crfsuite.md``.
 Unlike sklearn-crfsuite no file is written behind the user's back: the model lives in the
 object (which pickles, for joblib and ``cross_val_score(n_jobs=...)``), and
 ``model_filename`` names latentstruct's own model file (JSON metadata + ``.npz`` arrays),
-written by ``fit`` and read when an unfitted ``CRF(model_filename=PATH)`` predicts.
+written by ``fit`` and read when an unfitted ``CRF(model_filename=PATH)`` predicts (a
+CRFsuite model file, written by python-crfsuite or sklearn-crfsuite, is read too).  Where
+sklearn-crfsuite's ``fit`` overwrites whatever ``model_filename`` names, ``fit`` here
+refuses, before training, to replace an existing file that is not a latentstruct model:
+above all a CRFsuite model file, which python-crfsuite could no longer read once turned
+into latentstruct's format.  ``X_dev``/``y_dev`` are checked as ``X``/``y`` are, before
+training.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import time
 
@@ -78,6 +85,58 @@ class TrainingLog:
     def __repr__(self) -> str:
         return (f"TrainingLog({len(self.iterations)} iterations, {self.seconds:.2f}s"
                 f"{'' if self.holdout is None else f', holdout accuracy {self.holdout:.4f}'})")
+
+
+#: ``X`` and ``y`` as make_dataset's messages name them (``X[3][5]``, ``y has 2 targets``),
+#: never inside a quoted attribute name or a longer word
+_DEV_NAMES = re.compile(r"(?<![\w'\"])([Xy])(?=\[|\s(?:has|holds)\b)")
+
+
+def _holdout_dataset(X_dev, y_dev, task_opts: dict):
+    """``X_dev``/``y_dev`` as the task's dataset, checked exactly as ``fit`` checks ``X``
+    and ``y`` (the same ``make_dataset``: as many label sequences as sequences, one label
+    per item, finite attribute values of at most ``MAX_ATTRIBUTE_VALUE``), before any
+    training; a problem is the same InputError, naming ``X_dev``/``y_dev``.  sklearn-crfsuite
+    refuses a misaligned holdout sequence too (python-crfsuite's ``Trainer.append``)."""
+    from ..exceptions import InputError
+    from ..tasks import get_task_class
+
+    task = get_task_class("sequence")(**task_opts)
+    try:
+        return task.make_dataset(X_dev, y_dev)
+    except InputError as exc:
+        # the same message, its X and y named as the holdout's (never a quoted name)
+        raise InputError(_DEV_NAMES.sub(lambda m: f"{m.group(1)}_dev", exc.message),
+                         exc.path, exc.line) from None
+
+
+def _check_model_filename(path) -> None:
+    """``model_filename`` for ``fit`` to write, checked before training: a writable path,
+    and no file of another format replaced.  sklearn-crfsuite writes a CRFsuite model there,
+    and a script may point it at one that python-crfsuite or ``crfsuite tag`` still reads;
+    ``fit`` here writes latentstruct's format, so a CRFsuite model file (or any file that is
+    not a latentstruct model) is refused rather than silently turned into another format."""
+    from ..data.atomic import check_output_path
+    from ..estimators.crfsuite_file import is_crfsuite_file
+    from ..exceptions import ModelFormatError
+    from ..io import inspect_model
+
+    target = check_output_path(path, what="model_filename")
+    if not target.is_file() or target.stat().st_size == 0:
+        return
+    if is_crfsuite_file(target):
+        raise ConfigError(
+            f"model_filename={os.fspath(path)!r} is a CRFsuite model file (python-crfsuite's "
+            f"format), and fit writes latentstruct's model format, which python-crfsuite "
+            f"cannot read: it is not replaced. Give model_filename a new path (e.g. "
+            f"'model.npz'), or delete the file; CRF(model_filename=...) without fit reads it")
+    try:
+        inspect_model(target)
+    except ModelFormatError:
+        raise ConfigError(
+            f"model_filename={os.fspath(path)!r} is an existing file that is not a "
+            f"latentstruct model; fit would replace it with its model, so it is left as it "
+            f"is: give model_filename a new path, or delete the file") from None
 
 
 class CRF(BaseEstimator):
@@ -166,9 +225,12 @@ class CRF(BaseEstimator):
     # --- fit ----------------------------------------------------------------------------
     def fit(self, X, y, X_dev=None, y_dev=None) -> "CRF":
         """Train on ``X`` (lists of python-crfsuite feature dicts) and ``y`` (lists of
-        label strings); ``X_dev``/``y_dev``, given together, are scored after training
-        (``training_log_.holdout``).  With ``model_filename`` the model is then written
-        there, in latentstruct's model format.  Returns self."""
+        label strings); ``X_dev``/``y_dev``, given together, are checked as ``X``/``y``
+        before training (an ``InputError``, a ``ValueError``, naming ``X_dev``/``y_dev``) and
+        scored after it (``training_log_.holdout``).  With ``model_filename`` the model is
+        then written there, in latentstruct's model format; an existing file there that is
+        not a latentstruct model (a python-crfsuite ``.crfsuite`` file) is refused before
+        training, never replaced.  Returns self."""
         from ..estimators import Estimator
 
         if (X_dev is None) != (y_dev is None):
@@ -176,9 +238,11 @@ class CRF(BaseEstimator):
                              f"{'X_dev' if y_dev is None else 'y_dev'})")
         name, learner_opts, task_opts = self._learner_and_options()
         if self.model_filename is not None:
-            from ..data.atomic import check_output_path
-
-            check_output_path(self.model_filename, what="model_filename")
+            _check_model_filename(self.model_filename)
+        holdout_data = None
+        if X_dev is not None:  # checked as X and y are, before any training
+            X_dev, y_dev = list(X_dev), [list(t) for t in y_dev]
+            holdout_data = _holdout_dataset(X_dev, y_dev, task_opts)
         t0 = time.perf_counter()
         model = Estimator(task="sequence", learner=name, **task_opts, **learner_opts)
         model.fit(list(X), [list(t) for t in y])
@@ -187,9 +251,10 @@ class CRF(BaseEstimator):
         curve = list(getattr(learner, "objective_curve_", []) or [])
         iterations = [{"num": k + 1, "loss": float(v)} for k, v in enumerate(curve)]
         holdout = None
-        if X_dev is not None:
-            pred = model.predict(list(X_dev))
-            holdout = flat_accuracy_score([list(t) for t in y_dev], pred)
+        if holdout_data is not None:
+            task = model.task_
+            pred = task.decode_targets(learner.predict(task.featurize(holdout_data)))
+            holdout = flat_accuracy_score(y_dev, pred)
         self._model = model
         self._size = None
         self.training_log_ = TrainingLog(iterations, seconds, holdout)

@@ -9,6 +9,10 @@ means CRFsuite's default for the algorithm.
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from ..exceptions import ConfigError
 
 __all__ = ["learner_options", "load_model_file", "CRFSUITE_DEFAULTS", "UNLIMITED_ITERATIONS"]
@@ -34,6 +38,94 @@ UNLIMITED_ITERATIONS = 10_000
 EPSILON = {"lbfgs": 1e-5, "l2sgd": None, "ap": 0.0, "pa": 0.0, "arow": 0.0}
 
 
+#: CRFsuite's parameter types (its manual): python-crfsuite hands every value to CRFsuite as
+#: text, which C's atoi/atof read, so 2.5 iterations become 2 and "abc" becomes 0 there
+_INTEGERS = ("max_iterations", "num_memories", "period", "max_linesearch",
+             "calibration_samples", "calibration_candidates", "calibration_max_trials",
+             "pa_type")
+_REALS = ("min_freq", "c1", "c2", "epsilon", "delta", "calibration_eta", "calibration_rate",
+          "c", "variance", "gamma")
+_FLAGS = ("all_possible_states", "all_possible_transitions", "error_sensitive", "averaging")
+
+
+def _integer(name: str, value) -> int:
+    """An integer parameter: an int, a float with no fractional part or an integer's text
+    (what python-crfsuite passes on unchanged); anything else refused, never cut."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, str)):
+        raise ConfigError(f"{name}={value!r}: CRFsuite's {name} is an integer; give an int")
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            raise ConfigError(f"{name}={value!r} is not an integer; CRFsuite's {name} is one "
+                              f"(python-crfsuite would read this text as "
+                              f"{_atoi(value)}): give an int") from None
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    value = float(value)
+    if not value.is_integer():  # NaN and infinities too
+        cut = (f", and python-crfsuite would cut it to {int(value)} (C's atoi), which "
+               f"latentstruct does not do silently" if math.isfinite(value) else "")
+        raise ConfigError(f"{name}={value!r} is not a whole number; CRFsuite's {name} is an "
+                          f"integer{cut}: give an int")
+    return int(value)
+
+
+def _atoi(text: str) -> int:
+    """What C's atoi makes of ``text``: its leading integer, or 0."""
+    import re
+
+    found = re.match(r"\s*([+-]?\d+)", text)
+    return int(found.group(1)) if found else 0
+
+
+def _real(name: str, value):
+    """A real parameter: a number (kept as given, so messages show it so) or a number's
+    text; anything else refused (CRFsuite's atof would read it as 0)."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, str)):
+        raise ConfigError(f"{name}={value!r}: CRFsuite's {name} is a number; give a float")
+    if not isinstance(value, str):
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        raise ConfigError(f"{name}={value!r} is not a number; CRFsuite's {name} is one "
+                          f"(python-crfsuite would read this text as 0): give a float") from None
+
+
+def _flag(name: str, value) -> bool:
+    """A flag: True/False, or CRFsuite's 1/0 (an int, or its text); anything else refused
+    (Python's bool() would call "False" and 0.5 true, CRFsuite's atoi would call them 0)."""
+    import numbers
+
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (numbers.Real, str)):
+        text = value.strip() if isinstance(value, str) else value
+        if text in (0, 1, "0", "1"):
+            return bool(int(text))
+    raise ConfigError(f"{name}={value!r}: CRFsuite's {name} is a flag; give True or False "
+                      f"(or 1/0)")
+
+
+def _checked(given: dict) -> dict:
+    """``given`` with every value of a known type checked and converted (module rule: a
+    value CRFsuite would silently turn into another is refused)."""
+    out = dict(given)
+    for name, value in given.items():
+        if name in _INTEGERS:
+            out[name] = _integer(name, value)
+        elif name in _REALS:
+            out[name] = _real(name, value)
+        elif name in _FLAGS:
+            out[name] = _flag(name, value)
+    return out
+
+
 def _value(given: dict, name: str):
     return given.get(name, CRFSUITE_DEFAULTS.get(name))
 
@@ -57,7 +149,11 @@ def _learner_accepts(name: str, option: str) -> bool:
 
 def learner_options(algorithm: str, given: dict, *, verbose: bool = False):
     """``(learner name, learner options, task options)`` for CRFsuite's ``algorithm`` with
-    the parameters ``given`` (the non-None ones, already checked to be the algorithm's)."""
+    the parameters ``given`` (the non-None ones, already checked to be the algorithm's).
+    Integer parameters take only whole numbers (``max_iterations=2.5`` is refused, where
+    python-crfsuite's C conversion would cut it to 2), real ones numbers, flags
+    True/False or 1/0."""
+    given = _checked(given)
     if given.get("min_freq", 0) not in (0, 0.0, None):
         raise ConfigError(
             f"min_freq={given['min_freq']!r}: CRFsuite drops (attribute, label) features seen "
