@@ -257,8 +257,10 @@ class DocumentClassifier(ClassifierMixin, Estimator):
       format, such as a fitted ``TfidfVectorizer``'s output:
       ``TfidfVectorizer().fit_transform(texts)`` or ``np.array([[0.0, 1.5], [2.0, 0.0]])``.
 
-    ``y``: their labels (str, int, bool or float; ``predict`` gives them back as given, and the
-    model file stores them as text: ``latentstruct predict`` writes ``"3"`` for ``3``);
+    ``y``: their labels (str, int, bool or float), compared by value as scikit-learn
+    compares them (``1``, ``1.0`` and ``True`` are one class; ``classes_`` holds them in
+    the type ``np.asarray(y)`` gives, and ``predict`` gives them back in it; the task sees
+    each class as its text, so ``latentstruct predict`` writes ``"3"`` for ``3``);
     ``score`` is accuracy.  Task ``doccls`` (a structured SVM over the
     labels, ``learner="distro"`` for label vectors, or ``learner="crf"`` for multinomial
     logistic regression and ``predict_proba``).
@@ -318,10 +320,11 @@ class DocumentClassifier(ClassifierMixin, Estimator):
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     def _class_columns(self) -> list:
-        """The task's label id of each class of ``classes_``, in that order."""
+        """The task's label id of each class of ``classes_``, in that order (matched by
+        value: the task sorts its label strings, "10" before "2", ``classes_`` its values)."""
         names = self.task_.decode_targets(range(self.task_.n_labels))
         column = {str(name): k for k, name in enumerate(names)}
-        return [column[str(c)] for c in self.classes_]
+        return [column[name] for name in self._task_labels()]
 
     @property
     def n_features_in_(self) -> int:

@@ -18,7 +18,19 @@ from ..pipelines.training import plan_training, run_training, start_online
 from ..tasks import get_task_class
 from ..tasks.base import same_value as _same
 from ..tasks.contracts import LATENT_BINARY
-from .labels import check_declared, check_in_classes, declared_classes, json_scalar, object_array
+from .labels import (
+    check_declared,
+    check_in_classes,
+    class_labels,
+    declared_classes,
+    json_scalar,
+    label_key,
+    label_values,
+    object_array,
+    same_classes,
+    unseen_key,
+    value_key,
+)
 from .online import OnlineOnly
 
 __all__ = ["Estimator", "ESTIMATORS", "FOR_TASK", "DEFAULT"]
@@ -237,50 +249,57 @@ class Estimator(BaseEstimator):
     def _encode_y(self, y, task_cls, declared=None):
         """``y`` as the task takes it; sets ``classes_`` for binary and label modes, from
         the labels of ``y`` or, given ``declared`` (``partial_fit``'s ``classes``), from
-        those, every label of ``y`` having to be one of them."""
+        those, every label of ``y`` having to be one of them.  Labels are compared by value
+        (``labels.label_values``: 1, 1.0 and True are one class, as in ``np.unique``), and
+        ``classes_`` is their sorted distinct values in the caller's (unified) type."""
         mode = self._mode(task_cls)
         if mode is None:
             return y
         y = object_array(y)
-        try:
-            classes = list(np.unique(y if declared is None else object_array(declared)))
-        except TypeError as exc:
-            what = "y" if declared is None else "classes"
-            raise InputError(f"{what} mixes label types that cannot be ordered ({exc}); give "
-                             f"labels of one type") from None
-        if declared is not None:
-            check_in_classes(y, classes)
-        for c in classes:
-            json_scalar(c, what="y")
+        if declared is None:
+            values = label_values(y, "y")
+        else:
+            values = label_values(declared, "classes")
+            check_in_classes(y, values)
+        classes = np.unique(values)
         if mode == "labels":
-            if len({str(c) for c in classes}) != len(classes):
-                raise InputError(f"y holds labels that are equal as text ({classes[:5]}); give "
-                                 f"labels of one type")
-            self.classes_ = np.array(classes, dtype=object if y.dtype == object else y.dtype)
-            return [str(v) for v in y]
+            self.classes_ = classes
+            # the task's label of each value is the string of its class, so that 1, 1.0 and
+            # True reach it as the one label their class has (str(v) would make three)
+            key = dict(zip(map(value_key, classes), map(label_key, classes)))
+            return [key[value_key(v)] for v in y]
         if len(classes) != 2:
             raise InputError(
                 f"y holds {len(classes)} class{'es' if len(classes) != 1 else ''} "
-                f"({', '.join(map(repr, classes[:5]))}); a binary "
+                f"({', '.join(map(repr, classes[:5].tolist()))}); a binary "
                 f"{type(self).__name__} learns to tell two classes apart: give examples of both")
+        plain = classes.tolist()
         positive = self.pos_label
         if positive is None:
-            if not all(isinstance(c, (bool, int, float, np.bool_, np.number)) and c in (-1, 0, 1)
-                       for c in classes):
+            if not all(isinstance(c, (bool, int, float)) and c in (-1, 0, 1) for c in plain):
                 raise ConfigError(
-                    f"y holds the classes {classes[0]!r} and {classes[1]!r}: say which is "
+                    f"y holds the classes {plain[0]!r} and {plain[1]!r}: say which is "
                     f"positive with pos_label=... (the class a latent structure supports: "
                     f"{type(self).__name__}'s decision max_h w . Phi(x, h) >= 0 is not "
                     f"symmetric); labels +1/-1, 1/0 or True/False need none")
             positive = 1
-        matches = [c for c in classes if c == positive]
+        matches = [k for k, c in enumerate(plain) if value_key(c) == value_key(positive)]
         if not matches:
             raise ConfigError(f"pos_label={positive!r} is not a class of y (classes: "
-                              f"{classes[0]!r}, {classes[1]!r})")
-        negative = next(c for c in classes if not c == positive)
-        self.classes_ = np.array([negative, matches[0]],
-                                 dtype=object if y.dtype == object else y.dtype)
-        return np.where(y == matches[0], 1, -1)
+                              f"{plain[0]!r}, {plain[1]!r})")
+        self.classes_ = classes[[1 - matches[0], matches[0]]]  # [negative, positive]
+        return self._binary_targets(y)
+
+    def _binary_targets(self, y) -> np.ndarray:
+        """+1 where a label of ``y`` equals the positive class ``classes_[1]`` by value."""
+        positive = value_key(self.classes_[1])
+        return np.array([1 if value_key(v) == positive else -1 for v in y], dtype=np.int64)
+
+    def _task_labels(self) -> list[str]:
+        """The task's label string of each class of ``classes_``, in that order, matched by
+        value (a model file written before labels were keyed by value may spell the class
+        1.0 as "1")."""
+        return class_labels(self.classes_, self.task_.labels_)
 
     def _encode_known(self, y, *, training: bool = False):
         """Gold ``y`` for ``score`` (``training``: for ``partial_fit``).  A binary task's
@@ -292,18 +311,23 @@ class Estimator(BaseEstimator):
             return y
         y = object_array(y)
         if mode == "binary" or training:
-            check_in_classes(y, self.classes_.tolist())
+            check_in_classes(y, self.classes_)
         if mode == "labels":
-            return [str(v) for v in y]
-        return np.where(y == self.classes_[1], 1, -1)
+            names = self._task_labels()
+            key = dict(zip(map(value_key, self.classes_), names))
+            # a label equal to no class must match no prediction: a string that is none of
+            # the task's labels (str(v) would make the string "1" score as the class 1)
+            return [key[value_key(v)] if value_key(v) in key else unseen_key(v, names)
+                    for v in y]
+        return self._binary_targets(y)
 
     def _decode(self, predictions):
         mode = self._mode(type(self.task_))
         if mode == "binary":
             return self.classes_[(np.asarray(predictions) > 0).astype(int)]
         if mode == "labels":
-            lookup = {str(c): c for c in self.classes_}
-            return np.array([lookup[p] for p in predictions], dtype=self.classes_.dtype)
+            position = {name: k for k, name in enumerate(self._task_labels())}
+            return self.classes_[np.array([position[p] for p in predictions], dtype=np.intp)]
         return predictions
 
     def fit(self, X, y, **fit_params) -> "Estimator":
@@ -370,17 +394,23 @@ class Estimator(BaseEstimator):
                     f"call: every class of the stream (a batch may hold some of them only)")
             y = self._encode_y(y, task_cls, declared)
 
+            # the task's labels, in the order of classes= (the task names a bad one by its
+            # position there): a classifier's classes as the strings it takes them as (one
+            # per class by value), a tagger's tags as given (the task checks them)
+            labels = None if declared is None or mode == "binary" else (
+                [label_key(c) for c in label_values(declared, "classes")] if mode
+                else list(declared))
+
             def first_batch(task):
                 batch = task.make_dataset(X, y)
-                if declared is not None and mode != "binary":
-                    batch = replace(batch, labels=tuple(str(c) if mode else c
-                                                        for c in declared))
+                if labels is not None:
+                    batch = replace(batch, labels=tuple(labels))
                 return batch
 
             started = start_online(plan, first_batch,
                                    verbose=bool(plan.learner_opts.get("progress", False)))
             if mode != "binary":  # a binary task's classes are checked above
-                check_declared(started.task, declared, type(self).__name__)
+                check_declared(started.task, labels, type(self).__name__)
             self.task_, self.learner_ = started.task, started.learner
             dataset = started.dataset
             if mode is None:
@@ -394,13 +424,13 @@ class Estimator(BaseEstimator):
         """A later ``partial_fit`` call's ``classes``: None, or the model's own."""
         if classes is None:
             return
-        mine = self.classes_ if self.classes_ is not None else []
+        mine = list(self.classes_) if self.classes_ is not None else []
         given = list(classes) if not isinstance(classes, (str, bytes)) else [classes]
-        if sorted(map(str, given)) != sorted(map(str, list(mine))):
+        if not same_classes(given, mine):  # by value: [1.0, 0] repeats the classes [0, 1]
             raise ConfigError(
                 f"classes={given!r} differs from the classes of the model being trained "
-                f"({list(mine)!r}); a stream's label set is fixed on the first call to "
-                f"partial_fit: omit classes on later calls, or train a new model")
+                f"({[json_scalar(c) for c in mine]!r}); a stream's label set is fixed on the "
+                f"first call to partial_fit: omit classes on later calls, or train a new model")
 
     def _check_fitted(self) -> None:
         check_is_fitted(getattr(self, "learner_", None) is not None,
