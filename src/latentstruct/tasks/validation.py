@@ -26,7 +26,7 @@ from ..featurizers.targets import UnseenLabelError, encode_labels
 __all__ = ["check_label_ids", "encode_labels", "UnseenLabelError", "check_heads", "check_binary_labels",
            "check_binary_training_labels", "NEGATIVE_RATIO_PARAMS", "raw_error",
            "raw_examples", "raw_binary_labels", "raw_binary_targets", "raw_string", "raw_pair",
-           "binary_predictions"]
+           "binary_predictions", "numbers_form", "ragged_note"]
 
 #: parameters by which a task samples its own negatives (their names, for the hint of
 #: :func:`check_binary_training_labels`)
@@ -148,6 +148,63 @@ def raw_error(message: str, i: int, *, at: str = "", what: str = "X") -> InputEr
 def _describe(value) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float, np.number, np.bool_))  # bool is an int
+
+
+def _is_number_sequence(value) -> bool:
+    """A non-empty list, tuple or 1-D array whose every item is a real number."""
+    if isinstance(value, np.ndarray):
+        return value.ndim == 1 and value.size > 0 and (
+            value.dtype.kind in "biuf" or (value.dtype == object and all(map(_is_number, value))))
+    return isinstance(value, (list, tuple)) and len(value) > 0 and all(map(_is_number, value))
+
+
+def numbers_form(value) -> str | None:
+    """What ``value`` (one example of ``X``) is when it is numbers in a form that holds no
+    tokens or text and is no 2-D array either: ``"a 1-D array of shape (3,)"``, ``"an
+    object array of shape (2, 2)"``, ``"a list of numbers [1.0, 2.0]"``, ``"a list of
+    number lists"``; None for anything else.  Such numbers would otherwise be read as
+    tokens, and refused for what a token must be (``word must be a string, got float``)."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "biuf":
+            return f"a 1-D array of shape {value.shape}" if value.ndim == 1 else None
+        if value.dtype != object or value.size == 0:
+            return None
+        flat = value.ravel()
+        if all(map(_is_number, flat)):
+            return f"an object array of numbers of shape {value.shape}"
+        if value.ndim == 1 and all(map(_is_number_sequence, flat)):
+            return f"an object array of {len(flat)} number lists"
+        return None
+    if not isinstance(value, (list, tuple)) or not value:
+        return None
+    kind = type(value).__name__
+    if all(map(_is_number, value)):
+        return f"a {kind} of numbers {_describe(list(value))}"
+    if all(map(_is_number_sequence, value)):
+        lengths = sorted({len(v) for v in value})
+        ragged = (f" of unequal lengths ({', '.join(map(str, lengths[:5]))})"
+                  if len(lengths) > 1 else "")
+        return f"a {kind} of number lists{ragged}"
+    return None
+
+
+def ragged_note(X) -> str:
+    """A note on how ``X`` came to hold sequences of numbers: numpy's object array of rows
+    of unequal length (``np.array([[1.0, 2.0], [3.0]], dtype=object)``), or a list whose
+    number rows differ in length; empty when neither."""
+    if isinstance(X, np.ndarray) and X.dtype == object:
+        return (f" (X is an object array of shape {X.shape}: numpy holds rows of unequal "
+                f"length, or rows of mixed types, as Python objects)")
+    if isinstance(X, (list, tuple)) and len(X) > 1 and all(map(_is_number_sequence, X)):
+        lengths = sorted({len(v) for v in X})
+        if len(lengths) > 1:
+            return (f" (X is a ragged list of numbers: its rows have "
+                    f"{', '.join(map(str, lengths[:5]))} numbers)")
+    return ""
 
 
 def raw_examples(X, y=None, *, example: str = "raw example") -> tuple[list, list | None]:

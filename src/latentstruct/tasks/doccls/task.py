@@ -42,7 +42,7 @@ from .featurizer import document_label_id as _label
 from .marginals import MarginalizableMulticlass
 from .matrix import DocumentMatrix, concat_document_matrices
 from .numeric import input_kind_from_state, is_numeric_input, numeric_dataset
-from .raw import document_dataset
+from .raw import check_declared_labels, document_dataset
 
 __all__ = [
     "DocumentClassificationTask",
@@ -223,6 +223,8 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
         numeric matrix (records a :class:`DocumentMatrix`)."""
         records = dataset.records if isinstance(dataset.records, DocumentMatrix) \
             else list(dataset.records)
+        if dataset.labels:
+            check_declared_labels(dataset.labels)
         featurizer = DocumentFeaturizer(
             features=self.features, min_count=self.min_count, lowercase=self.lowercase,
             strip_headers=self.strip_headers, classes=dataset.labels,

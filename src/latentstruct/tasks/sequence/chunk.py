@@ -135,13 +135,17 @@ class ChunkTask(SequenceLabellingTask):
         """
         self.check_params()
         data = sequence_dataset(X, y, token="(word, POS) pair", build=chunk_record,
-                                check_tag=chunk_tag_problem, naming=self.attribute_naming)
+                                check_tag=self.tag_checks()[0], naming=self.attribute_naming)
         if y is None or not self._converts_input():
             return data
         targets = [self._to_model_scheme(t) for t in data.targets]
         records = [ChunkSentence(r.words, r.pos, t, r.line) if isinstance(r, ChunkSentence)
                    else r for r, t in zip(data.records, targets)]
         return Dataset(records, targets)
+
+    def tag_checks(self) -> tuple:
+        """IOB chunk tags, whatever the kind of sentence (a chunk model's tags are spans)."""
+        return chunk_tag_problem, None, False
 
     def read(self, path, *, split: str = "train") -> Dataset:
         """``word POS chunk-tag`` lines (targets: the tags), or for ``split="test"``

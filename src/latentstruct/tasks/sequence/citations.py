@@ -206,8 +206,12 @@ class CitationTask(SequenceLabellingTask):
         is an ``InputError`` naming it (``X[3][5]``, ``y[2]``).
         """
         return sequence_dataset(X, y, token="token", build=citation_record,
-                                check_tag=field_label_problem,
+                                check_tag=self.tag_checks()[0],
                                 naming=self.attribute_naming)
+
+    def tag_checks(self) -> tuple:
+        """Field labels as the Cora format names fields, whatever the kind of sentence."""
+        return field_label_problem, None, False
 
     def read(self, path, *, split: str = "train") -> Dataset:
         """Every citation of ``path`` (no sampling: pass a whole file per split; see

@@ -37,6 +37,8 @@ from .raw import (
     LEGACY_NAMES,
     TEMPLATES,
     DictSentence,
+    any_tag,
+    check_declared_tags,
     check_dict_sampling,
     records_kind,
 )
@@ -127,6 +129,12 @@ class SequenceLabellingTask(ChainStructure):
         self.negatives_per_positive = negatives_per_positive
         self.sample_seed = sample_seed
 
+    def tag_checks(self) -> tuple:
+        """``(check_tag, check_dict_tag, any_label)``: the tag checks ``make_dataset`` gives
+        ``sequence_dataset`` (``tasks.sequence.raw``), which ``fit`` applies to a declared
+        label set too.  Here: any non-empty string (a task without a tag format)."""
+        return any_tag, None, True
+
     # --- the featurizer -----------------------------------------------------------------
     def make_featurizer(self) -> ChainFeaturizer:
         """An unfitted featurizer of this task's parameters (``featurizer_class``)."""
@@ -194,7 +202,10 @@ class SequenceLabellingTask(ChainStructure):
         records = list(dataset.records)
         if dataset.binary is not None:  # B+ sentences are unlabelled inputs, fair to index
             records += [r for r, y in zip(dataset.binary.records, dataset.binary.targets) if y > 0]
-        records_kind(records)  # a mix of kinds is refused before any template is computed
+        kind = records_kind(records)  # a mix of kinds is refused before any template is computed
+        if dataset.labels:  # declared tags (partial_fit's classes) get y's checks, by kind
+            check, dict_check, any_label = self.tag_checks()
+            check_declared_tags(dataset.labels, kind, check, dict_check, any_label=any_label)
         encoder = SequenceLabelEncoder(classes=list(dataset.labels or ())).fit(dataset.targets)
         labels = encoder.classes_
         if len(labels) == 1:

@@ -180,9 +180,14 @@ class PosTask(SequenceLabellingTask):
         entry is an ``InputError`` naming it (``X[3][5]``, ``y[2]``).
         """
         self.check_params()
-        return sequence_dataset(X, y, token="word", build=pos_record,
-                                check_tag=pos_tag_problem(self.tag_column),
-                                check_dict_tag=any_tag, naming=self.attribute_naming)
+        check_tag, check_dict_tag, _ = self.tag_checks()
+        return sequence_dataset(X, y, token="word", build=pos_record, check_tag=check_tag,
+                                check_dict_tag=check_dict_tag, naming=self.attribute_naming)
+
+    def tag_checks(self) -> tuple:
+        """UPOS tags (``tag_column``'s form) for sentences of words; any tag for feature
+        dicts and arrays (such a model never writes a CoNLL-U column)."""
+        return pos_tag_problem(self.tag_column), any_tag, False
 
     def read(self, path, *, split: str = "train") -> Dataset:
         """Read a CoNLL-U file with the tags of ``tag_column`` as targets.

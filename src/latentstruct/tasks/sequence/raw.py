@@ -87,7 +87,7 @@ from ...data.readers import (
 from ...exceptions import InputError
 from ...limits import MAX_ATTRIBUTE_VALUE
 from ..base import Dataset
-from ..validation import raw_error, raw_examples, raw_string
+from ..validation import numbers_form, ragged_note, raw_error, raw_examples, raw_string
 from .dict_sentence import ATTRIBUTE_NAMINGS, CRFSUITE_NAMES, LEGACY_NAMES, DictSentence
 from .kinds import (
     ARRAYS,
@@ -137,6 +137,8 @@ __all__ = [
     "citation_record",
     "chunk_tag_problem",
     "pos_tag_problem",
+    "check_declared_tags",
+    "numbers_error",
     "any_tag",
     "field_label_problem",
 ]
@@ -352,10 +354,36 @@ def _is_sequence(value) -> bool:
             and hasattr(value, "__getitem__"))
 
 
+def numbers_error(i: int, form: str, token: str, *, arrays: bool = True,
+                  note: str = "") -> InputError:
+    """The InputError for ``X[i]`` given as numbers in no form a sentence takes (``form``:
+    :func:`~latentstruct.tasks.validation.numbers_form`'s words), saying what it is, what
+    the accepted forms are (``arrays``: whether a 2-D array alone is one; else numbers go
+    beside the tokens, in a ``(tokens, array)`` pair) and how to make one; ``note``: how
+    ``X`` came to hold it (:func:`~latentstruct.tasks.validation.ragged_note`)."""
+    if "number lists" in form:
+        hint = ("every token needs the same n_features" if "unequal" in form else
+                f"np.asarray(X[{i}], dtype=float) is that array")
+    elif "shape (" in form and not form.endswith(",)"):
+        hint = f"X[{i}].astype(float) is that array"
+    else:
+        hint = f"for one feature per token: np.asarray(X[{i}], dtype=float).reshape(-1, 1)"
+    if arrays:
+        return raw_error(f"is {form}, a sequence of numbers and not {token}s or a 2-D array; "
+                         f"give each sentence as a list of {token}s, or as one float array of "
+                         f"shape (n_tokens, n_features) ({hint}){note}", i)
+    return raw_error(f"is {form}, a sequence of numbers and not {token}s; give each sentence "
+                     f"as a list of {token}s, with numbers beside them as a (tokens, array) "
+                     f"pair, the array of shape (n_tokens, n_features){note}", i)
+
+
 def raw_sentence(value, i: int, token: str, *, dicts: bool = True) -> list:
     """``X[i]`` as a non-empty list of tokens (``token`` names one in messages; ``dicts``:
-    whether feature dicts are an alternative); a string, a non-sequence or an empty sentence
-    is an InputError naming ``X[i]``."""
+    whether feature dicts are an alternative); a string, a non-sequence, numbers
+    (:func:`numbers_error`) or an empty sentence is an InputError naming ``X[i]``."""
+    form = numbers_form(value)
+    if form is not None:  # else each number would be refused as a token, a misleading why
+        raise numbers_error(i, form, token, arrays=dicts)
     if isinstance(value, str):
         raise raw_error(f"is a string ({_describe(value)}); expected a list of {token}s, one "
                         f"per token (split the sentence into tokens first)", i)
@@ -378,19 +406,37 @@ def _tags(value, i: int, n: int, check_tag: Callable[[str], str | None], *,
     if len(tags) != n:
         raise raw_error(f"has {len(tags)} tags but X[{i}] has {n} tokens; give one tag per "
                         f"token", i, what="y")
-    out = []
-    for t, tag in enumerate(tags):
-        raw_string(tag, i, "tag", at=f"[{t}]", allow_space=any_label, name="y",
-                   max_length=MAX_LINE_CHARS)
-        if tag == "_" and not any_label:
-            raise raw_error("'_' marks a missing tag in the file formats; in memory give every "
-                            "token its tag, or y=None for unlabelled sentences", i,
-                            at=f"[{t}]", what="y")
-        problem = check_tag(tag)
-        if problem is not None:
-            raise raw_error(problem, i, at=f"[{t}]", what="y")
-        out.append(str(tag))
-    return tuple(out)
+    return tuple(_tag(tag, i, f"[{t}]", "y", check_tag, any_label)
+                 for t, tag in enumerate(tags))
+
+
+def _tag(tag, i: int, at: str, name: str, check_tag: Callable[[str], str | None],
+         any_label: bool) -> str:
+    """``tag`` (``name[i]at``: ``y[3][7]``, ``classes[2]``) after the checks every tag of
+    ``y`` gets: a non-empty string, not ``_`` unless ``any_label``, and ``check_tag``'s."""
+    raw_string(tag, i, "tag", at=at, allow_space=any_label, name=name,
+               max_length=MAX_LINE_CHARS)
+    if tag == "_" and not any_label:
+        raise raw_error("'_' marks a missing tag in the file formats; in memory give every "
+                        "token its tag, or y=None for unlabelled sentences", i, at=at,
+                        what=name)
+    problem = check_tag(tag)
+    if problem is not None:
+        raise raw_error(problem, i, at=at, what=name)
+    return str(tag)
+
+
+def check_declared_tags(labels, kind: str, check_tag: Callable[[str], str | None],
+                        check_dict_tag: Callable | None = None, *,
+                        any_label: bool = False) -> None:
+    """The declared label set (``partial_fit``'s ``classes``, ``Dataset.labels``) of a task
+    fitted on sentences of ``kind``, checked tag by tag exactly as ``sequence_dataset``
+    checks the tags of ``y`` for that kind (the same functions, so the same wording),
+    located ``classes[k]``: a declared tag is a label the model gets weights for, so a tag
+    ``fit`` would refuse in ``y`` is refused here too."""
+    check = check_tag if kind == TEMPLATES or check_dict_tag is None else check_dict_tag
+    for k, tag in enumerate(labels):
+        _tag(tag, k, "", "classes", check, any_label)
 
 
 def sequence_dataset(X, y, *, token: str, build: Callable | None, check_tag: Callable,
@@ -411,6 +457,7 @@ def sequence_dataset(X, y, *, token: str, build: Callable | None, check_tag: Cal
     ``(tokens, array)`` pairs become :class:`NumericSentence` records
     (``tasks.sequence.numeric``), every sentence with the columns of ``X[0]``.
     """
+    given_X = X
     X, y = raw_examples(X, y, example=f"sentence (a list of {token}s)")
     if not X:
         raise InputError(f"X holds no sentences; give at least one sentence (a list of "
@@ -420,6 +467,9 @@ def sequence_dataset(X, y, *, token: str, build: Callable | None, check_tag: Cal
     given = {DICTS: DICT_TEXT, TEMPLATES: f"{token}s", ARRAYS: "a numeric array",
              TOKENS_ARRAYS: f"a (list of {token}s, array) pair"}
     for i, value in enumerate(X):
+        form = numbers_form(value)
+        if form is not None:  # numbers that are no 2-D array: say so, not "word must be..."
+            raise numbers_error(i, form, token, note=ragged_note(given_X))
         pair, numbers = split_pair(value), None
         if is_numeric_array(value):
             numbers = numeric_rows(value, f"X[{i}]")
