@@ -163,7 +163,11 @@ def load_trained(path, *, expected_task: str | None = None):
         # AttributeError: a state that should be an object is a number or a list;
         # ArithmeticError: a number beyond any float (JSON integers have any length)
         if isinstance(exc, ModelFormatError):
-            raise
+            # a task's from_state knows the file's content, not its name: add the name, as
+            # every other refusal of a model file gives it
+            if str(exc).startswith(str(path)):
+                raise
+            raise ModelFormatError(f"{path}: {exc}") from exc
         raise ModelFormatError(
             f"{path}: model file is inconsistent ({type(exc).__name__}: {exc}); it was written "
             "by an incompatible version or edited by hand. Retrain the model."

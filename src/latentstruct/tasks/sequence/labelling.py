@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ...data.features import feature_index_from_arrays
+from ...data.features import HashingIndex, feature_index_from_arrays
 from ...exceptions import InputError, ModelFormatError, warn_user
 from ...featurizers.targets import SequenceLabelEncoder
 from ..base import Dataset
@@ -28,7 +28,7 @@ from ..reports import tag_report
 from ..sampling import indirect_supervision_sample
 from .corpus import SequenceCorpus
 from .featurizer import ChainFeaturizer
-from .numeric import NUMERIC_KINDS, NumericSentence
+from .numeric import ARRAYS, NUMERIC_KINDS, TOKENS_ARRAYS, NumericSentence
 from .params import FEATURE_PARAMETERS, MAX_HASH_BITS, SAMPLING_PARAMETERS
 from .raw import (
     ATTRIBUTE_KINDS,
@@ -368,9 +368,51 @@ class SequenceLabellingTask(ChainStructure):
                 or (kind in NUMERIC_KINDS) != ("n_columns" in state)):
             raise ModelFormatError(f"the model file's n_columns ({n_columns!r}) does not fit "
                                    f"its attribute kind {kind!r}; the file is damaged or edited")
+        index = feature_index_from_arrays(arrays, prefix="attr_")
+        _check_layout(task, kind, n_columns, index)
         task.featurizer_ = task.featurizer_class.from_index(
-            feature_index_from_arrays(arrays, prefix="attr_"), attributes=kind,
+            index, attributes=kind,
             attribute_names=naming, n_columns=n_columns, **task.make_featurizer().get_params())
         task.target_encoder_ = SequenceLabelEncoder.from_classes(list(state["labels"]))
         task.fitted_ = True
         return task
+
+
+def _check_layout(task, kind: str, n_columns: int, index) -> None:
+    """A model file's feature layout (its metadata's attribute kind and column count)
+    against the attribute index its arrays hold; ModelFormatError on a mismatch.
+
+    The weight matrix alone cannot tell ``arrays`` from ``tokens+arrays``: both have
+    ``len(index) + n_columns`` emission rows.  The index can: ``fit`` gives a model of
+    arrays alone an empty, exact index (its sentences name no attribute), while a model of
+    tokens (``templates``, ``tokens+arrays``) indexes its templates, which give every
+    token the bias attribute, so its exact index at ``min_count=1`` (the index's own,
+    stored with it in the arrays) is never empty; and the index is a hashing table exactly
+    when the task hashes.  Without this check an edited kind goes unnoticed: the model
+    would compute templates its weights never saw, or refuse the input it was trained on.
+    """
+    damaged = "the file is damaged or edited"
+    hashing = isinstance(index, HashingIndex)
+    if kind == ARRAYS:
+        if hashing or len(index):
+            held = "a hashing table" if hashing else f"{len(index)} named attributes"
+            raise ModelFormatError(
+                f"the model file says its task was fitted on numeric arrays alone (attributes "
+                f"'arrays'), but its attribute index holds {held}, which only a model of "
+                f"tokens has; {damaged}")
+        if n_columns < 1:
+            raise ModelFormatError(
+                f"the model file says its task was fitted on numeric arrays (attributes "
+                f"'arrays') of {n_columns} columns; such a model has at least one; {damaged}")
+        return
+    if hashing != (task.feature_index == "hashing"):
+        raise ModelFormatError(
+            f"the model file's task has feature_index={task.feature_index!r}, but its "
+            f"attribute index is {'a hashing table' if hashing else 'an exact index'}; "
+            f"{damaged}")
+    if kind in (TEMPLATES, TOKENS_ARRAYS) and not hashing and not len(index) \
+            and index.min_count == 1:
+        raise ModelFormatError(
+            f"the model file says its task was fitted on tokens (attributes {kind!r}), whose "
+            f"templates give every token at least the bias attribute, but its attribute "
+            f"index at min_count=1 is empty, as a model of numeric arrays alone has; {damaged}")
