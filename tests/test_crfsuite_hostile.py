@@ -393,3 +393,51 @@ def test_fit_never_replaces_a_file_of_another_format(files, crfsuite_model, tmp_
         CRF(model_filename=str(ours), max_iterations=5).fit(X, Y)
     CRF(model_filename=str(ours), max_iterations=50).fit(X, Y)
     assert CRF(model_filename=str(ours)).predict(X) == files["crf"].predict(X)
+
+
+# ----------------------------------------------------------------------------------------
+# CRFsuite model files read as estimators: no hang, no unbounded allocation
+# ----------------------------------------------------------------------------------------
+def test_a_fifo_is_never_opened_as_a_crfsuite_file(tmp_path):
+    import threading
+
+    import latentstruct
+    from latentstruct.exceptions import ModelFormatError
+
+    fifo = tmp_path / "model.crfsuite"
+    os.mkfifo(fifo)
+    outcome = []
+
+    def load():
+        try:
+            latentstruct.load(fifo)
+        except ModelFormatError as exc:
+            outcome.append(str(exc))
+
+    worker = threading.Thread(target=load, daemon=True)
+    worker.start()
+    worker.join(30)
+    if worker.is_alive():  # opening the FIFO waits for a writer: release it, then fail
+        with open(fifo, "wb"):
+            pass
+        pytest.fail("latentstruct.load opened a FIFO and waited for a writer")
+    assert outcome and "is not a regular file (a FIFO, socket or device)" in outcome[0]
+
+
+def test_dense_weights_over_the_model_limit_are_refused_before_allocation(crfsuite_model,
+                                                                         monkeypatch):
+    import latentstruct
+    from latentstruct.data import read_crfsuite_model
+    from latentstruct.exceptions import ModelFormatError
+
+    model = read_crfsuite_model(crfsuite_model)
+    A, L = model.n_attributes, model.n_labels
+    n = A * L + L * L + 2 * L
+    monkeypatch.setenv("LATENTSTRUCT_MAX_MODEL_BYTES", str(8 * n - 1))
+    with pytest.raises(ModelFormatError, match=(
+            rf"CRFsuite model file .*model.crfsuite: its {A:,} attributes × {L:,} labels "
+            rf"make {n:,} weights \({8 * n:,} bytes\) once dense, over the {8 * n - 1:,} bytes "
+            rf"a model may take; if you trust the file, raise \$LATENTSTRUCT_MAX_MODEL_BYTES")):
+        latentstruct.load(crfsuite_model)
+    monkeypatch.setenv("LATENTSTRUCT_MAX_MODEL_BYTES", str(8 * n))
+    assert latentstruct.load(crfsuite_model).task_.n_features == n

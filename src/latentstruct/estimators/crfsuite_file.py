@@ -15,18 +15,50 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["estimator_from_crfsuite_file", "is_crfsuite_file"]
+__all__ = ["estimator_from_crfsuite_file", "is_crfsuite_file", "check_dense_size"]
 
 
 def is_crfsuite_file(path) -> bool:
-    """Whether the file at ``path`` starts with CRFsuite's magic bytes (``lCRF``)."""
+    """Whether ``path`` is a regular file starting with CRFsuite's magic bytes (``lCRF``).
+
+    Only a regular file is opened: opening a FIFO would wait for a writer for ever (and a
+    device could be read from), so anything else is left to the model loader, which
+    refuses it by name."""
     import os
+    import stat
 
     try:
+        if not stat.S_ISREG(os.stat(os.fspath(path)).st_mode):
+            return False
         with open(os.fspath(path), "rb") as fh:
             return fh.read(4) == b"lCRF"
     except OSError:  # a missing or unreadable file: the model loader says so
         return False
+
+
+def check_dense_size(n_attributes: int, n_labels: int, path) -> None:
+    """Refuse a CRFsuite model whose weights, once dense, exceed what a model may take
+    (``latentstruct.io.max_model_bytes``): CRFsuite stores only its non-zero weights, and
+    the ``sequence`` task holds all A × L emission weights, so a file of a few megabytes
+    can ask for terabytes; refused here with the counts, before anything is allocated."""
+    from ..exceptions import ModelFormatError
+    from ..io import MAX_MODEL_BYTES_ENV, max_model_bytes
+
+    n_weights = n_attributes * n_labels + n_labels * n_labels + 2 * n_labels
+    limit = max_model_bytes()
+    if 8 * n_weights > limit:
+        raise ModelFormatError(
+            f"CRFsuite model file {path}: its {n_attributes:,} attributes × {n_labels:,} "
+            f"labels make {n_weights:,} weights ({_bytes(8 * n_weights)}) once dense, over "
+            f"the {_bytes(limit)} a model may take; if you trust the file, raise "
+            f"${MAX_MODEL_BYTES_ENV}")
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return f"{n:,} bytes"
 
 
 def estimator_from_crfsuite_file(path):
@@ -40,6 +72,7 @@ def estimator_from_crfsuite_file(path):
     from ..tasks.sequence.raw import CRFSUITE_NAMES, DICTS
 
     model = read_crfsuite_model(path)
+    check_dense_size(model.n_attributes, model.n_labels, model.path)
     index = FeatureIndex(min_count=1)
     for name in model.attributes:
         index.add(name)
@@ -51,9 +84,8 @@ def estimator_from_crfsuite_file(path):
                                index.to_arrays(prefix="attr_"))
     L, A = model.n_labels, model.n_attributes
     coef = np.zeros(task.n_features)
-    emission = np.zeros((A, L))
-    emission[model.state_attributes, model.state_labels] = model.state_weights
-    coef[:A * L] = emission.reshape(-1)
+    # written in place (the emission block is a view): no second dense copy
+    coef[:A * L].reshape(A, L)[model.state_attributes, model.state_labels] = model.state_weights
     coef[A * L:A * L + L * L] = np.asarray(model.transitions, dtype=np.float64).reshape(-1)
     learner = get_learner_class("crf")(task=task)
     learner._restore({"n_iter_": 0, "objective_curve_": [], "converged_": True}, {"coef_": coef})
