@@ -441,3 +441,91 @@ def test_dense_weights_over_the_model_limit_are_refused_before_allocation(crfsui
         latentstruct.load(crfsuite_model)
     monkeypatch.setenv("LATENTSTRUCT_MAX_MODEL_BYTES", str(8 * n))
     assert latentstruct.load(crfsuite_model).task_.n_features == n
+
+
+# ----------------------------------------------------------------------------------------
+# --classes: the full label set of an online stream, declared on the command line
+# ----------------------------------------------------------------------------------------
+def test_classes_declare_a_streams_labels_for_later_resume_runs(files, tmp_path):
+    import json
+
+    import latentstruct
+
+    first = tmp_path / "first.npz"
+    declared = LABELS + ["B-ADJP"]  # a label the first file does not hold
+    result = cli("train", "sequence", "--learner", "perceptron", "--train", files["data"],
+                 "--model", first, "--classes", ",".join(declared), "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert latentstruct.load(first).task_.labels_ == sorted(declared)
+    later = tmp_path / "later.txt"
+    later.write_text(crfsuite_line("B-ADJP", "due", "JJ") + "\n", encoding="utf-8")
+    result = cli("train", "sequence", "--train", later, "--model", tmp_path / "second.npz",
+                 "--resume", first, "--quiet")
+    assert result.returncode == 0, result.stderr
+    # without --classes the same stream stops at the new label
+    plain = tmp_path / "plain.npz"
+    result = cli("train", "sequence", "--learner", "perceptron", "--train", files["data"],
+                 "--model", plain, "--quiet")
+    assert result.returncode == 0, result.stderr
+    result = cli("train", "sequence", "--train", later, "--model", tmp_path / "third.npz",
+                 "--resume", plain)
+    assert result.returncode == 2 and "'B-ADJP'" in one_error_line(result)
+    # the run configuration records them: a replay declares the same labels
+    result = cli("info", "--model", first, "--as-config")
+    assert json.loads(result.stdout)["classes"] == declared
+    replay = tmp_path / "replay.npz"
+    result = cli("train", "--config", first, "--train", files["data"], "--model", replay,
+                 "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert latentstruct.load(replay).task_.labels_ == sorted(declared)
+    # --resume takes --classes only as the model's own label set
+    result = cli("train", "sequence", "--train", later, "--model", tmp_path / "fourth.npz",
+                 "--resume", first, "--classes", "B-ADJP,O")
+    assert result.returncode == 2
+    assert one_error_line(result).startswith(
+        f"latentstruct: error: --classes (B-ADJP, O) differs from the label set of the model "
+        f"--resume {first} continues (")
+
+
+@pytest.mark.parametrize("task, learner, classes, message", [
+    ("chunk", "perceptron", "B-NP,I-NP,FOO",
+     "--classes label 3 ('FOO') is not a label of task 'chunk': chunk tag 'FOO' is not 'O' "
+     "or an IOB tag"),
+    ("pos", "perceptron", "NOUN,Noun",
+     "--classes label 2 ('Noun') is not a label of task 'pos': tag 'Noun' is not UPOS"),
+    ("chunk", "perceptron", "B-NP, I-NP", "--classes label ' I-NP' has white space at its "
+                                          "ends (no spaces after the commas)"),
+    ("chunk", "perceptron", "B-NP,,O", "--classes 'B-NP,,O' holds an empty label"),
+    ("chunk", "perceptron", "O,B-NP,O", "--classes lists 'O' twice; give each label once"),
+    ("chunk", "perceptron", '["O", 1]', "is not a JSON list of strings"),
+    ("sequence", "crf", "A,B",
+     "--classes declares the full label set of a stream that later runs continue with "
+     "--resume, but this run trains learner 'crf' with solver='lbfgs', which cannot continue "
+     "training (L-BFGS optimises the whole training set at once, so it has no passes to "
+     "continue); online learners: arow, crf with --option solver=sgd, latent-pa, pa, "
+     "perceptron, sgd-ssvm"),
+    ("chunk", "ssvm", "B-NP,O", "but this run trains learner 'ssvm', which cannot continue "
+                                "training"),
+    ("translit", "latent-pa", "A,B", "--classes declares a label set, and task 'translit' "
+                                     "takes none from the command line"),
+])
+def test_classes_are_refused_before_any_data(tmp_path, task, learner, classes, message):
+    # the --train file does not exist: every refusal comes before any data is read
+    model = tmp_path / "m.npz"
+    result = cli("train", task, "--learner", learner, "--train", tmp_path / "absent.txt",
+                 "--model", model, "--classes", classes)
+    assert result.returncode == 2
+    assert message in one_error_line(result)
+    assert not model.exists()
+
+
+def test_a_data_label_missing_from_classes_is_refused_before_training(files, tmp_path):
+    model = tmp_path / "m.npz"
+    result = cli("train", "chunk", "--learner", "perceptron", "--train", files["conll"],
+                 "--model", model, "--classes", "B-NP,I-NP,O")
+    assert result.returncode == 2
+    assert one_error_line(result) == (
+        f"latentstruct: error: {files['conll']}:1: sentence 1, token 2: the label 'B-VP' is "
+        f"not one of --classes (B-NP, I-NP, O); --classes must list every label of the "
+        f"stream")
+    assert not model.exists()

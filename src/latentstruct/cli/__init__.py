@@ -81,6 +81,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--learner", help="learner name (default: the task's)")
     t.add_argument("--option", action="append", metavar="KEY=VALUE",
                    help="task or learner parameter, routed by name (repeatable)")
+    t.add_argument("--classes", metavar="LABELS",
+                   help="the full label set of an online learner's stream, comma-separated "
+                        "(e.g. B-NP,I-NP,O; a JSON list for labels holding commas), declared "
+                        "on its first training so that later --resume runs may bring labels "
+                        "this data lacks; checked with the task's label rules (chunk, "
+                        "citations, doccls, pos, sequence)")
     t.add_argument("--seed", type=int, default=None,
                    help="seed of the learner's random_state and the task's sampling (default: "
                         "their defaults, 0; always recorded in the model)")

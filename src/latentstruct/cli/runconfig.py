@@ -6,6 +6,7 @@ A run configuration is a TOML or JSON object with these keys (all optional)::
     learner = "ssvm"          # the learner's registry name (default: the task's)
     train = "train.txt"       # training data
     seed = 0                  # --seed
+    classes = ["B-NP", "O"]   # --classes: an online stream's full label set
     [options]                 # --option KEY=VALUE, routed to the task or the learner
     C = 0.1
     max_iter = 15
@@ -28,7 +29,8 @@ from ..exceptions import ConfigError, InputError
 
 __all__ = ["load_run_config", "run_config_from_metadata", "merge_options"]
 
-_KEYS = {"task": str, "learner": str, "train": str, "seed": int, "options": dict}
+_KEYS = {"task": str, "learner": str, "train": str, "seed": int, "classes": list,
+         "options": dict}
 _SCALARS = (str, int, float, bool, type(None))
 #: Largest run configuration (bytes) read.  One written by ``info --as-config`` is about a
 #: kilobyte; Python's TOML parser takes time and memory quadratic in the depth of a dotted
@@ -52,6 +54,10 @@ def _check(config, path) -> dict:
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise ConfigError(f"{path}: {key!r} must be a {kind.__name__}, got "
                               f"{type(value).__name__} {value!r}")
+    classes = config.get("classes")
+    if classes is not None and not all(isinstance(c, str) for c in classes):
+        raise ConfigError(f"{path}: 'classes' must be a list of label strings, got "
+                          f"{classes!r}")
     for key, value in (config.get("options") or {}).items():
         if not isinstance(value, _SCALARS):
             raise ConfigError(f"{path}: option {key!r} must be a string, number, boolean or "
@@ -82,6 +88,9 @@ def run_config_from_metadata(metadata: dict) -> dict:
         config["seed"] = extra["seed"]
     if isinstance(extra.get("train_path"), str) and extra["train_path"] != "None":
         config["train"] = extra["train_path"]
+    declared = extra.get("declared_classes")  # train --classes (checked by _check)
+    if isinstance(declared, list):
+        config["classes"] = declared
     return config
 
 

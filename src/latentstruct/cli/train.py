@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 
@@ -26,10 +27,15 @@ def cmd_train(args) -> int:
     from ..learners.persistence import save_trained
     from ..pipelines.training import plan_training, run_training
 
-    options, recorded = _options_with_config(args)
+    from .classes import check_classes, declare_classes, parse_classes
+
+    classes = parse_classes(args.classes)  # before the configuration: the command line wins
+    options, recorded, config_classes = _options_with_config(args)
+    if classes is None and config_classes is not None:
+        classes = parse_classes(json.dumps(config_classes))
+    task_cls, learner_cls = task_and_learner_classes(args.task, args.learner)
     if args.train != train_given:  # the --config file named the training data
         _check_paths(args)
-    task_cls, learner_cls = task_and_learner_classes(args.task, args.learner)
     learner_name = learner_cls.registry_name
     task_opts, learner_opts = route_options(options, task_cls, learner_cls)
     seed = _apply_seed(args.seed, task_cls, learner_cls, task_opts, learner_opts)
@@ -40,6 +46,8 @@ def cmd_train(args) -> int:
     plan = plan_training(task_cls, learner_cls, task_opts, learner_opts, task_name=args.task,
                          cli=True)
     task = plan.task
+    if classes is not None:  # the list, the learner, the task's label rules: before the data
+        check_classes(classes, task, learner_cls, plan.learner_opts)
     fit_kw = {k: v for k in ("checkpoint", "resume") if (v := getattr(args, k, None))}
     if fit_kw:  # before any data: a --resume checkpoint must match the command line
         from ..learners.checkpoint import check_cli_options
@@ -50,8 +58,12 @@ def cmd_train(args) -> int:
         raise ConfigError(f"task {args.task!r} needs --train PATH")
     # the cluster first: an unreachable scheduler fails before the data is read
     with compute_context(args, quiet=args.quiet):
-        result = run_training(plan, lambda t: t.read(args.train, split="train"),
-                              fit_kw=fit_kw, verbose=not args.quiet)
+        def load(t):
+            dataset = t.read(args.train, split="train")
+            # every label of the data must be declared: checked before any training
+            return dataset if classes is None else declare_classes(dataset, classes)
+
+        result = run_training(plan, load, fit_kw=fit_kw, verbose=not args.quiet)
     dataset, learner, t0 = result.dataset, result.learner, result.started
     elapsed = time.perf_counter() - t0
     from ..pipelines.kbest import data_digest
@@ -60,6 +72,8 @@ def cmd_train(args) -> int:
              "train_seconds": round(elapsed, 3), "seed": seed}
     if args.train is not None:  # identifies the data (k-best lists name their parser by it)
         extra["train_digest"] = data_digest(args.train)
+    if classes is not None:  # a replay (--config MODEL, info --as-config) declares them too
+        extra["declared_classes"] = list(classes)
     _check_replayed_data(recorded, extra.get("train_digest"), args.train)
     save_trained(args.model, task, learner, extra=extra)
     if not args.quiet:
@@ -93,11 +107,12 @@ def _check_paths(args) -> None:
 
 def _options_with_config(args):
     """Fill ``args`` from ``--config`` (command-line values win); return the options to
-    route and the metadata of the model the configuration came from, if it came from one."""
+    route, the metadata of the model the configuration came from, if it came from one, and
+    the configuration's declared ``classes`` (None without)."""
     if args.config is None:
         if args.task is None:
             raise ConfigError("train needs a TASK (latentstruct train TASK ...) or --config FILE")
-        return list(args.option or []), None
+        return list(args.option or []), None, None
     from .runconfig import load_run_config, merge_options
 
     config, recorded = load_run_config(args.config)
@@ -119,7 +134,8 @@ def _options_with_config(args):
         raise ConfigError(f"--config {args.config} is a model file; it was trained on "
                           f"{config['train']!r}, but paths in a model file are not used: give "
                           f"--train PATH (its digest is checked against the model's)")
-    return merge_options(config.get("options") or {}, args.option), recorded
+    return merge_options(config.get("options") or {}, args.option), recorded, \
+        config.get("classes")
 
 
 def _apply_seed(seed, task_cls, learner_cls, task_opts, learner_opts) -> int:

@@ -178,6 +178,9 @@ def cmd_train_from_model(args) -> int:
     from ..learners.persistence import load_trained, save_trained
 
     task, learner, metadata = load_trained(path, expected_task=args.task)
+    from .classes import check_same_classes, parse_classes
+
+    check_same_classes(parse_classes(getattr(args, "classes", None)), task, path)
     learner.set_params(**learner_opts)
     if args.train is None and not task.has_default_data:
         raise ConfigError(f"task {args.task!r} needs --train PATH (the new data to continue on)")
