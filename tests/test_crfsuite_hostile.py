@@ -529,3 +529,21 @@ def test_a_data_label_missing_from_classes_is_refused_before_training(files, tmp
         f"not one of --classes (B-NP, I-NP, O); --classes must list every label of the "
         f"stream")
     assert not model.exists()
+
+
+def test_resume_names_a_new_label_in_the_command_lines_words(files, tmp_path):
+    model = tmp_path / "m.npz"
+    result = cli("train", "sequence", "--learner", "perceptron", "--train", files["data"],
+                 "--model", model, "--quiet")
+    assert result.returncode == 0, result.stderr
+    later = tmp_path / "later.txt"
+    later.write_text(crfsuite_line("O", "so", "RB") + "\n" + crfsuite_line("B-ADJP", "due", "JJ")
+                     + "\n", encoding="utf-8")
+    result = cli("train", "sequence", "--train", later, "--model", tmp_path / "out.npz",
+                 "--resume", model)
+    assert result.returncode == 2
+    assert one_error_line(result) == (
+        f"latentstruct: error: {later}: sentence 1, token 2: the label 'B-ADJP' is not one of "
+        f"the model's labels: {', '.join(LABELS)} ({len(LABELS)}). A model's labels are fixed "
+        f"when it is first trained: declare a stream's full label set on its first run "
+        f"(latentstruct train ... --classes LABEL,LABEL,...), or correct the label")

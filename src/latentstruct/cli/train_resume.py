@@ -160,7 +160,21 @@ def encode_new_targets(task, dataset):
         k = exc.example
         record = dataset.records[k] if k is not None and k < len(dataset.records) else None
         line = getattr(record, "line", None) or None
-        raise exc.located(getattr(record, "path", None) or dataset.path, line) from None
+        # in the command line's words (the encoder speaks of y[i][t] and partial_fit)
+        target = dataset.targets[k] if k is not None and k < len(dataset.targets) else None
+        if isinstance(target, (list, tuple)) and exc.label in target:
+            where = f"sentence {k + 1}, token {list(target).index(exc.label) + 1}: "
+        else:
+            where = "" if k is None or line is not None else f"example {k + 1}: "
+        labels = list(exc.labels)
+        shown = ", ".join(map(str, labels[:30])) + (
+            f", ... ({len(labels)} in all)" if len(labels) > 30 else f" ({len(labels)})")
+        raise UnseenLabelError(
+            f"{where}the label {exc.label!r} is not one of the model's labels: {shown}. A "
+            f"model's labels are fixed when it is first trained: declare a "
+            f"stream's full label set on its first run (latentstruct train ... --classes "
+            f"LABEL,LABEL,...), or correct the label", exc.label, exc.labels,
+            getattr(record, "path", None) or dataset.path, line, k) from None
 
 
 def cmd_train_from_model(args) -> int:
