@@ -107,7 +107,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("evaluate", help="print metrics of a model on labelled data, with "
                                         "counts and per-type scores")
-    e.add_argument("--model", required=True)
+    e.add_argument("--model", required=True,
+                   help="a model file: latentstruct's (.npz), or a CRFsuite model "
+                        "file (python-crfsuite, sklearn-crfsuite, crfsuite learn), "
+                        "read as a 'sequence' model")
     e.add_argument("--test", help="labelled data file, or - for standard input (optional for "
                                   "tasks with shipped data)")
     e.add_argument("--option", action="append", metavar="KEY=VALUE")
@@ -118,12 +121,17 @@ def build_parser() -> argparse.ArgumentParser:
     e.set_defaults(func=_lazy("evaluate", "cmd_evaluate"))
 
     r = sub.add_parser("predict", help="write the input back with predicted structures")
-    r.add_argument("--model", required=True)
+    r.add_argument("--model", required=True,
+                   help="a model file: latentstruct's (.npz), or a CRFsuite model "
+                        "file (python-crfsuite, sklearn-crfsuite, crfsuite learn), "
+                        "read as a 'sequence' model")
     r.add_argument("--input", required=True,
                    help="data to tag, or - for standard input; gold labels may be absent "
                         "(chunk: 'word POS' lines; pos: "
                         "CoNLL-U, or plain text with one sentence per line; citations: plain "
-                        "references, one per line)")
+                        "references, one per line; sequence: CRFsuite's data format, "
+                        "LABEL<TAB>ATTRIBUTE<TAB>... with the label field present, as for "
+                        "crfsuite tag, or empty)")
     r.add_argument("--output", required=True, help="output file, or - for standard output")
     r.add_argument("--option", action="append", metavar="KEY=VALUE")
     _add_verbosity(r, "no progress bars or warnings")
@@ -170,14 +178,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     n = sub.add_parser("inspect", help="list a model's strongest features per label, its label "
                                        "transitions and bias")
-    n.add_argument("--model", required=True)
+    n.add_argument("--model", required=True,
+                   help="a model file: latentstruct's (.npz), or a CRFsuite model "
+                        "file (python-crfsuite, sklearn-crfsuite, crfsuite learn), "
+                        "read as a 'sequence' model")
     n.add_argument("--top", type=int, default=20, help="features per label (default 20)")
     n.add_argument("--format", choices=("table", "json"), default="table",
                    help="table: aligned text (default); json: one JSON object")
     n.set_defaults(func=_lazy("inspect", "cmd_inspect"))
 
     i = sub.add_parser("info", help="print a model file's metadata")
-    i.add_argument("--model", required=True)
+    i.add_argument("--model", required=True,
+                   help="a model file: latentstruct's (.npz), or a CRFsuite model "
+                        "file (python-crfsuite, sklearn-crfsuite, crfsuite learn), "
+                        "read as a 'sequence' model")
     i.add_argument("--as-config", action="store_true", dest="as_config",
                    help="print the run configuration that retrains the model (JSON, for "
                         "train --config)")
