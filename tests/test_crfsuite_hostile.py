@@ -547,3 +547,16 @@ def test_resume_names_a_new_label_in_the_command_lines_words(files, tmp_path):
         f"the model's labels: {', '.join(LABELS)} ({len(LABELS)}). A model's labels are fixed "
         f"when it is first trained: declare a stream's full label set on its first run "
         f"(latentstruct train ... --classes LABEL,LABEL,...), or correct the label")
+
+
+def test_a_damaged_crfsuite_model_file_is_named_as_one(crfsuite_model, files, tmp_path):
+    bad = tmp_path / "cut.crfsuite"
+    bad.write_bytes(crfsuite_model.read_bytes()[:1000])
+    for args in (["info"], ["evaluate", "--test", files["data"]]):
+        result = cli(*args, "--model", bad)
+        assert result.returncode == 2
+        assert one_error_line(result) == (
+            f"latentstruct: error: CRFsuite model file {bad}: the file is truncated: expected "
+            f"{crfsuite_model.stat().st_size:,} bytes (the size in its header), found 1,000 "
+            f"bytes; write the model again (pycrfsuite.Trainer.train, or `crfsuite learn -m`) "
+            f"or give the right file")

@@ -321,10 +321,11 @@ class SequenceTask(SequenceLabellingTask):
         sequence labelled; for another split, unlabelled sequences (empty label fields)
         have targets None."""
         self.check_params()
-        # a fitted model (evaluate, predict, a --resume run) knows its labels: a file whose
-        # first column holds none of them is refused (read_crfsuite_data)
+        # a fitted model read for evaluate or predict knows its labels: a file whose first
+        # column holds none of them is refused (read_crfsuite_data); training data (a
+        # --resume run) has its unseen labels named one by one when they are encoded
         encoder = getattr(self, "target_encoder_", None)
-        known = None if encoder is None else list(self.labels_)
+        known = None if encoder is None or split == "train" else list(self.labels_)
         records, targets = read_crfsuite_data(path, known_labels=known)
         if split == "train":
             bad = next((k for k, t in enumerate(targets) if t is None), None)
