@@ -81,4 +81,6 @@ def test_cli_continues_an_sgd_crf_on_new_data(tmp_path, tiny_chunk_file, capsys)
     capsys.readouterr()
     assert main(["train", "chunk", "--train", str(tiny_chunk_file), "--model",
                  str(tmp_path / "x.npz"), "--resume", str(lbfgs), "--quiet"]) == 2
-    assert "solver='sgd'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "solver='lbfgs', which cannot continue training" in err
+    assert "crf with --option solver=sgd" in err
