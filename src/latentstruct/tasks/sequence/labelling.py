@@ -213,7 +213,8 @@ class SequenceLabellingTask(ChainStructure):
                 f"the training data holds one {self.name} tag only ({labels[0]!r}), so the "
                 f"model can only ever predict that tag; a tagger learns to choose between "
                 f"tags: give training data with at least two (or declare the full tag set, "
-                f"e.g. partial_fit's classes=[...])", UserWarning)
+                f"partial_fit's classes=[...] in Python, --classes on the command line)",
+                UserWarning)
         self.featurizer_ = self.make_featurizer().fit(self.sentences(records))
         self.target_encoder_ = encoder
         self.fitted_ = True
