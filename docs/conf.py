@@ -35,6 +35,7 @@ there).  It must be absolute before the examples run: sphinx-gallery runs each e
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -84,7 +85,11 @@ myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
 # -- autodoc / autosummary / numpydoc ------------------------------------------------------
 autosummary_generate = True  # write docs/generated/*.rst from the autosummary tables
 autosummary_imported_members = True
-autodoc_default_options = {"members": False}
+# no autodoc_default_options: a default given there replaces the directive's own option
+# (``"members": False`` there silently emptied every class page the template below asks
+# ``:members:`` of); docs/_templates/autosummary/class.rst asks for each class's members,
+# inherited ones included, and _skip_member below filters the inherited noise
+autodoc_default_options: dict[str, str | bool] = {}
 autodoc_typehints = "none"  # numpydoc's Parameters sections carry the types
 add_module_names = False
 numpydoc_show_class_members = False  # the class template lists members itself
@@ -126,6 +131,45 @@ import sphinx.ext.autosummary  # noqa: E402
 
 sphinx.ext.autosummary.extract_summary = _summary_keeping_literals(
     sphinx.ext.autosummary.extract_summary)
+
+# A class page lists every public method and attribute of the class, inherited ones and
+# undocumented ones included (docs/_templates/autosummary/class.rst): the estimators' fit,
+# partial_fit, predict, score and save are defined on latentstruct.estimators.Estimator,
+# a task's methods on latentstruct.tasks.base.Task, and get_params/set_params (and a
+# transformer's fit_transform) on scikit-learn's bases are part of every estimator's API.
+# Left out, by name, not by hiding members in general:
+#
+# * scikit-learn's metadata-routing machinery -- the ``set_{method}_request`` methods it
+#   generates for every estimator whose fit/score/partial_fit takes an optional argument,
+#   and ``get_metadata_routing`` -- which only matters inside meta-estimators with
+#   ``sklearn.set_config(enable_metadata_routing=True)``; their docstrings are not valid
+#   RST either (about 80 errors under -W);
+# * scikit-learn's ``set_output`` (pandas/polars output), which the featurizers inherit
+#   from TransformerMixin but cannot honour -- their transform returns one matrix per
+#   sentence or example, not one table -- and whose docstring refers to labels of
+#   scikit-learn's own site;
+# * members of Python's built-in types (``tuple.count``, ``Exception.with_traceback``,
+#   ``Exception.args``, ...), which a NamedTuple or an exception class inherits.
+_SKLEARN_INTERNALS = re.compile(r"set_\w+_request|get_metadata_routing|set_output")
+
+
+def _skip_member(app, what, name, obj, skip, options):
+    if what not in ("class", "exception"):
+        return None
+    if _SKLEARN_INTERNALS.fullmatch(name) and _defined_in_sklearn(obj):
+        return True
+    owner = getattr(obj, "__objclass__", None)  # a method or slot of a built-in type
+    if isinstance(owner, type) and owner.__module__ == "builtins":
+        return True
+    return None
+
+
+def _defined_in_sklearn(obj) -> bool:
+    # set_*_request are sklearn.utils._metadata_requests.RequestMethod instances placed on
+    # the class itself; the others are sklearn functions (set_output behind available_if)
+    module = getattr(obj, "__module__", None) or type(obj).__module__
+    return module.split(".")[0] == "sklearn"
+
 
 # -- sphinx-gallery ------------------------------------------------------------------------
 sphinx_gallery_conf = {
@@ -198,3 +242,4 @@ def _check_api_page(app):
 
 def setup(app):
     app.connect("builder-inited", _check_api_page)
+    app.connect("autodoc-skip-member", _skip_member)
