@@ -238,3 +238,28 @@ def test_browser_check_sees_a_broken_page(site, browser, tmp_path):
     errors = "\n".join(browser.errors())
     assert "boom" in errors and "missing.png" in errors, errors
     assert browser.evaluate(IMAGES)[0]["width"] == 0
+
+
+# the API reference's class pages list their methods, inherited ones included (Tagger's come
+# from latentstruct.estimators.Estimator), without scikit-learn's metadata-routing methods
+API_METHODS = {
+    "latentstruct.Tagger": ("fit", "partial_fit", "predict", "predict_marginals", "score",
+                            "save", "get_params", "set_params"),
+    "latentstruct.crfsuite.CRF": ("fit", "predict", "predict_marginals", "score",
+                                  "get_params", "set_params"),
+    "latentstruct.featurizers.SpacyVectors": ("fit", "transform", "fit_transform",
+                                              "get_params", "set_params"),
+}
+SKLEARN_ROUTING = ("set_fit_request", "set_partial_fit_request", "set_score_request",
+                   "get_metadata_routing")
+
+
+def test_api_class_pages_list_their_methods(site):
+    for name, methods in API_METHODS.items():
+        page = site / "generated" / f"{name}.html"
+        assert page.is_file(), f"generated/{name}.html is missing from the built site"
+        text = page.read_text(encoding="utf-8")
+        missing = [m for m in methods if f'id="{name}.{m}"' not in text]
+        assert not missing, f"{page.name} does not document {', '.join(missing)}"
+        routing = [m for m in SKLEARN_ROUTING if f'id="{name}.{m}"' in text]
+        assert not routing, f"{page.name} documents scikit-learn's {', '.join(routing)}"
