@@ -85,6 +85,7 @@ LAYER_RANK = {
     "significance": 0, "calibration": 0,
     "params": 0,  # the one parameter-validation mechanism (learners, tasks, data.lm)
     "data": 1,
+    "datasets": 1,  # the corpora, fetched (issue 52): data-level, like the readers
     "featurizers": 2,  # raw data to numbers (spaCy vectors); tasks may use them
     "parallel": 2, "io": 2, "inference": 2, "solvers": 2,
     "tasks": 3,

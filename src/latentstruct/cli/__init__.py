@@ -197,6 +197,29 @@ def build_parser() -> argparse.ArgumentParser:
                         "train --config)")
     i.set_defaults(func=_lazy("info", "cmd_info"))
 
+    g = sub.add_parser("data", help="list the corpora, or download one into the data home",
+                       description="The corpora the guides and examples read. They live in "
+                                   "the data home: $LATENTSTRUCT_DATA, else ../shared/data "
+                                   "if it exists, else ~/latentstruct_data.")
+    data_sub = g.add_subparsers(dest="data_command", required=True, metavar="ACTION")
+    gl = data_sub.add_parser("list", help="every corpus: size, licence, and whether it is in "
+                                          "the data home")
+    gl.add_argument("--data-home", dest="data_home", help="the data home (default as above)")
+    gl.add_argument("--format", choices=("table", "json"), default="table",
+                    help="table: aligned text (default); json: one JSON object per line")
+    gl.set_defaults(func=_lazy("data", "cmd_data_list"))
+    gf = data_sub.add_parser("fetch", help="download corpora (checked by SHA-256, written "
+                                           "atomically, never twice)")
+    gf.add_argument("names", nargs="+", metavar="NAME",
+                    help="corpus names from `latentstruct data list` (UD treebanks also by "
+                         "code: en_ewt, eu_bdt), or 'all' for every downloadable corpus")
+    gf.add_argument("--data-home", dest="data_home", help="the data home (default as above)")
+    gf.add_argument("--mirror", help="base URL of a copy laid out as the data home "
+                                     "(<mirror>/<corpus>/<file>; default "
+                                     "$LATENTSTRUCT_DATA_MIRROR, else the original sources)")
+    _add_verbosity(gf, "print nothing but errors")
+    gf.set_defaults(func=_lazy("data", "cmd_data_fetch"))
+
     o = sub.add_parser("options", help="list the options of a task and a learner",
                        description="List every option of TASK and of its learner (default: "
                                    "the task's) with its default and meaning; with no TASK, "

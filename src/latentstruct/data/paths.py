@@ -1,9 +1,15 @@
-"""Where the shared data sets live.
+"""Where the data sets live (the data home).
 
-The data folder holds one sub-folder per data set (``conll2000``, ``ud_english_ewt``, ...),
-each with a README.  Point the library at it with the ``LATENTSTRUCT_DATA`` environment
-variable; when it is unset (or empty) the default is ``../shared/data``, resolved relative to
-the current working directory.  Data files are never copied into the repository.
+The data folder holds one sub-folder per data set (``conll2000``, ``ud_english_ewt``, ...).
+It is, in this order:
+
+1. ``$LATENTSTRUCT_DATA`` when set (and not empty);
+2. ``../shared/data``, relative to the current working directory, when that folder exists
+   (the project's shared data, beside a developer's checkout);
+3. ``~/latentstruct_data``, a per-user folder, as scikit-learn's ``get_data_home`` gives
+   ``~/scikit_learn_data``; ``latentstruct.datasets``' fetchers download into it.
+
+Data files are never copied into the repository.
 """
 
 from __future__ import annotations
@@ -20,20 +26,36 @@ __all__ = [
     "dataset_path",
     "dataset_available",
     "missing_data_message",
+    "get_data_home",
+    "data_home_source",
+    "fetch_hint",
+    "USER_DATA_HOME",
 ]
 
 DATA_ENV_VAR = "LATENTSTRUCT_DATA"
 DEFAULT_DATA_ROOT = "../shared/data"
+#: the per-user data home when neither $LATENTSTRUCT_DATA nor ../shared/data is there
+USER_DATA_HOME = "~/latentstruct_data"
 
 
 def data_root() -> Path:
-    """The absolute path of the shared data folder (it may not exist).
+    """The absolute path of the data folder (it may not exist).
 
-    Read from ``$LATENTSTRUCT_DATA`` at every call, default ``../shared/data`` relative to the
-    current working directory.
+    Read at every call: ``$LATENTSTRUCT_DATA``; else ``../shared/data`` relative to the
+    current working directory if it exists; else ``~/latentstruct_data``.
     """
-    raw = os.environ.get(DATA_ENV_VAR) or DEFAULT_DATA_ROOT
-    return Path(raw).expanduser().resolve()
+    raw = os.environ.get(DATA_ENV_VAR)
+    if raw:
+        return Path(raw).expanduser().resolve()
+    shared = Path(DEFAULT_DATA_ROOT).resolve()
+    if shared.is_dir():
+        return shared
+    return Path(USER_DATA_HOME).expanduser().resolve()
+
+
+def get_data_home() -> Path:
+    """Where ``latentstruct.datasets`` reads and downloads corpora: :func:`data_root`."""
+    return data_root()
 
 
 def _check_relative(part: str, what: str) -> None:
@@ -67,12 +89,24 @@ def dataset_available(name: str, *parts: str) -> bool:
 def missing_data_message(name: str) -> str:
     """A message saying where data set ``name`` was looked for and how to point at it."""
     root = data_root()
-    source = (
-        f"${DATA_ENV_VAR}={os.environ[DATA_ENV_VAR]!r}"
-        if os.environ.get(DATA_ENV_VAR)
-        else f"the default {DEFAULT_DATA_ROOT!r} relative to the working directory {Path.cwd()}"
-    )
-    return (
-        f"data set {name!r} not found at {root / name} (data folder taken from {source}); "
-        f"set {DATA_ENV_VAR} to the folder that holds the shared data sets"
-    )
+    return (f"data set {name!r} not found at {root / name} ({data_home_source()}); "
+            f"{fetch_hint(name)}")
+
+
+def data_home_source() -> str:
+    """Where the data folder was taken from, for messages."""
+    if os.environ.get(DATA_ENV_VAR):
+        return f"data folder taken from ${DATA_ENV_VAR}={os.environ[DATA_ENV_VAR]!r}"
+    if Path(DEFAULT_DATA_ROOT).resolve().is_dir():
+        return (f"data folder: {DEFAULT_DATA_ROOT!r} relative to the working directory "
+                f"{Path.cwd()}, as ${DATA_ENV_VAR} is unset")
+    return (f"data folder: the per-user {USER_DATA_HOME}, as ${DATA_ENV_VAR} is unset and "
+            f"there is no {DEFAULT_DATA_ROOT} under {Path.cwd()}")
+
+
+def fetch_hint(name: str | None = None) -> str:
+    """How to get a corpus: the fetch command, or the variable naming a folder that has it."""
+    what = name or "NAME"
+    return (f"download it with `latentstruct data fetch {what}` (or "
+            f"latentstruct.datasets.fetch({what!r}); `latentstruct data list` lists the "
+            f"corpora), or set {DATA_ENV_VAR} to the folder that holds it")
