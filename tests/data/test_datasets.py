@@ -341,3 +341,19 @@ def test_data_list_and_fetch_on_the_command_line(tmp_path):
         assert manual.returncode == 1 and "gluebenchmark.com" in manual.stderr
         usage = run_cli("data", "fetch", "all", "conll2000", "--data-home", str(tmp_path))
         assert usage.returncode == 2 and "give 'all' alone" in usage.stderr
+
+
+def test_a_missing_corpus_file_names_the_variable_and_the_fetch_command(tmp_path, monkeypatch):
+    from latentstruct.data.readers import read_conll2000
+    from latentstruct.exceptions import InputError
+
+    monkeypatch.setenv(DATA_ENV_VAR, str(tmp_path))
+    with pytest.raises(InputError) as info:
+        read_conll2000(tmp_path / "elsewhere" / "conll2000" / "train.txt")
+    message = str(info.value)
+    assert f"which is at {tmp_path / 'conll2000' / 'train.txt'} in the data home" in message
+    assert f"${DATA_ENV_VAR}='{tmp_path}'" in message
+    assert "`latentstruct data fetch conll2000`" in message
+    with pytest.raises(InputError) as info:  # not a corpus: no hint
+        read_conll2000(tmp_path / "mine.txt")
+    assert "data fetch" not in str(info.value)

@@ -139,7 +139,10 @@ def _open_file(name: str):
     try:
         return open(name, "rb")
     except FileNotFoundError:
-        raise InputError(f"no such file: {name} (working directory: {Path.cwd()})") from None
+        from latentstruct.data.paths import missing_file_hint
+
+        raise InputError(f"no such file: {name} (working directory: {Path.cwd()})"
+                         f"{missing_file_hint(name)}") from None
     except IsADirectoryError:
         raise InputError(f"{name} is a directory, expected a file") from None
     except PermissionError:

@@ -30,12 +30,20 @@ __all__ = [
     "data_home_source",
     "fetch_hint",
     "USER_DATA_HOME",
+    "CORPUS_FOLDERS",
+    "missing_file_hint",
 ]
 
 DATA_ENV_VAR = "LATENTSTRUCT_DATA"
 DEFAULT_DATA_ROOT = "../shared/data"
 #: the per-user data home when neither $LATENTSTRUCT_DATA nor ../shared/data is there
 USER_DATA_HOME = "~/latentstruct_data"
+
+
+#: the corpora's folders in the data home (``latentstruct.datasets`` fetches each)
+CORPUS_FOLDERS = ("conll2000", "ud_english_ewt", "ud_basque_bdt", "translit", "cora_citations",
+                  "ptb_wsj_sample", "20newsgroups", "ocr_letters", "english_sentences", "msrp",
+                  "rte")
 
 
 def data_root() -> Path:
@@ -110,3 +118,15 @@ def fetch_hint(name: str | None = None) -> str:
     return (f"download it with `latentstruct data fetch {what}` (or "
             f"latentstruct.datasets.fetch({what!r}); `latentstruct data list` lists the "
             f"corpora), or set {DATA_ENV_VAR} to the folder that holds it")
+
+
+def missing_file_hint(name) -> str:
+    """For a path that does not exist: when it names a corpus's folder (``.../conll2000/
+    train.txt``), where the data home is and how to fetch the corpus; else ''."""
+    parts = Path(os.fspath(name)).parts
+    corpus = next((p for p in parts if p in CORPUS_FOLDERS), None)
+    if corpus is None:
+        return ""
+    inside = parts[parts.index(corpus):]
+    return (f"; it is a file of the corpus {corpus!r}, which is at {data_root().joinpath(*inside)} "
+            f"in the data home ({data_home_source()}) if present: {fetch_hint(corpus)}")

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from latentstruct.data.paths import CORPUS_FOLDERS
+
 __all__ = ["Source", "FileSpec", "Dataset", "DATASETS", "UD_TREEBANKS", "TRANSLIT_LANGUAGES"]
 
 _NLTK_DATA = ("https://raw.githubusercontent.com/nltk/nltk_data/"
@@ -293,3 +295,5 @@ RTE = Dataset(
 DATASETS: dict[str, Dataset] = {d.name: d for d in (
     CONLL2000, *UD_TREEBANKS.values(), TRANSLIT, CORA, PTB_SAMPLE, NEWSGROUPS, LETTERS,
     ENGLISH_SENTENCES, MSRP, RTE)}
+# the data layer names the same folders in its messages (latentstruct.data.paths)
+assert tuple(DATASETS) == CORPUS_FOLDERS, "registry and data.paths.CORPUS_FOLDERS disagree"

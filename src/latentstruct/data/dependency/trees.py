@@ -335,7 +335,10 @@ def read_dependencies(path, *, single_root: bool | None = None,
         return out
     name = os.fspath(path)
     if stream_descriptor(name) is None and not p.exists():  # "-" is standard input
-        raise InputError(f"no such file or directory: {name} (working directory: {Path.cwd()})")
+        from latentstruct.data.paths import missing_file_hint
+
+        raise InputError(f"no such file or directory: {name} (working directory: {Path.cwd()})"
+                         f"{missing_file_hint(name)}")
     if _sniff_format(p) == "conllu":
         root = True if single_root is None else bool(single_root)
         return [_from_conllu(name, s, root) for s in read_conllu(p)]
