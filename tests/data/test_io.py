@@ -98,8 +98,16 @@ def test_data_root_env_and_default(tmp_path, monkeypatch):
     assert dataset_path("conll2000", "train.txt") == tmp_path.resolve() / "conll2000" / "train.txt"
     assert "LATENTSTRUCT_DATA" in missing_data_message("conll2000")
     monkeypatch.delenv("LATENTSTRUCT_DATA")
-    monkeypatch.chdir(tmp_path)
-    assert data_root() == (tmp_path / ".." / "shared" / "data").resolve()
+    work = tmp_path / "checkout"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    # no ../shared/data beside the working directory: the per-user folder
+    assert data_root() == (tmp_path / "home" / "latentstruct_data").resolve()
+    assert "fetch conll2000" in missing_data_message("conll2000")
+    # the project's shared data beside a checkout, when it exists
+    (tmp_path / "shared" / "data").mkdir(parents=True)
+    assert data_root() == (tmp_path / "shared" / "data").resolve()
     with pytest.raises(ConfigError, match="relative path"):
         dataset_path("../etc")
 
