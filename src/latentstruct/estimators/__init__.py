@@ -263,7 +263,8 @@ class DocumentClassifier(ClassifierMixin, Estimator):
     each class as its text, so ``latentstruct predict`` writes ``"3"`` for ``3``);
     ``score`` is accuracy.  Task ``doccls`` (a structured SVM over the
     labels, ``learner="distro"`` for label vectors, or ``learner="crf"`` for multinomial
-    logistic regression and ``predict_proba``).
+    logistic regression, ``predict_proba`` and ``predict_marginals``; its ``c2`` is the
+    task's 0.01 unless given).
 
     A matrix's columns are the features, with their values (``latentstruct inspect``
     names them ``column j``), and the model fitted on one takes such matrices only
@@ -306,6 +307,19 @@ class DocumentClassifier(ClassifierMixin, Estimator):
                 "probabilities. Train with learner='crf' for class probabilities")
         proba = self.learner_.predict_proba(Xf)  # columns in the task's label-id order
         return proba[:, self._class_columns()]
+
+    def predict_marginals(self, X) -> list:
+        """Class probabilities in the estimators' ``predict_marginals`` shape: one list per
+        document holding one ``{class: probability}`` dict (a document is one part), keyed
+        by the values of ``classes_`` as ``predict`` returns them; each dict sums to one and
+        holds ``predict_proba``'s row (needs ``learner="crf"``)."""
+        self._check_fitted()
+        if not hasattr(self.learner_, "predict_proba"):
+            raise AttributeError(
+                f"{type(self.learner_).__name__} has no predict_marginals: it learns scores, "
+                "not probabilities. Train with learner='crf' for class probabilities")
+        classes = [json_scalar(c) for c in self.classes_]
+        return [[dict(zip(classes, row.tolist()))] for row in self.predict_proba(X)]
 
     def decision_function(self, X) -> np.ndarray:
         """Class scores w_k . x of every document, (n, n_classes) in the order of
