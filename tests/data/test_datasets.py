@@ -357,3 +357,15 @@ def test_a_missing_corpus_file_names_the_variable_and_the_fetch_command(tmp_path
     with pytest.raises(InputError) as info:  # not a corpus: no hint
         read_conll2000(tmp_path / "mine.txt")
     assert "data fetch" not in str(info.value)
+
+
+@pytest.mark.slow
+def test_data_path_prints_a_file_of_a_present_corpus(require_data):
+    root = require_data("conll2000").parent
+    out = run_cli("data", "path", "conll2000", "train", "--data-home", str(root))
+    assert out.returncode == 0 and out.stdout.strip() == str(root / "conll2000" / "train.txt")
+    out = run_cli("data", "path", "en_ewt", "--data-home", str(root))
+    assert out.stdout.strip() == str(root / "ud_english_ewt")
+    out = run_cli("data", "path", "conll2000", "test", "--data-home", str(root))
+    assert out.returncode == 2
+    assert "corpus 'conll2000' has no file 'test'; its files: train" in out.stderr

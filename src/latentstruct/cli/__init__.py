@@ -219,6 +219,14 @@ def build_parser() -> argparse.ArgumentParser:
                                      "$LATENTSTRUCT_DATA_MIRROR, else the original sources)")
     _add_verbosity(gf, "print nothing but errors")
     gf.set_defaults(func=_lazy("data", "cmd_data_fetch"))
+    gp = data_sub.add_parser("path", help="print the path of a corpus's file, fetching the "
+                                          "corpus if it is missing (for --train \"$(...)\")")
+    gp.add_argument("name", metavar="NAME", help="a corpus name (or UD code)")
+    gp.add_argument("key", nargs="?", metavar="KEY",
+                    help="which file: train, dev, ... (default: the corpus's folder)")
+    gp.add_argument("--data-home", dest="data_home", help="the data home (default as above)")
+    gp.add_argument("--mirror", help="as for fetch")
+    gp.set_defaults(func=_lazy("data", "cmd_data_path"))
 
     o = sub.add_parser("options", help="list the options of a task and a learner",
                        description="List every option of TASK and of its learner (default: "

@@ -63,3 +63,15 @@ def cmd_data_fetch(args) -> int:
         raise FetchError(f"{len(failed)} of {len(names)} corpora could not be fetched: "
                          f"{', '.join(failed)} (the reasons are above)")
     return 0
+
+
+def cmd_data_path(args) -> int:
+    from ..datasets import UD_TREEBANKS
+
+    dataset = UD_TREEBANKS.get(args.name) or DATASETS.get(args.name)
+    if dataset is not None and args.key is not None and args.key not in dataset.splits:
+        raise ConfigError(f"corpus {dataset.name!r} has no file {args.key!r}; its files: "
+                          f"{', '.join(dataset.splits)}")
+    bunch = fetch(args.name, data_home=args.data_home, mirror=args.mirror)
+    print(bunch.folder if args.key is None else bunch[args.key])
+    return 0
