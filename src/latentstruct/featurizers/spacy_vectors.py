@@ -324,8 +324,8 @@ class SpacyVectors(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         return self
 
     def transform(self, X) -> list[np.ndarray]:
-        """One float64 array (n_tokens x n_features_out_) per sentence of ``X`` (lists of
-        token strings); an empty sentence gives a (0 x n_features_out_) array."""
+        """One float64 array (``n_tokens x n_features_out_``) per sentence of ``X`` (lists of
+        token strings); an empty sentence gives a (``0 x n_features_out_``) array."""
         self._validate()
         arrays, width = self._vectors(X)
         fitted = self.__dict__.get("n_features_out_")

@@ -327,7 +327,7 @@ class JLIS(LinearStructuredLearner):
         return self._decode(X, self.coef_[:-1])
 
     def decision_function(self, X) -> np.ndarray:
-        """f_B(x) = max_h coef_ . Phi_B(x, h): does x have a good structure?"""
+        """``f_B(x) = max_h coef_ . Phi_B(x, h)``: does x have a good structure?"""
         self._check_is_fitted()
         X = self.task.as_batch(X)
         return NormalizedBinaryView(self.task, self.normalization).decision_batch(X, self.coef_)

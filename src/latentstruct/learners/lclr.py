@@ -91,7 +91,7 @@ class LatentBinaryLearner(LinearStructuredLearner):
         return np.concatenate(parts) if parts else np.zeros(0)
 
     def decision_function(self, X) -> np.ndarray:
-        """f(x) = max_h coef_ . Phi(x, h) for every example."""
+        """``f(x) = max_h coef_ . Phi(x, h)`` for every example."""
         self._check_is_fitted()
         return self._decisions(X, self.coef_)
 
@@ -219,7 +219,7 @@ class TwoStage(LatentBinaryLearner):
         return np.array([task.latent_feature(X[i], r.structure).dot(w) for i, r in enumerate(latent)])
 
     def decision_function(self, X) -> np.ndarray:
-        """coef_ . Phi(x, h_heuristic(x))."""
+        """``coef_ . Phi(x, h_heuristic(x))``."""
         self._check_is_fitted()
         return self._fixed_scores(X, self.coef_)
 

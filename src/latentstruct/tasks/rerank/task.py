@@ -417,7 +417,7 @@ class RerankTask(Task):
         return st, s, c, int(st.cand_node_ptr[c]), int(st.cand_node_ptr[c + 1])
 
     def hidden_domain_sizes(self, x, j: int) -> np.ndarray:
-        """|H_w(t_j)| of every word of candidate j."""
+        """``|H_w(t_j)|`` of every word of candidate j."""
         st, _, _, g0, g1 = self._cand(x, j)
         return st.vs_dom[st.nrow_vs[st.node_row[g0:g1]]].copy()
 
