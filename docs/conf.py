@@ -211,7 +211,7 @@ html_last_updated_fmt = None
 # docs/api.rst lists each public module's names by hand (autosummary needs them in the
 # source); this check warns -- a build failure under -W -- when a name in a module's
 # __all__ is missing from the page, so a new public name cannot go undocumented.
-_API_MODULES = ["latentstruct", "latentstruct.tasks", "latentstruct.tasks.contracts",
+_API_MODULES = ["latentstruct", "latentstruct.datasets", "latentstruct.tasks", "latentstruct.tasks.contracts",
                 "latentstruct.featurizers", "latentstruct.learners",
                 "latentstruct.inference", "latentstruct.solvers", "latentstruct.io",
                 "latentstruct.crfsuite", "latentstruct.pystruct.models",
