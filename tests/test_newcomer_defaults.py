@@ -116,3 +116,64 @@ def test_document_marginals_need_probabilities():
     clf = DocumentClassifier(max_iter=3).fit(TEXTS, LABELS)
     with pytest.raises(AttributeError, match="learner='crf'"):
         clf.predict_marginals(TEXTS[:1])
+
+
+# --- progress: the run's display, not a setting of the model --------------------------------
+def _chunk_file(path):
+    from conftest import random_chunk_file
+
+    return random_chunk_file(path, 1, vocab=7)
+
+
+def _train_chunk(capsys, tmp_path, name, *extra, train=None):
+    model = tmp_path / name
+    argv = ["train", "chunk", "--train", str(train or _chunk_file(tmp_path / "a.txt")),
+            "--model", str(model), "--learner", "perceptron", "--option", "max_iter=3", *extra]
+    assert main(argv) == 0
+    return model, capsys.readouterr().err
+
+
+def test_bars_a_run_draws_are_not_recorded_as_the_models_progress(tmp_path, capsys):
+    # --progress forces the bars (pytest's stderr is not a terminal): the learner drew its
+    # own bar, and the file still records the progress that was asked for, the default
+    model, err = _train_chunk(capsys, tmp_path, "bars.npz", "--progress")
+    assert "perceptron" in err and "\r" in err
+    info = _info(capsys, model)
+    assert info["learner_params"]["progress"] is False
+    listed = describe_options("chunk", "perceptron")
+    assert "\n  progress=False " in listed
+    # the same options give the same recorded parameters, with or without bars
+    quiet, _ = _train_chunk(capsys, tmp_path, "quiet.npz", "--quiet")
+    assert _info(capsys, quiet)["learner_params"] == info["learner_params"]
+    # without --progress and without --quiet (bars only on a terminal) too
+    plain, _ = _train_chunk(capsys, tmp_path, "plain.npz")
+    assert _info(capsys, plain)["learner_params"] == info["learner_params"]
+
+
+def test_a_progress_option_is_recorded_and_such_a_file_loads(tmp_path, capsys):
+    from latentstruct import load
+
+    # what an asked-for progress=true writes, and what every command-line model held before
+    model, _ = _train_chunk(capsys, tmp_path, "asked.npz", "--quiet", "--option",
+                            "progress=true")
+    assert _info(capsys, model)["learner_params"]["progress"] is True
+    est = load(model)
+    assert est.learner_.progress is True and est.get_params()["progress"] is True
+    assert main(["evaluate", "--model", str(model), "--test", str(tmp_path / "a.txt"),
+                 "--quiet"]) == 0
+    assert "accuracy" in capsys.readouterr().out
+
+
+def test_a_resumed_model_records_the_progress_asked_for(tmp_path, capsys):
+    from conftest import random_chunk_file
+
+    first = tmp_path / "first.npz"
+    assert main(["train", "chunk", "--train", str(_chunk_file(tmp_path / "a.txt")), "--model",
+                 str(first), "--learner", "crf", "--option", "solver=sgd", "--option",
+                 "max_iter=2", "--quiet"]) == 0
+    more = random_chunk_file(tmp_path / "b.txt", 2, vocab=7)
+    out = tmp_path / "more.npz"
+    assert main(["train", "chunk", "--train", str(more), "--model", str(out), "--resume",
+                 str(first), "--progress"]) == 0
+    assert "crf (sgd)" in capsys.readouterr().err  # the pass drew its bar, as a fit does
+    assert _info(capsys, out)["learner_params"]["progress"] is False

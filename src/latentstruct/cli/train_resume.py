@@ -196,6 +196,8 @@ def cmd_train_from_model(args) -> int:
 
     check_same_classes(parse_classes(getattr(args, "classes", None)), task, path)
     learner.set_params(**learner_opts)
+    if "progress" in learner.get_params(deep=False) and "progress" not in learner_opts:
+        learner.set_params(progress=not args.quiet)  # bars as a first training draws them
     if args.train is None and not task.has_default_data:
         raise ConfigError(f"task {args.task!r} needs --train PATH (the new data to continue on)")
     n_iter_before = int(learner.n_iter_)
@@ -207,6 +209,9 @@ def cmd_train_from_model(args) -> int:
         for _ in range(passes):
             learner.partial_fit(X, Y)
     elapsed = time.perf_counter() - t0
+    from ..pipelines.training import settle_progress
+
+    settle_progress(learner, learner_opts)  # the file records the progress asked for
     from ..pipelines.kbest import data_digest
 
     old = metadata.get("extra") or {}

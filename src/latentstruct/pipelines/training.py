@@ -42,8 +42,8 @@ from .tagging import (POS_TAGGER, SUPERVISED_CHUNKER, PosTagged, SupervisedChunk
                       attach_chunker, attach_tagger)
 
 __all__ = ["TrainingPlan", "TrainingResult", "HELPERS", "plan_training", "run_training",
-           "fit_on_dataset", "start_online", "build_learner", "check_binary_examples",
-           "check_helpers", "check_trained"]
+           "fit_on_dataset", "start_online", "build_learner", "settle_progress",
+           "check_binary_examples", "check_helpers", "check_trained"]
 
 #: pretrained helper -> the protocol a task declaring it implements (``pipelines.tagging``)
 HELPERS: dict[str, type] = {POS_TAGGER: PosTagged, SUPERVISED_CHUNKER: SupervisedChunking}
@@ -135,11 +135,25 @@ def _attach_after_fit(task, learner, verbose: bool) -> None:
 
 def build_learner(task, learner_cls, learner_opts: dict, *, verbose: bool = False):
     """``learner_cls(task=task, **learner_opts)``, showing progress when ``verbose`` and
-    the options leave it unset."""
+    the options leave it unset (:func:`settle_progress` takes that back after the fit)."""
     learner = learner_cls(task=task, **learner_opts)
     if "progress" in learner.get_params() and "progress" not in learner_opts:
         learner.set_params(progress=verbose)
     return learner
+
+
+def settle_progress(learner, learner_opts: dict) -> None:
+    """After a fit: the ``progress`` the options gave, or the learner's default where they
+    gave none.  Bars a run drew because it was verbose (the command line without
+    ``--quiet``) were that run's display, not a setting of the model: the model file
+    records, and ``latentstruct info`` shows, what the user asked for, as listed by
+    ``latentstruct options``."""
+    params = learner.get_params(deep=False)
+    if "progress" in params and "progress" not in learner_opts:
+        import inspect
+
+        default = inspect.signature(type(learner)).parameters["progress"].default
+        learner.set_params(progress=default)
 
 
 def check_trained(task, learner) -> None:
@@ -183,6 +197,7 @@ def fit_on_dataset(task, dataset: Dataset, learner_cls, learner_opts: dict, *,
         learner.fit(X, Y, task.featurize(binary), np.asarray(binary.targets), **(fit_kw or {}))
     else:
         learner.fit(X, Y, **(fit_kw or {}))
+    settle_progress(learner, learner_opts)
     check_trained(task, learner)
     return dataset, learner
 
