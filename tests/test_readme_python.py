@@ -26,10 +26,12 @@ def python_blocks(section: str, page: Path = README) -> list[str]:
     return re.findall(r"```python\n(.*?)```", body, flags=re.S)
 
 
-def run_block(code: str, cwd: Path) -> str:
+def run_block(code: str, cwd: Path, data_home: Path | None = None) -> str:
     script = cwd / "example.py"
     script.write_text(code, encoding="utf-8")
     env = {**os.environ, "MPLBACKEND": "Agg"}
+    if data_home is not None:  # the fetchers find the corpus there: nothing is downloaded
+        env["LATENTSTRUCT_DATA"] = str(data_home)
     proc = subprocess.run([sys.executable, "-W", "error", str(script)], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -39,16 +41,12 @@ def run_block(code: str, cwd: Path) -> str:
 
 @pytest.mark.slow
 def test_quick_start_runs_as_written(require_data, tmp_path):
-    # the block reads ../shared/data/..., as from the repository root: give the run folder
-    # that relative path to the real file
-    ewt = require_data("ud_english_ewt", "en_ewt-ud-train.conllu")
-    tmp_path = tmp_path / "repo"
-    (tmp_path.parent / "shared" / "data" / "ud_english_ewt").mkdir(parents=True)
-    tmp_path.mkdir()
-    (tmp_path.parent / "shared" / "data" / "ud_english_ewt" / ewt.name).symlink_to(ewt)
+    # the block fetches UD English EWT: from the data home, where it is already
+    root = require_data("ud_english_ewt", "en_ewt-ud-train.conllu").parents[1]
     code = python_blocks("Quick start")[0]
+    assert "fetch_ud(" in code and "../shared" not in code
     assert len([line for line in code.splitlines() if line.strip()]) <= 10
-    out = run_block(code, tmp_path).splitlines()
+    out = run_block(code, tmp_path, data_home=root).splitlines()
     assert float(out[0]) > 0.95  # UPOS accuracy on 1,000 held-out sentences (0.963)
     assert out[1].startswith("[['DET', 'NOUN', 'VERB'")
     assert (tmp_path / "pos.npz").exists()
@@ -64,11 +62,8 @@ def test_tasks_and_learners_example_runs_as_written(require_data, tmp_path):
 
 @pytest.mark.slow
 def test_learning_from_a_stream_runs_as_written(require_data, tmp_path):
-    conll = require_data("conll2000", "train.txt")
-    tmp_path = tmp_path / "repo"
-    (tmp_path.parent / "shared" / "data" / "conll2000").mkdir(parents=True)
-    tmp_path.mkdir()
-    (tmp_path.parent / "shared" / "data" / "conll2000" / conll.name).symlink_to(conll)
+    root = require_data("conll2000", "train.txt").parents[1]
     (code,) = python_blocks("Learning from a stream")
-    out = run_block(code, tmp_path).splitlines()
+    assert "fetch_conll2000()" in code and "../shared" not in code
+    out = run_block(code, tmp_path, data_home=root).splitlines()
     assert float(out[0]) > 0.92  # chunk F1 of 8 one-pass batches (0.935)
