@@ -66,7 +66,7 @@ def check_classes(classes: list[str], task, learner_cls, learner_opts: dict) -> 
     """Before any data is read: the learner can continue training (else declaring the
     stream's labels is pointless), the task takes a declared label set, and each label
     passes the task's own checks (ConfigError, naming the label)."""
-    from .train_resume import resumable_learners, resume_problem
+    from .resumable import resumable_learners, resume_problem
 
     params = {**learner_cls().get_params(deep=False), **learner_opts}
     problem = resume_problem(learner_cls.registry_name, params)

@@ -33,7 +33,7 @@ from pathlib import Path
 from latentstruct.data.paths import DATA_ENV_VAR, data_root, get_data_home
 
 from . import builders
-from .download import (ChecksumError, FetchError, TemporaryFolder, _OfflineError, download,
+from .download import (ChecksumError, FetchError, TemporaryFolder, OfflineError, download,
                        fetch_url, install_stream, open_member)
 from .registry import DATASETS, PTB_FILES, UD_TREEBANKS, Dataset, FileSpec
 
@@ -206,7 +206,7 @@ def fetch(name, *, data_home=None, mirror=None, download_if_missing=True):
             for spec in missing:
                 try:
                     _obtain(dataset, spec, folder, mirror, archives)
-                except (_OfflineError, ChecksumError) as exc:
+                except (OfflineError, ChecksumError) as exc:
                     raise FetchError(f"{exc}; {_offline_note(dataset, spec, folder / spec.path)}"
                                      ) from None
     return Bunch(folder=folder, title=dataset.title, license=dataset.license,

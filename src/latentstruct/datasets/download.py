@@ -28,7 +28,8 @@ from latentstruct.data.progress import progress_bar
 from latentstruct.exceptions import LatentStructError
 from latentstruct.version import __version__
 
-__all__ = ["FetchError", "ChecksumError", "sha256_of", "download", "install_stream", "open_member",
+__all__ = ["FetchError", "ChecksumError", "OfflineError", "sha256_of", "download",
+           "install_stream", "open_member",
            "TIMEOUT_S", "MAX_DOWNLOAD_BYTES"]
 
 #: seconds a connection may stay silent before the download is given up
@@ -128,10 +129,10 @@ def download(url: str, folder: Path, *, sha256: str | None, desc: str,
 
 def _offline(url: str, exc) -> FetchError:
     reason = getattr(exc, "reason", None) or exc
-    return _OfflineError(url, f"{type(exc).__name__}: {reason}")
+    return OfflineError(url, f"{type(exc).__name__}: {reason}")
 
 
-class _OfflineError(FetchError):
+class OfflineError(FetchError):
     """The network failed; the caller adds where to put the file by hand."""
 
     def __init__(self, url: str, reason: str):
