@@ -67,3 +67,18 @@ def test_learning_from_a_stream_runs_as_written(require_data, tmp_path):
     assert "fetch_conll2000()" in code and "../shared" not in code
     out = run_block(code, tmp_path, data_home=root).splitlines()
     assert float(out[0]) > 0.92  # chunk F1 of 8 one-pass batches (0.935)
+
+
+def test_the_readme_figures_that_can_drift_match_the_repository():
+    """Counts the README states, checked against what they count (times are CPU seconds,
+    measured; counts are checked here)."""
+    text = README.read_text(encoding="utf-8")
+    examples = sorted((ROOT / "examples").glob("*.py"))
+    (n,) = re.findall(r"runs the (\d+) examples", text)
+    assert int(n) == len(examples)
+    assert 'pip install -e ".[all]"' in text and "[distributed]" in text
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    assert "distributed" not in extras["all"][0]  # scale-out is its own extra (issue 52)
