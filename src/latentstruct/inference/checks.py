@@ -13,6 +13,25 @@ import numpy as np
 
 from latentstruct.exceptions import InputError
 from latentstruct.inference.result import EXACT, INFEASIBLE
+from latentstruct.limits import MAX_ATTRIBUTE_VALUE
+
+
+def refuse_huge_values(arr: np.ndarray, where: str, name: str) -> None:
+    """Refuse a finite but huge feature value, naming the first one.
+
+    A value such as 1e300 multiplies its weights in every score: the scores, a QP's Gram
+    matrix and an LP's costs overflow, and HiGHS fails deep inside training ("status
+    Empty").  The limit is the sequence tasks' (``limits.MAX_ATTRIBUTE_VALUE``)."""
+    bad = np.abs(arr) > MAX_ATTRIBUTE_VALUE
+    if bad.any():
+        pos = tuple(int(i) for i in np.argwhere(bad)[0])
+        more = int(bad.sum()) - 1
+        extra = f" ({more} more such values)" if more else ""
+        raise InputError(f"{where}: {name}[{', '.join(map(str, pos))}] = {float(arr[pos])!r} is "
+                         f"too large{extra}; a feature's value scales its weights in every "
+                         f"score, so its magnitude must be at most {MAX_ATTRIBUTE_VALUE:g} "
+                         f"(latentstruct.limits.MAX_ATTRIBUTE_VALUE): scale large features "
+                         f"(a log, a z-score)")
 
 
 def shape_str(shape) -> str:

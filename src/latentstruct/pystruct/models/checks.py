@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from latentstruct.exceptions import ConfigError, InputError
-from latentstruct.limits import MAX_ATTRIBUTE_VALUE
+from latentstruct.inference.checks import refuse_huge_values
 
 __all__ = [
     "unpack_x",
@@ -77,16 +77,7 @@ def check_feature_values(arr: np.ndarray, where: str, name: str) -> None:
     ("status Empty").  The limit is the sequence tasks' (``limits.MAX_ATTRIBUTE_VALUE``).
     """
     check_finite(arr, where, name)
-    bad = np.abs(arr) > MAX_ATTRIBUTE_VALUE
-    if bad.any():
-        pos = tuple(int(i) for i in np.argwhere(bad)[0])
-        more = int(bad.sum()) - 1
-        extra = f" ({more} more such values)" if more else ""
-        raise InputError(f"{where}: {name}[{', '.join(map(str, pos))}] = {float(arr[pos])!r} is too "
-                         f"large{extra}; a feature's value scales its weights in every score, "
-                         f"so its magnitude must be at most {MAX_ATTRIBUTE_VALUE:g} "
-                         f"(latentstruct.limits.MAX_ATTRIBUTE_VALUE): scale large features "
-                         f"(a log, a z-score)")
+    refuse_huge_values(arr, where, name)
 
 
 def as_edges(edges, where: str, n_nodes: int, name: str = "edges",

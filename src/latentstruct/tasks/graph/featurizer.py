@@ -23,7 +23,7 @@ import numpy as np
 
 from ...exceptions import InputError, check_is_fitted
 from ...inference.graph.model import check_edges, check_scores
-from ...limits import MAX_ATTRIBUTE_VALUE
+from ...inference.checks import refuse_huge_values
 
 __all__ = ["GraphExample", "GraphFeaturizer", "check_graph_record"]
 
@@ -45,19 +45,7 @@ class GraphExample:
 def _finite_matrix(value, where: str, name: str, rows: str) -> np.ndarray:
     arr = check_scores(value, f"{where}: {name}", 2, f"({rows}, columns)",
                        fix="expected finite numbers (replace NaN or inf before training)")
-    # a finite but huge value (1e300) overflows the scores and the LP's costs, and HiGHS
-    # fails deep inside training ("status Empty"): refuse it here, at the sequence tasks'
-    # limit
-    bad = np.abs(arr) > MAX_ATTRIBUTE_VALUE
-    if bad.any():
-        r, c = (int(v) for v in np.argwhere(bad)[0])
-        more = int(bad.sum()) - 1
-        extra = f" ({more} more such values)" if more else ""
-        raise InputError(f"{where}: {name}[{r}, {c}] = {float(arr[r, c])!r} is too "
-                         f"large{extra}; a feature's value scales its weights in every score, "
-                         f"so its magnitude must be at most {MAX_ATTRIBUTE_VALUE:g} "
-                         f"(latentstruct.limits.MAX_ATTRIBUTE_VALUE): scale large features "
-                         f"(a log, a z-score)")
+    refuse_huge_values(arr, where, name)  # 1e300 would overflow the scores and the LP
     return arr
 
 
