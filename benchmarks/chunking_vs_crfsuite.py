@@ -92,7 +92,7 @@ def compare_crf(name, task_cls, train, dev, args):
     ours_s, ours_cpu, ours_pred, ours_marg, model = crf_run(task_cls(), train, dev,
                                                             args.crf_iterations)
     crf_s, crf_cpu, crf_pred, crf_marg = crfsuite_run(task_cls(), train, dev, args.crf_iterations,
-                                                      labels=list(model.task.labels_))
+                                                      labels=list(model.structure.labels_))
     task = task_cls()
     task.fit(train)
     ours, theirs = score(task, dev.targets, ours_pred), score(task, dev.targets, crf_pred)

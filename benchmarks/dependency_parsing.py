@@ -59,7 +59,7 @@ def main() -> None:
     task.fit(train)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        svm = StructuredSVM(task=task, max_iter=3).fit(task.featurize(train),
+        svm = StructuredSVM(structure=task, max_iter=3).fit(task.featurize(train),
                                                        task.encode_targets(train.targets))
     w = svm.coef_
     dev = task.read(ewt / "en_ewt-ud-dev.conllu", split="test")

@@ -115,7 +115,7 @@ def per_sentence(targets, choice) -> np.ndarray:
 def fit_reranker(domain, graph, train, tune, evals, args):
     task = RerankTask(domain=domain, graph=graph)
     task.fit(train)
-    learner = HiddenVariableReranker(task=task, n_epochs=args.epochs, random_state=args.seed,
+    learner = HiddenVariableReranker(structure=task, n_epochs=args.epochs, random_state=args.seed,
                                      eta0=args.eta0, init_noise=args.init_noise, progress=False)
     t0 = time.perf_counter()
     learner.fit(task.featurize(train), task.encode_targets(train.targets))

@@ -43,7 +43,7 @@ def main() -> None:
         TX, TY = task.featurize(tune), task.encode_targets(tune.targets)
         for noise, eta0 in grid:
             t0 = time.perf_counter()
-            model = HiddenVariableReranker(task=task, n_epochs=args.epochs, eta0=eta0,
+            model = HiddenVariableReranker(structure=task, n_epochs=args.epochs, eta0=eta0,
                                            init_noise=noise).fit(X, Y)
             r = task.evaluate(TY, model.predict(TX))
             print(json.dumps({"domain": domain, "init_noise": noise, "eta0": eta0,

@@ -102,6 +102,6 @@ def test_no_option_name_belongs_to_both_a_task_and_a_learner_that_trains_it():
         for learner_name in valid_learners(task_cls):
             learner_cls = LEARNERS[learner_name]
             shared = set(task_cls._param_names()) & (
-                set(learner_cls().get_params(deep=False)) - {"task"})
+                set(learner_cls().get_params(deep=False)) - {"structure"})
             assert not shared, (task_name, learner_name, shared)
             assert route_options([], task_cls, learner_cls) == ({}, {})

@@ -50,7 +50,7 @@ def test_options_lists_every_learner_option_with_default_and_meaning(capsys, lea
     # the listing shows the task's own defaults for this learner where it has some
     own = get_task_class(task).learner_defaults_for(cls)
     for name, default in {**cls().get_params(deep=False), **own}.items():
-        if name == "task":
+        if name in ("task", "structure"):
             continue
         shown = "None" if default is None else (default if isinstance(default, str) else repr(default))
         line = next((ln for ln in out.splitlines() if ln.strip().startswith(f"{name}=")), None)
@@ -294,7 +294,7 @@ def test_every_task_and_learner_option_has_a_meaning_not_just_a_type():
     for label, cls in classes:
         docs, types = parameter_docs(cls), parameter_types(cls)
         for name in inspect.signature(cls.__init__).parameters:
-            if name in ("self", "task", "kwargs"):
+            if name in ("self", "task", "structure", "kwargs"):
                 continue
             meaning = docs.get(name, "")
             if len(meaning) < 12 or meaning.startswith(types.get(name, "\0")):

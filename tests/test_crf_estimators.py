@@ -67,12 +67,12 @@ def test_cli_continues_an_sgd_crf_on_new_data(tmp_path, tiny_chunk_file, capsys)
     assert main(["train", "chunk", "--train", str(tiny_chunk_file), "--model", str(second),
                  "--resume", str(first), "--quiet"]) == 0
     capsys.readouterr()
-    _, before = load_trained(first)[:2]
+    task, before = load_trained(first)[:2]
     _, after = load_trained(second)[:2]
     # one more epoch: the step counter and the epoch count go on, and the weights move
     assert after.n_iter_ == before.n_iter_ + 1 and after.t_ > before.t_
-    X = before.task.featurize(before.task.read(tiny_chunk_file))
-    Y = before.task.encode_targets(before.task.read(tiny_chunk_file).targets)
+    X = task.featurize(task.read(tiny_chunk_file))
+    Y = task.encode_targets(task.read(tiny_chunk_file).targets)
     before.partial_fit(X, Y)
     np.testing.assert_array_equal(before.coef_, after.coef_)
     lbfgs = tmp_path / "lbfgs.npz"

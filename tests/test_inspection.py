@@ -97,7 +97,7 @@ def test_hashed_feature_names_are_shown_by_bucket(tmp_path):
     path.write_text(conllu(zork_sentences(10)), encoding="utf-8")
     dataset = task.read(path)
     task.fit(dataset)
-    learner = StructuredSVM(task=task, C=1.0).fit(task.featurize(dataset),
+    learner = StructuredSVM(structure=task, C=1.0).fit(task.featurize(dataset),
                                                   task.encode_targets(dataset.targets))
     r = inspect_model(task, learner, top=3)
     assert r["hashed_features"] is True
@@ -113,7 +113,7 @@ def test_translit_names_bias_and_largest_weights():
     w[0] = -0.5  # bias
     w[off + 1 * B + 2] = 3.0  # U[a -> y]
     w[off + 2 * B + 0] = -1.0  # U[b -> unknown/boundary]
-    learner = LCLR(task=task)
+    learner = LCLR(structure=task)
     learner.coef_ = w
     r = inspect_model(task, learner, top=5)
     assert r["kind"] == "weights" and r["bias"] == -0.5
@@ -129,7 +129,7 @@ def test_graph_pair_names_come_from_the_feature_index():
 
     task = ParaphraseTask(use_wordnet=False).fit(Dataset([(A, B)], [1]))
     w = np.random.default_rng(0).normal(size=task.n_features)
-    learner = LCLR(task=task)
+    learner = LCLR(structure=task)
     learner.coef_ = w
     r = inspect_model(task, learner, top=4)
     assert r["bias"] == w[task.feature_index_.lookup("bias")]
@@ -139,12 +139,12 @@ def test_graph_pair_names_come_from_the_feature_index():
 
 def test_jlis_weights_and_binary_bias(zork_model):
     task, ssvm, _ = load_trained(zork_model)
-    jlis = JLIS(task=task)
+    jlis = JLIS(structure=task)
     jlis.coef_ = np.append(ssvm.coef_, 0.75)
     w, extra = model_weights(task, jlis)
     assert np.array_equal(w, ssvm.coef_) and extra == {"binary_bias": 0.75}
     assert inspect_model(task, jlis)["binary_bias"] == 0.75
-    bad = StructuredSVM(task=task)
+    bad = StructuredSVM(structure=task)
     bad.coef_ = np.zeros(3)
     with pytest.raises(ConfigError, match="3 weights"):
         inspect_model(task, bad)

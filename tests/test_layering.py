@@ -256,19 +256,23 @@ def test_learners_import_only_the_structure_contract_from_tasks():
     assert bad == []
 
 
-#: expressions by which learners hold their task: ``task``, ``s_task`` (J-LIS's structured
-#: part), ``task_cls`` (its class), ``self.task``, ``structured.task``, ``data["task"]``,
-#: ``type(task)``, and ``self.base`` inside J-LIS's binary view (the task it wraps)
-_TASK_NAMES = {"task", "s_task", "task_cls"}
+#: expressions by which learners hold their structure: ``structure``, ``s_structure``
+#: (J-LIS's structured part), ``self.structure``, ``self._structure()``,
+#: ``structured.structure``, ``data["structure"]``, ``type(structure)``, and ``self.base``
+#: inside J-LIS's binary view (the structure it wraps)
+_TASK_NAMES = {"structure", "s_structure"}
 
 
 def _holds_task(node, in_view: bool) -> bool:
     if isinstance(node, ast.Name):
         return node.id in _TASK_NAMES
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "_structure" and not node.args:  # self._structure()
+        return True
     if isinstance(node, ast.Attribute):
-        return node.attr == "task" or (in_view and node.attr == "base"
-                                       and isinstance(node.value, ast.Name)
-                                       and node.value.id == "self")
+        return node.attr == "structure" or (
+            in_view and node.attr == "base" and isinstance(node.value, ast.Name)
+            and node.value.id == "self")
     if isinstance(node, ast.Subscript):
         return isinstance(node.slice, ast.Constant) and node.slice.value in _TASK_NAMES
     if isinstance(node, ast.Call):  # type(task)
@@ -296,11 +300,12 @@ def task_members_touched(source: str) -> dict[str, int]:
     return found
 
 
-def test_the_member_scan_sees_the_ways_learners_hold_a_task():
-    src = ("def f(self, task, data, structured):\n"
-           "    task.a; self.task.b; data['task'].c; structured.task.d; type(task).e\n"
-           "    getattr(task, 'f', None); other.g; self.base.h\n")
-    assert set(task_members_touched(src)) == {"a", "b", "c", "d", "e", "f"}
+def test_the_member_scan_sees_the_ways_learners_hold_a_structure():
+    src = ("def f(self, structure, data, structured):\n"
+           "    structure.a; self.structure.b; data['structure'].c; structured.structure.d\n"
+           "    type(structure).e; getattr(structure, 'f', None); other.g; self.base.h\n"
+           "    self._structure().i\n")
+    assert set(task_members_touched(src)) == {"a", "b", "c", "d", "e", "f", "i"}
 
 
 def test_learners_touch_only_the_contract_members():
@@ -336,13 +341,18 @@ def test_the_capability_table_is_generated_from_the_protocols():
     assert "made-up" not in contracts.CAPABILITIES
 
 
-def test_every_registered_task_is_a_structure():
-    from latentstruct.learners import NormalizedBinaryView
-    from latentstruct.tasks import TASKS
+def test_every_registered_task_gives_a_structure():
+    """Every task hands its learners ``task.structure()``; a task itself is not a structure
+    (it reads, featurises, evaluates and saves: a learner sees none of that)."""
+    from latentstruct.tasks import TASKS, Task
+    from latentstruct.tasks.base import StructureView
     from latentstruct.tasks.contracts import is_structure
 
-    assert all(is_structure(cls()) for cls in TASKS.values())
-    assert is_structure(NormalizedBinaryView()) and not is_structure(object())
+    assert all(issubclass(cls, Task) and cls.structure is Task.structure
+               for cls in TASKS.values())
+    assert is_structure(StructureView.__new__(StructureView))
+    assert not any(is_structure(cls()) for cls in TASKS.values())
+    assert not is_structure(object())
 
 
 # ------------------------------------------------ at most two parents

@@ -262,7 +262,7 @@ def test_decode_with_a_fit_block_sends_no_example(spy, tiny_chunk_file):
     expected = model._decode(X, w, Y)
     model.set_params(n_jobs=2)
     with parallel_config(backend="loky"), fit_session():
-        with shared(task=task, X=X, Y=Y) as data:
+        with shared(structure=task.structure(), X=X, Y=Y) as data:
             for _ in range(3):
                 got = model._decode(X, w, Y, data=data)
                 assert [np.asarray(g).tolist() for g in got] == [np.asarray(e).tolist()

@@ -105,7 +105,7 @@ def _first_sentence(text: str) -> str:
     return (m.group(1) if m else text).rstrip(";")
 
 
-def option_table(cls, params: dict, *, skip=("task",), width: int = 100) -> str:
+def option_table(cls, params: dict, *, skip=("task", "structure"), width: int = 100) -> str:
     """Lines ``  name=default  meaning`` for each parameter of ``cls``."""
     docs, types = parameter_docs(cls), parameter_types(cls)
     rows = []

@@ -11,8 +11,8 @@ from latentstruct.learners.lclr import TwoStage
 class TwoStageC10(TwoStage):
     """The two-stage system at ``C=10``."""
 
-    def __init__(self, task=None, C=10.0, tol=1e-3, max_iter=1000, n_jobs=1, random_state=0,
+    def __init__(self, structure=None, C=10.0, tol=1e-3, max_iter=1000, n_jobs=1, random_state=0,
                  check_inference=True, progress=False):
-        super().__init__(task=task, C=C, tol=tol, max_iter=max_iter, n_jobs=n_jobs,
+        super().__init__(structure=structure, C=C, tol=tol, max_iter=max_iter, n_jobs=n_jobs,
                          random_state=random_state, check_inference=check_inference,
                          progress=progress)

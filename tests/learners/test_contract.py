@@ -326,10 +326,10 @@ def test_clone_keeps_a_fitted_task(name, tiny_chunk_file):
         task, _ = _tiny_chunk(tiny_chunk_file)
     else:
         task = make_bag_problem()[0]
-    learner = cls(task=task)
+    learner = cls(structure=task)
     copy = clone(learner)
-    assert copy is not learner and copy.task is not task
-    assert copy.task.is_fitted() and copy.task.n_features == task.n_features
+    assert copy is not learner and copy.structure is not task
+    assert copy.structure.is_fitted() and copy.structure.n_features == task.n_features
     assert copy.get_params(deep=False).keys() == learner.get_params(deep=False).keys()
 
 

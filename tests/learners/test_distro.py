@@ -216,7 +216,7 @@ def test_fit_learns_unit_columns_and_records_attributes(tmp_path):
                 label_epochs=2, n_restarts=2).fit(X, Y)
     np.testing.assert_array_equal(m.coef_, m2.coef_)
     c = clone(m)
-    strip = lambda e: {k: v for k, v in e.get_params(deep=False).items() if k != "task"}  # noqa: E731
+    strip = lambda e: {k: v for k, v in e.get_params(deep=False).items() if k != "structure"}  # noqa: E731
     assert strip(c) == strip(m) and not hasattr(c, "coef_")
 
 

@@ -192,10 +192,10 @@ def test_clone_gives_an_unfitted_copy_that_replays_the_stream(request, case):
     for Xb, Yb in parts:
         quiet(lambda Xb=Xb, Yb=Yb: a.partial_fit(Xb, Yb))
     b = clone(a)
-    params = {k: v for k, v in a.get_params(deep=False).items() if k != "task"}
-    assert {k: v for k, v in b.get_params(deep=False).items() if k != "task"} == params
+    params = {k: v for k, v in a.get_params(deep=False).items() if k != "structure"}
+    assert {k: v for k, v in b.get_params(deep=False).items() if k != "structure"} == params
     assert params["shuffle"] is True and params["random_state"] == 4
-    assert b.task.n_features == task.n_features  # a fitted task clones with its index
+    assert b.structure.n_features == task.n_features  # a fitted task clones with its index
     assert not hasattr(b, "coef_") and not hasattr(b, "t_")
     for Xb, Yb in parts:
         quiet(lambda Xb=Xb, Yb=Yb: b.partial_fit(Xb, Yb))
@@ -225,7 +225,7 @@ def test_a_saved_model_continues_exactly(request, tmp_path, case):
     np.testing.assert_array_equal(loaded.coef_, live.coef_)
     assert loaded.t_ == live.t_ and loaded.n_iter_ == 1
     quiet(lambda: live.partial_fit(X2, Y2))
-    quiet(lambda: loaded.partial_fit(loaded.task.subset(X2, np.arange(len(X2))), Y2))
+    quiet(lambda: loaded.partial_fit(loaded.structure.subset(X2, np.arange(len(X2))), Y2))
     assert max_delta(live, loaded) == 0.0  # the same state: weights, sums, generator
     assert loaded.t_ == live.t_ and loaded.n_iter_ == live.n_iter_ == 2
 
@@ -263,7 +263,7 @@ def test_unfitted_or_refitted_task_and_bad_batches(chunk, tmp_path):
     task, X, Y = chunk
     with pytest.raises(ConfigError, match="partial_fit needs a fitted task.*task.fit"):
         StructuredPerceptron(ChunkTask()).partial_fit(X, Y)
-    with pytest.raises(ConfigError, match="needs a fitted task as its 'task' parameter"):
+    with pytest.raises(ConfigError, match=r"needs a structure \(a fitted task\) as its 'structure' parameter"):
         SGDStructuredSVM().partial_fit(X, Y)
     # the task fitted again on other data has another feature space
     other = ChunkTask(window=1, affix_length=1)
@@ -273,7 +273,7 @@ def test_unfitted_or_refitted_task_and_bad_batches(chunk, tmp_path):
     assert other.n_features != task.n_features
     for m in (StructuredPerceptron(task), SGDStructuredSVM(task, eta0=0.1)):
         quiet(lambda m=m: m.partial_fit(X, Y))
-        m.set_params(task=other)
+        m.set_params(structure=other)
         with pytest.raises(ConfigError, match=rf"model has {task.n_features} weights but the "
                                               rf"task now defines {other.n_features} features"):
             m.partial_fit(other.featurize(ds), other.encode_targets(ds.targets))

@@ -101,7 +101,7 @@ def test_bad_inputs(tiny):
         StructuredPerceptron(task, average="yes").fit(X, Y)
     with pytest.raises(ConfigError, match="examples"):
         StructuredPerceptron(task).fit(X, Y[:-1])
-    with pytest.raises(ConfigError, match="needs a fitted task"):
+    with pytest.raises(ConfigError, match=r"needs a structure \(or a fitted task\) to train; got None"):
         StructuredPerceptron(None).fit(X, Y)
 
 

@@ -33,7 +33,7 @@ def parse_option(text: str) -> tuple[str, object]:
 def route_options(options: list[str], task_cls, learner_cls) -> tuple[dict, dict]:
     """Send each ``--option`` to the task or the learner by parameter name."""
     task_keys = set(task_cls._param_names())
-    learner_keys = set(learner_cls().get_params(deep=False)) - {"task"}
+    learner_keys = set(learner_cls().get_params(deep=False)) - {"structure"}
     both = task_keys & learner_keys
     if both:  # pragma: no cover - a registry invariant, checked by the test suite
         raise ConfigError(f"options {sorted(both)} belong to both the task and the learner")

@@ -77,7 +77,7 @@ def run_config_from_metadata(metadata: dict) -> dict:
     skip = (set(getattr(task_cls, "local_params", ())) | set(task_cls.evaluation_params)
             | set(learner_cls.evaluation_params))
     options = {k: v for k, v in metadata["task_params"].items() if k not in skip}
-    learner_keys = set(learner_cls().get_params(deep=False)) - {"task"} - skip
+    learner_keys = set(learner_cls().get_params(deep=False)) - {"structure"} - skip
     for key, value in metadata["learner_params"].items():
         # "<ndarray>" marks an array given in Python (coef_init); it cannot be replayed
         if key in learner_keys and not (isinstance(value, str) and value.startswith("<")):

@@ -81,7 +81,7 @@ def load(path):
     extra = metadata.get("extra") if isinstance(metadata.get("extra"), dict) else {}
     cls = estimator_class(metadata, path)
     options = {k: v for k, v in learner.get_params(deep=False).items()
-               if k != "task" and not isinstance(v, np.ndarray)}
+               if k != "structure" and not isinstance(v, np.ndarray)}
     options.update(task.get_params())
     est = cls(task=task.name, learner=learner.registry_name, **options)
     est.task_, est.learner_ = task, learner

@@ -156,7 +156,7 @@ class Estimator(BaseEstimator):
     def _defaults(self) -> tuple[dict, dict]:
         task_cls, learner_cls = self._classes()
         learner_defaults = learner_cls().get_params(deep=False)
-        learner_defaults.pop("task", None)
+        learner_defaults.pop("structure", None)
         learner_defaults.update(task_cls.learner_defaults_for(learner_cls))
         return task_cls.param_defaults(), learner_defaults
 

@@ -87,7 +87,7 @@ def estimator_from_crfsuite_file(path):
     # written in place (the emission block is a view): no second dense copy
     coef[:A * L].reshape(A, L)[model.state_attributes, model.state_labels] = model.state_weights
     coef[A * L:A * L + L * L] = np.asarray(model.transitions, dtype=np.float64).reshape(-1)
-    learner = get_learner_class("crf")(task=task)
+    learner = get_learner_class("crf")(structure=task.structure())
     learner._restore({"n_iter_": 0, "objective_curve_": [], "converged_": True}, {"coef_": coef})
     est = Estimator(task="sequence", learner="crf")
     est.task_, est.learner_ = task, learner

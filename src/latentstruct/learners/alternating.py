@@ -72,7 +72,7 @@ def _final_gap(inner_gap: float, tol: float, curve: list, last: bool) -> float:
     return float(min(inner_gap, max(tol, (0.01 if last else 0.1) * progress)))
 
 
-def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: StructuredPart | None = None,
+def alternating_latent_fit(learner, structure, X, y, C, w0, *, structured: StructuredPart | None = None,
                            random_state=None, desc="latent", monotone=True,
                            session=None, max_iter=None,
                            after_iteration=None) -> AlternatingResult:
@@ -117,27 +117,27 @@ def alternating_latent_fit(learner, task, X, y, C, w0, *, structured: Structured
     if after_iteration is not None and monotone:
         raise ValueError("after_iteration is only for the non-monotone loop")
     n = len(X)
-    parts = {"task": task, "X": X}
+    parts = {"structure": structure, "X": X}
     # the subsets declared as such: process and cluster workers then decode each example
     # in the same worker in every pass (home workers), which keeps what it built for it
     for name, at in (("pos", np.flatnonzero(y > 0)), ("neg", np.flatnonzero(y < 0))):
-        parts[name] = subset(task.subset(X, at) if n else [], of="X", at=at)
+        parts[name] = subset(structure.subset(X, at) if n else [], of="X", at=at)
     if structured is not None:
-        parts.update(s_task=structured.task, s_X=structured.X, s_Y=structured.Y)
+        parts.update(s_task=structured.structure, s_X=structured.X, s_Y=structured.Y)
     # The task and the examples reach parallel workers once per fit; passes send only w.
     with shared(**parts) as data:
         if callable(w0):
             # a start that decodes X (LCLR's two-stage model) runs inside the block, so its
             # pass reuses the workers' copies of the examples instead of shipping its own
             w0 = w0()
-        return _alternating_loop(learner, task, X, y, C, w0, data, structured=structured,
+        return _alternating_loop(learner, structure, X, y, C, w0, data, structured=structured,
                                  random_state=random_state, desc=desc, monotone=monotone,
                                  session=session,
                                  max_iter=learner.max_iter if max_iter is None else max_iter,
                                  after_iteration=after_iteration)
 
 
-def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_state, desc,
+def _alternating_loop(learner, structure, X, y, C, w0, data, *, structured, random_state, desc,
                       monotone, session, max_iter, after_iteration):
     """``alternating_latent_fit``'s loop; ``data`` is its ``shared`` block."""
     rng = np.random.default_rng(learner.random_state if random_state is None else random_state)
@@ -154,8 +154,8 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
     C_groups = np.full(n + m, float(C))
     if structured is not None:
         C_groups[n:] = structured.C
-        s_task, s_dim = structured.task, structured.task.n_features
-    pool = ConstraintPool(task.n_features, n + m)
+        s_task, s_dim = structured.structure, structured.structure.n_features
+    pool = ConstraintPool(structure.n_features, n + m)
     pos_constraint = np.full(n, -1, dtype=np.int64)
     pos_structure: dict[int, np.ndarray] = {}
     pos_phi: dict[int, object] = {}
@@ -176,7 +176,7 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
     # of its cached one, which bounds how far Eq. (5) can sit below Eq. (4).
     eps = float(getattr(learner, "epsilon", 0.0))
     # A decode-then-vote decoder is no maximiser: "not below a known structure" cannot hold.
-    maximiser = task.argmax_is_maximum()
+    maximiser = structure.argmax_is_maximum()
     # Inexact cutting plane (J-LIS's inner_gap): a restricted problem whose working sets will
     # still grow is solved only to a relative duality gap that starts at inner_gap and halves
     # every round (loose solves move w enough for new violations to keep trickling in); the
@@ -197,7 +197,9 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
     # results of the cutting plane's last round, decoded at the w it is evaluated at (the
     # round that finds nothing to add ends the iteration without a solve).  That is one pass
     # over X less per outer iteration; the results, and so the path, are the same.
-    reuse = not tie_break and type(task).decision_batch is latent_argmax_decisions
+    # (a structure that kept the contract's decision_batch: the latent completions are reused)
+    reuse = (not tie_break and getattr(structure.decision_batch, "__func__", None)
+             is latent_argmax_decisions)
     decoded_at = None  # (w, results over X) of the objective's last pass
     neg_at = None  # (w, results over the negatives) of the last negatives' pass
 
@@ -209,17 +211,17 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
         elif tie_break:
             seeds = rng.integers(0, np.iinfo(np.int64).max, size=size)
             results = parallel_chunks(seeded_latent_chunk, size, n_jobs,
-                                      args=(data["task"], data[part], w_, rows(seeds)))
+                                      args=(data["structure"], data[part], w_, rows(seeds)))
         else:
             results = parallel_chunks(latent_chunk, size, n_jobs,
-                                      args=(data["task"], data[part], w_))
+                                      args=(data["structure"], data[part], w_))
         if reuse and part == "neg":
             neg_at = (np.array(w_, dtype=np.float64), results)
         monitor.observe(results, what, idx)
         return results
 
     def checked_phi(x, res, w_, what, example):
-        phi = task.latent_feature(x, res.structure)
+        phi = structure.latent_feature(x, res.structure)
         monitor.consistent(float(res.score), phi.dot(w_), what, example)
         return phi
 
@@ -254,17 +256,17 @@ def _alternating_loop(learner, task, X, y, C, w0, data, *, structured, random_st
                 for k, j in enumerate(neg):
                     results[j] = neg_at[1][k]
                 done = parallel_chunks(latent_chunk, len(pos), n_jobs,
-                                       args=(data["task"], data["pos"], w_))
+                                       args=(data["structure"], data["pos"], w_))
                 for k, i in enumerate(pos):
                     results[i] = done[k]
             else:
                 results = parallel_chunks(latent_chunk, n, n_jobs,
-                                          args=(data["task"], data["X"], w_))
+                                          args=(data["structure"], data["X"], w_))
             decisions = np.array([float(r.score) for r in results], dtype=np.float64)
             decoded_at = (np.array(w_, dtype=np.float64), results)
         else:
             decisions = np.concatenate(parallel_chunks(
-                decision_chunk, n, n_jobs, args=(data["task"], data["X"], w_))) if n else np.zeros(0)
+                decision_chunk, n, n_jobs, args=(data["structure"], data["X"], w_))) if n else np.zeros(0)
         value = squared_hinge_objective(w_, decisions, y, C)
         if structured is not None:
             xi = np.array([max(v[3], 0.0) for v in structured_violations(w_)])

@@ -8,24 +8,24 @@ from __future__ import annotations
 __all__ = ["latent_chunk", "seeded_latent_chunk", "decision_chunk", "structured_chunk"]
 
 
-def latent_chunk(a, b, task, Xs, w):
+def latent_chunk(a, b, structure, Xs, w):
     """Latent argmax of examples a..b-1 (deterministic ties)."""
-    return task.latent_argmax_batch(Xs[a:b], w)
+    return structure.latent_argmax_batch(Xs[a:b], w)
 
 
-def seeded_latent_chunk(a, b, task, Xs, w, seeds):
+def seeded_latent_chunk(a, b, structure, Xs, w, seeds):
     """Latent argmax of examples a..b-1, each with its own seed (ties broken at random).
 
     Per-example seeds make the result independent of how examples are split into chunks, so
     ``n_jobs`` never changes the model."""
-    return [task.latent_argmax(Xs[k], w, random_state=int(seeds[k])) for k in range(a, b)]
+    return [structure.latent_argmax(Xs[k], w, random_state=int(seeds[k])) for k in range(a, b)]
 
 
-def decision_chunk(a, b, task, X, w):
+def decision_chunk(a, b, structure, X, w):
     """[f(x) for examples a..b-1], as one array in a list."""
-    return [task.decision_batch(X[a:b], w)]
+    return [structure.decision_batch(X[a:b], w)]
 
 
-def structured_chunk(a, b, task, X, Y, w):
+def structured_chunk(a, b, structure, X, Y, w):
     """Loss-augmented argmax results of structured examples a..b-1."""
-    return task.argmax_results(X[a:b], w, Y[a:b])
+    return structure.argmax_results(X[a:b], w, Y[a:b])

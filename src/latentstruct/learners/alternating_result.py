@@ -36,7 +36,7 @@ class StructuredPart:
     structures, their task (its weights are the first ``task.n_features`` entries of w)
     and the cost C_1 of their squared slacks."""
 
-    task: object
+    structure: object
     X: object
     Y: list
     C: float

@@ -76,10 +76,10 @@ class AROW(OnlineStepLearner):
         "gamma": [Interval(float, 0, None, closed="neither")],
     }
 
-    def __init__(self, task=None, variance=1.0, gamma=1.0, max_iter=100, epsilon=0.0,
+    def __init__(self, structure=None, variance=1.0, gamma=1.0, max_iter=100, epsilon=0.0,
                  random_state=0, shuffle=True, n_jobs=1, check_inference=True,
                  progress=False):
-        self.task = task
+        self.structure = structure
         self.variance = variance
         self.gamma = gamma
         self._set_loop_params(max_iter, epsilon, random_state, shuffle, n_jobs,

@@ -19,7 +19,7 @@ from sklearn.base import BaseEstimator
 from ..registry import Registry, learner_modules
 from ..exceptions import ConfigError, InferenceError, check_is_fitted
 from ..parallel import fit_session, parallel_chunks, rows, shared
-from ..tasks.contracts import Structure, alternatives, capability, is_structure
+from ..tasks.contracts import Structure, alternatives, as_structure, capability
 from ..params import check_coef_init, validate_params
 
 __all__ = [
@@ -65,6 +65,9 @@ class LinearStructuredLearner(BaseEstimator):
 
     #: task capabilities every instance needs (see ``required_capabilities``)
     requires: frozenset = frozenset()
+    #: capabilities used when the structure offers them, never needed (the perceptron's
+    #: step scaled by the example's size when the structure is sized)
+    uses_if_offered: frozenset = frozenset()
     #: hyperparameter -> list of what it may be (``latentstruct.params``); checked by
     #: ``validate_params`` at the start of ``fit`` and by ``check_compatible``
     _parameter_constraints: dict = {}
@@ -98,30 +101,37 @@ class LinearStructuredLearner(BaseEstimator):
 
     def check_params(self) -> None:
         """``validate_params`` on this instance's hyperparameters (start of ``fit``)."""
-        task = getattr(self, "task", None)
         n = None
-        if (is_structure(task) and task.is_fitted()
-                and "coef_init" in self._parameter_constraints):
-            n = self.coef_size(task)
+        if "coef_init" in self._parameter_constraints and self.structure is not None:
+            n = self.coef_size(self._structure())
         type(self).validate_params(self.get_params(deep=False), n_features=n)
 
-    def _check_task(self) -> Structure:
-        if not is_structure(self.task):
-            raise ConfigError(
-                f"{type(self).__name__} needs a fitted task as its 'task' parameter, "
-                f"got {type(self.task).__name__}"
-            )
-        check_compatible(type(self.task), self.task.get_params(), type(self),
-                         self.get_params(deep=False))
-        self.task.check_fitted()
-        return self.task
+    def _structure(self) -> Structure:
+        """The structure this learner trains: ``as_structure(self.structure)`` (a task gives
+        its narrow view, ``task.structure()``; a hand-written structure is completed)."""
+        return as_structure(self.structure)
+
+    def _check_structure(self) -> Structure:
+        """The structure, once it is known to offer every capability this learner (with its
+        hyperparameters) needs."""
+        structure = self._structure()
+        needed = type(self).required_capabilities(self.get_params(deep=False))
+        unmet = {c: why for c, why in needed.items()
+                 if not set(alternatives(c)) & set(structure.capabilities)}
+        if unmet:
+            needs = "; ".join(
+                " or ".join(f"{a} ({capability(a).meaning})" for a in alternatives(c))
+                + (f", needed because {why}" if why else "") for c, why in sorted(unmet.items()))
+            raise ConfigError(f"learner {_learner_name(type(self))!r} cannot train structure "
+                              f"{structure.identity.name!r}, which lacks: {needs}")
+        return structure
 
     #: whether ``fit`` also takes binary examples (X_binary, y_binary), as J-LIS does
     uses_binary_examples = False
 
-    def coef_size(self, task) -> int:
-        """Length of ``coef_`` for ``task`` (checked when a model file is loaded)."""
-        return task.n_features
+    def coef_size(self, structure) -> int:
+        """Length of ``coef_`` for ``structure`` (checked when a model file is loaded)."""
+        return structure.n_features
 
     def _check_is_fitted(self) -> None:
         check_is_fitted(getattr(self, "coef_", None) is not None,
@@ -133,17 +143,17 @@ class LinearStructuredLearner(BaseEstimator):
         ``data``: a ``parallel.shared(task=..., X=..., Y=...)`` block a fit opened over this
         ``X`` (and ``Y``), so that they reach workers once per fit; without it the task is
         sent once per call and each chunk carries its own rows of ``X`` and ``Y``."""
-        task = self.task
-        X = task.as_batch(X) if data is None else X
+        structure = self._structure()
+        X = structure.as_batch(X) if data is None else X
         n_jobs = getattr(self, "n_jobs", 1)
         if data is not None:
             ys = None if Y is None else data["Y"]
             return parallel_chunks(_decode_chunk, len(X), n_jobs,
-                                   args=(data["task"], data["X"], ys, w, random_state))
-        with shared(task=task) as block:
+                                   args=(data["structure"], data["X"], ys, w, random_state))
+        with shared(structure=structure) as block:
             ys = None if Y is None else rows(Y)
             return parallel_chunks(_decode_chunk, len(X), n_jobs,
-                                   args=(block["task"], rows(X), ys, w, random_state))
+                                   args=(block["structure"], rows(X), ys, w, random_state))
 
     def predict(self, X) -> list:
         """Best structure of every example under ``coef_``."""
@@ -151,10 +161,9 @@ class LinearStructuredLearner(BaseEstimator):
         return self._decode(X, self.coef_)
 
     def score(self, X, Y) -> float:
-        """The task's main metric (``task.score_metric``, higher is better) of ``predict(X)``
-        against ``Y``, as scikit-learn's model selection expects."""
-        metrics = self.task.evaluate(list(Y), self.predict(X))
-        return float(metrics[self.task.score_metric])
+        """The structure's ``score`` of ``predict(X)`` against ``Y`` (a task's main metric;
+        higher is better), as scikit-learn's model selection expects."""
+        return float(self._structure().score(list(Y), self.predict(X)))
 
     def _learned_state(self) -> tuple[dict, dict]:
         """JSON-able attributes and arrays that ``_restore`` needs (for model files)."""
@@ -179,10 +188,10 @@ def _in_fit_session(fit):
     return fit_in_session
 
 
-def _decode_chunk(a, b, task, X, Y, w, random_state) -> list:
+def _decode_chunk(a, b, structure, X, Y, w, random_state) -> list:
     """Examples a..b-1 of ``LinearStructuredLearner._decode`` (module level, so that process
     and cluster workers unpickle it by name)."""
-    return task.argmax_batch(X[a:b], w, None if Y is None else Y[a:b], random_state=random_state)
+    return structure.argmax_batch(X[a:b], w, None if Y is None else Y[a:b], random_state=random_state)
 
 
 def raise_inexact_decoder(kind: str, example: int, value: float) -> None:

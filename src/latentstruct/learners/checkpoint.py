@@ -196,8 +196,9 @@ def _param_value(value):
 
 
 def learner_record(learner) -> dict:
-    """The learner's hyperparameters (without ``task``) as a checkpoint records them."""
-    return {k: _param_value(v) for k, v in learner.get_params(deep=False).items() if k != "task"}
+    """The learner's hyperparameters (without ``structure``) as a checkpoint records them."""
+    return {k: _param_value(v) for k, v in learner.get_params(deep=False).items()
+            if k != "structure"}
 
 
 def _same(a, b) -> bool:
@@ -255,7 +256,7 @@ def check_cli_options(checkpoint, resume, task, learner_cls, learner_params: dic
     _check_kind(path, metadata)
     record = learner_record(learner_cls(**learner_params))
     check_checkpoint_matches(path, metadata, learner_cls, record, task.name, task.get_params(),
-                             type(task))
+                             frozenset(getattr(task, "local_params", ())))
 
 
 def _check_kind(path, metadata) -> None:
@@ -273,7 +274,8 @@ def _check_kind(path, metadata) -> None:
 
 
 def check_checkpoint_matches(path, metadata: dict, learner_cls, learner_params: dict,
-                             task_name: str, task_params: dict, task_cls=None) -> None:
+                             task_name: str, task_params: dict,
+                             local_params=frozenset()) -> None:
     """Raise ``ConfigError`` unless the checkpoint was written by a ``learner_cls`` with
     these hyperparameters on a task ``task_name`` with these parameters.
 
@@ -296,7 +298,7 @@ def check_checkpoint_matches(path, metadata: dict, learner_cls, learner_params: 
                           f"afresh without --resume")
     # parameters naming places on this machine (cache folders) do not change the task
     tdiff = _differences(metadata.get("task_params", {}), _jsonable(task_params),
-                         set(getattr(task_cls, "local_params", ())) if task_cls else ())
+                         set(local_params))
     if tdiff:
         raise ConfigError(f"checkpoint {name} was written with other task parameters: "
                           f"{'; '.join(tdiff)}. Resume with the same options, or train afresh")
@@ -314,7 +316,7 @@ class CheckpointSession:
 
     Parameters
     ----------
-    learner : the learner being fitted (its ``task`` must be fitted)
+    learner : the learner being fitted (its structure's ``identity`` is recorded)
     data : dict of the training data, e.g. ``{"X": X, "Y": Y}`` (only hashed, and only when
         a checkpoint is written or read)
     checkpoint : None, a path or a :class:`Checkpoint`
@@ -350,14 +352,15 @@ class CheckpointSession:
 
     def _resume(self, path) -> None:
         metadata, arrays = read_checkpoint(path)
-        task = self.learner.task
-        check_checkpoint_matches(path, metadata, type(self.learner), self._record, task.name,
-                                 task.get_params(), type(task))
+        structure = self.learner._structure()
+        who = structure.identity
+        check_checkpoint_matches(path, metadata, type(self.learner), self._record, who.name,
+                                 who.params, who.local_params)
         name = os.fspath(path)
-        if metadata.get("n_features") != int(task.n_features):
+        if metadata.get("n_features") != int(structure.n_features):
             raise ConfigError(
                 f"checkpoint {name} has {metadata.get('n_features')} features but the task "
-                f"now has {task.n_features}; the task was fitted on other data. Resume with "
+                f"now has {structure.n_features}; the task was fitted on other data. Resume with "
                 f"the same training data")
         recorded = metadata.get("data_digest") or {}
         if recorded.get("digest") != self._digest["digest"]:
@@ -396,15 +399,15 @@ class CheckpointSession:
             return
         if not done and iteration % int(ck.every):
             return
-        task = self.learner.task
+        structure = self.learner._structure()
         metadata = {
             "kind": CHECKPOINT_KIND,
             "checkpoint_version": CHECKPOINT_VERSION,
-            "task": task.name,
+            "task": structure.identity.name,
             "learner": getattr(type(self.learner), "registry_name", type(self.learner).__name__),
-            "task_params": _jsonable(task.get_params()),
+            "task_params": _jsonable(structure.identity.params),
             "learner_params": self._record,
-            "n_features": int(task.n_features),
+            "n_features": int(structure.n_features),
             "data_digest": self._digest,
             "iteration": int(iteration),
             "done": bool(done),

@@ -177,12 +177,12 @@ class CRF(LinearStructuredLearner):
         "check_inference": [BOOL],
     }
 
-    def __init__(self, task=None, c1=0.0, c2=1.0, feature_set="observed", possible_states=False,
+    def __init__(self, structure=None, c1=0.0, c2=1.0, feature_set="observed", possible_states=False,
                  possible_transitions=True, solver="lbfgs",
                  max_iter=100, delta=1e-5, period=10, epsilon=1e-5, memory=6, alpha=None,
                  eta0="auto", batch_size=32, random_state=0, n_jobs=1, progress=False,
                  check_inference=True):
-        self.task = task
+        self.structure = structure
         self.c1 = c1
         self.c2 = c2
         self.feature_set = feature_set
@@ -209,10 +209,10 @@ class CRF(LinearStructuredLearner):
         n = len(X)
         blocks = min(effective_n_jobs(self.n_jobs), n)  # -1: every core, as in joblib
         if blocks <= 1 or data is None:
-            return _block_loss(self.task, X, Y, w, out=out)
+            return _block_loss(self._structure(), X, Y, w, out=out)
         cuts = np.linspace(0, n, blocks + 1).astype(np.int64)
         parts = parallel_chunks(_blocks_kernel, blocks, blocks, prefer="threads",
-                                args=(data["task"], data["X"], data["Y"], cuts, w), desc="crf")
+                                args=(data["structure"], data["X"], data["Y"], cuts, w), desc="crf")
         total, grad = parts[0]
         grad = grad.copy()
         for f, g in parts[1:]:  # in block order: the sum does not depend on the schedule
@@ -225,9 +225,9 @@ class CRF(LinearStructuredLearner):
         if w is None:
             self._check_is_fitted()
             w = self.coef_
-        X = self.task.as_batch(X)
+        X = self._structure().as_batch(X)
         w = np.asarray(w, dtype=np.float64)
-        loss, _ = _block_loss(self.task, X, list(Y), w)
+        loss, _ = _block_loss(self._structure(), X, list(Y), w)
         value = float(loss + self.c2 * float(w @ w))
         if self.c1 > 0:
             value += self.c1 * float(np.abs(w).sum())
@@ -241,13 +241,13 @@ class CRF(LinearStructuredLearner):
                 f"c1={self.c1} (an L1 penalty) needs solver='lbfgs', which trains it by OWL-QN; "
                 f"solver={self.solver!r} has no L1 term (neither has CRFsuite's SGD, l2sgd). "
                 "Use solver='lbfgs', or c1=0")
-        task = self._check_task()
-        X = task.as_batch(X)
+        structure = self._check_structure()
+        X = structure.as_batch(X)
         if len(X) == 0:
             raise InputError("no training examples: X is empty")
         if len(Y) != len(X):
             raise InputError(f"X has {len(X)} examples but Y has {len(Y)} structures")
-        return task, X, list(Y)
+        return structure, X, list(Y)
 
     def fit(self, X, Y, *, checkpoint=None, resume=None) -> "CRF":
         """Learn ``coef_`` from examples ``X`` and encoded structures ``Y``; returns self.
@@ -263,33 +263,33 @@ class CRF(LinearStructuredLearner):
                 "it (OWL-QN, for c1 > 0, likewise), so a resumed run would not be the same "
                 "run. Use solver='sgd', or train "
                 "without --checkpoint/--resume")
-        task, X, Y = self._validated(X, Y)
+        structure, X, Y = self._validated(X, Y)
         t0 = time.perf_counter()
-        self.n_inexact_marginals_ = self._count_inexact_marginals(task, X)
-        self.support_ = self._support(task, X, Y)
+        self.n_inexact_marginals_ = self._count_inexact_marginals(structure, X)
+        self.support_ = self._support(structure, X, Y)
         session = CheckpointSession(self, {"X": X, "Y": Y}, checkpoint, resume)
-        with shared(task=task, X=X, Y=Y) as data:
+        with shared(structure=structure, X=X, Y=Y) as data:
             if self.solver == "lbfgs" and self.c1 > 0:
-                self._fit_owlqn(task, X, Y, data)
+                self._fit_owlqn(structure, X, Y, data)
             elif self.solver == "lbfgs":
-                self._fit_lbfgs(task, X, Y, data)
+                self._fit_lbfgs(structure, X, Y, data)
             else:
                 self.t_, self.n_iter_, self.objective_curve_ = 0, 0, []
-                self._sgd(task, X, Y, session, fresh=True)
+                self._sgd(structure, X, Y, session, fresh=True)
         self.n_nonzero_ = int(np.count_nonzero(self.coef_))
         self.fit_seconds_ = time.perf_counter() - t0
         return self
 
-    def _count_inexact_marginals(self, task, X) -> int:
+    def _count_inexact_marginals(self, structure, X) -> int:
         """The examples whose marginals are not exact (warned about; raised under
         ``check_inference``).  That depends on an example's structure (the graph task relaxes
         loopy graphs too large to enumerate), not on w: one pass at w = 0 finds them.  Tasks
         with a compiled batch loss (exact forward-backward) are not probed."""
-        if getattr(task, "log_loss_batch", None) is not None:
+        if getattr(structure, "log_loss_batch", None) is not None:
             return 0
-        w = np.zeros(task.n_features)
+        w = np.zeros(structure.n_features)
         inexact = [i for i in range(len(X))
-                   if getattr(task.marginals(X[i], w), "status", EXACT) != EXACT]
+                   if getattr(structure.marginals(X[i], w), "status", EXACT) != EXACT]
         if inexact and self.check_inference:
             raise InferenceError(
                 f"CRF: the marginals of training example {inexact[0]} (and {len(inexact) - 1} "
@@ -301,10 +301,10 @@ class CRF(LinearStructuredLearner):
                           InexactInferenceWarning, stacklevel=user_stacklevel())
         return len(inexact)
 
-    def _trained_problem(self, task, X, Y, data):
+    def _trained_problem(self, structure, X, Y, data):
         """(loss_grad, expand, w0): the summed loss and its gradient over the trained
         weights (all, or ``support_``), the map back to every feature, and the start 0."""
-        w0 = np.zeros(task.n_features)
+        w0 = np.zeros(structure.n_features)
         support = self.support_
         if support is None:
             def loss_grad(v):
@@ -313,8 +313,8 @@ class CRF(LinearStructuredLearner):
             def expand(v):
                 return v
         else:  # L-BFGS works on the trained weights only; the others stay zero
-            full = np.zeros(task.n_features)
-            buffer = np.zeros(task.n_features)  # the gradient's, reused: only g[support] leaves
+            full = np.zeros(structure.n_features)
+            buffer = np.zeros(structure.n_features)  # the gradient's, reused: only g[support] leaves
 
             def loss_grad(z):
                 full[support] = z
@@ -322,18 +322,18 @@ class CRF(LinearStructuredLearner):
                 return f, g[support]
 
             def expand(z):
-                out = np.zeros(task.n_features)
+                out = np.zeros(structure.n_features)
                 out[support] = z
                 return out
 
             w0 = w0[support]
         return loss_grad, expand, w0
 
-    def _fit_lbfgs(self, task, X, Y, data) -> None:
+    def _fit_lbfgs(self, structure, X, Y, data) -> None:
         curve = []
         period, delta = int(self.period), float(self.delta)
         epsilon, c2 = float(self.epsilon), float(self.c2)
-        trained_loss_grad, expand, w0 = self._trained_problem(task, X, Y, data)
+        trained_loss_grad, expand, w0 = self._trained_problem(structure, X, Y, data)
         last = {}
 
         def loss_grad(z):  # remembers the last point and gradient, for the epsilon test
@@ -376,10 +376,10 @@ class CRF(LinearStructuredLearner):
                           "raise max_iter for a tighter optimum", ConvergenceWarning,
                           stacklevel=user_stacklevel())
 
-    def _fit_owlqn(self, task, X, Y, data) -> None:
+    def _fit_owlqn(self, structure, X, Y, data) -> None:
         """c1 > 0: OWL-QN on the trained weights, CRFsuite's settings (see the class doc)."""
         curve, c2 = [], float(self.c2)
-        loss_grad, expand, w0 = self._trained_problem(task, X, Y, data)
+        loss_grad, expand, w0 = self._trained_problem(structure, X, Y, data)
 
         def smooth(z):  # the NLL and c2 ||w||², as CRFsuite's lbfgs_evaluate; OWL-QN adds c1
             f, g = loss_grad(z)
@@ -431,34 +431,34 @@ class CRF(LinearStructuredLearner):
         if self.eta0 == "auto" and getattr(self, "eta0_", None) is None:
             raise ConfigError("partial_fit needs a numeric eta0 (e.g. eta0=0.1): 'auto' tunes "
                               "it on the training set, which a stream does not have")
-        task, X, Y = self._validated(X, Y)
+        structure, X, Y = self._validated(X, Y)
         if getattr(self, "lambda_", None) is None and self.alpha is None:
             raise ConfigError("partial_fit needs alpha, the per-example L2 strength (fit uses "
                               "2*c2/n, and a stream has no n); e.g. alpha=1e-4")
         if getattr(self, "coef_", None) is None:
-            self.coef_ = np.zeros(task.n_features)
+            self.coef_ = np.zeros(structure.n_features)
             self.t_, self.n_iter_, self.objective_curve_ = 0, 0, []
-            self.support_ = self._support(task, X, Y)
-        elif self.coef_.shape != (task.n_features,):
+            self.support_ = self._support(structure, X, Y)
+        elif self.coef_.shape != (structure.n_features,):
             raise InputError(f"the model has {self.coef_.shape[0]} weights but the task now has "
-                             f"{task.n_features} features; partial_fit needs the task it "
+                             f"{structure.n_features} features; partial_fit needs the task it "
                              "started with")
         self.n_inexact_marginals_ = (getattr(self, "n_inexact_marginals_", 0)
-                                     + self._count_inexact_marginals(task, X))
-        self._sgd(task, X, Y, None, fresh=False)
+                                     + self._count_inexact_marginals(structure, X))
+        self._sgd(structure, X, Y, None, fresh=False)
         return self
 
-    def _sgd(self, task, X, Y, session, fresh: bool) -> None:
+    def _sgd(self, structure, X, Y, session, fresh: bool) -> None:
         n = len(X)
         if fresh:
             lam = 2.0 * self.c2 / n if self.alpha is None else float(self.alpha)
             self.lambda_ = lam
             eta0 = self.eta0
             if eta0 == "auto":
-                eta0, self.eta0_trials_ = self._search_eta0(task, X, Y, lam)
+                eta0, self.eta0_trials_ = self._search_eta0(structure, X, Y, lam)
             self.eta0_ = float(eta0)
             rng = np.random.default_rng(self.random_state)
-            w, epochs = np.zeros(task.n_features), int(self.max_iter)
+            w, epochs = np.zeros(structure.n_features), int(self.max_iter)
             if session is not None and session.resuming:
                 meta, arrays = session.state
                 w, rng = arrays["w"].copy(), rng_from_state(meta["rng"])
@@ -476,7 +476,7 @@ class CRF(LinearStructuredLearner):
         try:
             for _ in range(first if fresh else 0, epochs):
                 order = rng.permutation(n) if rng is not None else np.arange(n)
-                total, self.t_ = self._sgd_pass(task, X, Y, w, order, self.eta0_, lam, self.t_)
+                total, self.t_ = self._sgd_pass(structure, X, Y, w, order, self.eta0_, lam, self.t_)
                 self.n_iter_ += 1
                 self.objective_curve_.append(total / n + 0.5 * lam * float(w @ w))
                 bar.update(1)
@@ -490,38 +490,38 @@ class CRF(LinearStructuredLearner):
         self.n_nonzero_ = int(np.count_nonzero(w))
         self.converged_ = False
 
-    def _search_eta0(self, task, X, Y, lam):
+    def _search_eta0(self, structure, X, Y, lam):
         n = len(X)
         srng = np.random.default_rng([self.random_state, 1])
         m = min(n, max(int(self.batch_size) * 5, n // 10))
         sample = np.sort(srng.choice(n, size=m, replace=False))
-        Xs, Ys = task.subset(X, sample), [Y[i] for i in sample]
+        Xs, Ys = structure.subset(X, sample), [Y[i] for i in sample]
 
         def trial(eta0):
-            w = np.zeros(task.n_features)
-            self._sgd_pass(task, Xs, Ys, w, np.arange(m), eta0, lam, 0)
-            f, _ = _block_loss(task, Xs, Ys, w)
+            w = np.zeros(structure.n_features)
+            self._sgd_pass(structure, Xs, Ys, w, np.arange(m), eta0, lam, 0)
+            f, _ = _block_loss(structure, Xs, Ys, w)
             return f / m + 0.5 * lam * float(w @ w)
 
         return search_eta0(trial, lam)
 
-    def _sgd_pass(self, task, X, Y, w, order, eta0, lam, t) -> tuple[float, int]:
+    def _sgd_pass(self, structure, X, Y, w, order, eta0, lam, t) -> tuple[float, int]:
         """One pass of mini-batch steps over the examples in ``order``, updating ``w`` in
         place from step ``t``; returns (the sum of the batches' losses, the step count)."""
         total = 0.0
         for a in range(0, order.size, int(self.batch_size)):
             idx = order[a : a + int(self.batch_size)]
-            f, g = _block_loss(task, task.subset(X, idx), [Y[i] for i in idx], w)
+            f, g = _block_loss(structure, structure.subset(X, idx), [Y[i] for i in idx], w)
             _sgd_step(w, g, step_size(eta0, lam, t), lam, idx.size, self.support_)
             total += f
             t += 1
         return total, t
 
-    def _support(self, task, X, Y):
+    def _support(self, structure, X, Y):
         """The indices of the weights to train (None: all), from the training data."""
         if self.feature_set == "all":
             return None
-        observed = getattr(task, "observed_feature_support", None)
+        observed = getattr(structure, "observed_feature_support", None)
         choice = {}
         if self.possible_states or not self.possible_transitions:
             choice = {"possible_states": bool(self.possible_states),
@@ -529,16 +529,16 @@ class CRF(LinearStructuredLearner):
             if observed is None or "possible_states" not in inspect.signature(observed).parameters:
                 raise ConfigError(
                     f"possible_states={self.possible_states!r} / possible_transitions="
-                    f"{self.possible_transitions!r}: task {task.name!r} has no such choice of "
+                    f"{self.possible_transitions!r}: structure {structure.identity.name!r} has no such choice of "
                     f"feature set; leave them at False / True, or use feature_set='all'")
         if observed is not None:
             return np.asarray(observed(X, Y, **choice), dtype=np.int64)
-        idx = [task.joint_feature(X[i], Y[i]).indices for i in range(len(X))]
+        idx = [structure.joint_feature(X[i], Y[i]).indices for i in range(len(X))]
         return np.unique(np.concatenate(idx)).astype(np.int64) if idx else np.zeros(0, np.int64)
 
     # --- probabilities -------------------------------------------------------------------
     def _class_posterior(self) -> bool:
-        return CLASS_POSTERIOR in self.task.offered_capabilities(self.task.get_params())
+        return CLASS_POSTERIOR in self._structure().capabilities
 
     def predict(self, X):
         """Best structure of every example (a class-posterior task: the most probable class)."""
@@ -548,18 +548,18 @@ class CRF(LinearStructuredLearner):
         return super().predict(X)
 
     def _class_log_partitions(self, X) -> np.ndarray:
-        return np.asarray(self.task.class_log_partitions(self.task.as_batch(X), self.coef_))
+        return np.asarray(self._structure().class_log_partitions(self._structure().as_batch(X), self.coef_))
 
     def predict_marginals(self, X) -> list[np.ndarray]:
         """Per-position label probabilities of every example: a list of (T_i, L) arrays,
         ``[t, k] = p(y_t = k | x_i)`` under ``coef_``; each row sums to one."""
         self._check_is_fitted()
-        task = self.task
-        X = task.as_batch(X)
-        batch = getattr(task, "marginals_batch", None)
+        structure = self._structure()
+        X = structure.as_batch(X)
+        batch = getattr(structure, "marginals_batch", None)
         if batch is not None:
             return batch(X, self.coef_)
-        return [np.asarray(task.marginals(X[i], self.coef_).node) for i in range(len(X))]
+        return [np.asarray(structure.marginals(X[i], self.coef_).node) for i in range(len(X))]
 
     def predict_proba(self, X) -> np.ndarray:
         """(n, K) class probabilities: a class-posterior task's ``p(y | x)`` (the hidden
@@ -574,9 +574,9 @@ class CRF(LinearStructuredLearner):
         marg = self.predict_marginals(X)
         if any(m.shape[0] != 1 for m in marg):
             raise ConfigError(f"predict_proba needs one labelled part per example; task "
-                              f"{self.task.name!r} labels several per example. Use "
+                              f"{self._structure().identity.name!r} labels several per example. Use "
                               "predict_marginals for per-position probabilities")
-        return np.vstack(marg) if marg else np.zeros((0, self.task.n_labels))
+        return np.vstack(marg) if marg else np.zeros((0, self._structure().n_labels))
 
     # --- persistence ---------------------------------------------------------------------
     def _learned_state(self):
@@ -624,11 +624,11 @@ def _checked_support(support, n: int) -> np.ndarray:
     return s.astype(np.int64)
 
 
-def _block_loss(task, X, Y, w, out=None) -> tuple[float, np.ndarray]:
+def _block_loss(structure, X, Y, w, out=None) -> tuple[float, np.ndarray]:
     """Σ over examples of log Z − log Z(gold) and its gradient: the task's compiled batch
     (``log_loss_batch``) when it has one, else per example from the capability's methods.
     ``out`` is passed to a batch method that takes it (the sequence tasks')."""
-    batch = getattr(task, "log_loss_batch", None)
+    batch = getattr(structure, "log_loss_batch", None)
     if batch is not None:
         if out is not None and "out" in inspect.signature(batch).parameters:
             return batch(X, Y, w, out=out)
@@ -636,14 +636,14 @@ def _block_loss(task, X, Y, w, out=None) -> tuple[float, np.ndarray]:
     total, grad = 0.0, np.zeros_like(w)
     for i in range(len(X)):
         x = X[i]
-        phi = task.joint_feature(x, Y[i])
-        total += task.log_partition(x, w) - float(phi.values @ w[phi.indices])
-        grad += task.expected_feature(x, w)
+        phi = structure.joint_feature(x, Y[i])
+        total += structure.log_partition(x, w) - float(phi.values @ w[phi.indices])
+        grad += structure.expected_feature(x, w)
         np.add.at(grad, phi.indices, -phi.values)
     return total, grad
 
 
-def _blocks_kernel(a, b, task, X, Y, cuts, w) -> list:
+def _blocks_kernel(a, b, structure, X, Y, cuts, w) -> list:
     """Blocks a..b-1 of the corpus (block k: examples cuts[k]..cuts[k+1]-1)."""
     blocks = [np.arange(cuts[k], cuts[k + 1]) for k in range(a, b)]
-    return [_block_loss(task, task.subset(X, idx), [Y[i] for i in idx], w) for idx in blocks]
+    return [_block_loss(structure, structure.subset(X, idx), [Y[i] for i in idx], w) for idx in blocks]

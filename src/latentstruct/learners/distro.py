@@ -162,13 +162,13 @@ class DISTRO(LinearStructuredLearner):
         "n_jobs": [NJOBS, None],
     }
 
-    def __init__(self, task=None, n_components=None, lambda1="auto", lambda2=0.004, n_iter=5,
+    def __init__(self, structure=None, n_components=None, lambda1="auto", lambda2=0.004, n_iter=5,
                  weight_epochs=5, label_epochs=5, batch_size=20, eta0="auto", label_eta0="auto",
                  threshold="step",
                  label_init="auto", update_labels=True, restart_schedule=False,
                  descent_guard=True, n_restarts=3, max_weights=2 ** 27,
                  random_state=0, check_inference=True, progress=False, n_jobs=1):
-        self.task = task
+        self.structure = structure
         self.n_components = n_components
         self.lambda1 = lambda1
         self.lambda2 = lambda2
@@ -213,9 +213,9 @@ class DISTRO(LinearStructuredLearner):
         scores = PartScores(offsets, unary, None if y is None else np.asarray(y))
         # inside a fit (or predict's session) this block is the same one every call: the
         # task reaches each worker once
-        with shared(task=self.task) as data:
+        with shared(structure=self._structure()) as data:
             parts = parallel_chunks(argmax_chunk, len(scores), self.n_jobs,
-                                    args=(data["task"], chunk_rows(scores), *chain),
+                                    args=(data["structure"], chunk_rows(scores), *chain),
                                     desc="decoding")
         z = np.concatenate(parts) if parts else np.zeros(0, np.int64)
         return z, unary, chain
@@ -226,7 +226,7 @@ class DISTRO(LinearStructuredLearner):
         lengths = np.diff(offsets)
         ex = np.repeat(np.arange(lengths.shape[0]), lengths)
         delta = np.bincount(ex, weights=(z != y).astype(np.float64), minlength=lengths.shape[0])
-        h = delta + params.structure_scores(unary, offsets, z, chain) \
+        h = delta + params.structure_scores(unary, offsets, z, chain)\
             - params.structure_scores(unary, offsets, y, chain)
         bad = h < -_INFERENCE_SLACK * (1.0 + np.abs(delta))
         if bad.any():
@@ -334,8 +334,8 @@ class DISTRO(LinearStructuredLearner):
         counts, random state); ``resume`` continues from such a file to the model an
         uninterrupted run gives."""
         self._validate()
-        task = self._check_task()
-        batch = task.label_factored_batch(X)
+        structure = self._check_structure()
+        batch = structure.label_factored_batch(X)
         n = batch.n_examples
         if n == 0:
             raise InputError("no training examples")
@@ -518,14 +518,14 @@ class DISTRO(LinearStructuredLearner):
         self.singular_values_ = s
         self.effective_rank_ = effective_rank(s, self._params.A.shape)
 
-    def coef_size(self, task) -> int:
+    def coef_size(self, structure) -> int:
         return DistroParams.packed_size(self.n_attributes_, self.n_components_,
-                                        task.n_labels, self.has_transitions_)
+                                        structure.n_labels, self.has_transitions_)
 
     def predict(self, X) -> list:
         """Best structure of every example (exact decoding with the learned W and A)."""
         self._check_is_fitted()
-        batch = self.task.label_factored_batch(X)
+        batch = self._structure().label_factored_batch(X)
         out = []
         with fit_session():  # one worker pool and one copy of the task for every chunk
             for a in range(0, batch.n_examples, _CHUNK):

@@ -33,11 +33,11 @@ class PartScores:
                            None if self.y is None else self.y[lo:hi])
 
 
-def argmax_chunk(a, b, task, scores, transition, start, end) -> list:
+def argmax_chunk(a, b, structure, scores, transition, start, end) -> list:
     """The (loss-augmented) best labelling of examples a..b-1, concatenated, as a one-item
     list (module level, so that process and cluster workers unpickle it by name)."""
     s = scores[a:b]
-    z = task.argmax_from_part_scores_batch(s.offsets, s.unary, transition, start, end, Y=s.y)
+    z = structure.argmax_from_part_scores_batch(s.offsets, s.unary, transition, start, end, Y=s.y)
     return [np.asarray(z, dtype=np.int64)]
 
 

@@ -97,7 +97,7 @@ class DistroParams:
         """``(meta, arrays)`` holding every field exactly (for checkpoints)."""
         arrays = {k: getattr(self, k) for k in ("V", "W_T", "start", "end", "A")
                   if getattr(self, k) is not None}
-        return {"scale": float(self.scale), "t_w": int(self.t_w), "t_a": int(self.t_a)}, \
+        return {"scale": float(self.scale), "t_w": int(self.t_w), "t_a": int(self.t_a)},\
             {k: v.copy() for k, v in arrays.items()}
 
     @classmethod

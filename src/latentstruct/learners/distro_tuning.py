@@ -35,14 +35,14 @@ def choose_lambda1(learner, X, Y, n_examples: int) -> tuple[float, dict[float, f
     ``lambda1="auto"``) on examples ``X`` with encoded structures ``Y``."""
     if n_examples < MIN_EXAMPLES_TO_TUNE:
         return SMALL_DATA_LAMBDA1, {}
-    task = learner.task
+    structure = learner.structure
     rng = np.random.default_rng([int(learner.random_state), 3])
     order = rng.permutation(n_examples)
     n_val = max(1, int(round(VALIDATION_FRACTION * n_examples)))
     fit_idx, val_idx = np.sort(order[n_val:]), np.sort(order[:n_val])
-    X_fit, X_val = task.subset(X, fit_idx), task.subset(X, val_idx)
+    X_fit, X_val = structure.subset(X, fit_idx), structure.subset(X, val_idx)
     Y_fit, Y_val = [Y[i] for i in fit_idx], [Y[i] for i in val_idx]
-    batch = task.label_factored_batch(X_val)
+    batch = structure.label_factored_batch(X_val)
     gold = gold_labels(Y_val, int(batch.offsets[-1]), batch.n_labels, allow_unseen=True)
     scores = {}
     for lam in LAMBDA1_GRID:

@@ -10,7 +10,8 @@ import numpy as np
 from ..data.sparse import SparseVector
 from ..exceptions import ConfigError, ConvergenceWarning
 from ..inference.result import DecodeResult
-from ..tasks.contracts import LATENT_BINARY, MAX_DECODABLE, RANDOM_TIES, SIZED
+from ..tasks.contracts import (LATENT_BINARY, MAX_DECODABLE, RANDOM_TIES, SIZED, Identity,
+                               as_structure)
 from .alternating import alternating_latent_fit
 from .alternating_result import StructuredPart, store_alternating_result
 from .base import (
@@ -38,32 +39,21 @@ class NormalizedBinaryView:
     task's own (unaugmented) argmax, since kappa(x) > 0 does not change it.  The weight
     vector is the structured task's weights followed by the bias weight.
 
-    It offers the latent-binary capability (so LCLR can train on it, which the tests use to
-    check that J-LIS with S empty is LCLR over Phi_B), but it is J-LIS's own construction, so
-    it lives next to J-LIS and is not registered for the command line.  It is written
-    against the structure contract alone (``tasks.contracts``: ``LatentBinary`` over a
-    ``MaxDecodable`` and ``Sized`` base), not as a subclass of a task class.
+    It is a structure over a structure (``base``: a task's view or any max-decodable,
+    sized structure) and offers the latent-binary capability, so LCLR can train on it (the
+    tests use this to check that J-LIS with S empty is LCLR over Phi_B); it is J-LIS's own
+    construction, so it lives next to J-LIS and is not registered for the command line.
     """
 
-    name = "jlis-binary-view"
-    capabilities = frozenset({LATENT_BINARY})
-    #: ``score`` reports the accuracy of the +-1 decisions
-    score_metric = "accuracy"
-
-    def __init__(self, base=None, normalization="length"):
-        self.base = base
+    def __init__(self, base, normalization="length"):
+        if normalization not in _NORMALIZATIONS:
+            raise ConfigError(f"normalization must be one of {', '.join(_NORMALIZATIONS)}, "
+                              f"got {normalization!r}")
+        self.base = as_structure(base)
         self.normalization = normalization
-
-    def get_params(self, deep: bool = True) -> dict:
-        return {"base": self.base, "normalization": self.normalization}
-
-    def set_params(self, **params) -> "NormalizedBinaryView":
-        for key, value in params.items():
-            if key not in ("base", "normalization"):
-                raise ConfigError(f"unknown parameter {key!r} for NormalizedBinaryView; "
-                                  "valid: base, normalization")
-            setattr(self, key, value)
-        return self
+        self.identity = Identity("jlis-binary-view", {"normalization": normalization})
+        ties = {RANDOM_TIES} if RANDOM_TIES in self.base.capabilities else set()
+        self.capabilities = frozenset({LATENT_BINARY} | ties)
 
     def __repr__(self) -> str:
         return f"NormalizedBinaryView(base={self.base!r}, normalization={self.normalization!r})"
@@ -71,36 +61,10 @@ class NormalizedBinaryView:
     def argmax_is_maximum(self) -> bool:
         return self.base.argmax_is_maximum()
 
-    def evaluate(self, targets, predictions) -> dict:
-        """Accuracy of +-1 ``predictions`` against +-1 ``targets``."""
-        t, p = np.asarray(targets), np.asarray(predictions)
-        return {"accuracy": float(np.mean(t == p)) if t.size else 0.0}
-
-    @classmethod
-    def validate_params(cls, params: dict) -> None:
-        """``ConfigError`` for a ``normalization`` other than the known ones."""
-        from ..params import Options, validate_params
-
-        validate_params(cls.__name__, {"normalization": [Options(*_NORMALIZATIONS)]}, params)
-
-    @classmethod
-    def offered_capabilities(cls, params=None) -> frozenset:
-        base = (params or {}).get("base")
-        ties = base is not None and RANDOM_TIES in base.offered_capabilities(base.get_params())
-        return frozenset({LATENT_BINARY} | ({RANDOM_TIES} if ties else set()))
-
-    def is_fitted(self) -> bool:
-        return self.base is not None and self.base.is_fitted()
-
-    def check_fitted(self) -> None:
-        if self.normalization not in _NORMALIZATIONS:
-            raise ConfigError(
-                f"normalization must be one of {', '.join(_NORMALIZATIONS)}, got "
-                f"{self.normalization!r}"
-            )
-        if self.base is None:
-            raise ConfigError("NormalizedBinaryView needs a fitted structured task as 'base'")
-        self.base.check_fitted()
+    def score(self, Y_true, Y_pred) -> float:
+        """Accuracy of +-1 ``Y_pred`` against +-1 ``Y_true``."""
+        t, p = np.asarray(Y_true), np.asarray(Y_pred)
+        return float(np.mean(t == p)) if t.size else 0.0
 
     def as_batch(self, X):
         return self.base.as_batch(X)
@@ -236,11 +200,11 @@ class JLIS(LinearStructuredLearner):
         "progress": [BOOL],
     }
 
-    def __init__(self, task=None, C1=0.1, C2=0.1, normalization="length", tol=1e-5, max_iter=20,
+    def __init__(self, structure=None, C1=0.1, C2=0.1, normalization="length", tol=1e-5, max_iter=20,
                  max_cutting_plane_rounds=50, epsilon=1e-3, dcd_tol=1e-3, dcd_max_iter=2000,
                  inner_gap=1e-3, random_tie_break=True, coef_init=None, init_max_iter=30,
                  check_inference=True, n_jobs=1, random_state=0, progress=False):
-        self.task = task
+        self.structure = structure
         self.C1 = C1
         self.C2 = C2
         self.normalization = normalization
@@ -259,12 +223,12 @@ class JLIS(LinearStructuredLearner):
         self.random_state = random_state
         self.progress = progress
 
-    def coef_size(self, task) -> int:
-        return task.n_features + 1
+    def coef_size(self, structure) -> int:
+        return structure.n_features + 1
 
-    def _initial_weights(self, task, X, Y) -> np.ndarray:
+    def _initial_weights(self, structure, X, Y) -> np.ndarray:
         if self.coef_init is not None:
-            return check_coef_init(self.coef_init, task.n_features + 1,
+            return check_coef_init(self.coef_init, structure.n_features + 1,
                                    " (task weights and the bias of Phi_B)")
         if len(X) == 0:
             raise ConfigError(
@@ -273,7 +237,7 @@ class JLIS(LinearStructuredLearner):
             )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            base = StructuredSVM(task, C=self.C1, max_iter=self.init_max_iter,
+            base = StructuredSVM(structure, C=self.C1, max_iter=self.init_max_iter,
                                  random_state=self.random_state, n_jobs=self.n_jobs).fit(X, Y)
         return np.append(base.coef_, 0.0)
 
@@ -281,7 +245,7 @@ class JLIS(LinearStructuredLearner):
         """Learn from labelled structures (X, Y) and binary examples (X_binary, y_binary);
         ``checkpoint``/``resume`` as for ``LCLR.fit``."""
         self.check_params()
-        task = self._check_task()
+        structure = self._check_structure()
         C1 = float(self.C1)
         C2 = float(self.C2)
         if len(X) != len(Y):
@@ -293,9 +257,9 @@ class JLIS(LinearStructuredLearner):
                 "n_binary=N draws N positive sentences and negatives_per_positive shuffles of "
                 "each -- or use StructuredSVM (--learner ssvm)"
             )
-        X = task.as_batch(X) if len(X) else X
+        X = structure.as_batch(X) if len(X) else X
         if len(X_binary):
-            X_binary = task.as_batch(X_binary)
+            X_binary = structure.as_batch(X_binary)
         y_binary = np.asarray(y_binary, dtype=np.float64)
         if len(X_binary) != y_binary.shape[0]:
             raise ConfigError(f"X_binary has {len(X_binary)} examples but y_binary has "
@@ -309,13 +273,12 @@ class JLIS(LinearStructuredLearner):
             )
         if len(X) == 0 and y_binary.size == 0:
             raise ConfigError("J-LIS needs structured examples S, binary examples B, or both")
-        adapter = NormalizedBinaryView(task, self.normalization)
-        adapter.check_fitted()
+        adapter = NormalizedBinaryView(structure, self.normalization)
         t_start = time.perf_counter()
         session = CheckpointSession(self, {"X": X, "Y": list(Y), "X_binary": X_binary,
                                            "y_binary": y_binary}, checkpoint, resume)
-        w0 = None if session.resuming else self._initial_weights(task, X, Y)
-        structured = StructuredPart(task, X, list(Y), C1) if len(X) else None
+        w0 = None if session.resuming else self._initial_weights(structure, X, Y)
+        structured = StructuredPart(structure, X, list(Y), C1) if len(X) else None
         run, monitor = alternating_latent_fit(self, adapter, X_binary, y_binary, C2, w0,
                                               structured=structured, desc="jlis",
                                               session=session)
@@ -329,5 +292,5 @@ class JLIS(LinearStructuredLearner):
     def decision_function(self, X) -> np.ndarray:
         """``f_B(x) = max_h coef_ . Phi_B(x, h)``: does x have a good structure?"""
         self._check_is_fitted()
-        X = self.task.as_batch(X)
-        return NormalizedBinaryView(self.task, self.normalization).decision_batch(X, self.coef_)
+        X = self._structure().as_batch(X)
+        return NormalizedBinaryView(self._structure(), self.normalization).decision_batch(X, self.coef_)

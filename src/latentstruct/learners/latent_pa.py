@@ -201,7 +201,7 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
 
     def __init__(
         self,
-        task=None,
+        structure=None,
         variant="pa",
         C=1.0,
         max_iter=10,
@@ -217,7 +217,7 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
         check_inference=True,
         progress=False,
     ):
-        self.task = task
+        self.structure = structure
         self.variant = variant
         self.C = C
         self.max_iter = max_iter
@@ -244,7 +244,7 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
     # --- validation --------------------------------------------------------------------
     def _validate(self):
         self.check_params()
-        task = self._check_task()
+        structure = self._check_structure()
         if self.variant not in PA_VARIANTS:
             raise ConfigError(
                 f"The 'variant' parameter of LatentPA must be one of {', '.join(PA_VARIANTS)}. "
@@ -272,19 +272,19 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
             )
         if self.callback is not None and not callable(self.callback):
             raise ConfigError(f"callback must be callable, got {type(self.callback).__name__}")
-        return task
+        return structure
 
-    def _initial_weights(self, task, X, y) -> np.ndarray:
+    def _initial_weights(self, structure, X, y) -> np.ndarray:
         self.init_scale_ = None
         if self.coef_init is not None:
-            return check_coef_init(self.coef_init, task.n_features)
+            return check_coef_init(self.coef_init, structure.n_features)
         if self.init == "zeros":
-            return np.zeros(task.n_features)
-        heur = np.asarray(task.heuristic_weights(), dtype=np.float64)
-        if heur.shape != (task.n_features,):
+            return np.zeros(structure.n_features)
+        heur = np.asarray(structure.heuristic_weights(), dtype=np.float64)
+        if heur.shape != (structure.n_features,):
             raise ConfigError(
                 f"the task's heuristic weights have shape {heur.shape}, expected "
-                f"({task.n_features},)"
+                f"({structure.n_features},)"
             )
         if self.heuristic_scale == "auto":
             zero = type(self)(**{**self.get_params(deep=False), "init": "zeros",
@@ -304,15 +304,15 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
         saves the weights, the random state and the counters after every epoch; ``resume``
         continues from such a file to the model an uninterrupted run gives.  The state the
         last epoch leaves is kept, so ``partial_fit`` continues from it."""
-        task = self._validate()
-        X = task.as_batch(X)
+        structure = self._validate()
+        X = structure.as_batch(X)
         y = self._check_labels(X, y)
         t_start = time.perf_counter()
         session = CheckpointSession(self, {"X": X, "y": y}, checkpoint, resume)
         if session.resuming:
             self.init_scale_ = session.restored("init_scale")
         else:
-            w = self._initial_weights(task, X, y)
+            w = self._initial_weights(structure, X, y)
         average = bool(self.average)
         monitor = InferenceMonitor("LatentPA", bool(self.check_inference))
         last_phi: dict = {}
@@ -352,7 +352,7 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
         first, last = epoch + 1, (epoch if session.done else int(self.max_iter))
         for epoch in range(first, last + 1):
             order = visiting_order(state.rng, n, self.shuffle)
-            epoch_loss_steps = self._pass(task, X, y, order, state, epoch, monitor, last_phi)
+            epoch_loss_steps = self._pass(structure, X, y, order, state, epoch, monitor, last_phi)
             bar.set_postfix(acc=f"{self.accuracy_curve_[-1]:.4f}",
                             updates=state.counters["n_updates"])
             bar.update(1)
@@ -397,7 +397,7 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
         Returns self.
         """
         name = type(self).__name__
-        task = self._partial_fit_task()
+        structure = self._partial_fit_task()
         self._validate()
         if classes is not None:
             got = np.unique(np.asarray(classes))
@@ -406,7 +406,7 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
                     f"{name}.partial_fit: classes must be [-1, 1] (the learner decides between "
                     f"-1 and +1, and the classes name every label of the stream); got "
                     f"{got.tolist()!r}. Map the labels to -1/+1 and pass classes=[-1, 1]")
-        X = task.as_batch(X)
+        X = structure.as_batch(X)
         y_raw = np.asarray(y)
         if y_raw.ndim == 1 and y_raw.size and len(X) == y_raw.shape[0]:
             bad = np.flatnonzero(~np.isin(y_raw, (-1, 1)))
@@ -418,13 +418,13 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
         state = self._continued_state()
         t_start = time.perf_counter()
         if state is None:
-            state = self._fresh_state(self._initial_weights(task, X, y))
+            state = self._fresh_state(self._initial_weights(structure, X, y))
             self.accuracy_curve_, self.loss_curve_ = [], []
             self.n_iter_, self.n_inexact_decodes_, self.fit_time_ = 0, 0, 0.0
         elapsed = getattr(self, "fit_time_", 0.0)  # a loaded model has none
         monitor = InferenceMonitor("LatentPA", bool(self.check_inference))
         order = visiting_order(state.rng, len(X), self.shuffle)
-        loss_steps = self._pass(task, X, y, order, state, self.n_iter_ + 1, monitor, {})
+        loss_steps = self._pass(structure, X, y, order, state, self.n_iter_ + 1, monitor, {})
         self._finish(state, self.n_iter_ + 1, loss_steps, monitor,
                      elapsed + time.perf_counter() - t_start)
         return self
@@ -436,7 +436,7 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
                            rng=np.random.default_rng(self.random_state),
                            counters={"n_updates": 0, "cap_hits": 0})
 
-    def _pass(self, task, X, y, order, state, epoch, monitor, last_phi) -> int:
+    def _pass(self, structure, X, y, order, state, epoch, monitor, last_phi) -> int:
         """Visit the examples ``order`` of ``X`` once (Algorithm 1 lines 4-10 for each),
         updating ``state``; appends the pass's accuracy and loss to the curves and returns
         the number of steps with a positive loss.  ``last_phi`` maps an example to the
@@ -444,7 +444,7 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
         variant, C = self.variant, float(self.C)
         cap = int(self.max_negative_updates)
         callback = self.callback
-        maximiser = task.argmax_is_maximum()  # False for decode-then-vote
+        maximiser = structure.argmax_is_maximum()  # False for decode-then-vote
         w, u = state.w, state.u
         n_correct = 0
         loss_sum = 0.0
@@ -455,9 +455,9 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
             yi = y[i]
             rounds = 0
             while True:
-                res = task.latent_argmax(x, w)  # line 5
+                res = structure.latent_argmax(x, w)  # line 5
                 monitor.observe([res], "latent argmax", [i])
-                phi = task.latent_feature(x, res.structure).coalesce()
+                phi = structure.latent_feature(x, res.structure).coalesce()
                 score = phi.dot(w)  # line 6
                 monitor.consistent(float(res.score), score, "latent argmax", i)
                 # The structure this example was last decoded to is a candidate too.

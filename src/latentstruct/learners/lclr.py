@@ -78,16 +78,16 @@ class LatentBinaryLearner(LinearStructuredLearner):
 
     # One pass each: the task reaches each worker once, each chunk carries its own rows.
     def _latent(self, X, w) -> list:
-        X = self.task.as_batch(X)
-        with shared(task=self.task) as data:
+        X = self._structure().as_batch(X)
+        with shared(structure=self._structure()) as data:
             return parallel_chunks(latent_chunk, len(X), self.n_jobs,
-                                   args=(data["task"], rows(X), w))
+                                   args=(data["structure"], rows(X), w))
 
     def _decisions(self, X, w) -> np.ndarray:
-        X = self.task.as_batch(X)
-        with shared(task=self.task) as data:
+        X = self._structure().as_batch(X)
+        with shared(structure=self._structure()) as data:
             parts = parallel_chunks(decision_chunk, len(X), self.n_jobs,
-                                    args=(data["task"], rows(X), w))
+                                    args=(data["structure"], rows(X), w))
         return np.concatenate(parts) if parts else np.zeros(0)
 
     def decision_function(self, X) -> np.ndarray:
@@ -152,9 +152,9 @@ class TwoStage(LatentBinaryLearner):
         "random_state": RANDOM_STATE, "check_inference": [BOOL], "progress": [BOOL],
     }
 
-    def __init__(self, task=None, C=1.0, tol=1e-3, max_iter=1000, n_jobs=1, random_state=0,
+    def __init__(self, structure=None, C=1.0, tol=1e-3, max_iter=1000, n_jobs=1, random_state=0,
                  check_inference=True, progress=False):
-        self.task = task
+        self.structure = structure
         self.C = C
         self.tol = tol
         self.max_iter = max_iter
@@ -171,23 +171,23 @@ class TwoStage(LatentBinaryLearner):
         (duals, sweep order, random state) after each, and ``resume`` continues from such a
         file to the model an uninterrupted run gives."""
         self.check_params()
-        task = self._check_task()
+        structure = self._check_structure()
         C = float(self.C)
-        X = task.as_batch(X)
+        X = structure.as_batch(X)
         y = self._check_labels(X, y)
-        self.heuristic_coef_ = checked_heuristic_weights(task)  # its length, named if wrong
+        self.heuristic_coef_ = checked_heuristic_weights(structure)  # its length, named if wrong
         monitor = InferenceMonitor("TwoStage", self.check_inference)
         # X as a shared part, not per-chunk rows: inside LCLR's fit this is the loop's own
         # block, so process workers keep the examples (and the decoders they build) for
         # every later pass
-        with shared(task=task, X=X) as data:
+        with shared(structure=structure, X=X) as data:
             results = parallel_chunks(latent_chunk, len(X), self.n_jobs,
-                                      args=(data["task"], data["X"], self.heuristic_coef_))
+                                      args=(data["structure"], data["X"], self.heuristic_coef_))
         monitor.observe(results, "heuristic argmax")
         structures = [r.structure for r in results]
-        pool = ConstraintPool(task.n_features, len(X))
+        pool = ConstraintPool(structure.n_features, len(X))
         for i, h in enumerate(structures):
-            pool.add(i, task.latent_feature(X[i], h).scale(y[i]), 1.0)
+            pool.add(i, structure.latent_feature(X[i], h).scale(y[i]), 1.0)
         session = CheckpointSession(self, {"X": X, "y": y}, checkpoint, resume)
         start = None
         if session.resuming:
@@ -213,10 +213,10 @@ class TwoStage(LatentBinaryLearner):
         return self
 
     def _fixed_scores(self, X, w) -> np.ndarray:
-        task = self.task
-        X = task.as_batch(X)
+        structure = self._structure()
+        X = structure.as_batch(X)
         latent = self._latent(X, self.heuristic_coef_)
-        return np.array([task.latent_feature(X[i], r.structure).dot(w) for i, r in enumerate(latent)])
+        return np.array([structure.latent_feature(X[i], r.structure).dot(w) for i, r in enumerate(latent)])
 
     def decision_function(self, X) -> np.ndarray:
         """``coef_ . Phi(x, h_heuristic(x))``."""
@@ -320,7 +320,7 @@ class LCLR(LatentBinaryLearner):
 
     def __init__(
         self,
-        task=None,
+        structure=None,
         C=1.0,
         tol=1e-5,
         max_iter=50,
@@ -336,7 +336,7 @@ class LCLR(LatentBinaryLearner):
         random_state=0,
         progress=False,
     ):
-        self.task = task
+        self.structure = structure
         self.C = C
         self.tol = tol
         self.max_iter = max_iter
@@ -362,13 +362,13 @@ class LCLR(LatentBinaryLearner):
             out[RANDOM_TIES] = "random_tie_break=True; set it to False"
         return out
 
-    def _initial_weights(self, task, X, y) -> np.ndarray:
+    def _initial_weights(self, structure, X, y) -> np.ndarray:
         if self.coef_init is not None:
-            return check_coef_init(self.coef_init, task.n_features)
+            return check_coef_init(self.coef_init, structure.n_features)
         if self.init == "zeros":
-            return np.zeros(task.n_features)
+            return np.zeros(structure.n_features)
         if self.init == "two-stage":
-            base = TwoStage(task, C=self.C, tol=self.dcd_tol, n_jobs=self.n_jobs,
+            base = TwoStage(structure, C=self.C, tol=self.dcd_tol, n_jobs=self.n_jobs,
                             random_state=self.random_state, check_inference=self.check_inference)
             return base.fit(X, y).coef_.copy()
         raise ConfigError(f"init must be 'two-stage' or 'zeros', got {self.init!r}")
@@ -380,14 +380,14 @@ class LCLR(LatentBinaryLearner):
         saves the loop after every outer iteration; ``resume`` continues from such a file
         (same data and hyperparameters) to the model an uninterrupted run would give."""
         self.check_params()
-        task = self._check_task()
+        structure = self._check_structure()
         C = float(self.C)
-        X = task.as_batch(X)
+        X = structure.as_batch(X)
         y = self._check_labels(X, y)
         t_start = time.perf_counter()
         session = CheckpointSession(self, {"X": X, "y": y}, checkpoint, resume)
         # the start is computed inside the loop's shared block (see alternating_latent_fit)
-        w0 = None if session.resuming else (lambda: self._initial_weights(task, X, y))
-        run, monitor = alternating_latent_fit(self, task, X, y, C, w0, desc="lclr",
+        w0 = None if session.resuming else (lambda: self._initial_weights(structure, X, y))
+        run, monitor = alternating_latent_fit(self, structure, X, y, C, w0, desc="lclr",
                                               session=session)
         return store_alternating_result(self, run, t_start, monitor)

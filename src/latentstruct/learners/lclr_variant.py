@@ -147,7 +147,7 @@ class LCLRVariant(LCLR):
 
     def __init__(
         self,
-        task=None,
+        structure=None,
         C=1.0,
         tol=1e-3,
         max_iter=50,
@@ -165,7 +165,7 @@ class LCLRVariant(LCLR):
         random_state=0,
         progress=False,
     ):
-        super().__init__(task=task, C=C, tol=tol, max_iter=max_iter, max_cutting_plane_rounds=1,
+        super().__init__(structure=structure, C=C, tol=tol, max_iter=max_iter, max_cutting_plane_rounds=1,
                          dcd_tol=dcd_tol, dcd_max_iter=dcd_max_iter, init=init,
                          coef_init=coef_init, random_tie_break=random_tie_break,
                          check_inference=check_inference, n_jobs=n_jobs,
@@ -179,21 +179,21 @@ class LCLRVariant(LCLR):
         """Run the outer loop of LCLR with one cutting-plane round per outer iteration
         (``checkpoint``/``resume`` as for ``LCLR.fit``)."""
         self.check_params()
-        task = self._check_task()
+        structure = self._check_structure()
         C = float(self.C)
-        X = task.as_batch(X)
+        X = structure.as_batch(X)
         y = self._check_labels(X, y)
         t_start = time.perf_counter()
         session = CheckpointSession(self, {"X": X, "y": y}, checkpoint, resume)
         max_iter = int(self.max_iter)
         losses, scores, best, floor = [], [], None, None
         if self.early_stopping:
-            losses, scores, best, floor = self._validation_run(task, X, y, C)
+            losses, scores, best, floor = self._validation_run(structure, X, y, C)
             max_iter = best
-        w0 = None if session.resuming else self._initial_weights(task, X, y)
+        w0 = None if session.resuming else self._initial_weights(structure, X, y)
         # LCLR's loop with one cutting-plane round per outer iteration (max_cutting_plane_rounds
         # is fixed to 1 by __init__) and the stall rule instead of Theorem 1's monotone stop.
-        run, monitor = alternating_latent_fit(self, task, X, y, C, w0, desc="lclr-variant",
+        run, monitor = alternating_latent_fit(self, structure, X, y, C, w0, desc="lclr-variant",
                                               monotone=False, session=session,
                                               max_iter=max_iter)
         self.validation_loss_curve_, self.validation_scores_ = losses, scores
@@ -219,12 +219,12 @@ class LCLRVariant(LCLR):
                                       random_state=seed)
         return np.sort(train), np.sort(val)
 
-    def _validation_run(self, task, X, y, C) -> tuple[list[float], list[float], int, float]:
+    def _validation_run(self, structure, X, y, C) -> tuple[list[float], list[float], int, float]:
         """Train on all but the validation split, scoring it after every outer iteration;
         return its loss and accuracy curves, the iteration chosen (:func:`choose_iteration`)
         and the accuracy floor it was chosen under."""
         train, val = self._validation_split(y)
-        X_val, y_val = task.subset(X, val), y[val]
+        X_val, y_val = structure.subset(X, val), y[val]
         losses: list[float] = []
         accuracies: list[float] = []
         patience = int(self.n_iter_no_change)
@@ -232,16 +232,16 @@ class LCLRVariant(LCLR):
         def after_iteration(iteration, w):
             # in this process: the held-out part is small, and self._decisions would ship
             # the task to process workers again after every iteration
-            f = task.decision_batch(X_val, w)
+            f = structure.decision_batch(X_val, w)
             losses.append(float(np.mean(np.maximum(0.0, 1.0 - y_val * f) ** 2)))
             accuracies.append(float(np.mean(np.where(f >= 0.0, 1.0, -1.0) == y_val)))
             # the last iteration that lowered the loss or raised the accuracy (first best)
             last = max(int(np.argmin(losses)), int(np.argmax(accuracies))) + 1
             return iteration - last >= patience
 
-        X_train, y_train = task.subset(X, train), y[train]
-        w0 = self._initial_weights(task, X_train, y_train)
-        run, monitor = alternating_latent_fit(self, task, X_train, y_train, C, w0,
+        X_train, y_train = structure.subset(X, train), y[train]
+        w0 = self._initial_weights(structure, X_train, y_train)
+        run, monitor = alternating_latent_fit(self, structure, X_train, y_train, C, w0,
                                               desc="lclr-variant (validation)",
                                               monotone=False, after_iteration=after_iteration)
         monitor.warn()

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..exceptions import ConfigError, ModelFormatError
-from ..tasks.contracts import Structure, is_structure
+from ..exceptions import ConfigError, ModelFormatError, NotFittedError
+from ..tasks.contracts import Structure
 from .checkpoint_state import rng_from_state, rng_state
 
 __all__ = ["OnlineState", "OnlineLearnerMixin", "visiting_order", "online_learner_names"]
@@ -83,27 +83,28 @@ class OnlineLearnerMixin:
         """The learner's task, checked for a ``partial_fit`` call: fitted, and with the
         feature space the state was built on."""
         name = type(self).__name__
-        if not is_structure(getattr(self, "task", None)):
-            raise ConfigError(
-                f"{name}.partial_fit needs a fitted task as its 'task' parameter, got "
-                f"{type(getattr(self, 'task', None)).__name__}")
-        if not self.task.is_fitted():
+        if self.structure is None:
+            raise ConfigError(f"{name}.partial_fit needs a structure (a fitted task) as its "
+                              f"'structure' parameter")
+        try:
+            self._structure()  # a task gives its view only once fitted
+        except NotFittedError:
             raise ConfigError(
                 f"{name}.partial_fit needs a fitted task: its feature index is fixed by "
                 f"task.fit(dataset) before the first batch, so that every batch is featurised "
                 f"in the same feature space. Call task.fit on a first sample of the data (or "
                 f"use feature_index='hashing', whose space holds any attribute) and featurise "
-                f"each batch with that task")
-        task = self._check_task()
+                f"each batch with that task") from None
+        structure = self._check_structure()
         state = self._online
-        if state is not None and state.w.shape != (self.coef_size(task),):
+        if state is not None and state.w.shape != (self.coef_size(structure),):
             raise ConfigError(
                 f"{name}.partial_fit: the model has {state.w.shape[0]} weights but the task now "
-                f"defines {self.coef_size(task)} features: the task was fitted again (or "
+                f"defines {self.coef_size(structure)} features: the task was fitted again (or "
                 f"replaced) since training began, which changes the feature space. Keep the "
                 f"task of the first call (featurise new batches with it), or train afresh with "
                 f"fit; a task with feature_index='hashing' sees new attributes without refitting")
-        return task
+        return structure
 
     # --- persistence -------------------------------------------------------------------
     def _learned_state(self):

@@ -103,12 +103,12 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
     # --- the loop -------------------------------------------------------------------------
     def _checked(self, X, Y):
         self.check_params()
-        task = self._check_task()
+        structure = self._check_structure()
         if len(X) != len(Y):
             raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
         if len(X) == 0:
             raise ConfigError("cannot fit on zero examples")
-        return task, task.as_batch(X), list(Y)
+        return structure, structure.as_batch(X), list(Y)
 
     def fit(self, X, Y, *, checkpoint=None, resume=None):
         """Learn ``coef_`` from examples ``X`` and their gold structures ``Y``.
@@ -117,7 +117,7 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
         saves the whole state after every epoch; ``resume`` continues from such a file to
         the model an uninterrupted run gives.  The state the last epoch leaves is kept, so
         ``partial_fit`` continues from it.  Returns self."""
-        task, X, Y = self._checked(X, Y)
+        structure, X, Y = self._checked(X, Y)
         monitor = InferenceMonitor(type(self).__name__, bool(self.check_inference))
         n = len(X)
         session = CheckpointSession(self, {"X": X, "Y": Y}, checkpoint, resume)
@@ -134,7 +134,7 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
             restore_monitor(monitor, meta["monitor"])
             epoch = session.iteration
         else:
-            state = self._new_state(task.n_features, np.random.default_rng(self.random_state))
+            state = self._new_state(structure.n_features, np.random.default_rng(self.random_state))
             self.objective_curve_, self.errors_curve_ = [], []
 
         def save(done):
@@ -161,7 +161,7 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
                     self.objective_curve_.append(0.0)
                     self.errors_curve_.append(0.0)
                 else:
-                    self._pass(task, X, Y, order, state, monitor)
+                    self._pass(structure, X, Y, order, state, monitor)
                 bar.set_postfix(loss=f"{self.objective_curve_[-1]:.6g}")
                 bar.update(1)
                 done = self._below_epsilon(self.objective_curve_[-1] / n)
@@ -189,23 +189,23 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
         stops early and never skips decoding; ``max_iter`` and ``epsilon`` are not used.
         The task must be fitted before the first call and stay so (its feature space is
         the model's).  Returns self."""
-        task = self._partial_fit_task()
-        task, X, Y = self._checked(X, Y)
+        structure = self._partial_fit_task()
+        structure, X, Y = self._checked(X, Y)
         monitor = InferenceMonitor(type(self).__name__, bool(self.check_inference))
         state = self._continued_state()
         if state is None:
-            state = self._new_state(task.n_features, np.random.default_rng(self.random_state))
+            state = self._new_state(structure.n_features, np.random.default_rng(self.random_state))
             self.objective_curve_, self.errors_curve_ = [], []
             self.n_iter_, self.n_inexact_decodes_, self.fit_time_ = 0, 0, 0.0
         elif not hasattr(self, "errors_curve_"):  # loaded from a model file
             self.errors_curve_ = []
         t_start = time.perf_counter()
-        self._pass(task, X, Y, visiting_order(state.rng, len(X), self.shuffle), state, monitor)
+        self._pass(structure, X, Y, visiting_order(state.rng, len(X), self.shuffle), state, monitor)
         elapsed = getattr(self, "fit_time_", 0.0)
         return self._finish(state, self.n_iter_ + 1, monitor,
                             elapsed + time.perf_counter() - t_start)
 
-    def _pass(self, task, X, Y, order, state, monitor) -> None:
+    def _pass(self, structure, X, Y, order, state, monitor) -> None:
         """Visit the examples ``order`` once, stepping after each mistake; appends the
         epoch's summed cost and summed errors to the curves."""
         check = bool(self.check_inference)
@@ -214,15 +214,15 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
         for i in order:
             i = int(i)
             state.step += 1
-            res = task.argmax(X[i], w)
+            res = structure.argmax(X[i], w)
             monitor.observe([res], "argmax", [i])
             if check:
                 monitor.consistent(float(res.score),
-                                   task.joint_feature(X[i], res.structure).dot(w), "argmax", i)
-            errors = float(task.loss(Y[i], res.structure))
+                                   structure.joint_feature(X[i], res.structure).dot(w), "argmax", i)
+            errors = float(structure.loss(Y[i], res.structure))
             if errors <= 0:
                 continue
-            delta = task.joint_feature_difference(X[i], Y[i], res.structure).coalesce()
+            delta = structure.joint_feature_difference(X[i], Y[i], res.structure).coalesce()
             violation = -delta.dot(w)
             total_cost += self._step(state, delta, violation, errors)
             total_errors += errors

@@ -98,6 +98,7 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
     """
 
     requires = frozenset({MAX_DECODABLE})
+    uses_if_offered = frozenset({SIZED})  # the error rate per token, for the progress line
     evaluation_params = frozenset({"n_jobs", "progress", "check_inference"})
 
     _parameter_constraints = {
@@ -107,9 +108,9 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
         "check_inference": [BOOL], "progress": [BOOL],
     }
 
-    def __init__(self, task=None, max_iter=10, average=True, random_state=0, shuffle=True,
+    def __init__(self, structure=None, max_iter=10, average=True, random_state=0, shuffle=True,
                  n_jobs=1, check_inference=True, progress=False, epsilon=None):
-        self.task = task
+        self.structure = structure
         self.max_iter = max_iter
         self.average = average
         self.random_state = random_state
@@ -121,7 +122,7 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
 
     def _validate(self, X, Y):
         self.check_params()
-        task = self._check_task()
+        structure = self._check_structure()
         max_iter = check_positive_int("max_iter", self.max_iter)
         for name in ("average", "shuffle", "check_inference", "progress"):
             value = getattr(self, name)
@@ -133,7 +134,7 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
             raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
         if len(X) == 0:
             raise ConfigError("cannot fit on zero examples")
-        return task, max_iter
+        return structure, max_iter
 
     def fit(self, X, Y, *, checkpoint=None, resume=None):
         """Learn ``coef_`` from examples ``X`` and their gold structures ``Y``.
@@ -142,11 +143,11 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
         saves the weights, their running sum and the random state after every epoch;
         ``resume`` continues from such a file to the model an uninterrupted run gives.
         The state the last epoch leaves is kept, so ``partial_fit`` continues from it."""
-        task, max_iter = self._validate(X, Y)
-        X, Y = task.as_batch(X), list(Y)
+        structure, max_iter = self._validate(X, Y)
+        X, Y = structure.as_batch(X), list(Y)
         check = bool(self.check_inference)
         monitor = InferenceMonitor("StructuredPerceptron", check)
-        n, n_features = len(X), task.n_features
+        n, n_features = len(X), structure.n_features
         session = CheckpointSession(self, {"X": X, "Y": Y}, checkpoint, resume)
         epoch = 0
         if session.resuming:
@@ -177,7 +178,7 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
         first, last = epoch + 1, (epoch if session.done else max_iter)
         for epoch in range(first, last + 1):
             order = visiting_order(state.rng, n, self.shuffle)
-            mistakes, rate = self._pass(task, X, Y, order, state, monitor, check)
+            mistakes, rate = self._pass(structure, X, Y, order, state, monitor, check)
             self.objective_curve_.append(mistakes)
             bar.set_postfix(mistakes=f"{mistakes:.6g}")
             bar.update(1)
@@ -215,47 +216,47 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
         calls (``set_params``) apply from the next call; ``max_iter`` is not used (one pass
         per call).  Returns self.
         """
-        task = self._partial_fit_task()
+        structure = self._partial_fit_task()
         self._validate(X, Y)
-        X, Y = task.as_batch(X), list(Y)
+        X, Y = structure.as_batch(X), list(Y)
         check = bool(self.check_inference)
         monitor = InferenceMonitor("StructuredPerceptron", check)
         state = self._continued_state()
         if state is None:
-            state = OnlineState(w=np.zeros(task.n_features), u=np.zeros(task.n_features),
+            state = OnlineState(w=np.zeros(structure.n_features), u=np.zeros(structure.n_features),
                                 rng=np.random.default_rng(self.random_state),
                                 counters={"n_updates": 0})
             self.objective_curve_, self.n_iter_, self.n_inexact_decodes_ = [], 0, 0
             self.fit_time_ = 0.0
         t_start = time.perf_counter()
         order = visiting_order(state.rng, len(X), self.shuffle)
-        self.objective_curve_.append(self._pass(task, X, Y, order, state, monitor, check)[0])
+        self.objective_curve_.append(self._pass(structure, X, Y, order, state, monitor, check)[0])
         elapsed = getattr(self, "fit_time_", 0.0)  # a loaded model has none
         self._finish(state, self.n_iter_ + 1, monitor, elapsed + time.perf_counter() - t_start)
         return self
 
-    def _pass(self, task, X, Y, order, state, monitor, check) -> tuple[float, float]:
+    def _pass(self, structure, X, Y, order, state, monitor, check) -> tuple[float, float]:
         """Visit the examples ``order`` of ``X`` once, updating ``state``; the mistakes (total
         task loss of the decoded structures) and the summed error rates (loss / size)."""
         w, u = state.w, state.u
         mistakes = rate = 0.0
-        sized = SIZED in type(task).offered_capabilities(task.get_params())
+        sized = SIZED in structure.capabilities
         for i in order:
             i = int(i)
             state.step += 1
             x, y = X[i], Y[i]
-            res = task.argmax(x, w)
+            res = structure.argmax(x, w)
             monitor.observe([res], "argmax", [i])
             if check:
                 monitor.consistent(float(res.score),
-                                   task.joint_feature(x, res.structure).dot(w), "argmax", i)
-            loss = float(task.loss(y, res.structure))
+                                   structure.joint_feature(x, res.structure).dot(w), "argmax", i)
+            loss = float(structure.loss(y, res.structure))
             if loss > 0:
-                d = task.joint_feature_difference(x, y, res.structure)
+                d = structure.joint_feature_difference(x, y, res.structure)
                 np.add.at(w, d.indices, d.values)
                 np.add.at(u, d.indices, (state.step - 1) * d.values)
                 mistakes += loss
-                rate += loss / (task.example_size(x) if sized else 1)
+                rate += loss / (structure.example_size(x) if sized else 1)
                 state.counters["n_updates"] += 1
         return mistakes, rate
 

@@ -23,7 +23,7 @@ __all__ = ["save_trained", "load_trained"]
 def _json_params(learner) -> dict:
     params = {}
     for key, value in learner.get_params(deep=False).items():
-        if key == "task":
+        if key == "structure":  # the task's own state is saved beside it
             continue
         if isinstance(value, np.generic):
             value = value.item()
@@ -156,7 +156,7 @@ def load_trained(path, *, expected_task: str | None = None):
         params = {k: v for k, v in metadata["learner_params"].items()
                   if not (isinstance(v, str) and v.startswith("<"))}
         learner_cls.validate_params(params)  # the file's values are checked like a user's
-        learner = learner_cls(task=task, **params)
+        learner = learner_cls(structure=task.structure(), **params)
         learner._restore(metadata["learner_state"], arrays)
         _check_all_used(path, arrays, task, learner)
     except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as exc:
@@ -172,10 +172,11 @@ def load_trained(path, *, expected_task: str | None = None):
             f"{path}: model file is inconsistent ({type(exc).__name__}: {exc}); it was written "
             "by an incompatible version or edited by hand. Retrain the model."
         ) from exc
-    if learner.coef_.shape != (learner.coef_size(task),):
+    size = learner.coef_size(task.structure())
+    if learner.coef_.shape != (size,):
         raise ModelFormatError(
             f"{path}: weight vector has {learner.coef_.shape[0]} entries but the task's feature "
-            f"index defines {learner.coef_size(task)}; the file is corrupt. Retrain the model."
+            f"index defines {size}; the file is corrupt. Retrain the model."
         )
     heuristic = getattr(learner, "heuristic_coef_", None)
     if "heuristic_coef_" in arrays and heuristic.shape != (task.n_features,):

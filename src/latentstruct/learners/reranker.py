@@ -132,10 +132,10 @@ class HiddenVariableReranker(LinearStructuredLearner):
         "verbose": [BOOL],
     }
 
-    def __init__(self, task=None, solver="sgd", eta0=0.05, schedule="bottou", n_epochs=10,
+    def __init__(self, structure=None, solver="sgd", eta0=0.05, schedule="bottou", n_epochs=10,
                  max_iter=200, alpha=1e-4, init_noise=0.01, random_state=0, tol=1e-4,
                  progress=False, verbose=False, n_jobs=1):
-        self.task = task
+        self.structure = structure
         self.solver = solver
         self.eta0 = eta0
         self.schedule = schedule
@@ -152,7 +152,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
     # --- validation ----------------------------------------------------------------------
     def _validate(self, X, Y):
         self.check_params()
-        task = self._check_task()
+        structure = self._check_structure()
         if self.solver not in SOLVERS:
             raise ConfigError(f"The 'solver' parameter must be one of {', '.join(SOLVERS)}. "
                               f"Got {self.solver!r} instead.")
@@ -170,7 +170,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ConfigError(f"The '{name}' parameter must be a bool. Got "
                                   f"{getattr(self, name)!r} instead.")
-        X, Y = task.as_batch(X), list(Y)
+        X, Y = structure.as_batch(X), list(Y)
         if len(X) != len(Y):
             raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
         if len(X) == 0:
@@ -186,7 +186,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
                 raise ConfigError(f"target {i} must name a non-empty set of candidate indices; "
                                   f"got oracle={o!r}")
             oracles.append(o.astype(np.int64))
-        return task, X, oracles
+        return structure, X, oracles
 
     # --- the objective -------------------------------------------------------------------
     def _mean_loss_grad(self, data, n: int, w):
@@ -195,10 +195,10 @@ class HiddenVariableReranker(LinearStructuredLearner):
 
         ``data``: a ``shared(task=..., X=..., oracles=...)`` block, so that a fit's many
         passes send the sentences to each worker once."""
-        grad = np.zeros(data.value("task").n_features)
+        grad = np.zeros(data.value("structure").n_features)
         total = 0.0
         parts = parallel_chunks(_loss_grad_blocks, -(-n // _BLOCK), self.n_jobs,
-                                args=(data["task"], data["X"], data["oracles"], w),
+                                args=(data["structure"], data["X"], data["oracles"], w),
                                 desc=f"gradient (blocks of {_BLOCK} sentences)")
         for loss, keys, values in parts:
             total += loss
@@ -207,9 +207,9 @@ class HiddenVariableReranker(LinearStructuredLearner):
 
     def objective(self, X, Y, w) -> tuple[float, np.ndarray]:
         """J(w) and its gradient (dense) on examples X with targets Y (see the class docs)."""
-        task, X, oracles = self._validate(X, Y)
+        structure, X, oracles = self._validate(X, Y)
         w = np.asarray(w, dtype=np.float64)
-        with shared(task=task, X=X, oracles=oracles) as data:
+        with shared(structure=structure, X=X, oracles=oracles) as data:
             loss, grad = self._mean_loss_grad(data, len(X), w)
         alpha = float(self.alpha)
         return loss + 0.5 * alpha * float(w @ w), grad + alpha * w
@@ -224,7 +224,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
         file to the model an uninterrupted run gives.  L-BFGS cannot be resumed exactly:
         its curvature pairs live inside SciPy's L-BFGS-B, which offers no way to save or
         restore them, so ``solver="lbfgs"`` refuses both."""
-        task, X, oracles = self._validate(X, Y)
+        structure, X, oracles = self._validate(X, Y)
         sgd_run = self.solver == "sgd"
         if not sgd_run and (checkpoint is not None or resume is not None):
             raise ConfigError(
@@ -242,7 +242,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
             rng, w0 = start.rng, start.v
         else:
             rng = np.random.default_rng(self.random_state)
-            w0 = float(self.init_noise) * rng.standard_normal(task.n_features)
+            w0 = float(self.init_noise) * rng.standard_normal(structure.n_features)
 
         def save(state: SGDState):
             if session.active:
@@ -266,7 +266,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
             if sgd_run:
                 def example(i, v, scale):
                     o = oracles[i]
-                    res = task.candidate_expected_features(
+                    res = structure.candidate_expected_features(
                         X[i], v, lambda lz: candidate_coefficients(lz, o), scale=scale,
                         sparse=True)
                     return candidate_loss(res.log_partitions, o), res.features
@@ -276,7 +276,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
                           tol=self.tol, callback=report, on_epoch=save, start=start)
                 limit = f"n_epochs={self.n_epochs}"
             else:
-                with shared(task=task, X=X, oracles=oracles) as data:
+                with shared(structure=structure, X=X, oracles=oracles) as data:
                     res = lbfgs(lambda w: self._mean_loss_grad(data, len(X), w), w0,
                                 alpha=self.alpha, max_iter=self.max_iter,
                                 tol=1e-6 if self.tol is None else max(float(self.tol), 1e-300),
@@ -297,11 +297,11 @@ class HiddenVariableReranker(LinearStructuredLearner):
     # --- prediction ----------------------------------------------------------------------
     def _log_z(self, X) -> list[np.ndarray]:
         self._check_is_fitted()
-        X = self.task.as_batch(X)
+        X = self._structure().as_batch(X)
         # X whole, once per worker: a slice of it would carry the whole feature storage
-        with shared(task=self.task, X=X) as data:
+        with shared(structure=self._structure(), X=X) as data:
             return parallel_chunks(_log_z_chunk, len(X), self.n_jobs,
-                                   args=(data["task"], data["X"], self.coef_), desc="reranking")
+                                   args=(data["structure"], data["X"], self.coef_), desc="reranking")
 
     def predict(self, X) -> list[int]:
         """Index of the best candidate of every sentence: argmax_j log Z_j, an exact sum over
@@ -317,12 +317,12 @@ class HiddenVariableReranker(LinearStructuredLearner):
         a ``DecodeResult`` whose structure gives each word's domain index (value class
         ``v // n_sub``, sub-value ``v % n_sub``) and whose score is max_h Θ·Φ(t, h)."""
         self._check_is_fitted()
-        X = self.task.as_batch(X)
+        X = self._structure().as_batch(X)
         with fit_session():  # both passes: one worker pool, the sentences sent once
             chosen = self.predict(X)
-            with shared(task=self.task, X=X) as data:
+            with shared(structure=self._structure(), X=X) as data:
                 return parallel_chunks(_max_product_chunk, len(X), self.n_jobs,
-                                       args=(data["task"], data["X"], self.coef_, rows(chosen)),
+                                       args=(data["structure"], data["X"], self.coef_, rows(chosen)),
                                        desc="hidden values")
 
     # --- persistence ---------------------------------------------------------------------
@@ -341,7 +341,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
 
 # --- kernels of the parallel passes (module level: process and cluster workers unpickle
 # them by name) ----------------------------------------------------------------------------
-def _loss_grad_blocks(a, b, task, X, oracles, w) -> list:
+def _loss_grad_blocks(a, b, structure, X, oracles, w) -> list:
     """Blocks a..b-1 (sentences ``k·_BLOCK`` .. ``(k+1)·_BLOCK − 1``): per block, the summed
     loss and the summed gradient as (unique feature indices, values), in sentence order."""
     n = len(X)
@@ -350,7 +350,7 @@ def _loss_grad_blocks(a, b, task, X, oracles, w) -> list:
         total, indices, values = 0.0, [], []
         for i in range(k * _BLOCK, min(n, (k + 1) * _BLOCK)):
             o = oracles[i]
-            res = task.candidate_expected_features(
+            res = structure.candidate_expected_features(
                 X[i], w, lambda lz, o=o: candidate_coefficients(lz, o), sparse=True)
             total += candidate_loss(res.log_partitions, o)
             indices.append(res.features.indices)
@@ -363,11 +363,11 @@ def _loss_grad_blocks(a, b, task, X, oracles, w) -> list:
     return out
 
 
-def _log_z_chunk(a, b, task, X, w) -> list:
+def _log_z_chunk(a, b, structure, X, w) -> list:
     """log Z_j of every candidate of sentences a..b-1."""
-    return [task.candidate_log_partitions(X[i], w) for i in range(a, b)]
+    return [structure.candidate_log_partitions(X[i], w) for i in range(a, b)]
 
 
-def _max_product_chunk(a, b, task, X, w, chosen) -> list:
+def _max_product_chunk(a, b, structure, X, w, chosen) -> list:
     """The max-product hidden assignment of the chosen candidate of sentences a..b-1."""
-    return [task.candidate_max_product(X[i], w)[int(chosen[i])] for i in range(a, b)]
+    return [structure.candidate_max_product(X[i], w)[int(chosen[i])] for i in range(a, b)]

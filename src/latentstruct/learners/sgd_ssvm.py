@@ -93,9 +93,9 @@ class SGDStructuredSVM(OnlineLearnerMixin, LinearStructuredLearner):
         "progress": [BOOL],
     }
 
-    def __init__(self, task=None, lambda1=0.25, n_epochs=25, batch_size=20, eta0="auto",
+    def __init__(self, structure=None, lambda1=0.25, n_epochs=25, batch_size=20, eta0="auto",
                  random_state=0, shuffle=True, check_inference=True, progress=False):
-        self.task = task
+        self.structure = structure
         self.lambda1 = lambda1
         self.n_epochs = n_epochs
         self.batch_size = batch_size
@@ -108,14 +108,14 @@ class SGDStructuredSVM(OnlineLearnerMixin, LinearStructuredLearner):
     def _epochs(self, w_state, X, Y, idx_all, n_epochs, rng, eta0, bar=None, t=0) -> int:
         """Run SGD epochs over examples ``idx_all`` from step ``t``; ``w_state = [v, scale]``
         is updated.  Returns the step count after them."""
-        task, lam = self.task, self._lambda1
+        structure, lam = self._structure(), self._lambda1
         for _ in range(n_epochs):
             for b in minibatches(idx_all.size, self.batch_size, rng, shuffle=self.shuffle):
                 idx = idx_all[b]
                 v, scale = w_state
-                Xb = task.subset(X, idx)
+                Xb = structure.subset(X, idx)
                 Yb = [Y[i] for i in idx]
-                preds = task.argmax_batch(Xb, scale * v, Yb)
+                preds = structure.argmax_batch(Xb, scale * v, Yb)
                 eta = step_size(eta0, lam, t)
                 scale *= 1.0 - eta * lam
                 if scale < _RESCALE_BELOW:
@@ -123,7 +123,7 @@ class SGDStructuredSVM(OnlineLearnerMixin, LinearStructuredLearner):
                     scale = 1.0
                 c = eta / idx.size / scale
                 for k, i in enumerate(idx):
-                    diff = task.joint_feature_difference(Xb[k], preds[k], Yb[k])
+                    diff = structure.joint_feature_difference(Xb[k], preds[k], Yb[k])
                     np.add.at(v, diff.indices, -c * diff.values)
                 w_state[1] = scale
                 t += 1
@@ -132,16 +132,16 @@ class SGDStructuredSVM(OnlineLearnerMixin, LinearStructuredLearner):
         return t
 
     def _objective(self, w, X, Y, idx_all) -> float:
-        task = self.task
+        structure = self._structure()
         total = 0.0
         for a in range(0, idx_all.size, 4096):
             idx = idx_all[a : a + 4096]
-            Xb = task.subset(X, idx)
+            Xb = structure.subset(X, idx)
             Yb = [Y[i] for i in idx]
-            preds = task.argmax_batch(Xb, w, Yb)
+            preds = structure.argmax_batch(Xb, w, Yb)
             for k in range(idx.size):
-                diff = task.joint_feature_difference(Xb[k], preds[k], Yb[k])
-                h = task.loss(Yb[k], preds[k]) + float(diff.values @ w[diff.indices])
+                diff = structure.joint_feature_difference(Xb[k], preds[k], Yb[k])
+                h = structure.loss(Yb[k], preds[k]) + float(diff.values @ w[diff.indices])
                 if h < -_INFERENCE_SLACK * (1.0 + abs(h)):
                     self.n_inexact_decodes_ += 1
                     if self.check_inference:
@@ -159,11 +159,11 @@ class SGDStructuredSVM(OnlineLearnerMixin, LinearStructuredLearner):
         check_positive_int("n_epochs", self.n_epochs)
         check_positive_int("batch_size", self.batch_size)
         eta0 = check_eta0(self.eta0, self._lambda1)
-        return self._check_task(), eta0
+        return self._check_structure(), eta0
 
     @staticmethod
-    def _check_data(task, X, Y):
-        X = task.as_batch(X)
+    def _check_data(structure, X, Y):
+        X = structure.as_batch(X)
         n = len(X)
         if n == 0:
             raise InputError("no training examples")
@@ -171,7 +171,7 @@ class SGDStructuredSVM(OnlineLearnerMixin, LinearStructuredLearner):
             raise InputError(f"X has {n} examples but Y has {len(Y)} structures")
         return X, list(Y)
 
-    def _initial_eta0(self, task, X, Y, eta0) -> float:
+    def _initial_eta0(self, structure, X, Y, eta0) -> float:
         """eta0 itself, or with "auto" the result of the search on a sample of ``X`` (its
         trials kept in ``eta0_trials_``)."""
         if eta0 != "auto":
@@ -182,7 +182,7 @@ class SGDStructuredSVM(OnlineLearnerMixin, LinearStructuredLearner):
         sample = np.sort(srng.choice(n, size=m, replace=False))
 
         def trial(e):
-            state = [np.zeros(task.n_features), 1.0]
+            state = [np.zeros(structure.n_features), 1.0]
             self._epochs(state, X, Y, sample, 1, np.random.default_rng(0), e)
             return self._objective(state[0] * state[1], X, Y, sample)
 
@@ -196,8 +196,8 @@ class SGDStructuredSVM(OnlineLearnerMixin, LinearStructuredLearner):
         saves the weights, the step count and the random state after every epoch;
         ``resume`` continues from such a file to the model an uninterrupted run gives.
         The state the last epoch leaves is kept, so ``partial_fit`` continues from it."""
-        task, eta0 = self._check_params()
-        X, Y = self._check_data(task, X, Y)
+        structure, eta0 = self._check_params()
+        X, Y = self._check_data(structure, X, Y)
         self.n_inexact_decodes_ = 0
         t0 = time.perf_counter()
         everyone = np.arange(len(X))
@@ -205,10 +205,10 @@ class SGDStructuredSVM(OnlineLearnerMixin, LinearStructuredLearner):
         if session.resuming:
             self._resume(session, X, Y, everyone, t0)
             return self
-        self.eta0_ = float(self._initial_eta0(task, X, Y, eta0))
+        self.eta0_ = float(self._initial_eta0(structure, X, Y, eta0))
         trials = self.eta0_trials_ if eta0 == "auto" else None
         rng = np.random.default_rng(self.random_state)
-        state = [np.zeros(task.n_features), 1.0]
+        state = [np.zeros(structure.n_features), 1.0]
         self._train(session, state, X, Y, everyone, rng, 0, 0, t0, trials)
         return self
 
@@ -242,15 +242,15 @@ class SGDStructuredSVM(OnlineLearnerMixin, LinearStructuredLearner):
         changed between calls (``set_params``) apply from the next call; ``eta0`` and
         ``n_epochs`` are not used after the first.  Returns self.
         """
-        task = self._partial_fit_task()
+        structure = self._partial_fit_task()
         _, eta0 = self._check_params()
-        X, Y = self._check_data(task, X, Y)
+        X, Y = self._check_data(structure, X, Y)
         state = self._continued_state()
         t0 = time.perf_counter()
         if state is None:
             self.n_inexact_decodes_ = 0
-            self.eta0_ = float(self._initial_eta0(task, X, Y, eta0))
-            state = OnlineState(w=np.zeros(task.n_features),
+            self.eta0_ = float(self._initial_eta0(structure, X, Y, eta0))
+            state = OnlineState(w=np.zeros(structure.n_features),
                                 rng=np.random.default_rng(self.random_state))
             self.objective_curve_, self.n_iter_, self.fit_seconds_ = [], 0, 0.0
         before = getattr(self, "n_inexact_decodes_", 0)  # a loaded model has none

@@ -153,7 +153,7 @@ class StructuredSVM(LinearStructuredLearner):
 
     def __init__(
         self,
-        task=None,
+        structure=None,
         C=0.1,
         tol=1e-2,
         max_iter=50,
@@ -170,7 +170,7 @@ class StructuredSVM(LinearStructuredLearner):
         check_inference=True,
         progress=False,
     ):
-        self.task = task
+        self.structure = structure
         self.C = C
         self.tol = tol
         self.max_iter = max_iter
@@ -189,7 +189,7 @@ class StructuredSVM(LinearStructuredLearner):
 
     def _validate(self, X, Y):
         self.check_params()
-        task = self._check_task()
+        structure = self._check_structure()
         C = check_positive("C", self.C)
         check_positive("tol", self.tol)
         check_positive("inner_tol", self.inner_tol)
@@ -200,18 +200,18 @@ class StructuredSVM(LinearStructuredLearner):
             raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
         if len(X) == 0:
             raise ConfigError("cannot fit on zero examples")
-        return task, C
+        return structure, C
 
     def _violations(self, X, Y, w, data=None):
         """Loss, Phi difference and violation (Delta - w.d) of each example's loss-augmented
         argmax under ``w``, computed in parallel chunks (workers send back sparse Phi
         differences); ``data``: the fit's ``shared(task=, X=, Y=)`` block over these X, Y."""
         if data is None:
-            with shared(task=self.task) as block:
-                return self._violations(X, Y, w, {"task": block["task"], "X": rows(X),
+            with shared(structure=self._structure()) as block:
+                return self._violations(X, Y, w, {"structure": block["structure"], "X": rows(X),
                                                   "Y": rows(Y)})
         parts = parallel_chunks(_violation_chunk, len(X), self.n_jobs,
-                                args=(data["task"], data["X"], data["Y"], w))
+                                args=(data["structure"], data["X"], data["Y"], w))
         losses = np.array([p[0] for p in parts], dtype=float)
         diffs = [p[1] for p in parts]
         margins = np.array([p[2] for p in parts], dtype=float)
@@ -237,10 +237,10 @@ class StructuredSVM(LinearStructuredLearner):
         ``checkpoint`` (a path or :class:`~latentstruct.learners.checkpoint.Checkpoint`)
         saves the working set, its duals and the random state after every outer iteration;
         ``resume`` continues from such a file to the model an uninterrupted run gives."""
-        task, C = self._validate(X, Y)
-        X, Y = task.as_batch(X), list(Y)
+        structure, C = self._validate(X, Y)
+        X, Y = structure.as_batch(X), list(Y)
         batch_size = check_positive_int("batch_size", self.batch_size)
-        n, n_features = len(X), task.n_features
+        n, n_features = len(X), structure.n_features
         session = CheckpointSession(self, {"X": X, "Y": Y}, checkpoint, resume)
         it, converged, working_set_solved = 0, False, False
         self.objective_curve_, self.dual_curve_, self.evaluated_iterations_ = [], [], []
@@ -269,11 +269,11 @@ class StructuredSVM(LinearStructuredLearner):
             rng = np.random.default_rng(self.random_state)
             ws = DCDWorkspace(ConstraintPool(n_features, n), C, random_state=rng)
 
-        with shared(task=task, X=X, Y=Y) as data:  # each worker receives them once per fit
-            return self._iterate(task, X, Y, C, batch_size, session, ws, rng, it, converged,
+        with shared(structure=structure, X=X, Y=Y) as data:  # each worker receives them once per fit
+            return self._iterate(structure, X, Y, C, batch_size, session, ws, rng, it, converged,
                                  working_set_solved, data)
 
-    def _iterate(self, task, X, Y, C, batch_size, session, ws, rng, it, converged,
+    def _iterate(self, structure, X, Y, C, batch_size, session, ws, rng, it, converged,
                  working_set_solved, data):
         """The outer cutting-plane iterations of ``fit`` (see the class docstring)."""
         n = len(X)
@@ -328,9 +328,9 @@ class StructuredSVM(LinearStructuredLearner):
                 xi_seen = np.zeros(n)
                 for a in range(0, n, batch_size):
                     idx = order[a : a + batch_size]
-                    Xb = task.subset(X, idx)
+                    Xb = structure.subset(X, idx)
                     Yb = [Y[i] for i in idx]
-                    batch = {"task": data["task"], "X": rows(Xb), "Y": rows(Yb)}
+                    batch = {"structure": data["structure"], "X": rows(Xb), "Y": rows(Yb)}
                     losses, diffs, xi_b = self._violations(Xb, Yb, ws.w, batch)
                     xi_seen[idx] = xi_b
                     added += self._add_violated(ws, idx, losses, diffs, xi_b)
@@ -379,20 +379,20 @@ class StructuredSVM(LinearStructuredLearner):
             "evaluated_iterations_", range(1, len(self.objective_curve_) + 1))]
 
 
-def _violation_chunk(a, b, task, X, Y, w) -> list:
+def _violation_chunk(a, b, structure, X, Y, w) -> list:
     """(loss, Phi(x, y) - Phi(x, y_hat) or None, margin w.d) of the loss-augmented argmax of
     examples a..b-1 (module level, so that process and cluster workers unpickle it by
     name; only these sparse differences travel back).  The losses, differences and margins
     come from the task's batch methods: one call per chunk, not per example."""
     Xb, Yb = X[a:b], Y[a:b]
-    Y_hat = task.argmax_batch(Xb, w, Yb)
-    losses = task.loss_batch(Yb, Y_hat)
+    Y_hat = structure.argmax_batch(Xb, w, Yb)
+    losses = structure.loss_batch(Yb, Y_hat)
     wrong = np.flatnonzero(losses)
     out = [(0.0, None, 0.0)] * (b - a)
     if wrong.size:
         every = wrong.size == b - a
-        diffs = task.joint_feature_differences(
-            Xb if every else task.subset(Xb, wrong), Yb if every else [Yb[i] for i in wrong],
+        diffs = structure.joint_feature_differences(
+            Xb if every else structure.subset(Xb, wrong), Yb if every else [Yb[i] for i in wrong],
             Y_hat if every else [Y_hat[i] for i in wrong])
         margins = diffs.dots(w)
         for j, i in enumerate(wrong):

@@ -82,10 +82,10 @@ class StructuredPA(OnlineStepLearner):
         "averaging": [BOOL],
     }
 
-    def __init__(self, task=None, pa_type=1, c=1.0, error_sensitive=True, averaging=True,
+    def __init__(self, structure=None, pa_type=1, c=1.0, error_sensitive=True, averaging=True,
                  max_iter=100, epsilon=0.0, random_state=0, shuffle=True, n_jobs=1,
                  check_inference=True, progress=False):
-        self.task = task
+        self.structure = structure
         self.pa_type = pa_type
         self.c = c
         self.error_sensitive = error_sensitive

@@ -134,9 +134,9 @@ def _attach_after_fit(task, learner, verbose: bool) -> None:
 
 
 def build_learner(task, learner_cls, learner_opts: dict, *, verbose: bool = False):
-    """``learner_cls(task=task, **learner_opts)``, showing progress when ``verbose`` and
+    """``learner_cls(structure=task.structure(), **learner_opts)``, showing progress when ``verbose`` and
     the options leave it unset (:func:`settle_progress` takes that back after the fit)."""
-    learner = learner_cls(task=task, **learner_opts)
+    learner = learner_cls(structure=task.structure(), **learner_opts)
     if "progress" in learner.get_params() and "progress" not in learner_opts:
         learner.set_params(progress=verbose)
     return learner

@@ -37,11 +37,15 @@ from ..registry import TASKS, get_task_class
 from ..exceptions import ConfigError, check_is_fitted
 from ..params import validate_params
 from ..inference.result import DecodeResult
-from .contracts import LATENT_BINARY, MAX_DECODABLE, latent_argmax_decisions
+from .contracts import (LATENT_BINARY, MAX_DECODABLE, Identity, latent_argmax_decisions,
+                        loop_argmax_results, loop_joint_feature_differences, loop_loss_batch,
+                        structure_members)
 from .reports import binary_report
 from .validation import check_binary_training_labels
 
 __all__ = [
+    "StructureView",
+    "task_identity",
     "Dataset",
     "join_corpora",
     "Task",
@@ -379,6 +383,14 @@ class Task:
                         "Call fit(dataset) on training data first.",
                         why="it has no feature index")
 
+    # --- what a learner sees ---------------------------------------------------------------
+    def structure(self) -> "StructureView":
+        """The narrow structure a learner trains on (the task must be fitted): the members
+        of ``tasks.contracts.Structure`` and of the capabilities this task offers, and
+        nothing else."""
+        self.check_fitted()
+        return StructureView(self)
+
 
 _IN_FIT = threading.local()
 
@@ -444,9 +456,7 @@ class StructuredTask(Task):
 
     def argmax_results(self, X, w, Y=None, *, random_state=None) -> list[DecodeResult]:
         """``DecodeResult`` of every example (with its status), loss-augmented with ``Y``."""
-        if Y is None:
-            return [self.argmax(x, w, random_state=random_state) for x in X]
-        return [self.argmax(x, w, y, random_state=random_state) for x, y in zip(X, Y)]
+        return loop_argmax_results(self, X, w, Y, random_state=random_state)
 
     def argmax_batch(self, X, w, Y=None, *, random_state=None) -> list:
         """The structures of ``argmax_results`` (fast kernels override this)."""
@@ -464,12 +474,11 @@ class StructuredTask(Task):
         """Phi(x_i, y_a_i) - Phi(x_i, y_b_i) of every example of the batch ``X`` (a batch
         ``subset`` or ``as_batch`` returns), as the rows of one :class:`SparseRows`
         (fast kernels override this loop over ``joint_feature_difference``)."""
-        return SparseRows.from_vectors(self.joint_feature_difference(x, a, b)
-                                       for x, a, b in zip(X, Y_a, Y_b))
+        return loop_joint_feature_differences(self, X, Y_a, Y_b)
 
     def loss_batch(self, Y_true, Y_pred) -> np.ndarray:
         """``loss`` of every pair, as a float64 array (fast kernels override this loop)."""
-        return np.array([self.loss(a, b) for a, b in zip(Y_true, Y_pred)], dtype=np.float64)
+        return loop_loss_batch(self, Y_true, Y_pred)
 
 
 def register_task(cls: type[Task]) -> type[Task]:
@@ -529,3 +538,65 @@ class LatentBinaryTask(Task):
         """The confusion matrix of +-1 ``predictions`` against the gold labels."""
         return binary_report(np.asarray(self.encode_targets(dataset.targets)),
                              np.asarray(predictions))
+
+
+class StructureView:
+    """What a learner sees of a fitted task (``task.structure()``): the members of
+    ``tasks.contracts.Structure`` and those of the protocols of the capabilities the task
+    offers, each delegated to the task, and nothing else: no reading, featurising,
+    sampling, evaluating by name or saving.  Immutable; pickles as the task it shows (a
+    worker process rebuilds the view)."""
+
+    __slots__ = ("_task", "_members", "identity", "capabilities")
+
+    def __init__(self, task: Task):
+        caps = frozenset(type(task).offered_capabilities(task.get_params()))
+        members = structure_members(caps, has=lambda m: hasattr(type(task), m))
+        for name, value in (("_task", task), ("_members", members),
+                            ("identity", task_identity(task)), ("capabilities", caps)):
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        members = object.__getattribute__(self, "_members")
+        if name in members:
+            return getattr(object.__getattribute__(self, "_task"), name)
+        raise AttributeError(
+            f"{name!r} is not part of the structure a learner sees of task "
+            f"{object.__getattribute__(self, 'identity').name!r} (its members: "
+            f"tasks.contracts.Structure and the protocols of "
+            f"{', '.join(sorted(object.__getattribute__(self, 'capabilities')))})")
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a structure is immutable; cannot set {name!r}")
+
+    def __reduce__(self):
+        return (StructureView, (self._task,))
+
+    def __repr__(self) -> str:
+        return f"<structure of task {self.identity.name!r}: {sorted(self.capabilities)}>"
+
+    # the base members a task has under other names or not at all
+    @property
+    def n_features(self) -> int:
+        return self._task.n_features
+
+    def as_batch(self, X):
+        return self._task.as_batch(X)
+
+    def subset(self, X, indices):
+        return self._task.subset(X, indices)
+
+    def argmax_is_maximum(self) -> bool:
+        return self._task.argmax_is_maximum()
+
+    def score(self, Y_true, Y_pred) -> float:
+        """The task's main metric (``score_metric``) of encoded predictions."""
+        task = self._task
+        return float(task.evaluate(list(Y_true), Y_pred)[task.score_metric])
+
+
+def task_identity(task) -> Identity:
+    """Who ``task`` is, as data: its name and parameters (messages, checkpoints); needs no
+    fitted task, so the command line checks a checkpoint before any data is read."""
+    return Identity(task.name, task.get_params(), frozenset(task.local_params),
+                    kind=type(task).__name__)

@@ -29,6 +29,9 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from ..exceptions import ConfigError
+from .completion import (CompletedStructure, Identity, latent_argmax_decisions,
+                         loop_argmax_results, loop_joint_feature_differences,
+                         loop_latent_argmax_batch, loop_loss_batch)
 from .label_factored import LabelFactoredBatch, gold_labels
 
 __all__ = [
@@ -59,6 +62,14 @@ __all__ = [
     "ClassPosterior",
     "BatchMarginals",
     "Persistent",
+    "Identity",
+    "as_structure",
+    "structure_members",
+    "CompletedStructure",
+    "loop_argmax_results",
+    "loop_joint_feature_differences",
+    "loop_loss_batch",
+    "loop_latent_argmax_batch",
     "LabelFactoredBatch",
     "gold_labels",
     "any_of",
@@ -120,51 +131,41 @@ def capability_protocol(name: str, required: tuple[str, ...], meaning: str):
     return register
 
 
-# ------------------------------------------------------------------- what every task has
+# -------------------------------------------------------------- what every structure has
 @runtime_checkable
 class Structure(Protocol):
-    """The task as any learner sees it: the size of the weight vector, the batch form of
-    the examples, whether it is fitted, and how a learner's predictions are scored."""
+    """The structure as any learner sees it, whatever its capabilities: who it is, what it
+    offers, the size of the weight vector, the batch form of the examples, whether its
+    decoders maximise, and how predictions are scored.
 
-    #: the registry name (error messages, model files and checkpoints)
-    name: ClassVar[str]
-    #: the metric of ``evaluate`` that a learner's ``score`` returns (higher is better)
-    score_metric: ClassVar[str]
+    A built-in task gives its learners ``task.structure()``, a view that offers these and
+    the members of its capabilities' protocols below, delegated to the task, and nothing
+    else (no reading, featurising, sampling or saving).  A structure written by hand needs
+    only its capabilities' required methods and ``n_features``: :func:`as_structure`
+    completes the rest."""
+
+    #: name and parameters (messages, checkpoints)
+    identity: Identity
+    #: the capability names this structure offers
+    capabilities: frozenset
 
     @property
     def n_features(self) -> int:
         """Length of Phi(x, y): the number of weights."""
 
     def as_batch(self, X) -> Any:
-        """``X`` in the task's batch representation (learners call it first in ``fit``)."""
+        """``X`` in the structure's batch representation (learners call it first in ``fit``)."""
 
     def subset(self, X, indices) -> Any:
         """The examples ``X[i] for i in indices``, in the batch representation."""
-
-    def is_fitted(self) -> bool:
-        """Whether the task has its feature index."""
-
-    def check_fitted(self) -> None:
-        """Raise ``NotFittedError`` unless fitted."""
-
-    def get_params(self, deep: bool = True) -> dict:
-        """The task's parameters (``check_compatible`` and model files read them)."""
-
-    @classmethod
-    def offered_capabilities(cls, params: dict | None = None) -> frozenset:
-        """The capability names a task of this class offers with ``params``."""
-
-    @classmethod
-    def validate_params(cls, params: dict) -> None:
-        """``ConfigError`` for a value in ``params`` the task's ``_parameter_constraints``
-        refuse (``check_compatible`` runs it before any data is read)."""
 
     def argmax_is_maximum(self) -> bool:
         """False for a decoder that is a fixed procedure (decode-then-vote): learners then
         skip the exactness check and treat an objective increase as a warning."""
 
-    def evaluate(self, targets, predictions) -> dict:
-        """Metrics of encoded ``predictions`` against encoded ``targets``."""
+    def score(self, Y_true, Y_pred) -> float:
+        """How good predictions are, higher is better (a learner's ``score``): a task's
+        main metric, or minus the mean loss."""
 
 
 # ------------------------------------------------------------------------- capabilities
@@ -395,14 +396,14 @@ class Persistent(Protocol):
 
 
 #: the protocols whose members a learner may touch (explainable and k-best serve the
-#: command line, never a learner)
+#: command line, never a learner; ``Persistent`` is the pipeline's, which saves a pair)
 LEARNER_PROTOCOLS = (Structure, MaxDecodable, LatentBinary, Heuristic, Sized, RandomTies,
                      Marginalizable, LabelFactored, CandidateList, ClassPosterior,
-                     BatchMarginals, Persistent)
+                     BatchMarginals)
 
 
 def learner_members() -> dict[str, str]:
-    """Every member a learner may touch on its task -> the protocol that lists it."""
+    """Every member a learner may touch on its structure -> the protocol that lists it."""
     out: dict[str, str] = {}
     for proto in LEARNER_PROTOCOLS:
         for m in protocol_members(proto):
@@ -410,34 +411,64 @@ def learner_members() -> dict[str, str]:
     return out
 
 
-def is_structure(task) -> bool:
-    """Whether ``task``'s class has every member of :class:`Structure` (looked up on the
-    class, so an unfitted task's properties are not evaluated)."""
-    cls = type(task)
-    return all(hasattr(cls, m) for m in protocol_members(Structure))
+def structure_members(capabilities, has=lambda name: False) -> frozenset:
+    """The members a structure offering ``capabilities`` shows a learner: the base's, its
+    capabilities' protocols', and the optional batch forms ``has(name)`` says exist."""
+    members = set(protocol_members(Structure))
+    for name in capabilities:
+        members |= set(protocol_members(capability(name).protocol))
+    members |= {m for m in protocol_members(BatchMarginals) if has(m)}
+    return frozenset(members)
 
 
-def latent_argmax_decisions(task, X, w) -> np.ndarray:
-    """f(x) = max_h w . Phi(x, h) for every example: the scores of ``latent_argmax_batch``
-    (``LatentBinaryTask.decision_batch``; a learner that sees a task keep it may reuse
-    those latent completions instead of decoding again)."""
-    return np.array([r.score for r in task.latent_argmax_batch(X, w)], dtype=np.float64)
+def is_structure(obj) -> bool:
+    """Whether ``obj`` offers every member of :class:`Structure` (looked up on the class
+    where it is an attribute there, so properties are not evaluated)."""
+    return all(hasattr(type(obj), m) or hasattr(obj, m) for m in protocol_members(Structure))
 
 
-def checked_heuristic_weights(task) -> np.ndarray:
-    """``task.heuristic_weights()`` as float64, checked to be a vector of ``n_features``
-    entries: where a learner first takes them (``TwoStage``, so the two-stage baseline and
-    LCLR's default initialisation), a wrong length is a ``ConfigError`` naming the method,
-    the task class and both lengths, not a matrix-product error deep in a decoder."""
-    w = task.heuristic_weights()
+def as_structure(obj) -> Any:
+    """The structure a learner trains, from what it was given:
+
+    * a task (it has ``structure()`` and ``offered_capabilities``): its narrow view,
+      ``task.structure()`` (the task must be fitted);
+    * an object that offers every member of :class:`Structure`: itself;
+    * any other object: a :class:`CompletedStructure`, which adds the base members and the
+      batch forms the object lacks (it needs ``n_features`` and the required methods of
+      the capabilities it offers, say ``argmax``, ``joint_feature`` and ``loss``).
+    """
+    if obj is None:
+        raise ConfigError("a learner needs a structure (or a fitted task) to train; got None")
+    if is_structure(obj):
+        return obj
+    make = getattr(obj, "structure", None)
+    if callable(make) and hasattr(obj, "offered_capabilities") and not isinstance(obj, type):
+        return make()
+    declared = getattr(obj, "capabilities", None)
+    caps = (frozenset(declared) if declared is not None
+            else frozenset(c.name for c in CAPABILITIES.values()
+                           if c.methods and all(hasattr(obj, m) for m in c.methods)))
+    return CompletedStructure(obj, caps)
+
+
+def checked_heuristic_weights(structure) -> np.ndarray:
+    """``structure.heuristic_weights()`` as float64, checked to be a vector of
+    ``n_features`` entries: where a learner first takes them (``TwoStage``, so the
+    two-stage baseline and LCLR's default initialisation), a wrong length is a
+    ``ConfigError`` naming the method, the class that defines it and both lengths, not a
+    matrix-product error deep in a decoder."""
+    w = structure.heuristic_weights()
     arr = np.asarray(w, dtype=np.float64) if isinstance(w, (np.ndarray, list, tuple)) else None
-    n = task.n_features
+    n = structure.n_features
+    identity = getattr(structure, "identity", None)
+    kind = (identity.kind if identity is not None and identity.kind
+            else type(structure).__name__)
     if arr is None or arr.shape != (n,):
         got = (f"an array of shape {arr.shape}" + (f" ({arr.shape[0]} entries)" if arr.ndim == 1
                                                    else "")
                if arr is not None else f"a {type(w).__name__}")
         raise ConfigError(
-            f"{type(task).__name__}.heuristic_weights() returned {got}; expected a float vector "
+            f"{kind}.heuristic_weights() returned {got}; expected a float vector "
             f"of length n_features = {n} (one weight per feature of the task's feature map). "
             "Fix the task's heuristic_weights (latentstruct.testing.check_task checks it)")
     return arr
