@@ -8,10 +8,11 @@ through the grouped squared-hinge DCD engine; they differ in whether h is learne
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 
-from ..exceptions import ConfigError, warn_convergence
+from ..exceptions import ConfigError, ConvergenceWarning, warn_convergence
 from ..parallel import parallel_chunks, rows, shared
 from ..solvers.dcd import ConstraintPool, DCDKernelState, solve_grouped_dcd
 from ..tasks.contracts import HEURISTIC, LATENT_BINARY, RANDOM_TIES, checked_heuristic_weights
@@ -368,9 +369,23 @@ class LCLR(LatentBinaryLearner):
         if self.init == "zeros":
             return np.zeros(structure.n_features)
         if self.init == "two-stage":
-            base = TwoStage(structure, C=self.C, tol=self.dcd_tol, n_jobs=self.n_jobs,
-                            random_state=self.random_state, check_inference=self.check_inference)
-            return base.fit(X, y).coef_.copy()
+            # the two-stage model's DCD runs under LCLR's own dcd_tol and dcd_max_iter, so the
+            # parameter a warning names is one this learner has
+            base = TwoStage(structure, C=self.C, tol=self.dcd_tol, max_iter=self.dcd_max_iter,
+                            n_jobs=self.n_jobs, random_state=self.random_state,
+                            check_inference=self.check_inference)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConvergenceWarning)
+                coef = base.fit(X, y).coef_.copy()
+            for w in caught:
+                if issubclass(w.category, ConvergenceWarning):
+                    warn_convergence(f"{type(self).__name__}'s two-stage initialisation: its DCD "
+                                     f"stopped at dcd_max_iter={self.dcd_max_iter} epochs before "
+                                     f"dcd_tol={self.dcd_tol}; increase dcd_max_iter or dcd_tol, "
+                                     f"or start from init='zeros'")
+                else:
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            return coef
         raise ConfigError(f"init must be 'two-stage' or 'zeros', got {self.init!r}")
 
     def fit(self, X, y, *, checkpoint=None, resume=None):

@@ -291,6 +291,8 @@ class CapabilityChecker:
                 scores = enum.joint @ w
                 best = int(np.argmax(scores))
                 self.expect_close("argmax-maximum", where, r.score, scores[best], lambda: (
+                    self._too_few(len(scores), r, float(scores[best]))
+                    if r.score > scores[best] else
                     f"argmax reports score {float(r.score)!r} but the best of the {len(scores)} "
                     f"enumerated structures scores {float(scores[best])!r} (structure "
                     f"{enum.structures[best]!r}); the argmax is not a maximum"))
@@ -298,6 +300,8 @@ class CapabilityChecker:
                 best_a = int(np.argmax(aug))
                 ref = max(float(aug[best_a]), s_gold)
                 self.expect_close("loss-augmented-maximum", where, a.score, ref, lambda: (
+                    self._too_few(len(aug), a, ref, "loss-augmented argmax")
+                    if a.score > ref else
                     f"the loss-augmented argmax reports score {float(a.score)!r} but the best "
                     f"w·Φ(x, s) + loss(y, s) over the {len(aug)} enumerated structures (and the "
                     f"gold structure, {s_gold!r}) is {ref!r} (structure "
@@ -385,6 +389,8 @@ class CapabilityChecker:
             scores = enum.latent @ w
             best = int(np.argmax(scores))
             self.expect_close("latent-argmax-maximum", where, r.score, scores[best], lambda: (
+                self._too_few(len(scores), r, float(scores[best]), "latent_argmax")
+                if r.score > scores[best] else
                 f"latent_argmax reports score {float(r.score)!r} (h = {r.structure!r}) but the "
                 f"best of the {len(scores)} enumerated structures scores "
                 f"{float(scores[best])!r} (h = {enum.structures[best]!r}); the latent completion "
@@ -428,6 +434,17 @@ class CapabilityChecker:
                 f"{what} differs from the scores of latent_argmax_batch by up to {worst!r}: "
                 f"{got.tolist()} vs {ref}"))
 
+    @staticmethod
+    def _too_few(n: int, result, best: float, what: str = "argmax") -> str:
+        """The message when the decoder beats every enumerated structure: the enumeration,
+        not the decoder, is incomplete (its score is consistent, checked before)."""
+        return (f"{what} found a structure scoring {float(result.score)!r}, above every one of "
+                f"the {n} structures `enumerate(x)` listed (the best scores {best!r}): the "
+                f"enumeration misses legal structures, such as the decoder's "
+                f"{result.structure!r}. Make `enumerate` list every legal structure of x "
+                f"(latentstruct.inference.all_alignments(m, n) lists only non-crossing "
+                f"alignments unless monotone=False; a bipartite matching may cross)")
+
     # --- marginalizable and candidate-list -------------------------------------------------
     def check_marginalizable(self, i, k, x, w, enum, known) -> None:
         task, where, n = self.task, self.where(i, k), self.task.n_features
@@ -440,6 +457,8 @@ class CapabilityChecker:
             self.expect_not_below("log-partition-bound", where, lz, s, lambda: (
                 f"log_partition = {lz!r} is below {float(s)!r}, the score of a decoded "
                 "structure; a log-sum-exp over all structures is never below one of its terms"))
+        if MAX_DECODABLE in self.caps:  # the CRF and predict_marginals read .node
+            self.check_marginals_format(where, x, w)
         self.mark("expected-feature")
         ef = task.expected_feature(x, w)
         if isinstance(ef, SparseVector):
@@ -461,6 +480,31 @@ class CapabilityChecker:
                                      lambda worst: (
                 f"expected_feature differs from Σ_s p(s) Φ(x, s) over the enumeration by up to "
                 f"{worst!r}"))
+
+    def check_marginals_format(self, where, x, w) -> None:
+        """``marginals(x, w)`` is an object whose ``.node`` is the (positions, n_labels)
+        array of node marginals, each row a distribution (what ``predict_marginals`` and the
+        CRF read)."""
+        task = self.task
+        self.mark("marginals-format")
+        m = task.marginals(x, w)
+        node = getattr(m, "node", None)
+        if node is None:
+            self.fail("marginals-format", where,
+                      f"marginals(x, w) returned a {type(m).__name__}; expected an object whose "
+                      f".node is the (positions, n_labels) array of node marginals (such as "
+                      f"latentstruct.inference.chain.ChainMarginals: .node, .edge, .log_z)")
+        node = np.asarray(node, dtype=np.float64)
+        n_labels = getattr(task, "n_labels", None)
+        if node.ndim != 2 or (n_labels is not None and node.shape[1] != int(n_labels)):
+            self.fail("marginals-format", where,
+                      f"marginals(x, w).node has shape {node.shape}; expected (positions, "
+                      f"n_labels = {n_labels})")
+        if node.size and (not np.all(np.isfinite(node)) or node.min() < -self.atol
+                          or not np.allclose(node.sum(axis=1), 1.0, atol=1e-6)):
+            self.fail("marginals-format", where,
+                      "marginals(x, w).node rows must be probability distributions (finite, "
+                      ">= 0, each summing to 1)")
 
     def check_candidate_list(self, i, k, x, w, enum) -> list[float]:
         task, where, n = self.task, self.where(i, k), self.task.n_features
