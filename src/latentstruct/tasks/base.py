@@ -27,6 +27,7 @@ import copy
 import functools
 import inspect
 import threading
+import weakref
 from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
 
@@ -387,9 +388,13 @@ class Task:
     def structure(self) -> "StructureView":
         """The narrow structure a learner trains on (the task must be fitted): the members
         of ``tasks.contracts.Structure`` and of the capabilities this task offers, and
-        nothing else."""
+        nothing else.  One view per task (it reads the task live), so that a fit's shared
+        blocks, keyed by object, ship it to workers once."""
         self.check_fitted()
-        return StructureView(self)
+        view = _VIEWS.get(self)
+        if view is None:
+            view = _VIEWS[self] = StructureView(self)
+        return view
 
 
 _IN_FIT = threading.local()
@@ -540,6 +545,10 @@ class LatentBinaryTask(Task):
                              np.asarray(predictions))
 
 
+#: the view of each task (``Task.structure``), dropped with the task
+_VIEWS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 class StructureView:
     """What a learner sees of a fitted task (``task.structure()``): the members of
     ``tasks.contracts.Structure`` and those of the protocols of the capabilities the task
@@ -547,24 +556,34 @@ class StructureView:
     sampling, evaluating by name or saving.  Immutable; pickles as the task it shows (a
     worker process rebuilds the view)."""
 
-    __slots__ = ("_task", "_members", "identity", "capabilities")
+    __slots__ = ("_task", "__weakref__")
 
     def __init__(self, task: Task):
-        caps = frozenset(type(task).offered_capabilities(task.get_params()))
-        members = structure_members(caps, has=lambda m: hasattr(type(task), m))
-        for name, value in (("_task", task), ("_members", members),
-                            ("identity", task_identity(task)), ("capabilities", caps)):
-            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_task", task)
+
+    @property
+    def capabilities(self) -> frozenset:
+        task = self._task
+        return frozenset(type(task).offered_capabilities(task.get_params()))
+
+    @property
+    def identity(self):
+        return task_identity(self._task)
+
+    @property
+    def _members(self) -> frozenset:
+        task = self._task
+        return structure_members(self.capabilities, has=lambda m: hasattr(type(task), m))
 
     def __getattr__(self, name):
-        members = object.__getattribute__(self, "_members")
-        if name in members:
-            return getattr(object.__getattribute__(self, "_task"), name)
+        if name.startswith("__"):  # copy, pickle and the like probe special names
+            raise AttributeError(name)
+        if name in self._members:
+            return getattr(self._task, name)
         raise AttributeError(
             f"{name!r} is not part of the structure a learner sees of task "
-            f"{object.__getattribute__(self, 'identity').name!r} (its members: "
-            f"tasks.contracts.Structure and the protocols of "
-            f"{', '.join(sorted(object.__getattribute__(self, 'capabilities')))})")
+            f"{self._task.name!r} (its members: tasks.contracts.Structure and the protocols "
+            f"of {', '.join(sorted(self.capabilities))})")
 
     def __setattr__(self, name, value):
         raise AttributeError(f"a structure is immutable; cannot set {name!r}")
