@@ -164,20 +164,24 @@ def check_text_options(estimator) -> None:
 
 def check_input_kind(task, records) -> None:
     """InputError when ``records`` are not of the kind the fitted ``task`` (or its
-    featurizer: ``input_kind_``, ``n_columns_``, ``n_attributes``) was trained on, or a
+    featurizer: ``input_kind_``, ``n_columns_``, ``n_features_out_``) was trained on, or a
     matrix has another number of columns."""
     kind = getattr(task, "input_kind_", "text")
     if isinstance(records, DocumentMatrix):
         if kind != "matrix":
+            words = (task.n_features_out_ if hasattr(type(task), "n_features_out_")
+                     else task.n_attributes)
             raise InputError(
                 f"this model was fitted on document texts (its features are its own vocabulary "
-                f"of {task.n_attributes} words) and takes texts; got a numeric matrix of shape "
+                f"of {words} words) and takes texts; got a numeric matrix of shape "
                 f"{records.shape}. Give the texts, or fit the model on the matrix")
         if records.n_attributes != task.n_columns_:
+            # scikit-learn's wording (its n_features_in_ check), then the fix
             raise InputError(
-                f"X has {records.n_attributes} columns, but this model was fitted on a matrix of "
-                f"{task.n_columns_} columns; transform the documents with the same fitted "
-                f"vectorizer that made the training matrix (vectorizer.transform(texts))")
+                f"X has {records.n_attributes} features, but this model is expecting "
+                f"{task.n_columns_} features as input (the columns of its training matrix); "
+                f"transform the documents with the same fitted vectorizer that made the "
+                f"training matrix (vectorizer.transform(texts))")
     elif kind == "matrix":
         raise InputError(
             f"this model was fitted on a numeric matrix of {task.n_columns_} columns and takes "
