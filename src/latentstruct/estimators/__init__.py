@@ -33,10 +33,13 @@ here is usable by ``latentstruct predict`` and the other way round.
 
 from __future__ import annotations
 
+import functools
+import types
+
 import numpy as np
 from sklearn.base import ClassifierMixin
 
-from ..exceptions import ModelFormatError, check_is_fitted
+from ..exceptions import ConfigError, ModelFormatError, check_is_fitted
 from ..learners.persistence import load_trained
 from ..pipelines.training import check_binary_examples, fit_on_dataset
 from .base import ESTIMATORS, FOR_TASK, Estimator
@@ -247,6 +250,38 @@ class DependencyParser(Estimator):
         self._set_options(options)
 
 
+def _learns_probabilities(est) -> bool:
+    """Whether the estimator's learner (fitted, else its class) gives probabilities; an
+    AttributeError that says which learner does otherwise (``available_if``)."""
+    learner = getattr(est, "learner_", None)
+    if learner is None:
+        try:
+            _, learner = est._classes()
+        except ConfigError:  # an unknown task or learner name: fit reports it
+            return True
+    if not hasattr(learner, "predict_proba"):
+        name = learner.__name__ if isinstance(learner, type) else type(learner).__name__
+        raise AttributeError(f"{name} has no predict_proba: it learns scores, not "
+                             "probabilities. Train with learner='crf' for class probabilities")
+    return True
+
+
+class _WithProbabilities:
+    """A method present only when the learner gives probabilities, as scikit-learn's
+    ``available_if``, keeping the AttributeError that says which learner does (``hasattr``
+    is False otherwise, so scikit-learn does not call it)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.fn
+        _learns_probabilities(obj)
+        return types.MethodType(self.fn, obj)
+
+
 class DocumentClassifier(ClassifierMixin, Estimator):
     """A multi-class document classifier on raw texts or a numeric matrix.
 
@@ -297,14 +332,18 @@ class DocumentClassifier(ClassifierMixin, Estimator):
         self.eval_fraction = eval_fraction
         self._set_options(options)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = True  # a numeric matrix (or a list of texts)
+        tags.input_tags.sparse = True
+        return tags
+
+    @_WithProbabilities
     def predict_proba(self, X) -> np.ndarray:
         """(n, n_classes) class probabilities, columns in the order of ``classes_`` (needs a
-        learner with probabilities: ``learner="crf"``)."""
+        learner with probabilities: ``learner="crf"``; without one the method is absent,
+        as scikit-learn's classifiers without probabilities have none)."""
         _, Xf = self._featurise(X)
-        if not hasattr(self.learner_, "predict_proba"):
-            raise AttributeError(
-                f"{type(self.learner_).__name__} has no predict_proba: it learns scores, not "
-                "probabilities. Train with learner='crf' for class probabilities")
         proba = self.learner_.predict_proba(Xf)  # columns in the task's label-id order
         return proba[:, self._class_columns()]
 

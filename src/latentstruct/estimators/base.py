@@ -134,6 +134,9 @@ class Estimator(BaseEstimator):
         if name is None:
             raise ConfigError(f"{type(self).__name__} needs task=NAME (a registered task; "
                               f"`latentstruct options` lists them)")
+        if not isinstance(name, str):
+            raise ConfigError(f"{type(self).__name__} needs task=NAME, a registered task's name "
+                              f"(a str), got {name!r}")
         if self._tasks is not None and name not in self._tasks:
             raise ConfigError(f"{type(self).__name__} takes task {' or '.join(map(repr, self._tasks))}, "
                               f"got {name!r}; use latentstruct.Estimator(task={name!r}) for it")
@@ -141,14 +144,35 @@ class Estimator(BaseEstimator):
 
     def _classes(self):
         task_cls = get_task_class(self._task_name())
+        if self.learner is not None and not isinstance(self.learner, str):
+            raise ConfigError(f"{type(self).__name__} needs learner=NAME, a registered learner's "
+                              f"name (a str) or None, got {self.learner!r}")
         learner_cls = get_learner_class(self.learner or task_cls.default_learner)
         return task_cls, learner_cls
 
     def _set_options(self, options: dict) -> None:
-        """Store ``**options`` unchanged, as the named keywords are (no logic in
-        ``__init__``)."""
-        for key, value in options.items():
+        """Store ``**options`` unchanged (no logic in ``__init__``).  They are kept apart from
+        the named keywords, in a private dict: the public attributes an ``__init__`` sets
+        are its signature's parameters, as scikit-learn checks; each reads as an attribute
+        all the same (``est.c2``)."""
+        self._extra_options = dict(options)
+
+    def _store(self, key, value) -> None:
+        """Set ``key``: a parameter of the signature as its attribute, another option in
+        the private dict of ``**options``."""
+        if key in _OWN or key in self._signature_defaults:
             setattr(self, key, value)
+        else:
+            self.__dict__.pop(key, None)  # a public attribute set by hand, or by a pickle
+            self.__dict__.setdefault("_extra_options", {})[key] = value
+
+    def __getattr__(self, name):
+        # the options given through **options read as attributes; anything else: the
+        # normal lookup's own AttributeError (a property's message, scikit-learn's)
+        extra = self.__dict__.get("_extra_options", {})
+        if name in extra:
+            return extra[name]
+        return object.__getattribute__(self, name)
 
     def _at_signature_default(self, key, value) -> bool:
         """Whether ``key`` is a keyword of the signature left at its default there (it
@@ -159,9 +183,10 @@ class Estimator(BaseEstimator):
         """The options set on this instance (constructor keywords and ``set_params``); a
         named keyword left at its signature default is not set (the pair's own default
         applies)."""
-        return {k: v for k, v in vars(self).items()
-                if k not in _OWN and not k.startswith("_") and not k.endswith("_")
-                and not self._at_signature_default(k, v)}
+        given = {k: v for k, v in vars(self).items()
+                 if k not in _OWN and not k.startswith("_") and not k.endswith("_")}
+        given.update(self.__dict__.get("_extra_options", {}))
+        return {k: v for k, v in given.items() if not self._at_signature_default(k, v)}
 
     def _defaults(self) -> tuple[dict, dict]:
         task_cls, learner_cls = self._classes()
@@ -198,10 +223,15 @@ class Estimator(BaseEstimator):
         for key in _OWN:  # first: they decide which options exist
             if key in params:
                 setattr(self, key, params.pop(key))
-        task_defaults, learner_defaults = self._defaults()
+        try:
+            task_defaults, learner_defaults = self._defaults()
+        except ConfigError:  # an unknown task or learner name: stored, fit reports it
+            for key, value in params.items():
+                self._store(key.partition("__")[2] or key, value)
+            return self
         for key, value in params.items():
             if self._at_signature_default(key, value):  # back to the pair's default
-                setattr(self, key, value)
+                self._store(key, value)
                 continue
             prefix, sep, name = key.partition("__")
             if sep:
@@ -211,7 +241,7 @@ class Estimator(BaseEstimator):
                 key = name
             elif key not in task_defaults and key not in learner_defaults:
                 raise self._unknown(key, task_defaults, learner_defaults)
-            setattr(self, key, value)
+            self._store(key, value)
         return self
 
     def _unknown(self, key, task_defaults, learner_defaults) -> ConfigError:
@@ -355,7 +385,8 @@ class Estimator(BaseEstimator):
         # before any data is touched: the pair must fit and the values must be valid
         plan = plan_training(task_cls, learner_cls, task_opts, learner_opts)
         if y is None:
-            raise InputError(f"{type(self).__name__}.fit needs targets y (one per example)")
+            raise InputError(f"{type(self).__name__} requires y to be passed, but the target y "
+                             f"is None: fit needs targets y (one per example)")
         y = self._encode_y(y, task_cls)
         result = run_training(plan, lambda task: task.make_dataset(X, y), fit_kw=fit_params,
                               verbose=bool(plan.learner_opts.get("progress", False)))
@@ -392,8 +423,8 @@ class Estimator(BaseEstimator):
         Returns self.
         """
         if y is None:
-            raise InputError(f"{type(self).__name__}.partial_fit needs targets y (one per "
-                             f"example)")
+            raise InputError(f"{type(self).__name__} requires y to be passed, but the target y "
+                             f"is None: partial_fit needs targets y (one per example)")
         first = getattr(self, "learner_", None) is None
         if not first:
             self._check_same_classes(classes)
@@ -454,6 +485,18 @@ class Estimator(BaseEstimator):
 
     def __sklearn_is_fitted__(self) -> bool:
         return getattr(self, "learner_", None) is not None
+
+    @property
+    def n_iter_(self):
+        """The learner's iterations (``learner_.n_iter_``), as scikit-learn's iterative
+        estimators give them; AttributeError before ``fit``."""
+        return self.learner_.n_iter_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False  # lists of sentences, pairs, texts, ...
+        tags.non_deterministic = False
+        return tags
 
     @property
     def featurizer_(self):

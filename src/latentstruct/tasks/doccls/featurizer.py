@@ -152,8 +152,8 @@ class DocumentFeaturizer(TransformerMixin, Featurizer):
             # as scikit-learn's classifiers do: with one label there is nothing to tell
             # apart (every loss-augmented argmax is the gold label, the weights stay 0)
             raise InputError(
-                f"training data has only one label, {labels[0]!r} ({len(records)} documents); "
-                f"a classifier needs documents of at least two labels (this model would "
+                f"training data has only one label, {labels[0]!r} ({len(records)} documents): "
+                f"one class; a classifier needs documents of at least two labels (this model would "
                 f"predict {labels[0]!r} for every document). Add documents of another label",
                 path)
         return len(labels)
