@@ -116,3 +116,25 @@ def test_sequence_estimators_fresh_get_params_are_the_signature_defaults(estimat
     for name, p in inspect.signature(cls.__init__).parameters.items():
         if p.kind is p.KEYWORD_ONLY:
             assert params[name] == p.default, (cls.__name__, name)
+
+
+def test_check_is_fitted_is_one_rule_for_every_object():
+    from latentstruct.exceptions import check_is_fitted
+    from latentstruct.featurizers import Vocabulary
+
+    vocabulary = Vocabulary()
+    with pytest.raises(NotFittedError, match="This Vocabulary instance is not fitted yet"):
+        check_is_fitted(vocabulary)  # its __sklearn_is_fitted__
+    check_is_fitted(vocabulary.fit([["a"]]))
+    with pytest.raises(NotFittedError, match="it has no labels. Call fit"):
+        check_is_fitted(vocabulary, "classes_", why="it has no labels", fix="Call fit.")
+    # scikit-learn's own check_is_fitted asks the same question
+    from sklearn.utils.validation import check_is_fitted as sklearn_check
+
+    sklearn_check(vocabulary)
+    with pytest.raises(NotFittedError):
+        sklearn_check(Tagger())
+    # the earlier form, the condition first, keeps working (code written against it)
+    check_is_fitted(True, "This W instance")
+    with pytest.raises(NotFittedError, match="This W instance is not fitted yet: no w"):
+        check_is_fitted(False, "This W instance", why="no w")

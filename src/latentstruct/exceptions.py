@@ -108,8 +108,8 @@ def warn_convergence(message: str) -> None:
 FIT_FIRST = "Call 'fit' with appropriate arguments before using this estimator."
 
 
-def check_is_fitted(estimator, attributes=None, *, what: str | None = None, why: str = "",
-                    fix: str | None = None) -> None:
+def check_is_fitted(estimator, attributes=None, fix: str | None = None, *,
+                    what: str | None = None, why: str = "") -> None:
     """Raise scikit-learn's ``NotFittedError`` (a ``ValueError``) unless ``estimator`` is
     fitted: the one fitted check of the package (learners, tasks, featurizers, estimators).
 
@@ -124,8 +124,16 @@ def check_is_fitted(estimator, attributes=None, *, what: str | None = None, why:
     what is missing where that helps; ``fix`` (a sentence ending in a full stop) defaults to
     the class's ``_fit_hint`` where it has one (a task: "Call fit(dataset) on training data
     first."), else scikit-learn's sentence.
+
+    Code written against the earlier form, ``check_is_fitted(fitted, what, fix, why=...)``
+    with the condition itself first (a bool), keeps working: the condition is the answer.
     """
-    if attributes is not None:
+    if isinstance(estimator, bool) or type(estimator).__name__ in ("bool", "bool_"):
+        fitted, what = bool(estimator), what or attributes
+        if fitted:
+            return
+        estimator = None
+    elif attributes is not None:
         names = [attributes] if isinstance(attributes, str) else list(attributes)
         fitted = all(getattr(estimator, name, None) is not None for name in names)
     elif hasattr(estimator, "__sklearn_is_fitted__"):
