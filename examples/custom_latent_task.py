@@ -98,6 +98,7 @@ import numpy as np
 
 import latentstruct
 from latentstruct.data.sparse import SparseVector
+from latentstruct.exceptions import check_is_fitted
 from latentstruct.inference.result import DecodeResult
 from latentstruct.learners import LCLR, TwoStage
 from latentstruct.tasks.base import Dataset, LatentBinaryTask, register_task
@@ -213,7 +214,7 @@ class SupportingSentenceTask(LatentBinaryTask):
         return len(self.vocabulary_) + 1  # the words, then the bias
 
     def featurize(self, dataset):
-        self.check_fitted()
+        check_is_fitted(self)
         X = []
         for doc in dataset.records:
             rows = np.zeros((len(doc), self.n_features))
@@ -255,7 +256,7 @@ class SupportingSentenceTask(LatentBinaryTask):
         return w
 
     def get_state(self):
-        self.check_fitted()
+        check_is_fitted(self)
         return {"vocabulary": sorted(self.vocabulary_, key=self.vocabulary_.get)}, {}
 
     @classmethod

@@ -123,7 +123,8 @@ def test_a_checkpoint_still_resumes_its_run(tmp_path, capsys, data):
 @pytest.mark.parametrize("extra, needle", [
     (["--learner", "sgd-ssvm"], "is a model of learner 'perceptron', but --learner says "
                                 "'sgd-ssvm'; drop --learner"),
-    (["--option", "max_iter=0"], "The 'max_iter' parameter must be an int in the range"),
+    (["--option", "max_iter=0"], "The 'max_iter' parameter of StructuredPerceptron must be an "
+                                  "int in the range [1, "),
     (["--option", "average=false"], "option 'average' cannot change when --resume"),
     (["--option", "window=2"], "option 'window' cannot change when --resume"),
     (["--option", "C=2"], "unknown option 'C' for a 'perceptron' model"),

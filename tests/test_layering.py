@@ -436,6 +436,20 @@ def test_not_fitted_is_raised_by_one_function():
     assert len(found) == 1 and next(iter(found)).startswith("exceptions.py:check_is_fitted:")
 
 
+@pytest.mark.slow
+def test_fitted_is_checked_under_one_name_and_ranges_declared_not_hand_written():
+    """``exceptions.check_is_fitted(estimator)`` is the one fitted check (the classes give
+    ``__sklearn_is_fitted__``; ``is_fitted()`` stays a task's query), and no hand-written
+    ``check_positive*`` helper repeats a range that ``_parameter_constraints`` declares."""
+    gone = {"check_fitted", "_check_fitted", "_check_is_fitted", "check_positive",
+            "check_positive_int", "check_nonnegative"}
+    bad = [f"{path.relative_to(PKG)}:{line} {fn}"
+           for name, path in MODULES.items() if not name.startswith("latentstruct.pystruct")
+           and not name.startswith("latentstruct.solvers")
+           for fn, line in _defined_functions(path) if fn in gone]
+    assert bad == []
+
+
 def test_the_scans_see_what_they_look_for(tmp_path):
     mod = tmp_path / "m.py"
     mod.write_text("class A:\n    def _validate_params(self):\n"

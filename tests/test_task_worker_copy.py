@@ -1,7 +1,8 @@
 """A task class the user defines in a script or notebook (``__main__``) reaches a process
 worker: cloudpickle copies such a class by value, with the globals its methods name, so
 the ``fit`` wrapper that checks parameters first must name nothing unpicklable (it once
-named a ``threading.local``, and ``examples/custom_latent_task.py`` failed ``check_task``)."""
+named a ``threading.local``, and ``examples/custom_latent_task.py`` failed ``check_task``;
+the skip flag of ``latentstruct.params`` is a context variable, reached by functions)."""
 
 from __future__ import annotations
 
@@ -16,9 +17,9 @@ def _script_task_class():
     class ScriptBags(BagTask):
         name = "script-bags"
 
-        def check_params(self):
+        def _check_param_values(self):  # what check_params runs when it checks
             self.checks = getattr(self, "checks", 0) + 1
-            return super().check_params()
+            return super()._check_param_values()
 
         def fit(self, dataset=None):
             self.fits = getattr(self, "fits", 0) + 1

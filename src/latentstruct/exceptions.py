@@ -108,19 +108,44 @@ def warn_convergence(message: str) -> None:
 FIT_FIRST = "Call 'fit' with appropriate arguments before using this estimator."
 
 
-def check_is_fitted(fitted: bool, what: str, fix: str = FIT_FIRST, *, why: str = "") -> None:
-    """Raise scikit-learn's ``NotFittedError`` (a ``ValueError``) unless ``fitted``.
+def check_is_fitted(estimator, attributes=None, fix: str | None = None, *,
+                    what: str | None = None, why: str = "") -> None:
+    """Raise scikit-learn's ``NotFittedError`` (a ``ValueError``) unless ``estimator`` is
+    fitted: the one fitted check of the package (learners, tasks, featurizers, estimators).
 
-    The one fitted check of the package, so every "not fitted" error has one shape:
-    ``"{what} is not fitted yet[: {why}]. {fix}"``, e.g. "This LCLR instance is not fitted
-    yet. Call 'fit' with appropriate arguments before using this estimator."  ``what``
-    names the object, ``why`` what is missing where that helps, ``fix`` what to do (a
-    sentence ending in a full stop).
+    Fitted means, as in scikit-learn's ``check_is_fitted``: each of ``attributes`` (a name
+    or a list of names) is set and not None, when they are given; else the estimator's own
+    query ``__sklearn_is_fitted__()`` (every class of the package that can be unfitted has
+    one); else some attribute ending in ``_`` is set.
+
+    Every "not fitted" error has one shape: ``"{what} is not fitted yet[: {why}]. {fix}"``,
+    e.g. "This LCLR instance is not fitted yet. Call 'fit' with appropriate arguments before
+    using this estimator."  ``what`` defaults to ``"This {class} instance"``; ``why`` says
+    what is missing where that helps; ``fix`` (a sentence ending in a full stop) defaults to
+    the class's ``_fit_hint`` where it has one (a task: "Call fit(dataset) on training data
+    first."), else scikit-learn's sentence.
+
+    Code written against the earlier form, ``check_is_fitted(fitted, what, fix, why=...)``
+    with the condition itself first (a bool), keeps working: the condition is the answer.
     """
+    if isinstance(estimator, bool) or type(estimator).__name__ in ("bool", "bool_"):
+        fitted, what = bool(estimator), what or attributes
+        if fitted:
+            return
+        estimator = None
+    elif attributes is not None:
+        names = [attributes] if isinstance(attributes, str) else list(attributes)
+        fitted = all(getattr(estimator, name, None) is not None for name in names)
+    elif hasattr(estimator, "__sklearn_is_fitted__"):
+        fitted = bool(estimator.__sklearn_is_fitted__())
+    else:
+        fitted = any(k.endswith("_") and not k.startswith("__") for k in vars(estimator))
     if fitted:
         return
     from sklearn.exceptions import NotFittedError
 
+    what = what or f"This {type(estimator).__name__} instance"
+    fix = fix or getattr(estimator, "_fit_hint", FIT_FIRST)
     reason = f": {why}" if why else ""
     raise NotFittedError(f"{what} is not fitted yet{reason}. {fix}")
 

@@ -9,11 +9,21 @@ parameter may be::
 
 and :func:`validate_params` checks a dict of values against it, raising ``ConfigError`` with
 scikit-learn's wording ("The 'n_jobs' parameter of LCLR must be an int other than 0 or
-None. Got 'abc' instead.").  It runs once on entering ``fit`` (tasks: ``Task.fit``'s
-wrapper; learners: the first line of ``fit``) and, through ``check_compatible``, in
-``latentstruct train`` before any data is read.  What relates two values (``eta0 * lambda1
-< 1``, ``pos='predicted'`` with ``pos_column='xpos'``) is checked after the table, by the
-owner's ``_check_param_relations`` method, from the same entry point.
+None. Got 'abc' instead.").  What relates two values (``eta0 * lambda1 < 1``,
+``pos='predicted'`` with ``pos_column='xpos'``) is checked after the table, by the owner's
+``_check_param_relations`` method, from the same entry point.
+
+Checked once per fit, on entering it, as scikit-learn's ``_fit_context`` does: the
+``fit`` (and ``partial_fit``) of a task, a learner or a featurizer is wrapped by
+:func:`fit_context`, which runs the owner's ``check_params`` and then the fit's body with
+validation skipped (:func:`skip_parameter_validation`): the nested fits it drives (a task's
+featurizer, J-LIS's initial structural SVM) were built from values checked already, so they
+do not check again.  An estimator's ``fit`` checks every value of the task and the learner
+up front (``pipelines.training.plan_training``, through ``check_compatible``, the check
+``latentstruct train`` runs before any data is read) and trains under the same skip.  An
+object used on its own (``StructuredSVM(structure).fit(X, Y)``, ``ChunkTask().fit(data)``)
+still checks on entering its own ``fit``.  Values read from a model file are checked
+whatever the context (``skip_parameter_validation(False)``).
 
 Why not ``sklearn.utils._param_validation``: it is private (its names and messages have
 changed between releases), it raises its own ``InvalidParameterError`` rather than our
@@ -30,6 +40,9 @@ already takes 2.8 hours, the default 50 takes 50 seconds").
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import functools
 import numbers
 from abc import ABC, abstractmethod
 
@@ -40,7 +53,8 @@ from .limits import N_JOBS, Bound, passes, solver_epochs
 
 __all__ = ["Constraint", "Interval", "Options", "Satisfies", "BOOL", "STR", "bounded", "NJOBS", "SEED", "GENERATOR", "CALLABLE",
            "COEF_INIT", "validate_params", "check_coef_init", "RANDOM_STATE", "PASSES",
-           "SOLVER_EPOCHS"]
+           "SOLVER_EPOCHS", "POSITIVE", "NONNEGATIVE", "skip_parameter_validation",
+           "parameter_validation_skipped", "fit_context", "CheckedParams"]
 
 _SEED_MAX = 2 ** 32 - 1
 
@@ -201,6 +215,10 @@ RANDOM_STATE = [SEED, GENERATOR, None]
 PASSES = Interval(int, 1, closed="both", bound=passes())
 #: a count of inner solver epochs (DCD over cached constraints, no decoding)
 SOLVER_EPOCHS = Interval(int, 1, closed="both", bound=solver_epochs())
+#: a real number above 0 (a regularisation constant, a tolerance, a step size)
+POSITIVE = Interval(float, 0, None, closed="neither")
+#: a real number at least 0 (a margin, a penalty that may be off)
+NONNEGATIVE = Interval(float, 0, None, closed="left")
 
 
 def bounded(bound: Bound) -> Interval:
@@ -282,3 +300,82 @@ def check_coef_init(coef_init, n_features: int, what: str = "") -> np.ndarray:
     if w0.shape != (n_features,):
         raise ConfigError(f"coef_init must have shape ({n_features},){what}, got {w0.shape}")
     return w0
+
+
+# --- checked once per fit ----------------------------------------------------------------
+# Whether parameter validation is skipped here: True inside a fit that checked its values on
+# entry (scikit-learn's ``skip_parameter_validation``).  A context variable, so that each
+# thread (and each asyncio task) has its own; a worker thread starts with it off.
+_SKIP = contextvars.ContextVar("latentstruct_skip_parameter_validation", default=False)
+
+
+def parameter_validation_skipped() -> bool:
+    """Whether ``check_params`` is skipped here (inside a fit that checked on entry)."""
+    return _SKIP.get()
+
+
+@contextlib.contextmanager
+def skip_parameter_validation(skip: bool = True):
+    """Within the block, ``check_params`` (and so the entry check of every ``fit`` wrapped
+    by :func:`fit_context`) does nothing when ``skip`` is true, and always checks when it is
+    false (values read from a model file are checked whatever the caller's context)."""
+    token = _SKIP.set(bool(skip))
+    try:
+        yield
+    finally:
+        _SKIP.reset(token)
+
+
+def fit_context(fit):
+    """``fit`` (or ``partial_fit``) that checks the owner's parameters on entry and runs
+    with validation skipped, as scikit-learn's ``_fit_context(
+    prefer_skip_nested_validation=True)``: ``self.check_params()`` first (it does nothing
+    inside another fit that checked already), then the body, where the nested fits it
+    drives (built from values just checked) do not check again."""
+    if getattr(fit, "__fit_context__", False):
+        return fit
+
+    @functools.wraps(fit)
+    def fit_checked_once(self, *args, **kwargs):
+        self.check_params()
+        with skip_parameter_validation():
+            return fit(self, *args, **kwargs)
+
+    fit_checked_once.__fit_context__ = True
+    return fit_checked_once
+
+
+class CheckedParams:
+    """Mixin of an object with ``get_params`` whose ``fit`` checks its parameters once.
+
+    ``_parameter_constraints`` declares what each parameter may be; ``check_params``
+    checks ``get_params(deep=False)`` against it (then ``_check_param_relations``) unless
+    validation is skipped; every subclass's own ``fit`` and ``partial_fit`` are wrapped by
+    :func:`fit_context`.  Featurizers and the trigram LM use it as it is; tasks and learners
+    override ``_check_param_values`` (their messages name the task, or know the number of
+    weights ``coef_init`` must have).
+    """
+
+    _parameter_constraints: dict = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in ("fit", "partial_fit"):
+            if name in cls.__dict__:
+                setattr(cls, name, fit_context(cls.__dict__[name]))
+
+    def check_params(self) -> None:
+        """Raise ``ConfigError`` (scikit-learn's wording) for a parameter value outside
+        ``_parameter_constraints``, then for values that cannot go together
+        (``_check_param_relations``); nothing while validation is skipped."""
+        if parameter_validation_skipped():
+            return
+        self._check_param_values()
+        self._check_param_relations()
+
+    def _check_param_values(self) -> None:
+        validate_params(type(self).__name__, self._parameter_constraints,
+                        self.get_params(deep=False))
+
+    def _check_param_relations(self) -> None:
+        """Raise ``ConfigError`` where two values that are each valid cannot go together."""

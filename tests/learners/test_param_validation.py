@@ -192,3 +192,78 @@ def test_a_value_over_the_bound_says_what_it_would_cost(name, param, bound):
     assert message.startswith(f"The {param!r} parameter of {cls.__name__} must be ")
     assert f"Got {over} instead: " in message and f"at {param}={over:,}" in message
     assert f"{bound.high:,} already takes" in message
+
+
+# --- checked once per fit (latentstruct.params.fit_context) ------------------------------
+SENTENCES = [["The", "cat", "sat"], ["A", "dog", "ran"]]
+TAGS = [["DET", "NOUN", "VERB"], ["DET", "NOUN", "VERB"]]
+
+
+def _validations(monkeypatch) -> list:
+    """The owners named by every run of ``params.validate_params`` from now on (patched in
+    every module of the package that imported it by name)."""
+    import sys
+
+    import latentstruct.params as params_module
+
+    real, owners = params_module.validate_params, []
+
+    def counted(owner, *args, **kwargs):
+        owners.append(owner)
+        return real(owner, *args, **kwargs)
+
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("latentstruct") and \
+                getattr(module, "validate_params", None) is real:
+            monkeypatch.setattr(module, "validate_params", counted)
+    return owners
+
+
+def test_an_estimator_checks_every_value_once_on_entering_fit(monkeypatch):
+    from latentstruct import Tagger
+
+    owners = _validations(monkeypatch)
+    with pytest.warns(Warning):  # max_iter=2 does not converge
+        Tagger(C=0.5, max_iter=2).fit(SENTENCES, TAGS)
+    # the task's values (its featurizer's come from them) and the learner's, once each;
+    # the nested fits (task, featurizer, vocabulary, learner) check nothing again
+    assert sorted(owners) == ["StructuredSVM", "the 'pos' task"]
+    with pytest.raises(ConfigError, match="The 'C' parameter of StructuredSVM"):
+        Tagger(C=-1.0).fit(SENTENCES, TAGS)
+    with pytest.raises(ConfigError, match="The 'window' parameter of the 'pos' task"):
+        Tagger(window=-1).fit(SENTENCES, TAGS)
+
+
+def test_a_task_a_learner_or_a_featurizer_used_alone_checks_on_entering_its_fit(monkeypatch):
+    from latentstruct.featurizers import TokenTemplates, Vocabulary
+    from latentstruct.learners import StructuredSVM
+
+    task = ChunkTask(window=0, affix_length=1)
+    data = task.make_dataset([[("He", "PRP"), ("ran", "VBD")]], [["B-NP", "B-VP"]])
+    owners = _validations(monkeypatch)
+    task.fit(data)
+    assert owners == ["the 'chunk' task"]  # not its featurizer's, built from those values
+    with pytest.raises(ConfigError, match="The 'min_count' parameter of the 'chunk' task"):
+        ChunkTask(min_count=0).fit(data)
+    X, Y = task.featurize(data), task.encode_targets(data.targets)
+    with pytest.raises(ConfigError, match="The 'C' parameter of StructuredSVM"):
+        StructuredSVM(task.structure(), C=0).fit(X, Y)
+    with pytest.raises(ConfigError, match="The 'min_count' parameter of Vocabulary"):
+        Vocabulary(min_count=0).fit([["a"]])
+    with pytest.raises(ConfigError, match="The 'window' parameter of TokenTemplates"):
+        TokenTemplates(window=-1).fit_transform([["a"]])
+
+
+def test_nested_validation_is_skipped_and_a_files_values_are_always_checked():
+    from latentstruct.learners import StructuredSVM
+    from latentstruct.params import parameter_validation_skipped, skip_parameter_validation
+
+    assert not parameter_validation_skipped()
+    with skip_parameter_validation():
+        assert parameter_validation_skipped()
+        StructuredSVM(C=-1.0).check_params()  # inside a fit that checked: nothing
+        ChunkTask(min_count=0).check_params()
+        with skip_parameter_validation(False):  # a model file's values: always
+            with pytest.raises(ConfigError, match="The 'C' parameter of StructuredSVM"):
+                StructuredSVM(C=-1.0).check_params()
+    assert not parameter_validation_skipped()

@@ -30,7 +30,7 @@ def test_fit_learns_vocabulary_idf_and_labels():
     assert f.vocab_.names == ref.get_feature_names_out().tolist()
     np.testing.assert_allclose(f.idf_, ref.idf_, rtol=0, atol=1e-12)
     assert f.classes_ == ["money", "pets"] and isinstance(f.label_encoder_, ClassEncoder)
-    assert (f.input_kind_, f.n_columns_, f.n_attributes) == ("text", None, len(ref.idf_))
+    assert (f.input_kind_, f.n_columns_, f.n_features_out_) == ("text", None, len(ref.idf_))
     rows = f.transform(TEXTS).rows.toarray()
     np.testing.assert_allclose(rows, ref.transform(TEXTS).toarray(), rtol=0, atol=1e-12)
 
@@ -76,7 +76,7 @@ def test_declared_classes_and_the_one_label_refusal():
 
 def test_without_targets_it_featurises_but_has_no_labels():
     f = DocumentFeaturizer().fit(TEXTS)
-    assert f.transform(["cat"]).shape == (1, f.n_attributes)
+    assert f.transform(["cat"]).shape == (1, f.n_features_out_)
     with pytest.raises(NotFittedError, match="no labels"):
         f.encode_targets(["pets"])
 
@@ -84,7 +84,7 @@ def test_without_targets_it_featurises_but_has_no_labels():
 def test_a_matrix_is_taken_as_it_is_and_the_kinds_are_kept_apart():
     M = DocumentMatrix.from_csr(sp.random(6, 5, density=0.5, random_state=0, format="csr"))
     f = DocumentFeaturizer().fit(M, LABELS)
-    assert (f.input_kind_, f.n_columns_, f.vocab_, f.n_attributes) == ("matrix", 5, None, 5)
+    assert (f.input_kind_, f.n_columns_, f.vocab_, f.n_features_out_) == ("matrix", 5, None, 5)
     assert f.transform(M) is M
     with pytest.raises(InputError, match="got document texts"):
         f.transform(TEXTS)

@@ -36,7 +36,7 @@ def test_the_task_is_its_featurizer_plus_the_views_structure():
     Y = GrammaticalityFeaturizer(min_count=1).fit(TAGGED).transform(TAGGED)
     for a in ("attr_indptr", "attr_ids", "offsets"):
         np.testing.assert_array_equal(getattr(X, a), getattr(Y, a))
-    assert task.n_attributes == task.featurizer_.n_attributes_ == len(task.attr_index_)
+    assert task.n_attributes == task.featurizer_.n_features_out_ == len(task.attr_index_)
     # iob2: 23 tags, oc: 45 tags over the 11 CoNLL-2000 types; one bias
     A = task.n_attributes
     assert task.n_features == sum(A * L + L * L + 2 * L for L in (23, 45)) + 1
@@ -84,7 +84,7 @@ def test_a_loaded_task_rebuilds_its_featurizer_from_the_saved_arrays():
     fresh = GrammaticalityTask(min_count=1)
     assert not hasattr(fresh, "attr_index_")
     fresh.featurizer_ = GrammaticalityFeaturizer.from_index(task.featurizer_.index_)
-    fresh.setup_views(fresh.featurizer_.n_attributes_)
+    fresh.setup_views(fresh.featurizer_.n_features_out_)
     fresh.fitted_ = True
     assert fresh.n_features == task.n_features
     assert list(fresh.attr_index_.names) == list(task.attr_index_.names)

@@ -66,7 +66,7 @@ def test_numbers_set_the_form_and_width_and_another_is_refused():
     task, data = fitted(list(zip(SENTENCES, arrays)), [1, -1, 1, -1])
     f = task.featurizer_
     assert (f.attributes_, f.n_columns_) == ("tokens+arrays", 3)
-    assert f.n_attributes_ == len(f.index_) + 3 == task.n_attributes
+    assert f.n_features_out_ == len(f.index_) + 3 == task.n_attributes
     assert list(f.get_feature_names_out()[-3:]) == ["column 0", "column 1", "column 2"]
     X = task.featurize(data)
     tok0 = X.attr_ids[X.attr_indptr[0]:X.attr_indptr[1]]

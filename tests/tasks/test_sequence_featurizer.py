@@ -44,7 +44,7 @@ def test_ids_by_descending_count_over_the_templates():
 def test_min_count_hashing_and_pos_templates():
     assert len(ChainFeaturizer(min_count=3).fit(WORDS).index_) < len(ChainFeaturizer().fit(WORDS).index_)
     hashed = ChainFeaturizer(feature_index="hashing", hash_bits=6).fit(WORDS)
-    assert len(hashed.index_) == 64 and hashed.n_attributes_ == 64
+    assert len(hashed.index_) == 64 and hashed.n_features_out_ == 64
     assert hashed.transform(WORDS).attr_ids.max() < 64
     pairs = [(["He", "ran"], ["PRP", "VBD"])]
     with_pos = ChainFeaturizer(uses_pos=True).fit(pairs).get_feature_names_out().tolist()

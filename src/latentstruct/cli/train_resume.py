@@ -89,8 +89,6 @@ def _check_command_line(args, metadata) -> type:
 def _passes_and_options(options, learner_cls, task_params, path) -> tuple[int, str, dict]:
     """(passes, the option that gave them, the learner options to set) from ``--option``s:
     the passes and options that never change what is learned; anything else is refused."""
-    from ..learners.base import check_positive_int
-
     params = learner_cls().get_params(deep=False)
     key = "n_epochs" if "n_epochs" in params else "max_iter"
     allowed = set(learner_cls.resume_may_change | learner_cls.evaluation_params) & set(params)
@@ -99,7 +97,8 @@ def _passes_and_options(options, learner_cls, task_params, path) -> tuple[int, s
     for text in options or []:
         name, value = parse_option(text)
         if name == key:
-            passes = check_positive_int(key, value)
+            learner_cls.validate_params({key: value})  # its declared range, as any option's
+            passes = int(value)
         elif name in allowed:
             learner_opts[name] = value
         elif name not in params and name not in task_params:

@@ -275,9 +275,9 @@ class CRF(BaseEstimator):
             model = self._model = load_model_file(self.model_filename)
             self._size = None
         if required:
-            check_is_fitted(model is not None, "This CRF instance",
-                            "Call 'fit' with appropriate arguments before using this "
-                            "estimator (or give model_filename= an existing model file).")
+            check_is_fitted(self, "_model",
+                            fix="Call 'fit' with appropriate arguments before using this "
+                                "estimator (or give model_filename= an existing model file).")
         return model
 
     def predict(self, X) -> list[list[str]]:

@@ -61,7 +61,7 @@ import numpy as np
 
 from latentstruct.data.readers.lines import excerpt
 from latentstruct.exceptions import ConfigError, InputError, ModelFormatError, check_is_fitted
-from latentstruct.params import Interval, validate_params
+from latentstruct.params import CheckedParams, Interval, skip_parameter_validation, validate_params
 
 __all__ = ["BOS", "EOS", "UNK", "TrigramLM"]
 
@@ -160,7 +160,7 @@ class _Uniforms:
 # --------------------------------------------------------------------------------------
 # the model
 # --------------------------------------------------------------------------------------
-class TrigramLM:
+class TrigramLM(CheckedParams):
     """Interpolated Kneser–Ney word trigram model (see the module docstring).
 
     Parameters
@@ -186,18 +186,18 @@ class TrigramLM:
 
     # validation ------------------------------------------------------------------------
     #: what each hyperparameter may be (``latentstruct.params``); checked on entering ``fit``
+    #: (``params.CheckedParams``: once, and not inside a task's fit that checked already)
     _parameter_constraints = {"discount": [Interval(float, 0.0, 1.0, closed="right")],
                               "min_count": [Interval(int, 1)]}
 
-    def check_params(self) -> None:
-        """``ConfigError`` (scikit-learn's wording) for a hyperparameter outside
-        ``_parameter_constraints``."""
+    def _check_param_values(self) -> None:
         validate_params("TrigramLM", self._parameter_constraints,
                         {"discount": self.discount, "min_count": self.min_count})
 
-    def _check_fitted(self) -> None:
-        check_is_fitted(hasattr(self, "vocabulary_"), "This TrigramLM instance",
-                        "Call 'fit' with a list of tokenized sentences before using it.")
+    _fit_hint = "Call 'fit' with a list of tokenized sentences before using it."
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "vocabulary_")
 
     # fitting ---------------------------------------------------------------------------
     def fit(self, sentences_tokens: Iterable[Sequence[str]]) -> "TrigramLM":
@@ -206,7 +206,6 @@ class TrigramLM:
         Raises ``InputError`` for an empty corpus, an empty sentence, a token that is not a
         non-empty string, or a reserved symbol (``<s>``, ``</s>``, ``<unk>``) in the input.
         """
-        self.check_params()
         if isinstance(sentences_tokens, str):
             raise InputError(
                 "fit needs a list of tokenized sentences, got a single string; use "
@@ -335,7 +334,7 @@ class TrigramLM:
         """P(word | the last two words of ``context``); a shorter context is padded with
         ``<s>`` (``()`` is the start of a sentence).  ``word`` may be ``</s>``; unknown
         words get the probability of ``<unk>``."""
-        self._check_fitted()
+        check_is_fitted(self)
         if not isinstance(word, str):
             raise InputError(f"word must be a string, got {excerpt(word)}")
         if word == BOS:
@@ -345,7 +344,7 @@ class TrigramLM:
 
     def next_word_probs(self, context: Sequence[str] = ()) -> np.ndarray:
         """P(w | context) for every w in ``vocabulary_`` (0 for ``<s>``); sums to one."""
-        self._check_fitted()
+        check_is_fitted(self)
         u, v = self._context_ids(context)
         d = float(self.discount)
         p = self._p1.copy()
@@ -368,7 +367,7 @@ class TrigramLM:
         Unknown words count as ``<unk>``, so the result is always finite.  Raises
         ``InputError`` for an empty sentence or a reserved symbol.
         """
-        self._check_fitted()
+        check_is_fitted(self)
         _check_sentence(tokens, "the sentence")
         get = self._ids.get
         ids = [_BOS, _BOS] + [get(t, _UNK) for t in tokens] + [_EOS]
@@ -406,7 +405,7 @@ class TrigramLM:
         gives the same sentences), a numpy Generator (which is advanced), or None for fresh
         OS entropy.  Raises ``ConfigError`` if 1,000 draws in a row are too long.
         """
-        self._check_fitted()
+        check_is_fitted(self)
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
             raise ConfigError(f"n must be an int >= 0, got {n!r}")
         if isinstance(max_len, bool) or not isinstance(max_len, (int, np.integer)) or max_len < 1:
@@ -444,7 +443,7 @@ class TrigramLM:
     # saving ----------------------------------------------------------------------------
     def to_arrays(self, prefix: str = "") -> dict[str, np.ndarray]:
         """Plain numpy arrays (no object dtype, no pickle) that ``from_arrays`` restores."""
-        self._check_fitted()
+        check_is_fitted(self)
         encoded = [w.encode("utf-8", "surrogatepass") for w in self.vocabulary_]
         offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
         np.cumsum([len(e) for e in encoded], out=offsets[1:])
@@ -481,7 +480,8 @@ class TrigramLM:
             min_count=int(_get(arrays, prefix + "min_count")),
         )
         try:
-            model.check_params()
+            with skip_parameter_validation(False):  # a file's values: always checked
+                model.check_params()
         except ConfigError as exc:
             raise ModelFormatError(f"stored hyperparameters are invalid: {exc}") from None
         blob = _get(arrays, prefix + "vocab_utf8")

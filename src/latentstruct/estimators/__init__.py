@@ -12,8 +12,10 @@ Every estimator takes ``task`` (a registered task name; each class has its defau
 task or learner by its flat name (``C=0.1``, ``window=1``).  The five named classes spell
 out in their signatures the learners' common hyperparameters (``C``, ``max_iter``, ``tol``,
 ``random_state``, ``n_jobs``, ``progress``) and every option of their tasks, each defaulting
-to ``DEFAULT`` ("the task's or the learner's own default for the pair in use"); the other
-options of the chosen learner go through ``**options`` (see :class:`Estimator`).
+to its value for the class's default task and learner (``Tagger``: ``C=0.1, max_iter=50,
+tol=0.05``, pos's ``window=2``); with another task or learner a keyword left at that value
+is the pair's own default; the other options of the chosen learner go through
+``**options`` (see :class:`Estimator`).
 ``get_params`` lists them all with their values; ``set_params`` also takes them prefixed
 (``learner__C``, ``task__window``), as scikit-learn users write for nested estimators.  Estimators save to the model file the
 command line writes (``est.save(path)``; ``latentstruct.load(path)``), so a model trained
@@ -31,19 +33,22 @@ here is usable by ``latentstruct predict`` and the other way round.
 
 from __future__ import annotations
 
+import functools
+import types
+
 import numpy as np
 from sklearn.base import ClassifierMixin
 
-from ..exceptions import ModelFormatError
+from ..exceptions import ConfigError, ModelFormatError, check_is_fitted
 from ..learners.persistence import load_trained
 from ..pipelines.training import check_binary_examples, fit_on_dataset
-from .base import DEFAULT, ESTIMATORS, FOR_TASK, Estimator
+from .base import ESTIMATORS, FOR_TASK, Estimator
 from .crfsuite_file import estimator_from_crfsuite_file, is_crfsuite_file
 from .labels import classes_from, json_scalar
 
 __all__ = ["Estimator", "Tagger", "Chunker", "DependencyParser", "DocumentClassifier",
            "PairClassifier", "load", "estimator_class", "fit_on_dataset",
-           "check_binary_examples", "ESTIMATORS", "DEFAULT"]
+           "check_binary_examples", "ESTIMATORS"]
 
 
 def estimator_class(metadata: dict, path):
@@ -115,8 +120,9 @@ class Tagger(Estimator):
     Parameters: ``task``, ``learner``, ``pos_label`` and ``**options`` as
     :class:`Estimator`'s; the learner's ``C``, ``max_iter``, ``tol``, ``random_state``,
     ``n_jobs``, ``progress`` and the options of ``pos`` and ``citations`` by name, each
-    ``DEFAULT`` unless given (the pair's own default, which ``get_params`` shows;
-    ``tag_column`` is ``pos``'s only).
+    defaulting to its value for ``pos`` with ``ssvm``; with another task or learner a
+    keyword left at that value is the pair's own default, which ``get_params`` shows
+    (``Tagger(task="citations")``'s ``window`` is 1; ``tag_column`` is ``pos``'s only).
 
     Example::
 
@@ -128,12 +134,10 @@ class Tagger(Estimator):
     _default_task = "pos"
     _tasks = ("pos", "citations")
 
-    def __init__(self, task=None, learner=None, pos_label=None, *, C=DEFAULT, max_iter=DEFAULT,
-                 tol=DEFAULT, random_state=DEFAULT, n_jobs=DEFAULT, progress=DEFAULT,
-                 min_count=DEFAULT, feature_index=DEFAULT, hash_bits=DEFAULT, window=DEFAULT,
-                 affix_length=DEFAULT, n_structured_tokens=DEFAULT, n_binary=DEFAULT,
-                 negatives_per_positive=DEFAULT, sample_seed=DEFAULT, tag_column=DEFAULT,
-                 **options):
+    def __init__(self, task=None, learner=None, pos_label=None, *, C=0.1, max_iter=50, tol=0.05,
+                 random_state=0, n_jobs=1, progress=False, min_count=1, feature_index="index",
+                 hash_bits=20, window=2, affix_length=4, n_structured_tokens=None, n_binary=0,
+                 negatives_per_positive=1, sample_seed=0, tag_column="upos", **options):
         self.task, self.learner, self.pos_label = task, learner, pos_label
         self.C = C
         self.max_iter = max_iter
@@ -175,12 +179,10 @@ class Chunker(Estimator):
     _default_task = "chunk"
     _tasks = ("chunk",)
 
-    def __init__(self, task=None, learner=None, pos_label=None, *, C=DEFAULT, max_iter=DEFAULT,
-                 tol=DEFAULT, random_state=DEFAULT, n_jobs=DEFAULT, progress=DEFAULT,
-                 min_count=DEFAULT, feature_index=DEFAULT, hash_bits=DEFAULT, window=DEFAULT,
-                 affix_length=DEFAULT, n_structured_tokens=DEFAULT, n_binary=DEFAULT,
-                 negatives_per_positive=DEFAULT, sample_seed=DEFAULT, input_scheme=DEFAULT,
-                 **options):
+    def __init__(self, task=None, learner=None, pos_label=None, *, C=0.1, max_iter=50, tol=0.05,
+                 random_state=0, n_jobs=1, progress=False, min_count=1, feature_index="index",
+                 hash_bits=20, window=2, affix_length=3, n_structured_tokens=None, n_binary=0,
+                 negatives_per_positive=1, sample_seed=0, input_scheme=None, **options):
         self.task, self.learner, self.pos_label = task, learner, pos_label
         self.C = C
         self.max_iter = max_iter
@@ -217,16 +219,17 @@ class DependencyParser(Estimator):
     sentences without them or of another width.  Task ``dep``.
 
     Parameters: as :class:`Tagger`'s, with ``dep``'s options (``latentstruct options dep``;
-    ``C`` left at ``DEFAULT`` is the task's 0.001 for ``ssvm``, not the learner's 0.1)."""
+    ``C=0.001``, ``tol=0.1`` and ``n_jobs=-1`` are the task's defaults for ``ssvm``, not the
+    learner's 0.1, 0.01 and 1)."""
 
     _default_task = "dep"
     _tasks = ("dep",)
 
-    def __init__(self, task=None, learner=None, pos_label=None, *, C=DEFAULT, max_iter=DEFAULT,
-                 tol=DEFAULT, random_state=DEFAULT, n_jobs=DEFAULT, progress=DEFAULT,
-                 hash_bits=DEFAULT, label_hash_bits=DEFAULT, single_root=DEFAULT, labelled=DEFAULT,
-                 pos=DEFAULT, pos_column=DEFAULT, distance_bins=DEFAULT, ptb_split=DEFAULT,
-                 tagger_model=DEFAULT, tagger_sentences=DEFAULT, **options):
+    def __init__(self, task=None, learner=None, pos_label=None, *, C=0.001, max_iter=50,
+                 tol=0.1, random_state=0, n_jobs=-1, progress=False, hash_bits=22,
+                 label_hash_bits=18, single_root="auto", labelled="auto", pos="gold",
+                 pos_column="auto", distance_bins=(1, 2, 3, 4, 5, 10), ptb_split="all",
+                 tagger_model=None, tagger_sentences=3000, **options):
         self.task, self.learner, self.pos_label = task, learner, pos_label
         self.C = C
         self.max_iter = max_iter
@@ -245,6 +248,38 @@ class DependencyParser(Estimator):
         self.tagger_model = tagger_model
         self.tagger_sentences = tagger_sentences
         self._set_options(options)
+
+
+def _learns_probabilities(est) -> bool:
+    """Whether the estimator's learner (fitted, else its class) gives probabilities; an
+    AttributeError that says which learner does otherwise (``available_if``)."""
+    learner = getattr(est, "learner_", None)
+    if learner is None:
+        try:
+            _, learner = est._classes()
+        except ConfigError:  # an unknown task or learner name: fit reports it
+            return True
+    if not hasattr(learner, "predict_proba"):
+        name = learner.__name__ if isinstance(learner, type) else type(learner).__name__
+        raise AttributeError(f"{name} has no predict_proba: it learns scores, not "
+                             "probabilities. Train with learner='crf' for class probabilities")
+    return True
+
+
+class _WithProbabilities:
+    """A method present only when the learner gives probabilities, as scikit-learn's
+    ``available_if``, keeping the AttributeError that says which learner does (``hasattr``
+    is False otherwise, so scikit-learn does not call it)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.fn
+        _learns_probabilities(obj)
+        return types.MethodType(self.fn, obj)
 
 
 class DocumentClassifier(ClassifierMixin, Estimator):
@@ -278,10 +313,10 @@ class DocumentClassifier(ClassifierMixin, Estimator):
     _label_mode = "labels"
     score = Estimator.score  # the task's metric (ClassifierMixin's would come first)
 
-    def __init__(self, task=None, learner=None, pos_label=None, *, C=DEFAULT, max_iter=DEFAULT,
-                 tol=DEFAULT, random_state=DEFAULT, n_jobs=DEFAULT, progress=DEFAULT,
-                 features=DEFAULT, min_count=DEFAULT, lowercase=DEFAULT, strip_headers=DEFAULT,
-                 split=DEFAULT, eval_fraction=DEFAULT, **options):
+    def __init__(self, task=None, learner=None, pos_label=None, *, C=0.1, max_iter=50, tol=0.01,
+                 random_state=0, n_jobs=1, progress=False, features="tokens", min_count=1,
+                 lowercase=True, strip_headers=False, split="all", eval_fraction=0.2,
+                 **options):
         self.task, self.learner, self.pos_label = task, learner, pos_label
         self.C = C
         self.max_iter = max_iter
@@ -297,14 +332,18 @@ class DocumentClassifier(ClassifierMixin, Estimator):
         self.eval_fraction = eval_fraction
         self._set_options(options)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = True  # a numeric matrix (or a list of texts)
+        tags.input_tags.sparse = True
+        return tags
+
+    @_WithProbabilities
     def predict_proba(self, X) -> np.ndarray:
         """(n, n_classes) class probabilities, columns in the order of ``classes_`` (needs a
-        learner with probabilities: ``learner="crf"``)."""
+        learner with probabilities: ``learner="crf"``; without one the method is absent,
+        as scikit-learn's classifiers without probabilities have none)."""
         _, Xf = self._featurise(X)
-        if not hasattr(self.learner_, "predict_proba"):
-            raise AttributeError(
-                f"{type(self.learner_).__name__} has no predict_proba: it learns scores, not "
-                "probabilities. Train with learner='crf' for class probabilities")
         proba = self.learner_.predict_proba(Xf)  # columns in the task's label-id order
         return proba[:, self._class_columns()]
 
@@ -313,7 +352,7 @@ class DocumentClassifier(ClassifierMixin, Estimator):
         document holding one ``{class: probability}`` dict (a document is one part), keyed
         by the values of ``classes_`` as ``predict`` returns them; each dict sums to one and
         holds ``predict_proba``'s row (needs ``learner="crf"``)."""
-        self._check_fitted()
+        check_is_fitted(self)
         if not hasattr(self.learner_, "predict_proba"):
             raise AttributeError(
                 f"{type(self.learner_).__name__} has no predict_marginals: it learns scores, "
@@ -375,15 +414,14 @@ class PairClassifier(ClassifierMixin, Estimator):
     _tasks = ("paraphrase", "rte", "translit")
     score = Estimator.score  # the task's metric (ClassifierMixin's would come first)
 
-    def __init__(self, task=None, learner=None, pos_label=None, *, C=DEFAULT, max_iter=DEFAULT,
-                 tol=DEFAULT, random_state=DEFAULT, n_jobs=DEFAULT, progress=DEFAULT, top_k=DEFAULT,
-                 n_train=DEFAULT, n_test=DEFAULT, seed=DEFAULT, dev_fraction=DEFAULT,
-                 extended=DEFAULT, min_affinity=DEFAULT, normalize=DEFAULT, use_wordnet=DEFAULT,
-                 heuristic_threshold=DEFAULT, time_limit=DEFAULT, min_count=DEFAULT,
-                 pipeline=DEFAULT, cache_dir=DEFAULT, ne_features=DEFAULT, edit_features=DEFAULT,
-                 negation_features=DEFAULT, coref_features=DEFAULT, dep_label_features=DEFAULT,
-                 pa_edges=DEFAULT, edge_sim_features=DEFAULT, edge_node_features=DEFAULT,
-                 lang=DEFAULT, neg_ratio=DEFAULT, bigrams=DEFAULT, **options):
+    def __init__(self, task=None, learner=None, pos_label=None, *, C=1.0, max_iter=50,
+                 tol=1e-05, random_state=0, n_jobs=1, progress=False, top_k=3, n_train=None,
+                 n_test=None, seed=0, dev_fraction=0.2, extended=False, min_affinity=0.0,
+                 normalize=True, use_wordnet=True, heuristic_threshold=0.5, time_limit=10.0,
+                 min_count=1, pipeline="en_core_web_sm", cache_dir=None, ne_features=True,
+                 edit_features=True, negation_features=True, coref_features=False,
+                 dep_label_features=True, pa_edges=False, edge_sim_features=True,
+                 edge_node_features=False, lang="he", neg_ratio=0.1, bigrams=True, **options):
         self.task, self.learner, self.pos_label = task, learner, pos_label
         self.C = C
         self.max_iter = max_iter

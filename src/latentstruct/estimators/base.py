@@ -4,6 +4,7 @@ line also takes (``pipelines.training``)."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from dataclasses import replace
 from typing import ClassVar
@@ -14,6 +15,7 @@ from sklearn.base import BaseEstimator
 from ..exceptions import ConfigError, InputError, check_is_fitted
 from ..learners import get_learner_class
 from ..learners.persistence import save_trained
+from ..params import skip_parameter_validation
 from ..pipelines.training import plan_training, run_training, start_online
 from ..tasks import get_task_class
 from ..tasks.base import same_value as _same
@@ -33,7 +35,7 @@ from .labels import (
 )
 from .online import OnlineOnly
 
-__all__ = ["Estimator", "ESTIMATORS", "FOR_TASK", "DEFAULT"]
+__all__ = ["Estimator", "ESTIMATORS", "FOR_TASK"]
 
 #: estimator class name -> class, for ``load`` (a model file names its estimator by this
 #: key; nothing in a file is ever imported)
@@ -42,15 +44,6 @@ ESTIMATORS: dict[str, type] = {}
 FOR_TASK: dict[str, str] = {}
 # the constructor's own parameters; every other keyword is a task or learner option
 _OWN = ("task", "learner", "pos_label")
-#: the default of every task or learner option an estimator's signature names: "the
-#: task's or the learner's own default for the pair in use" (``get_params`` shows that
-#: value).  A string, not None: None is a value some options take (``random_state=None``
-#: draws fresh entropy, ``n_jobs=None`` is joblib's default).
-DEFAULT = "default"
-
-
-def _is_default(value) -> bool:
-    return isinstance(value, str) and value == DEFAULT
 
 
 class Estimator(BaseEstimator):
@@ -75,9 +68,16 @@ class Estimator(BaseEstimator):
 
     The named estimators (``Tagger`` and the others) spell out in their signatures, as
     keyword-only parameters, the learners' common hyperparameters and every option of
-    their tasks, each defaulting to ``DEFAULT`` (the string ``"default"``: the task's or
-    the learner's own default for the pair in use, which ``get_params`` shows; not None,
-    which ``random_state`` and ``n_jobs`` take as a value).  They keep ``**options``
+    their tasks, each defaulting to its real value for the class's default pair (``Tagger``:
+    ``pos`` with ``ssvm``, so ``C=0.1, max_iter=50, tol=0.05``), which ``get_params``
+    shows.  With another task or learner a keyword left at that value stands for the
+    pair's own default (``Tagger(learner="perceptron").get_params()["max_iter"]`` is the
+    perceptron's 10, ``Tagger(task="citations")``'s ``window`` is 1), and a keyword the pair
+    does not take is ignored while at it; any other value is the option's value (or, for an
+    option the pair does not take, refused by ``fit``).  So one value cannot be asked for
+    explicitly with another pair: the class's own default (``Tagger(learner="perceptron",
+    max_iter=50)`` trains the perceptron's 10 epochs; give 49 or 51, or use
+    ``Estimator(task="pos", learner="perceptron", max_iter=50)``).  They keep ``**options``
     because the learner is itself a parameter: its thirteen choices have some forty
     options between them (``c2`` of ``crf``, ``eta0`` of ``sgd-ssvm``, ``init`` of
     ``lclr``), which a fixed signature could only list as a union that mostly does not
@@ -106,14 +106,18 @@ class Estimator(BaseEstimator):
     _tasks: ClassVar[tuple[str, ...] | None] = None
 
     #: the task and learner options the class's signature names (set from the signature of
-    #: ``__init__``; the generic ``Estimator`` takes every option through ``**options``)
+    #: ``__init__``; the generic ``Estimator`` takes every option through ``**options``),
+    #: and their defaults there (the class's default pair's values)
     _explicit: ClassVar[tuple[str, ...]] = ()
+    _signature_defaults: ClassVar[dict] = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        cls._explicit = tuple(
-            name for name, p in inspect.signature(cls.__init__).parameters.items()
-            if name != "self" and name not in _OWN and p.kind is p.KEYWORD_ONLY)
+        keywords = {name: p.default
+                    for name, p in inspect.signature(cls.__init__).parameters.items()
+                    if name != "self" and name not in _OWN and p.kind is p.KEYWORD_ONLY}
+        cls._explicit = tuple(keywords)
+        cls._signature_defaults = keywords
         ESTIMATORS[cls.__name__] = cls
         for name in cls._tasks or ():
             FOR_TASK.setdefault(name, cls.__name__)
@@ -130,6 +134,9 @@ class Estimator(BaseEstimator):
         if name is None:
             raise ConfigError(f"{type(self).__name__} needs task=NAME (a registered task; "
                               f"`latentstruct options` lists them)")
+        if not isinstance(name, str):
+            raise ConfigError(f"{type(self).__name__} needs task=NAME, a registered task's name "
+                              f"(a str), got {name!r}")
         if self._tasks is not None and name not in self._tasks:
             raise ConfigError(f"{type(self).__name__} takes task {' or '.join(map(repr, self._tasks))}, "
                               f"got {name!r}; use latentstruct.Estimator(task={name!r}) for it")
@@ -137,21 +144,49 @@ class Estimator(BaseEstimator):
 
     def _classes(self):
         task_cls = get_task_class(self._task_name())
+        if self.learner is not None and not isinstance(self.learner, str):
+            raise ConfigError(f"{type(self).__name__} needs learner=NAME, a registered learner's "
+                              f"name (a str) or None, got {self.learner!r}")
         learner_cls = get_learner_class(self.learner or task_cls.default_learner)
         return task_cls, learner_cls
 
     def _set_options(self, options: dict) -> None:
-        """Store ``**options`` unchanged, as the named keywords are (no logic in
-        ``__init__``)."""
-        for key, value in options.items():
+        """Store ``**options`` unchanged (no logic in ``__init__``).  They are kept apart from
+        the named keywords, in a private dict: the public attributes an ``__init__`` sets
+        are its signature's parameters, as scikit-learn checks; each reads as an attribute
+        all the same (``est.c2``)."""
+        self._extra_options = dict(options)
+
+    def _store(self, key, value) -> None:
+        """Set ``key``: a parameter of the signature as its attribute, another option in
+        the private dict of ``**options``."""
+        if key in _OWN or key in self._signature_defaults:
             setattr(self, key, value)
+        else:
+            self.__dict__.pop(key, None)  # a public attribute set by hand, or by a pickle
+            self.__dict__.setdefault("_extra_options", {})[key] = value
+
+    def __getattr__(self, name):
+        # the options given through **options read as attributes; anything else: the
+        # normal lookup's own AttributeError (a property's message, scikit-learn's)
+        extra = self.__dict__.get("_extra_options", {})
+        if name in extra:
+            return extra[name]
+        return object.__getattribute__(self, name)
+
+    def _at_signature_default(self, key, value) -> bool:
+        """Whether ``key`` is a keyword of the signature left at its default there (it
+        then stands for the pair's own default)."""
+        return key in self._signature_defaults and _same(value, self._signature_defaults[key])
 
     def _options(self) -> dict:
         """The options set on this instance (constructor keywords and ``set_params``); a
-        named keyword left at ``DEFAULT`` is not set."""
-        return {k: v for k, v in vars(self).items()
-                if k not in _OWN and not k.startswith("_") and not k.endswith("_")
-                and not (k in self._explicit and _is_default(v))}
+        named keyword left at its signature default is not set (the pair's own default
+        applies)."""
+        given = {k: v for k, v in vars(self).items()
+                 if k not in _OWN and not k.startswith("_") and not k.endswith("_")}
+        given.update(self.__dict__.get("_extra_options", {}))
+        return {k: v for k, v in given.items() if not self._at_signature_default(k, v)}
 
     def _defaults(self) -> tuple[dict, dict]:
         task_cls, learner_cls = self._classes()
@@ -170,7 +205,12 @@ class Estimator(BaseEstimator):
             task_defaults = learner_defaults = {}
         options = self._options()
         for key, value in {**task_defaults, **learner_defaults}.items():
-            params[key] = options.get(key, value)
+            if key in options:
+                params[key] = options[key]
+            elif key in self._signature_defaults and _same(getattr(self, key), value):
+                params[key] = getattr(self, key)  # the object stored (clone checks identity)
+            else:
+                params[key] = value
         for key, value in options.items():  # set, but not an option of this pair: fit says so
             params.setdefault(key, value)
         for key in self._explicit:  # named by the signature, not an option of this pair
@@ -183,10 +223,15 @@ class Estimator(BaseEstimator):
         for key in _OWN:  # first: they decide which options exist
             if key in params:
                 setattr(self, key, params.pop(key))
-        task_defaults, learner_defaults = self._defaults()
+        try:
+            task_defaults, learner_defaults = self._defaults()
+        except ConfigError:  # an unknown task or learner name: stored, fit reports it
+            for key, value in params.items():
+                self._store(key.partition("__")[2] or key, value)
+            return self
         for key, value in params.items():
-            if key in self._explicit and _is_default(value):  # back to the pair's default
-                setattr(self, key, value)
+            if self._at_signature_default(key, value):  # back to the pair's default
+                self._store(key, value)
                 continue
             prefix, sep, name = key.partition("__")
             if sep:
@@ -196,7 +241,7 @@ class Estimator(BaseEstimator):
                 key = name
             elif key not in task_defaults and key not in learner_defaults:
                 raise self._unknown(key, task_defaults, learner_defaults)
-            setattr(self, key, value)
+            self._store(key, value)
         return self
 
     def _unknown(self, key, task_defaults, learner_defaults) -> ConfigError:
@@ -340,7 +385,8 @@ class Estimator(BaseEstimator):
         # before any data is touched: the pair must fit and the values must be valid
         plan = plan_training(task_cls, learner_cls, task_opts, learner_opts)
         if y is None:
-            raise InputError(f"{type(self).__name__}.fit needs targets y (one per example)")
+            raise InputError(f"{type(self).__name__} requires y to be passed, but the target y "
+                             f"is None: fit needs targets y (one per example)")
         y = self._encode_y(y, task_cls)
         result = run_training(plan, lambda task: task.make_dataset(X, y), fit_kw=fit_params,
                               verbose=bool(plan.learner_opts.get("progress", False)))
@@ -377,9 +423,10 @@ class Estimator(BaseEstimator):
         Returns self.
         """
         if y is None:
-            raise InputError(f"{type(self).__name__}.partial_fit needs targets y (one per "
-                             f"example)")
-        if getattr(self, "learner_", None) is not None:
+            raise InputError(f"{type(self).__name__} requires y to be passed, but the target y "
+                             f"is None: partial_fit needs targets y (one per example)")
+        first = getattr(self, "learner_", None) is None
+        if not first:
             self._check_same_classes(classes)
             y = self._encode_known(y, training=True)
             dataset = self.task_.make_dataset(X, y)
@@ -417,7 +464,11 @@ class Estimator(BaseEstimator):
                 labels = getattr(started.task, "labels_", None)
                 self.classes_ = None if labels is None else list(labels)
         task = self.task_
-        self.learner_.partial_fit(task.featurize(dataset), task.encode_targets(dataset.targets))
+        # the first call checked every value (plan_training); a later one checks the
+        # learner's on entering its partial_fit, as scikit-learn's partial_fit does
+        with skip_parameter_validation() if first else contextlib.nullcontext():
+            self.learner_.partial_fit(task.featurize(dataset),
+                                      task.encode_targets(dataset.targets))
         return self
 
     def _check_same_classes(self, classes) -> None:
@@ -432,19 +483,30 @@ class Estimator(BaseEstimator):
                 f"({[json_scalar(c) for c in mine]!r}); a stream's label set is fixed on the "
                 f"first call to partial_fit: omit classes on later calls, or train a new model")
 
-    def _check_fitted(self) -> None:
-        check_is_fitted(getattr(self, "learner_", None) is not None,
-                        f"This {type(self).__name__} instance")
+    def __sklearn_is_fitted__(self) -> bool:
+        return getattr(self, "learner_", None) is not None
+
+    @property
+    def n_iter_(self):
+        """The learner's iterations (``learner_.n_iter_``), as scikit-learn's iterative
+        estimators give them; AttributeError before ``fit``."""
+        return self.learner_.n_iter_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False  # lists of sentences, pairs, texts, ...
+        tags.non_deterministic = False
+        return tags
 
     @property
     def featurizer_(self):
         """The fitted featurizer of ``task_`` (raw records to the numbers ``learner_``
         takes); scikit-learn's NotFittedError before ``fit``."""
-        self._check_fitted()
+        check_is_fitted(self)
         return self.task_.featurizer_
 
     def _featurise(self, X, y=None):
-        self._check_fitted()
+        check_is_fitted(self)
         dataset = self.task_.make_dataset(X, y)
         return dataset, self.task_.featurize(dataset)
 
@@ -482,7 +544,7 @@ class Estimator(BaseEstimator):
         counts as what it is: a tag no prediction matches, a chunk of its own type (chunk
         F1 equals conlleval's), a class always missed.  A binary task's ``y`` must hold
         its two classes."""
-        self._check_fitted()
+        check_is_fitted(self)
         dataset, Xf = self._featurise(X, self._encode_known(y))
         if self._mode(type(self.task_)) == "binary":
             return float(self.learner_.score(Xf, self.task_.encode_targets(dataset.targets)))
@@ -496,7 +558,7 @@ class Estimator(BaseEstimator):
         and ``latentstruct predict --model PATH`` read it."""
         from ..data.atomic import check_output_path
 
-        self._check_fitted()
+        check_is_fitted(self)
         check_output_path(path, what="the model path")
         classes = self.classes_ if self._mode(type(self.task_)) else None
         extra = {"estimator": type(self).__name__,

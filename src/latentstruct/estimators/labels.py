@@ -48,8 +48,9 @@ def _scalar(value, where: str):
     if isinstance(value, np.generic):
         value = value.item()
     if not isinstance(value, (bool, int, float, str)):
-        raise InputError(f"{where} is {value!r} of type {type(value).__name__}; class labels "
-                         f"must be bool, int, float or str (a model file stores them)")
+        what = "Complex data not supported: " if isinstance(value, complex) else ""
+        raise InputError(f"{where} is {value!r} of type {type(value).__name__}; {what}class "
+                         f"labels must be bool, int, float or str (a model file stores them)")
     if isinstance(value, float) and math.isnan(value):
         raise InputError(f"{where} is NaN, which equals no label (not even itself), so it "
                          f"can name no class; give every example a real label or drop it")
@@ -161,7 +162,17 @@ def _plain(classes) -> list:
 
 
 def object_array(y) -> np.ndarray:
-    return y if isinstance(y, np.ndarray) else np.asarray(list(y), dtype=object)
+    """``y`` as a numpy array (an array-like that is no sequence, such as one with only
+    ``__array__``, through ``np.asarray``); a column vector (n, 1) is raveled with
+    scikit-learn's ``DataConversionWarning``, as its classifiers do."""
+    if not isinstance(y, np.ndarray):
+        y = (np.asarray(y) if hasattr(y, "__array__") and not isinstance(y, (list, tuple))
+             else np.asarray(list(y), dtype=object))
+    if y.ndim == 2 and y.shape[1] == 1:
+        from sklearn.utils.validation import column_or_1d
+
+        y = column_or_1d(y, warn=True)
+    return y
 
 
 def json_scalar(value, what: str = "a class label"):

@@ -340,8 +340,7 @@ class SpacyVectors(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         """``tensor_0`` .. ``tensor_{d-1}``: the names of the columns."""
-        check_is_fitted("n_features_out_" in self.__dict__, "This SpacyVectors instance",
-                        "Call fit() first.")
+        check_is_fitted(self, fix="Call fit() first.")
         return np.array([f"tensor_{j}" for j in range(self.n_features_out_)], dtype=object)
 
     # -- similarities ---------------------------------------------------------------------

@@ -100,8 +100,11 @@ class _Encoder(TransformerMixin, BaseEstimator):
                                        "the targets and classes")
         self._ids = {t: i for i, t in enumerate(self.classes_)}
 
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "classes_")
+
     def _fitted(self) -> dict:
-        check_is_fitted(hasattr(self, "classes_"), f"This {type(self).__name__} instance")
+        check_is_fitted(self)
         if not hasattr(self, "_ids"):  # rebuilt by from_classes or a copy of classes_
             self._ids = {t: i for i, t in enumerate(self.classes_)}
         return self._ids

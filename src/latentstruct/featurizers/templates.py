@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import TransformerMixin
 
 from ..exceptions import InputError
 from ..limits import AFFIX_LENGTH, WINDOW
-from ..params import bounded, validate_params
+from ..params import bounded
+from latentstruct.featurizers.base import Featurizer
 
 __all__ = ["word_shape", "token_attributes", "TokenTemplates"]
 
@@ -104,7 +105,7 @@ def _words_and_pos(sentence, k: int):
     return list(words), pos
 
 
-class TokenTemplates(TransformerMixin, BaseEstimator):
+class TokenTemplates(TransformerMixin, Featurizer):
     """Sentences to the attribute strings of their tokens (the chain's built-in templates).
 
     Learns nothing: ``fit`` checks the parameters; ``transform`` takes sentences, each a
@@ -131,7 +132,6 @@ class TokenTemplates(TransformerMixin, BaseEstimator):
         self.affix_length = affix_length
 
     def fit(self, X=None, y=None) -> "TokenTemplates":
-        validate_params(type(self).__name__, self._parameter_constraints, self.get_params())
         return self
 
     def transform(self, X) -> list[list[list[str]]]:

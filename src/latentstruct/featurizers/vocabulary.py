@@ -21,11 +21,12 @@ from collections import Counter
 from collections.abc import Iterable
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import TransformerMixin
 
 from ..data.features import BaseFeatureIndex, FeatureIndex, HashingIndex
 from ..exceptions import ConfigError, InputError, check_is_fitted
-from ..params import Interval, Options, validate_params
+from ..params import Interval, Options
+from latentstruct.featurizers.base import Featurizer
 
 __all__ = ["Vocabulary", "AttributeHasher", "fit_by_frequency"]
 
@@ -64,20 +65,23 @@ def fit_by_frequency(index: FeatureIndex, names: Iterable[str]) -> FeatureIndex:
     return index.freeze()
 
 
-class _IdTransformer(TransformerMixin, BaseEstimator):
+class _IdTransformer(TransformerMixin, Featurizer):
     """What both maps share: ``transform`` to id arrays, names out, the fitted check."""
 
     index_: BaseFeatureIndex
 
-    def _check_fitted(self) -> BaseFeatureIndex:
-        index = getattr(self, "index_", None)
-        check_is_fitted(index is not None, f"This {type(self).__name__} instance")
-        return index
+    def __sklearn_is_fitted__(self) -> bool:
+        return getattr(self, "index_", None) is not None
+
+    def _index(self) -> BaseFeatureIndex:
+        """The fitted index (NotFittedError before ``fit``)."""
+        check_is_fitted(self)
+        return self.index_
 
     def transform(self, X) -> list[np.ndarray]:
         """One int64 array per document: the ids of its names, in order (a name outside
         the vocabulary is dropped; a hasher drops none)."""
-        index = self._check_fitted()
+        index = self._index()
         owner = f"{type(self).__name__}.transform"
         return [index.lookup_many(_checked(doc, k, owner))
                 for k, doc in enumerate(_documents(X, owner))]
@@ -85,7 +89,7 @@ class _IdTransformer(TransformerMixin, BaseEstimator):
     @property
     def n_features_out_(self) -> int:
         """The number of ids (the vocabulary's size, or ``2**n_bits``)."""
-        return len(self._check_fitted())
+        return len(self._index())
 
     def __len__(self) -> int:
         return self.n_features_out_
@@ -125,7 +129,6 @@ class Vocabulary(_IdTransformer):
 
     def fit(self, X, y=None) -> "Vocabulary":
         """Count the names of the documents ``X`` and keep those seen ``min_count`` times."""
-        validate_params(type(self).__name__, self._parameter_constraints, self.get_params())
         owner = f"{type(self).__name__}.fit"
         index = FeatureIndex(min_count=int(self.min_count))
         documents = _documents(X, owner)
@@ -149,7 +152,7 @@ class Vocabulary(_IdTransformer):
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         """The names, by id."""
-        return np.asarray(self._check_fitted().names, dtype=object)
+        return np.asarray(self._index().names, dtype=object)
 
 
 class AttributeHasher(_IdTransformer):
@@ -178,7 +181,6 @@ class AttributeHasher(_IdTransformer):
         self.n_bits = n_bits
 
     def fit(self, X=None, y=None) -> "AttributeHasher":
-        validate_params(type(self).__name__, self._parameter_constraints, self.get_params())
         self.index_ = HashingIndex(n_bits=int(self.n_bits))
         return self
 

@@ -8,7 +8,7 @@ import numpy as np
 from .base import register_learner
 from .online import OnlineState
 from .online_steps import STEP_LOOP_CONSTRAINTS, OnlineStepLearner
-from .params import Interval
+from .params import POSITIVE
 
 __all__ = ["AROW"]
 
@@ -72,8 +72,8 @@ class AROW(OnlineStepLearner):
 
     stops_at_epsilon = True
     _parameter_constraints = {
-        **STEP_LOOP_CONSTRAINTS, "variance": [Interval(float, 0, None, closed="neither")],
-        "gamma": [Interval(float, 0, None, closed="neither")],
+        **STEP_LOOP_CONSTRAINTS, "variance": [POSITIVE],
+        "gamma": [POSITIVE],
     }
 
     def __init__(self, structure=None, variance=1.0, gamma=1.0, max_iter=100, epsilon=0.0,

@@ -11,7 +11,6 @@ talks to its ``task`` only through them.
 from __future__ import annotations
 
 import functools
-import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -20,13 +19,10 @@ from ..registry import Registry, learner_modules
 from ..exceptions import ConfigError, InferenceError, check_is_fitted
 from ..parallel import fit_session, parallel_chunks, rows, shared
 from ..tasks.contracts import Structure, alternatives, as_structure, capability
-from ..params import check_coef_init, validate_params
+from ..params import CheckedParams, check_coef_init, validate_params
 
 __all__ = [
     "LinearStructuredLearner",
-    "check_positive",
-    "check_positive_int",
-    "check_nonnegative",
     "check_coef_init",
     "LEARNERS",
     "register_learner",
@@ -36,31 +32,7 @@ __all__ = [
 ]
 
 
-def check_positive(name: str, value) -> float:
-    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not value > 0:
-        raise ConfigError(
-            f"The '{name}' parameter must be a float in the range (0, inf). Got {value!r} instead."
-        )
-    return float(value)
-
-
-def check_nonnegative(name: str, value) -> float:
-    if not isinstance(value, numbers.Real) or isinstance(value, bool) or not value >= 0:
-        raise ConfigError(
-            f"The '{name}' parameter must be a float in the range [0, inf). Got {value!r} instead."
-        )
-    return float(value)
-
-
-def check_positive_int(name: str, value) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
-        raise ConfigError(
-            f"The '{name}' parameter must be an int in the range [1, inf). Got {value!r} instead."
-        )
-    return int(value)
-
-
-class LinearStructuredLearner(BaseEstimator):
+class LinearStructuredLearner(CheckedParams, BaseEstimator):
     """Base of learners whose model is one weight vector ``coef_`` over the task's features."""
 
     #: task capabilities every instance needs (see ``required_capabilities``)
@@ -69,7 +41,9 @@ class LinearStructuredLearner(BaseEstimator):
     #: step scaled by the example's size when the structure is sized)
     uses_if_offered: frozenset = frozenset()
     #: hyperparameter -> list of what it may be (``latentstruct.params``); checked by
-    #: ``validate_params`` at the start of ``fit`` and by ``check_compatible``
+    #: ``check_params`` on entering ``fit`` and ``partial_fit`` (``params.fit_context``:
+    #: once, and not inside an estimator's fit that checked already) and by
+    #: ``check_compatible``
     _parameter_constraints: dict = {}
     #: hyperparameters that may change on a trained model (``evaluate``/``predict`` options)
     evaluation_params: frozenset = frozenset({"n_jobs", "progress"})
@@ -78,13 +52,14 @@ class LinearStructuredLearner(BaseEstimator):
     resume_may_change: frozenset = frozenset({"n_jobs", "progress", "verbose"})
 
     def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
         # Each fit is one parallel session: one worker pool for all its passes, and data it
         # shares (the task) reaches each worker once (latentstruct.parallel.fit_session).
-        # partial_fit too: each call is one session.
+        # partial_fit too: each call is one session.  Around it, CheckedParams checks the
+        # hyperparameters on entry (params.fit_context).
         for name in ("fit", "partial_fit"):
             if name in cls.__dict__:
                 setattr(cls, name, _in_fit_session(cls.__dict__[name]))
+        super().__init_subclass__(**kwargs)
 
     @classmethod
     def required_capabilities(cls, params: dict | None = None) -> dict[str, str]:
@@ -99,8 +74,9 @@ class LinearStructuredLearner(BaseEstimator):
         validate_params(cls.__name__, cls._parameter_constraints, params, n_features=n_features,
                         defaults=cls().get_params(deep=False))
 
-    def check_params(self) -> None:
-        """``validate_params`` on this instance's hyperparameters (start of ``fit``)."""
+    def _check_param_values(self) -> None:
+        """``validate_params`` on this instance's hyperparameters (``check_params``, on
+        entering ``fit``)."""
         n = None
         if "coef_init" in self._parameter_constraints and self.structure is not None:
             n = self.coef_size(self._structure())
@@ -133,9 +109,9 @@ class LinearStructuredLearner(BaseEstimator):
         """Length of ``coef_`` for ``structure`` (checked when a model file is loaded)."""
         return structure.n_features
 
-    def _check_is_fitted(self) -> None:
-        check_is_fitted(getattr(self, "coef_", None) is not None,
-                        f"This {type(self).__name__} instance")
+    def __sklearn_is_fitted__(self) -> bool:
+        """Whether ``coef_`` is learned (the query ``exceptions.check_is_fitted`` asks)."""
+        return getattr(self, "coef_", None) is not None
 
     def _decode(self, X, w, Y=None, *, random_state=None, data=None) -> list:
         """(Loss-augmented when Y is given) argmax of every example, in parallel chunks.
@@ -157,7 +133,7 @@ class LinearStructuredLearner(BaseEstimator):
 
     def predict(self, X) -> list:
         """Best structure of every example under ``coef_``."""
-        self._check_is_fitted()
+        check_is_fitted(self)
         return self._decode(X, self.coef_)
 
     def score(self, X, Y) -> float:
@@ -167,7 +143,7 @@ class LinearStructuredLearner(BaseEstimator):
 
     def _learned_state(self) -> tuple[dict, dict]:
         """JSON-able attributes and arrays that ``_restore`` needs (for model files)."""
-        self._check_is_fitted()
+        check_is_fitted(self)
         meta = {
             "n_iter_": int(self.n_iter_),
             "objective_curve_": [float(v) for v in self.objective_curve_],

@@ -19,7 +19,7 @@ from joblib import effective_n_jobs
 from tqdm.auto import tqdm
 
 from ..data.progress import bar_disable
-from ..exceptions import (ConfigError, ConvergenceWarning, InexactInferenceWarning,
+from ..exceptions import (check_is_fitted, ConfigError, ConvergenceWarning, InexactInferenceWarning,
                           InferenceError, InputError, user_stacklevel)
 from ..inference.result import EXACT
 from ..parallel import parallel_chunks, shared
@@ -30,7 +30,7 @@ from ..tasks.contracts import CLASS_POSTERIOR, MARGINALIZABLE, MAX_DECODABLE, an
 from .base import LinearStructuredLearner, register_learner
 from .checkpoint import CheckpointSession
 from .checkpoint_state import rng_from_state, rng_state
-from .params import BOOL, NJOBS, PASSES, SEED, Interval, Options
+from .params import BOOL, NJOBS, NONNEGATIVE, PASSES, POSITIVE, SEED, Interval, Options
 
 __all__ = ["CRF"]
 
@@ -158,20 +158,20 @@ class CRF(LinearStructuredLearner):
     evaluation_params = frozenset({"n_jobs", "progress", "check_inference"})
 
     _parameter_constraints = {
-        "c1": [Interval(float, 0, None, closed="left")],
-        "c2": [Interval(float, 0, None, closed="left")],
+        "c1": [NONNEGATIVE],
+        "c2": [NONNEGATIVE],
         "feature_set": [Options("observed", "all")],
         "possible_states": [BOOL], "possible_transitions": [BOOL],
         "solver": [Options(*SOLVERS)],
         "max_iter": [PASSES],
-        "delta": [Interval(float, 0, None, closed="left")],
+        "delta": [NONNEGATIVE],
         # the curve kept is as long as the run, and each correction pair holds two vectors of
         # n_features floats: neither needs to grow without bound
         "period": [Interval(int, 1, 1000, closed="both")],
         "memory": [Interval(int, 1, 100, closed="both")],
-        "epsilon": [Interval(float, 0, None, closed="left")],
-        "alpha": [Interval(float, 0, None, closed="left"), None],
-        "eta0": [Options("auto"), Interval(float, 0, None, closed="neither")],
+        "epsilon": [NONNEGATIVE],
+        "alpha": [NONNEGATIVE, None],
+        "eta0": [Options("auto"), POSITIVE],
         "batch_size": [Interval(int, 1, None, closed="left")],
         "random_state": [SEED], "n_jobs": [NJOBS, None], "progress": [BOOL],
         "check_inference": [BOOL],
@@ -223,7 +223,7 @@ class CRF(LinearStructuredLearner):
     def objective(self, X, Y, w=None) -> float:
         """F(w) on examples ``X`` with gold structures ``Y`` (default w: ``coef_``)."""
         if w is None:
-            self._check_is_fitted()
+            check_is_fitted(self)
             w = self.coef_
         X = self._structure().as_batch(X)
         w = np.asarray(w, dtype=np.float64)
@@ -235,7 +235,6 @@ class CRF(LinearStructuredLearner):
 
     # --- fit -------------------------------------------------------------------------------
     def _validated(self, X, Y):
-        self.check_params()
         if self.c1 > 0 and self.solver != "lbfgs":
             raise ConfigError(
                 f"c1={self.c1} (an L1 penalty) needs solver='lbfgs', which trains it by OWL-QN; "
@@ -543,7 +542,7 @@ class CRF(LinearStructuredLearner):
     def predict(self, X):
         """Best structure of every example (a class-posterior task: the most probable class)."""
         if self._class_posterior():
-            self._check_is_fitted()
+            check_is_fitted(self)
             return list(np.argmax(self._class_log_partitions(X), axis=1))
         return super().predict(X)
 
@@ -553,7 +552,7 @@ class CRF(LinearStructuredLearner):
     def predict_marginals(self, X) -> list[np.ndarray]:
         """Per-position label probabilities of every example: a list of (T_i, L) arrays,
         ``[t, k] = p(y_t = k | x_i)`` under ``coef_``; each row sums to one."""
-        self._check_is_fitted()
+        check_is_fitted(self)
         structure = self._structure()
         X = structure.as_batch(X)
         batch = getattr(structure, "marginals_batch", None)
@@ -566,7 +565,7 @@ class CRF(LinearStructuredLearner):
         structure summed out), or the marginals of tasks whose examples have one labelled
         part each."""
         if self._class_posterior():
-            self._check_is_fitted()
+            check_is_fitted(self)
             log_z = self._class_log_partitions(X)
             log_z = log_z - log_z.max(axis=1, keepdims=True)
             p = np.exp(log_z)

@@ -28,7 +28,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..data.progress import bar_disable
-from ..exceptions import ConfigError, InexactInferenceWarning, InferenceError, InputError, user_stacklevel
+from ..exceptions import ConfigError, InexactInferenceWarning, InferenceError, InputError, user_stacklevel, check_is_fitted
 from ..parallel import fit_session, parallel_chunks, shared
 from ..parallel import rows as chunk_rows
 from ..solvers.label_matrix import (LABEL_INITS, effective_rank, init_label_matrix,
@@ -42,7 +42,7 @@ from .distro_tuning import LAMBDA1_GRID, choose_lambda1
 from .checkpoint import CheckpointSession
 from .checkpoint_state import prefixed, rng_from_state, rng_state, unprefixed
 from ..limits import MAX_WEIGHTS, N_COMPONENTS, passes
-from .params import BOOL, NJOBS, PASSES, SEED, Interval, Options
+from .params import BOOL, NJOBS, NONNEGATIVE, PASSES, POSITIVE, SEED, Interval, Options
 
 __all__ = ["DISTRO"]
 
@@ -145,15 +145,15 @@ class DISTRO(LinearStructuredLearner):
 
     _parameter_constraints = {
         "n_components": [Interval(int, 1, bound=N_COMPONENTS), None],
-        "lambda1": [Options("auto"), Interval(float, 0, None, closed="left")],
-        "lambda2": [Interval(float, 0, None, closed="left")],
+        "lambda1": [Options("auto"), NONNEGATIVE],
+        "lambda2": [NONNEGATIVE],
         "n_iter": [Interval(int, 0, bound=passes("an alternation of a w-step and an A-step"))],
         **{name: [PASSES] for name in ("weight_epochs", "label_epochs", "n_restarts")},
         # batch_size is capped by the data (a batch is at most every example)
         "batch_size": [Interval(int, 1, None, closed="left")],
         "max_weights": [Interval(int, 1, bound=MAX_WEIGHTS)],
-        "eta0": [Options("auto"), Interval(float, 0, None, closed="neither")],
-        "label_eta0": [Options("auto"), Interval(float, 0, None, closed="neither"), None],
+        "eta0": [Options("auto"), POSITIVE],
+        "label_eta0": [Options("auto"), POSITIVE, None],
         "threshold": [Options(*THRESHOLDS)], "label_init": [Options(*LABEL_INITS)],
         **{name: [BOOL] for name in ("update_labels", "restart_schedule", "descent_guard",
                                      "check_inference", "progress")},
@@ -192,7 +192,7 @@ class DISTRO(LinearStructuredLearner):
 
     # --- validation -------------------------------------------------------------------------
     def _validate(self) -> None:
-        self.check_params()  # ranges and choices; what relates two values is below
+        # ranges and choices were checked on entering fit; what relates two values is here
         # "auto" is chosen in fit; until then eta0 is checked against the largest λ1 tried
         self._lambda1 = max(LAMBDA1_GRID) if self.lambda1 == "auto" else float(self.lambda1)
         self._lambda2 = float(self.lambda2)
@@ -524,7 +524,7 @@ class DISTRO(LinearStructuredLearner):
 
     def predict(self, X) -> list:
         """Best structure of every example (exact decoding with the learned W and A)."""
-        self._check_is_fitted()
+        check_is_fitted(self)
         batch = self._structure().label_factored_batch(X)
         out = []
         with fit_session():  # one worker pool and one copy of the task for every chunk
@@ -537,7 +537,7 @@ class DISTRO(LinearStructuredLearner):
 
     def label_similarity(self) -> np.ndarray:
         """AᵀA (L × L): cosine similarities of the learned label vectors."""
-        self._check_is_fitted()
+        check_is_fitted(self)
         return self.label_matrix_.T @ self.label_matrix_
 
     # --- model files ------------------------------------------------------------------------

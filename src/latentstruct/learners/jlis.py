@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from ..data.sparse import SparseVector
-from ..exceptions import ConfigError, ConvergenceWarning
+from ..exceptions import ConfigError, ConvergenceWarning, check_is_fitted
 from ..inference.result import DecodeResult
 from ..tasks.contracts import (LATENT_BINARY, MAX_DECODABLE, RANDOM_TIES, SIZED, Identity,
                                as_structure)
@@ -244,7 +244,6 @@ class JLIS(LinearStructuredLearner):
     def fit(self, X, Y, X_binary=None, y_binary=None, *, checkpoint=None, resume=None):
         """Learn from labelled structures (X, Y) and binary examples (X_binary, y_binary);
         ``checkpoint``/``resume`` as for ``LCLR.fit``."""
-        self.check_params()
         structure = self._check_structure()
         C1 = float(self.C1)
         C2 = float(self.C2)
@@ -286,11 +285,11 @@ class JLIS(LinearStructuredLearner):
 
     def predict(self, X) -> list:
         """Best structure of every example under the task part of ``coef_``."""
-        self._check_is_fitted()
+        check_is_fitted(self)
         return self._decode(X, self.coef_[:-1])
 
     def decision_function(self, X) -> np.ndarray:
         """``f_B(x) = max_h coef_ . Phi_B(x, h)``: does x have a good structure?"""
-        self._check_is_fitted()
+        check_is_fitted(self)
         X = self._structure().as_batch(X)
         return NormalizedBinaryView(self._structure(), self.normalization).decision_batch(X, self.coef_)

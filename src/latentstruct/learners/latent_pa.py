@@ -7,7 +7,6 @@ like LCLR, but online, one example at a time.  The paper's batch baseline, the
 
 from __future__ import annotations
 
-import numbers
 import time
 from dataclasses import dataclass
 
@@ -17,7 +16,7 @@ from tqdm.auto import tqdm
 from ..data.progress import bar_disable
 from ..exceptions import ConfigError, InputError, warn_convergence
 from ..tasks.contracts import HEURISTIC, LATENT_BINARY
-from .base import check_coef_init, check_positive, check_positive_int, register_learner
+from .base import check_coef_init, register_learner
 from .checkpoint import CheckpointSession
 from .checkpoint_state import (monitor_state, pack_sparse, prefixed, restore_monitor,
                                rng_from_state, rng_state, unpack_sparse, unprefixed)
@@ -243,36 +242,10 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
 
     # --- validation --------------------------------------------------------------------
     def _validate(self):
-        self.check_params()
-        structure = self._check_structure()
-        if self.variant not in PA_VARIANTS:
-            raise ConfigError(
-                f"The 'variant' parameter of LatentPA must be one of {', '.join(PA_VARIANTS)}. "
-                f"Got {self.variant!r} instead."
-            )
-        check_positive("C", self.C)
-        check_positive_int("max_iter", self.max_iter)
-        check_positive_int("max_negative_updates", self.max_negative_updates)
-        for flag in ("average", "shuffle"):
-            value = getattr(self, flag)
-            if not isinstance(value, (bool, np.bool_)):
-                raise ConfigError(
-                    f"The '{flag}' parameter of LatentPA must be a bool. Got {value!r} instead.")
-        if self.init not in ("zeros", "heuristic"):
-            raise ConfigError(
-                f"The 'init' parameter of LatentPA must be 'zeros' or 'heuristic'. "
-                f"Got {self.init!r} instead."
-            )
-        hs = self.heuristic_scale
-        if not (hs == "auto" or (isinstance(hs, numbers.Real) and not isinstance(hs, bool)
-                                 and hs > 0)):
-            raise ConfigError(
-                f"The 'heuristic_scale' parameter of LatentPA must be 'auto' or a float in the "
-                f"range (0, inf). Got {hs!r} instead."
-            )
-        if self.callback is not None and not callable(self.callback):
-            raise ConfigError(f"callback must be callable, got {type(self.callback).__name__}")
-        return structure
+        """The structure, once it offers what this learner needs (every hyperparameter,
+        ``variant`` to ``callback``, was checked against ``_parameter_constraints`` on
+        entering ``fit`` or ``partial_fit``)."""
+        return self._check_structure()
 
     def _initial_weights(self, structure, X, y) -> np.ndarray:
         self.init_scale_ = None

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from ..exceptions import ConfigError, ConvergenceWarning, warn_convergence
+from ..exceptions import ConfigError, ConvergenceWarning, check_is_fitted, warn_convergence
 from ..parallel import parallel_chunks, rows, shared
 from ..solvers.dcd import ConstraintPool, DCDKernelState, solve_grouped_dcd
 from ..tasks.contracts import HEURISTIC, LATENT_BINARY, RANDOM_TIES, checked_heuristic_weights
@@ -31,7 +31,8 @@ from .base import (
 )
 from .checkpoint import CheckpointSession
 from .inference_check import InferenceMonitor
-from .params import BOOL, COEF_INIT, NJOBS, PASSES, RANDOM_STATE, SOLVER_EPOCHS, Interval, Options
+from .params import (BOOL, COEF_INIT, NJOBS, NONNEGATIVE, PASSES, POSITIVE, RANDOM_STATE,
+                     SOLVER_EPOCHS, Options)
 
 __all__ = [
     "LCLR",
@@ -45,8 +46,6 @@ __all__ = [
 ]
 
 
-POSITIVE = Interval(float, 0, None, closed="neither")
-NONNEGATIVE = Interval(float, 0, None, closed="left")
 
 #: LCLR's hyperparameters (the LCLR-variant uses a subset of them)
 LCLR_CONSTRAINTS = {
@@ -93,7 +92,7 @@ class LatentBinaryLearner(LinearStructuredLearner):
 
     def decision_function(self, X) -> np.ndarray:
         """``f(x) = max_h coef_ . Phi(x, h)`` for every example."""
-        self._check_is_fitted()
+        check_is_fitted(self)
         return self._decisions(X, self.coef_)
 
     def predict(self, X) -> np.ndarray:
@@ -102,7 +101,7 @@ class LatentBinaryLearner(LinearStructuredLearner):
 
     def latent_argmax(self, X) -> list:
         """The structure h chosen for each example under ``coef_``."""
-        self._check_is_fitted()
+        check_is_fitted(self)
         return [r.structure for r in self._latent(X, self.coef_)]
 
     def score(self, X, y) -> float:
@@ -171,7 +170,6 @@ class TwoStage(LatentBinaryLearner):
         :class:`~latentstruct.learners.checkpoint.Checkpoint`) saves the solver's state
         (duals, sweep order, random state) after each, and ``resume`` continues from such a
         file to the model an uninterrupted run gives."""
-        self.check_params()
         structure = self._check_structure()
         C = float(self.C)
         X = structure.as_batch(X)
@@ -221,11 +219,11 @@ class TwoStage(LatentBinaryLearner):
 
     def decision_function(self, X) -> np.ndarray:
         """``coef_ . Phi(x, h_heuristic(x))``."""
-        self._check_is_fitted()
+        check_is_fitted(self)
         return self._fixed_scores(X, self.coef_)
 
     def latent_argmax(self, X) -> list:
-        self._check_is_fitted()
+        check_is_fitted(self)
         return [r.structure for r in self._latent(X, self.heuristic_coef_)]
 
     def _learned_state(self):
@@ -394,7 +392,6 @@ class LCLR(LatentBinaryLearner):
         ``checkpoint`` (a path or :class:`~latentstruct.learners.checkpoint.Checkpoint`)
         saves the loop after every outer iteration; ``resume`` continues from such a file
         (same data and hyperparameters) to the model an uninterrupted run would give."""
-        self.check_params()
         structure = self._check_structure()
         C = float(self.C)
         X = structure.as_batch(X)

@@ -178,7 +178,6 @@ class LCLRVariant(LCLR):
     def fit(self, X, y, *, checkpoint=None, resume=None):
         """Run the outer loop of LCLR with one cutting-plane round per outer iteration
         (``checkpoint``/``resume`` as for ``LCLR.fit``)."""
-        self.check_params()
         structure = self._check_structure()
         C = float(self.C)
         X = structure.as_batch(X)

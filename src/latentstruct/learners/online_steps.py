@@ -43,13 +43,13 @@ from .checkpoint import CheckpointSession
 from .checkpoint_state import monitor_state, restore_monitor, rng_from_state, rng_state
 from .inference_check import InferenceMonitor
 from .online import OnlineLearnerMixin, OnlineState, visiting_order
-from .params import BOOL, NJOBS, PASSES, RANDOM_STATE, Interval
+from .params import BOOL, NJOBS, NONNEGATIVE, PASSES, RANDOM_STATE
 
 __all__ = ["OnlineStepLearner", "STEP_LOOP_CONSTRAINTS"]
 
 #: the hyperparameters of the shared loop (a learner adds those of its step)
 STEP_LOOP_CONSTRAINTS = {
-    "max_iter": [PASSES], "epsilon": [Interval(float, 0, None, closed="left")],
+    "max_iter": [PASSES], "epsilon": [NONNEGATIVE],
     "random_state": RANDOM_STATE, "shuffle": [BOOL], "n_jobs": [NJOBS, None],
     "check_inference": [BOOL], "progress": [BOOL],
 }
@@ -102,7 +102,6 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
 
     # --- the loop -------------------------------------------------------------------------
     def _checked(self, X, Y):
-        self.check_params()
         structure = self._check_structure()
         if len(X) != len(Y):
             raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")

@@ -10,12 +10,12 @@ from tqdm.auto import tqdm
 from ..data.progress import bar_disable
 from ..exceptions import ConfigError
 from ..tasks.contracts import MAX_DECODABLE, SIZED
-from .base import LinearStructuredLearner, check_positive_int, register_learner
+from .base import LinearStructuredLearner, register_learner
 from .checkpoint import CheckpointSession
 from .checkpoint_state import monitor_state, restore_monitor, rng_from_state, rng_state
 from .inference_check import InferenceMonitor
 from .online import OnlineLearnerMixin, OnlineState, visiting_order
-from .params import BOOL, NJOBS, PASSES, RANDOM_STATE, Interval
+from .params import BOOL, NJOBS, NONNEGATIVE, PASSES, RANDOM_STATE
 
 __all__ = ["StructuredPerceptron"]
 
@@ -104,7 +104,7 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
     _parameter_constraints = {
         "max_iter": [PASSES], "average": [BOOL],
         "random_state": RANDOM_STATE, "shuffle": [BOOL], "n_jobs": [NJOBS, None],
-        "epsilon": [Interval(float, 0, None, closed="left"), None],
+        "epsilon": [NONNEGATIVE, None],
         "check_inference": [BOOL], "progress": [BOOL],
     }
 
@@ -121,15 +121,8 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
         self.epsilon = epsilon
 
     def _validate(self, X, Y):
-        self.check_params()
-        structure = self._check_structure()
-        max_iter = check_positive_int("max_iter", self.max_iter)
-        for name in ("average", "shuffle", "check_inference", "progress"):
-            value = getattr(self, name)
-            if not isinstance(value, (bool, np.bool_)):
-                raise ConfigError(
-                    f"The '{name}' parameter must be a bool. Got {value!r} instead."
-                )
+        structure = self._check_structure()  # the hyperparameters: checked on entering fit
+        max_iter = int(self.max_iter)
         if len(X) != len(Y):
             raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
         if len(X) == 0:

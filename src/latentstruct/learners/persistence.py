@@ -13,6 +13,7 @@ import numpy as np
 
 from ..exceptions import ModelFormatError
 from ..io import load_model, save_model
+from ..params import skip_parameter_validation
 from ..registry import model_task_class
 from ..tasks.contracts import Structure
 from .base import get_learner_class
@@ -152,7 +153,9 @@ def load_trained(path, *, expected_task: str | None = None):
     try:
         learner_cls = get_learner_class(metadata["learner"])
         task_params = task_cls.params_from_file(metadata["task_params"])
-        task = task_cls.from_state(task_params, metadata["task_state"], arrays)
+        # the file's values are checked even when a fit loads it (a pretrained tagger)
+        with skip_parameter_validation(False):
+            task = task_cls.from_state(task_params, metadata["task_state"], arrays)
         params = {k: v for k, v in metadata["learner_params"].items()
                   if not (isinstance(v, str) and v.startswith("<"))}
         learner_cls.validate_params(params)  # the file's values are checked like a user's

@@ -9,18 +9,15 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..data.progress import bar_disable
-from ..exceptions import ConfigError, warn_convergence
+from ..exceptions import ConfigError, warn_convergence, check_is_fitted
 from ..parallel import fit_session, parallel_chunks, rows, shared
 from ..solvers.sgd import SCHEDULES, SGDState, lbfgs, sgd
 from ..tasks.contracts import CANDIDATE_LIST, MARGINALIZABLE
-from .base import (
-    LinearStructuredLearner, check_nonnegative, check_positive, check_positive_int,
-    register_learner,
-)
+from .base import LinearStructuredLearner, register_learner
 
 from .checkpoint import CheckpointSession
 from .checkpoint_state import rng_from_state, rng_state
-from .params import BOOL, NJOBS, PASSES, RANDOM_STATE, Interval, Options
+from .params import BOOL, NJOBS, NONNEGATIVE, PASSES, POSITIVE, RANDOM_STATE, Options
 
 __all__ = ["HiddenVariableReranker", "candidate_loss", "candidate_coefficients"]
 
@@ -123,12 +120,12 @@ class HiddenVariableReranker(LinearStructuredLearner):
     evaluation_params = frozenset({"n_jobs", "progress", "verbose"})
 
     _parameter_constraints = {
-        "solver": [Options(*SOLVERS)], "eta0": [Interval(float, 0, None, closed="neither")],
+        "solver": [Options(*SOLVERS)], "eta0": [POSITIVE],
         "schedule": [Options(*SCHEDULES)], "n_epochs": [PASSES],
         "max_iter": [PASSES],  # L-BFGS iterations: each a pass of BP over every list
-        "alpha": [Interval(float, 0, None, closed="left")],
-        "init_noise": [Interval(float, 0, None, closed="left")], "random_state": RANDOM_STATE,
-        "n_jobs": [NJOBS, None], "tol": [Interval(float, 0, None, closed="left"), None], "progress": [BOOL],
+        "alpha": [NONNEGATIVE],
+        "init_noise": [NONNEGATIVE], "random_state": RANDOM_STATE,
+        "n_jobs": [NJOBS, None], "tol": [NONNEGATIVE, None], "progress": [BOOL],
         "verbose": [BOOL],
     }
 
@@ -151,25 +148,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
 
     # --- validation ----------------------------------------------------------------------
     def _validate(self, X, Y):
-        self.check_params()
-        structure = self._check_structure()
-        if self.solver not in SOLVERS:
-            raise ConfigError(f"The 'solver' parameter must be one of {', '.join(SOLVERS)}. "
-                              f"Got {self.solver!r} instead.")
-        if self.schedule not in SCHEDULES:
-            raise ConfigError(f"The 'schedule' parameter must be one of {', '.join(SCHEDULES)}. "
-                              f"Got {self.schedule!r} instead.")
-        check_positive("eta0", self.eta0)
-        check_positive_int("n_epochs", self.n_epochs)
-        check_positive_int("max_iter", self.max_iter)
-        check_nonnegative("alpha", self.alpha)
-        check_nonnegative("init_noise", self.init_noise)
-        if self.tol is not None:
-            check_nonnegative("tol", self.tol)
-        for name in ("progress", "verbose"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ConfigError(f"The '{name}' parameter must be a bool. Got "
-                                  f"{getattr(self, name)!r} instead.")
+        structure = self._check_structure()  # the hyperparameters: checked on entering fit
         X, Y = structure.as_batch(X), list(Y)
         if len(X) != len(Y):
             raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
@@ -207,6 +186,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
 
     def objective(self, X, Y, w) -> tuple[float, np.ndarray]:
         """J(w) and its gradient (dense) on examples X with targets Y (see the class docs)."""
+        self.check_params()  # outside a fit, the hyperparameters are checked here
         structure, X, oracles = self._validate(X, Y)
         w = np.asarray(w, dtype=np.float64)
         with shared(structure=structure, X=X, oracles=oracles) as data:
@@ -296,7 +276,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
 
     # --- prediction ----------------------------------------------------------------------
     def _log_z(self, X) -> list[np.ndarray]:
-        self._check_is_fitted()
+        check_is_fitted(self)
         X = self._structure().as_batch(X)
         # X whole, once per worker: a slice of it would carry the whole feature storage
         with shared(structure=self._structure(), X=X) as data:
@@ -316,7 +296,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
         """The max-product hidden assignment h* of each sentence's predicted candidate (§6.3):
         a ``DecodeResult`` whose structure gives each word's domain index (value class
         ``v // n_sub``, sub-value ``v % n_sub``) and whose score is max_h Θ·Φ(t, h)."""
-        self._check_is_fitted()
+        check_is_fitted(self)
         X = self._structure().as_batch(X)
         with fit_session():  # both passes: one worker pool, the sentences sent once
             chosen = self.predict(X)
@@ -327,7 +307,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
 
     # --- persistence ---------------------------------------------------------------------
     def _learned_state(self) -> tuple[dict, dict]:
-        self._check_is_fitted()
+        check_is_fitted(self)
         meta = {"n_iter_": int(self.n_iter_), "loss_curve_": list(self.loss_curve_),
                 "converged_": bool(self.converged_)}
         return meta, {"coef_": self.coef_}

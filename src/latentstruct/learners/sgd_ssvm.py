@@ -17,13 +17,12 @@ from ..data.progress import bar_disable
 from ..exceptions import InexactInferenceWarning, InferenceError, InputError, user_stacklevel
 from ..solvers.structured_sgd import check_eta0, minibatches, search_eta0, step_size
 from ..tasks.contracts import MAX_DECODABLE
-from .base import (LinearStructuredLearner, check_nonnegative, check_positive_int,
-                   register_learner)
+from .base import LinearStructuredLearner, register_learner
 
 from .checkpoint import CheckpointSession
 from .checkpoint_state import rng_from_state, rng_state
 from .online import OnlineLearnerMixin, OnlineState
-from .params import BOOL, PASSES, SEED, Interval, Options
+from .params import BOOL, NONNEGATIVE, PASSES, POSITIVE, SEED, Interval, Options
 
 __all__ = ["SGDStructuredSVM"]
 
@@ -84,10 +83,10 @@ class SGDStructuredSVM(OnlineLearnerMixin, LinearStructuredLearner):
     evaluation_params = frozenset({"progress"})
 
     _parameter_constraints = {
-        "lambda1": [Interval(float, 0, None, closed="left")],
+        "lambda1": [NONNEGATIVE],
         "n_epochs": [PASSES],
         "batch_size": [Interval(int, 1, None, closed="left")],
-        "eta0": [Options("auto"), Interval(float, 0, None, closed="neither")],
+        "eta0": [Options("auto"), POSITIVE],
         # an int: it also seeds the eta0 sample, as default_rng([random_state, 1])
         "random_state": [SEED], "shuffle": [BOOL], "check_inference": [BOOL],
         "progress": [BOOL],
@@ -153,11 +152,9 @@ class SGDStructuredSVM(OnlineLearnerMixin, LinearStructuredLearner):
         return 0.5 * self._lambda1 * float(w @ w) + total / max(idx_all.size, 1)
 
     def _check_params(self):
-        """The task and eta0 ("auto" or a float), after checking the hyperparameters."""
-        self.check_params()
-        self._lambda1 = check_nonnegative("lambda1", self.lambda1)
-        check_positive_int("n_epochs", self.n_epochs)
-        check_positive_int("batch_size", self.batch_size)
+        """The task and eta0 ("auto" or a float); the hyperparameters were checked on
+        entering fit (``params.fit_context``), what relates eta0 to lambda1 is here."""
+        self._lambda1 = float(self.lambda1)
         eta0 = check_eta0(self.eta0, self._lambda1)
         return self._check_structure(), eta0
 

@@ -17,15 +17,9 @@ from ..solvers.dcd import ConstraintPool, DCDWorkspace
 from .checkpoint import CheckpointSession
 from .checkpoint_state import prefixed, rng_from_state, rng_state, unprefixed
 from ..limits import solver_epochs
-from .params import BOOL, NJOBS, PASSES, RANDOM_STATE, SOLVER_EPOCHS, Interval, Options
-from .base import (
-    LinearStructuredLearner,
-    check_nonnegative,
-    check_positive,
-    check_positive_int,
-    raise_inexact_decoder,
-    register_learner,
-)
+from .params import (BOOL, NJOBS, NONNEGATIVE, PASSES, POSITIVE, RANDOM_STATE, SOLVER_EPOCHS,
+                     Interval, Options)
+from .base import LinearStructuredLearner, raise_inexact_decoder, register_learner
 
 __all__ = ["StructuredSVM"]
 
@@ -137,13 +131,13 @@ class StructuredSVM(LinearStructuredLearner):
     evaluation_params = frozenset({"n_jobs", "progress", "check_inference"})
 
     _parameter_constraints = {
-        "C": [Interval(float, 0, None, closed="neither")],
-        "tol": [Interval(float, 0, None, closed="neither")],
+        "C": [POSITIVE],
+        "tol": [POSITIVE],
         "max_iter": [PASSES],
         "mode": [Options("online", "batch")],
         "evaluate": [Options("every", "near")],
-        "epsilon": [Interval(float, 0, None, closed="left")],
-        "inner_tol": [Interval(float, 0, None, closed="neither")],
+        "epsilon": [NONNEGATIVE],
+        "inner_tol": [POSITIVE],
         "inner_max_iter": [SOLVER_EPOCHS],
         "batch_size": [Interval(int, 1, None, closed="left")],
         "inner_sweeps": [Interval(int, 0, bound=solver_epochs())],
@@ -188,14 +182,8 @@ class StructuredSVM(LinearStructuredLearner):
         self.progress = progress
 
     def _validate(self, X, Y):
-        self.check_params()
-        structure = self._check_structure()
-        C = check_positive("C", self.C)
-        check_positive("tol", self.tol)
-        check_positive("inner_tol", self.inner_tol)
-        check_nonnegative("epsilon", self.epsilon)
-        check_positive_int("max_iter", self.max_iter)
-        check_positive_int("inner_max_iter", self.inner_max_iter)
+        structure = self._check_structure()  # the hyperparameters: checked on entering fit
+        C = float(self.C)
         if len(X) != len(Y):
             raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
         if len(X) == 0:
@@ -239,7 +227,7 @@ class StructuredSVM(LinearStructuredLearner):
         ``resume`` continues from such a file to the model an uninterrupted run gives."""
         structure, C = self._validate(X, Y)
         X, Y = structure.as_batch(X), list(Y)
-        batch_size = check_positive_int("batch_size", self.batch_size)
+        batch_size = int(self.batch_size)
         n, n_features = len(X), structure.n_features
         session = CheckpointSession(self, {"X": X, "Y": Y}, checkpoint, resume)
         it, converged, working_set_solved = 0, False, False

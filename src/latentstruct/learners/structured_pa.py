@@ -10,7 +10,7 @@ from .base import register_learner
 from .latent_pa import pa_step_size
 from .online import OnlineState
 from .online_steps import STEP_LOOP_CONSTRAINTS, OnlineStepLearner
-from .params import BOOL, Interval
+from .params import BOOL, POSITIVE, Interval
 
 __all__ = ["StructuredPA"]
 
@@ -78,7 +78,7 @@ class StructuredPA(OnlineStepLearner):
 
     _parameter_constraints = {
         **STEP_LOOP_CONSTRAINTS, "pa_type": [Interval(int, 0, 2)],
-        "c": [Interval(float, 0, None, closed="neither")], "error_sensitive": [BOOL],
+        "c": [POSITIVE], "error_sensitive": [BOOL],
         "averaging": [BOOL],
     }
 

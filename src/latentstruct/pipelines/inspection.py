@@ -30,7 +30,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..data.features import FeatureIndex
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, check_is_fitted
 from ..tasks import (DependencyTask, DocumentClassificationTask, GrammaticalityTask,
                     GraphPairTask, RerankTask, SequenceLabellingTask, TransliterationTask)
 
@@ -117,7 +117,7 @@ def inspect_model(task, learner, *, top: int = 20) -> dict:
     """
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise ConfigError(f"top must be a positive integer, got {top!r}")
-    task.check_fitted()
+    check_is_fitted(task)
     w, extra = model_weights(task, learner)
     out = {"task": task.name, "learner": getattr(learner, "registry_name", type(learner).__name__),
            "n_features": int(w.shape[0])}

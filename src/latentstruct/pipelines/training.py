@@ -6,9 +6,12 @@
 1. :func:`plan_training`, before any data is read: the task's defaults for the learner
    (``Task.learner_defaults``) under the given options; every parameter value checked, and
    the pair's capabilities (``learners.check_compatible``, from classes and values alone);
-   the task built and its ``check_params`` run (relations between values); a learner that also learns from binary examples (J-LIS) refused for a
-   task that draws none (:func:`check_binary_examples`).
-2. :func:`run_training`: the pretrained helpers the task declares
+   the task built and the relations between its values checked; a learner that also learns
+   from binary examples (J-LIS) refused for a task that draws none
+   (:func:`check_binary_examples`).  This is the one parameter check of a training run.
+2. :func:`run_training`, with parameter validation skipped (``params.
+   skip_parameter_validation``: the task's ``fit``, its featurizer's and the learner's
+   do not check the values :func:`plan_training` checked): the pretrained helpers the task declares
    (``Task.pretrained_helpers``) that must exist before its data is read (a POS tagger);
    the data loaded (a file, or Python lists); then :func:`fit_on_dataset`: the task's
    training sample (``training_sample``: J-LIS's S and B), ``task.fit``, featurising, the
@@ -36,6 +39,7 @@ import numpy as np
 
 from ..exceptions import ConfigError, check_is_fitted
 from ..learners import check_compatible
+from ..params import skip_parameter_validation
 from ..tasks.base import Dataset
 from ..tasks.contracts import protocol_members
 from .tagging import (POS_TAGGER, SUPERVISED_CHUNKER, PosTagged, SupervisedChunking,
@@ -116,7 +120,7 @@ def plan_training(task_cls, learner_cls, task_opts: dict, learner_opts: dict, *,
                      learner_opts)
     check_helpers(task_cls)
     task = task_cls(**task_opts)
-    task.check_params()  # what relates two values, and the packages not yet declarative
+    task._check_param_relations()  # each value alone: check_compatible, just above
     check_binary_examples(task, learner_cls, task_name or task_cls.name, cli=cli)
     return TrainingPlan(task, learner_cls, learner_opts)
 
@@ -162,11 +166,10 @@ def check_trained(task, learner) -> None:
     A NaN or infinite weight is refused here, when the options that caused it are at hand,
     rather than when the saved model file is loaded (it would be refused then as damaged).
     """
-    coef = getattr(learner, "coef_", None)
-    check_is_fitted(coef is not None, f"The {type(learner).__name__} trained on task "
+    check_is_fitted(learner, "coef_", what=f"The {type(learner).__name__} trained on task "
                     f"{task.name!r}", why="its fit returned without weights (coef_)",
                     fix="The learner's fit must set coef_; report this as a bug.")
-    w = np.asarray(coef, dtype=np.float64)
+    w = np.asarray(learner.coef_, dtype=np.float64)
     bad = np.flatnonzero(~np.isfinite(w))
     if bad.size:
         raise ConfigError(
@@ -209,9 +212,10 @@ def run_training(plan: TrainingPlan, load: Callable[[Any], Dataset], *,
     ``fit_kw`` go to the learner's ``fit`` (``checkpoint=``, ``resume=``)."""
     started = time.perf_counter()
     task = plan.task
-    _attach_before_data(task, verbose)
-    dataset, learner = fit_on_dataset(task, load(task), plan.learner_cls, plan.learner_opts,
-                                      fit_kw=fit_kw, verbose=verbose)
+    with skip_parameter_validation():  # plan_training checked every value
+        _attach_before_data(task, verbose)
+        dataset, learner = fit_on_dataset(task, load(task), plan.learner_cls,
+                                          plan.learner_opts, fit_kw=fit_kw, verbose=verbose)
     return TrainingResult(task, learner, dataset, started)
 
 
@@ -223,9 +227,10 @@ def start_online(plan: TrainingPlan, load: Callable[[Any], Dataset], *,
     is not updated: the caller's ``partial_fit`` pass over ``result.dataset`` does that."""
     started = time.perf_counter()
     task = plan.task
-    _attach_before_data(task, verbose)
-    dataset = load(task)
-    task.fit(dataset)
-    learner = build_learner(task, plan.learner_cls, plan.learner_opts, verbose=verbose)
-    _attach_after_fit(task, learner, verbose)
+    with skip_parameter_validation():  # plan_training checked every value
+        _attach_before_data(task, verbose)
+        dataset = load(task)
+        task.fit(dataset)
+        learner = build_learner(task, plan.learner_cls, plan.learner_opts, verbose=verbose)
+        _attach_after_fit(task, learner, verbose)
     return TrainingResult(task, learner, dataset, started)

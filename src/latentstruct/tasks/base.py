@@ -24,9 +24,7 @@ others fed its featurisation, and changing them would silently change the model.
 from __future__ import annotations
 
 import copy
-import functools
 import inspect
-import threading
 import weakref
 from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
@@ -36,7 +34,7 @@ import numpy as np
 from ..data.sparse import SparseRows, SparseVector
 from ..registry import TASKS, get_task_class
 from ..exceptions import ConfigError, check_is_fitted
-from ..params import validate_params
+from ..params import CheckedParams, validate_params
 from ..inference.result import DecodeResult
 from .contracts import (LATENT_BINARY, MAX_DECODABLE, Identity, latent_argmax_decisions,
                         loop_argmax_results, loop_joint_feature_differences, loop_loss_batch,
@@ -92,7 +90,7 @@ def join_corpora(X, corpus_cls: type, concat):
     return concat(parts)
 
 
-class Task:
+class Task(CheckedParams):
     """What every task shares: parameters, data, evaluation and persistence.
 
     Subclasses set ``name`` and ``capabilities`` and implement ``read``, ``fit``,
@@ -121,16 +119,11 @@ class Task:
     #: the metric of ``evaluate`` that a learner's ``score`` returns (higher is better)
     score_metric: ClassVar[str] = "accuracy"
     #: parameter -> list of what it may be (``latentstruct.params``: ``Interval``,
-    #: ``Options``, ``bounded(limits.B)``, ...); checked on entering ``fit`` and by
-    #: ``check_compatible`` before any data is read.  A parameter not listed takes any value.
+    #: ``Options``, ``bounded(limits.B)``, ...); checked on entering ``fit`` (once:
+    #: ``params.fit_context`` wraps every subclass's ``fit``, and a subclass's fit calling
+    #: ``super().fit()`` does not check again) and by ``check_compatible`` before any data
+    #: is read.  A parameter not listed takes any value.
     _parameter_constraints: ClassVar[dict] = {}
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        # The parameters are checked once on entering fit, whichever subclass defines it
-        # (a subclass's fit calling super().fit() does not check them again).
-        if "fit" in cls.__dict__:
-            cls.fit = _checks_params_first(cls.__dict__["fit"])
 
     @classmethod
     def learner_defaults_for(cls, learner_cls) -> dict:
@@ -183,10 +176,14 @@ class Task:
     def check_params(self) -> None:
         """Raise ``ConfigError`` for a parameter value this task cannot use: each value
         against ``_parameter_constraints``, then ``_check_param_relations``.  ``fit`` runs
-        it on entry; ``read``, ``make_dataset``, loading and the command line's
-        evaluation-time options run it before they use the parameters."""
+        it on entry; ``read``, ``make_dataset`` and the command line's evaluation-time
+        options run it before they use the parameters (inside a fit that checked them on
+        entry it does nothing: ``params.skip_parameter_validation``); loading runs it
+        under ``skip_parameter_validation(False)``, always."""
+        super().check_params()
+
+    def _check_param_values(self) -> None:
         type(self).validate_params(self.get_params())
-        self._check_param_relations()
 
     def _check_param_relations(self) -> None:
         """Raise ``ConfigError`` where two parameter values that are each valid cannot go
@@ -367,8 +364,17 @@ class Task:
         learners with indirect supervision (J-LIS); decided from parameters alone."""
         return False
 
-    def is_fitted(self) -> bool:
+    #: what a "not fitted" error tells to do (``exceptions.check_is_fitted``)
+    _fit_hint: ClassVar[str] = "Call fit(dataset) on training data first."
+
+    def __sklearn_is_fitted__(self) -> bool:
+        """Whether ``fit`` ran (``fitted_``): the query ``exceptions.check_is_fitted``
+        asks, as scikit-learn's does."""
         return bool(getattr(self, "fitted_", False))
+
+    def is_fitted(self) -> bool:
+        """Whether the task is fitted (a query; the check is ``check_is_fitted(task)``)."""
+        return self.__sklearn_is_fitted__()
 
     def argmax_is_maximum(self) -> bool:
         """Whether the decoders return a true maximum of the score (with its status).
@@ -379,54 +385,17 @@ class Task:
         """
         return True
 
-    def check_fitted(self) -> None:
-        check_is_fitted(self.is_fitted(), f"task {self.name!r}",
-                        "Call fit(dataset) on training data first.",
-                        why="it has no feature index")
-
     # --- what a learner sees ---------------------------------------------------------------
     def structure(self) -> "StructureView":
         """The narrow structure a learner trains on (the task must be fitted): the members
         of ``tasks.contracts.Structure`` and of the capabilities this task offers, and
         nothing else.  One view per task (it reads the task live), so that a fit's shared
         blocks, keyed by object, ship it to workers once."""
-        self.check_fitted()
+        check_is_fitted(self)
         view = _VIEWS.get(self)
         if view is None:
             view = _VIEWS[self] = StructureView(self)
         return view
-
-
-_IN_FIT = threading.local()
-
-
-def _fits_in_progress() -> set:
-    """The ids of the tasks whose ``fit`` this thread is inside."""
-    active = getattr(_IN_FIT, "ids", None)
-    if active is None:
-        active = _IN_FIT.ids = set()
-    return active
-
-
-def _checks_params_first(fit):
-    """``fit`` that runs ``check_params`` first, once per outermost call."""
-
-    # checked_fit reaches the thread-local through a module-level function, never by name:
-    # cloudpickle copies the wrapper by value for a task class defined in __main__ (a
-    # script, a notebook), with the globals it names, and a threading.local cannot be pickled
-    @functools.wraps(fit)
-    def checked_fit(self, *args, **kwargs):
-        active = _fits_in_progress()
-        if id(self) in active:
-            return fit(self, *args, **kwargs)
-        self.check_params()
-        active.add(id(self))
-        try:
-            return fit(self, *args, **kwargs)
-        finally:
-            active.discard(id(self))
-
-    return checked_fit
 
 
 def same_value(a, b) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from latentstruct.data.sparse import SparseVector
+from latentstruct.exceptions import check_is_fitted
 from latentstruct.inference.result import DecodeResult
 from latentstruct.tasks.base import Dataset, LatentBinaryTask
 
@@ -61,7 +62,7 @@ class BagTask(LatentBinaryTask):
         return w
 
     def get_state(self):
-        self.check_fitted()
+        check_is_fitted(self)
         return {}, {}
 
     @classmethod

@@ -289,8 +289,8 @@ def _check_arguments(task, n_weights, atol, rtol, enumerate) -> None:
     if enumerate is not None and not callable(enumerate):
         raise TypeError(f"enumerate must be None or a callable x -> iterable of structures, got "
                         f"{type(enumerate).__name__}")
-    check_is_fitted(task.is_fitted(), f"{type(task).__name__} (task {task.name!r})",
-                    "Call task.fit(dataset) first (task.is_fitted() must be True).",
+    check_is_fitted(task, what=f"{type(task).__name__} (task {task.name!r})",
+                    fix="Call task.fit(dataset) first (task.is_fitted() must be True).",
                     why="check_task needs a fitted task")
 
 

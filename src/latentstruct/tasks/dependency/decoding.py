@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from ...data.sparse import SparseVector
-from ...exceptions import ConfigError
+from ...exceptions import ConfigError, check_is_fitted
 from ...inference.eisner import eisner, eisner_kbest
 from ...inference.result import DecodeResult
 from ..base import StructuredTask
@@ -41,17 +41,17 @@ class DependencyStructure(StructuredTask):
     # --- the weight layout and the fitted structure ------------------------------------
     def resolved_single_root(self) -> bool:
         """Whether decoding attaches exactly one word to ROOT (``single_root`` resolved)."""
-        self.check_fitted()
+        check_is_fitted(self)
         return bool(self.single_root_)
 
     def is_labelled(self) -> bool:
         """Whether the task predicts labels (``labelled`` resolved from the training data)."""
-        self.check_fitted()
+        check_is_fitted(self)
         return bool(self.labelled_)
 
     @property
     def n_labels(self) -> int:
-        self.check_fitted()
+        check_is_fitted(self)
         return len(self.labels_)
 
     @property
@@ -61,7 +61,7 @@ class DependencyStructure(StructuredTask):
     @property
     def vector_offset(self) -> int:
         """Index of the first vector weight (after the hashed arc and label blocks)."""
-        self.check_fitted()
+        check_is_fitted(self)
         n = self.n_arc_features
         if self.labelled_:
             n += self.n_labels << int(self.label_hash_bits)

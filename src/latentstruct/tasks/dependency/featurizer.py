@@ -20,12 +20,13 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import TransformerMixin
 
 from ...data.dependency import DependencySentence, punctuation_mask
 from ...data.readers import excerpt
 from ...exceptions import ConfigError, InputError, check_is_fitted
-from ...params import BOOL, Options, Satisfies, validate_params
+from ...params import BOOL, Options, Satisfies
+from ...featurizers.base import Featurizer
 from ..validation import encode_labels
 from .corpus import DepCorpus, token_codes
 from .numbers import INPUT_KINDS, check_count
@@ -62,7 +63,7 @@ def _is_collection(value) -> bool:
     return not isinstance(value, (str, bytes)) and hasattr(value, "__iter__")
 
 
-class DependencyFeaturizer(TransformerMixin, BaseEstimator):
+class DependencyFeaturizer(TransformerMixin, Featurizer):
     """Dependency sentences to per-position codes (a ``DepCorpus``), and gold trees to ids.
 
     Parameters
@@ -125,7 +126,6 @@ class DependencyFeaturizer(TransformerMixin, BaseEstimator):
     def fit(self, records, y=None, *, path=None) -> "DependencyFeaturizer":
         """Learn the format, POS column, relations and input kind of ``records`` (the
         training sentences; ``path`` names their file in errors)."""
-        validate_params(type(self).__name__, self._parameter_constraints, self.get_params())
         check_pos_relation(self.pos, self.pos_column)
         records = list(records)
         if not records:
@@ -161,13 +161,14 @@ class DependencyFeaturizer(TransformerMixin, BaseEstimator):
         return self
 
     # --- transform ------------------------------------------------------------------------
-    def _check_fitted(self) -> None:
-        check_is_fitted(hasattr(self, "labels_"), f"This {type(self).__name__} instance",
-                        "Call fit(records) on training sentences first.")
+    _fit_hint = "Call fit(records) on training sentences first."
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "labels_")
 
     def transform(self, records, *, path=None) -> DepCorpus:
         """Token codes of every sentence (ROOT first) as one ``DepCorpus``."""
-        self._check_fitted()
+        check_is_fitted(self)
         records = list(records)
         if self.pos == "gold" and records:
             check_pos_column(records, self.pos_column_, path)
@@ -225,7 +226,7 @@ class DependencyFeaturizer(TransformerMixin, BaseEstimator):
         """Gold trees to (3, n) int64 arrays (heads, relation ids, scored).  A relation not
         in ``labels_`` is refused (``UnseenLabelError`` naming it and the relations); with
         ``unseen_ok`` (evaluation only) it gets id -1, which no predicted relation equals."""
-        self._check_fitted()
+        check_is_fitted(self)
         out = []
         label_id, labels = self.label_id_, self.labels_
         for i, t in enumerate(targets):
@@ -246,7 +247,7 @@ class DependencyFeaturizer(TransformerMixin, BaseEstimator):
 
     def decode_targets(self, structures) -> list[DepTarget]:
         """(3, n) arrays to ``DepTarget`` (label strings, '_' when unlabelled)."""
-        self._check_fitted()
+        check_is_fitted(self)
         labels = self.labels_
         out = []
         for y in structures:
@@ -260,7 +261,7 @@ class DependencyFeaturizer(TransformerMixin, BaseEstimator):
     # --- persistence ----------------------------------------------------------------------
     def get_state(self) -> dict:
         """The fitted attributes as the dep model file stores them (JSON values)."""
-        self._check_fitted()
+        check_is_fitted(self)
         state = {"labels": list(self.labels_), "labelled": bool(self.labelled_),
                  "pos_column": self.pos_column_, "data_format": self.data_format_}
         if self.input_kind_ == "numbers":  # a model without vectors is saved as before

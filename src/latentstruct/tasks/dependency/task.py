@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ...data.dependency import PTB_SPLITS, punctuation_mask, read_dependencies, write_dependencies
-from ...exceptions import ConfigError, InputError
+from ...exceptions import ConfigError, InputError, check_is_fitted
 from ...limits import DEP_HASH_BITS, LABEL_HASH_BITS
 from ...params import BOOL, STR, Interval, Options, Satisfies, bounded
 from ..base import Dataset, register_task
@@ -195,7 +195,7 @@ class DependencyTask(DependencyStructure):
         """``predict``'s (3, n) trees in ``make_dataset``'s ``y`` form: a list of heads per
         sentence (``[[2, 0, 2], ...]``), or of ``(head, deprel)`` pairs when the parser is
         labelled (``[[(2, "nsubj"), (0, "root"), (2, "punct")], ...]``)."""
-        self.check_fitted()
+        check_is_fitted(self)
         return raw_trees(self.decode_targets(predictions), bool(self.labelled_))
 
     def fit(self, dataset: Dataset) -> "DependencyTask":
@@ -271,7 +271,7 @@ class DependencyTask(DependencyStructure):
     def featurize(self, dataset: Dataset) -> DepCorpus:
         """Token codes of every sentence (ROOT first) as one ``DepCorpus``
         (``featurizer_.transform``)."""
-        self.check_fitted()
+        check_is_fitted(self)
         if self.pos == "predicted":
             self._checked_tagger()
         return self.featurizer_.transform(dataset.records, path=dataset.path)
@@ -280,19 +280,19 @@ class DependencyTask(DependencyStructure):
         """Gold trees to (3, n) arrays (heads, relation ids, scored).  A relation not in
         ``labels_`` is refused (``UnseenLabelError`` naming it and the model's relations);
         evaluation scores raw gold trees instead (:meth:`evaluate_raw`)."""
-        self.check_fitted()
+        check_is_fitted(self)
         return self.featurizer_.encode_targets(targets)
 
     def evaluate_raw(self, targets, predictions) -> dict:
         """``evaluate`` against raw gold trees: a relation the model never saw counts as a
         wrong label (LAS), its head as any other (UAS)."""
-        self.check_fitted()
+        check_is_fitted(self)
         return self.evaluate(self.featurizer_.encode_targets(targets, unseen_ok=True),
                              predictions)
 
     def decode_targets(self, structures) -> list[DepTarget]:
         """(3, n) arrays to ``DepTarget`` (label strings, '_' when unlabelled)."""
-        self.check_fitted()
+        check_is_fitted(self)
         return self.featurizer_.decode_targets(structures)
 
     # --- evaluation ----------------------------------------------------------------------
@@ -343,7 +343,7 @@ class DependencyTask(DependencyStructure):
 
     # --- persistence ---------------------------------------------------------------------
     def get_state(self):
-        self.check_fitted()
+        check_is_fitted(self)
         state = {"single_root": bool(self.single_root_), **self.featurizer_.get_state()}
         arrays: dict = {}
         if self.pos == "predicted":

@@ -22,14 +22,15 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import TransformerMixin
 
 from ...data.documents import Document
 from ...data.features import FeatureIndex
 from ...exceptions import InputError, ModelFormatError, check_is_fitted
 from ...featurizers.targets import ClassEncoder, encode_labels
 from ...featurizers.vocabulary import Vocabulary
-from ...params import BOOL, Interval, Options, Satisfies, validate_params
+from ...params import BOOL, Interval, Options, Satisfies
+from ...featurizers.base import Featurizer
 from .matrix import DocumentMatrix
 from .numeric import check_input_kind, check_matrix_width, check_text_options
 
@@ -57,7 +58,7 @@ def document_label_id(y) -> int:
     return int(arr.reshape(-1)[0])
 
 
-class DocumentFeaturizer(TransformerMixin, BaseEstimator):
+class DocumentFeaturizer(TransformerMixin, Featurizer):
     """Texts (or a numeric matrix) to document rows, and class labels to ids.
 
     Parameters
@@ -121,7 +122,6 @@ class DocumentFeaturizer(TransformerMixin, BaseEstimator):
         """Learn the labels of ``y`` (when given: every record needs one, and there must be
         two or more) and the vocabulary and idf weights of the texts, or the column count
         of a matrix; ``path`` names the training file in errors."""
-        validate_params(type(self).__name__, self._parameter_constraints, self.get_params())
         if not isinstance(records, DocumentMatrix):
             records = list(records)
         if not len(records):
@@ -152,8 +152,8 @@ class DocumentFeaturizer(TransformerMixin, BaseEstimator):
             # as scikit-learn's classifiers do: with one label there is nothing to tell
             # apart (every loss-augmented argmax is the gold label, the weights stay 0)
             raise InputError(
-                f"training data has only one label, {labels[0]!r} ({len(records)} documents); "
-                f"a classifier needs documents of at least two labels (this model would "
+                f"training data has only one label, {labels[0]!r} ({len(records)} documents): "
+                f"one class; a classifier needs documents of at least two labels (this model would "
                 f"predict {labels[0]!r} for every document). Add documents of another label",
                 path)
         return len(labels)
@@ -201,21 +201,22 @@ class DocumentFeaturizer(TransformerMixin, BaseEstimator):
         return texts
 
     # --- transform ------------------------------------------------------------------------
-    def _check_fitted(self) -> None:
-        check_is_fitted(hasattr(self, "input_kind_"), f"This {type(self).__name__} instance",
-                        "Call fit(records) on training documents first.")
+    _fit_hint = "Call fit(records) on training documents first."
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "input_kind_")
 
     @property
-    def n_attributes(self) -> int:
+    def n_features_out_(self) -> int:
         """Columns of ``transform``'s rows: the vocabulary's size, or the matrix's width."""
-        self._check_fitted()
+        check_is_fitted(self)
         return self.n_columns_ if self.input_kind_ == "matrix" else len(self.vocab_)
 
     def transform(self, records) -> DocumentMatrix:
         """The documents' feature rows (words outside the vocabulary are dropped); a numeric
         matrix's rows as they are.  Records of the other kind than ``fit``'s, or a matrix
         of another width, are an InputError."""
-        self._check_fitted()
+        check_is_fitted(self)
         check_input_kind(self, records)
         if isinstance(records, DocumentMatrix):
             return records
@@ -234,9 +235,8 @@ class DocumentFeaturizer(TransformerMixin, BaseEstimator):
 
     # --- targets --------------------------------------------------------------------------
     def _check_labels(self) -> None:
-        check_is_fitted(hasattr(self, "classes_"), f"This {type(self).__name__} instance",
-                        "Call fit(records, y) with the training labels first.",
-                        why="it has no labels")
+        check_is_fitted(self, "classes_", why="it has no labels",
+                        fix="Call fit(records, y) with the training labels first.")
 
     def encode_targets(self, targets) -> list[np.ndarray]:
         """Label strings to int64 arrays of shape (1,); a label not in ``classes_`` is an
@@ -266,7 +266,7 @@ class DocumentFeaturizer(TransformerMixin, BaseEstimator):
     def state_arrays(self) -> dict:
         """The vocabulary (UTF-8 blob and offsets; none for a matrix) and the idf weights
         (empty for binary tokens and a matrix), as a model file stores them."""
-        self._check_fitted()
+        check_is_fitted(self)
         arrays = {} if self.input_kind_ == "matrix" else self.vocab_.to_arrays(
             prefix=_VOCAB_PREFIX)
         arrays["doccls_idf"] = np.asarray(self.idf_, dtype=np.float64)

@@ -38,6 +38,11 @@ INPUT_KINDS = ("text", "matrix")
 TEXT_OPTIONS = ("features", "min_count", "lowercase", "strip_headers")
 
 
+class NotNumbersError(InputError, TypeError):
+    """A matrix whose values are not numbers (a dict in an object array): an InputError,
+    and a TypeError as numpy's conversion (and scikit-learn's ``check_array``) raise it."""
+
+
 def is_numeric_input(X) -> bool:
     """Whether ``X`` is meant as a matrix of numbers: a scipy sparse matrix, or an array
     (anything with ``__array__`` that is not a list) that is not a 1-D array of texts."""
@@ -53,15 +58,18 @@ def _dense_rows(X) -> DocumentMatrix:
     arr = np.asarray(X)
     if arr.dtype.kind not in "biuf":
         if arr.dtype.kind == "c":
-            raise InputError(f"X is an array of complex numbers (dtype {arr.dtype}); document "
-                             f"features must be real: give X.real or abs(X)")
+            raise InputError(f"X is an array of complex numbers (dtype {arr.dtype}): Complex "
+                             f"data not supported; document features must be real: give "
+                             f"X.real or abs(X)")
         try:
             arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            raise InputError(
+        except (TypeError, ValueError) as exc:
+            # a TypeError too (numpy's own type), as scikit-learn's check_array raises it
+            kind = NotNumbersError if isinstance(exc, TypeError) else InputError
+            raise kind(
                 f"X is a {arr.ndim}-D array of dtype {arr.dtype} that does not convert to "
-                f"numbers; give a list of document texts, or a numeric matrix (n_documents x "
-                f"n_columns) as a numpy array or scipy.sparse matrix") from None
+                f"numbers ({exc}); give a list of document texts, or a numeric matrix "
+                f"(n_documents x n_columns) as a numpy array or scipy.sparse matrix") from None
     _check_2d(arr.shape)
     arr = np.asarray(arr, dtype=np.float64)
     bad = ~(np.abs(arr) <= MAX_ATTRIBUTE_VALUE)  # NaN too
@@ -93,8 +101,8 @@ def _check_2d(shape) -> None:
     if len(shape) == 1:
         raise InputError(
             f"X is a 1-D array of {shape[0]} numbers; expected a 2-D matrix (n_documents x "
-            f"n_columns), one row per document. Use X.reshape(1, -1) for one document, or "
-            f"X.reshape(-1, 1) for one feature per document")
+            f"n_columns), one row per document. Reshape your data: X.reshape(1, -1) for one "
+            f"document, or X.reshape(-1, 1) for one feature per document")
     raise InputError(f"X has {len(shape)} dimensions (shape {tuple(shape)}); expected a 2-D "
                      f"matrix (n_documents x n_columns), one row per document")
 
@@ -139,8 +147,9 @@ def check_matrix_width(rows: DocumentMatrix, n_labels: int, path=None) -> None:
     ``n_labels`` (one weight per column and label) exceed ``limits.MAX_WEIGHTS``."""
     d = rows.n_attributes
     if d < 1:
-        raise InputError(f"X has {len(rows)} rows but no column; a document classifier needs "
-                         f"at least one feature column", path)
+        raise InputError(f"X has {len(rows)} rows but no column: 0 feature(s) (shape="
+                         f"({len(rows)}, 0)) while a minimum of 1 is required; a document "
+                         f"classifier needs at least one feature column", path)
     if d * n_labels > MAX_WEIGHTS.high:
         raise InputError(f"X has {d:,} columns and y {n_labels} labels: {d * n_labels:,} "
                          f"weights, more than the {MAX_WEIGHTS.high:,} a model may hold; reduce "
@@ -164,20 +173,24 @@ def check_text_options(estimator) -> None:
 
 def check_input_kind(task, records) -> None:
     """InputError when ``records`` are not of the kind the fitted ``task`` (or its
-    featurizer: ``input_kind_``, ``n_columns_``, ``n_attributes``) was trained on, or a
+    featurizer: ``input_kind_``, ``n_columns_``, ``n_features_out_``) was trained on, or a
     matrix has another number of columns."""
     kind = getattr(task, "input_kind_", "text")
     if isinstance(records, DocumentMatrix):
         if kind != "matrix":
+            words = (task.n_features_out_ if hasattr(type(task), "n_features_out_")
+                     else task.n_attributes)
             raise InputError(
                 f"this model was fitted on document texts (its features are its own vocabulary "
-                f"of {task.n_attributes} words) and takes texts; got a numeric matrix of shape "
+                f"of {words} words) and takes texts; got a numeric matrix of shape "
                 f"{records.shape}. Give the texts, or fit the model on the matrix")
         if records.n_attributes != task.n_columns_:
+            # scikit-learn's wording (its n_features_in_ check), then the fix
             raise InputError(
-                f"X has {records.n_attributes} columns, but this model was fitted on a matrix of "
-                f"{task.n_columns_} columns; transform the documents with the same fitted "
-                f"vectorizer that made the training matrix (vectorizer.transform(texts))")
+                f"X has {records.n_attributes} features, but {type(task).__name__} is expecting "
+                f"{task.n_columns_} features as input (the columns of its training matrix); "
+                f"transform the documents with the same fitted vectorizer that made the "
+                f"training matrix (vectorizer.transform(texts))")
     elif kind == "matrix":
         raise InputError(
             f"this model was fitted on a numeric matrix of {task.n_columns_} columns and takes "

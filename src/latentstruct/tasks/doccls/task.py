@@ -27,7 +27,7 @@ import scipy.sparse as sp
 
 from ...data.documents import read_documents, split_by_date, write_documents
 from ...data.sparse import SparseVector, coalesce_arrays
-from ...exceptions import ConfigError, InputError
+from ...exceptions import ConfigError, InputError, check_is_fitted
 from ...inference.result import DecodeResult
 from ...params import BOOL, Interval, Options
 from ..base import Dataset, StructuredTask, join_corpora, register_task
@@ -222,7 +222,7 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
 
     def decode_predictions(self, predictions) -> list:
         """``predict``'s label ids (arrays of shape (1,)) as label strings."""
-        self.check_fitted()
+        check_is_fitted(self)
         return self.decode_targets(predictions)
 
     def fit(self, dataset: Dataset) -> "DocumentClassificationTask":
@@ -253,32 +253,32 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
         """The documents' feature rows (words outside the training vocabulary are dropped); a
         numeric matrix's rows as they are (``featurizer_.transform``).  Records of the other
         kind than the task was fitted on, or a matrix of another width, are an InputError."""
-        self.check_fitted()
+        check_is_fitted(self)
         return self.featurizer_.transform(dataset.records)
 
     def encode_targets(self, targets) -> list[np.ndarray]:
         """Label strings to int64 arrays of shape (1,).  A label not in ``labels_`` is
         refused (``UnseenLabelError`` naming it and the model's labels); evaluation scores
         raw gold labels (:meth:`evaluate_raw`)."""
-        self.check_fitted()
+        check_is_fitted(self)
         return self.featurizer_.encode_targets(targets)
 
     def decode_targets(self, structures) -> list:
         """Label ids (arrays of shape (1,) or ints) to label strings (None for −1)."""
-        self.check_fitted()
+        check_is_fitted(self)
         return self.featurizer_.decode_targets(structures)
 
     # --- model interface ----------------------------------------------------------------
     @property
     def n_labels(self) -> int:
-        self.check_fitted()
+        check_is_fitted(self)
         return len(self.labels_)
 
     @property
     def n_attributes(self) -> int:
         """Input features: the vocabulary's size, or a matrix's column count."""
-        self.check_fitted()
-        return self.featurizer_.n_attributes
+        check_is_fitted(self)
+        return self.featurizer_.n_features_out_
 
     @property
     def n_features(self) -> int:
@@ -484,7 +484,7 @@ class DocumentClassificationTask(MarginalizableMulticlass, StructuredTask):
         """Labels, the training size, the input kind and a matrix's column count as JSON; the
         vocabulary (UTF-8 blob and offsets; none for a matrix) and the idf weights (empty for
         binary tokens and a matrix) as arrays (the featurizer's)."""
-        self.check_fitted()
+        check_is_fitted(self)
         matrix = self.input_kind_ == "matrix"
         return ({"labels": list(self.labels_), "n_train_documents": int(self.n_train_documents_),
                  "input": self.input_kind_, "n_columns": int(self.n_columns_) if matrix else None},

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...data.sparse import SparseVector, coalesce_arrays
-from ...exceptions import ConfigError, InputError
+from ...exceptions import ConfigError, InputError, check_is_fitted
 from ...inference.result import EXACT, INFEASIBLE, DecodeResult
 from ...inference.viterbi import viterbi_batch
 from ..base import LatentBinaryTask, StructuredTask
@@ -72,12 +72,12 @@ class ViewsStructure(LatentBinaryTask):
     @property
     def n_attributes(self) -> int:
         """The attributes every view's emission block has a row for."""
-        self.check_fitted()
+        check_is_fitted(self)
         return self._n_attributes
 
     @property
     def n_features(self) -> int:
-        self.check_fitted()
+        check_is_fitted(self)
         return self._bias_index + 1
 
     def as_batch(self, X) -> SequenceCorpus:
@@ -103,7 +103,7 @@ class ViewsStructure(LatentBinaryTask):
                 w[e + L * L:e + L * L + L], w[e + L * L + L:e + L * L + 2 * L])
 
     def _check_w(self, w) -> np.ndarray:
-        self.check_fitted()
+        check_is_fitted(self)
         w = np.asarray(w, dtype=np.float64)
         if w.shape != (self.n_features,):
             raise ValueError(f"weight vector must have shape ({self.n_features},), got {w.shape}")
@@ -139,7 +139,7 @@ class ViewsStructure(LatentBinaryTask):
 
     def vote(self, h) -> np.ndarray:
         """Public form of the vote: ``h`` int array (n_views, T) -> voted (n_views, T)."""
-        self.check_fitted()
+        check_is_fitted(self)
         return self._vote(self._check_structure(h, np.asarray(h).shape[-1]))
 
     def latent_argmax_batch(self, X, w, *, random_state=None) -> list[DecodeResult]:
@@ -200,7 +200,7 @@ class ViewsStructure(LatentBinaryTask):
         """Phi_views(x, h_a) - Phi_views(x, h_b) (h_b None: zero) plus ``bias`` times the
         bias feature: each view's emission, transition, start and end indicators in its
         own block."""
-        self.check_fitted()
+        check_is_fitted(self)
         T = x.n_tokens
         h_a = self._check_structure(h_a, T)
         h_b = (np.full(h_a.shape, -1, dtype=np.int64) if h_b is None
@@ -224,13 +224,13 @@ class ViewsStructure(LatentBinaryTask):
 
     def encode_chunking(self, tags) -> np.ndarray:
         """A chunking given as IOB2 tags, written in every view: tag ids (n_views, T)."""
-        self.check_fitted()
+        check_is_fitted(self)
         return np.array([[self._label_ids[k][t] for t in convert(tags, "iob2", v.name)]
                          for k, v in enumerate(self.views_)], dtype=np.int64)
 
     def decode_structure(self, h) -> dict[str, list[str]]:
         """Tag strings of a structure, by view."""
-        self.check_fitted()
+        check_is_fitted(self)
         h = np.asarray(h)
         return {v.name: [v.labels[i] for i in h[k]] for k, v in enumerate(self.views_)}
 
@@ -240,13 +240,13 @@ class ViewsStructure(LatentBinaryTask):
     def chunking_task(self) -> "ChunkingView":
         """The supervised chunking problem in this task's feature space (a max-decodable
         ``ChunkingView``), for training the chunker of ``heuristic_weights``."""
-        self.check_fitted()
+        check_is_fitted(self)
         return ChunkingView(self)
 
     def set_chunker_weights(self, coef) -> "ViewsStructure":
         """Attach a supervised chunker's weights (shape ``(n_features,)``, in the layout of
         ``chunking_task()``) as ``heuristic_weights``."""
-        self.check_fitted()
+        check_is_fitted(self)
         coef = np.array(coef, dtype=np.float64)
         if coef.shape != (self.n_features,):
             raise ConfigError(
@@ -266,7 +266,7 @@ class ViewsStructure(LatentBinaryTask):
     def heuristic_weights(self) -> np.ndarray:
         """The supervised chunker's weights (unscaled, bias 0), attached by
         :func:`latentstruct.pipelines.train_chunker` or ``set_chunker_weights``."""
-        self.check_fitted()
+        check_is_fitted(self)
         if getattr(self, "chunker_coef_", None) is None:
             raise ConfigError(
                 "this grammaticality task has no supervised chunker to initialise from (the "
@@ -313,11 +313,8 @@ class ChunkingView(StructuredTask):
             )
         return self.task
 
-    def is_fitted(self) -> bool:
+    def __sklearn_is_fitted__(self) -> bool:
         return isinstance(self.task, ViewsStructure) and self.task.is_fitted()
-
-    def check_fitted(self) -> None:
-        self._base().check_fitted()
 
     @property
     def n_features(self) -> int:

@@ -20,12 +20,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import TransformerMixin
 
 from ...data.features import FeatureIndex
 from ...exceptions import InputError, check_is_fitted
 from ...featurizers import Vocabulary
-from ...params import Interval, validate_params
+from ...params import Interval
+from ...featurizers.base import Featurizer
 from ..sequence.corpus import SequenceCorpus
 from .views import ngram_attributes
 
@@ -50,7 +51,7 @@ def _tagged(sentence, k: int) -> tuple:
     return words, pos
 
 
-class GrammaticalityFeaturizer(TransformerMixin, BaseEstimator):
+class GrammaticalityFeaturizer(TransformerMixin, Featurizer):
     """POS-tagged sentences to the ids of their tokens' n-gram attributes.
 
     Parameters
@@ -68,7 +69,7 @@ class GrammaticalityFeaturizer(TransformerMixin, BaseEstimator):
     --------
     >>> f = GrammaticalityFeaturizer(min_count=1).fit([(["Shares", "rose"], ["NOUN", "VERB"])])
     >>> X = f.transform([(["Shares", "fell"], ["NOUN", "VERB"])])
-    >>> len(X), X.n_tokens, f.n_attributes_
+    >>> len(X), X.n_tokens, f.n_features_out_
     (1, 2, 26)
     """
 
@@ -87,7 +88,6 @@ class GrammaticalityFeaturizer(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None) -> "GrammaticalityFeaturizer":
         """Learn the vocabulary of the attributes of the tagged sentences ``X``."""
-        validate_params(type(self).__name__, self._parameter_constraints, self.get_params())
         self.vocabulary_ = Vocabulary(min_count=int(self.min_count)).fit(
             (a for tok in tokens for a in tok) for tokens in self._documents(X))
         return self
@@ -99,22 +99,25 @@ class GrammaticalityFeaturizer(TransformerMixin, BaseEstimator):
         featurizer.vocabulary_ = Vocabulary.from_index(index)
         return featurizer
 
+    def __sklearn_is_fitted__(self) -> bool:
+        return getattr(self, "vocabulary_", None) is not None
+
     @property
     def index_(self) -> FeatureIndex:
         """The frozen attribute index (what a model file stores)."""
-        vocabulary = getattr(self, "vocabulary_", None)
-        check_is_fitted(vocabulary is not None, "This GrammaticalityFeaturizer instance")
-        return vocabulary.index_
+        check_is_fitted(self)
+        return self.vocabulary_.index_
 
     @property
-    def n_attributes_(self) -> int:
-        """The number of attributes (the vocabulary's size)."""
+    def n_features_out_(self) -> int:
+        """The width of ``transform``'s rows: the number of attributes (the vocabulary's
+        size)."""
         return len(self.index_)
 
     def transform(self, X) -> SequenceCorpus:
         """The attribute ids of every token of the tagged sentences ``X``, as one corpus."""
-        vocabulary = self.vocabulary_ if hasattr(self, "vocabulary_") else None
-        check_is_fitted(vocabulary is not None, "This GrammaticalityFeaturizer instance")
+        check_is_fitted(self)
+        vocabulary = self.vocabulary_
         indptr, ids, offsets, total = [0], [], [0], 0
         for tokens in self._documents(X):
             for a in vocabulary.transform(tokens):

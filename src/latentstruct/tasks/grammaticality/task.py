@@ -275,7 +275,7 @@ class GrammaticalityTask(LanguageModelData, ViewsStructure):
         records = dataset.records
         featurizer = GrammaticalityFeaturizer(min_count=int(self.min_count))
         self.featurizer_ = featurizer.fit(self._tagged(records, self._pos_of(records)))
-        self.setup_views(featurizer.n_attributes_)
+        self.setup_views(featurizer.n_features_out_)
         self.fitted_ = True
         self.chunker_coef_ = None
         return self
@@ -289,7 +289,7 @@ class GrammaticalityTask(LanguageModelData, ViewsStructure):
         return featurizer.index_
 
     def featurize(self, dataset: Dataset) -> SequenceCorpus:
-        self.check_fitted()
+        check_is_fitted(self)
         return self._featurize_records(dataset.records, self._pos_of(dataset.records))
 
     @staticmethod
@@ -311,7 +311,7 @@ class GrammaticalityTask(LanguageModelData, ViewsStructure):
         its templates, and their gold chunkings written in every view's encoding (int
         arrays (n_views, T)).  ``InputError`` (file:line) for a chunk type outside
         ``chunk_types``."""
-        self.check_fitted()
+        check_is_fitted(self)
         self.check_params()
         path = self.chunker_corpus or dataset_path("conll2000", "train.txt")
         records, gold = chunker_examples(self, path, int(self.chunker_sentences))
@@ -359,7 +359,7 @@ class GrammaticalityTask(LanguageModelData, ViewsStructure):
     # persistence
     # ------------------------------------------------------------------------------------
     def get_state(self):
-        self.check_fitted()
+        check_is_fitted(self)
         self._ensure_tagger_for_state()
         lm = self.fit_lm()
         t_state, t_arrays = self.tagger_.get_state()
@@ -377,9 +377,8 @@ class GrammaticalityTask(LanguageModelData, ViewsStructure):
         return state, arrays
 
     def _ensure_tagger_for_state(self) -> None:
-        check_is_fitted(getattr(self, "tagger_", None) is not None,
-                        "This grammaticality model's POS tagger",
-                        "Pass tagger_model or call set_tagger before fit.",
+        check_is_fitted(self, "tagger_", what="This grammaticality model's POS tagger",
+                        fix="Pass tagger_model or call set_tagger before fit.",
                         why="a grammaticality model cannot be saved without it")
 
     @classmethod
@@ -405,7 +404,7 @@ class GrammaticalityTask(LanguageModelData, ViewsStructure):
             task.lm_ = TrigramLM.from_arrays(arrays, prefix="lm_")
         except KeyError as exc:
             raise ModelFormatError(f"grammaticality model state lacks {exc}") from None
-        task.setup_views(task.featurizer_.n_attributes_)
+        task.setup_views(task.featurizer_.n_features_out_)
         task.chunker_coef_ = None
         # models saved before the digest was recorded have none: "auto" then holds out
         task.train_digest_ = state.get("train_digest")

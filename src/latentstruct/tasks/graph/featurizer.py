@@ -9,8 +9,8 @@ edges, edge_features)``:
   not bool);
 * ``edge_features``: a finite numeric array ``(n_edges, f)``, bounded as the node features.
 
-:class:`GraphFeaturizer` learns ``d`` and ``f`` (0 when the graphs carry no edge features)
-from the training graphs and refuses any other width later.  Every bad example is an
+:class:`GraphFeaturizer` (a scikit-learn transformer) learns ``d`` and ``f`` (0 when the
+graphs carry no edge features) from the training graphs and refuses any other width later.  Every bad example is an
 :class:`~latentstruct.exceptions.InputError` of one line naming it (``X[3]: edges[5] = (2, 9)
 is out of range for 4 nodes; ...``).  Labels are not the featurizer's: the tasks check them.
 """
@@ -20,8 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.base import TransformerMixin
 
 from ...exceptions import InputError, check_is_fitted
+from ...featurizers.base import Featurizer
 from ...inference.graph.model import check_edges, check_scores
 from ...inference.checks import refuse_huge_values
 
@@ -83,24 +85,26 @@ def check_graph_record(record, i: int, n_columns: int | None = None,
     return GraphExample(features, edges, edge_features)
 
 
-class GraphFeaturizer:
-    """Raw graph tuples to :class:`GraphExample` s (a scikit-learn transformer).
+class GraphFeaturizer(TransformerMixin, Featurizer):
+    """Raw graph tuples to :class:`GraphExample` s, a scikit-learn transformer.
 
     ``fit(records)`` learns the node feature width ``n_columns_`` and the edge feature width
     ``n_edge_columns_`` (0: the graphs carry no edge features), both from the first graph,
-    and checks every graph against them; ``transform(records)`` checks and converts.
+    and checks every graph against them; ``transform(records)`` checks and converts.  It
+    has no parameters (``get_params()`` is empty, ``clone`` gives an unfitted twin).
+
+    Attributes
+    ----------
+    n_columns_ : int
+        Columns of every graph's node features.
+    n_edge_columns_ : int
+        Columns of every graph's edge features (0: none).
+    n_features_out_ : int
+        The width of a transformed graph's ``features`` (``n_columns_``), scikit-learn's
+        name for a featurizer's output width.
     """
 
-    def __init__(self):
-        pass
-
-    def get_params(self, deep: bool = True) -> dict:
-        return {}
-
-    def set_params(self, **params) -> "GraphFeaturizer":
-        if params:
-            raise InputError(f"GraphFeaturizer takes no parameters; got {sorted(params)}")
-        return self
+    _fit_hint = "Call fit(records) on training graphs first."
 
     def fit(self, records, y=None) -> "GraphFeaturizer":
         records = list(records)
@@ -114,12 +118,17 @@ class GraphFeaturizer:
         self.transform(records)
         return self
 
-    def is_fitted(self) -> bool:
+    def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "n_columns_")
 
+    @property
+    def n_features_out_(self) -> int:
+        """The width of a transformed graph's node ``features`` (``n_columns_``)."""
+        check_is_fitted(self)
+        return self.n_columns_
+
     def transform(self, records) -> list:
-        check_is_fitted(self.is_fitted(), "GraphFeaturizer",
-                        "Call fit(records) on training graphs first.")
+        check_is_fitted(self)
         return [check_graph_record(r, i, self.n_columns_, self.n_edge_columns_)
                 for i, r in enumerate(records)]
 

@@ -15,7 +15,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...data.sparse import SparseVector
-from ...exceptions import ConfigError, InputError
+from ...exceptions import ConfigError, InputError, check_is_fitted
 from ...inference.graph import clear_solver_cache
 from ...inference.result import DecodeResult
 from ...params import Interval, Options
@@ -45,12 +45,12 @@ class _GraphData:
         raise ConfigError(_NO_FILES.format(name=self.name))
 
     def featurize(self, dataset: Dataset) -> list:
-        self.check_fitted()
+        check_is_fitted(self)
         return self.featurizer_.transform(dataset.records)
 
     @property
     def layout(self) -> GraphLayout:
-        self.check_fitted()
+        check_is_fitted(self)
         return GraphLayout(int(self.n_states_), self.featurizer_.n_columns_,
                            self.featurizer_.n_edge_columns_)
 
@@ -59,7 +59,7 @@ class _GraphData:
         return x.n_nodes
 
     def get_state(self):
-        self.check_fitted()
+        check_is_fitted(self)
         return ({"n_states": int(self.n_states_), "n_columns": self.featurizer_.n_columns_,
                  "n_edge_columns": self.featurizer_.n_edge_columns_}, {})
 
@@ -145,7 +145,7 @@ class GraphTask(_GraphData, StructuredTask):
         return self
 
     def encode_targets(self, targets) -> list:
-        self.check_fitted()
+        check_is_fitted(self)
         out = []
         for i, t in enumerate(targets):
             if t is None:
@@ -177,7 +177,7 @@ class GraphTask(_GraphData, StructuredTask):
 
     @property
     def n_labels(self) -> int:
-        self.check_fitted()
+        check_is_fitted(self)
         return int(self.n_states_)
 
     def joint_feature(self, x, y) -> SparseVector:

@@ -22,12 +22,13 @@ to class ids and back.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import TransformerMixin
 
 from ...data.features import FeatureIndex
 from ...exceptions import InputError, check_is_fitted
 from ...featurizers import TokenTemplates, Vocabulary
-from ...params import Interval, validate_params
+from ...params import Interval
+from ...featurizers.base import Featurizer
 from ..sequence.corpus import SequenceCorpus
 from ..sequence.kinds import ARRAYS, TEMPLATES, check_records_kind, records_kind
 from ..sequence.numeric import (
@@ -50,7 +51,7 @@ def sorted_classes(labels) -> tuple:
     return tuple(sorted(set(labels), key=lambda c: (isinstance(c, str), c)))
 
 
-class HiddenChainFeaturizer(TransformerMixin, BaseEstimator):
+class HiddenChainFeaturizer(TransformerMixin, Featurizer):
     """Sentences (or numbers) to the hidden-state CRF's attribute ids; labels to class ids.
 
     Parameters
@@ -96,7 +97,6 @@ class HiddenChainFeaturizer(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None) -> "HiddenChainFeaturizer":
         """Learn the classes (``classes``, else the labels ``y``), the input form and width
         of the records ``X``, and the vocabulary of their template attributes."""
-        validate_params(type(self).__name__, self._parameter_constraints, self.get_params())
         labels = self.classes if self.classes is not None else y
         if labels is None:
             raise InputError("training sentences need labels (give y, or classes)")
@@ -132,10 +132,12 @@ class HiddenChainFeaturizer(TransformerMixin, BaseEstimator):
         featurizer.n_columns_ = int(n_columns)
         return featurizer
 
+    def __sklearn_is_fitted__(self) -> bool:
+        return getattr(self, "vocabulary_", None) is not None
+
     def _fitted(self) -> Vocabulary:
-        vocabulary = getattr(self, "vocabulary_", None)
-        check_is_fitted(vocabulary is not None, "This HiddenChainFeaturizer instance")
-        return vocabulary
+        check_is_fitted(self)
+        return self.vocabulary_
 
     @property
     def index_(self) -> FeatureIndex:
@@ -143,8 +145,9 @@ class HiddenChainFeaturizer(TransformerMixin, BaseEstimator):
         return self._fitted().index_
 
     @property
-    def n_attributes_(self) -> int:
-        """Named attributes (the vocabulary) plus numeric columns (after them)."""
+    def n_features_out_(self) -> int:
+        """The width of ``transform``'s rows: named attributes (the vocabulary) plus numeric
+        columns (after them)."""
         return len(self._fitted().index_) + self.n_columns_
 
     def transform(self, X) -> SequenceCorpus:

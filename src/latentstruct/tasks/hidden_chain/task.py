@@ -18,7 +18,7 @@ from ...data.features import FeatureIndex, feature_index_from_arrays
 from ...data.lm import TrigramLM
 from ...data.paths import dataset_path
 from ...data.sparse import SparseVector
-from ...exceptions import InputError, ModelFormatError
+from ...exceptions import InputError, ModelFormatError, check_is_fitted
 from ...inference.chain import ChainMarginals
 from ...params import Interval, Options
 from ..base import Dataset, Task, register_task
@@ -185,7 +185,7 @@ class HiddenChainTask(LanguageModelData, Task):
 
     def decode_predictions(self, predictions) -> list:
         """Class ids (``predict``'s output) as the raw labels of ``y``."""
-        self.check_fitted()
+        check_is_fitted(self)
         return self.featurizer_.decode_targets(predictions)
 
     # ------------------------------------------------------------------------------------
@@ -236,14 +236,14 @@ class HiddenChainTask(LanguageModelData, Task):
 
     @property
     def n_classes(self) -> int:
-        self.check_fitted()
+        check_is_fitted(self)
         return len(self.classes_)
 
     @property
     def n_attributes(self) -> int:
         """Named attributes (the index) plus numeric columns (``n_columns_``, after them)."""
-        self.check_fitted()
-        return self.featurizer_.n_attributes_
+        check_is_fitted(self)
+        return self.featurizer_.n_features_out_
 
     @property
     def n_hidden(self) -> int:
@@ -260,12 +260,12 @@ class HiddenChainTask(LanguageModelData, Task):
         one ``SequenceCorpus``; refused (InputError naming the sentence) for sentences of
         another form than the task was fitted on (``attributes_``) or arrays of another
         width (``n_columns_``)."""
-        self.check_fitted()
+        check_is_fitted(self)
         return self.featurizer_.transform(dataset.records)
 
     def encode_targets(self, targets) -> np.ndarray:
         """Class ids (positions in ``classes_``); an unknown label is an InputError."""
-        self.check_fitted()
+        check_is_fitted(self)
         return self.featurizer_.encode_targets(targets)
 
     def as_batch(self, X) -> SequenceCorpus:
@@ -429,7 +429,7 @@ class HiddenChainTask(LanguageModelData, Task):
     # persistence
     # ------------------------------------------------------------------------------------
     def get_state(self):
-        self.check_fitted()
+        check_is_fitted(self)
         featurizer = self.featurizer_
         state = {"classes": list(featurizer.classes_),
                  "train_digest": getattr(self, "train_digest_", None)}

@@ -2,7 +2,7 @@
 two-stage heuristic weights and ``explain``.
 
 :class:`AlignmentDecoding` is a mixin of :class:`~latentstruct.tasks.pairs.GraphPairTask`;
-it relies on the task's ``check_fitted``, ``n_features``, ``feature_index_``,
+it relies on the task being fitted (``check_is_fitted``), ``n_features``, ``feature_index_``,
 ``delete_nodes1`` / ``delete_nodes2`` and ``heuristic_threshold``, and on examples being
 :class:`~latentstruct.tasks.pairs.GraphPair` objects.  Structures are described in
 :mod:`latentstruct.tasks.pairs` ("Structures", "Two-stage heuristic").
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...data.sparse import SparseVector
-from ...exceptions import InferenceError, InputError
+from ...exceptions import InferenceError, InputError, check_is_fitted
 from ...inference.graph_alignment import GraphAlignment, GraphPartScores, alignment_vector
 from ...inference.result import DecodeResult
 from .graphs import GraphPair
@@ -42,13 +42,13 @@ class AlignmentDecoding:
 
     def part_scores(self, x: GraphPair, w) -> GraphPartScores:
         """theta_s = w . phi_s for every variable of ``x``."""
-        self.check_fitted()
+        check_is_fitted(self)
         x = self._check_x(x)
         return GraphPartScores.from_vector(x.problem, x.features @ self._check_w(w))
 
     def decode(self, x: GraphPair, w) -> DecodeResult:
         """The ILP's result: a legal :class:`GraphAlignment` and its part-score sum (no bias)."""
-        self.check_fitted()
+        check_is_fitted(self)
         x = self._check_x(x)
         # the flat part-score vector straight to the decoder (= part_scores(x, w), unsplit)
         res = x.ilp.solve_vector(x.features @ self._check_w(w))
@@ -95,7 +95,7 @@ class AlignmentDecoding:
 
     def latent_feature(self, x, h) -> SparseVector:
         """Phi(x, h): the bias plus the features of every active variable."""
-        self.check_fitted()
+        check_is_fitted(self)
         x = self._check_x(x)
         on = alignment_vector(x.problem, self.node_map(x, h)).astype(np.float64)
         # sum of the active variables' feature rows (scipy's CSC product adds them in row
@@ -108,7 +108,7 @@ class AlignmentDecoding:
     def heuristic_weights(self) -> np.ndarray:
         """The two-stage WNSim objective (:mod:`latentstruct.tasks.pairs`, "Two-stage
         heuristic")."""
-        self.check_fitted()
+        check_is_fitted(self)
         idx = self.feature_index_
         w = np.zeros(self.n_features)
         n_del_sides = int(self.delete_nodes1) + int(self.delete_nodes2)

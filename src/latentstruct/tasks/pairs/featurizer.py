@@ -30,7 +30,7 @@ from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import TransformerMixin
 
 from ...data.features import FeatureIndex
 from ...data.nlp import ParsedSentence, Parser, check_pipeline_name
@@ -39,7 +39,8 @@ from ...data.progress import track
 from ...exceptions import InputError, check_is_fitted
 from ...featurizers import Vocabulary
 from ...inference.graph_alignment import GraphAlignmentProblem
-from ...params import BOOL, Interval, Satisfies, validate_params
+from ...params import BOOL, Interval, Satisfies
+from ...featurizers.base import Featurizer
 from ..base import Dataset
 from .features import FeatureOptions, Lexical, edit_similarity, lexical, part_features
 from .graphs import GraphPair, SentenceGraph, candidate_pairs
@@ -90,7 +91,7 @@ def _records(X, where=None) -> tuple[list, object]:
     return list(X), where
 
 
-class PairFeaturizer(TransformerMixin, BaseEstimator):
+class PairFeaturizer(TransformerMixin, Featurizer):
     """Sentence pairs to :class:`~latentstruct.tasks.pairs.GraphPair` examples (module
     docstring).
 
@@ -306,12 +307,8 @@ class PairFeaturizer(TransformerMixin, BaseEstimator):
         return [(g1.tokens, g2.tokens) for _, g1, g2 in self.graphs(X)]
 
     # --- fit / transform ----------------------------------------------------------------------
-    def _check_params(self) -> None:
-        validate_params(type(self).__name__, self._parameter_constraints, self.get_params())
-
     def fit(self, X, y=None) -> "PairFeaturizer":
         """Learn the feature index from the parts of every pair of ``X``."""
-        self._check_params()
         records, where = _records(X)
         k = n_scores(records, where)
         seen = Vocabulary(min_count=int(self.min_count)).fit(
@@ -323,19 +320,22 @@ class PairFeaturizer(TransformerMixin, BaseEstimator):
         self.n_pair_scores_ = k
         return self
 
-    def _check_fitted(self) -> FeatureIndex:
-        vocabulary = self.__dict__.get("vocabulary_")
-        check_is_fitted(vocabulary is not None, f"This {type(self).__name__} instance")
-        return vocabulary.index_
+    def __sklearn_is_fitted__(self) -> bool:
+        return self.__dict__.get("vocabulary_") is not None
+
+    def _index(self) -> FeatureIndex:
+        """The fitted feature index (NotFittedError before ``fit``)."""
+        check_is_fitted(self)
+        return self.vocabulary_.index_
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         """The column names, in column order."""
-        return np.asarray(self._check_fitted().names, dtype=object)
+        return np.asarray(self._index().names, dtype=object)
 
     def example(self, pid, g1, g2, lex, problem, parts) -> GraphPair:
         """One :class:`GraphPair` from the output of :meth:`parts` (names outside the
         index dropped, values divided by kappa)."""
-        index = self._check_fitted()
+        index = self._index()
         kappa = self.kappa(g1, g2)
         rows, cols, vals = [], [], []
         lookup = index.lookup
@@ -354,8 +354,8 @@ class PairFeaturizer(TransformerMixin, BaseEstimator):
         """One :class:`GraphPair` per record of ``X`` (parse, graphs, pruning, features);
         InputError when the records carry another number of word-pair scores than
         ``fit``'s."""
-        self._check_fitted()
-        self._check_params()
+        check_is_fitted(self)
+        self.check_params()  # time_limit may change after fit
         records, where = _records(X)
         k = n_scores(records, where)
         fitted_k = int(getattr(self, "n_pair_scores_", 0))

@@ -21,7 +21,7 @@ from ...data.features import FeatureIndex, feature_index_from_arrays
 from ...data.nlp import ParsedSentence, check_pipeline_name
 from ...data.pairs import SentencePair, check_sentence_length
 from ...data.readers import excerpt
-from ...exceptions import ConfigError, InputError, ModelFormatError
+from ...exceptions import ConfigError, InputError, ModelFormatError, check_is_fitted
 from ...params import Interval
 from ..base import Dataset, LatentBinaryTask
 from ..contracts import EXPLAINABLE, HEURISTIC, LATENT_BINARY
@@ -282,19 +282,19 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
 
     @property
     def n_features(self) -> int:
-        self.check_fitted()
+        check_is_fitted(self)
         return len(self.feature_index_)
 
     def featurize(self, dataset: Dataset) -> list[GraphPair]:
         """One :class:`GraphPair` per record (parse, graphs, pruning, part features):
         ``featurizer_.transform``."""
-        self.check_fitted()
+        check_is_fitted(self)
         self.check_params()
         return self.pair_featurizer().transform(dataset)
 
     def make_example(self, first, second, pair_id="0") -> GraphPair:
         """Featurise one pair given as two ``ParsedSentence`` or two strings."""
-        self.check_fitted()
+        check_is_fitted(self)
         if isinstance(first, str) and isinstance(second, str):
             rec = (first, second)
         elif isinstance(first, ParsedSentence) and isinstance(second, ParsedSentence):
@@ -343,7 +343,7 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
 
     # --- persistence ----------------------------------------------------------------------
     def get_state(self):
-        self.check_fitted()
+        check_is_fitted(self)
         arrays = dict(self.feature_index_.to_arrays(_FI_PREFIX))
         arrays[_DIGEST_KEY] = self.train_digests_
         # a task whose state was set without fit (a model file's, a test's) has no scores

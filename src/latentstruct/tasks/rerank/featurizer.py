@@ -20,13 +20,14 @@ mask ``2**hash_bits``, the base-score and number weights after it) is the task's
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import TransformerMixin
 
 from ...data.dependency.kbest import KBestHeader
 from ...data.wordnet import WordNet
 from ...exceptions import InputError, check_is_fitted
 from ...limits import MAX_SUPERSENSES, N_HIDDEN
-from ...params import BOOL, Options, bounded, validate_params
+from ...params import BOOL, Options, bounded
+from ...featurizers.base import Featurizer
 from ..dependency.numbers import INPUT_KINDS, check_count
 from .data import RelationVocab, RerankCorpus, chunk_inputs
 from .features import N_EDGE_TEMPLATES, N_NODE_TEMPLATES, TAGS, atom, build_storage, \
@@ -69,7 +70,7 @@ def kbest_header(records, path=None) -> KBestHeader:
     return header
 
 
-class RerankFeaturizer(TransformerMixin, BaseEstimator):
+class RerankFeaturizer(TransformerMixin, Featurizer):
     """k-best lists to hashed candidate templates, graphs and value sets (a ``RerankCorpus``).
 
     Parameters
@@ -122,7 +123,6 @@ class RerankFeaturizer(TransformerMixin, BaseEstimator):
     def fit(self, records, y=None, *, path=None) -> "RerankFeaturizer":
         """Learn the parser, the POS column, the base-score scale σ and the input kind of
         the training lists ``records`` (hashed features need no vocabulary)."""
-        validate_params(type(self).__name__, self._parameter_constraints, self.get_params())
         header = kbest_header(records, path)
         if len(records) == 0:
             raise InputError("the k-best file holds no sentences", path)
@@ -139,9 +139,10 @@ class RerankFeaturizer(TransformerMixin, BaseEstimator):
         return self
 
     # --- checks ---------------------------------------------------------------------------
-    def _check_fitted(self) -> None:
-        check_is_fitted(hasattr(self, "parser_id_"), f"This {type(self).__name__} instance",
-                        "Call fit(records) on training k-best lists first.")
+    _fit_hint = "Call fit(records) on training k-best lists first."
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "parser_id_")
 
     def check_parser(self, header: KBestHeader, path) -> None:
         """Refuse lists of another parser than the training lists' (at ``path``:1)."""
@@ -202,7 +203,7 @@ class RerankFeaturizer(TransformerMixin, BaseEstimator):
         """Templates, graphs and value sets of every candidate (see :mod:`.features`), with
         the per-candidate numbers of numbered lists; lists of another parser, kind or
         width are an InputError."""
-        self._check_fitted()
+        check_is_fitted(self)
         self.check_parser(kbest_header(records, path), path)
         self.check_input(records, path)
         maxc = self.max_supersenses if self.domain == "supersense" else 1
@@ -241,7 +242,7 @@ class RerankFeaturizer(TransformerMixin, BaseEstimator):
     # --- persistence ----------------------------------------------------------------------
     def get_state(self) -> dict:
         """The fitted attributes as the rerank model file stores them (JSON values)."""
-        self._check_fitted()
+        check_is_fitted(self)
         state = {"parser_id": self.parser_id_, "pos_column": self.pos_column_,
                  "base_scale": self.base_scale_}
         if self.input_kind_ == "numbers":  # a model without numbers is saved as before

@@ -64,7 +64,7 @@ from scipy.special import logsumexp
 
 from ...data.dependency.kbest import read_kbest
 from ...data.sparse import SparseVector
-from ...exceptions import ConfigError, InputError
+from ...exceptions import ConfigError, InputError, check_is_fitted
 from ...inference.result import DecodeResult
 from ...limits import RERANK_HASH_BITS
 from ...params import bounded
@@ -261,7 +261,7 @@ class RerankTask(Task):
     def featurize(self, dataset: Dataset) -> RerankCorpus:
         """Templates, graphs and value sets of every candidate (see :mod:`.features`;
         ``featurizer_.transform``)."""
-        self.check_fitted()
+        check_is_fitted(self)
         self.featurizer_.check_parser(kbest_header(dataset.records, dataset.path),
                                       dataset.path)
         self.check_params()
@@ -301,7 +301,7 @@ class RerankTask(Task):
 
     # --- persistence ---------------------------------------------------------------------
     def get_state(self):
-        self.check_fitted()
+        check_is_fitted(self)
         return self.featurizer_.get_state(), {}
 
     @classmethod

@@ -22,13 +22,14 @@ rebuilds it, so a loaded model featurises new sentences as it did at training ti
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import TransformerMixin
 
 from ...data.features import FeatureIndex, HashingIndex
 from ...exceptions import ConfigError, InputError, check_is_fitted
 from ...featurizers.templates import TokenTemplates
 from ...featurizers.vocabulary import AttributeHasher, Vocabulary
-from ...params import BOOL, validate_params
+from ...params import BOOL
+from ...featurizers.base import Featurizer
 from .corpus import SequenceCorpus
 from .dict_sentence import CRFSUITE_NAMES, DictSentence
 from .kinds import (
@@ -61,7 +62,7 @@ def sentence_words_pos(sentence) -> tuple:
     return sentence, None
 
 
-class ChainFeaturizer(TransformerMixin, BaseEstimator):
+class ChainFeaturizer(TransformerMixin, Featurizer):
     """Sentences to a :class:`SequenceCorpus` of token attribute ids (and values).
 
     Parameters
@@ -135,7 +136,6 @@ class ChainFeaturizer(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None) -> "ChainFeaturizer":
         """Learn the kind of ``X``'s sentences, their naming and column count, and the
         attribute ids (the index of their attributes, or the hasher)."""
-        validate_params(type(self).__name__, self._parameter_constraints, self.get_params())
         records = list(X)
         kind = records_kind(records)
         n_columns = numeric_columns(records)
@@ -180,9 +180,13 @@ class ChainFeaturizer(TransformerMixin, BaseEstimator):
         featurizer.n_columns_ = int(n_columns)
         return featurizer
 
+    _fit_hint = "Call fit(sentences) first."
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return "vocabulary_" in self.__dict__
+
     def _fitted(self):
-        check_is_fitted("vocabulary_" in self.__dict__, f"This {type(self).__name__} instance",
-                        "Call fit(sentences) first.")
+        check_is_fitted(self)
         return self.vocabulary_
 
     @property
@@ -194,8 +198,9 @@ class ChainFeaturizer(TransformerMixin, BaseEstimator):
         return vocabulary.index_
 
     @property
-    def n_attributes_(self) -> int:
-        """Named attributes (the index) plus numeric columns (after them)."""
+    def n_features_out_(self) -> int:
+        """The width of ``transform``'s rows: named attributes (the index) plus numeric
+        columns (after them)."""
         return len(self.index_) + self.n_columns_
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
@@ -231,8 +236,7 @@ class ChainFeaturizer(TransformerMixin, BaseEstimator):
                              f"a single string")
         records = X if isinstance(X, (list, tuple)) else list(X)
         self.check_sentences(records, task_name)
-        vocabulary = self.vocabulary_
-        index = vocabulary.index_
+        index = self.vocabulary_.index_  # fitted: check_sentences checked
         lookup = index.lookup_many
         indptr = [0]
         ids = []
@@ -252,7 +256,8 @@ class ChainFeaturizer(TransformerMixin, BaseEstimator):
                 total = append_numeric_ids(rec, tok_ids, len(index), with_values, ids, values,
                                            indptr, total)
             else:
-                for a in vocabulary.transform(self.template_attributes(rec)):  # every value 1
+                for tok in self.template_attributes(rec):  # every value 1
+                    a = lookup(tok)
                     if with_values:
                         values.append(np.ones(a.shape[0]))
                     ids.append(a)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ...data.features import HashingIndex, feature_index_from_arrays
-from ...exceptions import InputError, ModelFormatError, warn_user
+from ...exceptions import InputError, ModelFormatError, warn_user, check_is_fitted
 from ...featurizers.targets import SequenceLabelEncoder
 from ..base import Dataset
 from ..contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, RANDOM_TIES, SIZED
@@ -253,16 +253,26 @@ class SequenceLabellingTask(ChainStructure):
         ``make_dataset`` builds feature-dict records under it."""
         return getattr(self, "attribute_names_", CRFSUITE_NAMES)
 
+    # n_labels and n_attributes are read on every decode: the fitted check runs only when
+    # what they read is missing
     @property
     def n_labels(self) -> int:
-        self.check_fitted()
-        return len(self.labels_)
+        try:
+            return len(self.labels_)
+        except AttributeError:
+            check_is_fitted(self)
+            raise
 
     @property
     def n_attributes(self) -> int:
-        """Named attributes (the index) plus numeric columns (``n_columns_``, after them)."""
-        self.check_fitted()
-        return self.featurizer_.n_attributes_
+        """Named attributes (the index) plus numeric columns (``n_columns_``, after them):
+        the featurizer's ``n_features_out_``."""
+        try:
+            featurizer = self.featurizer_
+        except AttributeError:
+            check_is_fitted(self)
+            raise
+        return featurizer.n_features_out_
 
     def featurize(self, dataset: Dataset) -> SequenceCorpus:
         """The sentences' attribute ids (and values, when a feature dict gives any other
@@ -270,7 +280,7 @@ class SequenceLabellingTask(ChainStructure):
         for sentences of the other kind than the task was fitted on (``attributes_``), or
         feature dicts named under another rule (``attribute_names_``), or arrays of another
         width (``n_columns_``)."""
-        self.check_fitted()
+        check_is_fitted(self)
         featurizer = self.featurizer_
         records = dataset.records
         # the kind is checked on the records as given, before the task's records become
@@ -284,12 +294,12 @@ class SequenceLabellingTask(ChainStructure):
         naming it as ``y[i][t]`` and listing the model's labels): a model has no weights
         for it, so it can be neither trained on nor encoded (evaluation scores raw gold
         tags: :meth:`evaluate_raw`)."""
-        self.check_fitted()
+        check_is_fitted(self)
         return self.target_encoder_.transform(targets)
 
     def decode_targets(self, structures) -> list[list[str]]:
         """Label-id sequences to tag lists (``target_encoder_.inverse_transform``)."""
-        self.check_fitted()
+        check_is_fitted(self)
         return self.target_encoder_.inverse_transform(structures)
 
     # --- evaluation -------------------------------------------------------------------
@@ -321,7 +331,6 @@ class SequenceLabellingTask(ChainStructure):
     def decode_predictions(self, predictions) -> list[list[str]]:
         """``predict``'s label-id arrays as tag lists, the raw form of ``make_dataset``'s
         ``y``: ``[["B-NP", "I-NP", "O"], ...]``."""
-        self.check_fitted()
         return self.decode_targets(predictions)
 
     def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
@@ -344,7 +353,7 @@ class SequenceLabellingTask(ChainStructure):
         naming feature-dict attributes: "crfsuite"; a state without it was saved under the
         "legacy" rule) and, for the numeric kinds only (so other model files are as before),
         ``n_columns``; the attribute index as arrays."""
-        self.check_fitted()
+        check_is_fitted(self)
         kind = getattr(self, "attributes_", TEMPLATES)
         state = {"labels": list(self.labels_), "attributes": kind,
                  "attribute_names": self.attribute_naming}

@@ -21,7 +21,7 @@ from ...data.readers import (
     read_lines,
     write_conllu,
 )
-from ...exceptions import ConfigError, InputError
+from ...exceptions import ConfigError, InputError, check_is_fitted
 from ...params import Satisfies
 from ..base import Dataset, register_task
 from .labelling import SequenceLabellingTask
@@ -326,7 +326,7 @@ def check_tagger(pos_task, coef) -> np.ndarray:
     fitted :class:`PosTask` and weights of its size (for tasks that read tags from one)."""
     if not isinstance(pos_task, PosTask):
         raise ConfigError(f"the tagger must be a fitted PosTask, got {type(pos_task).__name__}")
-    pos_task.check_fitted()
+    check_is_fitted(pos_task)
     kind = getattr(pos_task, "attributes_", TEMPLATES)
     if kind == DICTS:
         raise ConfigError("the tagger was trained on per-token feature dicts (sklearn-crfsuite "

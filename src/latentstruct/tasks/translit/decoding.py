@@ -3,7 +3,7 @@ or a batch), decisions, Phi(x, a), the two-stage heuristic weights and ``explain
 
 :class:`AlignmentDecoding` is a mixin of
 :class:`~latentstruct.tasks.translit.TransliterationTask`; it relies on the task's
-``check_fitted``, ``n_features``, ``n_source_chars`` / ``n_target_chars``, ``bigrams``,
+``__sklearn_is_fitted__``, ``n_features``, ``n_source_chars`` / ``n_target_chars``, ``bigrams``,
 the alphabets and ``encode_pair``.  The structures and the weight layout are described in
 :mod:`latentstruct.tasks.translit`.
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...data.sparse import SparseVector, coalesce_arrays
-from ...exceptions import InputError
+from ...exceptions import InputError, check_is_fitted
 from ...inference.alignment import monotone_alignment
 from ...inference.result import EXACT, DecodeResult
 from .corpus import TranslitCorpus, concat_translit
@@ -68,7 +68,7 @@ class AlignmentDecoding:
 
     def cell_scores(self, x, w) -> np.ndarray:
         """(m, n) scores w . phi_ij of aligning source character i with target character j."""
-        self.check_fitted()
+        check_is_fitted(self)
         w = self._check_w(w)
         x, s, t = self._pair(x)
         n_char = self._n_char_features
@@ -87,7 +87,7 @@ class AlignmentDecoding:
 
     def latent_feature(self, x, h) -> SparseVector:
         """Phi(x, a): the bias plus the unigram (and bigram) mappings of every aligned cell."""
-        self.check_fitted()
+        check_is_fitted(self)
         x, s, t = self._pair(x)
         a = self._check_alignment(h, s.shape[0], t.shape[0])
         A, B = self.n_source_chars, self.n_target_chars
@@ -130,7 +130,7 @@ class AlignmentDecoding:
 
     def latent_argmax_batch(self, X, w, *, random_state=None) -> list[DecodeResult]:
         """Best alignment of every pair; one numba kernel unless ties are to be randomised."""
-        self.check_fitted()
+        check_is_fitted(self)
         w = self._check_w(w)
         X = self._as_corpus(X)
         self._check_corpus_scores(X)
@@ -153,7 +153,7 @@ class AlignmentDecoding:
 
     def decision_batch(self, X, w) -> np.ndarray:
         """f(x) = w[0] + best alignment score for every pair (one numba kernel)."""
-        self.check_fitted()
+        check_is_fitted(self)
         w = self._check_w(w)
         X = self._as_corpus(X)
         self._check_corpus_scores(X)
@@ -180,7 +180,7 @@ class AlignmentDecoding:
         """
         from anyascii import anyascii
 
-        self.check_fitted()
+        check_is_fitted(self)
         w = np.zeros(self.n_features)
         U = w[2:2 + self.n_source_chars * self.n_target_chars].reshape(
             self.n_source_chars, self.n_target_chars)

@@ -92,19 +92,19 @@ class TranslitFeaturizer(TransformerMixin, BaseEstimator):
         self.n_pair_scores_ = n_char_scores(records, where)
         return self
 
-    def _check_fitted(self) -> None:
-        check_is_fitted(hasattr(self, "source_alphabet_"), f"This {type(self).__name__} instance")
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "source_alphabet_")
 
     @property
     def n_source_chars(self) -> int:
         """A: source alphabet size including id 0 (unknown / boundary)."""
-        self._check_fitted()
+        check_is_fitted(self)
         return len(self.source_alphabet_) + 1
 
     @property
     def n_target_chars(self) -> int:
         """B: target alphabet size including id 0 (unknown / boundary)."""
-        self._check_fitted()
+        check_is_fitted(self)
         return len(self.target_alphabet_) + 1
 
     def check_n_scores(self, k: int, where=None) -> None:
@@ -126,7 +126,7 @@ class TranslitFeaturizer(TransformerMixin, BaseEstimator):
         ``pair_scores``: None or one (m x n x k) array per pair (the user's scores).
         Characters outside the alphabets get id 0.
         """
-        self._check_fitted()
+        check_is_fitted(self)
         sources, targets = list(sources), list(targets)
         for what, words in (("source", sources), ("target", targets)):
             for w in words:
@@ -152,7 +152,7 @@ class TranslitFeaturizer(TransformerMixin, BaseEstimator):
     def transform(self, X) -> TranslitCorpus:
         """The pairs of ``X``, each distinct source and target word encoded once; refuses
         records with another number of character-pair scores than ``fit``'s."""
-        self._check_fitted()
+        check_is_fitted(self)
         records, where = _records(X)
         check_word_pairs(records, where)
         k = n_char_scores(records, where)

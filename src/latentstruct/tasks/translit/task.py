@@ -16,7 +16,7 @@ import numpy as np
 from ...data.atomic import atomic_write
 from ...data.readers import excerpt
 from ...data.translit import LANGUAGES, check_language, check_word_length, cldr_pairs, read_translit_tsv
-from ...exceptions import ConfigError, InputError, ModelFormatError
+from ...exceptions import ConfigError, InputError, ModelFormatError, check_is_fitted
 from ...params import BOOL, Interval, Satisfies
 from ..base import Dataset, LatentBinaryTask, register_task
 from ..contracts import EXPLAINABLE, HEURISTIC, LATENT_BINARY, RANDOM_TIES
@@ -212,7 +212,7 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
         return self
 
     def _fitted_featurizer(self) -> TranslitFeaturizer:
-        self.check_fitted()
+        check_is_fitted(self)
         return self.featurizer_
 
     @property
@@ -375,7 +375,7 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
     def target_script(self) -> str | None:
         """The Unicode script of the training targets (``"CYRILLIC"``, ``"HEBREW"``, ...):
         the commonest among the letters of the target alphabet."""
-        self.check_fitted()
+        check_is_fitted(self)
         return dominant_script(self.target_alphabet_)
 
     @staticmethod
@@ -429,7 +429,7 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
 
     # --- persistence ----------------------------------------------------------------------
     def get_state(self):
-        self.check_fitted()
+        check_is_fitted(self)
         return {"source_alphabet": list(self.source_alphabet_),
                 "target_alphabet": list(self.target_alphabet_),
                 "n_pair_scores": self.n_scores}, {}
