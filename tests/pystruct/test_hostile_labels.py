@@ -424,7 +424,7 @@ def test_qp_learners_refuse_features_too_large_for_highs(learner, value, constra
 
 
 def test_refuse_oversized_leaves_other_solver_failures_to_the_caller():
-    from latentstruct.pystruct.learners.qp import refuse_oversized
+    from latentstruct.solvers.qp import refuse_oversized
 
     assert refuse_oversized(np.full((2, 3), 3e7)) is None
     assert refuse_oversized(np.zeros((0, 3))) is None

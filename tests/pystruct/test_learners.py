@@ -13,7 +13,7 @@ from latentstruct.pystruct.learners import (FrankWolfeSSVM, LatentSSVM, NSlackSS
                                             SquaredHingeSSVM,
                                             StructuredPerceptron, SubgradientLatentSSVM,
                                             SubgradientSSVM)
-from latentstruct.pystruct.learners.qp import solve_dual, solve_primal
+from latentstruct.solvers.qp import solve_dual, solve_primal
 from latentstruct.pystruct.utils.objective import objective_primal
 
 from toy_models import (ToyBinary, ToyChain, ToyLatentMulticlass, ToyMulticlass, chain_data,

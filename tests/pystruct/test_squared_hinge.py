@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from latentstruct.pystruct.learners import SquaredHingeSSVM
-from latentstruct.pystruct.learners.qp import solve_primal
+from latentstruct.solvers.qp import solve_primal
 
 from toy_models import ToyChain, ToyMulticlass, chain_data, exact_squared_optimum, multiclass_data
 
@@ -64,7 +64,7 @@ def test_a_qp_that_stalls_highs_active_set_is_solved_through_the_other_form():
 
     from scipy.optimize import minimize
 
-    from latentstruct.pystruct.learners.qp import WorkingSet
+    from latentstruct.solvers.qp import WorkingSet
 
     data = np.load(Path(__file__).parent / "data" / "stalling_qp.npz")
     D, b, limits = data["D"], data["b"], data["limits"]

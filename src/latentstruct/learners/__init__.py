@@ -22,17 +22,21 @@ from .base import (
 from .checkpoint import Checkpoint
 from .crf import CRF
 from .distro import DISTRO
+from .frank_wolfe import FrankWolfeSSVM
 from .inference_check import InferenceMonitor
 from .jlis import JLIS, NormalizedBinaryView
 from .latent_pa import LatentPA, pa_step_size
 from .lclr import LCLR, LatentBinaryLearner, TwoStage
 from .lclr_variant import LCLRVariant
+from .n_slack import NSlackSSVM
+from .one_slack import OneSlackSSVM
 from .mixture import RerankerMixture, mixture_scores, tune_mixture_weights
 from .perceptron import StructuredPerceptron
 from .reranker import HiddenVariableReranker
 from .sgd_ssvm import SGDStructuredSVM
 from .ssvm import StructuredSVM
 from .structured_pa import StructuredPA
+from .subgradient import SubgradientSSVM
 
 __all__ = [
     "LEARNERS",
@@ -65,4 +69,8 @@ __all__ = [
     "CRF",
     "StructuredPA",
     "AROW",
+    "OneSlackSSVM",
+    "NSlackSSVM",
+    "FrankWolfeSSVM",
+    "SubgradientSSVM",
 ]

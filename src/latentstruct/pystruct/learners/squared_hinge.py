@@ -12,7 +12,7 @@ from latentstruct.params import RANDOM_STATE, SOLVER_EPOCHS, Interval, validate_
 from latentstruct.params import BOOL
 from latentstruct.pystruct.learners.base import BaseSSVM, COMMON_CONSTRAINTS, constraint_of
 from latentstruct.exceptions import InferenceError
-from latentstruct.pystruct.learners.qp import refuse_oversized, solve_primal
+from latentstruct.solvers.qp import refuse_oversized, solve_primal
 from latentstruct.solvers.dcd import ConstraintPool, solve_grouped_dcd
 
 __all__ = ["SquaredHingeSSVM"]

