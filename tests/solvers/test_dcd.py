@@ -360,10 +360,15 @@ def test_invalid_C_raises(C, match):
 
 
 @pytest.mark.parametrize("kw, match", [
-    (dict(tol=0.0), "tol must be a positive"),
-    (dict(tol=-1.0), "tol must be a positive"),
-    (dict(max_iter=0), "max_iter must be a positive int"),
-    (dict(max_iter=2.5), "max_iter must be a positive int"),
+    (dict(tol=0.0), r"'tol' parameter of solve_grouped_dcd must be a float in the range "
+                    r"\(0, inf\). Got 0.0"),
+    (dict(tol=-1.0), r"'tol' parameter of solve_grouped_dcd must be a float"),
+    (dict(tol=np.inf), r"'tol' parameter of solve_grouped_dcd must be a float"),
+    (dict(gap_tol=0.0), r"'gap_tol' parameter of solve_grouped_dcd must be a float"),
+    (dict(max_iter=0), r"'max_iter' parameter of solve_grouped_dcd must be an int in the "
+                       r"range \[1, inf\). Got 0"),
+    (dict(max_iter=2.5), r"'max_iter' parameter of solve_grouped_dcd must be an int"),
+    (dict(max_iter=True), r"'max_iter' parameter of solve_grouped_dcd must be an int"),
     (dict(active_groups=[10]), r"active_groups must lie in \[0, 10\)"),
 ])
 def test_invalid_options_raise(kw, match):

@@ -20,7 +20,7 @@ from latentstruct.solvers.dcd.kernels import (
 from latentstruct.solvers.dcd.validation import (
     as_weight_vector,
     check_C,
-    check_positive_int,
+    check_arguments,
     without_repeated_columns,
 )
 
@@ -54,8 +54,8 @@ class ConstraintPool:
     """
 
     def __init__(self, n_features: int, n_groups: int):
-        n_features = check_positive_int(n_features, "n_features")
-        n_groups = check_positive_int(n_groups, "n_groups")
+        check_arguments("ConstraintPool", n_features=n_features, n_groups=n_groups)
+        n_features, n_groups = int(n_features), int(n_groups)
         self._n_features = n_features
         self._n_groups = n_groups
         # unsigned feature ids: the kernels then skip numba's negative-index wraparound code

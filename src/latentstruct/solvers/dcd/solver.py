@@ -15,8 +15,7 @@ from latentstruct.solvers.dcd.kernels import dcd_epochs, group_slacks, primal_du
 from latentstruct.solvers.dcd.pool import ConstraintPool
 from latentstruct.solvers.dcd.validation import (
     check_C,
-    check_positive_int,
-    check_tol,
+    check_arguments,
     without_repeated_columns,
 )
 
@@ -191,10 +190,9 @@ def solve_grouped_dcd(
     if not isinstance(pool, ConstraintPool):
         raise TypeError(f"pool must be a ConstraintPool, got {type(pool).__name__}")
     Cg = check_C(C, pool.n_groups)
-    tol = check_tol(tol)
-    max_iter = check_positive_int(max_iter, "max_iter")
-    if gap_tol is not None:
-        gap_tol = check_tol(gap_tol)
+    check_arguments("solve_grouped_dcd", tol=tol, max_iter=max_iter, gap_tol=gap_tol)
+    tol, max_iter = float(tol), int(max_iter)
+    gap_tol = None if gap_tol is None else float(gap_tol)
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable or None, got {type(callback).__name__}")
     rng = np.random.default_rng(random_state)

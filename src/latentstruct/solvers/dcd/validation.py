@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from latentstruct.exceptions import ConfigError
+from latentstruct.params import POSITIVE, Interval, parameter_validation_skipped, validate_params
 from latentstruct.solvers.dcd.kernels import csr_has_repeats
 
 
@@ -27,24 +28,26 @@ def as_weight_vector(w, n_features: int) -> np.ndarray:
     return w
 
 
-def check_positive_int(value, name: str) -> int:
-    """``value`` as an int >= 1, or ConfigError naming ``name``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ConfigError(f"{name} must be a positive int, got {value!r}")
-    if value < 1:
-        raise ConfigError(f"{name} must be a positive int, got {value}")
-    return int(value)
+#: the DCD solvers' scalar arguments: each range declared once, checked by
+#: :func:`check_arguments` (scikit-learn's wording, as a learner's parameters are)
+DCD_CONSTRAINTS = {
+    "n_features": [Interval(int, 1, None)],
+    "n_groups": [Interval(int, 1, None)],
+    "max_iter": [Interval(int, 1, None)],
+    "tol": [POSITIVE],
+    "gap_tol": [POSITIVE, None],
+}
 
 
-def check_tol(tol) -> float:
-    """``tol`` as a positive finite float, or ConfigError."""
-    try:
-        t = float(tol)
-    except (TypeError, ValueError):
-        raise ConfigError(f"tol must be a positive float, got {tol!r}") from None
-    if not (np.isfinite(t) and t > 0.0):
-        raise ConfigError(f"tol must be a positive finite float, got {tol!r}")
-    return t
+def check_arguments(owner: str, **values) -> None:
+    """Raise ``ConfigError`` for the first of ``values`` outside :data:`DCD_CONSTRAINTS`.
+
+    Skipped inside a learner's ``fit``: it checked the parameters these come from on
+    entering it (``dcd_max_iter``, ``dcd_tol``, ...), and the sizes come from its structure,
+    so a solver called once per outer iteration does not check them again.
+    """
+    if not parameter_validation_skipped():
+        validate_params(owner, DCD_CONSTRAINTS, values)
 
 
 def check_C(C, n_groups: int) -> np.ndarray:
