@@ -8,8 +8,7 @@ in ``check_compatible``; and each iterative learner's ``fit`` takes ``checkpoint
 ``resume=`` (``learners.checkpoint``).
 """
 
-from .alternating import alternating_latent_fit
-from .alternating_result import StructuredPart, squared_hinge_objective
+from .alternating import StructuredPart, alternating_latent_fit, squared_hinge_objective
 from .arow import AROW
 from .base import (
     LEARNERS,

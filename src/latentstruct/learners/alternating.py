@@ -1,37 +1,258 @@
-"""The alternating loop shared by LCLR, J-LIS and the LCLR-variant.
+"""The alternating loop shared by LCLR, J-LIS and the LCLR-variant, whole: what it takes and
+gives back, its chunk kernels, its state as checkpoint data, and the loop.
 
 LCLR Algorithm 1 (latent completion of the positives, then a convex problem) with
 Algorithm 2 inside (a cutting plane over per-negative caches, each restricted problem solved
 by the grouped squared-hinge DCD); with a structured part S it is J-LIS Algorithms 1-2.
 
-The loop does not trust its decoders (:class:`~latentstruct.learners.inference_check.
-InferenceMonitor`): non-exact statuses are counted per outer iteration, a reported score
-must be the score of its structure, and an argmax must not score below a structure the loop
-already holds (the positive's previous completion, a cached structure, the gold structure).
-Theorem 1 is checked at run time: the objective may not increase between outer iterations
-by more than the last inner solve's duality gap.
+* **Input and result.** :class:`StructuredPart` is J-LIS's fully labelled part S;
+  :class:`AlternatingResult` is one run of the loop and :func:`store_alternating_result`
+  turns it into a learner's fitted attributes (and warnings); :func:`squared_hinge_objective`
+  is LCLR's objective (Eq. 3).
+* **Chunk kernels** of the parallel passes over examples (latent argmax, decision values,
+  loss-augmented argmax): module level, so that process and cluster workers unpickle them
+  by name.  Each takes the chunk's bounds ``a``, ``b`` first, as
+  :func:`latentstruct.parallel.parallel_chunks` calls it.
+* **Checkpoint state.** After an outer iteration the loop is fully described by: the
+  weights (current and initial), the constraint pool with its dual variables, each
+  positive's constraint id, structure and feature vector, each negative's (and each
+  structured example's) cache in insertion order, the random generator, the inference
+  monitor's counters and the curves.  :func:`pack_loop` turns them into ``(meta, arrays)``
+  for :class:`~latentstruct.learners.checkpoint.CheckpointSession`; :func:`unpack_loop`
+  rebuilds them bit for bit.
+* **The loop** (:func:`alternating_latent_fit`) does not trust its decoders
+  (:class:`~latentstruct.learners.inference_check.InferenceMonitor`): non-exact statuses are
+  counted per outer iteration, a reported score must be the score of its structure, and an
+  argmax must not score below a structure the loop already holds (the positive's previous
+  completion, a cached structure, the gold structure).  Theorem 1 is checked at run time:
+  the objective may not increase between outer iterations by more than the last inner
+  solve's duality gap.
 """
 
 from __future__ import annotations
 
+import time
 import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 from tqdm.auto import tqdm
 
 from ..data.progress import bar_disable
-from ..exceptions import InferenceError, ObjectiveIncreaseWarning, user_stacklevel
+from ..exceptions import (ConvergenceWarning, InferenceError, ModelFormatError,
+                          ObjectiveIncreaseWarning, user_stacklevel, warn_convergence)
 from ..parallel import parallel_chunks, rows, shared, subset
 from ..solvers.dcd import ConstraintPool, solve_grouped_dcd
 from ..tasks.contracts import latent_argmax_decisions
-from .alternating_chunks import decision_chunk, latent_chunk, seeded_latent_chunk, structured_chunk
-from .alternating_result import AlternatingResult, StructuredPart, squared_hinge_objective
-from .alternating_state import pack_loop, unpack_loop
+from .checkpoint_state import (
+    monitor_state,
+    pack_arrays,
+    pack_bytes,
+    pack_sparse,
+    prefixed,
+    restore_monitor,
+    rng_from_state,
+    rng_state,
+    unpack_arrays,
+    unpack_bytes,
+    unpack_sparse,
+    unprefixed,
+)
 from .inference_check import InferenceMonitor, score_tolerance
 
-__all__ = ["alternating_latent_fit"]
+__all__ = [
+    "alternating_latent_fit",
+    "StructuredPart",
+    "AlternatingResult",
+    "store_alternating_result",
+    "squared_hinge_objective",
+    "latent_chunk",
+    "seeded_latent_chunk",
+    "decision_chunk",
+    "structured_chunk",
+    "pack_loop",
+    "unpack_loop",
+]
 
 
+# --------------------------------------------------------------------------------------
+# what the loop takes and gives back
+# --------------------------------------------------------------------------------------
+def squared_hinge_objective(w: np.ndarray, decisions: np.ndarray, y: np.ndarray, C: float) -> float:
+    """1/2 ||w||^2 + C sum_i max(0, 1 - y_i f(x_i))^2  (LCLR Eq. 3 with lambda = 1/C)."""
+    xi = np.maximum(0.0, 1.0 - y * decisions)
+    return 0.5 * float(w @ w) + C * float(xi @ xi)
+
+
+@dataclass(frozen=True)
+class StructuredPart:
+    """Fully labelled structures S added to the latent problem (J-LIS): examples, gold
+    structures, their task (its weights are the first ``task.n_features`` entries of w)
+    and the cost C_1 of their squared slacks."""
+
+    structure: object
+    X: object
+    Y: list
+    C: float
+
+
+@dataclass(frozen=True)
+class AlternatingResult:
+    """What one run of the loop did (stored on the learner by ``store_alternating_result``)."""
+
+    w: np.ndarray
+    w_init: np.ndarray
+    n_iter: int
+    converged: bool
+    stop_reason: str  # "tol", "fixed_point", "max_iter" or "objective_increase"
+    objective_curve: list
+    cache_size_curve: list
+    n_cache_hits: int
+    n_inexact_per_iter: list = field(default_factory=list)
+    n_inconsistent: int = 0
+    n_cutting_plane_cap_hits: int = 0
+    n_inner_not_converged: int = 0
+    inner_gap_curve: list = field(default_factory=list)
+
+
+def store_alternating_result(learner, run: AlternatingResult, t_start: float, monitor=None, *,
+                             fixed_schedule: bool = False):
+    """Set the learned attributes of ``learner`` from ``run`` and warn about what went wrong:
+    no convergence, cutting-plane cap hits, inner solves that hit their epoch limit,
+    non-exact decodes, weights that never moved.  ``fixed_schedule``: the learner runs
+    ``max_iter`` outer iterations of one cutting-plane round by design (the LCLR-variant),
+    so neither is worth a warning."""
+    learner.coef_ = run.w
+    learner.n_iter_ = run.n_iter
+    learner.converged_ = bool(run.converged)
+    learner.stop_reason_ = run.stop_reason
+    learner.objective_curve_ = run.objective_curve
+    learner.cache_size_curve_ = run.cache_size_curve
+    learner.n_cache_hits_ = run.n_cache_hits
+    learner.n_inexact_decodes_ = list(run.n_inexact_per_iter)
+    learner.n_inconsistent_decodes_ = run.n_inconsistent
+    learner.n_cutting_plane_cap_hits_ = run.n_cutting_plane_cap_hits
+    learner.n_inner_not_converged_ = run.n_inner_not_converged
+    learner.inner_gap_curve_ = run.inner_gap_curve
+    learner.fit_time_ = time.perf_counter() - t_start
+    name = type(learner).__name__
+    if run.stop_reason == "max_iter" and not fixed_schedule:
+        warn_convergence(
+            f"{name} stopped at max_iter={learner.max_iter} outer iterations before it "
+            f"converged; increase max_iter (or tol).")
+    if run.n_cutting_plane_cap_hits and not fixed_schedule:
+        warn_convergence(
+            f"{name}: the cutting plane (Algorithm 2) stopped at max_cutting_plane_rounds="
+            f"{learner.max_cutting_plane_rounds} in {run.n_cutting_plane_cap_hits} outer "
+            "iterations with violated structures left; increase max_cutting_plane_rounds.")
+    if run.n_inner_not_converged:
+        warn_convergence(
+            f"{name}: {run.n_inner_not_converged} inner DCD solves stopped at dcd_max_iter="
+            f"{learner.dcd_max_iter} epochs before reaching dcd_tol={learner.dcd_tol}; "
+            "increase dcd_max_iter or dcd_tol.")
+    if np.array_equal(run.w, run.w_init) and run.n_iter > 0:
+        warnings.warn(
+            f"{name}: the weights never moved from their initial value. From w = 0 every "
+            "structure ties; with deterministic tie-breaking the latent completion can be a "
+            "fixed point. Set random_tie_break=True, or start from init='two-stage' or coef_init.",
+            ConvergenceWarning, stacklevel=user_stacklevel())
+    if monitor is not None:
+        monitor.warn()
+    return learner
+
+# --------------------------------------------------------------------------------------
+# chunk kernels of the parallel passes
+# --------------------------------------------------------------------------------------
+def latent_chunk(a, b, structure, Xs, w):
+    """Latent argmax of examples a..b-1 (deterministic ties)."""
+    return structure.latent_argmax_batch(Xs[a:b], w)
+
+
+def seeded_latent_chunk(a, b, structure, Xs, w, seeds):
+    """Latent argmax of examples a..b-1, each with its own seed (ties broken at random).
+
+    Per-example seeds make the result independent of how examples are split into chunks, so
+    ``n_jobs`` never changes the model."""
+    return [structure.latent_argmax(Xs[k], w, random_state=int(seeds[k])) for k in range(a, b)]
+
+
+def decision_chunk(a, b, structure, X, w):
+    """[f(x) for examples a..b-1], as one array in a list."""
+    return [structure.decision_batch(X[a:b], w)]
+
+
+def structured_chunk(a, b, structure, X, Y, w):
+    """Loss-augmented argmax results of structured examples a..b-1."""
+    return structure.argmax_results(X[a:b], w, Y[a:b])
+
+# --------------------------------------------------------------------------------------
+# the loop's state as checkpoint data
+# --------------------------------------------------------------------------------------
+def pack_loop(*, w, w_init, pool, pos_constraint, pos_structure, pos_phi, cache, rng, monitor,
+              counters: dict) -> tuple[dict, dict]:
+    """(meta, arrays) of the loop after an outer iteration (``counters``: JSON scalars and
+    lists, such as the curves and the iteration number)."""
+    pool_meta, pool_arrays = pool.get_state()
+    pos_ids = list(pos_structure)
+    s_meta, s_arrays = pack_arrays([pos_structure[i] for i in pos_ids])
+    owners, keys, vectors, losses = [], [], [], []
+    for j, entries in cache.items():
+        for key, value in entries.items():
+            owners.append(j)
+            keys.append(key)
+            if isinstance(value, tuple):  # a structured example's (d, loss)
+                vectors.append(value[0])
+                losses.append(value[1])
+            else:
+                vectors.append(value)
+                losses.append(np.nan)
+    meta = {**counters, "pool": pool_meta, "structures": s_meta, "rng": rng_state(rng),
+            "monitor": monitor_state(monitor), "cache_owners": list(cache)}
+    arrays = {"w": w, "w_init": w_init, "pos_constraint": pos_constraint,
+              "pos_ids": np.asarray(pos_ids, dtype=np.int64),
+              "cache_owner": np.asarray(owners, dtype=np.int64),
+              "cache_loss": np.asarray(losses, dtype=np.float64),
+              **prefixed("pool", pool_arrays), **prefixed("structure", s_arrays),
+              **prefixed("pos_phi", pack_sparse([pos_phi[i] for i in pos_ids])),
+              **prefixed("cache_key", pack_bytes(keys)),
+              **prefixed("cache_phi", pack_sparse(vectors))}
+    return meta, arrays
+
+
+def unpack_loop(meta: dict, arrays: dict, *, n_structured_from: int, monitor) -> dict:
+    """The loop's containers from ``pack_loop``'s output: w, w_init, pool, pos_constraint,
+    pos_structure, pos_phi, cache, rng (the monitor is restored in place).  Cache owners
+    ``>= n_structured_from`` are structured examples, whose entries are (d, loss)."""
+    try:
+        pool = ConstraintPool.from_state(meta["pool"], unprefixed("pool", arrays))
+        pos_ids = [int(i) for i in arrays["pos_ids"]]
+        structures = unpack_arrays(meta["structures"], unprefixed("structure", arrays))
+        phis = unpack_sparse(unprefixed("pos_phi", arrays))
+        cache = {int(j): {} for j in meta["cache_owners"]}
+        keys = unpack_bytes(unprefixed("cache_key", arrays))
+        vectors = unpack_sparse(unprefixed("cache_phi", arrays))
+        for j, key, vec, loss in zip(arrays["cache_owner"], keys, vectors, arrays["cache_loss"],
+                                      strict=True):
+            j = int(j)
+            cache[j][key] = (vec, float(loss)) if j >= n_structured_from else vec
+        restore_monitor(monitor, meta["monitor"])
+        return {
+            "w": np.array(arrays["w"], dtype=np.float64),
+            "w_init": np.array(arrays["w_init"], dtype=np.float64),
+            "pool": pool,
+            "pos_constraint": np.array(arrays["pos_constraint"], dtype=np.int64),
+            "pos_structure": dict(zip(pos_ids, structures, strict=True)),
+            "pos_phi": dict(zip(pos_ids, phis, strict=True)),
+            "cache": cache,
+            "rng": rng_from_state(meta["rng"]),
+        }
+    except (KeyError, ValueError, IndexError) as exc:
+        raise ModelFormatError(f"the checkpoint's loop state is damaged or from another "
+                               f"version ({type(exc).__name__}: {exc}); train afresh") from exc
+
+# --------------------------------------------------------------------------------------
+# the loop
+# --------------------------------------------------------------------------------------
 #: consecutive outer iterations that must each move the LCLR-variant's objective by less
 #: than its tol before it stops
 STALL_PATIENCE = 3

@@ -12,8 +12,7 @@ from ..exceptions import ConfigError, ConvergenceWarning, check_is_fitted
 from ..inference.result import DecodeResult
 from ..tasks.contracts import (LATENT_BINARY, MAX_DECODABLE, RANDOM_TIES, SIZED, Identity,
                                as_structure)
-from .alternating import alternating_latent_fit
-from .alternating_result import StructuredPart, store_alternating_result
+from .alternating import StructuredPart, alternating_latent_fit, store_alternating_result
 from .base import (
     LinearStructuredLearner,
     check_coef_init,

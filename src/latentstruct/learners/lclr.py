@@ -16,11 +16,12 @@ from ..exceptions import ConfigError, ConvergenceWarning, check_is_fitted, warn_
 from ..parallel import parallel_chunks, rows, shared
 from ..solvers.dcd import ConstraintPool, DCDKernelState, solve_grouped_dcd
 from ..tasks.contracts import HEURISTIC, LATENT_BINARY, RANDOM_TIES, checked_heuristic_weights
-from .alternating import alternating_latent_fit
-from .alternating_chunks import decision_chunk, latent_chunk
-from .alternating_result import (
+from .alternating import (
     AlternatingResult,
     StructuredPart,
+    alternating_latent_fit,
+    decision_chunk,
+    latent_chunk,
     squared_hinge_objective,
     store_alternating_result,
 )

@@ -12,8 +12,7 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 
 from ..exceptions import ConfigError, warn_user
-from .alternating import alternating_latent_fit
-from .alternating_result import store_alternating_result
+from .alternating import alternating_latent_fit, store_alternating_result
 from .base import register_learner
 from .checkpoint import CheckpointSession
 from .lclr import LCLR, LCLR_CONSTRAINTS, POSITIVE
