@@ -62,12 +62,20 @@ def test_an_old_module_path_imports_with_a_warning(old):
 
 
 def test_a_concept_package_does_not_forward_its_own_submodules():
-    """``from latentstruct.learners.ssvm import one_slack`` is the submodule, imported
-    without a warning (the import system asks the package for it before importing it)."""
-    sys.modules.pop("latentstruct.learners.ssvm.one_slack", None)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        from latentstruct.learners.ssvm import one_slack
+    """The import system asks a package for a submodule (``from latentstruct.learners.ssvm
+    import one_slack``) before importing it: the forwarding ``__getattr__`` says it has no
+    such attribute, with no warning and without importing the old module's successor."""
+    for package in ("latentstruct.learners.ssvm", "latentstruct.learners.online"):
+        pkg = importlib.import_module(package)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            for sub in ("one_slack", "ssvm") if package.endswith("ssvm") else ("arow", "online"):
+                with pytest.raises(AttributeError):
+                    pkg.__getattr__(sub)
+            with pytest.raises(AttributeError):
+                pkg.__getattr__("__wrapped__")  # dunders are never forwarded
+    from latentstruct.learners.ssvm import one_slack
+
     assert one_slack.__name__ == "latentstruct.learners.ssvm.one_slack"
 
 
