@@ -28,7 +28,7 @@ from latentstruct.data.paths import dataset_available, dataset_path, missing_dat
 from latentstruct.exceptions import ConvergenceWarning
 from latentstruct.pipelines.kbest import kbest_sentences
 from latentstruct.learners import StructuredSVM
-from latentstruct.learners.reranker import HiddenVariableReranker
+from latentstruct.learners.probabilistic.reranker import HiddenVariableReranker
 from latentstruct.tasks.base import Dataset
 from latentstruct.tasks.dependency import DependencyTask
 from latentstruct.tasks.rerank import RerankTask, kbest_dataset

@@ -68,7 +68,7 @@ def static_members() -> tuple[int, int]:
     from latentstruct.tasks.contracts import learner_members
 
     touched = set()
-    for path in sorted(LEARNERS_DIR.glob("*.py")):
+    for path in sorted(LEARNERS_DIR.rglob("*.py")):
         touched |= {m for m in task_members_touched(path.read_text(encoding="utf-8"))
                     if not m.startswith("__")}
     return len(learner_members()), len(touched)

@@ -47,8 +47,8 @@ import numpy as np
 from latentstruct.cli import main as cli
 from latentstruct.data.dependency.kbest import read_kbest
 from latentstruct.data.paths import dataset_path
-from latentstruct.learners.mixture import tune_mixture_weights
-from latentstruct.learners.reranker import HiddenVariableReranker
+from latentstruct.learners.probabilistic.mixture import tune_mixture_weights
+from latentstruct.learners.probabilistic.reranker import HiddenVariableReranker
 from latentstruct.significance import sign_test
 from latentstruct.tasks.rerank import RerankTask, kbest_dataset
 

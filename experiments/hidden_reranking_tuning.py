@@ -19,7 +19,7 @@ import warnings
 
 from latentstruct.data.dependency.kbest import read_kbest
 from latentstruct.exceptions import ConvergenceWarning
-from latentstruct.learners.reranker import HiddenVariableReranker
+from latentstruct.learners.probabilistic.reranker import HiddenVariableReranker
 from latentstruct.tasks.rerank import RerankTask, kbest_dataset
 
 GRID = {("pos", "head"): [(0.01, 0.05), (0.1, 0.05), (0.3, 0.05), (0.1, 0.2), (0.01, 0.2)],

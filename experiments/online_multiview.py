@@ -46,7 +46,7 @@ from latentstruct.data.atomic import atomic_write
 from latentstruct.data.paths import dataset_path
 from latentstruct.exceptions import ConvergenceWarning
 from latentstruct.learners import LCLR, LatentPA, LCLRVariant
-from latentstruct.learners.latent_pa import scale_to_range
+from latentstruct.learners.online.latent_pa import scale_to_range
 from latentstruct.pipelines import train_chunker, train_pos_tagger
 from latentstruct.tasks import GrammaticalityTask
 from latentstruct.tasks.base import Dataset

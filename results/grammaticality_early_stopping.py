@@ -11,8 +11,8 @@ The split, the initial weights and the loop are the learner's own (``_validation
 import json, os, sys, time
 import numpy as np
 from latentstruct.tasks.grammaticality.task import GrammaticalityTask
-from latentstruct.learners.lclr_variant import LCLRVariant
-from latentstruct.learners.alternating import alternating_latent_fit
+from latentstruct.learners.latent.lclr_variant import LCLRVariant
+from latentstruct.learners.latent.alternating import alternating_latent_fit
 from latentstruct.pipelines import attach_tagger
 
 n = int(sys.argv[1]); T = int(sys.argv[2]); out = sys.argv[3]

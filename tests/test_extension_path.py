@@ -82,7 +82,8 @@ def test_a_new_learner_is_one_file(tmp_path):
     src = tmp_path / "src"
     copy = src / "latentstruct"
     shutil.copytree(PKG, copy, ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
-    shutil.copy(TOY / "toy_learner.py", copy / "learners" / "toy_learner.py")
+    # into its concept's subpackage: the registry scans learners/ recursively
+    shutil.copy(TOY / "toy_learner.py", copy / "learners" / "latent" / "toy_learner.py")
     listed = _run(["options", "translit", "--learner", "two-stage-c10"], src, tmp_path)
     assert listed.returncode == 0, listed.stderr
     assert "C=10.0" in listed.stdout

@@ -17,7 +17,7 @@ from latentstruct.data.features import FeatureIndex
 from latentstruct.data.nlp import ALLOWED_PIPELINES, ParsedSentence, Parser
 from latentstruct.exceptions import ConfigError, InputError, ModelFormatError
 from latentstruct.io import MAX_MODEL_BYTES_ENV, inspect_model, load_model, save_model
-from latentstruct.learners.lclr import TwoStage
+from latentstruct.learners.latent.lclr import TwoStage
 from latentstruct.learners.persistence import load_trained, save_trained
 from latentstruct.tasks.dependency import DependencyTask
 from latentstruct.tasks.grammaticality import GrammaticalityTask

@@ -22,7 +22,7 @@ from latentstruct.data.progress import show_progress
 from latentstruct.exceptions import ConvergenceWarning
 from latentstruct.learners import DISTRO, HiddenVariableReranker
 from latentstruct.learners.checkpoint import Checkpoint
-from latentstruct.learners.distro_data import argmax_chunk as _argmax_chunk, PartScores as _PartScores
+from latentstruct.learners.ssvm.distro_data import argmax_chunk as _argmax_chunk, PartScores as _PartScores
 from latentstruct.parallel import fit_session
 from latentstruct.tasks import ChunkTask
 from latentstruct.tasks.rerank import RerankTask, kbest_dataset

@@ -12,7 +12,7 @@ from latentstruct.pipelines import tagging as pipelines
 from latentstruct.data.readers import read_conll2000
 from latentstruct.exceptions import ConfigError, ConvergenceWarning, ModelFormatError
 from latentstruct.learners import LCLR, LatentPA, LCLRVariant, StructuredSVM, TwoStage
-from latentstruct.learners.perceptron import StructuredPerceptron
+from latentstruct.learners.online.perceptron import StructuredPerceptron
 from latentstruct.learners.persistence import save_trained
 from latentstruct.tasks import ChunkTask, GrammaticalityTask, PosTask
 from latentstruct.tasks.base import Dataset

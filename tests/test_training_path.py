@@ -13,7 +13,7 @@ from latentstruct.cli import main
 from latentstruct.estimators import Chunker
 from latentstruct.exceptions import ConfigError
 from latentstruct.learners import StructuredPerceptron, StructuredSVM
-from latentstruct.learners.jlis import JLIS
+from latentstruct.learners.latent.jlis import JLIS
 from latentstruct.learners.persistence import load_trained
 from latentstruct.pipelines import training
 from latentstruct.tasks import ChunkTask, DependencyTask, GrammaticalityTask, PosTask

@@ -1,10 +1,10 @@
 """A contributor's learner (one file): the two-stage baseline with a larger C by default.
 It declares what it needs of a task by inheriting ``requires`` (latent-binary and
-heuristic).  Copied to ``latentstruct/learners/toy_learner.py`` in a copy of the package by
-tests/test_extension_path.py."""
+heuristic).  Copied to ``latentstruct/learners/latent/toy_learner.py`` (the subpackage of
+its concept) in a copy of the package by tests/test_extension_path.py."""
 
 from latentstruct.learners.base import register_learner
-from latentstruct.learners.lclr import TwoStage
+from latentstruct.learners.latent.lclr import TwoStage
 
 
 @register_learner("two-stage-c10")

@@ -237,7 +237,7 @@ def test_an_ilp_time_limit_reaches_the_learner(make, ilp_hits_time_limits):
 def test_objective_increase_is_an_error_not_convergence(monkeypatch):
     """A loop whose inner solver returns worse weights than it had must not report converged."""
     task, X, y = make_bag_problem(n_examples=40, bag_size=3, random_state=2)
-    from latentstruct.learners import alternating
+    from latentstruct.learners.latent import alternating
 
     real = alternating.solve_grouped_dcd
     calls = {"n": 0}

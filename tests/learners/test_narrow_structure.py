@@ -71,7 +71,7 @@ def rerank_problem():
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).parent))
+    sys.path.insert(0, str(Path(__file__).parent / "probabilistic"))
     from test_reranker import prepared, tiny
 
     return prepared(tiny(), domain="pos", graph="sibling", n_hidden=2, hash_bits=6)

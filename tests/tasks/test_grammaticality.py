@@ -12,7 +12,7 @@ import pytest
 from latentstruct.cli import main
 from latentstruct.exceptions import ConfigError, ConvergenceWarning, InputError
 from latentstruct.learners import LatentPA, StructuredSVM
-from latentstruct.learners.perceptron import StructuredPerceptron
+from latentstruct.learners.online.perceptron import StructuredPerceptron
 from latentstruct.learners.persistence import load_trained, save_trained
 from latentstruct.pipelines import attach_tagger, train_chunker
 from latentstruct.tasks import GrammaticalityTask, PosTask

@@ -15,7 +15,7 @@ _RESUME_NEEDS = {"crf": ("solver", "sgd", "L-BFGS optimises the whole training s
 
 def resumable_learners() -> str:
     """The learners a model of which ``--resume`` continues, in command-line words."""
-    from ..learners.online import online_learner_names
+    from ..learners.online.online import online_learner_names
 
     names = []
     for name in online_learner_names():
@@ -27,7 +27,7 @@ def resumable_learners() -> str:
 def resume_problem(learner: str, params: dict) -> str | None:
     """Why a model of ``learner`` with the parameters ``params`` cannot continue training
     (``--resume``, or the label set ``--classes`` declares for later runs), or None."""
-    from ..learners.online import online_learner_names
+    from ..learners.online.online import online_learner_names
 
     if learner not in online_learner_names():
         return f"learner {learner!r}, which cannot continue training"

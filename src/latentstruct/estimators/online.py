@@ -12,7 +12,7 @@ __all__ = ["OnlineOnly"]
 
 
 def _online_learners() -> str:
-    from ..learners.online import online_learner_names
+    from ..learners.online.online import online_learner_names
 
     return ", ".join(online_learner_names())
 

@@ -6,11 +6,18 @@ declarations to refuse a mismatched (task, learner) pair before any data is read
 also declares what its hyperparameters may be (``learners.params``), checked in ``fit`` and
 in ``check_compatible``; and each iterative learner's ``fit`` takes ``checkpoint=`` and
 ``resume=`` (``learners.checkpoint``).
+
+The learners are grouped by concept: ``ssvm`` (the structured SVMs, DISTRO among them),
+``latent`` (LCLR, J-LIS, the LCLR-variant and their alternating loop), ``online`` (the
+perceptron, PA, AROW, latent PA and the state ``partial_fit`` continues) and
+``probabilistic`` (the CRF, the hidden-variable reranker and its mixtures); what all of
+them share (``base``, ``params``, ``checkpoint*``, ``persistence``, ``inference_check``) is
+here.  Import the classes from ``latentstruct.learners``; the old module paths
+(``latentstruct.learners.lclr``, ...) still import, with a ``DeprecationWarning``
+(``learners.moved``).
 """
 
-from .alternating import alternating_latent_fit
-from .alternating_result import StructuredPart, squared_hinge_objective
-from .arow import AROW
+from . import moved
 from .base import (
     LEARNERS,
     LinearStructuredLearner,
@@ -20,23 +27,28 @@ from .base import (
     valid_learners,
 )
 from .checkpoint import Checkpoint
-from .crf import CRF
-from .distro import DISTRO
-from .frank_wolfe import FrankWolfeSSVM
 from .inference_check import InferenceMonitor
-from .jlis import JLIS, NormalizedBinaryView
-from .latent_pa import LatentPA, pa_step_size
-from .lclr import LCLR, LatentBinaryLearner, TwoStage
-from .lclr_variant import LCLRVariant
-from .n_slack import NSlackSSVM
-from .one_slack import OneSlackSSVM
-from .mixture import RerankerMixture, mixture_scores, tune_mixture_weights
-from .perceptron import StructuredPerceptron
-from .reranker import HiddenVariableReranker
-from .sgd_ssvm import SGDStructuredSVM
-from .ssvm import StructuredSVM
-from .structured_pa import StructuredPA
-from .subgradient import SubgradientSSVM
+from .latent.alternating import StructuredPart, alternating_latent_fit, squared_hinge_objective
+from .latent.jlis import JLIS, NormalizedBinaryView
+from .latent.lclr import LCLR, LatentBinaryLearner, TwoStage
+from .latent.lclr_variant import LCLRVariant
+from .online.arow import AROW
+from .online.latent_pa import LatentPA, pa_step_size
+from .online.perceptron import StructuredPerceptron
+from .online.structured_pa import StructuredPA
+from .probabilistic.crf import CRF
+from .probabilistic.mixture import RerankerMixture, mixture_scores, tune_mixture_weights
+from .probabilistic.reranker import HiddenVariableReranker
+from .ssvm.distro import DISTRO
+from .ssvm.frank_wolfe import FrankWolfeSSVM
+from .ssvm.n_slack import NSlackSSVM
+from .ssvm.one_slack import OneSlackSSVM
+from .ssvm.sgd_ssvm import SGDStructuredSVM
+from .ssvm.ssvm import StructuredSVM
+from .ssvm.subgradient import SubgradientSSVM
+
+# the module paths before the learners were grouped by concept (issue 53) keep importing
+moved.install()
 
 __all__ = [
     "LEARNERS",

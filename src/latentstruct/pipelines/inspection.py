@@ -74,7 +74,7 @@ def model_weights(task, learner) -> tuple[np.ndarray, dict]:
 
 def _distro_weights(task, learner) -> np.ndarray:
     """DISTRO's effective weights in the task's label-factored layout."""
-    from ..learners.distro_model import DistroParams
+    from ..learners.ssvm.distro_model import DistroParams
 
     p = DistroParams.unpack(learner.coef_, learner.n_attributes_, learner.n_components_,
                             task.n_labels, learner.has_transitions_)

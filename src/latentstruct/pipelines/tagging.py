@@ -30,7 +30,7 @@ import numpy as np
 from ..data.paths import dataset_path, missing_data_message
 from ..exceptions import ConfigError, ConvergenceWarning, ModelFormatError
 from ..learners import StructuredSVM
-from ..learners.perceptron import StructuredPerceptron
+from ..learners.online.perceptron import StructuredPerceptron
 from ..learners.persistence import load_trained
 from ..tasks import PosTask
 from ..tasks.base import Dataset

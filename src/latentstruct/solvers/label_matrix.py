@@ -8,7 +8,7 @@ by proximal stochastic subgradient descent: after each mini-batch a subgradient 
 hinge term, then the proximal operator of τ||·||_* (singular-value soft-thresholding), then
 every column renormalised to unit length (the authors' release does exactly this, in this
 order).  This module holds those pieces and the compiled scatter kernel that both SGD steps
-use for sparse emission gradients; the loop itself lives in :mod:`latentstruct.learners.distro`.
+use for sparse emission gradients; the loop itself lives in :mod:`latentstruct.learners.ssvm.distro`.
 
 SVDs should run under single-threaded BLAS: multithreaded OpenBLAS took 50× longer on a
 49 × 49 matrix here (the matrices are tiny; thread start-up dominates).  Entering

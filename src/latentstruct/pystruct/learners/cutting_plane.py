@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from latentstruct.exceptions import ConfigError, InexactInferenceWarning
-from latentstruct.learners import n_slack
+from latentstruct.learners.ssvm import n_slack
 from latentstruct.params import BOOL, Interval, Options, Satisfies, validate_params
 from latentstruct.pystruct.learners.base import BaseSSVM, COMMON_CONSTRAINTS
 from latentstruct.pystruct.learners.structure import ModelStructure

@@ -4,7 +4,7 @@ adaptor onto ``latentstruct.learners.FrankWolfeSSVM``."""
 from __future__ import annotations
 
 from latentstruct.exceptions import ConfigError
-from latentstruct.learners import frank_wolfe
+from latentstruct.learners.ssvm import frank_wolfe
 from latentstruct.params import BOOL, RANDOM_STATE, Interval, Options
 from latentstruct.pystruct.learners.base import BaseSSVM, COMMON_CONSTRAINTS
 from latentstruct.pystruct.learners.structure import ModelStructure

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from latentstruct.learners import one_slack
+from latentstruct.learners.ssvm import one_slack
 from latentstruct.params import Interval, Options, validate_params
 from latentstruct.pystruct.learners.cutting_plane import (CUTTING_PLANE_CONSTRAINTS,
                                                           WARM_STARTS, CuttingPlaneSSVM)

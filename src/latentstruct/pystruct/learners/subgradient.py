@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from latentstruct.exceptions import ConfigError
-from latentstruct.learners import subgradient
+from latentstruct.learners.ssvm import subgradient
 from latentstruct.params import BOOL, RANDOM_STATE, Interval, Options, Satisfies, validate_params
 from latentstruct.pystruct.learners.base import BaseSSVM, COMMON_CONSTRAINTS
 from latentstruct.pystruct.learners.structure import ModelStructure

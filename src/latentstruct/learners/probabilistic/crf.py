@@ -1,0 +1,648 @@
+"""The log-loss learner: a regularised conditional random field (Lafferty et al. 2001).
+
+Over any task offering *marginalizable* (log-partition, marginals, expected features), it
+minimises the negative conditional log-likelihood with CRFsuite's L2 penalty and, with
+``c1 > 0``, CRFsuite's L1 penalty (by OWL-QN, :mod:`latentstruct.solvers.owlqn`).  A
+sequence task makes it a linear-chain CRF with the features of the task, so it can stand in
+for sklearn-crfsuite (``predict_marginals`` in the same shape through the raw-data
+estimators).
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+import warnings
+
+import numpy as np
+from joblib import effective_n_jobs
+from tqdm.auto import tqdm
+
+from ...data.progress import bar_disable
+from ...exceptions import (check_is_fitted, ConfigError, ConvergenceWarning, InexactInferenceWarning,
+                          InferenceError, InputError, user_stacklevel)
+from ...inference.result import EXACT
+from ...parallel import parallel_chunks, shared
+from ...solvers.owlqn import owlqn
+from ...solvers.sgd import lbfgs
+from ...solvers.structured_sgd import search_eta0, step_size
+from ...tasks.contracts import CLASS_POSTERIOR, MARGINALIZABLE, MAX_DECODABLE, any_of
+from ..base import LinearStructuredLearner, register_learner
+from ..checkpoint import CheckpointSession
+from ..checkpoint_state import rng_from_state, rng_state
+from ..params import BOOL, NJOBS, NONNEGATIVE, PASSES, POSITIVE, SEED, Interval, Options
+
+__all__ = ["CRF"]
+
+SOLVERS = ("lbfgs", "sgd")
+
+
+@register_learner("crf")
+class CRF(LinearStructuredLearner):
+    """Conditional log-likelihood with L1 and L2 penalties (a CRF over the task's structures).
+
+    Optimisation problem (CRFsuite's and sklearn-crfsuite's objective, the same scaling:
+    CRFsuite's ``train_lbfgs.c`` adds ``c2 ||w||²`` to the summed loss and hands ``c1`` to
+    libLBFGS as ``orthantwise_c``, which adds ``c1 ||w||_1``)::
+
+        min_w  F(w) = c1 ||w||_1 + c2 ||w||² + Σ_i [ log Z(x_i; w) − w·Φ(x_i, y_i) ],
+        Z(x; w) = Σ_y exp(w·Φ(x, y)),
+
+    whose smooth part has gradient ``2 c2 w + Σ_i (E_{p(y|x_i; w)}[Φ(x_i, y)] − Φ(x_i, y_i))``.
+    Z and the expectation come from the task's exact sum-product (a chain task:
+    forward–backward in :mod:`latentstruct.inference.chain_fb`).  A gold label −1 (a token left free on purpose;
+    ``encode_targets`` refuses a tag the task never saw) leaves its position free: the example's term is then
+    ``log Z(x_i) − log Σ_{y agreeing with y_i} exp(w·Φ(x_i, y))``.
+
+    Solvers:
+
+    * ``"lbfgs"`` (default): with ``c1 = 0``, SciPy's L-BFGS-B on the whole objective, at
+      most ``max_iter`` iterations; it stops earlier, as CRFsuite does, once F fell by less
+      than a relative ``delta`` over the last ``period`` iterations.  With ``c1 > 0``,
+      OWL-QN (Andrew & Gao 2007, Algorithm 1; :func:`latentstruct.solvers.owlqn.owlqn`):
+      libLBFGS's OWL-QN as CRFsuite runs it (its backtracking line search, at most 20
+      trials, and its stopping rules: ``delta`` over ``period`` iterations, ``epsilon`` on
+      ``||◇F|| / max(1, ||w||)``, at most ``max_iter`` iterations).
+    * ``"sgd"``: ``max_iter`` epochs of mini-batch SGD on
+      ``(1/n) Σ_i f_i(w) + (λ/2) ||w||²`` (F/n when ``λ = 2 c2 / n``), by
+      ``w <- (1 − η_t λ) w − (η_t/|B|) Σ_{i∈B} ∇f_i(w)`` with λ = ``alpha`` (default 2 c2 / n) and
+      ``η_t = η0 / (1 + η0 λ t)`` (t counts mini-batches), over ``rng.permutation(n)`` each
+      epoch.  It also learns incrementally: :meth:`partial_fit`.
+
+    Parameters
+    ----------
+    task : a fitted task offering *marginalizable* and either *max-decodable* (every sequence
+        task: a linear-chain CRF) or *class-posterior* (a class decided over a hidden chain,
+        the hidden-state CRF of Quattoni et al. 2007 / pyhcrf: ``predict`` takes the class of
+        highest ``p(y | x) = Σ_h p(y, h | x)``, ``predict_proba`` gives those posteriors)
+    c1 : float, default 0.0
+        L1 coefficient, as CRFsuite's ``c1`` (the penalty is ``c1 ||w||_1`` on the summed
+        loss, over the trained weights, transitions included).  ``c1 > 0`` trains by OWL-QN
+        and drives many weights to exactly zero (``n_nonzero_``); it needs
+        ``solver="lbfgs"`` (CRFsuite's SGD, l2sgd, has no L1 term either).  ``c1 = 0``
+        gives exactly the L2 model of SciPy's L-BFGS-B.
+    c2 : float, default 1.0
+        L2 coefficient, as CRFsuite's ``c2`` (the penalty is ``c2 ||w||²`` on the summed loss).
+    feature_set : {"observed", "all"}, default "observed"
+        Which weights are trained; the others stay zero.  "observed": CRFsuite's feature set,
+        the features of the training data's gold structures (for a sequence task, the
+        (attribute, label) pairs seen in training and every transition weight, without start
+        and end weights: the task's ``observed_feature_support``); "all": every feature of
+        the task (every
+        attribute with every label, which lets the model learn that an attribute argues
+        *against* a label, at the cost of a larger problem: 6.8 M weights instead of 0.3 M on
+        CoNLL-2000).  The set is fixed by ``fit`` or by the first ``partial_fit`` call
+        (``support_``).
+    possible_states : bool, default False
+        With ``feature_set="observed"``: also train the (attribute, label) pairs the gold
+        structures never show (CRFsuite's ``feature.possible_states``).
+    possible_transitions : bool, default True
+        With ``feature_set="observed"``: train every transition weight (CRFsuite's
+        ``feature.possible_transitions=1``); False trains only the label bigrams of the gold
+        structures, CRFsuite's default (a task without that choice refuses False).
+    solver : {"lbfgs", "sgd"}, default "lbfgs"
+        SciPy's L-BFGS-B on the whole objective (OWL-QN when ``c1 > 0``), or mini-batch
+        SGD (which offers partial_fit).
+    max_iter : int, default 100
+        L-BFGS iterations, or SGD epochs.
+    delta : float, default 1e-5
+        L-BFGS stops when ``(F_{k−period} − F_k) / F_k < delta`` (CRFsuite's rule).
+    period : int, default 10
+        The number of iterations ``delta``'s decrease is measured over.
+    epsilon : float, default 1e-5
+        L-BFGS also stops when ``||∇F(w)|| / max(1, ||w||) ≤ epsilon`` (OWL-QN, ``c1 > 0``:
+        ◇F, the pseudo-gradient), CRFsuite's and libLBFGS's ``epsilon``; 0 turns it off.
+    memory : int, default 6
+        L-BFGS correction pairs (CRFsuite's ``num_memories``); each iteration costs
+        O(memory · n_features) on top of the gradient.
+    alpha : float or None, default None
+        SGD's per-example L2 strength λ; None gives ``2 c2 / n`` for the n examples of
+        ``fit``.  A stream has no n: :meth:`partial_fit` needs ``alpha`` unless ``fit`` ran.
+    eta0 : "auto" or float, default "auto"
+        SGD's first step; "auto" picks it from {2^k} by one epoch on a 10 % sample.
+    batch_size : int, default 32
+        SGD mini-batch size.
+    random_state : int, default 0
+        Seeds SGD's visiting order and eta0 sample (L-BFGS draws nothing).
+    n_jobs : int, default 1
+        Threads for the gradient (-1: every core, as joblib counts them): the corpus is cut
+        into ``n_jobs`` blocks by count (not by cost), so a given ``n_jobs`` always sums in
+        the same order.
+    progress : bool, default False
+        Show a progress bar over iterations with the objective.
+    check_inference : bool, default True
+        Raise ``InferenceError`` if a training example's marginals are not exact (the graph
+        task's LP relaxation); False counts them in ``n_inexact_marginals_`` and warns.
+
+    Attributes
+    ----------
+    coef_ : ndarray (n_features,)
+    support_ : ndarray of int or None, the indices of the trained weights (None: all)
+    n_iter_ : int, L-BFGS iterations or SGD epochs (over all ``partial_fit`` calls)
+    t_ : int, SGD mini-batch steps taken (0 for L-BFGS)
+    objective_curve_ : list of float, F after every iteration (SGD: F/n, estimated from the
+        epoch's mini-batches)
+    converged_ : bool, whether L-BFGS met its stopping rule before ``max_iter``
+    n_nonzero_ : int, the number of non-zero weights in ``coef_`` (with ``c1 > 0``, the
+        sparse model's size; CRFsuite's "Active features")
+    stop_reason_ : str, how OWL-QN ended (``c1 > 0`` only): "delta", "epsilon", "max_iter",
+        "linesearch" (no step within 20 halvings lowered F, usually rounding at the
+        optimum; libLBFGS's and CRFsuite's run ends there too, on the last accepted point)
+        or "minimized" (w = 0 met the epsilon rule)
+    n_inexact_marginals_ : int, training examples with inexact marginals (see check_inference)
+    """
+
+    # predictions come from an argmax over structures (a chain: Viterbi), or, for a class
+    # decided over a hidden structure (a hidden-state CRF), from the class posteriors
+    requires = frozenset({MARGINALIZABLE, any_of(MAX_DECODABLE, CLASS_POSTERIOR)})
+    evaluation_params = frozenset({"n_jobs", "progress", "check_inference"})
+
+    _parameter_constraints = {
+        "c1": [NONNEGATIVE],
+        "c2": [NONNEGATIVE],
+        "feature_set": [Options("observed", "all")],
+        "possible_states": [BOOL], "possible_transitions": [BOOL],
+        "solver": [Options(*SOLVERS)],
+        "max_iter": [PASSES],
+        "delta": [NONNEGATIVE],
+        # the curve kept is as long as the run, and each correction pair holds two vectors of
+        # n_features floats: neither needs to grow without bound
+        "period": [Interval(int, 1, 1000, closed="both")],
+        "memory": [Interval(int, 1, 100, closed="both")],
+        "epsilon": [NONNEGATIVE],
+        "alpha": [NONNEGATIVE, None],
+        "eta0": [Options("auto"), POSITIVE],
+        "batch_size": [Interval(int, 1, None, closed="left")],
+        "random_state": [SEED], "n_jobs": [NJOBS, None], "progress": [BOOL],
+        "check_inference": [BOOL],
+    }
+
+    def __init__(self, structure=None, c1=0.0, c2=1.0, feature_set="observed", possible_states=False,
+                 possible_transitions=True, solver="lbfgs",
+                 max_iter=100, delta=1e-5, period=10, epsilon=1e-5, memory=6, alpha=None,
+                 eta0="auto", batch_size=32, random_state=0, n_jobs=1, progress=False,
+                 check_inference=True):
+        self.structure = structure
+        self.c1 = c1
+        self.c2 = c2
+        self.feature_set = feature_set
+        self.possible_states = possible_states
+        self.possible_transitions = possible_transitions
+        self.solver = solver
+        self.max_iter = max_iter
+        self.delta = delta
+        self.period = period
+        self.epsilon = epsilon
+        self.memory = memory
+        self.alpha = alpha
+        self.eta0 = eta0
+        self.batch_size = batch_size
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.progress = progress
+        self.check_inference = check_inference
+
+    # --- the loss ------------------------------------------------------------------------
+    def _loss_grad(self, X, Y, w, data=None, out=None) -> tuple[float, np.ndarray]:
+        """Σ_i of the examples' negative log-likelihoods and its gradient at ``w`` (written
+        to ``out`` when the task's batch kernel takes it and the pass is serial)."""
+        n = len(X)
+        blocks = min(effective_n_jobs(self.n_jobs), n)  # -1: every core, as in joblib
+        if blocks <= 1 or data is None:
+            return _block_loss(self._structure(), X, Y, w, out=out)
+        cuts = np.linspace(0, n, blocks + 1).astype(np.int64)
+        parts = parallel_chunks(_blocks_kernel, blocks, blocks, prefer="threads",
+                                args=(data["structure"], data["X"], data["Y"], cuts, w), desc="crf")
+        total, grad = parts[0]
+        grad = grad.copy()
+        for f, g in parts[1:]:  # in block order: the sum does not depend on the schedule
+            total += f
+            grad += g
+        return total, grad
+
+    def objective(self, X, Y, w=None) -> float:
+        """F(w) on examples ``X`` with gold structures ``Y`` (default w: ``coef_``)."""
+        if w is None:
+            check_is_fitted(self)
+            w = self.coef_
+        X = self._structure().as_batch(X)
+        w = np.asarray(w, dtype=np.float64)
+        loss, _ = _block_loss(self._structure(), X, list(Y), w)
+        value = float(loss + self.c2 * float(w @ w))
+        if self.c1 > 0:
+            value += self.c1 * float(np.abs(w).sum())
+        return value
+
+    # --- fit -------------------------------------------------------------------------------
+    def _validated(self, X, Y):
+        if self.c1 > 0 and self.solver != "lbfgs":
+            raise ConfigError(
+                f"c1={self.c1} (an L1 penalty) needs solver='lbfgs', which trains it by OWL-QN; "
+                f"solver={self.solver!r} has no L1 term (neither has CRFsuite's SGD, l2sgd). "
+                "Use solver='lbfgs', or c1=0")
+        structure = self._check_structure()
+        X = structure.as_batch(X)
+        if len(X) == 0:
+            raise InputError("no training examples: X is empty")
+        if len(Y) != len(X):
+            raise InputError(f"X has {len(X)} examples but Y has {len(Y)} structures")
+        return structure, X, list(Y)
+
+    def fit(self, X, Y, *, checkpoint=None, resume=None) -> "CRF":
+        """Learn ``coef_`` from examples ``X`` and encoded structures ``Y``; returns self.
+
+        ``checkpoint`` saves the state after every epoch and ``resume`` continues from such a
+        file to the model an uninterrupted run gives (``solver="sgd"``; L-BFGS refuses both:
+        SciPy keeps its curvature pairs inside the solver, so a resumed run would not be the
+        same run, the hidden-variable reranker's rule)."""
+        if self.solver == "lbfgs" and (checkpoint is not None or resume is not None):
+            raise ConfigError(
+                "CRF with solver='lbfgs' cannot checkpoint or resume: SciPy's L-BFGS-B keeps "
+                "its state (the curvature pairs) inside the solver and offers no way to restore "
+                "it (OWL-QN, for c1 > 0, likewise), so a resumed run would not be the same "
+                "run. Use solver='sgd', or train "
+                "without --checkpoint/--resume")
+        structure, X, Y = self._validated(X, Y)
+        t0 = time.perf_counter()
+        self.n_inexact_marginals_ = self._count_inexact_marginals(structure, X)
+        self.support_ = self._support(structure, X, Y)
+        session = CheckpointSession(self, {"X": X, "Y": Y}, checkpoint, resume)
+        with shared(structure=structure, X=X, Y=Y) as data:
+            if self.solver == "lbfgs" and self.c1 > 0:
+                self._fit_owlqn(structure, X, Y, data)
+            elif self.solver == "lbfgs":
+                self._fit_lbfgs(structure, X, Y, data)
+            else:
+                self.t_, self.n_iter_, self.objective_curve_ = 0, 0, []
+                self._sgd(structure, X, Y, session, fresh=True)
+        self.n_nonzero_ = int(np.count_nonzero(self.coef_))
+        self.fit_seconds_ = time.perf_counter() - t0
+        return self
+
+    def _count_inexact_marginals(self, structure, X) -> int:
+        """The examples whose marginals are not exact (warned about; raised under
+        ``check_inference``).  That depends on an example's structure (the graph task relaxes
+        loopy graphs too large to enumerate), not on w: one pass at w = 0 finds them.  Tasks
+        with a compiled batch loss (exact forward-backward) are not probed."""
+        if getattr(structure, "log_loss_batch", None) is not None:
+            return 0
+        w = np.zeros(structure.n_features)
+        inexact = [i for i in range(len(X))
+                   if getattr(structure.marginals(X[i], w), "status", EXACT) != EXACT]
+        if inexact and self.check_inference:
+            raise InferenceError(
+                f"CRF: the marginals of training example {inexact[0]} (and {len(inexact) - 1} "
+                "more) are not exact, so the log-likelihood would be approximate; make the "
+                "examples small enough for exact marginals, or pass check_inference=False")
+        if inexact:
+            warnings.warn(f"CRF: {len(inexact)} of {len(X)} training examples have inexact "
+                          "marginals; the objective and gradient are approximate there",
+                          InexactInferenceWarning, stacklevel=user_stacklevel())
+        return len(inexact)
+
+    def _trained_problem(self, structure, X, Y, data):
+        """(loss_grad, expand, w0): the summed loss and its gradient over the trained
+        weights (all, or ``support_``), the map back to every feature, and the start 0."""
+        w0 = np.zeros(structure.n_features)
+        support = self.support_
+        if support is None:
+            def loss_grad(v):
+                return self._loss_grad(X, Y, v, data)
+
+            def expand(v):
+                return v
+        else:  # L-BFGS works on the trained weights only; the others stay zero
+            full = np.zeros(structure.n_features)
+            buffer = np.zeros(structure.n_features)  # the gradient's, reused: only g[support] leaves
+
+            def loss_grad(z):
+                full[support] = z
+                f, g = self._loss_grad(X, Y, full, data, out=buffer)
+                return f, g[support]
+
+            def expand(z):
+                out = np.zeros(structure.n_features)
+                out[support] = z
+                return out
+
+            w0 = w0[support]
+        return loss_grad, expand, w0
+
+    def _fit_lbfgs(self, structure, X, Y, data) -> None:
+        curve = []
+        period, delta = int(self.period), float(self.delta)
+        epsilon, c2 = float(self.epsilon), float(self.c2)
+        trained_loss_grad, expand, w0 = self._trained_problem(structure, X, Y, data)
+        last = {}
+
+        def loss_grad(z):  # remembers the last point and gradient, for the epsilon test
+            f, g = trained_loss_grad(z)
+            last["z"], last["g"] = z.copy(), g
+            return f, g
+
+        def small_gradient(w) -> bool:
+            """libLBFGS's test, ||∇F|| / max(1, ||w||) ≤ epsilon, where the last gradient
+            evaluated is the iterate's (L-BFGS-B's line search ends at its accepted step)."""
+            if epsilon <= 0 or "z" not in last or not np.array_equal(last["z"], w):
+                return False
+            grad = last["g"] + (2.0 * c2) * w
+            return float(np.linalg.norm(grad)) <= epsilon * max(1.0, float(np.linalg.norm(w)))
+        bar = tqdm(total=int(self.max_iter), desc="crf", unit="it",
+                   disable=bar_disable(self.progress), leave=False)
+
+        def stop(iteration, value, w) -> bool:
+            curve.append(value)
+            bar.update(1)
+            bar.set_postfix(objective=f"{value:.6g}")
+            if small_gradient(w):
+                return True
+            return len(curve) > period and (curve[-1 - period] - curve[-1]) < delta * abs(curve[-1])
+
+        try:
+            res = lbfgs(loss_grad, w0, alpha=2.0 * self.c2, max_iter=int(self.max_iter),
+                        tol=1e-10, stop=stop, memory=self.memory)
+            w, converged, n_it = expand(res.w), res.converged, res.n_iter
+        finally:
+            bar.close()
+        self.coef_ = np.asarray(w, dtype=np.float64)
+        self.n_iter_ = n_it
+        self.t_ = 0
+        self.objective_curve_ = curve
+        self.converged_ = bool(converged)
+        if not converged and self.n_iter_ >= int(self.max_iter):
+            warnings.warn(f"CRF: L-BFGS stopped at max_iter={self.max_iter} before the objective "
+                          f"settled (relative decrease over {period} iterations ≥ delta={delta}); "
+                          "raise max_iter for a tighter optimum", ConvergenceWarning,
+                          stacklevel=user_stacklevel())
+
+    def _fit_owlqn(self, structure, X, Y, data) -> None:
+        """c1 > 0: OWL-QN on the trained weights, CRFsuite's settings (see the class doc)."""
+        curve, c2 = [], float(self.c2)
+        loss_grad, expand, w0 = self._trained_problem(structure, X, Y, data)
+
+        def smooth(z):  # the NLL and c2 ||w||², as CRFsuite's lbfgs_evaluate; OWL-QN adds c1
+            f, g = loss_grad(z)
+            return f + c2 * float(z @ z), g + (2.0 * c2) * z
+
+        bar = tqdm(total=int(self.max_iter), desc="crf (owl-qn)", unit="it",
+                   disable=bar_disable(self.progress), leave=False)
+
+        def progress(k, value, z) -> bool:
+            curve.append(value)
+            bar.update(1)
+            bar.set_postfix(objective=f"{value:.6g}")
+            return False
+
+        try:
+            res = owlqn(smooth, w0, float(self.c1), memory=int(self.memory),
+                        max_iter=int(self.max_iter), epsilon=float(self.epsilon),
+                        period=int(self.period), delta=float(self.delta), callback=progress)
+        finally:
+            bar.close()
+        self.coef_ = np.asarray(expand(res.w), dtype=np.float64)
+        self.n_iter_ = res.n_iter
+        self.t_ = 0
+        self.objective_curve_ = curve
+        self.converged_ = bool(res.converged)
+        self.stop_reason_ = res.status
+        if res.status == "max_iter":
+            warnings.warn(f"CRF: OWL-QN stopped at max_iter={self.max_iter} before meeting its "
+                          f"stopping rules (delta={self.delta} over {self.period} iterations, "
+                          f"epsilon={self.epsilon}); raise max_iter for a tighter optimum",
+                          ConvergenceWarning, stacklevel=user_stacklevel())
+
+    # --- SGD and partial_fit ---------------------------------------------------------------
+    def partial_fit(self, X, Y) -> "CRF":
+        """One SGD pass over the batch ``(X, Y)`` in the given order, continuing from the
+        current weights and step count (``solver="sgd"`` only).
+
+        The first call starts from w = 0 (or from a ``fit`` model) with the task as fitted:
+        its feature index is fixed, so attributes unseen when the task was fitted are
+        ignored (a hashing task, ``feature_index="hashing"``, gives every attribute a
+        weight).  Mini-batches of ``batch_size`` are cut from each call's batch; ``eta0``
+        must be a number, and so must ``alpha`` (λ) unless ``fit`` ran first.
+        Calls on batches whose lengths are multiples of ``batch_size`` give exactly the model
+        of one epoch over their concatenation in that order.  ``n_iter_`` counts calls,
+        ``t_`` mini-batch steps."""
+        if self.solver != "sgd":
+            raise ConfigError("partial_fit needs solver='sgd'; L-BFGS optimises the whole "
+                              "training set at once (use fit)")
+        if self.eta0 == "auto" and getattr(self, "eta0_", None) is None:
+            raise ConfigError("partial_fit needs a numeric eta0 (e.g. eta0=0.1): 'auto' tunes "
+                              "it on the training set, which a stream does not have")
+        structure, X, Y = self._validated(X, Y)
+        if getattr(self, "lambda_", None) is None and self.alpha is None:
+            raise ConfigError("partial_fit needs alpha, the per-example L2 strength (fit uses "
+                              "2*c2/n, and a stream has no n); e.g. alpha=1e-4")
+        if getattr(self, "coef_", None) is None:
+            self.coef_ = np.zeros(structure.n_features)
+            self.t_, self.n_iter_, self.objective_curve_ = 0, 0, []
+            self.support_ = self._support(structure, X, Y)
+        elif self.coef_.shape != (structure.n_features,):
+            raise InputError(f"the model has {self.coef_.shape[0]} weights but the task now has "
+                             f"{structure.n_features} features; partial_fit needs the task it "
+                             "started with")
+        self.n_inexact_marginals_ = (getattr(self, "n_inexact_marginals_", 0)
+                                     + self._count_inexact_marginals(structure, X))
+        self._sgd(structure, X, Y, None, fresh=False)
+        return self
+
+    def _sgd(self, structure, X, Y, session, fresh: bool) -> None:
+        n = len(X)
+        if fresh:
+            lam = 2.0 * self.c2 / n if self.alpha is None else float(self.alpha)
+            self.lambda_ = lam
+            eta0 = self.eta0
+            if eta0 == "auto":
+                eta0, self.eta0_trials_ = self._search_eta0(structure, X, Y, lam)
+            self.eta0_ = float(eta0)
+            rng = np.random.default_rng(self.random_state)
+            w, epochs = np.zeros(structure.n_features), int(self.max_iter)
+            if session is not None and session.resuming:
+                meta, arrays = session.state
+                w, rng = arrays["w"].copy(), rng_from_state(meta["rng"])
+                self.t_, self.objective_curve_ = int(meta["t"]), list(meta["curve"])
+                self.n_iter_ = session.iteration
+        else:
+            lam = getattr(self, "lambda_", None)
+            lam = float(self.alpha) if lam is None else lam
+            self.lambda_ = lam
+            self.eta0_ = float(getattr(self, "eta0_", None) or self.eta0)
+            w, rng, epochs = self.coef_.copy(), None, 1
+        first = self.n_iter_
+        bar = tqdm(total=epochs, initial=first if fresh else 0, desc="crf (sgd)", unit="epoch",
+                   disable=bar_disable(self.progress), leave=False)
+        try:
+            for _ in range(first if fresh else 0, epochs):
+                order = rng.permutation(n) if rng is not None else np.arange(n)
+                total, self.t_ = self._sgd_pass(structure, X, Y, w, order, self.eta0_, lam, self.t_)
+                self.n_iter_ += 1
+                self.objective_curve_.append(total / n + 0.5 * lam * float(w @ w))
+                bar.update(1)
+                if session is not None and session.active:
+                    session.save(self.n_iter_, {"t": self.t_, "rng": rng_state(rng),
+                                                "curve": self.objective_curve_}, {"w": w},
+                                 done=self.n_iter_ == epochs)
+        finally:
+            bar.close()
+        self.coef_ = w
+        self.n_nonzero_ = int(np.count_nonzero(w))
+        self.converged_ = False
+
+    def _search_eta0(self, structure, X, Y, lam):
+        n = len(X)
+        srng = np.random.default_rng([self.random_state, 1])
+        m = min(n, max(int(self.batch_size) * 5, n // 10))
+        sample = np.sort(srng.choice(n, size=m, replace=False))
+        Xs, Ys = structure.subset(X, sample), [Y[i] for i in sample]
+
+        def trial(eta0):
+            w = np.zeros(structure.n_features)
+            self._sgd_pass(structure, Xs, Ys, w, np.arange(m), eta0, lam, 0)
+            f, _ = _block_loss(structure, Xs, Ys, w)
+            return f / m + 0.5 * lam * float(w @ w)
+
+        return search_eta0(trial, lam)
+
+    def _sgd_pass(self, structure, X, Y, w, order, eta0, lam, t) -> tuple[float, int]:
+        """One pass of mini-batch steps over the examples in ``order``, updating ``w`` in
+        place from step ``t``; returns (the sum of the batches' losses, the step count)."""
+        total = 0.0
+        for a in range(0, order.size, int(self.batch_size)):
+            idx = order[a : a + int(self.batch_size)]
+            f, g = _block_loss(structure, structure.subset(X, idx), [Y[i] for i in idx], w)
+            _sgd_step(w, g, step_size(eta0, lam, t), lam, idx.size, self.support_)
+            total += f
+            t += 1
+        return total, t
+
+    def _support(self, structure, X, Y):
+        """The indices of the weights to train (None: all), from the training data."""
+        if self.feature_set == "all":
+            return None
+        observed = getattr(structure, "observed_feature_support", None)
+        choice = {}
+        if self.possible_states or not self.possible_transitions:
+            choice = {"possible_states": bool(self.possible_states),
+                      "possible_transitions": bool(self.possible_transitions)}
+            if observed is None or "possible_states" not in inspect.signature(observed).parameters:
+                raise ConfigError(
+                    f"possible_states={self.possible_states!r} / possible_transitions="
+                    f"{self.possible_transitions!r}: structure {structure.identity.name!r} has no such choice of "
+                    f"feature set; leave them at False / True, or use feature_set='all'")
+        if observed is not None:
+            return np.asarray(observed(X, Y, **choice), dtype=np.int64)
+        idx = [structure.joint_feature(X[i], Y[i]).indices for i in range(len(X))]
+        return np.unique(np.concatenate(idx)).astype(np.int64) if idx else np.zeros(0, np.int64)
+
+    # --- probabilities -------------------------------------------------------------------
+    def _class_posterior(self) -> bool:
+        return CLASS_POSTERIOR in self._structure().capabilities
+
+    def predict(self, X):
+        """Best structure of every example (a class-posterior task: the most probable class)."""
+        if self._class_posterior():
+            check_is_fitted(self)
+            return list(np.argmax(self._class_log_partitions(X), axis=1))
+        return super().predict(X)
+
+    def _class_log_partitions(self, X) -> np.ndarray:
+        return np.asarray(self._structure().class_log_partitions(self._structure().as_batch(X), self.coef_))
+
+    def predict_marginals(self, X) -> list[np.ndarray]:
+        """Per-position label probabilities of every example: a list of (T_i, L) arrays,
+        ``[t, k] = p(y_t = k | x_i)`` under ``coef_``; each row sums to one."""
+        check_is_fitted(self)
+        structure = self._structure()
+        X = structure.as_batch(X)
+        batch = getattr(structure, "marginals_batch", None)
+        if batch is not None:
+            return batch(X, self.coef_)
+        return [np.asarray(structure.marginals(X[i], self.coef_).node) for i in range(len(X))]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """(n, K) class probabilities: a class-posterior task's ``p(y | x)`` (the hidden
+        structure summed out), or the marginals of tasks whose examples have one labelled
+        part each."""
+        if self._class_posterior():
+            check_is_fitted(self)
+            log_z = self._class_log_partitions(X)
+            log_z = log_z - log_z.max(axis=1, keepdims=True)
+            p = np.exp(log_z)
+            return p / p.sum(axis=1, keepdims=True)
+        marg = self.predict_marginals(X)
+        if any(m.shape[0] != 1 for m in marg):
+            raise ConfigError(f"predict_proba needs one labelled part per example; task "
+                              f"{self._structure().identity.name!r} labels several per example. Use "
+                              "predict_marginals for per-position probabilities")
+        return np.vstack(marg) if marg else np.zeros((0, self._structure().n_labels))
+
+    # --- persistence ---------------------------------------------------------------------
+    def _learned_state(self):
+        meta, arrays = super()._learned_state()
+        meta.update(t_=int(getattr(self, "t_", 0)), converged_=bool(getattr(self, "converged_", False)),
+                    eta0_=getattr(self, "eta0_", None), lambda_=getattr(self, "lambda_", None))
+        support = getattr(self, "support_", None)
+        meta["all_features"] = support is None
+        if support is not None:
+            arrays["support_"] = support
+        return meta, arrays
+
+    def _restore(self, meta, arrays):
+        super()._restore(meta, arrays)
+        self.n_nonzero_ = int(np.count_nonzero(self.coef_))
+        self.t_ = int(meta.get("t_", 0))
+        self.converged_ = bool(meta.get("converged_", False))
+        for key in ("eta0_", "lambda_"):
+            value = meta.get(key)
+            setattr(self, key, None if value is None else float(value))
+        self.support_ = None
+        if not meta.get("all_features", True):
+            self.support_ = _checked_support(arrays.get("support_"), self.coef_.shape[0])
+
+
+def _sgd_step(w, g, eta, lam, batch, support) -> None:
+    """w <- (1 − η λ) w − (η / |B|) g, on the trained weights only (``support``)."""
+    if support is None:
+        w *= 1.0 - eta * lam
+        w -= (eta / batch) * g
+    else:
+        w[support] = (1.0 - eta * lam) * w[support] - (eta / batch) * g[support]
+
+
+def _checked_support(support, n: int) -> np.ndarray:
+    from ...exceptions import ModelFormatError
+    if support is None:
+        raise ModelFormatError("the CRF model trains a subset of its features but the file lacks "
+                               "'support_'; the file is damaged. Retrain the model.")
+    s = np.asarray(support)
+    if s.dtype.kind not in "iu" or s.ndim != 1 or (s.size and (s.min() < 0 or s.max() >= n
+                                                             or np.any(np.diff(s) <= 0))):
+        raise ModelFormatError(f"the CRF model's 'support_' must be increasing feature indices "
+                               f"below {n}; the file is damaged. Retrain the model.")
+    return s.astype(np.int64)
+
+
+def _block_loss(structure, X, Y, w, out=None) -> tuple[float, np.ndarray]:
+    """Σ over examples of log Z − log Z(gold) and its gradient: the task's compiled batch
+    (``log_loss_batch``) when it has one, else per example from the capability's methods.
+    ``out`` is passed to a batch method that takes it (the sequence tasks')."""
+    batch = getattr(structure, "log_loss_batch", None)
+    if batch is not None:
+        if out is not None and "out" in inspect.signature(batch).parameters:
+            return batch(X, Y, w, out=out)
+        return batch(X, Y, w)
+    total, grad = 0.0, np.zeros_like(w)
+    for i in range(len(X)):
+        x = X[i]
+        phi = structure.joint_feature(x, Y[i])
+        total += structure.log_partition(x, w) - float(phi.values @ w[phi.indices])
+        grad += structure.expected_feature(x, w)
+        np.add.at(grad, phi.indices, -phi.values)
+    return total, grad
+
+
+def _blocks_kernel(a, b, structure, X, Y, cuts, w) -> list:
+    """Blocks a..b-1 of the corpus (block k: examples cuts[k]..cuts[k+1]-1)."""
+    blocks = [np.arange(cuts[k], cuts[k + 1]) for k in range(a, b)]
+    return [_block_loss(structure, structure.subset(X, idx), [Y[i] for i in idx], w) for idx in blocks]
