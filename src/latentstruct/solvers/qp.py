@@ -139,6 +139,14 @@ def refuse_oversized(D) -> None:
                      f"(latentstruct.limits.MAX_ATTRIBUTE_VALUE)")
 
 
+def _as_problem(D, b, group, limits, negativity):
+    """The QP's data as arrays: ``D`` float64 (CSR when sparse), ``b`` and ``limits``
+    float64, ``group`` and the negativity coordinates int64."""
+    D = sp.csr_matrix(D, dtype=np.float64) if sp.issparse(D) else np.asarray(D, dtype=np.float64)
+    return (D, np.asarray(b, dtype=np.float64), np.asarray(group, dtype=np.int64),
+            np.asarray(limits, dtype=np.float64), np.asarray(list(negativity), dtype=np.int64))
+
+
 def solve_primal(D, b, group, limits, negativity=(), squared=False) -> QPSolution:
     """The same QP through its primal, over ``(w, xi)``: ``min 1/2 ||w||^2 + sum_g C_g xi_g``
     with rows ``d_k . w + xi_g(k) >= b_k``, ``xi >= 0`` and ``w_j <= 0`` for ``negativity``.
@@ -148,11 +156,7 @@ def solve_primal(D, b, group, limits, negativity=(), squared=False) -> QPSolutio
     Its Hessian is the identity on w, so it stays well conditioned however many nearly equal
     constraints the working set holds (the dual's Hessian ``D D'`` is then singular, and
     HiGHS' active-set method can stall on it); ``alpha`` are the rows' duals."""
-    D = sp.csr_matrix(D, dtype=np.float64) if sp.issparse(D) else np.asarray(D, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    group = np.asarray(group, dtype=np.int64)
-    limits = np.asarray(limits, dtype=np.float64)
-    neg = np.asarray(list(negativity), dtype=np.int64)
+    D, b, group, limits, neg = _as_problem(D, b, group, limits, negativity)
     n_c, n_f = D.shape
     n_g = limits.size
     n = n_f + n_g
@@ -183,11 +187,7 @@ def solve_dual(D, b, group, limits, negativity=(), gram=None) -> QPSolution:
     the group of each constraint, ``limits`` (n_groups,) each group's ``C_g``, ``negativity``
     coordinates of ``w`` held ``<= 0``; ``gram`` may pass ``D D'`` already computed.
     """
-    D = sp.csr_matrix(D, dtype=np.float64) if sp.issparse(D) else np.asarray(D, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    group = np.asarray(group, dtype=np.int64)
-    limits = np.asarray(limits, dtype=np.float64)
-    neg = np.asarray(list(negativity), dtype=np.int64)
+    D, b, group, limits, neg = _as_problem(D, b, group, limits, negativity)
     n_c, n_f = D.shape
     if n_c == 0 and neg.size == 0:
         return QPSolution(np.zeros(0), np.zeros(0), np.zeros(n_f), 0.0)
