@@ -16,9 +16,10 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from latentstruct.exceptions import ConfigError, InputError
+from latentstruct.pystruct.utils.weights import compress_sym, expand_sym
 
 from . import base
-from .base import StructuredModel, n_symmetric, symmetric_from_params, symmetric_params
+from .base import StructuredModel, n_symmetric
 from .checks import (as_class_weight, as_edges, as_features, as_labels, check_dimension,
                      count_states, unpack_x)
 
@@ -260,7 +261,7 @@ class GraphCRF(CRF):
         params = w[self._unary_size():]
         if self.directed:
             return params.reshape(self.n_states, self.n_states)
-        return symmetric_from_params(params, self.n_states)
+        return expand_sym(params)
 
     def _pairwise_from(self, prepared, w):
         return self._pairwise_matrix(w)
@@ -288,4 +289,4 @@ class GraphCRF(CRF):
 
     def _pairwise_part(self, prepared, y, labels):
         counts = self._pairwise_counts(prepared, y, labels)
-        return counts.ravel() if self.directed else symmetric_params(counts)
+        return counts.ravel() if self.directed else compress_sym(counts)
