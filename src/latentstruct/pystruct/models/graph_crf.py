@@ -205,6 +205,24 @@ class CRF(StructuredModel, ABC):
             return self._shape_result(x, result), energy
         return self._shape_result(x, out)
 
+    def _decode_barred(self, x, w, problem, relaxed, return_energy, y=None, split=None):
+        """Decode ``problem`` (``(unary, pairwise, edges)``, some states barred by a
+        ``barrier``: hidden or typed nodes).  Labels come back as ints, marginals through
+        ``split``; the energy is the model's own, ``-(w . joint_feature + loss against
+        y)``, free of the barrier's rounding."""
+        self.inference_calls += 1
+        result = base.run_inference(*problem, self.inference_method, relaxed=relaxed)
+        if isinstance(result, tuple):
+            result = result if split is None else split(result)
+        else:
+            result = np.asarray(result, dtype=np.intp)
+        if not return_energy:
+            return result
+        score = np.dot(self._check_size_w(w), self.joint_feature(x, result))
+        if y is not None:
+            score += self.loss(y, result)
+        return result, -score
+
     def inference(self, x, w, relaxed=False, return_energy=False):
         """The highest-scoring ``y`` for ``x`` (marginals when relaxed and fractional)."""
         _, unary, pairwise, edges = self._potentials(x, w)
