@@ -172,9 +172,8 @@ def test_lp_marginals_are_consistent_bound_the_optimum_and_are_tight_on_trees():
 
 
 def test_the_simplex_lp_itself_is_tight_on_forests_where_the_dp_stands_in():
-    from latentstruct.pystruct.inference.common import check_graph
-    from latentstruct.pystruct.inference.linear_programming import (LocalPolytope,
-                                                                    forest_solution)
+    from latentstruct.inference.graph.model import check_graph
+    from latentstruct.inference.graph.polytope import LocalPolytope, forest_solution
 
     for seed, kind in PROBLEMS:
         unary, pairwise, edges = random_problem(seed, kind)

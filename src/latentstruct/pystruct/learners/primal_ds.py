@@ -7,6 +7,7 @@ from scipy.optimize import minimize
 
 from latentstruct.params import Interval
 from latentstruct.pystruct.learners.base import BaseSSVM, COMMON_CONSTRAINTS
+from latentstruct.pystruct.utils.objective import objective_primal
 
 __all__ = ["PrimalDSStructuredSVM"]
 
@@ -44,7 +45,7 @@ class PrimalDSStructuredSVM(BaseSSVM):
         iteration = [0]
 
         def objective(w):
-            return self._primal(X, Y, w)
+            return float(objective_primal(self.model, w, X, Y, self.C, n_jobs=self.n_jobs))
 
         def record(w):
             self.w = np.asarray(w, dtype=np.float64).copy()

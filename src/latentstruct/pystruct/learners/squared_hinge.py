@@ -10,7 +10,8 @@ import scipy.sparse as sp
 from latentstruct.data.sparse import SparseVector
 from latentstruct.params import RANDOM_STATE, SOLVER_EPOCHS, Interval, validate_params
 from latentstruct.params import BOOL
-from latentstruct.pystruct.learners.base import BaseSSVM, COMMON_CONSTRAINTS, constraint_of
+from latentstruct.pystruct.learners.base import BaseSSVM, COMMON_CONSTRAINTS
+from latentstruct.pystruct.utils.objective import violated_constraint
 from latentstruct.exceptions import InferenceError
 from latentstruct.solvers.qp import refuse_oversized, solve_primal
 from latentstruct.solvers.dcd import ConstraintPool, solve_grouped_dcd
@@ -19,7 +20,7 @@ __all__ = ["SquaredHingeSSVM"]
 
 
 def _job(model, x, y, w):
-    return constraint_of(model, x, y, w, relaxed=False)
+    return violated_constraint(model, x, y, w, relaxed=False)
 
 
 def _sparse(d) -> SparseVector:
@@ -125,7 +126,7 @@ class SquaredHingeSSVM(BaseSSVM):
         self.solver_ = "dcd"
         for iteration in range(self.max_iter):
             found = self._map(_job, [self.model] * n, X, Y, [w] * n)
-            slacks = np.array([f[3] for f in found])
+            slacks = np.array([f[2] for f in found])
             self.primal_objective_curve_.append(self._squared_primal(slacks, w))
             margins = pool.margins(w) if pool.n_constraints else np.zeros(0)
             current = np.zeros(n)
@@ -134,7 +135,7 @@ class SquaredHingeSSVM(BaseSSVM):
                 viol = np.where(active, pool.b - margins, -np.inf)
                 np.maximum.at(current, pool.group_of, np.maximum(viol, 0.0))
             added = 0
-            for i, (_, d, loss, slack) in enumerate(found):
+            for i, (_, d, slack, loss) in enumerate(found):
                 if slack > current[i] + self.tol:
                     before = pool.n_constraints
                     pool.add(i, _sparse(d), loss)
@@ -149,7 +150,7 @@ class SquaredHingeSSVM(BaseSSVM):
                       dual, self.solver_)
             self._after_iteration(X, Y, iteration)
         else:
-            slacks = np.array([f[3] for f in self._map(_job, [self.model] * n, X, Y, [w] * n)])
+            slacks = np.array([f[2] for f in self._map(_job, [self.model] * n, X, Y, [w] * n)])
             self.primal_objective_curve_.append(self._squared_primal(slacks, w))
         self.n_constraints_ = pool.n_constraints
         self._finish()

