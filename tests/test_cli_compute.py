@@ -122,3 +122,18 @@ def test_an_unreachable_dask_scheduler_is_one_line_before_reading_data(tmp_path,
     assert "cannot reach a Dask scheduler" in err
     assert len(err.strip().splitlines()) == 1
     assert not (tmp_path / "m.npz").exists()
+
+
+def test_n_jobs_1_is_what_a_serial_learner_does(tmp_path, tiny_chunk_file, capsys):
+    """``--n-jobs 1`` with a learner that has no ``n_jobs`` (it updates after every
+    example) trains it as it is: the model equals the one trained without the flag (it
+    raised a TypeError from the learner's constructor)."""
+    args = ("train", "chunk", "--learner", "sgd-ssvm", "--option", "n_epochs=2", "--quiet",
+            "--train", tiny_chunk_file)
+    assert run(capsys, *args, "--model", tmp_path / "a.npz")[0] == 0
+    code, _, err = run(capsys, *args, "--model", tmp_path / "b.npz", "--n-jobs", "1")
+    assert code == 0, err
+    np.testing.assert_array_equal(coef(tmp_path / "a.npz"), coef(tmp_path / "b.npz"))
+    code, _, err = run(capsys, "evaluate", "--model", tmp_path / "b.npz", "--test",
+                       tiny_chunk_file, "--n-jobs", "1")
+    assert code == 0, err

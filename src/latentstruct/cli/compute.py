@@ -86,8 +86,14 @@ def _require_extra(backend: str) -> None:
                           f"installed; pip install 'latentstruct[distributed]'")
 
 
-def learner_n_jobs(args):
-    """The learner's ``n_jobs`` for these options, or None to leave the learner's own."""
+def learner_n_jobs(args, learner_cls=None):
+    """The learner's ``n_jobs`` for these options, or None to leave the learner's own.
+
+    None too for a learner without ``n_jobs`` (it updates its weights after every example,
+    so it runs serially): ``check_compute_args`` refused any count but 1 for it, and 1 is
+    what it does."""
+    if learner_cls is not None and "n_jobs" not in learner_cls().get_params(deep=False):
+        return None
     n_jobs, backend = getattr(args, "n_jobs", None), getattr(args, "backend", None)
     if n_jobs is not None:
         return n_jobs

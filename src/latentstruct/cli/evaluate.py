@@ -17,8 +17,8 @@ def _load(args, command):
     check_compute_args(args, None)
     task, learner = load_for(args.model, args.option, command)
     check_compute_args(args, type(learner))
-    if learner_n_jobs(args) is not None:
-        learner.set_params(n_jobs=learner_n_jobs(args))
+    if learner_n_jobs(args, type(learner)) is not None:
+        learner.set_params(n_jobs=learner_n_jobs(args, type(learner)))
     return task, learner
 
 

@@ -40,8 +40,8 @@ def cmd_train(args) -> int:
     task_opts, learner_opts = route_options(options, task_cls, learner_cls)
     seed = _apply_seed(args.seed, task_cls, learner_cls, task_opts, learner_opts)
     check_compute_args(args, learner_cls)
-    if learner_n_jobs(args) is not None:
-        learner_opts["n_jobs"] = learner_n_jobs(args)  # --n-jobs wins over a --config file's
+    if learner_n_jobs(args, learner_cls) is not None:  # --n-jobs wins over a --config file's
+        learner_opts["n_jobs"] = learner_n_jobs(args, learner_cls)
     # Before any data is read: the values and the pair are checked, the task is built.
     plan = plan_training(task_cls, learner_cls, task_opts, learner_opts, task_name=args.task,
                          cli=True)

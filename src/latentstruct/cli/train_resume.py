@@ -155,8 +155,8 @@ def cmd_train_from_model(args) -> int:
     passes, key, learner_opts = _passes_and_options(args.option, learner_cls,
                                                     metadata.get("task_params") or {}, path)
     check_compute_args(args, learner_cls)
-    if learner_n_jobs(args) is not None:
-        learner_opts["n_jobs"] = learner_n_jobs(args)
+    if learner_n_jobs(args, learner_cls) is not None:
+        learner_opts["n_jobs"] = learner_n_jobs(args, learner_cls)
     from ..learners.persistence import load_trained, save_trained
 
     task, learner, metadata = load_trained(path, expected_task=args.task)
