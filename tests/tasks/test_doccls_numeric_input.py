@@ -123,8 +123,9 @@ def offered_learners():
 
 
 def test_the_learners_offered_are_the_ones_checked_here():
-    assert offered_learners() == ["arow", "crf", "distro", "pa", "perceptron", "sgd-ssvm",
-                                  "ssvm"]
+    assert offered_learners() == ["arow", "crf", "distro", "frank-wolfe", "n-slack",
+                                  "one-slack", "pa", "perceptron", "sgd-ssvm", "ssvm",
+                                  "subgradient-ssvm"]
 
 
 @pytest.mark.parametrize("learner", offered_learners())
