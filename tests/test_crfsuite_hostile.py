@@ -102,6 +102,7 @@ def crfsuite_model(files):
 # 1. a sequence model on the command line reads CRFsuite's data format, and only it
 # ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("command", ["predict", "evaluate"])
+@pytest.mark.slow  # command-line runs in subprocesses: seconds each
 def test_a_conll_file_is_refused_at_its_first_line(files, command):
     out = files["root"] / f"out-{command}.txt"
     args = (["predict", "--input", files["conll"], "--output", out] if command == "predict"
@@ -116,6 +117,7 @@ def test_a_conll_file_is_refused_at_its_first_line(files, command):
     assert result.stdout == "" and not out.exists()
 
 
+@pytest.mark.slow  # command-line runs in subprocesses: seconds each
 def test_predict_and_evaluate_read_the_format(files):
     out = files["root"] / "pred.txt"
     result = cli("predict", "--model", files["model"], "--input", files["unlabelled"],
@@ -175,6 +177,7 @@ def test_a_line_of_spaces_is_a_break_and_an_item_may_have_no_attributes(tmp_path
         write_crfsuite_data(out, ds.records[:1], [["@x"]])
 
 
+@pytest.mark.slow  # command-line runs in subprocesses: seconds each
 def test_a_file_without_the_label_column_is_refused_for_a_fitted_model(files, tmp_path):
     """Attributes only (no label column): CRFsuite would take the first attribute as the
     label and lose it; none of the file's "labels" is the model's, so it is refused."""
@@ -203,6 +206,7 @@ def test_a_file_without_the_label_column_is_refused_for_a_fitted_model(files, tm
 # ----------------------------------------------------------------------------------------
 # 2. a python-crfsuite model file on the command line
 # ----------------------------------------------------------------------------------------
+@pytest.mark.slow  # command-line runs in subprocesses: seconds each
 def test_info_describes_a_crfsuite_model_file(files, crfsuite_model):
     import json
 
@@ -226,6 +230,7 @@ def test_info_describes_a_crfsuite_model_file(files, crfsuite_model):
            "which records no latentstruct run" in one_error_line(result)
 
 
+@pytest.mark.slow  # command-line runs in subprocesses: seconds each
 def test_evaluate_and_predict_use_a_crfsuite_model_file(files, crfsuite_model):
     import json
 
@@ -263,6 +268,7 @@ def test_evaluate_and_predict_use_a_crfsuite_model_file(files, crfsuite_model):
 # ----------------------------------------------------------------------------------------
 # --resume of an L-BFGS crf: refused before any data is read, in the command line's words
 # ----------------------------------------------------------------------------------------
+@pytest.mark.slow  # command-line runs in subprocesses: seconds each
 def test_resume_of_an_lbfgs_crf_is_refused_before_the_data(files, tmp_path):
     lbfgs = tmp_path / "lbfgs.npz"
     result = cli("train", "sequence", "--learner", "crf", "--train", files["data"], "--model",
@@ -446,6 +452,7 @@ def test_dense_weights_over_the_model_limit_are_refused_before_allocation(crfsui
 # ----------------------------------------------------------------------------------------
 # --classes: the full label set of an online stream, declared on the command line
 # ----------------------------------------------------------------------------------------
+@pytest.mark.slow  # command-line runs in subprocesses: seconds each
 def test_classes_declare_a_streams_labels_for_later_resume_runs(files, tmp_path):
     import json
 

@@ -195,7 +195,12 @@ def test_one_slack_inference_cache_reaches_the_same_optimum():
     assert primal(s, X, Y, C, clf.coef_) == pytest.approx(best, rel=1e-5, abs=1e-6)
 
 
-@pytest.mark.parametrize("case", range(len(PROBLEMS)), ids=IDS)
+# the chain problems take 3000 epochs to close the gap (a minute or two each): slow
+FW_CASES = [pytest.param(i, id=name, marks=[pytest.mark.slow] if "chain" in name else [])
+            for i, name in enumerate(IDS)]
+
+
+@pytest.mark.parametrize("case", FW_CASES)
 @pytest.mark.parametrize("averaging", [False, True])
 def test_block_frank_wolfe_closes_the_duality_gap_to_the_optimum(case, averaging):
     _, s, (X, Y), C = PROBLEMS[case]
