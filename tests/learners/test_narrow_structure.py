@@ -198,3 +198,28 @@ def test_an_object_offering_nothing_is_refused_in_one_line():
         as_structure(object())
     with pytest.raises(ConfigError, match="needs a structure"):
         as_structure(None)
+
+
+def test_a_tasks_structure_is_one_view_until_its_parameters_change():
+    """``task.structure()`` is the same object while the task's parameters stay (a fit's
+    shared blocks ship it once), its members are worked out once (a learner reaches them
+    per example), and a parameter that may change after training (``set_params``) gives a
+    new view for the new value."""
+    import warnings
+
+    from latentstruct import Chunker
+
+    X = [[("He", "PRP"), ("runs", "VBZ")], [("A", "DT"), ("cat", "NN")]] * 4
+    y = [["B-NP", "O"], ["B-NP", "I-NP"]] * 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        task = Chunker(max_iter=2).fit(X, y).task_
+    view = task.structure()
+    assert task.structure() is view
+    assert view.identity.params == task.get_params()
+    assert view.argmax.__func__ is type(task).argmax
+    old = task.input_scheme
+    task.set_params(input_scheme="iob2" if old != "iob2" else "iob1")
+    other = task.structure()
+    assert other is not view and other.identity.params["input_scheme"] == task.input_scheme
+    assert view.identity.params["input_scheme"] == old  # the old view keeps what it was made for

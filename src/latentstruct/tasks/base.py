@@ -396,9 +396,10 @@ class Task(CheckedParams):
         nothing else.  One view per task (it reads the task live), so that a fit's shared
         blocks, keyed by object, ship it to workers once."""
         check_is_fitted(self)
+        params = self.get_params()
         view = _VIEWS.get(self)
-        if view is None:
-            view = _VIEWS[self] = StructureView(self)
+        if view is None or not view.shows(params):  # new, or set_params changed the task
+            view = _VIEWS[self] = StructureView(self, params)
         return view
 
 
@@ -529,24 +530,23 @@ class StructureView:
     sampling, evaluating by name or saving.  Immutable; pickles as the task it shows (a
     worker process rebuilds the view)."""
 
-    __slots__ = ("_task", "__weakref__")
+    __slots__ = ("_task", "_params", "_members", "identity", "capabilities", "__weakref__")
 
-    def __init__(self, task: Task):
-        object.__setattr__(self, "_task", task)
+    def __init__(self, task: Task, params: dict | None = None):
+        # the members are worked out once, for the task's parameters now (they decide the
+        # capabilities): a learner reaches them per example, so not on every access
+        params = task.get_params() if params is None else params
+        caps = frozenset(type(task).offered_capabilities(params))
+        members = structure_members(caps, has=lambda m: hasattr(type(task), m))
+        identity = task_identity(task, params)
+        for name, value in (("_task", task), ("_params", dict(params)), ("_members", members),
+                            ("identity", identity), ("capabilities", caps)):
+            object.__setattr__(self, name, value)
 
-    @property
-    def capabilities(self) -> frozenset:
-        task = self._task
-        return frozenset(type(task).offered_capabilities(task.get_params()))
-
-    @property
-    def identity(self):
-        return task_identity(self._task)
-
-    @property
-    def _members(self) -> frozenset:
-        task = self._task
-        return structure_members(self.capabilities, has=lambda m: hasattr(type(task), m))
+    def shows(self, params: dict) -> bool:
+        """Whether this view was made for a task with these parameters."""
+        return params.keys() == self._params.keys() and all(
+            same_value(value, self._params[name]) for name, value in params.items())
 
     def __getattr__(self, name):
         if name.startswith("__"):  # copy, pickle and the like probe special names
@@ -587,8 +587,9 @@ class StructureView:
         return float(task.evaluate(list(Y_true), Y_pred)[task.score_metric])
 
 
-def task_identity(task) -> Identity:
+def task_identity(task, params: dict | None = None) -> Identity:
     """Who ``task`` is, as data: its name and parameters (messages, checkpoints); needs no
     fitted task, so the command line checks a checkpoint before any data is read."""
-    return Identity(task.name, task.get_params(), frozenset(task.local_params),
+    params = task.get_params() if params is None else params
+    return Identity(task.name, params, frozenset(task.local_params),
                     kind=type(task).__name__)
