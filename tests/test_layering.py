@@ -98,7 +98,9 @@ LAYER_RANK = {
     "cli": 8, "__main__": 8, "": 8,  # "": the package's public face (latentstruct/__init__)
 }
 
-MAX_LINES = 650
+# a ceiling for "read in one sitting", not a cap to split concepts by (issue 53: the old
+# 650-line cap cut concepts such as the alternating learners into pieces)
+MAX_LINES = 1000
 
 
 def _module_name(path: Path) -> str:
@@ -228,7 +230,7 @@ def test_no_private_name_is_imported_from_another_module():
     assert private == []
 
 
-def test_every_module_is_at_most_650_lines():
+def test_every_module_reads_in_one_sitting():
     sizes = sorted(((len(p.read_text(encoding="utf-8").splitlines()), m)
                     for m, p in MODULES.items()), reverse=True)
     print("largest modules:", ", ".join(f"{m} {n}" for n, m in sizes[:5]))
