@@ -74,8 +74,9 @@ class SubgradientSSVM(L1SlackLearner):
     ----------
     coef_ : ndarray of shape (n_features,)
     n_iter_ : int, epochs run
-    objective_curve_ : list of float, per epoch ``C * (sum of the slacks found) + 1/2
-        ||w||^2`` (slacks found while w moved), then the primal at the final w
+    objective_curve_ : list of float
+        Per epoch, ``C * (sum of the slacks found) + 1/2 ||w||^2`` (slacks found while w
+        moved), then the primal at the final w.
     primal_objective_curve_ : list of float, the primal at the final w
     t_ : int, updates made
     converged_ : bool, an epoch found no violated constraint
