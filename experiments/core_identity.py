@@ -26,14 +26,14 @@ Three modes:
     code's predictions of the same file (recorded in OLD.json, default
     ``OLD_MODELS_DIR/results.json``).
 
-    PYTHONPATH=/work/wt-old/src python experiments/core_identity.py --out /tmp/ident/old \\
-        --results /tmp/ident/old/results.json
-    PYTHONPATH=/work/wt-id/src python experiments/core_identity.py --out /tmp/ident/new \\
-        --results /tmp/ident/new/results.json
-    python experiments/core_identity.py --compare /tmp/ident/old/results.json \\
-        /tmp/ident/new/results.json
-    PYTHONPATH=/work/wt-id/src python experiments/core_identity.py \\
-        --cross-load /tmp/ident/old --results /tmp/ident/cross.json
+    PYTHONPATH=<checkout of fdb6cc9>/src python experiments/core_identity.py --out ident/old \\
+        --results ident/old/results.json
+    PYTHONPATH=src python experiments/core_identity.py --out ident/new \\
+        --results ident/new/results.json
+    python experiments/core_identity.py --compare ident/old/results.json \\
+        ident/new/results.json
+    PYTHONPATH=src python experiments/core_identity.py \\
+        --cross-load ident/old --results ident/cross.json
 
 The training files are cut deterministically (the first N records of each corpus; the
 held-out slice from its end or its dev file), so both runs see the same bytes.  Learners a
