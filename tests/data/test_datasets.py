@@ -29,7 +29,7 @@ from latentstruct.datasets import (DATASETS, FetchError, fetch, fetch_msrp, fetc
                                    list_datasets)
 from latentstruct.datasets.builders import (arrays_digest, letters_arrays, manifest_digest,
                                             newsgroups_lines)
-from latentstruct.datasets.registry import Dataset, FileSpec, Source
+from latentstruct.datasets.registry import Corpus, FileSpec, Source
 from latentstruct.datasets.reuters import clean_markup, keep, paragraphs
 
 
@@ -93,9 +93,9 @@ def sha(data: bytes) -> str:
 TEXT = b"".join(b"line %d of a small corpus\n" % k for k in range(2000))
 
 
-def corpus(server, *, path="/corpus.txt", body=TEXT, expected=None, name="toy") -> Dataset:
+def corpus(server, *, path="/corpus.txt", body=TEXT, expected=None, name="toy") -> Corpus:
     server.routes[path] = body
-    return Dataset(name=name, title="a toy corpus", license="CC0",
+    return Corpus(name=name, title="a toy corpus", license="CC0",
                    files=(FileSpec("train.txt", expected or sha(TEXT), len(TEXT),
                                    Source(server.url + path)),),
                    splits={"train": "train.txt"})
@@ -163,7 +163,7 @@ def test_members_of_zip_gzip_and_tar_archives_and_head_lines(tmp_path):
     with Server() as server:
         server.routes["/toy.zip"] = archive
         server.routes["/whole.txt.gz"] = gzip.compress(whole)
-        dataset = Dataset(name="toy", title="a toy corpus", license="CC0", files=(
+        dataset = Corpus(name="toy", title="a toy corpus", license="CC0", files=(
             FileSpec("train.txt", sha(TEXT), len(TEXT),
                      Source(server.url + "/toy.zip", member="toy/train.txt", sha256=sha(archive))),
             FileSpec("head.txt", sha(TEXT), len(TEXT),
@@ -176,7 +176,7 @@ def test_members_of_zip_gzip_and_tar_archives_and_head_lines(tmp_path):
 def test_a_damaged_archive_is_refused_by_its_own_digest(tmp_path):
     with Server() as server:
         server.routes["/toy.zip"] = b"PK\x03\x04 not really a zip"
-        dataset = Dataset(name="toy", title="a toy corpus", license="CC0", files=(
+        dataset = Corpus(name="toy", title="a toy corpus", license="CC0", files=(
             FileSpec("train.txt", sha(TEXT), len(TEXT),
                      Source(server.url + "/toy.zip", member="toy/train.txt", sha256="0" * 64)),))
         with pytest.raises(FetchError, match="the archive from .* has SHA-256"):
@@ -187,7 +187,7 @@ def test_a_damaged_archive_is_refused_by_its_own_digest(tmp_path):
 def test_offline_the_error_says_which_file_to_put_where(tmp_path):
     with Server() as server:
         url = server.url
-    dataset = Dataset(name="toy", title="a toy corpus", license="CC0", files=(
+    dataset = Corpus(name="toy", title="a toy corpus", license="CC0", files=(
         FileSpec("train.txt", sha(TEXT), len(TEXT), Source(url + "/corpus.txt")),))
     with pytest.raises(FetchError) as info:  # the server is gone: connection refused
         fetch(dataset, data_home=tmp_path)

