@@ -14,7 +14,7 @@ from latentstruct.data.sparse import SparseRows, SparseVector
 
 from latentstruct.exceptions import NotFittedError
 from latentstruct.inference.result import DecodeResult
-from latentstruct.tasks import TASKS, ChunkTask, Dataset
+from latentstruct.tasks import TASKS, ChainStructure, ChunkTask, Dataset
 from latentstruct.tasks.base import StructuredTask
 from latentstruct.testing import (
     BagTask,
@@ -735,11 +735,15 @@ def test_a_corpus_task_checks_the_same_from_pairs_and_from_a_dataset(tmp_path):
     assert from_pairs.checks == from_dataset.checks and from_pairs.n_examples == 3
 
 
-class OffByOneChunk(ChunkTask):
-    """A real task whose log-partition is off by one (a module-level class: it pickles)."""
-
+class OffByOneChain(ChainStructure):
     def log_partition(self, x, w):
         return super().log_partition(x, w) + 1.0
+
+
+class OffByOneChunk(ChunkTask):
+    """A real task whose log-partition is off by one (module-level classes: they pickle)."""
+
+    structure_class = OffByOneChain
 
 
 def test_a_wrong_log_partition_of_a_real_task_fails(tmp_path):
@@ -753,7 +757,7 @@ def test_a_wrong_log_partition_of_a_real_task_fails(tmp_path):
         check_task(broken, ds, enumerate=enumerate_structures)
 
 
-class DroppedRowChunk(ChunkTask):
+class DroppedRowChain(ChainStructure):
     """Batch Φ differences that lose the last example's emissions, and batch losses off by
     one: what the structural SVM would train on, wrong."""
 
@@ -762,9 +766,17 @@ class DroppedRowChunk(ChunkTask):
         return SparseRows.from_vectors([*list(rows)[:-1], SparseVector.empty()])
 
 
-class OffByOneLossChunk(ChunkTask):
+class OffByOneLossChain(ChainStructure):
     def loss_batch(self, Y_true, Y_pred):
         return super().loss_batch(Y_true, Y_pred) + 1.0
+
+
+class DroppedRowChunk(ChunkTask):
+    structure_class = DroppedRowChain
+
+
+class OffByOneLossChunk(ChunkTask):
+    structure_class = OffByOneLossChain
 
 
 @pytest.mark.parametrize("cls, pattern", [

@@ -65,12 +65,12 @@ def test_the_strongest_feature_of_a_label_is_the_word_it_depends_on(zork_model):
     worst = r["features"]["X"]["negative"]
     assert all(e["weight"] < 0 for e in worst)
     # the transition matrix is the model's own first-order weights
-    _, trans, start, end = task.split_weights(learner.coef_)
+    _, trans, start, end = task.structure_.split_weights(learner.coef_)
     assert r["transitions"]["weights"] == trans.tolist()
     assert r["transitions"]["start"] == start.tolist() and r["transitions"]["end"] == end.tolist()
     assert r["bias"] is None
     # the listed weights are the weights of the named features
-    emission = task.split_weights(learner.coef_)[0]
+    emission = task.structure_.split_weights(learner.coef_)[0]
     x = task.labels_.index("X")
     assert best[0]["weight"] == emission[task.attr_index_.lookup("l[0]=zork"), x]
 

@@ -188,7 +188,7 @@ def test_distro_learns_the_serial_model_on_each_backend(backend, chunk, serial_d
 
 def test_distro_chunks_carry_only_their_own_part_scores(chunk):
     task, X, _ = chunk
-    batch = task.label_factored_batch(X)
+    batch = task.structure_.label_factored_batch(X)
     offsets = np.asarray(batch.offsets, dtype=np.int64)
     rng = np.random.default_rng(2)
     unary = rng.normal(size=(int(offsets[-1]), task.n_labels))
@@ -204,8 +204,8 @@ def test_distro_chunks_carry_only_their_own_part_scores(chunk):
     # chunks of any size decode to the whole batch's labelling
     L = task.n_labels
     chain = (rng.normal(size=(L, L)), rng.normal(size=L), rng.normal(size=L))
-    whole = task.argmax_from_part_scores_batch(offsets, unary, *chain, Y=y)
-    pieces = [_argmax_chunk(s, min(n, s + 4), task, scores, *chain)[0] for s in range(0, n, 4)]
+    whole = task.structure_.argmax_from_part_scores_batch(offsets, unary, *chain, Y=y)
+    pieces = [_argmax_chunk(s, min(n, s + 4), task.structure_, scores, *chain)[0] for s in range(0, n, 4)]
     np.testing.assert_array_equal(np.concatenate(pieces), whole)
 
 

@@ -387,16 +387,16 @@ def test_sequence_task_checks_label_ids_before_its_kernels(tmp_path):
     bad = y.copy()
     bad[1] = 99
     with pytest.raises(InputError, match="label id 99 at position 1 is outside 0..2"):
-        task.joint_feature(X, bad)
+        task.structure_.joint_feature(X, bad)
     with pytest.raises(InputError, match="label id 99"):
-        task.argmax(X, w, bad)
+        task.structure_.argmax(X, w, bad)
     with pytest.raises(InputError, match="one label id per token"):
-        task.joint_feature(X, y[:2])
+        task.structure_.joint_feature(X, y[:2])
     # encode_targets refuses an unseen gold label; a -1 put there on purpose (a token left
     # free) stays valid for the kernels: it is always wrong
     with pytest.raises(InputError, match="'B-ZZ' at y\\[0\\]\\[1\\]"):
         task.encode_targets([["B-NP", "B-ZZ", "O"]])
-    assert task.argmax(X, w, np.array([0, -1, 2])).score == 3.0
+    assert task.structure_.argmax(X, w, np.array([0, -1, 2])).score == 3.0
 
 
 def test_doccls_and_dependency_check_ids_too(tmp_path):

@@ -29,7 +29,7 @@ from latentstruct.learners import (
     check_compatible,
     valid_learners,
 )
-from latentstruct.tasks import TASKS, ChunkTask, Dataset, TransliterationTask
+from latentstruct.tasks import TASKS, ChainStructure, ChunkTask, Dataset, TransliterationTask
 from latentstruct.tasks.base import LatentBinaryTask, StructuredTask, Task
 from latentstruct.tasks.contracts import (CAPABILITIES, LATENT_BINARY, MAX_DECODABLE, alternatives,
                                          missing_methods)
@@ -163,10 +163,8 @@ def _tiny_chunk(tiny_chunk_file):
     return task, data
 
 
-class WorstChunkTask(ChunkTask):
+class WorstChain(ChainStructure):
     """Plain argmax returns the worst label sequence (scores negated), with its true score."""
-
-    name = "worst-chunk"
 
     def argmax(self, x, w, y_true=None, *, random_state=None):
         if y_true is not None:
@@ -176,6 +174,13 @@ class WorstChunkTask(ChunkTask):
 
     def argmax_results(self, X, w, Y=None, *, random_state=None):
         return [self.argmax(X[i], w, None if Y is None else Y[i]) for i in range(len(X))]
+
+
+class WorstChunkTask(ChunkTask):
+    """A chunker whose chain decodes the worst labelling."""
+
+    name = "worst-chunk"
+    structure_class = WorstChain
 
 
 def test_a_wrong_decoder_makes_jlis_raise(tiny_chunk_file):

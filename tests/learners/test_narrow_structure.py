@@ -217,7 +217,8 @@ def test_a_tasks_structure_is_one_view_until_its_parameters_change():
     view = task.structure()
     assert task.structure() is view
     assert view.identity.params == task.get_params()
-    assert view.argmax.__func__ is type(task).argmax
+    assert view.argmax.__func__ is type(task.structure_).argmax
+    assert view.argmax.__self__ is task.structure_
     old = task.input_scheme
     task.set_params(input_scheme="iob2" if old != "iob2" else "iob1")
     other = task.structure()

@@ -74,7 +74,7 @@ def batches(task, X, Y, lengths):
     out, a = [], 0
     for n in lengths:
         idx = np.arange(a, a + n)
-        out.append((task.subset(X, idx), Y[a : a + n] if isinstance(Y, np.ndarray)
+        out.append((task.structure_object().subset(X, idx), Y[a : a + n] if isinstance(Y, np.ndarray)
                     else [Y[i] for i in idx]))
         a += n
     return out
@@ -165,7 +165,7 @@ def test_sgd_auto_eta0_is_searched_on_the_first_batch(chunk):
     b = quiet(lambda: SGDStructuredSVM(task, batch_size=4, n_epochs=1).fit(X, Y))
     assert a.eta0_ == b.eta0_ and a.eta0_trials_ == b.eta0_trials_
     assert max_delta(a, b) <= TOL
-    first = task.subset(X, np.arange(12))
+    first = task.structure_object().subset(X, np.arange(12))
     c = quiet(lambda: SGDStructuredSVM(task, batch_size=4).partial_fit(first, Y[:12]))
     eta0 = c.eta0_
     quiet(lambda: c.partial_fit(X, Y))

@@ -65,11 +65,11 @@ def test_featurize_and_joint_feature_consistency(tiny_file):
     for _ in range(10):
         w = rng.normal(size=task.n_features)
         for i in range(len(X)):
-            res = task.argmax(X[i], w)
-            assert res.score == pytest.approx(task.joint_feature(X[i], res.structure).dot(w), abs=1e-9)
-        batch = task.argmax_batch(X, w, Y)
+            res = task.structure_.argmax(X[i], w)
+            assert res.score == pytest.approx(task.structure_.joint_feature(X[i], res.structure).dot(w), abs=1e-9)
+        batch = task.structure_.argmax_batch(X, w, Y)
         for i in range(len(X)):
-            assert np.array_equal(batch[i], task.argmax(X[i], w, Y[i]).structure)
+            assert np.array_equal(batch[i], task.structure_.argmax(X[i], w, Y[i]).structure)
 
 
 def test_loss_augmented_argmax_matches_brute_force(tiny_file):
@@ -87,18 +87,18 @@ def test_loss_augmented_argmax_matches_brute_force(tiny_file):
         return i, w
 
     report = check_decoder(
-        decode=lambda inst: task.argmax(X[inst[0]], inst[1], Y[inst[0]]),
+        decode=lambda inst: task.structure_.argmax(X[inst[0]], inst[1], Y[inst[0]]),
         candidates=lambda inst: all_sequences(len(Y[inst[0]]), L),
-        score=lambda inst, y: task.joint_feature(X[inst[0]], y).dot(inst[1]) + task.loss(Y[inst[0]], y),
+        score=lambda inst, y: task.structure_.joint_feature(X[inst[0]], y).dot(inst[1]) + task.structure_.loss(Y[inst[0]], y),
         make_instance=make_instance,
         n_instances=150,
     )
     assert report.n_instances == 150 and report.n_infeasible == 0
     # and plain (not loss-augmented) argmax
     check_decoder(
-        decode=lambda inst: task.argmax(X[inst[0]], inst[1]),
+        decode=lambda inst: task.structure_.argmax(X[inst[0]], inst[1]),
         candidates=lambda inst: all_sequences(len(Y[inst[0]]), L),
-        score=lambda inst, y: task.joint_feature(X[inst[0]], y).dot(inst[1]),
+        score=lambda inst, y: task.structure_.joint_feature(X[inst[0]], y).dot(inst[1]),
         make_instance=make_instance,
         n_instances=100,
         random_state=1,

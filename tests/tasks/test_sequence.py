@@ -46,14 +46,14 @@ def test_joint_feature_scores_match_viterbi_and_differences(tiny_chunk_file):
     for _ in range(20):
         w = rng.normal(size=task.n_features)
         for i in range(len(X)):
-            res = task.argmax(X[i], w)
-            assert res.score == pytest.approx(task.joint_feature(X[i], res.structure).dot(w), abs=1e-9)
-            d = task.joint_feature_difference(X[i], Y[i], res.structure)
-            ref = task.joint_feature(X[i], Y[i]) - task.joint_feature(X[i], res.structure)
+            res = task.structure_.argmax(X[i], w)
+            assert res.score == pytest.approx(task.structure_.joint_feature(X[i], res.structure).dot(w), abs=1e-9)
+            d = task.structure_.joint_feature_difference(X[i], Y[i], res.structure)
+            ref = task.structure_.joint_feature(X[i], Y[i]) - task.structure_.joint_feature(X[i], res.structure)
             assert np.array_equal(d.indices, ref.indices) and np.allclose(d.values, ref.values)
-        batch = task.argmax_batch(X, w)
+        batch = task.structure_.argmax_batch(X, w)
         for i in range(len(X)):
-            assert np.array_equal(batch[i], task.argmax(X[i], w).structure)
+            assert np.array_equal(batch[i], task.structure_.argmax(X[i], w).structure)
 
 
 def test_loss_augmented_argmax_matches_brute_force():
@@ -77,9 +77,9 @@ def test_loss_augmented_argmax_matches_brute_force():
 
     L = task.n_labels
     check_decoder(
-        decode=lambda inst: task.argmax(X[inst[0]], inst[1], Y[inst[0]]),
+        decode=lambda inst: task.structure_.argmax(X[inst[0]], inst[1], Y[inst[0]]),
         candidates=lambda inst: all_sequences(len(Y[inst[0]]), L),
-        score=lambda inst, y: task.joint_feature(X[inst[0]], y).dot(inst[1]) + task.loss(Y[inst[0]], y),
+        score=lambda inst, y: task.structure_.joint_feature(X[inst[0]], y).dot(inst[1]) + task.structure_.loss(Y[inst[0]], y),
         make_instance=make_instance,
         n_instances=150,
     )

@@ -11,13 +11,14 @@ import pytest
 from latentstruct.data.sparse import SparseRows, SparseVector
 from latentstruct.exceptions import InputError
 from latentstruct.tasks import SequenceTask
-from latentstruct.tasks.base import StructuredTask
-from latentstruct.tasks.sequence import PosTask
+from latentstruct.tasks.base import MaxDecodable
+from latentstruct.tasks.sequence import ChainStructure, PosTask
 
 L, N_ATTR = 3, 5
 
 
 def _task_and_corpus(seed, valued):
+    """(the chain structure a fitted task holds, a featurised corpus, the rng)."""
     rng = np.random.default_rng(seed)
     task = SequenceTask()
     task.fit(task.make_dataset([[{f"a{k}": 1 for k in range(N_ATTR)}] * L],
@@ -30,7 +31,7 @@ def _task_and_corpus(seed, valued):
             sent.append({f"a{a}": (float(rng.choice([0.5, -1.5, 2.0, 1.0])) if valued else 1)
                          for a in chosen})
         X_raw.append(sent)
-    return task, task.featurize(task.make_dataset(X_raw)), rng
+    return task.structure_, task.featurize(task.make_dataset(X_raw)), rng
 
 
 def _labels(rng, X, free=True):
@@ -46,7 +47,7 @@ def test_differences_and_losses_equal_the_per_example_methods(seed, valued):
     if seed % 3 == 0:  # some sentences decoded right: empty differences, loss 0
         Y_b = [a.copy() if i % 2 else b for i, (a, b) in enumerate(zip(Y_a, Y_b))]
     rows = task.joint_feature_differences(X, Y_a, Y_b)
-    base = StructuredTask.joint_feature_differences(task, X, Y_a, Y_b)
+    base = MaxDecodable.joint_feature_differences(task, X, Y_a, Y_b)
     assert isinstance(rows, SparseRows) and len(rows) == len(X)
     np.testing.assert_array_equal(rows.indptr, base.indptr)
     np.testing.assert_array_equal(rows.indices, base.indices)
@@ -59,7 +60,7 @@ def test_differences_and_losses_equal_the_per_example_methods(seed, valued):
         assert rows.dots(w)[i] == pytest.approx(one.dot(w), rel=1e-12, abs=1e-12)
     losses = task.loss_batch(Y_a, Y_b)
     np.testing.assert_array_equal(losses, [task.loss(a, b) for a, b in zip(Y_a, Y_b)])
-    np.testing.assert_array_equal(losses, StructuredTask.loss_batch(task, Y_a, Y_b))
+    np.testing.assert_array_equal(losses, MaxDecodable.loss_batch(task, Y_a, Y_b))
 
 
 def test_a_subset_gives_the_rows_of_its_sentences():
@@ -77,8 +78,7 @@ def test_a_subset_gives_the_rows_of_its_sentences():
 
 
 def test_the_pos_task_shares_the_batch_methods():
-    assert PosTask.joint_feature_differences is SequenceTask.joint_feature_differences
-    assert PosTask.loss_batch is SequenceTask.loss_batch
+    assert PosTask.structure_class is SequenceTask.structure_class is ChainStructure
 
 
 @pytest.mark.parametrize("change, pattern", [
@@ -94,7 +94,7 @@ def test_bad_structures_are_refused_in_one_line(change, pattern):
 
 
 def test_loss_batch_refuses_mismatched_lengths():
-    task = SequenceTask()
+    task = ChainStructure(2, 1)
     with pytest.raises(InputError, match="2 gold structures but 1 predicted"):
         task.loss_batch([[0], [1]], [[0]])
     with pytest.raises(InputError, match="structure 0: 2 gold labels but 1 predicted"):

@@ -25,17 +25,13 @@ from latentstruct.tasks.sequence.capabilities import (
 from latentstruct.testing import all_sequences, check_decoder, sequence_score
 from conftest import token_slice
 
-if issubclass(ChunkTask, MarginalizableSequence) and issubclass(ChunkTask, LabelFactoredSequence):
-    Task = ChunkTask
-else:  # until SequenceLabellingTask lists the mixins among its bases
-
-    class Task(MarginalizableSequence, LabelFactoredSequence, ChunkTask):
-        capabilities = ChunkTask.capabilities | {MARGINALIZABLE, LABEL_FACTORED}
+Task = ChunkTask
 
 
 @pytest.fixture
 def tiny(tiny_chunk_file):
-    """(task, [(x, y), ...]) with every window of 1..4 tokens of the fixture's sentences."""
+    """(the task's chain structure, [(x, y), ...]) with every window of 1..4 tokens of the
+    fixture's sentences."""
     task = Task()
     ds = task.read(tiny_chunk_file)
     task.fit(ds)
@@ -47,7 +43,9 @@ def tiny(tiny_chunk_file):
         for length in range(1, 5):
             for a in range(0, T - length + 1, 2):
                 windows.append((token_slice(X[i], a, a + length), Y[i][a : a + length]))
-    return task, windows
+    assert isinstance(task.structure_, MarginalizableSequence)
+    assert isinstance(task.structure_, LabelFactoredSequence)
+    return task.structure_, windows
 
 
 def feature_matrix(task, x):

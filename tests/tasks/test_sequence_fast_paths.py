@@ -97,10 +97,10 @@ def test_joint_feature_difference_checks_label_ids(tiny_chunk_file):
     bad = y.copy()
     bad[3] = task.n_labels
     with pytest.raises(InputError, match=f"label id {task.n_labels} at position 3"):
-        task.joint_feature_difference(X[0], y, bad)
+        task.structure_.joint_feature_difference(X[0], y, bad)
     with pytest.raises(InputError, match="one label id per token"):
-        task.joint_feature_difference(X[0], y, y[:-1])
-    d = task.joint_feature_difference(X[0], y, y.astype(np.int32))  # other int types convert
+        task.structure_.joint_feature_difference(X[0], y, y[:-1])
+    d = task.structure_.joint_feature_difference(X[0], y, y.astype(np.int32))  # other int types convert
     assert d.nnz == 0
 
 

@@ -129,9 +129,75 @@ def test_featurizer_is_a_scikit_learn_transformer():
         fitted.transform("The dog")
 
 
+def test_the_task_holds_its_structure():
+    """A sequence task composes a featurizer, a label encoder and a ChainStructure built from
+    them; it is not a structure itself (issue 53)."""
+    import warnings
+
+    from latentstruct.tasks.base import MaxDecodable, Task
+
+    assert PosTask.__mro__[1:3] == (SequenceLabellingTask, Task)
+    assert not issubclass(PosTask, (ChainStructure, MaxDecodable))
+    task = PosTask().fit(PosTask().make_dataset(WORDS, TAGS))
+    chain = task.structure_
+    assert type(chain) is ChainStructure and task.structure_object() is chain
+    assert (chain.n_labels, chain.n_attributes) == (len(task.labels_),
+                                                    task.featurizer_.n_features_out_)
+    assert task.n_features == chain.n_features == chain.n_attributes * chain.n_labels \
+        + chain.n_labels ** 2 + 2 * chain.n_labels
+    with pytest.raises(AttributeError, match="immutable"):
+        chain.n_labels = 3
+    copy = pickle.loads(pickle.dumps(chain))
+    assert (copy.n_labels, copy.n_attributes) == (chain.n_labels, chain.n_attributes)
+    with pytest.raises(ValueError, match="n_labels must be an int >= 0"):
+        ChainStructure(-1, 3)
+    # the learner's view delegates to the chain; a refit builds a new chain and a new view
+    view = task.structure()
+    X = task.featurize(task.make_dataset(WORDS))
+    w = np.random.default_rng(0).normal(size=task.n_features)
+    assert [list(y) for y in view.argmax_batch(X, w)] == \
+        [list(y) for y in chain.argmax_batch(X, w)]
+    task.fit(task.make_dataset(WORDS + [["new", "words"]], TAGS + [["NOUN", "NOUN"]]))
+    assert task.structure_ is not chain and task.structure() is not view
+    assert task.structure().n_features == task.structure_.n_features
+    # the chain's members on the task: still there, deprecated
+    with pytest.warns(DeprecationWarning, match=r"PosTask.argmax_batch is deprecated: .* use "
+                                                r"task.structure\(\).argmax_batch"):
+        old = task.argmax_batch(task.featurize(task.make_dataset(WORDS)),
+                                np.zeros(task.n_features))
+    assert len(old) == len(WORDS)
+    with pytest.raises(AttributeError, match="no attribute 'argmax_batch'"):
+        PosTask().argmax_batch  # noqa: B018 - unfitted: no structure to forward to
+    # a task pickled before it held its structure (no structure_) builds it on first use
+    del task.__dict__["structure_"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert task.structure_object().n_labels == len(task.labels_)
+
+
+def test_a_task_subclass_that_overrides_the_chain_is_refused():
+    with pytest.raises(TypeError, match=r"Broken defines argmax, loss, which belong to the "
+                                        r"structure .* subclass ChainStructure .* set "
+                                        r"structure_class"):
+        class Broken(PosTask):
+            def argmax(self, x, w, y_true=None, *, random_state=None): ...
+
+            def loss(self, y_true, y_pred): ...
+
+    class Chain(ChainStructure):
+        def loss(self, y_true, y_pred):
+            return 2.0 * super().loss(y_true, y_pred)
+
+    class Doubled(PosTask):
+        structure_class = Chain
+
+    task = Doubled().fit(PosTask().make_dataset(WORDS, TAGS))
+    assert type(task.structure_) is Chain
+    y = task.encode_targets(TAGS)[0]
+    assert task.structure().loss(y, np.roll(y, 1)) == 2.0 * np.count_nonzero(y != np.roll(y, 1))
+
+
 def test_structure_and_parameters():
-    assert PosTask.__mro__[1:3] == (SequenceLabellingTask, ChainStructure)
-    assert SequenceLabellingTask.__bases__ == (ChainStructure,)
     assert not any("_validate_params" in vars(c) for c in PosTask.__mro__)
     for bad, match in (({"feature_index": "bogus"}, r"'feature_index' parameter .* among "
                                                     r"\{'index', 'hashing'\}"),

@@ -75,8 +75,8 @@ def test_arrays_equal_the_dict_form_with_the_same_values():
     np.testing.assert_allclose(a.learner_.objective_curve_, b.learner_.objective_curve_,
                                rtol=1e-8)
     # the same weights, rows in the index's order for the dicts
-    ea = a.task_.split_weights(a.learner_.coef_)[0]
-    eb = b.task_.split_weights(b.learner_.coef_)[0]
+    ea = a.task_.structure_.split_weights(a.learner_.coef_)[0]
+    eb = b.task_.structure_.split_weights(b.learner_.coef_)[0]
     rows = [b.task_.attr_index_.lookup(f"c{j}") for j in range(5)]
     np.testing.assert_allclose(ea, eb[rows], rtol=1e-7, atol=1e-10)
 

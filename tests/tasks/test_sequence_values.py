@@ -157,12 +157,12 @@ def test_joint_feature_and_scores_match_the_raw_dicts(valued):
         for y in all_sequences(len(tokens), L):
             y = np.asarray(y)
             phi = _dense_phi(task, tokens, y)
-            np.testing.assert_allclose(task.joint_feature(x, y).to_dense(task.n_features), phi,
+            np.testing.assert_allclose(task.structure_.joint_feature(x, y).to_dense(task.n_features), phi,
                                        atol=1e-12)
         # argmax against the enumeration of w·Φ
         best = max(w @ _dense_phi(task, tokens, np.asarray(y))
                    for y in all_sequences(len(tokens), L))
-        res = task.argmax(x, w)
+        res = task.structure_.argmax(x, w)
         assert res.score == pytest.approx(best, abs=1e-9)
         assert w @ _dense_phi(task, tokens, res.structure) == pytest.approx(best, abs=1e-9)
 
@@ -186,10 +186,10 @@ def test_crf_loss_gradient_and_marginals_match_enumeration(valued):
         for s, ps in zip(ys, p):
             node[np.arange(len(tokens)), s] += ps
         marg.append(node)
-    got_loss, got_grad = task.log_loss_batch(X, Y, w)
+    got_loss, got_grad = task.structure_.log_loss_batch(X, Y, w)
     assert got_loss == pytest.approx(loss, rel=1e-10)
     np.testing.assert_allclose(got_grad, grad, atol=1e-10)
-    for got, want in zip(task.marginals_batch(X, w), marg):
+    for got, want in zip(task.structure_.marginals_batch(X, w), marg):
         np.testing.assert_allclose(got, want, atol=1e-10)
     # per sentence: expected features and log Z
     for i, tokens in enumerate(X_raw):
@@ -197,22 +197,22 @@ def test_crf_loss_gradient_and_marginals_match_enumeration(valued):
         phis = np.array([_dense_phi(task, tokens, s) for s in ys])
         scores = phis @ w
         p = np.exp(scores - np.logaddexp.reduce(scores))
-        np.testing.assert_allclose(task.expected_feature(X[i], w), p @ phis, atol=1e-10)
-        assert task.log_partition(X[i], w) == pytest.approx(np.logaddexp.reduce(scores))
+        np.testing.assert_allclose(task.structure_.expected_feature(X[i], w), p @ phis, atol=1e-10)
+        assert task.structure_.log_partition(X[i], w) == pytest.approx(np.logaddexp.reduce(scores))
 
 
 def test_label_factored_rows_carry_the_values(valued):
     task, X_raw, X, rng = valued
     w = rng.normal(size=task.n_features)
-    emission, *_ = task.split_weights(w)
+    emission, *_ = task.structure_.split_weights(w)
     eye = np.eye(L)
     for i in range(len(X)):
-        parts = task.label_factored_parts(X[i])
-        unary, *_ = task.part_scores_from_label_matrix(parts, emission, eye, np.zeros((L, L)),
+        parts = task.structure_.label_factored_parts(X[i])
+        unary, *_ = task.structure_.part_scores_from_label_matrix(parts, emission, eye, np.zeros((L, L)),
                                                         np.zeros(L), np.zeros(L))
-        np.testing.assert_allclose(unary, task.unary_scores(X[i], w), atol=1e-12)
-    batch = task.label_factored_batch(X)
-    np.testing.assert_allclose(batch.rows @ emission, task.unary_scores(X, w), atol=1e-12)
+        np.testing.assert_allclose(unary, task.structure_.unary_scores(X[i], w), atol=1e-12)
+    batch = task.structure_.label_factored_batch(X)
+    np.testing.assert_allclose(batch.rows @ emission, task.structure_.unary_scores(X, w), atol=1e-12)
 
 
 def test_subset_indexing_and_concat_keep_the_values(valued):
@@ -221,13 +221,13 @@ def test_subset_indexing_and_concat_keep_the_values(valued):
     sub = X.subset([3, 0, 5])
     for k, i in enumerate([3, 0, 5]):
         np.testing.assert_array_equal(sub[k].attr_values, X[i].attr_values)
-        np.testing.assert_allclose(task.unary_scores(sub[k], w), task.unary_scores(X[i], w))
+        np.testing.assert_allclose(task.structure_.unary_scores(sub[k], w), task.structure_.unary_scores(X[i], w))
     np.testing.assert_array_equal(X[1:4][0].attr_values, X[1].attr_values)
     binary = SequenceCorpus(np.array([0, 2]), np.array([1, 1]), np.array([0, 1]))
     joined = concat_corpora([binary, X[2]])
     np.testing.assert_array_equal(joined.attr_values[:2], [1.0, 1.0])
-    np.testing.assert_allclose(task.unary_scores(joined[0], w)[0],
-                               2 * task.split_weights(w)[0][1])
+    np.testing.assert_allclose(task.structure_.unary_scores(joined[0], w)[0],
+                               2 * task.structure_.split_weights(w)[0][1])
     assert concat_corpora([binary, binary]).attr_values is None  # binary stays fast
 
 

@@ -298,8 +298,8 @@ class CRF(BaseEstimator):
         if hasattr(model.learner_, "predict_marginals"):
             return model.predict_marginals(X)
         task = model.task_
-        marginals = task.marginals_batch(task.featurize(task.make_dataset(X)),
-                                         model.learner_.coef_)
+        marginals = task.structure_.marginals_batch(task.featurize(task.make_dataset(X)),
+                                                    model.learner_.coef_)
         labels = list(task.labels_)
         return [[dict(zip(labels, row.tolist())) for row in m] for m in marginals]
 

@@ -71,16 +71,17 @@ class ChainTagger:
         dataset = task.make_dataset([xseq], [list(yseq)])
         X = task.featurize(dataset)
         y = task.encode_targets(dataset.targets)[0]
-        x = task.as_batch(X)[0]
-        score = float(task.joint_feature(x, y).dot(learner.coef_))
-        return float(np.exp(score - task.log_partition(x, learner.coef_)))
+        chain = task.structure_
+        x = chain.as_batch(X)[0]
+        score = float(chain.joint_feature(x, y).dot(learner.coef_))
+        return float(np.exp(score - chain.log_partition(x, learner.coef_)))
 
     def info(self) -> ModelInfo:
         """The model's labels, attributes and non-zero weights, as python-crfsuite's."""
         task, coef = self._model.task_, self._model.learner_.coef_
         labels = list(task.labels_)
         attributes = task.attr_index_.names if hasattr(task.attr_index_, "names") else None
-        emission, transition, _, _ = task.split_weights(coef)
+        emission, transition, _, _ = task.structure_.split_weights(coef)
         rows, cols = np.nonzero(emission)
         state = {(attributes[a] if attributes is not None else int(a), labels[k]):
                  float(emission[a, k]) for a, k in zip(rows.tolist(), cols.tolist())}

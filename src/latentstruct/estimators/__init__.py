@@ -369,7 +369,7 @@ class DocumentClassifier(ClassifierMixin, Estimator):
 
         _, Xf = self._featurise(X)
         w, _ = model_weights(self.task_, self.learner_)
-        scores = self.task_.unary_scores(Xf, w)[:, self._class_columns()]
+        scores = self.task_.structure_object().unary_scores(Xf, w)[:, self._class_columns()]
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     def _class_columns(self) -> list:

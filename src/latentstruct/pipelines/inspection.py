@@ -136,16 +136,16 @@ def inspect_model(task, learner, *, top: int = 20) -> dict:
 def _label_view(task, w: np.ndarray, top: int) -> dict:
     labels = [str(lab) for lab in task.labels_]
     if isinstance(task, SequenceLabellingTask):
-        emission, trans, start, end = task.split_weights(w)
+        emission, trans, start, end = task.structure_object().split_weights(w)
         name, hashed = feature_namer(task.attr_index_)
         n_named = len(task.attr_index_)
         if getattr(task, "n_columns_", 0):  # a numeric array's columns follow the index
             name = (lambda i, named=name: named(i) if i < n_named else f"column {i - n_named}")
     elif getattr(task, "input_kind_", "text") == "matrix":  # fitted on a numeric matrix
-        emission, trans = task.split_weights(w), None
+        emission, trans = task.structure_object().split_weights(w), None
         name, hashed = (lambda i: f"column {i}"), False  # its columns are the features
     else:
-        emission, trans = task.split_weights(w), None
+        emission, trans = task.structure_object().split_weights(w), None
         name, hashed = feature_namer(task.vocab_)
     features = {}
     for j, lab in enumerate(labels):

@@ -48,6 +48,9 @@ __all__ = [
     "Dataset",
     "join_corpora",
     "Task",
+    "OwnStructure",
+    "OwnStructureTask",
+    "MaxDecodable",
     "StructuredTask",
     "LatentBinaryTask",
     "register_task",
@@ -341,20 +344,6 @@ class Task(CheckedParams):
     def from_state(cls, params: dict, state: dict, arrays: dict[str, np.ndarray]):
         raise NotImplementedError("each task defines from_state")
 
-    # --- generic helpers -----------------------------------------------------------------
-    def subset(self, X, indices):
-        """The examples ``X[i] for i in indices``, in the task's batch representation."""
-        return [X[int(i)] for i in indices]
-
-    def as_batch(self, X):
-        """``X`` in the task's batch representation.
-
-        scikit-learn's splitters index a custom sequence into a plain list of single
-        examples; tasks whose batch is one array-backed object (a corpus) join such a list
-        back into one here.  Learners call it at the top of ``fit`` and ``predict``.
-        """
-        return X
-
     def training_sample(self, dataset: Dataset) -> Dataset:
         """The training examples to use from a training file (all of it by default)."""
         return dataset
@@ -380,16 +369,13 @@ class Task(CheckedParams):
         """Whether the task is fitted (a query; the check is ``check_is_fitted(task)``)."""
         return self.__sklearn_is_fitted__()
 
-    def argmax_is_maximum(self) -> bool:
-        """Whether the decoders return a true maximum of the score (with its status).
-
-        False for a decoder that is a fixed procedure by design, such as decode-then-vote
-        over several views: learners then skip the check that an argmax never scores below
-        a known structure (it would not hold) and treat an objective increase as a warning.
-        """
-        return True
-
     # --- what a learner sees ---------------------------------------------------------------
+    def structure_object(self):
+        """The object that implements the structure's members: the task itself for a task
+        that *is* its structure (``StructuredTask``, ``LatentBinaryTask``), the standalone
+        structure a composed task built when it was fitted (``structure_``)."""
+        return self
+
     def structure(self) -> "StructureView":
         """The narrow structure a learner trains on (the task must be fitted): the members
         of ``tasks.contracts.Structure`` and of the capabilities this task offers, and
@@ -398,7 +384,8 @@ class Task(CheckedParams):
         check_is_fitted(self)
         params = self.get_params()
         view = _VIEWS.get(self)
-        if view is None or not view.shows(params):  # new, or set_params changed the task
+        impl = self.structure_object()
+        if view is None or not view.shows(params, impl):  # new, refitted, or set_params
             view = _VIEWS[self] = StructureView(self, params)
         return view
 
@@ -412,16 +399,40 @@ def same_value(a, b) -> bool:
         return a is b
 
 
-class StructuredTask(Task):
-    """A task with labelled structures (capability ``max-decodable``).
+class OwnStructure:
+    """The base members of a structure (``tasks.contracts.Structure``) with their usual
+    defaults: a mixin of the task classes that are their own structure and of standalone
+    structure objects (``ChainStructure``)."""
 
-    Subclasses implement ``argmax`` (plain, and loss-augmented when ``y_true`` is given),
-    ``joint_feature`` and ``loss``; the batch forms default to loops over them and tasks
-    with fast kernels override them.  ``example_size`` (capability ``sized``) is kappa(x)
-    for J-LIS.
-    """
+    def subset(self, X, indices):
+        """The examples ``X[i] for i in indices``, in the task's batch representation."""
+        return [X[int(i)] for i in indices]
 
-    capabilities: ClassVar[frozenset] = frozenset({MAX_DECODABLE})
+    def as_batch(self, X):
+        """``X`` in the task's batch representation.
+
+        scikit-learn's splitters index a custom sequence into a plain list of single
+        examples; tasks whose batch is one array-backed object (a corpus) join such a list
+        back into one here.  Learners call it at the top of ``fit`` and ``predict``.
+        """
+        return X
+
+    def argmax_is_maximum(self) -> bool:
+        """Whether the decoders return a true maximum of the score (with its status).
+
+        False for a decoder that is a fixed procedure by design, such as decode-then-vote
+        over several views: learners then skip the check that an argmax never scores below
+        a known structure (it would not hold) and treat an objective increase as a warning.
+        """
+        return True
+
+
+class MaxDecodable(OwnStructure):
+    """The max-decodable capability: ``argmax`` (plain, and loss-augmented when ``y_true``
+    is given), ``joint_feature`` and ``loss``, to be implemented; the batch forms default to
+    loops over them, and structures with fast kernels override them.  ``example_size``
+    (capability ``sized``) is kappa(x) for J-LIS.  Mixed into ``StructuredTask`` and into
+    standalone structures (``ChainStructure``)."""
 
     def joint_feature(self, x, y) -> SparseVector:
         raise NotImplementedError("each structured task defines joint_feature")
@@ -460,6 +471,21 @@ class StructuredTask(Task):
         return loop_loss_batch(self, Y_true, Y_pred)
 
 
+class OwnStructureTask(OwnStructure, Task):
+    """A task that is its own structure (``structure_object`` is the task): the latent
+    binary tasks, the reranker, the hidden-chain classifier.  ``StructuredTask`` is the
+    max-decodable one."""
+
+
+class StructuredTask(MaxDecodable, Task):
+    """A task that is its own structure, with labelled structures (capability
+    ``max-decodable``): subclasses implement ``argmax``, ``joint_feature`` and ``loss``
+    (:class:`MaxDecodable`).  A task may instead hold a standalone structure, as the
+    sequence tasks hold a ``ChainStructure`` (``Task.structure_object``)."""
+
+    capabilities: ClassVar[frozenset] = frozenset({MAX_DECODABLE})
+
+
 def register_task(cls: type[Task]) -> type[Task]:
     """Class decorator: register ``cls`` under its ``name`` in ``latentstruct.registry.TASKS``
     (the registry, and ``get_task_class``, live there; this module re-exports them)."""
@@ -469,7 +495,7 @@ def register_task(cls: type[Task]) -> type[Task]:
     return cls
 
 
-class LatentBinaryTask(Task):
+class LatentBinaryTask(OwnStructureTask):
     """A binary decision over a hidden structure: f(x) = max_{h in C(x)} w . Phi(x, h).
 
     Used by LCLR, its two-stage baseline and the latent online learners.  Examples are
@@ -526,25 +552,32 @@ _VIEWS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 class StructureView:
     """What a learner sees of a fitted task (``task.structure()``): the members of
     ``tasks.contracts.Structure`` and those of the protocols of the capabilities the task
-    offers, each delegated to the task, and nothing else: no reading, featurising,
-    sampling, evaluating by name or saving.  Immutable; pickles as the task it shows (a
-    worker process rebuilds the view)."""
+    offers, each delegated to the task's structure object (``Task.structure_object``: the
+    task itself, or the standalone structure a composed task holds), and nothing else: no
+    reading, featurising, sampling, evaluating by name or saving.  Immutable; pickles as
+    the task it shows (a worker process rebuilds the view)."""
 
-    __slots__ = ("_task", "_params", "_members", "identity", "capabilities", "__weakref__")
+    __slots__ = ("_task", "_impl", "_params", "_members", "identity", "capabilities",
+                 "__weakref__")
 
     def __init__(self, task: Task, params: dict | None = None):
         # the members are worked out once, for the task's parameters now (they decide the
         # capabilities): a learner reaches them per example, so not on every access
         params = task.get_params() if params is None else params
         caps = frozenset(type(task).offered_capabilities(params))
-        members = structure_members(caps, has=lambda m: hasattr(type(task), m))
+        impl = task.structure_object()
+        members = structure_members(caps, has=lambda m: hasattr(type(impl), m))
         identity = task_identity(task, params)
-        for name, value in (("_task", task), ("_params", dict(params)), ("_members", members),
-                            ("identity", identity), ("capabilities", caps)):
+        for name, value in (("_task", task), ("_impl", impl), ("_params", dict(params)),
+                            ("_members", members), ("identity", identity),
+                            ("capabilities", caps)):
             object.__setattr__(self, name, value)
 
-    def shows(self, params: dict) -> bool:
-        """Whether this view was made for a task with these parameters."""
+    def shows(self, params: dict, impl=None) -> bool:
+        """Whether this view was made for a task with these parameters (and, when given,
+        this structure object: a refitted composed task holds a new one)."""
+        if impl is not None and impl is not self._impl:
+            return False
         return params.keys() == self._params.keys() and all(
             same_value(value, self._params[name]) for name, value in params.items())
 
@@ -552,7 +585,7 @@ class StructureView:
         if name.startswith("__"):  # copy, pickle and the like probe special names
             raise AttributeError(name)
         if name in self._members:
-            return getattr(self._task, name)
+            return getattr(self._impl, name)
         raise AttributeError(
             f"{name!r} is not part of the structure a learner sees of task "
             f"{self._task.name!r} (its members: tasks.contracts.Structure and the protocols "
@@ -570,16 +603,16 @@ class StructureView:
     # the base members a task has under other names or not at all
     @property
     def n_features(self) -> int:
-        return self._task.n_features
+        return self._impl.n_features
 
     def as_batch(self, X):
-        return self._task.as_batch(X)
+        return self._impl.as_batch(X)
 
     def subset(self, X, indices):
-        return self._task.subset(X, indices)
+        return self._impl.subset(X, indices)
 
     def argmax_is_maximum(self) -> bool:
-        return self._task.argmax_is_maximum()
+        return self._impl.argmax_is_maximum()
 
     def score(self, Y_true, Y_pred) -> float:
         """The task's main metric (``score_metric``) of encoded predictions."""

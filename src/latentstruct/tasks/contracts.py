@@ -497,17 +497,21 @@ def capability(name: str) -> Capability:
 def missing_methods(task_cls, base_classes: tuple[type, ...]) -> dict[str, list[str]]:
     """Methods of declared capabilities that ``task_cls`` does not implement.
 
-    A method counts as implemented when some class in ``task_cls``'s MRO other than the
-    abstract ``base_classes`` (whose methods only raise) defines it.  Returns
+    A composed task (one with a ``structure_class``, such as the sequence tasks' chain)
+    implements them in that class.  A method counts as implemented when some class in the
+    implementing class's MRO other than the abstract ``base_classes`` and their own bases
+    (whose methods only raise or loop over the required ones) defines it.  Returns
     {capability: [missing method, ...]} (empty when the declaration is honest).
     """
+    implementing = getattr(task_cls, "structure_class", None) or task_cls
+    abstract = {k for base in base_classes for k in base.__mro__}
     out: dict[str, list[str]] = {}
     for cap_name in sorted(getattr(task_cls, "capabilities", ())):
         cap = capability(cap_name)
         missing = []
         for method in cap.methods:
-            owners = [k for k in task_cls.__mro__ if method in vars(k)]
-            if not owners or all(k in base_classes for k in owners):
+            owners = [k for k in implementing.__mro__ if method in vars(k)]
+            if not owners or all(k in abstract for k in owners):
                 missing.append(method)
         if missing:
             out[cap_name] = missing

@@ -63,19 +63,21 @@ class CapabilityChecker:
     arguments have been validated."""
 
     def __init__(self, task, n_weights, random_state, atol, rtol):
-        self.task = task
+        self.owner = task
+        # what the checks call: the structure object (the task, or the one it holds)
+        self.task = task.structure_object()
         self.caps = frozenset(type(task).offered_capabilities(task.get_params()))
         self.n_weights = int(n_weights)
         self.random_state = random_state
         self.atol, self.rtol = float(atol), float(rtol)
-        self.maximal = bool(task.argmax_is_maximum())
+        self.maximal = bool(self.task.argmax_is_maximum())
         self.ran: dict[str, None] = {}
         self.max_err = 0.0
 
     # --- bookkeeping ---------------------------------------------------------------------
     def where(self, i=None, k=None) -> str:
         if i is None:
-            return f"task {type(self.task).__name__}"
+            return f"task {type(self.owner).__name__}"
         if k is None:
             return f"example {i}"
         return f"example {i}, weights {k} (random_state={self.random_state!r})"
@@ -183,7 +185,7 @@ class CapabilityChecker:
 
     # --- every task ------------------------------------------------------------------------
     def check_declaration(self) -> None:
-        task, where = self.task, self.where()
+        task, where = self.owner, self.where()
         self.mark("capabilities-implemented")
         missing = missing_methods(type(task), _ABSTRACT)
         if missing:

@@ -32,7 +32,7 @@ def check_state(checker: CapabilityChecker, pairs, dataset, weights, latent_h) -
     """``state-json``, ``state-round-trip`` and ``pickle-round-trip`` on ``pairs`` (and on the
     restored task's own featurisation of ``dataset``, if any); ``latent_h[i, k]`` is the
     hidden structure decoded for example i and weights k, whose features are compared."""
-    task, where = checker.task, checker.where()
+    task, where = checker.owner, checker.where()
     cls = type(task)
     with noted("check_task: raised while checking the task's state (get_state/from_state)"):
         params = task.get_params()
@@ -73,7 +73,7 @@ def check_state(checker: CapabilityChecker, pairs, dataset, weights, latent_h) -
 
 
 def _check_restored(checker, name, how, restored, pairs, dataset, weights, latent_h) -> None:
-    task, where = checker.task, checker.where()
+    task, where = checker.owner, checker.where()
     checker.mark(name)
     if type(restored) is not type(task):
         checker.fail(name, where, f"{how} gave a {type(restored).__name__}, expected a "
@@ -85,7 +85,7 @@ def _check_restored(checker, name, how, restored, pairs, dataset, weights, laten
                      f"{restored.n_features!r}, the original has {task.n_features!r}")
     theirs_pairs = [pairs]
     if dataset is not None:
-        X2 = restored.as_batch(restored.featurize(dataset))
+        X2 = restored.structure_object().as_batch(restored.featurize(dataset))
         Y2 = restored.encode_targets(dataset.targets)
         if len(X2) != len(pairs):
             checker.fail(name, where, f"{how}: the restored task featurises the dataset to "
@@ -98,13 +98,15 @@ def _check_restored(checker, name, how, restored, pairs, dataset, weights, laten
                 where = checker.where(i, k)
                 with noted(f"check_task: raised while checking {where} ({label})"):
                     h = latent_h.get((i, k))
-                    mine = _signature(checker.caps, task, x, y, w, h)
-                    theirs = _signature(checker.caps, restored, x2, y2, w, h)
+                    mine = _signature(checker.caps, task.structure_object(), x, y, w, h)
+                    theirs = _signature(checker.caps, restored.structure_object(), x2, y2, w,
+                                        h)
                     _compare(checker, name, where, label, mine, theirs)
 
 
 def _signature(caps, task, x, y, w, h) -> list[tuple[str, Any]]:
-    """What a restored task must reproduce on one example: feature vectors and scores."""
+    """What a restored task's structure (``task``, its ``structure_object()``) must
+    reproduce on one example: feature vectors and scores."""
     out: list[tuple[str, Any]] = []
     if MAX_DECODABLE in caps:
         out.append(("joint_feature(x, y)", task.joint_feature(x, y)))

@@ -297,7 +297,7 @@ def _check_arguments(task, n_weights, atol, rtol, enumerate) -> None:
 def _examples(task, examples, caps):
     """(pairs [(x, y)], batch X, targets Y, dataset or None)."""
     if isinstance(examples, Dataset):
-        X = task.as_batch(task.featurize(examples))
+        X = task.structure_object().as_batch(task.featurize(examples))
         Y = task.encode_targets(examples.targets)
         if len(X) != len(Y):
             raise ValueError(f"the dataset featurises to {len(X)} examples but has {len(Y)} "
@@ -320,7 +320,7 @@ def _examples(task, examples, caps):
                     "(task.encode_targets)")
             pairs.append((item[0], item[1]))
         dataset = None
-        X = task.as_batch([x for x, _ in pairs]) if pairs else None
+        X = task.structure_object().as_batch([x for x, _ in pairs]) if pairs else None
         Y = [y for _, y in pairs]
     if not pairs:
         raise ValueError("check_task needs at least one example; got none")
@@ -365,7 +365,7 @@ def _enumerated(checker: CapabilityChecker, enumerate_structures, i, x, y) -> _E
         raise TypeError(
             f"enumerate is used with max-decodable, latent-binary, candidate-list or "
             f"class-posterior tasks "
-            f"(it needs their feature map); {type(task).__name__} offers "
+            f"(it needs their feature map); {type(checker.owner).__name__} offers "
             f"{', '.join(sorted(caps)) or 'no capability'}; pass enumerate=None")
     structures = []
     for s in enumerate_structures(x):

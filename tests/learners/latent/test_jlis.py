@@ -76,9 +76,9 @@ def exact_inner_problem(task, X, Y, XB, yB, w0, C1, C2, exact_qp):
     g = 0
     for i in range(len(X)):
         for h in all_sequences(len(Y[i]), task.n_labels):
-            loss = task.loss(Y[i], h)
+            loss = task.structure_.loss(Y[i], h)
             if loss:
-                rows.append(np.append(task.joint_feature_difference(X[i], Y[i], h).to_dense(n - 1), 0))
+                rows.append(np.append(task.structure_.joint_feature_difference(X[i], Y[i], h).to_dense(n - 1), 0))
                 rhs.append(loss)
                 grp.append(g)
         costs.append(C1)
@@ -163,7 +163,7 @@ def test_bad_inputs(tiny):
     empty = task.featurize(Dataset([], []))
     with pytest.raises(ConfigError, match=r"\|S\| = 0"):
         JLIS(task).fit(empty, [], XB, yB)
-    only_pos = task.subset(XB, np.flatnonzero(yB > 0))
+    only_pos = task.structure_.subset(XB, np.flatnonzero(yB > 0))
     with pytest.raises(ConfigError, match="all positive"):
         JLIS(task).fit(X, Y, only_pos, np.ones(len(only_pos)))
     with pytest.raises(ConfigError, match="'C2' parameter"):

@@ -14,11 +14,11 @@ from test_structured_pa import chunk, quiet  # noqa: F401  (the same problem as 
 def hand_step(task, x, y, mean, var, gamma):
     """One AROW step (diagonal covariance ``var``) from the closed form; new (mean, var)
     and the step's violation."""
-    y_hat = task.argmax(x, mean).structure
+    y_hat = task.structure_.argmax(x, mean).structure
     errors = float(np.count_nonzero(np.asarray(y) != np.asarray(y_hat)))
     assert errors > 0
-    delta = (task.joint_feature(x, y).to_dense(task.n_features)
-             - task.joint_feature(x, y_hat).to_dense(task.n_features))
+    delta = (task.structure_.joint_feature(x, y).to_dense(task.n_features)
+             - task.structure_.joint_feature(x, y_hat).to_dense(task.n_features))
     violation = -float(mean @ delta)
     alpha = (violation + errors) / (gamma + float(np.sum(var * delta ** 2)))
     new_mean = mean + alpha * var * delta

@@ -11,7 +11,7 @@ from latentstruct.inference.result import TIME_LIMIT, DecodeResult
 from latentstruct.learners.base import LEARNERS, valid_learners
 from latentstruct.learners.online.perceptron import StructuredPerceptron
 from latentstruct.learners.persistence import load_trained, save_trained
-from latentstruct.tasks import ChunkTask, GrammaticalityTask, TransliterationTask
+from latentstruct.tasks import ChainStructure, ChunkTask, GrammaticalityTask, TransliterationTask
 
 
 @pytest.fixture
@@ -24,6 +24,7 @@ def tiny(tiny_chunk_file):
 
 def explicit_average(task, X, Y, max_iter, random_state):
     """The perceptron written out naively: dense updates, every step's weights stored."""
+    task = task.structure()
     rng = np.random.default_rng(random_state)
     w = np.zeros(task.n_features)
     after_each_step = []
@@ -105,7 +106,7 @@ def test_bad_inputs(tiny):
         StructuredPerceptron(None).fit(X, Y)
 
 
-class WrongScoreChunkTask(ChunkTask):
+class WrongScoreChain(ChainStructure):
     """Reports a score that is not w . Phi(x, y_hat)."""
 
     def argmax(self, x, w, y_true=None, *, random_state=None):
@@ -113,12 +114,20 @@ class WrongScoreChunkTask(ChunkTask):
         return DecodeResult(res.structure, res.score + 0.5, res.status)
 
 
-class InexactChunkTask(ChunkTask):
+class InexactChain(ChainStructure):
     """Returns the Viterbi structure, but says the search stopped at a time limit."""
 
     def argmax(self, x, w, y_true=None, *, random_state=None):
         res = super().argmax(x, w, y_true, random_state=random_state)
         return DecodeResult(res.structure, res.score, TIME_LIMIT)
+
+
+class WrongScoreChunkTask(ChunkTask):
+    structure_class = WrongScoreChain
+
+
+class InexactChunkTask(ChunkTask):
+    structure_class = InexactChain
 
 
 @pytest.mark.parametrize("cls, message", [(WrongScoreChunkTask, "reports the score"),

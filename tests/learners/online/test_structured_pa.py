@@ -66,12 +66,12 @@ def separable(tmp_path_factory):
 
 
 def phi(task, x, y):
-    return task.joint_feature(x, y).to_dense(task.n_features)
+    return task.structure_.joint_feature(x, y).to_dense(task.n_features)
 
 
 def hand_step(task, x, y, w, pa_type, c, error_sensitive=True):
     """One PA step from ``w`` on (x, y), from the closed forms; (new w, tau, violation)."""
-    y_hat = task.argmax(x, w).structure
+    y_hat = task.structure_.argmax(x, w).structure
     errors = float(np.count_nonzero(np.asarray(y) != np.asarray(y_hat)))
     assert errors > 0  # the cases below all make a mistake
     delta = phi(task, x, y) - phi(task, x, y_hat)
@@ -85,7 +85,7 @@ def hand_step(task, x, y, w, pa_type, c, error_sensitive=True):
 @pytest.mark.parametrize("pa_type,c", [(0, 1.0), (1, 1.0), (1, 0.01), (2, 1.0), (2, 0.05)])
 def test_two_steps_match_the_closed_form(chunk, pa_type, c):
     task, X, Y = chunk
-    first = task.subset(X, np.arange(2))
+    first = task.structure_.subset(X, np.arange(2))
     learner = StructuredPA(task, pa_type=pa_type, c=c, averaging=False, shuffle=False)
     quiet(lambda: learner.partial_fit(task.subset(X, [0]), Y[:1]))
     w1, tau1, v1 = hand_step(task, X[0], Y[0], np.zeros(task.n_features), pa_type, c)
@@ -123,7 +123,7 @@ def test_error_insensitive_cost_requires_a_margin_of_one(chunk):
         w, _, _ = hand_step(task, X[0], Y[0], np.zeros(task.n_features), 0, 1.0,
                             error_sensitive=sensitive)
         np.testing.assert_allclose(m.coef_, w, rtol=0, atol=1e-12)
-    y_hat = task.argmax(X[0], np.zeros(task.n_features)).structure
+    y_hat = task.structure_.argmax(X[0], np.zeros(task.n_features)).structure
     assert np.count_nonzero(np.asarray(Y[0]) != y_hat) > 1  # so the two costs differ
 
 
@@ -216,7 +216,7 @@ def test_bad_parameters_are_refused_on_entering_fit(chunk, cls, bad, match):
 @pytest.mark.parametrize("cls", [StructuredPA, AROW])
 def test_a_model_file_predicts_and_continues_exactly(chunk, tmp_path, cls):
     task, X, Y = chunk
-    first, rest = task.subset(X, np.arange(10)), task.subset(X, np.arange(10, len(X)))
+    first, rest = task.structure_.subset(X, np.arange(10)), task.structure_.subset(X, np.arange(10, len(X)))
     live = quiet(lambda: cls(task, max_iter=2).fit(first, Y[:10]))
     save_trained(tmp_path / "m.npz", task, live)
     task2, loaded, _ = load_trained(tmp_path / "m.npz")

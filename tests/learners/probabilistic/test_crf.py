@@ -38,7 +38,7 @@ def windows(chunk):
 
 def brute_log_z(task, x, w, keep=None):
     """log Σ_y exp(w·Φ(x, y)) by enumeration (over y agreeing with ``keep``, −1 = free)."""
-    parts = task.part_scores(x, w)
+    parts = task.structure_.part_scores(x, w)
     scores = [sequence_score(y, *parts) for y in all_sequences(x.n_tokens, task.n_labels)
               if keep is None or all(k < 0 or k == v for k, v in zip(keep, y))]
     return logsumexp(scores)
@@ -57,8 +57,8 @@ def test_log_loss_matches_enumeration(chunk, windows):
     task, _, _ = chunk
     for k, (x, y) in enumerate(windows[:25]):
         w = random_w(task, k)
-        nll, _ = task.log_loss_batch(x, [y], w)
-        gold = sequence_score(y, *task.part_scores(x, w))
+        nll, _ = task.structure_.log_loss_batch(x, [y], w)
+        gold = sequence_score(y, *task.structure_.part_scores(x, w))
         assert nll == pytest.approx(brute_log_z(task, x, w) - gold, rel=1e-11, abs=1e-11)
 
 
@@ -72,7 +72,7 @@ def test_partial_labels_sum_over_agreeing_labellings(chunk, windows):
         y = y.copy()
         y[rng.integers(0, y.size)] = -1
         w = random_w(task, 100 + k)
-        nll, grad = task.log_loss_batch(x, [y], w)
+        nll, grad = task.structure_.log_loss_batch(x, [y], w)
         assert nll == pytest.approx(brute_log_z(task, x, w) - brute_log_z(task, x, w, keep=y),
                                     rel=1e-10, abs=1e-10)
         checked += 1
@@ -91,40 +91,40 @@ def test_gradient_matches_finite_differences(chunk, windows):
     rng = np.random.default_rng(7)
     for seed in range(4):
         w = random_w(task, seed)
-        _, grad = task.log_loss_batch(X, Y, w)
+        _, grad = task.structure_.log_loss_batch(X, Y, w)
         for _ in range(5):
             d = rng.normal(size=w.size)
             d /= np.linalg.norm(d)
             h = 1e-5
-            fp, _ = task.log_loss_batch(X, Y, w + h * d)
-            fm, _ = task.log_loss_batch(X, Y, w - h * d)
+            fp, _ = task.structure_.log_loss_batch(X, Y, w + h * d)
+            fm, _ = task.structure_.log_loss_batch(X, Y, w - h * d)
             assert (fp - fm) / (2 * h) == pytest.approx(float(grad @ d), rel=1e-6, abs=1e-7)
         # coordinates the examples touch, one by one
         for j in np.flatnonzero(grad)[:10]:
             e = np.zeros_like(w)
             e[j] = 1e-5
-            fp, _ = task.log_loss_batch(X, Y, w + e)
-            fm, _ = task.log_loss_batch(X, Y, w - e)
+            fp, _ = task.structure_.log_loss_batch(X, Y, w + e)
+            fm, _ = task.structure_.log_loss_batch(X, Y, w - e)
             assert (fp - fm) / 2e-5 == pytest.approx(grad[j], rel=1e-5, abs=1e-7)
 
 
 def test_batch_equals_per_sentence_capability_methods(chunk):
     task, X, Y = chunk
     w = random_w(task, 11, scale=0.3)
-    nll, grad = task.log_loss_batch(X, Y, w)
+    nll, grad = task.structure_.log_loss_batch(X, Y, w)
     ref_nll, ref_grad = 0.0, np.zeros_like(w)
     for i in range(len(X)):
-        phi = task.joint_feature(X[i], Y[i])
-        ref_nll += task.log_partition(X[i], w) - float(phi.values @ w[phi.indices])
-        ref_grad += task.expected_feature(X[i], w)
+        phi = task.structure_.joint_feature(X[i], Y[i])
+        ref_nll += task.structure_.log_partition(X[i], w) - float(phi.values @ w[phi.indices])
+        ref_grad += task.structure_.expected_feature(X[i], w)
         np.add.at(ref_grad, phi.indices, -phi.values)
     assert nll == pytest.approx(ref_nll, rel=1e-12)
     np.testing.assert_allclose(grad, ref_grad, atol=1e-10)
     # a corpus view whose offsets do not start at 0
     sub = SequenceCorpus(X.attr_indptr, X.attr_ids, X.offsets[1:])
     assert sub.offsets[0] > 0 and len(sub) == 2
-    nll_sub, _ = task.log_loss_batch(sub, [Y[1], Y[2]], w)
-    parts = [task.log_loss_batch(X[i], [Y[i]], w)[0] for i in (1, 2)]
+    nll_sub, _ = task.structure_.log_loss_batch(sub, [Y[1], Y[2]], w)
+    parts = [task.structure_.log_loss_batch(X[i], [Y[i]], w)[0] for i in (1, 2)]
     assert nll_sub == pytest.approx(sum(parts), rel=1e-12)
 
 
@@ -134,7 +134,7 @@ def test_marginals_equal_brute_force_and_rows_sum_to_one(chunk, windows):
     xs = [x for x, _ in windows[:10]]
     marg = model.predict_marginals(join(xs))
     for x, m in zip(xs, marg):
-        parts = task.part_scores(x, model.coef_)
+        parts = task.structure_.part_scores(x, model.coef_)
         ys = list(all_sequences(x.n_tokens, task.n_labels))
         s = np.array([sequence_score(y, *parts) for y in ys])
         p = np.exp(s - logsumexp(s))
@@ -173,7 +173,7 @@ def test_one_token_crf_is_multinomial_logistic_regression(chunk):
     ours = np.concatenate(model.predict_marginals(Xt))[:, lr.classes_]
     np.testing.assert_allclose(ours, lr.predict_proba(rows), atol=2e-5)
     # and the transitions, which no one-token sentence uses, stay at zero
-    _, trans, _, _ = task.split_weights(model.coef_)
+    _, trans, _, _ = task.structure_.split_weights(model.coef_)
     np.testing.assert_allclose(trans, 0.0, atol=1e-6)
 
 
@@ -181,7 +181,7 @@ def test_one_token_crf_is_multinomial_logistic_regression(chunk):
 def test_lbfgs_reaches_a_stationary_point_and_records_its_run(chunk, features):
     task, X, Y = chunk
     model = CRF(task, c2=0.1, feature_set=features, max_iter=500).fit(X, Y)
-    _, grad = task.log_loss_batch(X, Y, model.coef_)
+    _, grad = task.structure_.log_loss_batch(X, Y, model.coef_)
     grad += 2 * 0.1 * model.coef_
     assert model.converged_ and model.n_iter_ < 500
     trained = np.arange(task.n_features) if model.support_ is None else model.support_
@@ -198,8 +198,8 @@ def test_sgd_partial_fit_over_batches_equals_one_pass_over_their_concatenation(c
     kw = dict(solver="sgd", alpha=0.01, eta0=0.1, batch_size=2, feature_set="all")
     streamed = CRF(task, **kw)
     for a in range(0, n, 2):  # batches of 2: one mini-batch each
-        streamed.partial_fit(task.subset(X, np.arange(a, a + 2)), Y[a : a + 2])
-    once = CRF(task, **kw).partial_fit(task.subset(X, np.arange(n)), Y[:n])
+        streamed.partial_fit(task.structure_.subset(X, np.arange(a, a + 2)), Y[a : a + 2])
+    once = CRF(task, **kw).partial_fit(task.structure_.subset(X, np.arange(n)), Y[:n])
     assert np.abs(streamed.coef_ - once.coef_).max() <= 1e-12
     assert streamed.t_ == once.t_ == n // 2
     assert streamed.n_iter_ == n // 2 and once.n_iter_ == 1

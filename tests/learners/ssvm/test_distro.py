@@ -11,7 +11,7 @@ from latentstruct.exceptions import ConfigError, InferenceError
 from latentstruct.learners import DISTRO, SGDStructuredSVM, check_compatible
 from latentstruct.learners.ssvm.distro_data import DistroData as _Data
 from latentstruct.learners.ssvm.distro_model import DistroParams
-from latentstruct.tasks import ChunkTask
+from latentstruct.tasks import ChainStructure, ChunkTask
 
 LABELS = ["B-A", "I-A", "O"]
 
@@ -49,7 +49,7 @@ def random_params(task, d, rng):
 
 def tensor_score(task, x, y, p: DistroParams) -> float:
     """w · Φ_A(x, y) with Φ_A built literally as sums of tensor products (Eqs. 3–4)."""
-    parts = task.label_factored_parts(x)
+    parts = task.structure_.label_factored_parts(x)
     R = parts.rows.toarray()
     A = p.A
     phi_E = sum(np.kron(R[t], A[:, y[t]]) for t in range(len(y)))          # vec(φ_t ⊗ a_y)
@@ -60,7 +60,7 @@ def tensor_score(task, x, y, p: DistroParams) -> float:
 
 
 def brute_force(task, x, p, y_gold=None):
-    T, L = len(task.label_factored_parts(x).rows.toarray()), task.n_labels
+    T, L = len(task.structure_.label_factored_parts(x).rows.toarray()), task.n_labels
     best, arg = -np.inf, None
     for y in itertools.product(range(L), repeat=T):
         s = tensor_score(task, x, list(y), p)
@@ -77,7 +77,7 @@ def test_distro_inference_equals_brute_force(tmp_path, seed):
     rng = np.random.default_rng(seed)
     learner = DISTRO(task, n_components=int(rng.integers(1, 5)))
     p = random_params(task, learner.n_components, rng)
-    batch = task.label_factored_batch(X)
+    batch = task.structure_.label_factored_batch(X)
     for i in range(len(X)):
         rows, offsets = batch.example_rows(np.array([i]))
         for gold in (None, Y[i]):
@@ -93,7 +93,7 @@ def test_distro_inference_equals_brute_force(tmp_path, seed):
 
 
 def _hinge(task, learner, p, X, Y, i):
-    batch = task.label_factored_batch(X)
+    batch = task.structure_.label_factored_batch(X)
     rows, offsets = batch.example_rows(np.array([i]))
     return learner._hinge(p, rows, offsets, Y[i])[0], rows, offsets
 
@@ -162,11 +162,11 @@ def test_identity_label_matrix_reduces_to_the_one_hot_ssvm(tmp_path, seed):
     sgd._lambda1 = 0.05
     sgd.n_inexact_decodes_ = 0
     # same loss-augmented decodes and objective at a random real-valued point
-    Xb = task.as_batch(X)
-    batch = task.label_factored_batch(X)
+    Xb = task.structure_.as_batch(X)
+    batch = task.structure_.label_factored_batch(X)
     rows, offsets = batch.example_rows(np.arange(len(X)))
     z, _, _ = distro._decode(p, rows, offsets, np.concatenate(Y))
-    np.testing.assert_array_equal(z, np.concatenate(task.argmax_batch(Xb, w, Y)))
+    np.testing.assert_array_equal(z, np.concatenate(task.structure_.argmax_batch(Xb, w, Y)))
     data = _Data(batch, np.concatenate(Y), len(X))
     assert distro._objective(p, data) - distro._lambda2 * L == pytest.approx(
         sgd._objective(w, Xb, Y, np.arange(len(X))), rel=1e-12)
@@ -249,13 +249,17 @@ def test_bad_hyperparameters(tmp_path, params, match):
 def test_inexact_decoder_is_caught(tmp_path):
     task, X, Y = tiny_task(tmp_path, 2, n_sent=10)
 
-    class Broken(type(task)):
+    class BrokenChain(ChainStructure):
         def argmax_from_part_scores_batch(self, batch_offsets, unary, transition, start, end, Y=None):
             z = super().argmax_from_part_scores_batch(batch_offsets, unary, transition, start, end, Y)
             return (z + 1) % self.n_labels if Y is not None else z
 
+    class Broken(type(task)):
+        structure_class = BrokenChain
+
     broken = Broken(window=1, affix_length=1)
     broken.__dict__.update({k: v for k, v in task.__dict__.items() if k.endswith("_")})
+    broken._build_structure()
     with pytest.raises(InferenceError, match="not exact"):
         DISTRO(broken, n_components=2, n_iter=1, weight_epochs=2, label_epochs=1, n_restarts=1,
                eta0=0.5).fit(X, Y)

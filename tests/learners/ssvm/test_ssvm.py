@@ -6,7 +6,7 @@ from sklearn.base import clone
 
 from latentstruct.exceptions import ConfigError, ConvergenceWarning, InferenceError, NotFittedError
 from latentstruct.learners import StructuredSVM
-from latentstruct.tasks import ChunkTask
+from latentstruct.tasks import ChainStructure, ChunkTask
 from latentstruct.testing import all_sequences
 
 TINY = "a X B-A\nb Y B-B\n\nb Y B-B\nc Z O\na X I-A\n\nc Z O\na Y B-A\n"
@@ -32,10 +32,10 @@ def exact_primal(task, X, Y, C, exact_qp):
     rows, rhs, grp = [], [], []
     for i in range(m):
         for y in all_sequences(len(Y[i]), task.n_labels):
-            loss = task.loss(Y[i], y)
+            loss = task.structure_.loss(Y[i], y)
             if loss == 0:
                 continue
-            rows.append(task.joint_feature_difference(X[i], Y[i], y).to_dense(n))
+            rows.append(task.structure_.joint_feature_difference(X[i], Y[i], y).to_dense(n))
             rhs.append(loss)
             grp.append(i)
     D, b, g = np.array(rows), np.array(rhs), np.array(grp)
@@ -97,11 +97,14 @@ def test_invalid_C(tiny, bad):
 def test_wrong_decoder_is_detected(tiny):
     task, X, Y = tiny
 
-    class Broken(type(task)):
+    class BrokenChain(ChainStructure):
         def argmax_batch(self, X, w, Y=None, *, random_state=None):
             # returns a poor structure whenever loss-augmented: never the true argmax
             out = super().argmax_batch(X, w, Y)
             return [np.full_like(y, (y[0] + 1) % self.n_labels) if Y is not None else y for y in out]
+
+    class Broken(type(task)):
+        structure_class = BrokenChain
 
     broken = Broken.from_state(task.get_params(), *task.get_state())
     with warnings.catch_warnings():
@@ -115,13 +118,13 @@ def test_batch_mode_decodes_every_example_once_per_iteration(tiny, monkeypatch):
     each example twice per iteration (evaluation, then its mini-batch)."""
     task, X, Y = tiny
     decoded = []
-    real = type(task).argmax_batch
+    real = ChainStructure.argmax_batch
 
     def counting(self, Xs, w, Ys=None, **kw):
         decoded.append(len(Xs))
         return real(self, Xs, w, Ys, **kw)
 
-    monkeypatch.setattr(type(task), "argmax_batch", counting)
+    monkeypatch.setattr(ChainStructure, "argmax_batch", counting)
     counts = {}
     for mode in ("batch", "online"):
         decoded.clear()

@@ -48,7 +48,8 @@ class UposTagger:
         for a in range(0, len(sentences), _TAG_BATCH):
             chunk = [_Words(tuple(s)) for s in sentences[a:a + _TAG_BATCH]]
             X = pos_task.featurize(Dataset(chunk, [None] * len(chunk)))
-            out.extend(tuple(t) for t in pos_task.decode_targets(pos_task.argmax_batch(X, coef)))
+            out.extend(tuple(t) for t in pos_task.decode_targets(
+                pos_task.structure_.argmax_batch(X, coef)))
         return out
 
     def save(self, state: dict, arrays: dict) -> None:

@@ -244,7 +244,7 @@ class GrammaticalityTask(LanguageModelData, ViewsStructure):
         for a in track(batches, "POS tagging", unit=f"×{_TAG_BATCH} sent"):
             chunk = [Sentence(tuple(s)) for s in sentences[a:a + _TAG_BATCH]]
             X = pos_task.featurize(Dataset(chunk, [None] * len(chunk)))
-            labels = pos_task.argmax_batch(X, coef)
+            labels = pos_task.structure_.argmax_batch(X, coef)
             out.extend(tuple(t) for t in pos_task.decode_targets(labels))
         return out
 

@@ -21,7 +21,7 @@ from ...data.sparse import SparseVector
 from ...exceptions import InputError, ModelFormatError, check_is_fitted
 from ...inference.chain import ChainMarginals
 from ...params import Interval, Options
-from ..base import Dataset, Task, register_task
+from ..base import Dataset, OwnStructureTask, register_task
 from ..contracts import CLASS_POSTERIOR, MARGINALIZABLE
 from ..grammaticality.data import DATA_PARAMETER_CONSTRAINTS, LanguageModelData
 from ..sequence.corpus import SequenceCorpus, as_corpus
@@ -38,7 +38,7 @@ _MAX_STATES = 64
 
 
 @register_task
-class HiddenChainTask(LanguageModelData, Task):
+class HiddenChainTask(LanguageModelData, OwnStructureTask):
     """Classification of a token sequence through a hidden chain (a hidden-state CRF).
 
     With K classes and S hidden states per class the hidden labels are the K·S pairs

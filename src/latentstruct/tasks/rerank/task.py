@@ -68,7 +68,7 @@ from ...exceptions import ConfigError, InputError, check_is_fitted
 from ...inference.result import DecodeResult
 from ...limits import RERANK_HASH_BITS
 from ...params import bounded
-from ..base import Dataset, Task, register_task
+from ..base import Dataset, OwnStructureTask, register_task
 from ..contracts import CANDIDATE_LIST, MARGINALIZABLE
 from .data import (
     RerankCorpus, RerankTarget, attachment_scores, encode_kbest_targets, kbest_dataset,
@@ -119,7 +119,7 @@ class CandidateExpectation:
 
 
 @register_task
-class RerankTask(Task):
+class RerankTask(OwnStructureTask):
     """Hidden-variable reranking of k-best dependency trees (Koo & Collins 2005).
 
     Parameters

@@ -1,7 +1,7 @@
 """First-order sequence labelling: the base task of ``chunk``, ``pos``, ``citations`` and
 ``sequence``.
 
-The task is a featurizer plus a structure.  :class:`~latentstruct.tasks.sequence.featurizer.ChainFeaturizer`
+The task is a featurizer, a label encoder and a structure, composed.  :class:`~latentstruct.tasks.sequence.featurizer.ChainFeaturizer`
 (``featurizer_``) turns sentences into token attribute ids: word, lowercase, affixes,
 shape, window words and POS (the templates); a feature dict's attributes; an array's
 columns (``tasks.sequence.numeric``), whose ids follow the attribute index; each with a
@@ -9,20 +9,24 @@ value (1 unless given).  :class:`~latentstruct.featurizers.SequenceLabelEncoder`
 (``target_encoder_``) turns tags into label ids.  The structure,
 :class:`~latentstruct.tasks.sequence.structure.ChainStructure`, crosses an attribute's
 value with its token's label (the emission parts), adds label transitions and scores,
-decodes (Viterbi) and sums (sum-product) over the chain.  This module holds what ties
-them: the parameters, ``fit``, J-LIS's sampling of S and B, evaluation and persistence.
+decodes (Viterbi) and sums (sum-product) over the chain; ``fit`` builds it from the
+fitted featurizer's width and the label count (``structure_``), and learners see it through
+``task.structure()``.  This module holds what ties them: the parameters, ``fit``, J-LIS's
+sampling of S and B, evaluation and persistence.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+import warnings
+
 import numpy as np
 
 from ...data.features import HashingIndex, feature_index_from_arrays
 from ...exceptions import InputError, ModelFormatError, warn_user, check_is_fitted
 from ...featurizers.targets import SequenceLabelEncoder
-from ..base import Dataset
+from ..base import Dataset, Task
 from ..contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, RANDOM_TIES, SIZED
 from ..reports import tag_report
 from ..sampling import indirect_supervision_sample
@@ -75,8 +79,12 @@ def _fitted_part(task, name: str):
     return part
 
 
-class SequenceLabellingTask(ChainStructure):
+class SequenceLabellingTask(Task):
     """First-order sequence labelling with Hamming loss (base of ``chunk`` and ``pos``).
+
+    A featurizer (``featurizer_``), a label encoder (``target_encoder_``) and the
+    :class:`ChainStructure` they define (``structure_``, what ``structure()`` shows a
+    learner), composed.
 
     Parameters
     ----------
@@ -106,6 +114,8 @@ class SequenceLabellingTask(ChainStructure):
     uses_pos_input: bool = False
     #: the featurizer ``fit`` builds (a subclass may give other templates)
     featurizer_class = ChainFeaturizer
+    #: the structure ``fit`` builds from the featurizer and the labels
+    structure_class = ChainStructure
     capabilities = frozenset({MAX_DECODABLE, SIZED, RANDOM_TIES, MARGINALIZABLE, LABEL_FACTORED})
     _parameter_constraints = {**FEATURE_PARAMETERS, **SAMPLING_PARAMETERS}
     # The structural SVM stops at a certified 5% duality gap, evaluates the primal exactly
@@ -217,8 +227,52 @@ class SequenceLabellingTask(ChainStructure):
                 UserWarning)
         self.featurizer_ = self.make_featurizer().fit(self.sentences(records))
         self.target_encoder_ = encoder
-        self.fitted_ = True
+        self._build_structure()
         return self
+
+    def _build_structure(self) -> None:
+        """``structure_``, the chain of the fitted featurizer's width and the label set."""
+        self.structure_ = self.structure_class(len(self.target_encoder_.classes_),
+                                               self.featurizer_.n_features_out_)
+        self.fitted_ = True
+
+    def structure_object(self) -> ChainStructure:
+        """The chain this task was fitted to (``structure_``)."""
+        structure = self.__dict__.get("structure_")
+        if structure is None:
+            check_is_fitted(self)
+            # a fitted task pickled before tasks held their structure: build it now
+            self._build_structure()
+            structure = self.structure_
+        return structure
+
+    @property
+    def n_features(self) -> int:
+        """The weight vector's length (the structure's)."""
+        return self.structure_object().n_features
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # A subclass written while the task was its structure overrode the chain's methods
+        # on the task; they would now be ignored, so they are refused where they are written.
+        moved = sorted(name for name in vars(cls) if name in _STRUCTURE_MEMBERS)
+        if moved:
+            raise TypeError(
+                f"{cls.__name__} defines {', '.join(moved)}, which belong to the structure "
+                f"a sequence task holds, not to the task: subclass ChainStructure "
+                f"(latentstruct.tasks.ChainStructure) with them and set "
+                f"structure_class = <that class> on {cls.__name__}")
+
+    def __getattr__(self, name):
+        # The structure's members were the task's own while the task was its structure
+        # (before 0.9): they still answer, through the structure, with a warning.
+        if name.startswith("_") or name not in _STRUCTURE_MEMBERS or not \
+                self.__dict__.get("fitted_"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        warnings.warn(f"{type(self).__name__}.{name} is deprecated: the task holds its "
+                      f"structure; use task.structure().{name} (or task.structure_.{name})",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(self.structure_object(), name)
 
     # --- what the featurizer and the encoder learned ------------------------------------
     @property
@@ -384,8 +438,14 @@ class SequenceLabellingTask(ChainStructure):
             index, attributes=kind,
             attribute_names=naming, n_columns=n_columns, **task.make_featurizer().get_params())
         task.target_encoder_ = SequenceLabelEncoder.from_classes(list(state["labels"]))
-        task.fitted_ = True
+        task._build_structure()
         return task
+
+
+#: what a sequence task answered for its structure before it held one (``__getattr__``)
+_STRUCTURE_MEMBERS = frozenset(
+    name for klass in ChainStructure.__mro__ if klass is not object
+    for name in vars(klass) if not name.startswith("_"))
 
 
 def _check_layout(task, kind: str, n_columns: int, index) -> None:

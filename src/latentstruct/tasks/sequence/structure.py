@@ -9,11 +9,14 @@ ids, ``SequenceCorpus``) and ``L`` labels the weight vector is laid out as
 and the part scores for Viterbi are a gather over this layout.  Loss is Hamming
 (mislabelled tokens); the loss-augmented argmax adds 1 to every wrong label's unary score.
 
-The class is one line of inheritance: the capabilities' mixins
-(``tasks.sequence.capabilities``: part scores, then *marginalizable*, then *label-factored*)
-joined with :class:`~latentstruct.tasks.base.StructuredTask`.  It holds the joint feature,
-the (loss-augmented) argmax, the loss and their batch forms, and reads only ``n_labels``
-and ``n_attributes`` of the task above it, which knows the featurizer and the labels.
+A :class:`ChainStructure` is a small immutable object of two numbers, ``n_labels`` and
+``n_attributes``: no featurizer, labels, reading or evaluation.  A sequence task builds
+one from its fitted featurizer and label set (``SequenceLabellingTask.structure_``), and
+its learners see it through ``task.structure()``.  The class is one line of inheritance:
+the capabilities' mixins (``tasks.sequence.capabilities``: part scores, then
+*marginalizable*, then *label-factored*) joined with the max-decodable defaults
+(:class:`~latentstruct.tasks.base.MaxDecodable`).  It holds the joint feature, the
+(loss-augmented) argmax, the loss and their batch forms.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from ...data.sparse import SparseRows, SparseVector
 from ...exceptions import InputError
 from ...inference.result import DecodeResult
 from ...inference.viterbi import viterbi, viterbi_batch
-from ..base import StructuredTask
+from ..base import MaxDecodable
 from ..validation import check_label_ids
 from .capabilities import LabelFactoredSequence
 from .corpus import SequenceCorpus, as_corpus
@@ -41,20 +44,34 @@ from .kernels import (
 __all__ = ["ChainStructure"]
 
 
-class ChainStructure(LabelFactoredSequence, StructuredTask):
+class ChainStructure(LabelFactoredSequence, MaxDecodable):
     """Joint feature, argmax, loss (and marginals, label-factored parts) of a first-order
     chain over ``SequenceCorpus`` sentences.
 
-    A subclass gives ``n_labels`` (L) and ``n_attributes`` (the attribute ids' range).
+    Parameters
+    ----------
+    n_labels : int
+        The number of labels L (label ids 0..L-1).
+    n_attributes : int
+        The range of the token attribute ids (the featurizer's ``n_features_out_``).
+
+    Immutable: a refitted task builds a new one.
     """
 
-    @property
-    def n_labels(self) -> int:
-        raise NotImplementedError("a chain task defines n_labels")
+    def __init__(self, n_labels: int, n_attributes: int):
+        for name, value in (("n_labels", n_labels), ("n_attributes", n_attributes)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise ValueError(f"ChainStructure: {name} must be an int >= 0, got {value!r}")
+            object.__setattr__(self, name, int(value))
 
-    @property
-    def n_attributes(self) -> int:
-        raise NotImplementedError("a chain task defines n_attributes")
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a ChainStructure is immutable; cannot set {name!r}")
+
+    def __reduce__(self):
+        return (type(self), (self.n_labels, self.n_attributes))
+
+    def __repr__(self) -> str:
+        return f"ChainStructure(n_labels={self.n_labels}, n_attributes={self.n_attributes})"
 
     @property
     def n_features(self) -> int:
