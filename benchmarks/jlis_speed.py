@@ -78,7 +78,7 @@ def warm_up(task, data) -> float:
     idx = np.concatenate([np.flatnonzero(yB > 0)[:k // 2], np.flatnonzero(yB < 0)[:k // 2]])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        JLIS(task, max_iter=1, init_max_iter=1).fit(X, Y, task.subset(XB, idx), yB[idx])
+        JLIS(task, max_iter=1, init_max_iter=1).fit(X, Y, task.structure().subset(XB, idx), yB[idx])
     return time.perf_counter() - t0
 
 

@@ -116,10 +116,10 @@ def run_one(corpus: str, size: float, seed: int, system: str, d_small: int | Non
            "per_example": per_example_accuracy(task, Ye, predicted), "fit_s": round(fit_s, 1),
            "lambda1": getattr(model, "lambda1_", None), "d": getattr(model, "n_components_", None)}
     if size >= 1.0:  # per-label accuracy against the label's training frequency
-        batch = task.label_factored_batch(Xe)
+        batch = task.structure().label_factored_batch(Xe)
         gold = gold_labels(Ye, int(batch.offsets[-1]), batch.n_labels)
         pred = np.concatenate([np.asarray(p).reshape(-1) for p in predicted])
-        train_gold = gold_labels(Y, int(task.label_factored_batch(X).offsets[-1]), task.n_labels)
+        train_gold = gold_labels(Y, int(task.structure().label_factored_batch(X).offsets[-1]), task.n_labels)
         freq = np.bincount(train_gold[train_gold >= 0], minlength=task.n_labels)
         out["per_label"] = {str(task.labels_[l]): [int(freq[l]), int((gold == l).sum()),
                                                    int(((gold == l) & (pred == l)).sum())]

@@ -171,7 +171,7 @@ def test_doccls_strongest_feature_and_distro_effective_weights(tmp_path, capsys,
     assert r["features"]["sport"]["positive"][0]["feature"] == "goal"
     # the weights shown score documents as the model does
     task, model_obj, _ = load_trained(model)
-    E = task.split_weights(model_weights(task, model_obj)[0])
+    E = task.structure_object().split_weights(model_weights(task, model_obj)[0])
     dataset = task.read(docs, split="test")
     predicted = task.decode_targets(model_obj.predict(task.featurize(dataset)))
     for (_, _, text), label in zip(DOCS, predicted):

@@ -409,9 +409,9 @@ def test_doccls_and_dependency_check_ids_too(tmp_path):
     task.fit(data)
     X = task.featurize(data)
     with pytest.raises(InputError, match="label id 5 at position 0 is outside 0..1"):
-        task.joint_feature(X[0], np.array([5]))
+        task.structure_object().joint_feature(X[0], np.array([5]))
     with pytest.raises(InputError, match="label id 2"):
-        task.argmax_batch(X, np.zeros(task.n_features), [np.array([0]), np.array([2])])
+        task.structure_object().argmax_batch(X, np.zeros(task.n_features), [np.array([0]), np.array([2])])
 
     path = write(tmp_path, "t.conllu", CONLLU_ROW + "\n" + CONLLU_ROW)
     dep = DependencyTask(hash_bits=8, label_hash_bits=4)

@@ -31,7 +31,7 @@ def test_one_and_two_steps_match_the_closed_form(chunk, variance, gamma):
     task, X, Y = chunk
     n = task.n_features
     one = AROW(task, variance=variance, gamma=gamma, shuffle=False)
-    quiet(lambda: one.partial_fit(task.subset(X, [0]), Y[:1]))
+    quiet(lambda: one.partial_fit(task.structure_object().subset(X, [0]), Y[:1]))
     m1, v1, viol1 = hand_step(task, X[0], Y[0], np.zeros(n), np.full(n, variance), gamma)
     assert viol1 == 0
     np.testing.assert_allclose(one.coef_, m1, rtol=0, atol=1e-12)
@@ -42,7 +42,7 @@ def test_one_and_two_steps_match_the_closed_form(chunk, variance, gamma):
     m2, v2, viol2 = hand_step(task, X[1], Y[1], m1, v1, gamma)
     assert viol2 > 0
     two = AROW(task, variance=variance, gamma=gamma, shuffle=False, max_iter=1)
-    quiet(lambda: two.fit(task.subset(X, np.arange(2)), Y[:2]))
+    quiet(lambda: two.fit(task.structure_object().subset(X, np.arange(2)), Y[:2]))
     np.testing.assert_allclose(two.coef_, m2, rtol=0, atol=1e-12)
     np.testing.assert_allclose(two.covariance_, v2, rtol=1e-12, atol=0)
     assert two.t_ == 2 and two.n_updates_ == 2

@@ -87,7 +87,7 @@ def test_two_steps_match_the_closed_form(chunk, pa_type, c):
     task, X, Y = chunk
     first = task.structure_.subset(X, np.arange(2))
     learner = StructuredPA(task, pa_type=pa_type, c=c, averaging=False, shuffle=False)
-    quiet(lambda: learner.partial_fit(task.subset(X, [0]), Y[:1]))
+    quiet(lambda: learner.partial_fit(task.structure_object().subset(X, [0]), Y[:1]))
     w1, tau1, v1 = hand_step(task, X[0], Y[0], np.zeros(task.n_features), pa_type, c)
     assert v1 == 0  # w = 0 scores every structure 0
     cost1 = learner.objective_curve_[0]
@@ -119,7 +119,7 @@ def test_error_insensitive_cost_requires_a_margin_of_one(chunk):
     for sensitive in (True, False):
         m = StructuredPA(task, pa_type=0, error_sensitive=sensitive, averaging=False,
                          shuffle=False)
-        quiet(lambda m=m: m.partial_fit(task.subset(X, [0]), Y[:1]))
+        quiet(lambda m=m: m.partial_fit(task.structure_object().subset(X, [0]), Y[:1]))
         w, _, _ = hand_step(task, X[0], Y[0], np.zeros(task.n_features), 0, 1.0,
                             error_sensitive=sensitive)
         np.testing.assert_allclose(m.coef_, w, rtol=0, atol=1e-12)
@@ -240,7 +240,7 @@ def test_partial_fit_over_batches_is_one_pass_over_their_concatenation(chunk, cl
     stream, a = cls(task, shuffle=False, **params), 0
     for k, n in enumerate((5, 8, 3, 8), start=1):
         idx = np.arange(a, a + n)
-        quiet(lambda idx=idx: stream.partial_fit(task.subset(X, idx), Y[a:a + n]))
+        quiet(lambda idx=idx: stream.partial_fit(task.structure_object().subset(X, idx), Y[a:a + n]))
         a += n
         assert stream.n_iter_ == k
     one = quiet(lambda: cls(task, shuffle=False, max_iter=1, **params).fit(X, Y))
@@ -286,7 +286,7 @@ def test_epsilon_is_compared_with_the_mean_ratio_of_wrong_labels(chunk):
     # the first epoch's mistakes, example by example (one call each, in the given order)
     one = StructuredPerceptron(task, shuffle=False)
     for i in range(len(X)):
-        quiet(lambda i=i: one.partial_fit(task.subset(X, [i]), Y[i:i + 1]))
+        quiet(lambda i=i: one.partial_fit(task.structure_object().subset(X, [i]), Y[i:i + 1]))
     losses = np.array(one.objective_curve_)
     sizes = np.array([len(y) for y in Y])
     rate = float(np.mean(losses / sizes))

@@ -34,7 +34,7 @@ def smooth_on_support(task, X, Y, c2, support):
     def fun(z):
         w = np.zeros(task.n_features)
         w[support] = z
-        loss, g = task.log_loss_batch(X, Y, w)
+        loss, g = task.structure_object().log_loss_batch(X, Y, w)
         return loss + c2 * float(z @ z), g[support] + 2 * c2 * z
     return fun
 
@@ -99,7 +99,7 @@ def test_c1_zero_is_exactly_the_l2_lbfgs_path(chunk, monkeypatch):
     def loss_grad(z):
         w = np.zeros(task.n_features)
         w[support] = z
-        f, g = task.log_loss_batch(X, Y, w)
+        f, g = task.structure_.log_loss_batch(X, Y, w)
         return f, g[support]
 
     def stop(k, value, w):
@@ -167,7 +167,7 @@ def crfsuite_weights(task, dataset, params):
         info = tagger.info()
         tagger.close()
     w = np.zeros(task.n_features)
-    emission, transition, _, _ = task.split_weights(w)  # views: filled in place
+    emission, transition, _, _ = task.structure_.split_weights(w)  # views: filled in place
     label = {t: i for i, t in enumerate(task.labels_)}
     for (attr, tag), value in info.state_features.items():
         assert attr in task.attr_index_  # the same attribute strings on both sides
