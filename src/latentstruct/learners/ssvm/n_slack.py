@@ -10,6 +10,7 @@ from ...data.progress import bar_disable
 from ...exceptions import ConfigError
 from ...parallel import shared
 from ..base import register_learner
+from ..docs import fill_doc
 from .l1_ssvm import FitData, L1SlackLearner
 from .one_slack import CuttingPlaneHooks
 from ..params import BOOL, NJOBS, PASSES, Interval, Satisfies
@@ -18,6 +19,7 @@ __all__ = ["NSlackSSVM"]
 
 
 @register_learner("n-slack")
+@fill_doc
 class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
     """Structured SVM with one linear slack per example, trained by the n-slack
     cutting-plane method (Tsochantaridis, Joachims, Hofmann and Altun 2005, "Large margin
@@ -44,10 +46,7 @@ class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
 
     Parameters
     ----------
-    structure : a max-decodable structure or a fitted task
-        What is learned (its argmax, joint feature and loss).
-    C : float, default 1.0
-        Weight of the slacks against ``1/2 ||w||^2``.
+    %(structure_C)s
     tol : float, default 0.001
         Slack (in loss units) by which an argmax must beat its example's working set to be
         added; a pass that adds none ends training.
@@ -55,15 +54,10 @@ class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
         Maximum number of passes over the examples.
     batch_size : int, default 100
         Examples decoded at one w between QP solves (-1: a whole pass).
-    inactive_threshold : float, default 1e-5
-        A constraint whose dual variable is below this times C counts as inactive.
-    inactive_window : int, default 50
-        Remove constraints inactive for more than this many solves (0 keeps them all).
+    %(inactive_constraints)s
     n_jobs : int, default 1
         Parallel decoding over the examples of a batch (``latentstruct.parallel``).
-    check_inference : bool, default True
-        Raise ``InferenceError`` when a decode is not exact or loses to a structure it must
-        beat (the gold one, the working set's); with False they are counted and warned about.
+    %(check_inference_working_set)s
     progress : bool, default False
         Show a progress bar over passes.
 

