@@ -13,7 +13,7 @@ from ..base import register_learner
 from ..docs import fill_doc
 from .l1_ssvm import FitData, L1SlackLearner
 from .one_slack import CuttingPlaneHooks
-from ..params import BOOL, NJOBS, PASSES, Interval, Satisfies
+from ..params import Interval, Satisfies
 
 __all__ = ["NSlackSSVM"]
 
@@ -74,13 +74,8 @@ class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
     """
 
     _parameter_constraints = {
-        "C": [Interval(float, 0, None, closed="neither")],
-        "tol": [Interval(float, 0, None, closed="left")],
-        "max_iter": [PASSES],
+        **CuttingPlaneHooks.CONSTRAINTS,
         "batch_size": [Interval(int, 1, None), Satisfies(lambda v: v == -1, "-1")],
-        "inactive_threshold": [Interval(float, 0, None, closed="left")],
-        "inactive_window": [Interval(int, 0, PASSES.high)],
-        "n_jobs": [NJOBS, None], "check_inference": [BOOL], "progress": [BOOL],
     }
 
     def __init__(self, structure=None, C=1.0, tol=1e-3, max_iter=100, batch_size=100,
@@ -103,17 +98,9 @@ class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
         if len(constraints) != len(data):
             raise ConfigError(f"constraints has {len(constraints)} entries for {len(data)} "
                               f"examples; give one list of structures per example")
-        pairs = [(i, y) for i, ys in enumerate(constraints) for y in ys]
-        if not pairs:
-            return
-        s = data.structure
-        idx = [i for i, _ in pairs]
-        gold, hats = [data.Y[i] for i in idx], [y for _, y in pairs]
-        losses = s.loss_batch(gold, hats)
-        diffs = s.joint_feature_differences(s.subset(data.X, idx), gold, hats)
-        for k, (i, y_hat) in enumerate(pairs):
-            if not ws.contains(diffs[k], losses[k], i):
-                ws.add(diffs[k], losses[k], i, tag=y_hat)
+        for i, y_hat, d, loss in self._constraints_of(data, constraints):
+            if not ws.contains(d, loss, i):
+                ws.add(d, loss, i, tag=y_hat)
 
     def fit(self, X, Y, *, coef_init=None, working_set=None, constraints=None,
             nonpositive=None, callback=None, on_converge=None, on_inexact=None):
@@ -125,12 +112,9 @@ class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
         set), ``nonpositive`` (indices of weights held ``<= 0``),
         ``callback(learner, iteration)``, ``on_converge()`` (True: go on) and
         ``on_inexact(what)`` (True: stop)."""
-        structure, X, Y = self._begin(X, Y)
-        n, n_features = len(X), structure.n_features
+        structure, X, Y, neg, ws, w = self._start(X, Y, coef_init, working_set, nonpositive)
+        n = len(X)
         C, tol = float(self.C), float(self.tol)
-        neg = self._nonpositive(nonpositive, n_features)
-        ws = self._working_set(working_set, n_features)
-        w = self._coef_start(coef_init, n_features)
         self.objective_curve_, self.primal_objective_curve_ = [], []
         self.coef_, self.n_iter_ = w, 0
         limits = np.full(n, C)
@@ -139,10 +123,7 @@ class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
             data = FitData(structure, X, Y, block)
             if constraints is not None:
                 self._seed(ws, data, constraints)
-            dual = 0.0
-            if len(ws) or neg:
-                solution = ws.solve(limits, neg)
-                w, dual = solution.w, solution.dual
+            w, dual = self._first_solve(ws, limits, neg, w)
             converged, stopped, it, w_at_start = False, "", 0, w
             bar = tqdm(total=self.max_iter, desc="n-slack", unit="pass",
                        disable=bar_disable(self.progress), leave=False)
@@ -166,8 +147,7 @@ class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
                     if new:
                         ws.add_rows([found.diffs[k] for k in new], found.losses[new], idx[new],
                                     [found.results[k].structure for k in new])
-                        solution = ws.solve(limits, neg)
-                        w, dual = solution.w, solution.dual
+                        w, dual = self._solve(ws, limits, neg)
                         self._prune(ws)
                         added += len(new)
                     if stopped:
@@ -188,7 +168,4 @@ class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
             bar.close()
             if w is not w_at_start or stopped:  # the last pass moved w
                 self.primal_objective_curve_.append(self._primal(data, w))
-        self.working_set_ = ws
-        self.n_constraints_ = len(ws)
-        self._end(w, it, converged, stopped)
-        return self
+        return self._finish(ws, w, it, converged, stopped)

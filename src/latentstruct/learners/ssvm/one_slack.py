@@ -23,8 +23,20 @@ MAX_CACHE = 1000
 
 
 class CuttingPlaneHooks:
-    """What the two cutting-plane learners share: weights held ``<= 0``, the QP's limits
-    and the removal of constraints inactive too long."""
+    """What the two cutting-plane learners share: a fit's start (weights held ``<= 0``, the
+    working set, the starting w) and end, the QP's solves, the constraints of given
+    structures, the removal of constraints inactive too long, and the hyperparameters
+    they have in common (``CONSTRAINTS``)."""
+
+    #: the ``_parameter_constraints`` entries of the hyperparameters both learners have
+    CONSTRAINTS = {
+        "C": [Interval(float, 0, None, closed="neither")],
+        "tol": [Interval(float, 0, None, closed="left")],
+        "max_iter": [PASSES],
+        "inactive_threshold": [Interval(float, 0, None, closed="left")],
+        "inactive_window": [Interval(int, 0, PASSES.high)],
+        "n_jobs": [NJOBS, None], "check_inference": [BOOL], "progress": [BOOL],
+    }
 
     def _nonpositive(self, nonpositive, n_features) -> list:
         neg = [int(j) for j in (nonpositive or ())]
@@ -48,6 +60,50 @@ class CuttingPlaneHooks:
         ws.age(self.inactive_threshold * self.C)
         if self.inactive_window:
             ws.drop_inactive(self.inactive_window)
+
+    def _start(self, X, Y, coef_init, working_set, nonpositive):
+        """A fit's start: ``_begin``'s structure, ``X`` and ``Y``, then the weights held
+        ``<= 0``, the working set and the starting w (checked in that order)."""
+        structure, X, Y = self._begin(X, Y)
+        n_features = structure.n_features
+        neg = self._nonpositive(nonpositive, n_features)
+        ws = self._working_set(working_set, n_features)
+        w = self._coef_start(coef_init, n_features)
+        return structure, X, Y, neg, ws, w
+
+    @staticmethod
+    def _solve(ws, limits, neg):
+        """w and the dual objective of the QP over the working set."""
+        solution = ws.solve(limits, neg)
+        return solution.w, solution.dual
+
+    def _first_solve(self, ws, limits, neg, w):
+        """Before the first iteration: the QP's w and dual when a working set was given or
+        weights are held ``<= 0``; else ``w`` as it is and a dual of 0."""
+        if len(ws) or neg:
+            return self._solve(ws, limits, neg)
+        return w, 0.0
+
+    @staticmethod
+    def _constraints_of(data: FitData, structures) -> list:
+        """Given structures (one list per example) as ``(i, structure, Phi difference,
+        loss)``, their constraints against this fit's targets."""
+        pairs = [(i, y) for i, ys in enumerate(structures) for y in ys]
+        if not pairs:
+            return []
+        s = data.structure
+        idx = [i for i, _ in pairs]
+        gold, hats = [data.Y[i] for i in idx], [y for _, y in pairs]
+        losses = s.loss_batch(gold, hats)
+        diffs = s.joint_feature_differences(s.subset(data.X, idx), gold, hats)
+        return [(i, y_hat, diffs[k], losses[k]) for k, (i, y_hat) in enumerate(pairs)]
+
+    def _finish(self, ws, w, n_iter, converged, stopped):
+        """Store the working set and end the fit (``_end``); returns the learner."""
+        self.working_set_ = ws
+        self.n_constraints_ = len(ws)
+        self._end(w, n_iter, converged, stopped)
+        return self
 
 
 @register_learner("one-slack")
@@ -114,14 +170,9 @@ class OneSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
     """
 
     _parameter_constraints = {
-        "C": [Interval(float, 0, None, closed="neither")],
-        "tol": [Interval(float, 0, None, closed="left")],
-        "max_iter": [PASSES],
+        **CuttingPlaneHooks.CONSTRAINTS,
         "inference_cache": [Interval(int, 0, MAX_CACHE)],
         "cache_tol": [Interval(float, 0, None, closed="left"), Options("auto")],
-        "inactive_threshold": [Interval(float, 0, None, closed="left")],
-        "inactive_window": [Interval(int, 0, PASSES.high)],
-        "n_jobs": [NJOBS, None], "check_inference": [BOOL], "progress": [BOOL],
     }
 
     def __init__(self, structure=None, C=1.0, tol=1e-3, max_iter=1000, inference_cache=0,
@@ -157,16 +208,8 @@ class OneSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
             return
         if len(cache) != len(data):
             raise ConfigError(f"cache has {len(cache)} entries for {len(data)} examples")
-        pairs = [(i, y_hat) for i, entries in enumerate(cache) for y_hat in entries]
-        if not pairs:
-            return
-        s = data.structure
-        idx = [i for i, _ in pairs]
-        gold, hats = [data.Y[i] for i in idx], [y for _, y in pairs]
-        losses = s.loss_batch(gold, hats)
-        diffs = s.joint_feature_differences(s.subset(data.X, idx), gold, hats)
-        for k, (i, y_hat) in enumerate(pairs):
-            self._cache_add(i, y_hat, diffs[k], losses[k])
+        for i, y_hat, d, loss in self._constraints_of(data, cache):
+            self._cache_add(i, y_hat, d, loss)
 
     def _from_cache(self, w, n_features):
         """The constraint of each example's best cached structure at ``w``, or None."""
@@ -191,22 +234,16 @@ class OneSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
         to cache first), ``nonpositive`` (indices of weights held ``<= 0``),
         ``callback(learner, iteration)``, ``on_converge()`` (True: go on) and
         ``on_inexact(what)`` (True: stop)."""
-        structure, X, Y = self._begin(X, Y)
+        structure, X, Y, neg, ws, w = self._start(X, Y, coef_init, working_set, nonpositive)
         n, n_features = len(X), structure.n_features
         C, tol = float(self.C), float(self.tol)
-        neg = self._nonpositive(nonpositive, n_features)
-        ws = self._working_set(working_set, n_features)
-        w = self._coef_start(coef_init, n_features)
         self.objective_curve_, self.primal_objective_curve_, self.cached_constraint_ = [], [], []
         self.coef_, self.n_iter_ = w, 0
         limits = np.array([C])
         with shared(structure=structure, X=X, Y=Y) as block:
             data = FitData(structure, X, Y, block)
             self._cache_start(data, cache)
-            dual = 0.0
-            if len(ws) or neg:
-                solution = ws.solve(limits, neg)
-                w, dual = solution.w, solution.dual
+            w, dual = self._first_solve(ws, limits, neg, w)
             auto = self.cache_tol == "auto"
             cache_tol, last_gap = tol, np.inf
             primal_at_w, converged, stopped, it = None, False, "", 0
@@ -244,8 +281,7 @@ class OneSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
                         break
                 w_before = w
                 ws.add(d, b, 0)
-                solution = ws.solve(limits, neg)
-                w, dual = solution.w, solution.dual
+                w, dual = self._solve(ws, limits, neg)
                 primal_at_w = None
                 # this constraint's primal at the old w minus the new dual: with
                 # cache_tol="auto" the cache is skipped once it falls under a quarter of
@@ -265,7 +301,4 @@ class OneSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
             bar.close()
             if primal_at_w is None:  # the last entry is the primal at the final w
                 self.primal_objective_curve_.append(self._primal(data, w, one_slack=True))
-        self.working_set_ = ws
-        self.n_constraints_ = len(ws)
-        self._end(w, it, converged, stopped)
-        return self
+        return self._finish(ws, w, it, converged, stopped)
