@@ -8,9 +8,8 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ...data.progress import bar_disable
-from ...exceptions import ConfigError
 from ...tasks.contracts import MAX_DECODABLE, SIZED
-from ..base import LinearStructuredLearner, register_learner
+from ..base import LinearStructuredLearner, check_examples, register_learner
 from ..checkpoint import CheckpointSession
 from ..checkpoint_state import monitor_state, restore_monitor, rng_from_state, rng_state
 from ..inference_check import InferenceMonitor
@@ -123,10 +122,7 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
     def _validate(self, X, Y):
         structure = self._check_structure()  # the hyperparameters: checked on entering fit
         max_iter = int(self.max_iter)
-        if len(X) != len(Y):
-            raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
-        if len(X) == 0:
-            raise ConfigError("cannot fit on zero examples")
+        check_examples(X, Y)
         return structure, max_iter
 
     def fit(self, X, Y, *, checkpoint=None, resume=None):

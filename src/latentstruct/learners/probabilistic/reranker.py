@@ -13,7 +13,7 @@ from ...exceptions import ConfigError, warn_convergence, check_is_fitted
 from ...parallel import fit_session, parallel_chunks, rows, shared
 from ...solvers.sgd import SCHEDULES, SGDState, lbfgs, sgd
 from ...tasks.contracts import CANDIDATE_LIST, MARGINALIZABLE
-from ..base import LinearStructuredLearner, register_learner
+from ..base import LinearStructuredLearner, check_examples, register_learner
 
 from ..checkpoint import CheckpointSession
 from ..checkpoint_state import rng_from_state, rng_state
@@ -150,10 +150,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
     def _validate(self, X, Y):
         structure = self._check_structure()  # the hyperparameters: checked on entering fit
         X, Y = structure.as_batch(X), list(Y)
-        if len(X) != len(Y):
-            raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
-        if len(X) == 0:
-            raise ConfigError("cannot fit on zero examples")
+        check_examples(X, Y)
         oracles = []
         for i, y in enumerate(Y):
             try:

@@ -10,7 +10,7 @@ from tqdm.auto import tqdm
 
 from ...data.progress import bar_disable
 from ...data.sparse import SparseRows
-from ...exceptions import ConfigError, PerformanceWarning, user_stacklevel, warn_convergence
+from ...exceptions import PerformanceWarning, user_stacklevel, warn_convergence
 from ...tasks.contracts import MAX_DECODABLE
 from ...parallel import parallel_chunks, rows, sends_to_other_processes, shared
 from ...solvers.dcd import ConstraintPool, DCDWorkspace
@@ -19,7 +19,8 @@ from ..checkpoint_state import prefixed, rng_from_state, rng_state, unprefixed
 from ...limits import solver_epochs
 from ..params import (BOOL, NJOBS, NONNEGATIVE, PASSES, POSITIVE, RANDOM_STATE, SOLVER_EPOCHS,
                      Interval, Options)
-from ..base import LinearStructuredLearner, raise_inexact_decoder, register_learner
+from ..base import (LinearStructuredLearner, check_examples, raise_inexact_decoder,
+                    register_learner)
 
 __all__ = ["StructuredSVM"]
 
@@ -184,10 +185,7 @@ class StructuredSVM(LinearStructuredLearner):
     def _validate(self, X, Y):
         structure = self._check_structure()  # the hyperparameters: checked on entering fit
         C = float(self.C)
-        if len(X) != len(Y):
-            raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
-        if len(X) == 0:
-            raise ConfigError("cannot fit on zero examples")
+        check_examples(X, Y)
         return structure, C
 
     def _violations(self, X, Y, w, data=None):
