@@ -33,7 +33,7 @@ from ..base import (
 from ..checkpoint import CheckpointSession
 from ..inference_check import InferenceMonitor
 from ..params import (BOOL, COEF_INIT, NJOBS, NONNEGATIVE, PASSES, POSITIVE, RANDOM_STATE,
-                     SOLVER_EPOCHS, Options)
+                     SOLVER_EPOCHS, Options, store_init_args)
 
 __all__ = [
     "LCLR",
@@ -155,14 +155,7 @@ class TwoStage(LatentBinaryLearner):
 
     def __init__(self, structure=None, C=1.0, tol=1e-3, max_iter=1000, n_jobs=1, random_state=0,
                  check_inference=True, progress=False):
-        self.structure = structure
-        self.C = C
-        self.tol = tol
-        self.max_iter = max_iter
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.check_inference = check_inference
-        self.progress = progress
+        store_init_args(self, locals())
 
     def fit(self, X, y, *, checkpoint=None, resume=None):
         """Fix every example's structure with the heuristic, then solve the SVM on them.
@@ -336,21 +329,7 @@ class LCLR(LatentBinaryLearner):
         random_state=0,
         progress=False,
     ):
-        self.structure = structure
-        self.C = C
-        self.tol = tol
-        self.max_iter = max_iter
-        self.max_cutting_plane_rounds = max_cutting_plane_rounds
-        self.epsilon = epsilon
-        self.dcd_tol = dcd_tol
-        self.dcd_max_iter = dcd_max_iter
-        self.init = init
-        self.coef_init = coef_init
-        self.random_tie_break = random_tie_break
-        self.check_inference = check_inference
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.progress = progress
+        store_init_args(self, locals())
 
     @classmethod
     def required_capabilities(cls, params=None) -> dict[str, str]:

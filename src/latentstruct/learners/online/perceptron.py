@@ -14,7 +14,7 @@ from ..checkpoint import CheckpointSession
 from ..checkpoint_state import monitor_state, restore_monitor, rng_from_state, rng_state
 from ..inference_check import InferenceMonitor
 from .online import OnlineLearnerMixin, OnlineState, visiting_order
-from ..params import BOOL, NJOBS, NONNEGATIVE, PASSES, RANDOM_STATE
+from ..params import BOOL, NJOBS, NONNEGATIVE, PASSES, RANDOM_STATE, store_init_args
 
 __all__ = ["StructuredPerceptron"]
 
@@ -109,15 +109,7 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
 
     def __init__(self, structure=None, max_iter=10, average=True, random_state=0, shuffle=True,
                  n_jobs=1, check_inference=True, progress=False, epsilon=None):
-        self.structure = structure
-        self.max_iter = max_iter
-        self.average = average
-        self.random_state = random_state
-        self.shuffle = shuffle
-        self.n_jobs = n_jobs
-        self.check_inference = check_inference
-        self.progress = progress
-        self.epsilon = epsilon
+        store_init_args(self, locals())
 
     def _validate(self, X, Y):
         structure = self._check_structure()  # the hyperparameters: checked on entering fit

@@ -17,7 +17,7 @@ from ..base import LinearStructuredLearner, check_examples, register_learner
 
 from ..checkpoint import CheckpointSession
 from ..checkpoint_state import rng_from_state, rng_state
-from ..params import BOOL, NJOBS, NONNEGATIVE, PASSES, POSITIVE, RANDOM_STATE, Options
+from ..params import BOOL, NJOBS, NONNEGATIVE, PASSES, POSITIVE, RANDOM_STATE, Options, store_init_args
 
 __all__ = ["HiddenVariableReranker", "candidate_loss", "candidate_coefficients"]
 
@@ -132,19 +132,7 @@ class HiddenVariableReranker(LinearStructuredLearner):
     def __init__(self, structure=None, solver="sgd", eta0=0.05, schedule="bottou", n_epochs=10,
                  max_iter=200, alpha=1e-4, init_noise=0.01, random_state=0, tol=1e-4,
                  progress=False, verbose=False, n_jobs=1):
-        self.structure = structure
-        self.solver = solver
-        self.eta0 = eta0
-        self.schedule = schedule
-        self.n_epochs = n_epochs
-        self.max_iter = max_iter
-        self.alpha = alpha
-        self.init_noise = init_noise
-        self.random_state = random_state
-        self.tol = tol
-        self.progress = progress
-        self.verbose = verbose
-        self.n_jobs = n_jobs
+        store_init_args(self, locals())
 
     # --- validation ----------------------------------------------------------------------
     def _validate(self, X, Y):

@@ -13,7 +13,7 @@ from ..base import register_learner
 from ..docs import fill_doc
 from .l1_ssvm import FitData, L1SlackLearner
 from .one_slack import CuttingPlaneHooks
-from ..params import Interval, Satisfies
+from ..params import Interval, Satisfies, store_init_args
 
 __all__ = ["NSlackSSVM"]
 
@@ -81,16 +81,7 @@ class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
     def __init__(self, structure=None, C=1.0, tol=1e-3, max_iter=100, batch_size=100,
                  inactive_threshold=1e-5, inactive_window=50, n_jobs=1, check_inference=True,
                  progress=False):
-        self.structure = structure
-        self.C = C
-        self.tol = tol
-        self.max_iter = max_iter
-        self.batch_size = batch_size
-        self.inactive_threshold = inactive_threshold
-        self.inactive_window = inactive_window
-        self.n_jobs = n_jobs
-        self.check_inference = check_inference
-        self.progress = progress
+        store_init_args(self, locals())
 
     def _seed(self, ws, data: FitData, constraints) -> None:
         """Add given structures (one list per example) to the working set, as constraints

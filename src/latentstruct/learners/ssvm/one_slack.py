@@ -14,7 +14,7 @@ from ...solvers.qp import WorkingSet
 from ..base import register_learner
 from ..docs import fill_doc
 from .l1_ssvm import FitData, L1SlackLearner, same_structure, sum_vectors
-from ..params import BOOL, NJOBS, PASSES, Interval, Options
+from ..params import BOOL, NJOBS, PASSES, Interval, Options, store_init_args
 
 __all__ = ["OneSlackSSVM", "CuttingPlaneHooks"]
 
@@ -178,17 +178,7 @@ class OneSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
     def __init__(self, structure=None, C=1.0, tol=1e-3, max_iter=1000, inference_cache=0,
                  cache_tol="auto", inactive_threshold=1e-5, inactive_window=50, n_jobs=1,
                  check_inference=True, progress=False):
-        self.structure = structure
-        self.C = C
-        self.tol = tol
-        self.max_iter = max_iter
-        self.inference_cache = inference_cache
-        self.cache_tol = cache_tol
-        self.inactive_threshold = inactive_threshold
-        self.inactive_window = inactive_window
-        self.n_jobs = n_jobs
-        self.check_inference = check_inference
-        self.progress = progress
+        store_init_args(self, locals())
 
     # -- the cache of argmax structures ---------------------------------------------------
     def _cache_add(self, i, y_hat, d, loss) -> None:

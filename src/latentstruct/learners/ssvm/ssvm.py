@@ -18,7 +18,7 @@ from ..checkpoint import CheckpointSession
 from ..checkpoint_state import prefixed, rng_from_state, rng_state, unprefixed
 from ...limits import solver_epochs
 from ..params import (BOOL, NJOBS, NONNEGATIVE, PASSES, POSITIVE, RANDOM_STATE, SOLVER_EPOCHS,
-                     Interval, Options)
+                     Interval, Options, store_init_args)
 from ..base import (LinearStructuredLearner, check_examples, raise_inexact_decoder,
                     register_learner)
 
@@ -165,22 +165,7 @@ class StructuredSVM(LinearStructuredLearner):
         check_inference=True,
         progress=False,
     ):
-        self.structure = structure
-        self.C = C
-        self.tol = tol
-        self.max_iter = max_iter
-        self.mode = mode
-        self.evaluate = evaluate
-        self.epsilon = epsilon
-        self.inner_tol = inner_tol
-        self.inner_max_iter = inner_max_iter
-        self.batch_size = batch_size
-        self.inner_sweeps = inner_sweeps
-        self.shrinking = shrinking
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.check_inference = check_inference
-        self.progress = progress
+        store_init_args(self, locals())
 
     def _validate(self, X, Y):
         structure = self._check_structure()  # the hyperparameters: checked on entering fit

@@ -10,7 +10,7 @@ from ...parallel import shared
 from ..base import register_learner
 from ..docs import fill_doc
 from .l1_ssvm import FitData, L1SlackLearner, make_rng
-from ..params import BOOL, NJOBS, PASSES, RANDOM_STATE, Interval, Options, Satisfies
+from ..params import BOOL, NJOBS, PASSES, RANDOM_STATE, Interval, Options, Satisfies, store_init_args
 
 __all__ = ["SubgradientSSVM"]
 
@@ -98,21 +98,7 @@ class SubgradientSSVM(L1SlackLearner):
                  decay_exponent=1.0, decay_t0=10.0, batch_size=None, averaging=None,
                  shuffle=True, break_on_no_constraints=True, random_state=0, n_jobs=1,
                  check_inference=True, progress=False):
-        self.structure = structure
-        self.C = C
-        self.max_iter = max_iter
-        self.learning_rate = learning_rate
-        self.momentum = momentum
-        self.decay_exponent = decay_exponent
-        self.decay_t0 = decay_t0
-        self.batch_size = batch_size
-        self.averaging = averaging
-        self.shuffle = shuffle
-        self.break_on_no_constraints = break_on_no_constraints
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.check_inference = check_inference
-        self.progress = progress
+        store_init_args(self, locals())
 
     def _rate(self, t, batch, n) -> float:
         """The step size of update ``t`` (counted from 1) over a batch of ``batch``."""
