@@ -366,18 +366,24 @@ class LCLR(LatentBinaryLearner):
             return coef
         raise ConfigError(f"init must be 'two-stage' or 'zeros', got {self.init!r}")
 
-    def fit(self, X, y, *, checkpoint=None, resume=None):
-        """Algorithm 1 on examples ``X`` with labels ``y`` in {-1, +1}; returns self.
-
-        ``checkpoint`` (a path or :class:`~latentstruct.learners.checkpoint.Checkpoint`)
-        saves the loop after every outer iteration; ``resume`` continues from such a file
-        (same data and hyperparameters) to the model an uninterrupted run would give."""
+    def _fit_start(self, X, y, checkpoint, resume):
+        """The structure, C, ``X`` in its batch form, the checked labels, the clock's start
+        and the fit's checkpoint session (LCLR's and its variant's)."""
         structure = self._check_structure()
         C = float(self.C)
         X = structure.as_batch(X)
         y = self._check_labels(X, y)
         t_start = time.perf_counter()
         session = CheckpointSession(self, {"X": X, "y": y}, checkpoint, resume)
+        return structure, C, X, y, t_start, session
+
+    def fit(self, X, y, *, checkpoint=None, resume=None):
+        """Algorithm 1 on examples ``X`` with labels ``y`` in {-1, +1}; returns self.
+
+        ``checkpoint`` (a path or :class:`~latentstruct.learners.checkpoint.Checkpoint`)
+        saves the loop after every outer iteration; ``resume`` continues from such a file
+        (same data and hyperparameters) to the model an uninterrupted run would give."""
+        structure, C, X, y, t_start, session = self._fit_start(X, y, checkpoint, resume)
         # the start is computed inside the loop's shared block (see alternating_latent_fit)
         w0 = None if session.resuming else (lambda: self._initial_weights(structure, X, y))
         run, monitor = alternating_latent_fit(self, structure, X, y, C, w0, desc="lclr",
