@@ -54,7 +54,7 @@ from .limits import N_JOBS, Bound, passes, solver_epochs
 __all__ = ["Constraint", "Interval", "Options", "Satisfies", "BOOL", "STR", "bounded", "NJOBS", "SEED", "GENERATOR", "CALLABLE",
            "COEF_INIT", "validate_params", "check_coef_init", "RANDOM_STATE", "PASSES",
            "SOLVER_EPOCHS", "POSITIVE", "NONNEGATIVE", "skip_parameter_validation",
-           "parameter_validation_skipped", "fit_context", "CheckedParams"]
+           "parameter_validation_skipped", "fit_context", "CheckedParams", "store_init_args"]
 
 _SEED_MAX = 2 ** 32 - 1
 
@@ -343,6 +343,15 @@ def fit_context(fit):
 
     fit_checked_once.__fit_context__ = True
     return fit_checked_once
+
+
+def store_init_args(owner, args: dict) -> None:
+    """Store an ``__init__``'s arguments on ``owner`` under their own names, unchanged, as
+    scikit-learn's estimator contract asks (``get_params`` reads them back; checks wait for
+    ``fit``).  ``args`` is the ``__init__``'s ``locals()``, taken before anything else."""
+    for name, value in args.items():
+        if name not in ("self", "__class__"):
+            setattr(owner, name, value)
 
 
 class CheckedParams:

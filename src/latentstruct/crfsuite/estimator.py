@@ -45,6 +45,7 @@ import time
 from sklearn.base import BaseEstimator
 
 from ..exceptions import ConfigError, check_is_fitted
+from ..params import store_init_args
 from .metrics import flat_accuracy_score
 from .tagger import ChainTagger
 
@@ -170,34 +171,7 @@ class CRF(BaseEstimator):
                  calibration_max_trials=None, pa_type=None, c=None, error_sensitive=None,
                  averaging=None, variance=None, gamma=None, verbose=False, model_filename=None,
                  keep_tempfiles=False, trainer_cls=None):
-        self.algorithm = algorithm
-        self.min_freq = min_freq
-        self.all_possible_states = all_possible_states
-        self.all_possible_transitions = all_possible_transitions
-        self.c1 = c1
-        self.c2 = c2
-        self.max_iterations = max_iterations
-        self.num_memories = num_memories
-        self.epsilon = epsilon
-        self.period = period
-        self.delta = delta
-        self.linesearch = linesearch
-        self.max_linesearch = max_linesearch
-        self.calibration_eta = calibration_eta
-        self.calibration_rate = calibration_rate
-        self.calibration_samples = calibration_samples
-        self.calibration_candidates = calibration_candidates
-        self.calibration_max_trials = calibration_max_trials
-        self.pa_type = pa_type
-        self.c = c
-        self.error_sensitive = error_sensitive
-        self.averaging = averaging
-        self.variance = variance
-        self.gamma = gamma
-        self.verbose = verbose
-        self.model_filename = model_filename
-        self.keep_tempfiles = keep_tempfiles
-        self.trainer_cls = trainer_cls
+        store_init_args(self, locals())
 
     # --- the learner a configuration asks for ----------------------------------------------
     def _learner_and_options(self) -> tuple[str, dict, dict]:

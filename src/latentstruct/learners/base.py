@@ -170,6 +170,15 @@ def _decode_chunk(a, b, structure, X, Y, w, random_state) -> list:
     return structure.argmax_batch(X[a:b], w, None if Y is None else Y[a:b], random_state=random_state)
 
 
+def check_examples(X, Y) -> None:
+    """Raise ``ConfigError`` unless ``X`` and ``Y`` have the same number of examples, and at
+    least one."""
+    if len(X) != len(Y):
+        raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
+    if len(X) == 0:
+        raise ConfigError("cannot fit on zero examples")
+
+
 def raise_inexact_decoder(kind: str, example: int, value: float) -> None:
     raise InferenceError(
         f"{kind} argmax for example {example} is not exact: the returned structure scores "

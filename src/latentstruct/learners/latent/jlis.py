@@ -20,7 +20,7 @@ from ..base import (
 )
 from ..checkpoint import CheckpointSession
 from .lclr import NONNEGATIVE, POSITIVE
-from ..params import BOOL, COEF_INIT, NJOBS, PASSES, RANDOM_STATE, SOLVER_EPOCHS, Options
+from ..params import BOOL, COEF_INIT, NJOBS, PASSES, RANDOM_STATE, SOLVER_EPOCHS, Options, store_init_args
 from ..ssvm.ssvm import StructuredSVM
 
 __all__ = ["JLIS", "NormalizedBinaryView"]
@@ -203,24 +203,7 @@ class JLIS(LinearStructuredLearner):
                  max_cutting_plane_rounds=50, epsilon=1e-3, dcd_tol=1e-3, dcd_max_iter=2000,
                  inner_gap=1e-3, random_tie_break=True, coef_init=None, init_max_iter=30,
                  check_inference=True, n_jobs=1, random_state=0, progress=False):
-        self.structure = structure
-        self.C1 = C1
-        self.C2 = C2
-        self.normalization = normalization
-        self.tol = tol
-        self.max_iter = max_iter
-        self.max_cutting_plane_rounds = max_cutting_plane_rounds
-        self.epsilon = epsilon
-        self.dcd_tol = dcd_tol
-        self.dcd_max_iter = dcd_max_iter
-        self.inner_gap = inner_gap
-        self.random_tie_break = random_tie_break
-        self.coef_init = coef_init
-        self.init_max_iter = init_max_iter
-        self.check_inference = check_inference
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.progress = progress
+        store_init_args(self, locals())
 
     def coef_size(self, structure) -> int:
         return structure.n_features + 1

@@ -33,7 +33,7 @@ from ..base import (
 from ..checkpoint import CheckpointSession
 from ..inference_check import InferenceMonitor
 from ..params import (BOOL, COEF_INIT, NJOBS, NONNEGATIVE, PASSES, POSITIVE, RANDOM_STATE,
-                     SOLVER_EPOCHS, Options)
+                     SOLVER_EPOCHS, Options, store_init_args)
 
 __all__ = [
     "LCLR",
@@ -155,14 +155,7 @@ class TwoStage(LatentBinaryLearner):
 
     def __init__(self, structure=None, C=1.0, tol=1e-3, max_iter=1000, n_jobs=1, random_state=0,
                  check_inference=True, progress=False):
-        self.structure = structure
-        self.C = C
-        self.tol = tol
-        self.max_iter = max_iter
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.check_inference = check_inference
-        self.progress = progress
+        store_init_args(self, locals())
 
     def fit(self, X, y, *, checkpoint=None, resume=None):
         """Fix every example's structure with the heuristic, then solve the SVM on them.
@@ -336,21 +329,7 @@ class LCLR(LatentBinaryLearner):
         random_state=0,
         progress=False,
     ):
-        self.structure = structure
-        self.C = C
-        self.tol = tol
-        self.max_iter = max_iter
-        self.max_cutting_plane_rounds = max_cutting_plane_rounds
-        self.epsilon = epsilon
-        self.dcd_tol = dcd_tol
-        self.dcd_max_iter = dcd_max_iter
-        self.init = init
-        self.coef_init = coef_init
-        self.random_tie_break = random_tie_break
-        self.check_inference = check_inference
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.progress = progress
+        store_init_args(self, locals())
 
     @classmethod
     def required_capabilities(cls, params=None) -> dict[str, str]:
@@ -387,18 +366,24 @@ class LCLR(LatentBinaryLearner):
             return coef
         raise ConfigError(f"init must be 'two-stage' or 'zeros', got {self.init!r}")
 
-    def fit(self, X, y, *, checkpoint=None, resume=None):
-        """Algorithm 1 on examples ``X`` with labels ``y`` in {-1, +1}; returns self.
-
-        ``checkpoint`` (a path or :class:`~latentstruct.learners.checkpoint.Checkpoint`)
-        saves the loop after every outer iteration; ``resume`` continues from such a file
-        (same data and hyperparameters) to the model an uninterrupted run would give."""
+    def _fit_start(self, X, y, checkpoint, resume):
+        """The structure, C, ``X`` in its batch form, the checked labels, the clock's start
+        and the fit's checkpoint session (LCLR's and its variant's)."""
         structure = self._check_structure()
         C = float(self.C)
         X = structure.as_batch(X)
         y = self._check_labels(X, y)
         t_start = time.perf_counter()
         session = CheckpointSession(self, {"X": X, "y": y}, checkpoint, resume)
+        return structure, C, X, y, t_start, session
+
+    def fit(self, X, y, *, checkpoint=None, resume=None):
+        """Algorithm 1 on examples ``X`` with labels ``y`` in {-1, +1}; returns self.
+
+        ``checkpoint`` (a path or :class:`~latentstruct.learners.checkpoint.Checkpoint`)
+        saves the loop after every outer iteration; ``resume`` continues from such a file
+        (same data and hyperparameters) to the model an uninterrupted run would give."""
+        structure, C, X, y, t_start, session = self._fit_start(X, y, checkpoint, resume)
         # the start is computed inside the loop's shared block (see alternating_latent_fit)
         w0 = None if session.resuming else (lambda: self._initial_weights(structure, X, y))
         run, monitor = alternating_latent_fit(self, structure, X, y, C, w0, desc="lclr",

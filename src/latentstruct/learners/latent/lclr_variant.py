@@ -6,7 +6,6 @@ iterations chosen on a validation split (early stopping).
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 from sklearn.model_selection import train_test_split
@@ -14,7 +13,6 @@ from sklearn.model_selection import train_test_split
 from ...exceptions import ConfigError, warn_user
 from .alternating import alternating_latent_fit, store_alternating_result
 from ..base import register_learner
-from ..checkpoint import CheckpointSession
 from .lclr import LCLR, LCLR_CONSTRAINTS, POSITIVE
 from ..params import BOOL, PASSES, Interval
 
@@ -177,12 +175,7 @@ class LCLRVariant(LCLR):
     def fit(self, X, y, *, checkpoint=None, resume=None):
         """Run the outer loop of LCLR with one cutting-plane round per outer iteration
         (``checkpoint``/``resume`` as for ``LCLR.fit``)."""
-        structure = self._check_structure()
-        C = float(self.C)
-        X = structure.as_batch(X)
-        y = self._check_labels(X, y)
-        t_start = time.perf_counter()
-        session = CheckpointSession(self, {"X": X, "y": y}, checkpoint, resume)
+        structure, C, X, y, t_start, session = self._fit_start(X, y, checkpoint, resume)
         max_iter = int(self.max_iter)
         losses, scores, best, floor = [], [], None, None
         if self.early_stopping:

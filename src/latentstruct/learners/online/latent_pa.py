@@ -24,7 +24,7 @@ from ..inference_check import InferenceMonitor
 from ..latent.lclr import POSITIVE, LatentBinaryLearner
 from .online import OnlineLearnerMixin, OnlineState, visiting_order
 from ...limits import MAX_NEGATIVE_UPDATES
-from ..params import BOOL, CALLABLE, COEF_INIT, NJOBS, PASSES, RANDOM_STATE, Interval, Options
+from ..params import BOOL, CALLABLE, COEF_INIT, NJOBS, PASSES, RANDOM_STATE, Interval, Options, store_init_args
 
 __all__ = ["LatentPA", "PAEvent", "pa_step_size", "scale_to_range", "PA_VARIANTS"]
 
@@ -216,21 +216,7 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
         check_inference=True,
         progress=False,
     ):
-        self.structure = structure
-        self.variant = variant
-        self.C = C
-        self.max_iter = max_iter
-        self.max_negative_updates = max_negative_updates
-        self.average = average
-        self.init = init
-        self.heuristic_scale = heuristic_scale
-        self.coef_init = coef_init
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.shuffle = shuffle
-        self.callback = callback
-        self.check_inference = check_inference
-        self.progress = progress
+        store_init_args(self, locals())
 
     @classmethod
     def required_capabilities(cls, params=None) -> dict[str, str]:

@@ -36,9 +36,8 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ...data.progress import bar_disable
-from ...exceptions import ConfigError
 from ...tasks.contracts import MAX_DECODABLE
-from ..base import LinearStructuredLearner
+from ..base import LinearStructuredLearner, check_examples
 from ..checkpoint import CheckpointSession
 from ..checkpoint_state import monitor_state, restore_monitor, rng_from_state, rng_state
 from ..inference_check import InferenceMonitor
@@ -103,10 +102,7 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
     # --- the loop -------------------------------------------------------------------------
     def _checked(self, X, Y):
         structure = self._check_structure()
-        if len(X) != len(Y):
-            raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
-        if len(X) == 0:
-            raise ConfigError("cannot fit on zero examples")
+        check_examples(X, Y)
         return structure, structure.as_batch(X), list(Y)
 
     def fit(self, X, Y, *, checkpoint=None, resume=None):

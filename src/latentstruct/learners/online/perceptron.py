@@ -8,14 +8,13 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ...data.progress import bar_disable
-from ...exceptions import ConfigError
 from ...tasks.contracts import MAX_DECODABLE, SIZED
-from ..base import LinearStructuredLearner, register_learner
+from ..base import LinearStructuredLearner, check_examples, register_learner
 from ..checkpoint import CheckpointSession
 from ..checkpoint_state import monitor_state, restore_monitor, rng_from_state, rng_state
 from ..inference_check import InferenceMonitor
 from .online import OnlineLearnerMixin, OnlineState, visiting_order
-from ..params import BOOL, NJOBS, NONNEGATIVE, PASSES, RANDOM_STATE
+from ..params import BOOL, NJOBS, NONNEGATIVE, PASSES, RANDOM_STATE, store_init_args
 
 __all__ = ["StructuredPerceptron"]
 
@@ -110,23 +109,12 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
 
     def __init__(self, structure=None, max_iter=10, average=True, random_state=0, shuffle=True,
                  n_jobs=1, check_inference=True, progress=False, epsilon=None):
-        self.structure = structure
-        self.max_iter = max_iter
-        self.average = average
-        self.random_state = random_state
-        self.shuffle = shuffle
-        self.n_jobs = n_jobs
-        self.check_inference = check_inference
-        self.progress = progress
-        self.epsilon = epsilon
+        store_init_args(self, locals())
 
     def _validate(self, X, Y):
         structure = self._check_structure()  # the hyperparameters: checked on entering fit
         max_iter = int(self.max_iter)
-        if len(X) != len(Y):
-            raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
-        if len(X) == 0:
-            raise ConfigError("cannot fit on zero examples")
+        check_examples(X, Y)
         return structure, max_iter
 
     def fit(self, X, Y, *, checkpoint=None, resume=None):

@@ -30,7 +30,7 @@ from ...tasks.contracts import CLASS_POSTERIOR, MARGINALIZABLE, MAX_DECODABLE, a
 from ..base import LinearStructuredLearner, register_learner
 from ..checkpoint import CheckpointSession
 from ..checkpoint_state import rng_from_state, rng_state
-from ..params import BOOL, NJOBS, NONNEGATIVE, PASSES, POSITIVE, SEED, Interval, Options
+from ..params import BOOL, NJOBS, NONNEGATIVE, PASSES, POSITIVE, SEED, Interval, Options, store_init_args
 
 __all__ = ["CRF"]
 
@@ -182,25 +182,7 @@ class CRF(LinearStructuredLearner):
                  max_iter=100, delta=1e-5, period=10, epsilon=1e-5, memory=6, alpha=None,
                  eta0="auto", batch_size=32, random_state=0, n_jobs=1, progress=False,
                  check_inference=True):
-        self.structure = structure
-        self.c1 = c1
-        self.c2 = c2
-        self.feature_set = feature_set
-        self.possible_states = possible_states
-        self.possible_transitions = possible_transitions
-        self.solver = solver
-        self.max_iter = max_iter
-        self.delta = delta
-        self.period = period
-        self.epsilon = epsilon
-        self.memory = memory
-        self.alpha = alpha
-        self.eta0 = eta0
-        self.batch_size = batch_size
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.progress = progress
-        self.check_inference = check_inference
+        store_init_args(self, locals())
 
     # --- the loss ------------------------------------------------------------------------
     def _loss_grad(self, X, Y, w, data=None, out=None) -> tuple[float, np.ndarray]:

@@ -13,11 +13,11 @@ from ...exceptions import ConfigError, warn_convergence, check_is_fitted
 from ...parallel import fit_session, parallel_chunks, rows, shared
 from ...solvers.sgd import SCHEDULES, SGDState, lbfgs, sgd
 from ...tasks.contracts import CANDIDATE_LIST, MARGINALIZABLE
-from ..base import LinearStructuredLearner, register_learner
+from ..base import LinearStructuredLearner, check_examples, register_learner
 
 from ..checkpoint import CheckpointSession
 from ..checkpoint_state import rng_from_state, rng_state
-from ..params import BOOL, NJOBS, NONNEGATIVE, PASSES, POSITIVE, RANDOM_STATE, Options
+from ..params import BOOL, NJOBS, NONNEGATIVE, PASSES, POSITIVE, RANDOM_STATE, Options, store_init_args
 
 __all__ = ["HiddenVariableReranker", "candidate_loss", "candidate_coefficients"]
 
@@ -132,28 +132,13 @@ class HiddenVariableReranker(LinearStructuredLearner):
     def __init__(self, structure=None, solver="sgd", eta0=0.05, schedule="bottou", n_epochs=10,
                  max_iter=200, alpha=1e-4, init_noise=0.01, random_state=0, tol=1e-4,
                  progress=False, verbose=False, n_jobs=1):
-        self.structure = structure
-        self.solver = solver
-        self.eta0 = eta0
-        self.schedule = schedule
-        self.n_epochs = n_epochs
-        self.max_iter = max_iter
-        self.alpha = alpha
-        self.init_noise = init_noise
-        self.random_state = random_state
-        self.tol = tol
-        self.progress = progress
-        self.verbose = verbose
-        self.n_jobs = n_jobs
+        store_init_args(self, locals())
 
     # --- validation ----------------------------------------------------------------------
     def _validate(self, X, Y):
         structure = self._check_structure()  # the hyperparameters: checked on entering fit
         X, Y = structure.as_batch(X), list(Y)
-        if len(X) != len(Y):
-            raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
-        if len(X) == 0:
-            raise ConfigError("cannot fit on zero examples")
+        check_examples(X, Y)
         oracles = []
         for i, y in enumerate(Y):
             try:

@@ -42,7 +42,7 @@ from .distro_tuning import LAMBDA1_GRID, choose_lambda1
 from ..checkpoint import CheckpointSession
 from ..checkpoint_state import prefixed, rng_from_state, rng_state, unprefixed
 from ...limits import MAX_WEIGHTS, N_COMPONENTS, passes
-from ..params import BOOL, NJOBS, NONNEGATIVE, PASSES, POSITIVE, SEED, Interval, Options
+from ..params import BOOL, NJOBS, NONNEGATIVE, PASSES, POSITIVE, SEED, Interval, Options, store_init_args
 
 __all__ = ["DISTRO"]
 
@@ -168,27 +168,7 @@ class DISTRO(LinearStructuredLearner):
                  label_init="auto", update_labels=True, restart_schedule=False,
                  descent_guard=True, n_restarts=3, max_weights=2 ** 27,
                  random_state=0, check_inference=True, progress=False, n_jobs=1):
-        self.structure = structure
-        self.n_components = n_components
-        self.lambda1 = lambda1
-        self.lambda2 = lambda2
-        self.n_iter = n_iter
-        self.weight_epochs = weight_epochs
-        self.label_epochs = label_epochs
-        self.batch_size = batch_size
-        self.eta0 = eta0
-        self.label_eta0 = label_eta0
-        self.threshold = threshold
-        self.label_init = label_init
-        self.update_labels = update_labels
-        self.restart_schedule = restart_schedule
-        self.descent_guard = descent_guard
-        self.n_restarts = n_restarts
-        self.max_weights = max_weights
-        self.random_state = random_state
-        self.check_inference = check_inference
-        self.progress = progress
-        self.n_jobs = n_jobs
+        store_init_args(self, locals())
 
     # --- validation -------------------------------------------------------------------------
     def _validate(self) -> None:

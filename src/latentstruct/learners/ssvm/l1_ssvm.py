@@ -29,7 +29,7 @@ from ...data.sparse import SparseVector
 from ...exceptions import ConfigError, warn_convergence
 from ...parallel import parallel_chunks, rows
 from ...tasks.contracts import MAX_DECODABLE
-from ..base import LinearStructuredLearner
+from ..base import LinearStructuredLearner, check_examples
 from ..inference_check import InferenceMonitor
 
 __all__ = ["L1SlackLearner", "Found", "FitData", "same_structure", "sum_vectors",
@@ -118,10 +118,7 @@ class L1SlackLearner(LinearStructuredLearner):
         ``Y`` as a list; the monitor of the fit's decodes and its clock start here."""
         self.check_params()
         structure = self._check_structure()
-        if len(X) != len(Y):
-            raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
-        if len(X) == 0:
-            raise ConfigError("cannot fit on zero examples")
+        check_examples(X, Y)
         self._monitor = InferenceMonitor(type(self).__name__, bool(self.check_inference))
         self._t_start = time.perf_counter()
         return structure, structure.as_batch(X), list(Y)

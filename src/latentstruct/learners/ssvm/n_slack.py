@@ -10,14 +10,16 @@ from ...data.progress import bar_disable
 from ...exceptions import ConfigError
 from ...parallel import shared
 from ..base import register_learner
+from ..docs import fill_doc
 from .l1_ssvm import FitData, L1SlackLearner
 from .one_slack import CuttingPlaneHooks
-from ..params import BOOL, NJOBS, PASSES, Interval, Satisfies
+from ..params import Interval, Satisfies, store_init_args
 
 __all__ = ["NSlackSSVM"]
 
 
 @register_learner("n-slack")
+@fill_doc
 class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
     """Structured SVM with one linear slack per example, trained by the n-slack
     cutting-plane method (Tsochantaridis, Joachims, Hofmann and Altun 2005, "Large margin
@@ -44,10 +46,7 @@ class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
 
     Parameters
     ----------
-    structure : a max-decodable structure or a fitted task
-        What is learned (its argmax, joint feature and loss).
-    C : float, default 1.0
-        Weight of the slacks against ``1/2 ||w||^2``.
+    %(structure_C)s
     tol : float, default 0.001
         Slack (in loss units) by which an argmax must beat its example's working set to be
         added; a pass that adds none ends training.
@@ -55,15 +54,10 @@ class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
         Maximum number of passes over the examples.
     batch_size : int, default 100
         Examples decoded at one w between QP solves (-1: a whole pass).
-    inactive_threshold : float, default 1e-5
-        A constraint whose dual variable is below this times C counts as inactive.
-    inactive_window : int, default 50
-        Remove constraints inactive for more than this many solves (0 keeps them all).
+    %(inactive_constraints)s
     n_jobs : int, default 1
         Parallel decoding over the examples of a batch (``latentstruct.parallel``).
-    check_inference : bool, default True
-        Raise ``InferenceError`` when a decode is not exact or loses to a structure it must
-        beat (the gold one, the working set's); with False they are counted and warned about.
+    %(check_inference_working_set)s
     progress : bool, default False
         Show a progress bar over passes.
 
@@ -80,28 +74,14 @@ class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
     """
 
     _parameter_constraints = {
-        "C": [Interval(float, 0, None, closed="neither")],
-        "tol": [Interval(float, 0, None, closed="left")],
-        "max_iter": [PASSES],
+        **CuttingPlaneHooks.CONSTRAINTS,
         "batch_size": [Interval(int, 1, None), Satisfies(lambda v: v == -1, "-1")],
-        "inactive_threshold": [Interval(float, 0, None, closed="left")],
-        "inactive_window": [Interval(int, 0, PASSES.high)],
-        "n_jobs": [NJOBS, None], "check_inference": [BOOL], "progress": [BOOL],
     }
 
     def __init__(self, structure=None, C=1.0, tol=1e-3, max_iter=100, batch_size=100,
                  inactive_threshold=1e-5, inactive_window=50, n_jobs=1, check_inference=True,
                  progress=False):
-        self.structure = structure
-        self.C = C
-        self.tol = tol
-        self.max_iter = max_iter
-        self.batch_size = batch_size
-        self.inactive_threshold = inactive_threshold
-        self.inactive_window = inactive_window
-        self.n_jobs = n_jobs
-        self.check_inference = check_inference
-        self.progress = progress
+        store_init_args(self, locals())
 
     def _seed(self, ws, data: FitData, constraints) -> None:
         """Add given structures (one list per example) to the working set, as constraints
@@ -109,17 +89,9 @@ class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
         if len(constraints) != len(data):
             raise ConfigError(f"constraints has {len(constraints)} entries for {len(data)} "
                               f"examples; give one list of structures per example")
-        pairs = [(i, y) for i, ys in enumerate(constraints) for y in ys]
-        if not pairs:
-            return
-        s = data.structure
-        idx = [i for i, _ in pairs]
-        gold, hats = [data.Y[i] for i in idx], [y for _, y in pairs]
-        losses = s.loss_batch(gold, hats)
-        diffs = s.joint_feature_differences(s.subset(data.X, idx), gold, hats)
-        for k, (i, y_hat) in enumerate(pairs):
-            if not ws.contains(diffs[k], losses[k], i):
-                ws.add(diffs[k], losses[k], i, tag=y_hat)
+        for i, y_hat, d, loss in self._constraints_of(data, constraints):
+            if not ws.contains(d, loss, i):
+                ws.add(d, loss, i, tag=y_hat)
 
     def fit(self, X, Y, *, coef_init=None, working_set=None, constraints=None,
             nonpositive=None, callback=None, on_converge=None, on_inexact=None):
@@ -131,12 +103,9 @@ class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
         set), ``nonpositive`` (indices of weights held ``<= 0``),
         ``callback(learner, iteration)``, ``on_converge()`` (True: go on) and
         ``on_inexact(what)`` (True: stop)."""
-        structure, X, Y = self._begin(X, Y)
-        n, n_features = len(X), structure.n_features
+        structure, X, Y, neg, ws, w = self._start(X, Y, coef_init, working_set, nonpositive)
+        n = len(X)
         C, tol = float(self.C), float(self.tol)
-        neg = self._nonpositive(nonpositive, n_features)
-        ws = self._working_set(working_set, n_features)
-        w = self._coef_start(coef_init, n_features)
         self.objective_curve_, self.primal_objective_curve_ = [], []
         self.coef_, self.n_iter_ = w, 0
         limits = np.full(n, C)
@@ -145,10 +114,7 @@ class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
             data = FitData(structure, X, Y, block)
             if constraints is not None:
                 self._seed(ws, data, constraints)
-            dual = 0.0
-            if len(ws) or neg:
-                solution = ws.solve(limits, neg)
-                w, dual = solution.w, solution.dual
+            w, dual = self._first_solve(ws, limits, neg, w)
             converged, stopped, it, w_at_start = False, "", 0, w
             bar = tqdm(total=self.max_iter, desc="n-slack", unit="pass",
                        disable=bar_disable(self.progress), leave=False)
@@ -172,8 +138,7 @@ class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
                     if new:
                         ws.add_rows([found.diffs[k] for k in new], found.losses[new], idx[new],
                                     [found.results[k].structure for k in new])
-                        solution = ws.solve(limits, neg)
-                        w, dual = solution.w, solution.dual
+                        w, dual = self._solve(ws, limits, neg)
                         self._prune(ws)
                         added += len(new)
                     if stopped:
@@ -194,7 +159,4 @@ class NSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
             bar.close()
             if w is not w_at_start or stopped:  # the last pass moved w
                 self.primal_objective_curve_.append(self._primal(data, w))
-        self.working_set_ = ws
-        self.n_constraints_ = len(ws)
-        self._end(w, it, converged, stopped)
-        return self
+        return self._finish(ws, w, it, converged, stopped)

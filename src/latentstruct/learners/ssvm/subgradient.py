@@ -8,13 +8,15 @@ from tqdm.auto import tqdm
 from ...data.progress import bar_disable
 from ...parallel import shared
 from ..base import register_learner
+from ..docs import fill_doc
 from .l1_ssvm import FitData, L1SlackLearner, make_rng
-from ..params import BOOL, NJOBS, PASSES, RANDOM_STATE, Interval, Options, Satisfies
+from ..params import BOOL, NJOBS, PASSES, RANDOM_STATE, Interval, Options, Satisfies, store_init_args
 
 __all__ = ["SubgradientSSVM"]
 
 
 @register_learner("subgradient-ssvm")
+@fill_doc
 class SubgradientSSVM(L1SlackLearner):
     """Structured SVM with linear slacks trained by stochastic subgradient descent on the
     primal (Ratliff, Bagnell and Zinkevich 2007, "(Online) subgradient methods for
@@ -38,10 +40,7 @@ class SubgradientSSVM(L1SlackLearner):
 
     Parameters
     ----------
-    structure : a max-decodable structure or a fitted task
-        What is learned (its argmax, joint feature and loss).
-    C : float, default 1.0
-        Weight of the slacks against ``1/2 ||w||^2``.
+    %(structure_C)s
     max_iter : int, default 100
         Number of epochs (passes over the examples).
     learning_rate : float or "auto", default "auto"
@@ -64,9 +63,7 @@ class SubgradientSSVM(L1SlackLearner):
         Seeds the order of the examples (runs are reproducible by default).
     n_jobs : int, default 1
         Parallel decoding of the examples of a batch and of the final objective's pass.
-    check_inference : bool, default True
-        Raise ``InferenceError`` when a decode is not exact or loses to the gold structure;
-        with False they are counted and warned about.
+    %(check_inference_gold)s
     progress : bool, default False
         Show a progress bar over epochs.
 
@@ -101,21 +98,7 @@ class SubgradientSSVM(L1SlackLearner):
                  decay_exponent=1.0, decay_t0=10.0, batch_size=None, averaging=None,
                  shuffle=True, break_on_no_constraints=True, random_state=0, n_jobs=1,
                  check_inference=True, progress=False):
-        self.structure = structure
-        self.C = C
-        self.max_iter = max_iter
-        self.learning_rate = learning_rate
-        self.momentum = momentum
-        self.decay_exponent = decay_exponent
-        self.decay_t0 = decay_t0
-        self.batch_size = batch_size
-        self.averaging = averaging
-        self.shuffle = shuffle
-        self.break_on_no_constraints = break_on_no_constraints
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.check_inference = check_inference
-        self.progress = progress
+        store_init_args(self, locals())
 
     def _rate(self, t, batch, n) -> float:
         """The step size of update ``t`` (counted from 1) over a batch of ``batch``."""
