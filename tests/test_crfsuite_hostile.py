@@ -60,6 +60,19 @@ def cli(*args, cwd=None) -> subprocess.CompletedProcess:
                           env={**os.environ, "PYTHONUNBUFFERED": "1"}, timeout=600)
 
 
+def cli_here(capsys, *args) -> subprocess.CompletedProcess:
+    """``latentstruct ARGS`` run by ``latentstruct.cli.main`` in this process (what a child
+    process would give: its exit status and output)."""
+    from latentstruct.cli import main
+
+    try:
+        code = main([str(a) for a in args])
+    except SystemExit as exc:  # argparse's usage errors
+        code = exc.code
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(args, code, out.out, out.err)
+
+
 def one_error_line(result) -> str:
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
@@ -516,20 +529,21 @@ def test_classes_declare_a_streams_labels_for_later_resume_runs(files, tmp_path)
     ("translit", "latent-pa", "A,B", "--classes declares a label set, and task 'translit' "
                                      "takes none from the command line"),
 ])
-def test_classes_are_refused_before_any_data(tmp_path, task, learner, classes, message):
-    # the --train file does not exist: every refusal comes before any data is read
+def test_classes_are_refused_before_any_data(tmp_path, capsys, task, learner, classes, message):
+    # the --train file does not exist: every refusal comes before any data is read (in this
+    # process: the other tests here run the command line as a child process)
     model = tmp_path / "m.npz"
-    result = cli("train", task, "--learner", learner, "--train", tmp_path / "absent.txt",
-                 "--model", model, "--classes", classes)
+    result = cli_here(capsys, "train", task, "--learner", learner, "--train",
+                      tmp_path / "absent.txt", "--model", model, "--classes", classes)
     assert result.returncode == 2
     assert message in one_error_line(result)
     assert not model.exists()
 
 
-def test_a_data_label_missing_from_classes_is_refused_before_training(files, tmp_path):
+def test_a_data_label_missing_from_classes_is_refused_before_training(files, tmp_path, capsys):
     model = tmp_path / "m.npz"
-    result = cli("train", "chunk", "--learner", "perceptron", "--train", files["conll"],
-                 "--model", model, "--classes", "B-NP,I-NP,O")
+    result = cli_here(capsys, "train", "chunk", "--learner", "perceptron", "--train",
+                      files["conll"], "--model", model, "--classes", "B-NP,I-NP,O")
     assert result.returncode == 2
     assert one_error_line(result) == (
         f"latentstruct: error: {files['conll']}:1: sentence 1, token 2: the label 'B-VP' is "
@@ -538,16 +552,16 @@ def test_a_data_label_missing_from_classes_is_refused_before_training(files, tmp
     assert not model.exists()
 
 
-def test_resume_names_a_new_label_in_the_command_lines_words(files, tmp_path):
+def test_resume_names_a_new_label_in_the_command_lines_words(files, tmp_path, capsys):
     model = tmp_path / "m.npz"
-    result = cli("train", "sequence", "--learner", "perceptron", "--train", files["data"],
+    result = cli_here(capsys, "train", "sequence", "--learner", "perceptron", "--train", files["data"],
                  "--model", model, "--quiet")
     assert result.returncode == 0, result.stderr
     later = tmp_path / "later.txt"
     later.write_text(crfsuite_line("O", "so", "RB") + "\n" + crfsuite_line("B-ADJP", "due", "JJ")
                      + "\n", encoding="utf-8")
-    result = cli("train", "sequence", "--train", later, "--model", tmp_path / "out.npz",
-                 "--resume", model)
+    result = cli_here(capsys, "train", "sequence", "--train", later, "--model",
+                      tmp_path / "out.npz", "--resume", model)
     assert result.returncode == 2
     assert one_error_line(result) == (
         f"latentstruct: error: {later}: sentence 1, token 2: the label 'B-ADJP' is not one of "
@@ -556,11 +570,11 @@ def test_resume_names_a_new_label_in_the_command_lines_words(files, tmp_path):
         f"(latentstruct train ... --classes LABEL,LABEL,...), or correct the label")
 
 
-def test_a_damaged_crfsuite_model_file_is_named_as_one(crfsuite_model, files, tmp_path):
+def test_a_damaged_crfsuite_model_file_is_named_as_one(crfsuite_model, files, tmp_path, capsys):
     bad = tmp_path / "cut.crfsuite"
     bad.write_bytes(crfsuite_model.read_bytes()[:1000])
     for args in (["info"], ["evaluate", "--test", files["data"]]):
-        result = cli(*args, "--model", bad)
+        result = cli_here(capsys, *args, "--model", bad)
         assert result.returncode == 2
         assert one_error_line(result) == (
             f"latentstruct: error: CRFsuite model file {bad}: the file is truncated: expected "

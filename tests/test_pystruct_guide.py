@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "guide" / "pystruct.md"
 
@@ -40,6 +42,7 @@ def test_every_python_block_is_a_doctest():
         assert block.lstrip().startswith(">>>"), block[:200]
 
 
+@pytest.mark.slow  # runs the whole guide (about 10 s): a docs check, as the other pages' are
 def test_python_blocks_run_and_print_what_the_page_says(tmp_path):
     source = tmp_path / "blocks.txt"
     source.write_text("\n".join(fenced("python")), encoding="utf-8")
