@@ -12,7 +12,7 @@ The whole pipeline, small:
 1. a first-order projective dependency parser (``DependencyParser``: Eisner's algorithm,
    gold UPOS, here an averaged perceptron, 5 epochs) trained on the first 1,000 sentences
    of UD English EWT train;
-2. its exact 16-best lists (``task.kbest``) for the next 1,000 training sentences, which
+2. its exact 16-best lists (``task.structure().kbest``) for the next 1,000 training sentences, which
    the parser never saw (so the reranker trains on lists like the ones it will meet; the
    user guide jackknifes instead), and for the first 500 sentences of EWT dev;
 3. two rerankers on the training lists (``Estimator(task="rerank")``, the ``rerank`` task's
@@ -79,7 +79,7 @@ def kbest_lists(sentences):
     features = task.featurize(task.make_dataset(X))
     lists = [(list(s.words), list(s.upos),
               [(heads.tolist(), list(rels), float(score)) for heads, rels, score in
-               task.kbest(features[i], coef, K)])
+               task.structure().kbest(features[i], coef, K)])
              for i, s in enumerate(sentences)]
     return lists, gold
 

@@ -422,11 +422,11 @@ def test_doccls_and_dependency_check_ids_too(tmp_path):
     bad = y.copy()
     bad[0, 0] = 7
     with pytest.raises(InputError, match="head 7 of word 1 is outside 0..1"):
-        dep.joint_feature(X[0], bad)
+        dep.structure_.joint_feature(X[0], bad)
     bad = y.copy()
     bad[1, 0] = 9
     with pytest.raises(InputError, match="labels: label id 9"):
-        dep.argmax(X[0], np.zeros(dep.n_features), bad)
+        dep.structure_.argmax(X[0], np.zeros(dep.n_features), bad)
 
 
 def test_binary_labels():

@@ -9,7 +9,7 @@ from sklearn.base import clone
 
 from latentstruct.data.dependency import DependencySentence
 from latentstruct.exceptions import ConfigError, InputError, NotFittedError
-from latentstruct.tasks.base import Dataset
+from latentstruct.tasks.base import ComposedTask, Dataset
 from latentstruct.tasks.dependency import DependencyFeaturizer, DependencyTask, DepTarget
 from latentstruct.tasks.dependency.corpus import token_codes
 from latentstruct.tasks.dependency.decoding import DependencyStructure
@@ -140,8 +140,9 @@ def _all_noun_tagger():
 
 
 def test_the_parser_has_one_parent_and_a_clone_does_not_share_a_new_tagger():
-    assert DependencyTask.__bases__ == (DependencyStructure,)
+    assert DependencyTask.__bases__ == (ComposedTask,)  # it holds its DependencyStructure
     assert len(DependencyStructure.__bases__) == 1
+    assert DependencyTask.structure_class is DependencyStructure
     task = DependencyTask(pos="predicted", hash_bits=8, label_hash_bits=4).fit(_dataset(SENTS))
     twin = clone(task)  # a fitted task clones to a shallow copy: one featurizer for both
     assert twin.featurizer_ is task.featurizer_

@@ -127,8 +127,8 @@ def test_the_vector_block_is_what_the_docstring_says():
     ds = task.make_dataset([([("a", "X"), ("b", "X"), ("c", "X")], v)], [[0, 1, 2]])
     task.fit(ds)
     x = task.featurize(ds)[0]
-    off, d = task.vector_offset, 2
-    phi = task.joint_feature(x, np.array([[0, 1, 2], [-1, -1, -1]]))
+    off, d = task.structure_.vector_offset, 2
+    phi = task.structure_.joint_feature(x, np.array([[0, 1, 2], [-1, -1, -1]]))
     got = dict(zip(phi.indices.tolist(), phi.values.tolist()))
     vec = {k - off: val for k, val in got.items() if k >= off}
     # arcs 0->1 (root), 1->2 and 2->3 (both to the right)

@@ -62,9 +62,9 @@ def _brute_force(task, x, w, gold=None, extra=()):
     for heads in trees:
         for labels in label_sets:
             y = np.array([heads, labels], dtype=np.int64)
-            s = task.joint_feature(x, y).dot(w)
+            s = task.structure_.joint_feature(x, y).dot(w)
             if gold is not None:
-                s += task.loss(gold, y)
+                s += task.structure_.loss(gold, y)
             best = max(best, s)
     return best
 
@@ -121,17 +121,17 @@ def test_argmax_is_the_brute_force_maximum_plain_and_loss_augmented(fmt):
         w = rng.normal(size=task.n_features)
         for i in range(len(X)):
             x, gold = X[i], Y[i]
-            plain = task.argmax(x, w)
-            aug = task.argmax(x, w, gold)
+            plain = task.structure_.argmax(x, w)
+            aug = task.structure_.argmax(x, w, gold)
             assert plain.score == pytest.approx(_brute_force(task, x, w), abs=1e-9)
             assert aug.score == pytest.approx(_brute_force(task, x, w, gold), abs=1e-9)
             # the reported scores are w.Phi (+ Delta) of the returned trees
-            assert plain.score == pytest.approx(task.joint_feature(x, plain.structure).dot(w))
-            assert aug.score == pytest.approx(task.joint_feature(x, aug.structure).dot(w)
-                                              + task.loss(gold, aug.structure))
+            assert plain.score == pytest.approx(task.structure_.joint_feature(x, plain.structure).dot(w))
+            assert aug.score == pytest.approx(task.structure_.joint_feature(x, aug.structure).dot(w)
+                                              + task.structure_.loss(gold, aug.structure))
             assert np.array_equal(plain.structure[2], gold[2])
-        batch = task.argmax_batch(X, w, Y)
-        assert all(np.array_equal(b, task.argmax(X[i], w, Y[i]).structure)
+        batch = task.structure_.argmax_batch(X, w, Y)
+        assert all(np.array_equal(b, task.structure_.argmax(X[i], w, Y[i]).structure)
                    for i, b in enumerate(batch))
 
 
@@ -147,17 +147,17 @@ def test_phi_of_the_decoded_tree_matches_its_score_on_longer_sentences():
     task = DependencyTask().fit(data)
     X, Y = task.featurize(data), task.encode_targets(data.targets)
     w = rng.normal(size=task.n_features)
-    for res, x, y in zip(task.argmax_results(X, w, Y), X, Y):
-        assert res.score == pytest.approx(task.joint_feature(x, res.structure).dot(w)
-                                          + task.loss(y, res.structure), rel=1e-10)
-        d = task.joint_feature_difference(x, y, res.structure)
+    for res, x, y in zip(task.structure_.argmax_results(X, w, Y), X, Y):
+        assert res.score == pytest.approx(task.structure_.joint_feature(x, res.structure).dot(w)
+                                          + task.structure_.loss(y, res.structure), rel=1e-10)
+        d = task.structure_.joint_feature_difference(x, y, res.structure)
         assert np.unique(d.indices).size == d.nnz and np.all(d.values != 0)  # coalesced
-        phi_diff = task.joint_feature(x, y) - task.joint_feature(x, res.structure)
+        phi_diff = task.structure_.joint_feature(x, y) - task.structure_.joint_feature(x, res.structure)
         d = d.coalesce()  # sorted
         assert np.array_equal(d.indices, phi_diff.indices)
         assert np.allclose(d.values, phi_diff.values)
-    for res, x in zip(task.argmax_results(X, w), X):
-        assert res.score == pytest.approx(task.joint_feature(x, res.structure).dot(w), rel=1e-10)
+    for res, x in zip(task.structure_.argmax_results(X, w), X):
+        assert res.score == pytest.approx(task.structure_.joint_feature(x, res.structure).dot(w), rel=1e-10)
 
 
 def test_a_non_projective_gold_tree_is_returned_when_it_wins():
@@ -168,25 +168,25 @@ def test_a_non_projective_gold_tree_is_returned_when_it_wins():
         _dataset([sent, _sentence(rng, 3)]))
     x = task.featurize(_dataset([sent]))
     gold = task.encode_targets([DepTarget(sent.heads, sent.deprels, (1,) * 4)])[0]
-    strong = 10 * task.joint_feature(x, gold).to_dense(task.n_features)
-    res = task.argmax(x, strong, gold)
-    assert np.array_equal(res.structure[:2], gold[:2]) and task.loss(gold, res.structure) == 0
-    assert res.score == pytest.approx(task.joint_feature(x, gold).dot(strong))
+    strong = 10 * task.structure_.joint_feature(x, gold).to_dense(task.n_features)
+    res = task.structure_.argmax(x, strong, gold)
+    assert np.array_equal(res.structure[:2], gold[:2]) and task.structure_.loss(gold, res.structure) == 0
+    assert res.score == pytest.approx(task.structure_.joint_feature(x, gold).dot(strong))
     # the plain argmax stays projective
-    assert task.loss(gold, task.argmax(x, strong).structure) > 0
+    assert task.structure_.loss(gold, task.structure_.argmax(x, strong).structure) > 0
     for _ in range(5):
         w = rng.normal(size=task.n_features)
         best = _brute_force(task, x, w, gold, extra=[gold[0]])
-        assert task.argmax(x, w, gold).score == pytest.approx(best, abs=1e-9)
+        assert task.structure_.argmax(x, w, gold).score == pytest.approx(best, abs=1e-9)
 
 
 def test_loss_counts_head_errors_and_wrong_head_or_label():
     task, _, _ = _tiny_task()
     gold = np.array([[2, 0, 2], [0, 2, 1], [1, 1, 1]])
     pred = np.array([[2, 0, 1], [1, 2, 1], [1, 1, 1]])
-    assert task.loss(gold, pred) == 1 + 2
+    assert task.structure_.loss(gold, pred) == 1 + 2
     unlabelled, _, _ = _tiny_task("dp")
-    assert unlabelled.loss(gold, pred) == 1
+    assert unlabelled.structure_.loss(gold, pred) == 1
 
 
 def test_arc_scores_fold_in_the_best_label():
@@ -195,7 +195,7 @@ def test_arc_scores_fold_in_the_best_label():
     w = rng.normal(size=task.n_features)
     i = int(np.argmax(X.lengths()))
     x = X[i]
-    S, B = task.arc_scores(x, w, with_labels=True)
+    S, B = task.structure_.arc_scores(x, w, with_labels=True)
     n = S.shape[0] - 1
     assert np.all(np.isneginf(np.diag(S))) and np.all(np.isneginf(S[:, 0]))
     for h in range(n + 1):
@@ -217,7 +217,7 @@ def _single_arc_score(task, x, w, h, m, lab):
     la = np.full(n, -1, np.int64)
     la[m - 1] = lab
     none = np.full(n, -1, np.int64)
-    mask, n_arc, lmask, L, bins = task._kernel_args()
+    mask, n_arc, lmask, L, bins = task.structure_._kernel_args()
     idx, val = phi_difference(x.word, x.prefix, x.pos, x.offsets[0], n + 1, ha, la, none, none,
                               mask, n_arc, lmask, L, bins)
     return float(np.dot(w[idx], val))
@@ -229,22 +229,22 @@ def test_kbest_lists_are_best_first_and_scored_by_the_model():
     w = rng.normal(size=task.n_features)
     i = int(np.argmax(X.lengths()))
     x = X[i]
-    lists = task.kbest(x, w, 6)
-    best = task.argmax(x, w)
+    lists = task.structure_.kbest(x, w, 6)
+    best = task.structure_.argmax(x, w)
     assert np.array_equal(lists[0][0], best.structure[0])
     assert lists[0][2] == pytest.approx(best.score)
     scores = [s for _, _, s in lists]
     assert scores == sorted(scores, reverse=True) and len(lists) == 6
-    S = task.arc_scores(x, w)
+    S = task.structure_.arc_scores(x, w)
     n = S.shape[0] - 1
     folded = sorted((sum(S[h[m - 1], m] for m in range(1, n + 1))
                      for h in projective_trees(n, single_root=True)), reverse=True)
     assert np.allclose(scores, folded[:6])
     for heads, deprels, score in lists:
         y = np.array([heads, [task.labels_.index(d) for d in deprels]])
-        assert task.joint_feature(x, y).dot(w) == pytest.approx(score)
+        assert task.structure_.joint_feature(x, y).dot(w) == pytest.approx(score)
     with pytest.raises(ConfigError):
-        task.kbest(x, w, 0)
+        task.structure_.kbest(x, w, 0)
 
 
 # --- evaluation, writing, persistence -----------------------------------------------------
@@ -267,7 +267,7 @@ def test_write_predictions_round_trips(tmp_path):
     sents = [_sentence(rng, int(rng.integers(1, 6))) for _ in range(5)]
     task = DependencyTask(hash_bits=12, label_hash_bits=6).fit(_dataset(sents))
     data = _dataset(sents)
-    pred = task.argmax_batch(task.featurize(data), rng.normal(size=task.n_features))
+    pred = task.structure_.argmax_batch(task.featurize(data), rng.normal(size=task.n_features))
     out = tmp_path / "pred.conllu"
     task.write_predictions(out, data, pred)
     back = read_dependencies(out)
@@ -288,7 +288,7 @@ def test_state_round_trip_gives_identical_predictions(tmp_path):
     assert again.n_features == task.n_features
     w = model.coef_
     assert all(np.array_equal(a, b) for a, b in
-               zip(again.argmax_batch(again.featurize(data), w), task.argmax_batch(X, w)))
+               zip(again.structure_.argmax_batch(again.featurize(data), w), task.structure_.argmax_batch(X, w)))
     save_trained(tmp_path / "dep.npz", task, model)
     task2, model2, _ = load_trained(tmp_path / "dep.npz")
     assert task2.get_params() == {**task.get_params(), "distance_bins": [1, 2, 3, 4, 5, 10]}

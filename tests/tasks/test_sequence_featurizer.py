@@ -134,9 +134,9 @@ def test_the_task_holds_its_structure():
     them; it is not a structure itself (issue 53)."""
     import warnings
 
-    from latentstruct.tasks.base import MaxDecodable, Task
+    from latentstruct.tasks.base import ComposedTask, MaxDecodable, Task
 
-    assert PosTask.__mro__[1:3] == (SequenceLabellingTask, Task)
+    assert PosTask.__mro__[1:4] == (SequenceLabellingTask, ComposedTask, Task)
     assert not issubclass(PosTask, (ChainStructure, MaxDecodable))
     task = PosTask().fit(PosTask().make_dataset(WORDS, TAGS))
     chain = task.structure_

@@ -170,7 +170,7 @@ def _flat_names(task) -> tuple[Callable[[int], str], int | None, bool]:
     if isinstance(task, GrammaticalityTask):
         return _grammaticality_names(task), task.n_features - 1, False
     if isinstance(task, DependencyTask):
-        arcs, labels = task.n_arc_features, list(task.labels_)
+        arcs, labels = task.structure_.n_arc_features, list(task.labels_)
 
         def dep_name(i: int) -> str:  # layout: arcs, then one row of L weights per context
             if i < arcs:

@@ -86,7 +86,7 @@ def kbest_sentences(task, coef: np.ndarray, records, k: int, *, ids=None,
     out = []
     for i, rec in enumerate(records):
         cands = [KBestCandidate(tuple(int(h) for h in heads), tuple(deprels), float(score))
-                 for heads, deprels, score in task.kbest(X[i], coef, k)]
+                 for heads, deprels, score in task.structure().kbest(X[i], coef, k)]
         gold = with_gold and all(h >= 0 for h in rec.heads)
         labelled = gold and any(d != "_" for d in rec.deprels)
         out.append(KBestSentence(

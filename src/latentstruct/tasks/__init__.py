@@ -13,8 +13,8 @@ featurizer, a scikit-learn transformer in its family's ``featurizer`` module
 the structure decodes over (``task.featurizer_`` once fitted).
 """
 
-from .base import (TASKS, Dataset, LatentBinaryTask, MaxDecodable, OwnStructureTask, StructuredTask, Task,
-                   get_task_class, register_task)
+from .base import (TASKS, ComposedTask, Dataset, LatentBinaryTask, MaxDecodable, OwnStructureTask,
+                   StructuredTask, Task, get_task_class, register_task)
 from .contracts import CAPABILITIES, Capability, missing_methods
 from .sampling import indirect_supervision_sample
 from .sequence import (ChainFeaturizer, ChainStructure, ChunkTask, CitationFeaturizer, CitationTask,
@@ -34,6 +34,7 @@ __all__ = [
     "Task",
     "StructuredTask",
     "OwnStructureTask",
+    "ComposedTask",
     "MaxDecodable",
     "LatentBinaryTask",
     "get_task_class",

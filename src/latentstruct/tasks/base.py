@@ -24,7 +24,9 @@ others fed its featurisation, and changing them would silently change the model.
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
+import warnings
 import weakref
 from dataclasses import dataclass
 from typing import Any, ClassVar, Sequence
@@ -50,6 +52,7 @@ __all__ = [
     "Task",
     "OwnStructure",
     "OwnStructureTask",
+    "ComposedTask",
     "MaxDecodable",
     "StructuredTask",
     "LatentBinaryTask",
@@ -475,6 +478,74 @@ class OwnStructureTask(OwnStructure, Task):
     """A task that is its own structure (``structure_object`` is the task): the latent
     binary tasks, the reranker, the hidden-chain classifier.  ``StructuredTask`` is the
     max-decodable one."""
+
+
+@functools.lru_cache(maxsize=None)
+def _public_names(structure_class: type) -> frozenset:
+    """The public names a structure class defines (what a composed task used to answer
+    itself, when it was its structure); none for ``object``."""
+    return frozenset(name for klass in structure_class.__mro__ if klass is not object
+                     for name in vars(klass) if not name.startswith("_"))
+
+
+class ComposedTask(Task):
+    """A task that holds its structure: a standalone object of ``structure_class`` that
+    ``fit`` and ``from_state`` build from the fitted featurizer (``_build_structure``, which
+    sets ``structure_`` and ``fitted_``) and that ``structure()`` shows learners.
+
+    The structure's members were the task's own while tasks were their structure: on a
+    fitted task they still answer, through ``structure_``, with a ``DeprecationWarning``; a
+    subclass that overrides one on the task (where it would now be ignored) is refused when
+    the class is created.
+    """
+
+    #: the class of the structure ``_build_structure`` makes (a subclass may give its own)
+    structure_class: ClassVar[type] = object
+
+    def _new_structure(self):
+        """A new structure of ``structure_class`` for the fitted featurizer and labels."""
+        raise NotImplementedError("each composed task builds its structure")
+
+    def _build_structure(self) -> None:
+        self.structure_ = self._new_structure()
+        self.fitted_ = True
+
+    def structure_object(self):
+        """The structure this task was fitted to (``structure_``)."""
+        structure = self.__dict__.get("structure_")
+        if structure is None:
+            check_is_fitted(self)
+            # a fitted task pickled before tasks held their structure: build it now
+            self._build_structure()
+            structure = self.structure_
+        return structure
+
+    @property
+    def n_features(self) -> int:
+        """The weight vector's length (the structure's)."""
+        return self.structure_object().n_features
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "structure_class" in vars(cls):  # written for the composed design: its own names
+            return
+        members = _public_names(cls.structure_class) - set(vars(ComposedTask))
+        moved = sorted(name for name in vars(cls) if name in members)
+        if moved:
+            raise TypeError(
+                f"{cls.__name__} defines {', '.join(moved)}, which belong to the structure "
+                f"the task holds, not to the task: subclass {cls.structure_class.__name__} "
+                f"with them and set structure_class = <that class> on {cls.__name__}")
+
+    def __getattr__(self, name):
+        # only for names the class does not have: the structure's members, deprecated
+        if name.startswith("_") or not self.__dict__.get("fitted_") or \
+                name not in _public_names(type(self).structure_class):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        warnings.warn(f"{type(self).__name__}.{name} is deprecated: the task holds its "
+                      f"structure; use task.structure().{name} (or task.structure_.{name})",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(self.structure_object(), name)
 
 
 class StructuredTask(MaxDecodable, Task):

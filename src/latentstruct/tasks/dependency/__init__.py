@@ -44,7 +44,7 @@ one (plain decoding stays projective).
 
 Modules: ``task`` (:class:`DependencyTask`: reading, fitting, the tagger, evaluation,
 persistence), ``featurizer`` (:class:`DependencyFeaturizer`: sentences to per-position
-codes, gold trees to ids), ``decoding`` (``DependencyStructure``, the task's base: the
+codes, gold trees to ids), ``decoding`` (``DependencyStructure``, which the task holds: the
 weight layout, arc scores, Phi, loss, the Eisner argmax and k-best), ``features`` (the
 compiled arc and label feature kernels), ``corpus`` (:class:`DepCorpus`, per-position
 codes), ``params`` (the ``distance_bins`` parser), ``tagging`` (``UposTagger``, predicted

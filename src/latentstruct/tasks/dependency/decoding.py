@@ -1,10 +1,11 @@
 """The structure of the dependency task: the weight layout, arc scores, Phi(x, y), the loss,
 the (loss-augmented) Eisner argmax and the k best trees.
 
-:class:`DependencyStructure` is the base class of
-:class:`~latentstruct.tasks.dependency.DependencyTask`; it reads the task's parameters
-``hash_bits`` and ``label_hash_bits`` and its fitted ``labels_``, ``labelled_``,
-``single_root_``, ``bins_``, ``input_kind_`` and ``n_columns_``.  Structures, the weight
+:class:`DependencyStructure` is a small immutable object that
+:class:`~latentstruct.tasks.dependency.DependencyTask` builds when it is fitted
+(``structure_``) from its parameters ``hash_bits`` and ``label_hash_bits`` and what its
+featurizer learned (the labels, whether they are predicted, the input kind and vector
+width) and its resolved ``single_root_`` and distance bins.  Structures, the weight
 layout and the loss are described in :mod:`latentstruct.tasks.dependency`.
 """
 
@@ -15,10 +16,10 @@ import numbers
 import numpy as np
 
 from ...data.sparse import SparseVector
-from ...exceptions import ConfigError, check_is_fitted
+from ...exceptions import ConfigError
 from ...inference.eisner import eisner, eisner_kbest
 from ...inference.result import DecodeResult
-from ..base import StructuredTask
+from ..base import MaxDecodable
 from ..validation import check_heads, check_label_ids
 from .corpus import DepCorpus, as_dep_corpus
 from .features import (
@@ -35,24 +36,49 @@ __all__ = ["DependencyStructure"]
 _EMPTY = np.zeros(0, np.int64)
 
 
-class DependencyStructure(StructuredTask):
-    """The max-decodable model interface of the dependency task (module docstring)."""
+class DependencyStructure(MaxDecodable):
+    """The max-decodable structure of the dependency task (module docstring).
 
-    # --- the weight layout and the fitted structure ------------------------------------
-    def resolved_single_root(self) -> bool:
-        """Whether decoding attaches exactly one word to ROOT (``single_root`` resolved)."""
-        check_is_fitted(self)
-        return bool(self.single_root_)
+    Parameters (keyword only; the fitted task's values)
+    ----------
+    hash_bits, label_hash_bits : int
+        The arc and label feature tables' sizes, 2**bits.
+    labels : tuple of str
+        The dependency relations (a label id is its position).
+    labelled : bool
+        Whether the structure predicts relations.
+    single_root : bool
+        Whether exactly one word attaches to ROOT.
+    bins : ndarray
+        The distance bins of the arc features.
+    input_kind : {"tokens", "numbers"}
+        Whether sentences carry vectors; ``n_columns`` their width.
+    """
 
-    def is_labelled(self) -> bool:
-        """Whether the task predicts labels (``labelled`` resolved from the training data)."""
-        check_is_fitted(self)
-        return bool(self.labelled_)
+    def __init__(self, *, hash_bits, label_hash_bits, labels, labelled, single_root, bins,
+                 input_kind, n_columns):
+        bins = np.array(bins)
+        bins.flags.writeable = False
+        for name, value in (("hash_bits", int(hash_bits)),
+                            ("label_hash_bits", int(label_hash_bits)),
+                            ("labels", tuple(labels)), ("labelled", bool(labelled)),
+                            ("single_root", bool(single_root)), ("bins", bins),
+                            ("input_kind", str(input_kind)), ("n_columns", int(n_columns))):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a DependencyStructure is immutable; cannot set {name!r}")
+
+    def __reduce__(self):
+        return (_rebuild, (type(self), {k: getattr(self, k) for k in _FIELDS}))
+
+    def __repr__(self) -> str:
+        return (f"DependencyStructure({len(self.labels)} labels, labelled={self.labelled}, "
+                f"n_features={self.n_features})")
 
     @property
     def n_labels(self) -> int:
-        check_is_fitted(self)
-        return len(self.labels_)
+        return len(self.labels)
 
     @property
     def n_arc_features(self) -> int:
@@ -61,15 +87,14 @@ class DependencyStructure(StructuredTask):
     @property
     def vector_offset(self) -> int:
         """Index of the first vector weight (after the hashed arc and label blocks)."""
-        check_is_fitted(self)
         n = self.n_arc_features
-        if self.labelled_:
+        if self.labelled:
             n += self.n_labels << int(self.label_hash_bits)
         return n
 
     @property
     def n_features(self) -> int:
-        return self.vector_offset + N_VECTOR_BLOCKS * int(self.n_columns_)
+        return self.vector_offset + N_VECTOR_BLOCKS * int(self.n_columns)
 
     def subset(self, X, indices) -> DepCorpus:
         return as_dep_corpus(X).subset(indices)
@@ -91,7 +116,7 @@ class DependencyStructure(StructuredTask):
     def _kernel_args(self):
         return (np.int64(self.n_arc_features - 1), np.int64(self.n_arc_features),
                 np.int64((1 << int(self.label_hash_bits)) - 1),
-                np.int64(self.n_labels if self.labelled_ else 0), self.bins_)
+                np.int64(self.n_labels if self.labelled else 0), self.bins)
 
     def _scores(self, X: DepCorpus, w, Y=None):
         mask, n_arc, lmask, L, bins = self._kernel_args()
@@ -105,7 +130,7 @@ class DependencyStructure(StructuredTask):
             Y = [self._tree_ids(y, int(lengths[i]), f"gold tree {i}") for i, y in enumerate(Y)]
             gh = np.concatenate([y[0] for y in Y]) if Y else _EMPTY
             gl = np.concatenate([y[1] for y in Y]) if Y else _EMPTY
-            if not self.labelled_:
+            if not self.labelled:
                 gl = np.full_like(gh, -1)
         w = self._check_w(w)
         self._check_vectors(X)
@@ -118,9 +143,9 @@ class DependencyStructure(StructuredTask):
 
     def _check_vectors(self, X: DepCorpus) -> None:
         """Featurised sentences must carry vectors exactly when the model reads them."""
-        if X.n_columns != self.n_columns_ or X.has_vectors != (self.input_kind_ == "numbers"):
+        if X.n_columns != self.n_columns or X.has_vectors != (self.input_kind == "numbers"):
             raise ValueError(f"featurised sentences with {X.n_columns} vector columns, but the "
-                             f"model reads {self.n_columns_}; featurise them with this task")
+                             f"model reads {self.n_columns}; featurise them with this task")
 
     def arc_scores(self, x, w, *, with_labels: bool = False):
         """The (n+1, n+1) arc scores of one sentence with the best label folded in.
@@ -147,7 +172,7 @@ class DependencyStructure(StructuredTask):
         if (isinstance(y, np.ndarray) and y.dtype == np.int64 and y.ndim == 2
                 and y.shape[0] >= 2 and y.shape[1] == n):
             # fast path (every decode of every pass comes here): int64 rows in range
-            L = self.n_labels if self.labelled_ else 0
+            L = self.n_labels if self.labelled else 0
             if tree_ids_in_range(y[0], y[1], n, L):
                 return y[:2] if L else np.stack([y[0], np.full(n, -1, np.int64)])
         if np.ndim(y) != 2 or np.shape(y)[0] < 2 or np.shape(y)[1] != n:
@@ -156,7 +181,7 @@ class DependencyStructure(StructuredTask):
         heads = check_heads(np.asarray(y)[0], n, what=f"{what}: heads")
         labels = np.asarray(y)[1]
         labels = check_label_ids(labels, self.n_labels, what=f"{what}: labels") \
-            if self.labelled_ else np.full(n, -1, np.int64)
+            if self.labelled else np.full(n, -1, np.int64)
         return np.stack([heads, labels])
 
     def _phi(self, x: DepCorpus, y_a, y_b=None):
@@ -164,12 +189,12 @@ class DependencyStructure(StructuredTask):
         n = int(x.offsets[1] - x.offsets[0]) - 1
         ya = self._tree_ids(y_a, n, "structure")
         none = np.full(n, -1, np.int64)
-        la = ya[1] if self.labelled_ else none
+        la = ya[1] if self.labelled else none
         if y_b is None:
             hb = lb = none
         else:
             yb = self._tree_ids(y_b, n, "structure y_b")
-            hb, lb = yb[0], (yb[1] if self.labelled_ else none)
+            hb, lb = yb[0], (yb[1] if self.labelled else none)
         phi = SparseVector(*phi_difference(x.word, x.prefix, x.pos, x.offsets[0], n + 1, ya[0],
                                            la, hb, lb, mask, n_arc, lmask, L, bins))
         self._check_vectors(x)
@@ -197,7 +222,7 @@ class DependencyStructure(StructuredTask):
         a, b = np.asarray(y_true), np.asarray(y_pred)
         wrong_head = a[0] != b[0]
         loss = int(np.count_nonzero(wrong_head))
-        if self.labelled_:
+        if self.labelled:
             loss += int(np.count_nonzero(wrong_head | (a[1] != b[1])))
         return float(loss)
 
@@ -214,13 +239,13 @@ class DependencyStructure(StructuredTask):
             n1 = int(X.offsets[i + 1] - X.offsets[i])
             Si, Bi = S[sq[i]:sq[i + 1]], B[sq[i]:sq[i + 1]]
             heads = _EMPTY if n1 == 1 else np.asarray(
-                eisner(Si.reshape(n1, n1), single_root=self.single_root_).structure, np.int64)
+                eisner(Si.reshape(n1, n1), single_root=self.single_root).structure, np.int64)
             # the score of the returned tree under the (folded, augmented) arc scores
             score, labels = tree_label_score(Si, Bi, heads)
             score = float(score)
             y = np.empty((3, n1 - 1), np.int64)
             y[0] = heads
-            y[1] = labels if self.labelled_ else -1
+            y[1] = labels if self.labelled else -1
             y[2] = X.scored[X.offsets[i] + 1:X.offsets[i + 1]]
             if Y is not None:
                 y, score = self._gold_if_better(X[i], w, np.asarray(Y[i]), y, score)
@@ -235,7 +260,7 @@ class DependencyStructure(StructuredTask):
         if gold_score > score + 1e-9 * max(1.0, abs(score)):
             g = np.array(y)
             g[0] = gold[0]
-            g[1] = gold[1] if self.labelled_ else -1
+            g[1] = gold[1] if self.labelled else -1
             return g, gold_score
         return y, score
 
@@ -254,11 +279,20 @@ class DependencyStructure(StructuredTask):
         n = S.shape[0] - 1
         if n == 0:
             return [(_EMPTY.copy(), (), 0.0)]
-        trees = eisner_kbest(S, int(k), single_root=self.single_root_)
+        trees = eisner_kbest(S, int(k), single_root=self.single_root)
         out = []
         for heads, score in zip(np.asarray(trees.heads), np.asarray(trees.scores)):
             heads = np.asarray(heads, dtype=np.int64)
             ids = B[heads, np.arange(1, n + 1)]
-            deprels = tuple(self.labels_[i] for i in ids) if self.labelled_ else ("_",) * n
+            deprels = tuple(self.labels[i] for i in ids) if self.labelled else ("_",) * n
             out.append((heads, deprels, float(score)))
         return out
+
+
+_FIELDS = ("hash_bits", "label_hash_bits", "labels", "labelled", "single_root", "bins",
+           "input_kind", "n_columns")
+
+
+def _rebuild(cls, fields: dict) -> DependencyStructure:
+    """A pickled structure (keyword arguments: ``__reduce__`` passes positional ones)."""
+    return cls(**fields)

@@ -20,7 +20,7 @@ from ...data.dependency import PTB_SPLITS, punctuation_mask, read_dependencies, 
 from ...exceptions import ConfigError, InputError, check_is_fitted
 from ...limits import DEP_HASH_BITS, LABEL_HASH_BITS
 from ...params import BOOL, STR, Interval, Options, Satisfies, bounded
-from ..base import Dataset, register_task
+from ..base import ComposedTask, Dataset, register_task
 from ..contracts import KBEST, MAX_DECODABLE, SIZED
 from ..reports import attachment_report
 from ..sequence.pos import PosTask
@@ -40,7 +40,7 @@ _FEATURIZER_ATTRIBUTES = ("data_format_", "pos_column_", "labelled_", "labels_",
 
 
 @register_task
-class DependencyTask(DependencyStructure):
+class DependencyTask(ComposedTask):
     """Projective first-order dependency parsing of CoNLL-U or PTB ``.dp`` data, by UAS.
 
     Parameters
@@ -117,6 +117,8 @@ class DependencyTask(DependencyStructure):
     learner_defaults = {"ssvm": {"C": 0.001, "tol": 0.1, "evaluate": "near",
                                  "inner_max_iter": 2, "n_jobs": -1}}
     capabilities = frozenset({MAX_DECODABLE, SIZED, KBEST})
+    #: the structure ``fit`` builds (``structure_``): the weight layout, Phi, Eisner
+    structure_class = DependencyStructure
     evaluation_params = frozenset({"ptb_split"})
     # a file path: the tagger is saved in the model file, its path is never reused
     local_params = frozenset({"tagger_model"})
@@ -217,8 +219,31 @@ class DependencyTask(DependencyStructure):
             else bool(self.single_root)
         self.bins_ = parse_distance_bins(self.distance_bins)
         self._use_featurizer(featurizer)
-        self.fitted_ = True
+        self._build_structure()
         return self
+
+    def _new_structure(self) -> DependencyStructure:
+        """The structure of this task's tables and what its featurizer learned."""
+        return self.structure_class(
+            hash_bits=self.hash_bits, label_hash_bits=self.label_hash_bits,
+            labels=self.labels_, labelled=self.labelled_, single_root=self.single_root_,
+            bins=self.bins_, input_kind=self.input_kind_, n_columns=self.n_columns_)
+
+    def resolved_single_root(self) -> bool:
+        """Whether decoding attaches exactly one word to ROOT (``single_root`` resolved)."""
+        check_is_fitted(self)
+        return bool(self.single_root_)
+
+    def is_labelled(self) -> bool:
+        """Whether the task predicts labels (``labelled`` resolved from the training data)."""
+        check_is_fitted(self)
+        return bool(self.labelled_)
+
+    @property
+    def n_labels(self) -> int:
+        """The number of dependency relations (``labels_``)."""
+        check_is_fitted(self)
+        return len(self.labels_)
 
     def _use_featurizer(self, featurizer: DependencyFeaturizer) -> None:
         """Hold the fitted ``featurizer`` and mirror its learned attributes."""
@@ -367,7 +392,7 @@ class DependencyTask(DependencyStructure):
             task.tagger_, task.tagger_coef_ = tagger.pos_task, tagger.coef
             featurizer.set_params(tagger=tagger)
         task._use_featurizer(featurizer)
-        task.fitted_ = True
+        task._build_structure()
         return task
 
 

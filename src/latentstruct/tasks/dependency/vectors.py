@@ -26,7 +26,7 @@ one-hot cluster, aligned embedding dimensions) can attract or repel.  The root b
 the part of v_0 without a made-up vector.  All six are linear in w and depend on one arc
 only, so decoding stays exact (Eisner) and Phi(x, y) = sum over y's arcs.
 
-The blocks sit after the hashed arc and label blocks (``DependencyTask.vector_offset``),
+The blocks sit after the hashed arc and label blocks (``DependencyStructure.vector_offset``),
 6 d weights in all.  Scores are added to the folded arc scores S[h, m] (they do not depend
 on the label, so the label's max is unchanged), and Phi adds them per changed head.
 Vectors are stored as CSR over the positions of a :class:`~.corpus.DepCorpus`

@@ -19,14 +19,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import warnings
-
 import numpy as np
 
 from ...data.features import HashingIndex, feature_index_from_arrays
 from ...exceptions import InputError, ModelFormatError, warn_user, check_is_fitted
 from ...featurizers.targets import SequenceLabelEncoder
-from ..base import Dataset, Task
+from ..base import ComposedTask, Dataset
 from ..contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, RANDOM_TIES, SIZED
 from ..reports import tag_report
 from ..sampling import indirect_supervision_sample
@@ -79,7 +77,7 @@ def _fitted_part(task, name: str):
     return part
 
 
-class SequenceLabellingTask(Task):
+class SequenceLabellingTask(ComposedTask):
     """First-order sequence labelling with Hamming loss (base of ``chunk`` and ``pos``).
 
     A featurizer (``featurizer_``), a label encoder (``target_encoder_``) and the
@@ -230,49 +228,10 @@ class SequenceLabellingTask(Task):
         self._build_structure()
         return self
 
-    def _build_structure(self) -> None:
-        """``structure_``, the chain of the fitted featurizer's width and the label set."""
-        self.structure_ = self.structure_class(len(self.target_encoder_.classes_),
-                                               self.featurizer_.n_features_out_)
-        self.fitted_ = True
-
-    def structure_object(self) -> ChainStructure:
-        """The chain this task was fitted to (``structure_``)."""
-        structure = self.__dict__.get("structure_")
-        if structure is None:
-            check_is_fitted(self)
-            # a fitted task pickled before tasks held their structure: build it now
-            self._build_structure()
-            structure = self.structure_
-        return structure
-
-    @property
-    def n_features(self) -> int:
-        """The weight vector's length (the structure's)."""
-        return self.structure_object().n_features
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        # A subclass written while the task was its structure overrode the chain's methods
-        # on the task; they would now be ignored, so they are refused where they are written.
-        moved = sorted(name for name in vars(cls) if name in _STRUCTURE_MEMBERS)
-        if moved:
-            raise TypeError(
-                f"{cls.__name__} defines {', '.join(moved)}, which belong to the structure "
-                f"a sequence task holds, not to the task: subclass ChainStructure "
-                f"(latentstruct.tasks.ChainStructure) with them and set "
-                f"structure_class = <that class> on {cls.__name__}")
-
-    def __getattr__(self, name):
-        # The structure's members were the task's own while the task was its structure
-        # (before 0.9): they still answer, through the structure, with a warning.
-        if name.startswith("_") or name not in _STRUCTURE_MEMBERS or not \
-                self.__dict__.get("fitted_"):
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        warnings.warn(f"{type(self).__name__}.{name} is deprecated: the task holds its "
-                      f"structure; use task.structure().{name} (or task.structure_.{name})",
-                      DeprecationWarning, stacklevel=2)
-        return getattr(self.structure_object(), name)
+    def _new_structure(self) -> ChainStructure:
+        """The chain of the fitted featurizer's width and the label set (``structure_``)."""
+        return self.structure_class(len(self.target_encoder_.classes_),
+                                    self.featurizer_.n_features_out_)
 
     # --- what the featurizer and the encoder learned ------------------------------------
     @property
@@ -440,12 +399,6 @@ class SequenceLabellingTask(Task):
         task.target_encoder_ = SequenceLabelEncoder.from_classes(list(state["labels"]))
         task._build_structure()
         return task
-
-
-#: what a sequence task answered for its structure before it held one (``__getattr__``)
-_STRUCTURE_MEMBERS = frozenset(
-    name for klass in ChainStructure.__mro__ if klass is not object
-    for name in vars(klass) if not name.startswith("_"))
 
 
 def _check_layout(task, kind: str, n_columns: int, index) -> None:
