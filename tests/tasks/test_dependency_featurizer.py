@@ -159,3 +159,36 @@ def test_the_parser_has_one_parent_and_a_clone_does_not_share_a_new_tagger():
     again = DependencyTask.from_state(twin.get_params(), state, arrays)
     assert np.array_equal(again.featurize(_dataset(SENTS)).pos, X.pos)
     assert again.featurizer_.tagger is not None and again.has_tagger()
+
+
+def test_the_parser_holds_an_immutable_structure_built_from_its_featurizer():
+    """DependencyStructure is a standalone object the fitted task builds (issue 53)."""
+    import pickle
+    import warnings
+
+    task = DependencyTask(hash_bits=8, label_hash_bits=4).fit(_dataset(SENTS))
+    s = task.structure_
+    assert type(s) is DependencyStructure and task.structure_object() is s
+    assert s.labels == tuple(task.labels_) and s.labelled == task.is_labelled()
+    assert s.single_root == task.resolved_single_root() and task.n_features == s.n_features
+    with pytest.raises(AttributeError, match="immutable"):
+        s.labelled = False
+    with pytest.raises(ValueError):
+        s.bins[0] = 99  # a read-only copy of the task's bins
+    copy = pickle.loads(pickle.dumps(s))
+    assert copy.n_features == s.n_features and copy.labels == s.labels
+    X = task.featurize(_dataset(SENTS))
+    w = np.random.default_rng(0).normal(size=task.n_features)
+    view = task.structure()
+    best = view.kbest(X[0], w, 2)
+    assert [h.tolist() for h, _, _ in best] == [h.tolist() for h, _, _ in s.kbest(X[0], w, 2)]
+    with pytest.warns(DeprecationWarning, match=r"DependencyTask.kbest is deprecated"):
+        old = task.kbest(X[0], w, 2)
+    assert [h.tolist() for h, _, _ in old] == [h.tolist() for h, _, _ in best]
+    # the model file rebuilds the same structure; an old pickle (no structure_) builds it
+    again = DependencyTask.from_state(task.get_params(), *task.get_state())
+    assert again.structure_.n_features == s.n_features and again.structure_.labels == s.labels
+    del again.__dict__["structure_"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert again.structure_object().labels == s.labels
