@@ -37,9 +37,11 @@ _EMPTY = np.zeros(0, np.int64)
 
 
 class DependencyStructure(MaxDecodable):
-    """The max-decodable structure of the dependency task (module docstring).
+    """The max-decodable structure of the dependency task (module docstring), built by a
+    fitted :class:`~latentstruct.tasks.dependency.DependencyTask` from its values (keyword
+    arguments only).
 
-    Parameters (keyword only; the fitted task's values)
+    Parameters
     ----------
     hash_bits, label_hash_bits : int
         The arc and label feature tables' sizes, 2**bits.
