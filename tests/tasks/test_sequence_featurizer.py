@@ -168,6 +168,10 @@ def test_the_task_holds_its_structure():
     assert len(old) == len(WORDS)
     with pytest.raises(AttributeError, match="no attribute 'argmax_batch'"):
         PosTask().argmax_batch  # noqa: B018 - unfitted: no structure to forward to
+    # an unfitted task's fitted attributes still say why they are missing
+    with pytest.raises(AttributeError, match="the 'pos' task is not fitted"):
+        PosTask().labels_  # noqa: B018
+    assert getattr(PosTask(), "labels_", None) is None
     # a task pickled before it held its structure (no structure_) builds it on first use
     del task.__dict__["structure_"]
     with warnings.catch_warnings():

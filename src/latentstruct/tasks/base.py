@@ -538,7 +538,12 @@ class ComposedTask(Task):
                 f"with them and set structure_class = <that class> on {cls.__name__}")
 
     def __getattr__(self, name):
-        # only for names the class does not have: the structure's members, deprecated
+        # Python comes here too when a property's getter raised AttributeError (an unfitted
+        # task's ``labels_``): run it again, so that its own message says why
+        attr = getattr(type(self), name, None)
+        if isinstance(attr, property) and attr.fget is not None:
+            return attr.fget(self)
+        # otherwise only for names the class does not have: the structure's, deprecated
         if name.startswith("_") or not self.__dict__.get("fitted_") or \
                 name not in _public_names(type(self).structure_class):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
