@@ -79,7 +79,7 @@ def dataset_path(name: str, *parts: str) -> Path:
     """Path of data set ``name`` (or a file inside it) under ``data_root()``.
 
     >>> dataset_path("conll2000", "train.txt")  # doctest: +SKIP
-    PosixPath('/work/shared/data/conll2000/train.txt')
+    PosixPath('../shared/data/conll2000/train.txt')
     """
     if not isinstance(name, str) or not name:
         raise ConfigError(f"data set name must be a non-empty string, got {name!r}")
