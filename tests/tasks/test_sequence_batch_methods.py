@@ -11,7 +11,7 @@ import pytest
 from latentstruct.data.sparse import SparseRows, SparseVector
 from latentstruct.exceptions import InputError
 from latentstruct.tasks import SequenceTask
-from latentstruct.tasks.base import MaxDecodable
+from latentstruct.tasks.base import MaxDecodableDefaults
 from latentstruct.tasks.sequence import ChainStructure, PosTask
 
 L, N_ATTR = 3, 5
@@ -47,7 +47,7 @@ def test_differences_and_losses_equal_the_per_example_methods(seed, valued):
     if seed % 3 == 0:  # some sentences decoded right: empty differences, loss 0
         Y_b = [a.copy() if i % 2 else b for i, (a, b) in enumerate(zip(Y_a, Y_b))]
     rows = task.joint_feature_differences(X, Y_a, Y_b)
-    base = MaxDecodable.joint_feature_differences(task, X, Y_a, Y_b)
+    base = MaxDecodableDefaults.joint_feature_differences(task, X, Y_a, Y_b)
     assert isinstance(rows, SparseRows) and len(rows) == len(X)
     np.testing.assert_array_equal(rows.indptr, base.indptr)
     np.testing.assert_array_equal(rows.indices, base.indices)
@@ -60,7 +60,7 @@ def test_differences_and_losses_equal_the_per_example_methods(seed, valued):
         assert rows.dots(w)[i] == pytest.approx(one.dot(w), rel=1e-12, abs=1e-12)
     losses = task.loss_batch(Y_a, Y_b)
     np.testing.assert_array_equal(losses, [task.loss(a, b) for a, b in zip(Y_a, Y_b)])
-    np.testing.assert_array_equal(losses, MaxDecodable.loss_batch(task, Y_a, Y_b))
+    np.testing.assert_array_equal(losses, MaxDecodableDefaults.loss_batch(task, Y_a, Y_b))
 
 
 def test_a_subset_gives_the_rows_of_its_sentences():

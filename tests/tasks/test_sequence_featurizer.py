@@ -134,10 +134,10 @@ def test_the_task_holds_its_structure():
     them; it is not a structure itself (issue 53)."""
     import warnings
 
-    from latentstruct.tasks.base import ComposedTask, MaxDecodable, Task
+    from latentstruct.tasks.base import ComposedTask, MaxDecodableDefaults, Task
 
     assert PosTask.__mro__[1:4] == (SequenceLabellingTask, ComposedTask, Task)
-    assert not issubclass(PosTask, (ChainStructure, MaxDecodable))
+    assert not issubclass(PosTask, (ChainStructure, MaxDecodableDefaults))
     task = PosTask().fit(PosTask().make_dataset(WORDS, TAGS))
     chain = task.structure_
     assert type(chain) is ChainStructure and task.structure_object() is chain

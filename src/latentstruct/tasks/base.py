@@ -53,7 +53,7 @@ __all__ = [
     "OwnStructure",
     "OwnStructureTask",
     "ComposedTask",
-    "MaxDecodable",
+    "MaxDecodableDefaults",
     "StructuredTask",
     "LatentBinaryTask",
     "register_task",
@@ -430,7 +430,7 @@ class OwnStructure:
         return True
 
 
-class MaxDecodable(OwnStructure):
+class MaxDecodableDefaults(OwnStructure):
     """The max-decodable capability: ``argmax`` (plain, and loss-augmented when ``y_true``
     is given), ``joint_feature`` and ``loss``, to be implemented; the batch forms default to
     loops over them, and structures with fast kernels override them.  ``example_size``
@@ -553,10 +553,10 @@ class ComposedTask(Task):
         return getattr(self.structure_object(), name)
 
 
-class StructuredTask(MaxDecodable, Task):
+class StructuredTask(MaxDecodableDefaults, Task):
     """A task that is its own structure, with labelled structures (capability
     ``max-decodable``): subclasses implement ``argmax``, ``joint_feature`` and ``loss``
-    (:class:`MaxDecodable`).  A task may instead hold a standalone structure, as the
+    (:class:`MaxDecodableDefaults`).  A task may instead hold a standalone structure, as the
     sequence tasks hold a ``ChainStructure`` (``Task.structure_object``)."""
 
     capabilities: ClassVar[frozenset] = frozenset({MAX_DECODABLE})

@@ -19,7 +19,7 @@ from ...data.sparse import SparseVector
 from ...exceptions import ConfigError
 from ...inference.eisner import eisner, eisner_kbest
 from ...inference.result import DecodeResult
-from ..base import MaxDecodable
+from ..base import MaxDecodableDefaults
 from ..validation import check_heads, check_label_ids
 from .corpus import DepCorpus, as_dep_corpus
 from .features import (
@@ -36,7 +36,7 @@ __all__ = ["DependencyStructure"]
 _EMPTY = np.zeros(0, np.int64)
 
 
-class DependencyStructure(MaxDecodable):
+class DependencyStructure(MaxDecodableDefaults):
     """The max-decodable structure of the dependency task (module docstring), built by a
     fitted :class:`~latentstruct.tasks.dependency.DependencyTask` from its values (keyword
     arguments only).

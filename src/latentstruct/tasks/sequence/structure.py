@@ -15,7 +15,7 @@ one from its fitted featurizer and label set (``SequenceLabellingTask.structure_
 its learners see it through ``task.structure()``.  The class is one line of inheritance:
 the capabilities' mixins (``tasks.sequence.capabilities``: part scores, then
 *marginalizable*, then *label-factored*) joined with the max-decodable defaults
-(:class:`~latentstruct.tasks.base.MaxDecodable`).  It holds the joint feature, the
+(:class:`~latentstruct.tasks.base.MaxDecodableDefaults`).  It holds the joint feature, the
 (loss-augmented) argmax, the loss and their batch forms.
 """
 
@@ -27,7 +27,7 @@ from ...data.sparse import SparseRows, SparseVector
 from ...exceptions import InputError
 from ...inference.result import DecodeResult
 from ...inference.viterbi import viterbi, viterbi_batch
-from ..base import MaxDecodable
+from ..base import MaxDecodableDefaults
 from ..validation import check_label_ids
 from .capabilities import LabelFactoredSequence
 from .corpus import SequenceCorpus, as_corpus
@@ -44,7 +44,7 @@ from .kernels import (
 __all__ = ["ChainStructure"]
 
 
-class ChainStructure(LabelFactoredSequence, MaxDecodable):
+class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
     """Joint feature, argmax, loss (and marginals, label-factored parts) of a first-order
     chain over ``SequenceCorpus`` sentences.
 
