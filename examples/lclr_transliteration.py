@@ -69,16 +69,16 @@ for name, model in (("two-stage", two_stage), ("LCLR", lclr)):
 print(f"\nLCLR: {lclr.n_iter_} outer iterations")
 
 # %%
-# The alignment each system scores for one held-out pair.  ``task.explain`` describes it
-# as data and ``latentstruct.plotting.explanation_figure`` draws it (a standalone figure,
+# The alignment each system scores for one held-out pair.  The task's structure describes it
+# as data (``task.structure_.explain``) and ``latentstruct.plotting.explanation_figure`` draws it (a standalone figure,
 # shown here through pyplot).
 source, target = test.records[0]
 x = task.encode_pair(source, target)
 fig, axes = plt.subplots(2, 1, figsize=(7, 6))
 for ax, (name, model) in zip(axes, (("two-stage (heuristic alignment)", two_stage),
                                     ("LCLR (learned alignment)", lclr))):
-    picture = explanation_figure(task.explain(x, model.coef_, model.latent_argmax([x])[0]),
-                                 title=name)
+    h = model.latent_argmax([x])[0]
+    picture = explanation_figure(task.structure_.explain(x, model.coef_, h), title=name)
     picture.canvas.draw()
     ax.imshow(np.asarray(picture.canvas.buffer_rgba()))
     ax.axis("off")

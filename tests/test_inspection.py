@@ -108,7 +108,7 @@ def test_hashed_feature_names_are_shown_by_bucket(tmp_path):
 def test_translit_names_bias_and_largest_weights():
     task = TransliterationTask(bigrams=False).fit(Dataset([("ab", "xy")], [1]))
     w = np.zeros(task.n_features)
-    blocks = task.feature_blocks()
+    blocks = task.structure_.feature_blocks()
     off, (A, B) = blocks["unigram"]
     w[0] = -0.5  # bias
     w[off + 1 * B + 2] = 3.0  # U[a -> y]

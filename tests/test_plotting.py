@@ -47,7 +47,7 @@ B = sent(["a", "cat", "was", "sitting", "on", "the", "mat"],
 def translit_explanation(seed=0):
     task = TransliterationTask().fit(Dataset([("abcd", "xyz")], [1]))
     w = np.random.default_rng(seed).normal(size=task.n_features)
-    return task.explain(("abcad", "xzyx"), w)
+    return task.structure_.explain(("abcad", "xzyx"), w)
 
 
 def graph_explanation(cls=ParaphraseTask, seed=0):
@@ -97,7 +97,7 @@ def test_translit_explanation_from_character_ids(tmp_path):
     """A pair built from ids has no words: characters come from the alphabets, '?' for 0."""
     task = TransliterationTask().fit(Dataset([("abc", "xy")], [1]))
     x = TranslitCorpus.from_ids([(np.array([1, 0, 3]), np.array([2, 1]))])
-    e = task.explain(x, np.ones(task.n_features), h=np.array([0, -1, 1]))
+    e = task.structure_.explain(x, np.ones(task.n_features), h=np.array([0, -1, 1]))
     assert e["source"] is None and e["source_chars"] == ["a", "?", "c"]
     assert e["target_chars"] == ["y", "x"] and e["alignment"] == [0, -1, 1]
     assert [p[:4] for p in e["pairs"]] == [[0, 0, "a", "y"], [2, 1, "c", "x"]]

@@ -116,7 +116,7 @@ def test_translit_pairs_in_another_script_are_the_users_choice():
     w = np.zeros(task.n_features)
     w[0] = 1.0
     russian = task.make_dataset(cldr_pairs("ru")[:6], [1] * 6)
-    metrics = task.evaluate_model(russian, None, lambda Z: task.decision_batch(Z, w))
+    metrics = task.evaluate_model(russian, None, lambda Z: task.structure_.decision_batch(Z, w))
     # every score ties (bias only), and ties count against the correct target: rank 6
     assert metrics == {"mrr": pytest.approx(1 / 6), "accuracy": 0.0}
     with pytest.raises(InputError, match="default test data"):

@@ -162,7 +162,7 @@ def test_the_task_holds_its_structure():
     assert task.structure().n_features == task.structure_.n_features
     # the chain's members on the task: still there, deprecated
     with pytest.warns(DeprecationWarning, match=r"PosTask.argmax_batch is deprecated: .* use "
-                                                r"task.structure\(\).argmax_batch"):
+                                                r"task.structure_.argmax_batch"):
         old = task.argmax_batch(task.featurize(task.make_dataset(WORDS)),
                                 np.zeros(task.n_features))
     assert len(old) == len(WORDS)

@@ -48,15 +48,15 @@ def test_scores_are_the_last_weights_and_features():
     X = [("ab", "xy", np.full((2, 2, 2), 0.5))]
     task, F = fitted(X, [1], bigrams=False)
     assert task.n_pair_scores_ == 2
-    assert task.feature_blocks()["scores"] == (task.n_features - 2, (2,))
+    assert task.structure_.feature_blocks()["scores"] == (task.n_features - 2, (2,))
     w = np.zeros(task.n_features)
     w[-2:] = [1.0, 3.0]
-    np.testing.assert_allclose(task.cell_scores(F[0], w), np.full((2, 2), 2.0))
-    phi = task.latent_feature(F[0], np.array([0, 1]))
+    np.testing.assert_allclose(task.structure_.cell_scores(F[0], w), np.full((2, 2), 2.0))
+    phi = task.structure_.latent_feature(F[0], np.array([0, 1]))
     assert phi.dot(w) == pytest.approx(4.0)
-    assert task.decision_batch(F, w)[0] == pytest.approx(4.0)
+    assert task.structure_.decision_batch(F, w)[0] == pytest.approx(4.0)
     # the subset and the join keep each pair's scores
-    both = task.as_batch([F[0], F[0]])
+    both = task.structure_.as_batch([F[0], F[0]])
     assert both.n_scores == 2 and len(both.pair_scores) == 2
 
 
@@ -83,7 +83,7 @@ def test_only_the_scores_separate_and_they_are_learned(learner):
 
 def test_heuristic_weights_give_the_scores_one_over_k():
     task, _ = fitted([("ab", "xy", np.zeros((2, 2, 4)))], [1])
-    np.testing.assert_allclose(task.heuristic_weights()[-4:], 0.25)
+    np.testing.assert_allclose(task.structure_.heuristic_weights()[-4:], 0.25)
 
 
 def test_check_task_passes_with_scores():

@@ -28,8 +28,8 @@ def tiny_task(bigrams=True):
 
 def random_instance(task, rng, max_len=4, int_weights=None):
     m, n = int(rng.integers(0, max_len + 1)), int(rng.integers(0, max_len + 1))
-    s = rng.integers(0, task.n_source_chars, size=m)  # id 0 (unknown/boundary) included
-    t = rng.integers(0, task.n_target_chars, size=n)
+    s = rng.integers(0, task.structure_.n_source_chars, size=m)  # id 0 (unknown/boundary) included
+    t = rng.integers(0, task.structure_.n_target_chars, size=n)
     if int_weights is None:
         int_weights = bool(rng.integers(0, 2))
     if int_weights:  # many exact ties
@@ -64,9 +64,9 @@ def test_registered():
 def test_latent_argmax_matches_brute_force(bigrams):
     task = tiny_task(bigrams)
     report = check_decoder(
-        decode=lambda inst: task.latent_argmax(*inst),
+        decode=lambda inst: task.structure_.latent_argmax(*inst),
         candidates=lambda inst: all_alignments(*sizes(inst[0])),
-        score=lambda inst, h: task.latent_feature(inst[0], h).dot(inst[1]),
+        score=lambda inst, h: task.structure_.latent_feature(inst[0], h).dot(inst[1]),
         make_instance=lambda rng: random_instance(task, rng),
         n_instances=250,
         random_state=1,
@@ -78,13 +78,13 @@ def test_random_tie_breaking_and_batch_kernel_match_brute_force():
     task = tiny_task()
     rng_ties = np.random.default_rng(5)
     for decode in (
-        lambda inst: task.latent_argmax(*inst, random_state=rng_ties),
-        lambda inst: task.latent_argmax_batch([inst[0]], inst[1])[0],
+        lambda inst: task.structure_.latent_argmax(*inst, random_state=rng_ties),
+        lambda inst: task.structure_.latent_argmax_batch([inst[0]], inst[1])[0],
     ):
         check_decoder(
             decode=decode,
             candidates=lambda inst: all_alignments(*sizes(inst[0])),
-            score=lambda inst, h: task.latent_feature(inst[0], h).dot(inst[1]),
+            score=lambda inst, h: task.structure_.latent_feature(inst[0], h).dot(inst[1]),
             make_instance=lambda rng: random_instance(task, rng, int_weights=True),
             n_instances=200,
             random_state=2,
@@ -96,10 +96,10 @@ def test_score_includes_bias_and_can_be_negative():
     w = np.full(task.n_features, -1.0)
     w[0] = -3.0
     x = task.encode_pair("abc", "xy")
-    res = task.latent_argmax(x, w)
+    res = task.structure_.latent_argmax(x, w)
     assert res.score == -3.0 and (res.structure == -1).all()  # every cell is negative
-    assert task.decision_batch(x, w)[0] == -3.0
-    assert task.latent_feature(x, res.structure).indices.tolist() == [0]
+    assert task.structure_.decision_batch(x, w)[0] == -3.0
+    assert task.structure_.latent_feature(x, res.structure).indices.tolist() == [0]
 
 
 def test_ilp_agrees_with_dp():
@@ -111,10 +111,10 @@ def test_ilp_agrees_with_dp():
         m, n = sizes(x)
         if m == 0 or n == 0:
             continue
-        ilp = AlignmentILP(m, n, monotone=True).solve(task.cell_scores(x, w))
+        ilp = AlignmentILP(m, n, monotone=True).solve(task.structure_.cell_scores(x, w))
         assert ilp.status == "exact"
-        assert ilp.score + w[0] == pytest.approx(task.latent_argmax(x, w).score, abs=1e-7)
-        assert task.latent_feature(x, ilp.structure).dot(w) == pytest.approx(ilp.score + w[0], abs=1e-7)
+        assert ilp.score + w[0] == pytest.approx(task.structure_.latent_argmax(x, w).score, abs=1e-7)
+        assert task.structure_.latent_feature(x, ilp.structure).dot(w) == pytest.approx(ilp.score + w[0], abs=1e-7)
         checked += 1
 
 
@@ -125,20 +125,20 @@ def test_decision_batch_equals_per_pair_argmax(he_task):
     cross = task.cross_corpus(test)
     idx = rng.choice(len(cross), size=400, replace=False)
     sub = cross.subset(idx)
-    d = task.decision_batch(sub, w)
-    batch = task.latent_argmax_batch(sub, w)
+    d = task.structure_.decision_batch(sub, w)
+    batch = task.structure_.latent_argmax_batch(sub, w)
     for k in range(len(sub)):
-        ref = task.latent_argmax(sub[k], w)
+        ref = task.structure_.latent_argmax(sub[k], w)
         assert d[k] == pytest.approx(ref.score, rel=1e-12, abs=1e-9)
         assert batch[k].score == pytest.approx(ref.score, rel=1e-12, abs=1e-9)
-        assert task.latent_feature(sub[k], batch[k].structure).dot(w) == pytest.approx(ref.score, abs=1e-9)
+        assert task.structure_.latent_feature(sub[k], batch[k].structure).dot(w) == pytest.approx(ref.score, abs=1e-9)
     # a list of one-pair views (the learners' form) and merged pools give the same values
-    assert np.array_equal(task.decision_batch([sub[k] for k in range(5)], w), d[:5])
+    assert np.array_equal(task.structure_.decision_batch([sub[k] for k in range(5)], w), d[:5])
     pairs = [test.records[0], (test.records[1][0], test.records[2][1])]
     merged = concat_translit([task.encode_pair(*p) for p in pairs])
     assert len(merged) == 2 and merged.source(1) == test.records[1][0]
-    assert task.decision_batch(merged, w).tolist() == [
-        task.latent_argmax(p, w).score for p in pairs]
+    assert task.structure_.decision_batch(merged, w).tolist() == [
+        task.structure_.latent_argmax(p, w).score for p in pairs]
 
 
 def test_decision_batch_on_the_full_cross_corpus(he_task):
@@ -149,35 +149,35 @@ def test_decision_batch_on_the_full_cross_corpus(he_task):
     w = rng.normal(size=task.n_features)
     cross = task.cross_corpus(test)
     assert len(cross) == 90_000
-    d = task.decision_batch(cross, w)
+    d = task.structure_.decision_batch(cross, w)
     assert d.shape == (90_000,) and np.isfinite(d).all()
     idx = np.concatenate([[0, len(cross) - 1], rng.choice(len(cross), size=200, replace=False)])
     for k in idx:
-        assert d[k] == pytest.approx(task.latent_argmax(cross[int(k)], w).score, rel=1e-12, abs=1e-9)
+        assert d[k] == pytest.approx(task.structure_.latent_argmax(cross[int(k)], w).score, rel=1e-12, abs=1e-9)
 
 
 # ------------------------------------------------------------------------ features layout
 def test_weight_layout():
     task = tiny_task(bigrams=False)
-    A, B = task.n_source_chars, task.n_target_chars
+    A, B = task.structure_.n_source_chars, task.structure_.n_target_chars
     assert (A, B) == (4, 3) and task.n_features == 2 + A * B
     x = task.encode_pair("ca", "yx")  # c=3, a=1; y=2, x=1
-    assert task.latent_feature(x, [0, -1]).indices.tolist() == [0, 1, 2 + 3 * B + 2]
-    phi2 = task.latent_feature(x, [0, 1])
+    assert task.structure_.latent_feature(x, [0, -1]).indices.tolist() == [0, 1, 2 + 3 * B + 2]
+    phi2 = task.structure_.latent_feature(x, [0, 1])
     assert phi2.values[phi2.indices.tolist().index(1)] == 2.0  # the cell feature counts edges
     task = tiny_task()
     assert task.n_features == 2 + A * B + 2 * A * A * B * B
-    phi = task.latent_feature(x, [-1, 1])  # a -> x; prev (c, y), next (boundary 0, boundary 0)
+    phi = task.structure_.latent_feature(x, [-1, 1])  # a -> x; prev (c, y), next (boundary 0, boundary 0)
     bp = 2 + A * B + ((3 * A + 1) * B + 2) * B + 1
     bn = 2 + A * B + A * A * B * B + ((1 * A + 0) * B + 1) * B + 0
     assert phi.indices.tolist() == [0, 1, 2 + 1 * B + 1, bp, bn]
     assert phi.values.tolist() == [1.0, 1.0, 1.0, 1.0, 1.0]
     w = np.zeros(task.n_features)
-    blocks = task.split_weights(w)
+    blocks = task.structure_.split_weights(w)
     blocks["bigram_prev"][3, 1, 2, 1] = 2.0
     blocks["unigram"][1, 1] = 0.5
     blocks["cell"][0] = 0.25
-    assert w[bp] == 2.0 and task.cell_scores(x, w)[1, 1] == 2.75
+    assert w[bp] == 2.0 and task.structure_.cell_scores(x, w)[1, 1] == 2.75
 
 
 def test_latent_feature_rejects_illegal_alignments():
@@ -185,7 +185,7 @@ def test_latent_feature_rejects_illegal_alignments():
     x = task.encode_pair("abc", "xy")
     for bad in ([1, 0, -1], [0, 0, -1], [0, 2, -1], [0, -1]):
         with pytest.raises(InputError):
-            task.latent_feature(x, np.array(bad))
+            task.structure_.latent_feature(x, np.array(bad))
 
 
 def test_unseen_characters_get_a_finite_score(he_task):
@@ -193,23 +193,23 @@ def test_unseen_characters_get_a_finite_score(he_task):
     x = task.encode_pair("x9ø", "ツ☃")
     assert x.source_ids(0).tolist()[1:] == [0, 0] and x.target_ids(0).tolist() == [0, 0]
     w = np.random.default_rng(2).normal(size=task.n_features)
-    res = task.latent_argmax(x, w)
+    res = task.structure_.latent_argmax(x, w)
     assert np.isfinite(res.score)
-    assert res.score == pytest.approx(task.decision_batch(x, w)[0])
-    assert task.cell_scores(x, w).shape == (3, 2)
+    assert res.score == pytest.approx(task.structure_.decision_batch(x, w)[0])
+    assert task.structure_.cell_scores(x, w).shape == (3, 2)
 
 
 def test_heuristic_weights_align_italy(he_task):
     task, _, _ = he_task
-    w = task.heuristic_weights()
+    w = task.structure_.heuristic_weights()
     assert w[0] == 0.0 and set(np.unique(w)) == {0.0, 1.0}
-    A, B = task.n_source_chars, task.n_target_chars
+    A, B = task.structure_.n_source_chars, task.structure_.n_target_chars
     assert not w[1 + A * B:].any()  # bigram blocks are zero
-    res = task.latent_argmax(task.encode_pair("italy", "איטליה"), w)
+    res = task.structure_.latent_argmax(task.encode_pair("italy", "איטליה"), w)
     # t -> ט, l -> ל, y -> י; i and a have no romanisation match (alef reads as ')
     assert res.structure.tolist() == [-1, 2, -1, 3, 4]
     assert res.score == 3.0
-    ex = task.explain(("italy", "איטליה"), w)
+    ex = task.structure_.explain(("italy", "איטליה"), w)
     assert [(p[2], p[3]) for p in ex["pairs"]] == [("t", "ט"), ("l", "ל"), ("y", "י")]
     assert ex["score"] == 3.0 and np.shape(ex["cell_scores"]) == (5, 6)
     assert ex["kind"] == "character-alignment" and ex["alignment"] == [-1, 2, -1, 3, 4]
@@ -218,7 +218,7 @@ def test_heuristic_weights_align_italy(he_task):
 def test_heuristic_weights_russian():
     task = TransliterationTask(lang="ru")
     task.fit(task.read(None))
-    res = task.latent_argmax(("moscow", "москва"), task.heuristic_weights())
+    res = task.structure_.latent_argmax(("moscow", "москва"), task.structure_.heuristic_weights())
     assert res.structure.tolist()[:3] == [0, 1, 2]  # m->м, o->о, s->с
 
 
@@ -344,8 +344,8 @@ def test_state_round_trip(he_task):
     restored = TransliterationTask.from_state(params, state, arrays)
     assert restored.n_features == task.n_features
     w = np.random.default_rng(4).normal(size=task.n_features)
-    a = task.decision_batch(task.cross_corpus(test), w)
-    b = restored.decision_batch(restored.cross_corpus(test), w)
+    a = task.structure_.decision_batch(task.cross_corpus(test), w)
+    b = restored.structure_.decision_batch(restored.cross_corpus(test), w)
     assert np.array_equal(a, b)
     with pytest.raises(ModelFormatError):
         TransliterationTask.from_state(params, {"source_alphabet": ["ab"], "target_alphabet": []}, {})
@@ -354,8 +354,8 @@ def test_state_round_trip(he_task):
 # ------------------------------------------------------------------------------ picture
 def test_plot_alignment_writes_png(tmp_path, he_task):
     task, _, _ = he_task
-    w = task.heuristic_weights()
-    ex = task.explain(("italy", "איטליה"), w)
+    w = task.structure_.heuristic_weights()
+    ex = task.structure_.explain(("italy", "איטליה"), w)
     out = tmp_path / "a.png"
     plot_alignment("italy", "איטליה", ex["alignment"], out, score=ex["score"],
                    cell_scores=ex["cell_scores"], title="heuristic")
@@ -374,7 +374,7 @@ def test_explain_adds_up_to_the_learners_decision_value(he_task):
     task, train, test = he_task
     X, y = task.featurize(train), task.encode_targets(train.targets)
     idx = np.flatnonzero(y > 0)[:30].tolist() + np.flatnonzero(y < 0)[:30].tolist()
-    X, y = task.subset(X, idx), y[idx]
+    X, y = task.structure_.subset(X, idx), y[idx]
     two = TwoStage(task, C=0.1).fit(X, y)
     lclr = LCLR(task, C=0.1, coef_init=two.coef_, max_iter=3, progress=False)
     with warnings.catch_warnings():
@@ -385,7 +385,7 @@ def test_explain_adds_up_to_the_learners_decision_value(he_task):
     for learner in (two, lclr):
         for x in pairs:
             h = learner.latent_argmax([x])[0]
-            ex = task.explain(x, learner.coef_, h)
+            ex = task.structure_.explain(x, learner.coef_, h)
             assert json.loads(json.dumps(ex)) == ex
             parts = sum(p[4] for p in ex["pairs"])
             assert ex["bias"] == learner.coef_[0]
@@ -395,10 +395,10 @@ def test_explain_adds_up_to_the_learners_decision_value(he_task):
             assert len(ex["pairs"]) == int((h >= 0).sum())
     # without h: an argmax under w (LCLR's choice up to ties), so LCLR's decision value
     for x in pairs:
-        ex = task.explain(x, lclr.coef_)
+        ex = task.structure_.explain(x, lclr.coef_)
         assert ex["score"] == pytest.approx(lclr.decision_function([x])[0], abs=1e-9)
     with pytest.raises(InputError, match="alignment"):
-        task.explain(x, lclr.coef_, h=[0] * 99)
+        task.structure_.explain(x, lclr.coef_, h=[0] * 99)
 
 
 # ----------------------------------------------------------------------------- real data
@@ -411,6 +411,63 @@ def test_real_wikidata_sample():
     assert len(train) == 50 + round(0.1 * 50 * 49)
     task.fit(train)
     test = task.read(path, split="test")
-    w = task.heuristic_weights()
-    m = task.evaluate_model(test, None, lambda X: task.decision_batch(X, w))
+    w = task.structure_.heuristic_weights()
+    m = task.evaluate_model(test, None, lambda X: task.structure_.decision_batch(X, w))
     assert 0.0 < m["accuracy"] <= m["mrr"] <= 1.0
+
+
+# ------------------------------------------------------------------- the task holds its structure
+def test_the_task_holds_an_immutable_translit_structure():
+    import pickle
+
+    from latentstruct.tasks.translit import TranslitStructure
+
+    task = tiny_task()
+    s = task.structure_
+    assert type(s) is TranslitStructure and task.structure_object() is s
+    assert (s.source_alphabet_, s.target_alphabet_) == (("a", "b", "c"), ("x", "y"))
+    assert (s.n_source_chars, s.n_target_chars, s.n_features) == (4, 3, 2 + 12 + 2 * 144)
+    assert TranslitStructure.from_featurizer(task.featurizer_, False).n_features == 2 + 12
+    with pytest.raises(AttributeError, match="immutable"):
+        s.bigrams = False
+    with pytest.raises(ValueError, match="n_pair_scores must be an int >= 0"):
+        TranslitStructure(["a"], ["x"], -1)
+    copy = pickle.loads(pickle.dumps(s))
+    w = np.random.default_rng(0).normal(size=s.n_features)
+    x = task.encode_pair("cab", "yx")
+    assert copy.latent_argmax(x, w).score == s.latent_argmax(x, w).score
+    # the learner's view delegates to it; a refit builds a new structure
+    assert task.structure().decision_batch(x, w)[0] == s.decision_batch(x, w)[0]
+    task.fit(Dataset([("abcd", "xyz")], [1]))
+    assert task.structure_ is not s and task.structure_.n_source_chars == 5
+    # its members on the task: still there, deprecated
+    with pytest.warns(DeprecationWarning, match=r"TransliterationTask.latent_argmax is "
+                                                r"deprecated: .* use task.structure_.latent_argmax"):
+        old = task.latent_argmax(task.encode_pair("ab", "x"), np.zeros(task.n_features))
+    assert old.structure.tolist() in ([0, -1], [-1, 0], [-1, -1])
+    # a bad word is refused before the task is asked to be fitted
+    with pytest.raises(InputError, match="source word must be a non-empty string"):
+        TransliterationTask().encode_pair("", "x")
+    # a task pickled before it held its structure (no structure_) builds it on first use
+    del task.__dict__["structure_"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert task.structure_object().n_source_chars == 5
+
+
+def test_a_model_file_round_trip_rebuilds_the_structure(tmp_path):
+    from latentstruct.learners.persistence import load_trained, save_trained
+
+    task = tiny_task()
+    data = Dataset([("abc", "xy"), ("abc", "yx"), ("cab", "xy")], [1, -1, -1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # three pairs: it stays put
+        learner = LCLR(task, C=1.0, max_iter=2, init="two-stage", progress=False).fit(
+            task.featurize(data), task.encode_targets(data.targets))
+    assert np.count_nonzero(learner.coef_) > 0
+    save_trained(tmp_path / "m.json", task, learner)
+    task2, learner2 = load_trained(tmp_path / "m.json")[:2]
+    assert task2.structure_.source_alphabet_ == task.structure_.source_alphabet_
+    X = task.featurize(data)
+    np.testing.assert_array_equal(learner2.decision_function(task2.featurize(data)),
+                                  learner.decision_function(X))

@@ -51,7 +51,7 @@ def cmd_explain(args) -> int:
     score = float(learner.decision_function([x])[0])
     from ..plotting import draw_explanation  # lazy: matplotlib is imported only when drawing
 
-    draw_explanation(task.explain(x, learner.coef_, h), args.out,
+    draw_explanation(task.structure_object().explain(x, learner.coef_, h), args.out,
                      title=f"{task.name} / {learner.registry_name}")
     print(json.dumps({"score": round(score, 6), "decision": 1 if score >= 0 else -1,
                       "alignment": [int(j) for j in h], "picture": str(args.out)}))

@@ -58,7 +58,7 @@ def run_demo(lang: str = "he", out_dir=".", n_jobs: int = 1, quiet: bool = False
     source, target = test.records[0]
     x = task.encode_pair(source, target)
     out = Path(out_dir) / f"demo_alignment_{lang}.png"
-    draw_explanation(task.explain(x, lclr.coef_, lclr.latent_argmax([x])[0]), out,
+    draw_explanation(task.structure_object().explain(x, lclr.coef_, lclr.latent_argmax([x])[0]), out,
                      title=f"LCLR alignment ({lang})")
     print(f"alignment picture: {out}")
     say(f"demo finished in {time.perf_counter() - t0:.1f}s")

@@ -188,7 +188,7 @@ def _flat_names(task) -> tuple[Callable[[int], str], int | None, bool]:
 def _translit_names(task) -> Callable[[int], str]:
     src = [_NO_CHAR] + list(task.source_alphabet_)
     tgt = [_NO_CHAR] + list(task.target_alphabet_)
-    blocks = task.feature_blocks()
+    blocks = task.structure_object().feature_blocks()
     tags = {"unigram": "U", "bigram_prev": "BP", "bigram_next": "BN"}
 
     def name(i: int) -> str:

@@ -1,7 +1,8 @@
 """Pictures of latent structures (matplotlib, Agg canvas; no global pyplot state).
 
-Tasks describe the structure a model picks as plain data (``task.explain(x, w, h)``, a
-JSON-able dict with a ``"kind"``); this package draws such a description:
+A task's structure describes the structure a model picks as plain data
+(``task.structure_object().explain(x, w, h)``, a JSON-able dict with a ``"kind"``); this
+package draws such a description:
 
 :func:`draw_explanation`
     Dispatches on ``explanation["kind"]``: ``"character-alignment"`` (transliteration,

@@ -125,7 +125,7 @@ def plot_alignment(source: str, target: str, alignment, path, *, score=None,
     a second line breaks it down into the shown cell scores, the ``bias`` and, if these do
     not add up to ``score`` (no bias given), the rest as "other parts", so the terms shown
     always sum to the score.  The file is written atomically.  With a task at hand prefer
-    ``draw_explanation(task.explain(x, w, h), path)``.
+    ``draw_explanation(task.structure_object().explain(x, w, h), path)``.
 
     Parameters
     ----------

@@ -19,7 +19,7 @@ EXPLANATION_KINDS = (CHARACTER_ALIGNMENT, GRAPH_ALIGNMENT)
 
 
 def draw_explanation(explanation: Mapping, path, *, title: str = "") -> None:
-    """Draw ``explanation`` (the dict returned by ``task.explain``) as a PNG at ``path``.
+    """Draw ``explanation`` (the dict a structure's ``explain`` returns) as a PNG at ``path``.
 
     The picture is chosen by ``explanation["kind"]`` (one of :data:`EXPLANATION_KINDS`);
     the title is ``title`` (or the kind) with the score and its breakdown.  The file is

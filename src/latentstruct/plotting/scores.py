@@ -21,7 +21,7 @@ _TOLERANCE = 1e-9
 def check_explanation(explanation) -> Mapping:
     """``explanation`` itself if it is a mapping, else InputError."""
     if not isinstance(explanation, Mapping):
-        raise InputError(f"an explanation must be a mapping (the dict of task.explain), got "
+        raise InputError(f"an explanation must be a mapping (the dict of a structure's explain), got "
                          f"{type(explanation).__name__}")
     return explanation
 

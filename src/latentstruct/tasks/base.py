@@ -55,6 +55,8 @@ __all__ = [
     "ComposedTask",
     "MaxDecodableDefaults",
     "StructuredTask",
+    "LatentBinaryDefaults",
+    "BinaryDecisions",
     "LatentBinaryTask",
     "register_task",
     "get_task_class",
@@ -548,7 +550,7 @@ class ComposedTask(Task):
                 name not in _public_names(type(self).structure_class):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         warnings.warn(f"{type(self).__name__}.{name} is deprecated: the task holds its "
-                      f"structure; use task.structure().{name} (or task.structure_.{name})",
+                      f"structure; use task.structure_.{name}",
                       DeprecationWarning, stacklevel=2)
         return getattr(self.structure_object(), name)
 
@@ -571,21 +573,19 @@ def register_task(cls: type[Task]) -> type[Task]:
     return cls
 
 
-class LatentBinaryTask(OwnStructureTask):
-    """A binary decision over a hidden structure: f(x) = max_{h in C(x)} w . Phi(x, h).
-
-    Used by LCLR, its two-stage baseline and the latent online learners.  Examples are
-    ``x`` with labels ``y`` in {-1, +1}; the structure ``h`` is never observed.
+class LatentBinaryDefaults(OwnStructure):
+    """The latent-binary capability of a structure: f(x) = max_{h in C(x)} w . Phi(x, h).
 
     Subclasses implement ``latent_argmax`` (the best legal h under w, with its score
     ``w . Phi(x, h)``), ``latent_feature`` (Phi(x, h) as a sparse vector, including any
     bias feature that every structure shares) and ``heuristic_weights`` (the fixed part
-    scores of the two-stage baseline).  ``decision_batch`` may be overridden with a fast
-    kernel.  ``targets`` of a binary dataset are the labels, as an int array of +-1.
+    scores of the two-stage baseline).  ``latent_argmax_batch`` and ``decision_batch``
+    default to loops and may be overridden with fast kernels.  Mixed into
+    :class:`LatentBinaryTask` (a task that is its own structure) and into standalone
+    structures (``TranslitStructure``).
     """
 
     capabilities: ClassVar[frozenset] = frozenset({LATENT_BINARY})
-    default_learner: ClassVar[str] = "lclr"
 
     def latent_argmax(self, x, w: np.ndarray, *, random_state=None) -> DecodeResult:
         raise NotImplementedError("each latent task defines latent_argmax")
@@ -600,16 +600,26 @@ class LatentBinaryTask(OwnStructureTask):
     def latent_argmax_batch(self, X, w, *, random_state=None) -> list[DecodeResult]:
         return [self.latent_argmax(x, w, random_state=random_state) for x in X]
 
+    #: f(x) = max_h w . Phi(x, h) for every example (the contract's function itself, so a
+    #: learner can tell that a structure kept it: ``tasks.contracts.latent_argmax_decisions``)
+    decision_batch = latent_argmax_decisions
+
+
+class BinaryDecisions(Task):
+    """What a latent-binary *task* adds to its structure: labels +-1 read and checked
+    (``training_sample``), decisions as labels and the confusion-matrix report; LCLR as the
+    default learner.  The base of :class:`LatentBinaryTask` and of composed latent-binary
+    tasks (``TransliterationTask``)."""
+
+    capabilities: ClassVar[frozenset] = frozenset({LATENT_BINARY})
+    default_learner: ClassVar[str] = "lclr"
+
     def training_sample(self, dataset: Dataset) -> Dataset:
         """The whole training file, once its labels are checked: +-1, with both classes
         present (``tasks.validation.check_binary_training_labels``; a one-class file is an
         InputError before any parsing or featurising)."""
         check_binary_training_labels(dataset, self)
         return dataset
-
-    #: f(x) = max_h w . Phi(x, h) for every example (the contract's function itself, so a
-    #: learner can tell that a task kept it: ``tasks.contracts.latent_argmax_decisions``)
-    decision_batch = latent_argmax_decisions
 
     def decisions_as_predictions(self, scores):
         """Labels +1 where f(x) >= 0, else -1 (the latent-binary learners' ``predict``)."""
@@ -619,6 +629,25 @@ class LatentBinaryTask(OwnStructureTask):
         """The confusion matrix of +-1 ``predictions`` against the gold labels."""
         return binary_report(np.asarray(self.encode_targets(dataset.targets)),
                              np.asarray(predictions))
+
+
+class LatentBinaryTask(LatentBinaryDefaults, BinaryDecisions):
+    """A binary decision over a hidden structure: f(x) = max_{h in C(x)} w . Phi(x, h),
+    a task that is its own structure (:class:`LatentBinaryDefaults`, before the task's
+    :class:`BinaryDecisions`).
+
+    Used by LCLR, its two-stage baseline and the latent online learners.  Examples are
+    ``x`` with labels ``y`` in {-1, +1}; the structure ``h`` is never observed.
+
+    Subclasses implement ``latent_argmax`` (the best legal h under w, with its score
+    ``w . Phi(x, h)``), ``latent_feature`` (Phi(x, h) as a sparse vector, including any
+    bias feature that every structure shares) and ``heuristic_weights`` (the fixed part
+    scores of the two-stage baseline).  ``decision_batch`` may be overridden with a fast
+    kernel.  ``targets`` of a binary dataset are the labels, as an int array of +-1.
+    """
+
+    capabilities: ClassVar[frozenset] = frozenset({LATENT_BINARY})
+    default_learner: ClassVar[str] = "lclr"
 
 
 #: the view of each task (``Task.structure``), dropped with the task

@@ -36,11 +36,12 @@ weights, a cell's score adds ``scores[i, j] . w[-k:]`` and Phi adds the aligned 
 scores; such a model is evaluated by binary accuracy (the ranking's cross pairs have no
 scores).
 
-Modules: ``task`` (:class:`TransliterationTask`: parameters, reading, the weight
-layout, evaluation, persistence), ``featurizer`` (:class:`~latentstruct.tasks.translit.
+Modules: ``task`` (:class:`TransliterationTask`: parameters, reading, evaluation,
+persistence), ``featurizer`` (:class:`~latentstruct.tasks.translit.
 featurizer.TranslitFeaturizer`, the scikit-learn transformer that learns the alphabets and
-encodes word pairs into a :class:`TranslitCorpus`), ``decoding`` (its alignment decoding glue,
-heuristic weights and ``explain``), ``corpus`` (:class:`TranslitCorpus`, featurised word
+encodes word pairs into a :class:`TranslitCorpus`), ``structure`` (:class:`TranslitStructure`,
+the immutable structure a fitted task holds and learners see: the alphabets, the weight
+layout), ``decoding`` (its alignment decoding glue, heuristic weights and ``explain``), ``corpus`` (:class:`TranslitCorpus`, featurised word
 pairs), ``kernels`` (the compiled cell-score, decision and argmax kernels), ``data``
 (negative sampling, scripts, ranking metrics) and ``raw`` (``make_dataset``'s word pairs).
 """
@@ -48,11 +49,13 @@ pairs), ``kernels`` (the compiled cell-score, decision and argmax kernels), ``da
 from .corpus import TranslitCorpus, concat_translit
 from .data import CldrRecords, ranking_metrics, sample_negatives
 from .featurizer import TranslitFeaturizer
+from .structure import TranslitStructure
 from .task import TransliterationTask
 
 __all__ = [
     "TransliterationTask",
     "TranslitFeaturizer",
+    "TranslitStructure",
     "CldrRecords",
     "TranslitCorpus",
     "concat_translit",

@@ -1,8 +1,8 @@
 """Decoding glue of the transliteration task: cell scores, the alignment argmax (one pair
 or a batch), decisions, Phi(x, a), the two-stage heuristic weights and ``explain``.
 
-:class:`AlignmentDecoding` is a mixin of
-:class:`~latentstruct.tasks.translit.TransliterationTask`; it relies on the task's
+:class:`AlignmentDecoding` is a mixin of the task's structure,
+:class:`~latentstruct.tasks.translit.structure.TranslitStructure`; it relies on its
 ``__sklearn_is_fitted__``, ``n_features``, ``n_source_chars`` / ``n_target_chars``, ``bigrams``,
 the alphabets and ``encode_pair``.  The structures and the weight layout are described in
 :mod:`latentstruct.tasks.translit`.

@@ -1,33 +1,31 @@
 """Transliteration discovery (``translit``, LCLR §5.1): :class:`TransliterationTask`.
 
 Parameters, reading (the CLDR default data or Wikidata TSV files, with sampled negatives),
-the weight layout, fitting and featurising (delegated to the featurizer,
+fitting and featurising (delegated to the featurizer,
 :class:`~latentstruct.tasks.translit.featurizer.TranslitFeaturizer`, which learns the
-character alphabets), evaluation by ranking, and persistence.  Decoding is the :class:`~latentstruct.tasks.translit.decoding.AlignmentDecoding`
-mixin; the model is described in :mod:`latentstruct.tasks.translit`.
+character alphabets), evaluation by ranking, and persistence.  The task holds its structure,
+a :class:`~latentstruct.tasks.translit.structure.TranslitStructure` built from the fitted
+alphabets (``structure_``: decoding, Phi and the weight layout); the model is described in
+:mod:`latentstruct.tasks.translit`.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ...data.atomic import atomic_write
-from ...data.readers import excerpt
-from ...data.translit import LANGUAGES, check_language, check_word_length, cldr_pairs, read_translit_tsv
+from ...data.translit import LANGUAGES, check_language, cldr_pairs, read_translit_tsv
 from ...exceptions import ConfigError, InputError, ModelFormatError, check_is_fitted
 from ...params import BOOL, Interval, Satisfies
-from ..base import Dataset, LatentBinaryTask, register_task
+from ..base import BinaryDecisions, ComposedTask, Dataset, register_task
 from ..contracts import EXPLAINABLE, HEURISTIC, LATENT_BINARY, RANDOM_TIES
 from ..pairs.featurizer import encode_binary_targets
-from ..pairs.scores import scores_refusal
 from ..validation import binary_predictions
 from .corpus import TranslitCorpus
 from .data import CldrRecords, dominant_script, ranking_metrics, sample_negatives
-from .decoding import AlignmentDecoding
 from .featurizer import TranslitFeaturizer, check_word_pairs
 from .raw import translit_dataset
+from .structure import TranslitStructure, check_word_pair
 
 __all__ = ["TransliterationTask", "MAX_NEGATIVES"]
 
@@ -44,7 +42,7 @@ _SCRIPT_LANG = {"HEBREW": "he", "CYRILLIC": "ru", "ARABIC": "ar"}
 # the task
 # --------------------------------------------------------------------------------------
 @register_task
-class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
+class TransliterationTask(BinaryDecisions, ComposedTask):
     """Transliteration discovery over latent monotone character alignments (LCLR §5.1).
 
     Parameters
@@ -94,6 +92,8 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
     has_default_data = True
     default_learner = "lclr"
     capabilities = frozenset({LATENT_BINARY, HEURISTIC, RANDOM_TIES, EXPLAINABLE})
+    #: the structure the task holds (``structure_``): alignments, Phi, the weight layout
+    structure_class = TranslitStructure
     #: the test split's size and language (of the default data) may change at evaluation;
     #: everything else fed training
     evaluation_params = frozenset({"n_test", "lang"})
@@ -208,8 +208,12 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
         if len(dataset) == 0:
             raise InputError("training data contains no pairs", dataset.path)
         self.featurizer_ = TranslitFeaturizer().fit(dataset)
-        self.fitted_ = True
+        self._build_structure()
         return self
+
+    def _new_structure(self) -> TranslitStructure:
+        """The structure of the fitted featurizer's alphabets and score columns."""
+        return self.structure_class.from_featurizer(self.featurizer_, bool(self.bigrams))
 
     def _fitted_featurizer(self) -> TranslitFeaturizer:
         check_is_fitted(self)
@@ -233,16 +237,11 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
             raise AttributeError("n_pair_scores_")
         return f.n_pair_scores_
 
-    def _check_scores_match(self, k: int, where=None) -> None:
-        """InputError (with the fix) when input with ``k`` scores per cell meets a model
-        fitted with another number (``scores_refusal``)."""
-        if k != self.n_scores:
-            raise scores_refusal(self.n_scores, k, where, unit="character")
-
     @property
     def n_scores(self) -> int:
         """k: the user's scores per character pair the model was fitted with (0 without)."""
-        return int(getattr(self, "n_pair_scores_", 0))
+        f = self.__dict__.get("featurizer_")
+        return 0 if f is None else int(f.n_pair_scores_)
 
     def with_pair_scores(self, X, f) -> list[tuple]:
         """``[(source, target, f(source_chars, target_chars)), ...]``: the pairs of ``X``
@@ -264,44 +263,6 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
             out.append((a, b, S))
         return out
 
-    @property
-    def n_source_chars(self) -> int:
-        """A: source alphabet size including id 0 (unknown / boundary)."""
-        return self._fitted_featurizer().n_source_chars
-
-    @property
-    def n_target_chars(self) -> int:
-        """B: target alphabet size including id 0 (unknown / boundary)."""
-        return self._fitted_featurizer().n_target_chars
-
-    @property
-    def n_features(self) -> int:
-        return self._n_char_features + self.n_scores
-
-    @property
-    def _n_char_features(self) -> int:
-        """The weights before the score block (what the compiled kernels read)."""
-        A, B = self.n_source_chars, self.n_target_chars
-        return 2 + A * B + (2 * A * A * B * B if self.bigrams else 0)
-
-    def feature_blocks(self) -> dict[str, tuple[int, tuple[int, ...]]]:
-        """``{block: (offset into w, shape)}`` for "bias", "cell", "unigram", the bigram
-        blocks and, with the user's scores, "scores" (k weights, last)."""
-        A, B = self.n_source_chars, self.n_target_chars
-        blocks = {"bias": (0, (1,)), "cell": (1, (1,)), "unigram": (2, (A, B))}
-        if self.bigrams:
-            blocks["bigram_prev"] = (2 + A * B, (A, A, B, B))
-            blocks["bigram_next"] = (2 + A * B + A * A * B * B, (A, A, B, B))
-        if self.n_scores:
-            blocks["scores"] = (self._n_char_features, (self.n_scores,))
-        return blocks
-
-    def split_weights(self, w) -> dict[str, np.ndarray]:
-        """Views of ``w`` per block (see :meth:`feature_blocks`)."""
-        w = self._check_w(w)
-        return {name: w[off:off + math.prod(shape)].reshape(shape)
-                for name, (off, shape) in self.feature_blocks().items()}
-
     # --- featurising ----------------------------------------------------------------------
     def make_pairs(self, sources, targets, pairs=None, pair_scores=None) -> TranslitCorpus:
         """Encode word lists once (:meth:`TranslitFeaturizer.make_pairs`); pair k is
@@ -319,22 +280,13 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
         return self.make_pairs([s for s, _ in dataset.records], [t for _, t in dataset.records])
 
     def encode_pair(self, source: str, target: str) -> TranslitCorpus:
-        """One raw word pair, featurised (characters unseen in training get id 0)."""
-        for what, word in (("source", source), ("target", target)):
-            if not isinstance(word, str) or not word:
-                raise InputError(f"{what} word must be a non-empty string, got {excerpt(word)}")
-            check_word_length(word, f"the {what} word")
-        return self.make_pairs([source], [target])
+        """One raw word pair, featurised (characters unseen in training get id 0); a bad
+        word is an InputError before the task is asked to be fitted."""
+        check_word_pair(source, target)
+        return self.structure_object().encode_pair(source, target)
 
     def encode_targets(self, targets) -> np.ndarray:
         return encode_binary_targets(targets)
-
-    def subset(self, X, indices):
-        return self._as_corpus(X).subset(indices)
-
-    def as_batch(self, X) -> TranslitCorpus:
-        return self._as_corpus(X)
-
 
     # --- evaluation -----------------------------------------------------------------------
     def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
@@ -452,5 +404,5 @@ class TransliterationTask(AlignmentDecoding, LatentBinaryTask):
             raise ModelFormatError(f"task state n_pair_scores must be a non-negative integer, "
                                    f"got {k!r}")
         task.featurizer_ = TranslitFeaturizer.from_alphabets(*alphabets, k)
-        task.fitted_ = True
+        task._build_structure()
         return task
