@@ -69,6 +69,7 @@ from latentstruct.learners import LCLR, TwoStage
 from latentstruct.parallel import parallel_chunks
 from latentstruct.tasks.base import Dataset
 from latentstruct.tasks.pairs import (
+    GraphPairStructure,
     GraphPairTask,
     ParaphraseTask,
     RteTask,
@@ -95,7 +96,9 @@ _TRACE: list | None = None
 _LOCK = threading.Lock()
 
 
-class _Traced:
+class TracedStructure(GraphPairStructure):
+    """The graph-pair structure, recording every decode while a fit runs (threads)."""
+
     def decode(self, x, w):
         res = super().decode(x, w)
         if _TRACE is not None:
@@ -104,12 +107,16 @@ class _Traced:
         return res
 
 
-class TracedParaphrase(_Traced, ParaphraseTask):
+class TracedParaphrase(ParaphraseTask):
     """ParaphraseTask whose decodes are recorded while a fit runs (threads backend)."""
 
+    structure_class = TracedStructure
 
-class TracedRte(_Traced, RteTask):
+
+class TracedRte(RteTask):
     """RteTask whose decodes are recorded while a fit runs (threads backend)."""
+
+    structure_class = TracedStructure
 
 
 TASKS = {"MSRP": TracedParaphrase, "RTE": TracedRte}
@@ -135,7 +142,7 @@ def decode_stats(results) -> dict:
 
 
 def _decode_chunk(a, b, task, X, w):
-    return task.latent_argmax_batch(X[a:b], w)
+    return task.structure_.latent_argmax_batch(X[a:b], w)
 
 
 def decode_all(task, X, w, n_jobs) -> list:
@@ -301,7 +308,7 @@ def run_unit(ctx, dataset, phase, seed, system, C, config) -> dict:
     out = {"n_train": len(train), "n_test": len(test),
            "test_positive_rate": float(np.mean(yte > 0)),
            "majority_accuracy": float(max(np.mean(yte > 0), np.mean(yte < 0)))}
-    heur = decode_all(task, Xte, task.heuristic_weights(), args.n_jobs)
+    heur = decode_all(task, Xte, task.structure_.heuristic_weights(), args.n_jobs)
     two_key = unit_key(dataset, phase, seed, "two_stage", C, config_name(base, config))
     if system == "two_stage" or two_key not in ctx.coefs:
         two, secs, dec, msgs = _fit(TwoStage(task, C=C, **kw), Xtr, ytr)
@@ -312,7 +319,8 @@ def run_unit(ctx, dataset, phase, seed, system, C, config) -> dict:
         else:
             out.update(init_fit_s=secs, init_train_decode=dec)
     w2 = ctx.coefs[two_key]
-    init_scores = np.array([task.latent_feature(x, r.structure).dot(w2) for x, r in zip(Xte, heur)])
+    init_scores = np.array([task.structure_.latent_feature(x, r.structure).dot(w2)
+                            for x, r in zip(Xte, heur)])
     if system == "two_stage":
         scores, out["test_decode"] = init_scores, decode_stats(heur)
     else:
@@ -423,7 +431,7 @@ class Context:
         from latentstruct.plotting import plot_graph_alignment
 
         x = min(Xte[:60], key=lambda e: abs(e.n1 + e.n2 - 24))  # a short test pair
-        plot_graph_alignment(task.explain(x, coef), Path(self.args.out) / "lclr_graph_alignment.png",
+        plot_graph_alignment(task.structure_.explain(x, coef), Path(self.args.out) / "lclr_graph_alignment.png",
                              title=f"MSRP test pair {x.pair_id} / LCLR")
 
 

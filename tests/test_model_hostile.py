@@ -232,7 +232,7 @@ def rte_model(path):
     task.train_digests_ = np.zeros((0, 20), dtype=np.uint8)
     task.fitted_ = True
     learner = TwoStage(task)
-    learner.coef_ = learner.heuristic_coef_ = task.heuristic_weights()
+    learner.coef_ = learner.heuristic_coef_ = task.structure_object().heuristic_weights()
     learner.n_iter_, learner.objective_curve_ = 0, []
     save_trained(path, task, learner)
     return path

@@ -53,7 +53,7 @@ def translit_explanation(seed=0):
 def graph_explanation(cls=ParaphraseTask, seed=0):
     task = cls(use_wordnet=False).fit(Dataset([(A, B)], [1]))
     w = np.random.default_rng(seed).normal(size=task.n_features)
-    return task.explain(task.make_example(A, B), w)
+    return task.structure_.explain(task.make_example(A, B), w)
 
 
 def parts_plus_bias(e) -> float:

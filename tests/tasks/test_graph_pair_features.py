@@ -415,10 +415,10 @@ def test_latent_argmax_equals_brute_force_with_pa_edges_and_coref(cls):
             n_pa_pairs += sum(x.g1.labels[a].startswith("pa:") or x.g2.labels[b].startswith("pa:")
                               for a, b in x.problem.edge_pairs.tolist())
             w = rng.normal(size=task.n_features)
-            res = task.latent_argmax(x, w)
-            assert check_alignment(x.problem, task.alignment(x, res.structure)) == []
-            assert res.score == pytest.approx(task.latent_feature(x, res.structure).dot(w), abs=1e-9)
-            scores = task.part_scores(x, w)
+            res = task.structure_.latent_argmax(x, w)
+            assert check_alignment(x.problem, task.structure_.alignment(x, res.structure)) == []
+            assert res.score == pytest.approx(task.structure_.latent_feature(x, res.structure).dot(w), abs=1e-9)
+            scores = task.structure_.part_scores(x, w)
             best = max(alignment_score(a, scores) for a in enumerate_alignments(x.problem))
             assert res.score == pytest.approx(w[0] + best, abs=1e-9)
             n_checked += 1

@@ -150,13 +150,13 @@ def test_latent_argmax_equals_brute_force(cls):
             for kind in ("normal", "integer"):
                 w = (rng.normal(size=task.n_features) if kind == "normal"
                      else rng.integers(-2, 3, size=task.n_features).astype(np.float64))
-                res = task.latent_argmax(x, w)
-                raw = task.decode(x, w)
+                res = task.structure_.latent_argmax(x, w)
+                raw = task.structure_.decode(x, w)
                 assert check_alignment(x.problem, raw.structure) == []
-                assert check_alignment(x.problem, task.alignment(x, res.structure)) == []
-                phi = task.latent_feature(x, res.structure)
+                assert check_alignment(x.problem, task.structure_.alignment(x, res.structure)) == []
+                phi = task.structure_.latent_feature(x, res.structure)
                 assert res.score == pytest.approx(phi.dot(w), abs=1e-9)
-                scores = task.part_scores(x, w)
+                scores = task.structure_.part_scores(x, w)
                 best = max(alignment_score(a, scores) for a in enumerate_alignments(x.problem))
                 assert res.score == pytest.approx(w[0] + best, abs=1e-9)
                 # and every enumerated alignment's score is w . Phi of its word mappings
@@ -164,10 +164,10 @@ def test_latent_argmax_equals_brute_force(cls):
                     mp = a.mapped_pairs
                     h = np.full(x.n1, -1, dtype=np.int64)
                     h[mp[:, 0]] = mp[:, 1]
-                    assert task.latent_feature(x, h).dot(w) == pytest.approx(
+                    assert task.structure_.latent_feature(x, h).dot(w) == pytest.approx(
                         w[0] + alignment_score(a, scores), abs=1e-9)
                 n_checked += 1
-        d = task.decision_batch(X, w)
+        d = task.structure_.decision_batch(X, w)
         assert d.shape == (len(X),)
     assert n_checked >= 100
 
@@ -197,21 +197,44 @@ def test_features_and_heuristic():
     x = task.make_example(a, b)
     assert x.kappa == 3.0
     # the heuristic maps exactly the pairs whose WNSim (here: lemma equality) exceeds 0.5
-    res = task.latent_argmax(x, task.heuristic_weights())
+    res = task.structure_.latent_argmax(x, task.structure_.heuristic_weights())
     assert res.structure.tolist() == [0, 1, -1]
     assert res.stats["solver"] == "matching"
-    e = task.explain(x, task.heuristic_weights(), res.structure)
+    e = task.structure_.explain(x, task.structure_.heuristic_weights(), res.structure)
     assert e["deleted1"] == [2] and e["deleted2"] == [2]
     assert e["mapped_edges"] and e["score"] == pytest.approx(res.score)
-    cells = task.cell_scores(x, task.heuristic_weights())
+    cells = task.structure_.cell_scores(x, task.structure_.heuristic_weights())
     assert cells.shape == (3, 3) and np.isneginf(cells).sum() == 9 - x.problem.n_node_pairs
+    # the task holds an immutable structure, rebuilt from a model file's state
+    import pickle
+
+    from latentstruct.tasks.pairs import GraphPairStructure
+
+    s = task.structure_
+    assert type(s) is GraphPairStructure and task.structure_object() is s
+    assert s.n_features == task.n_features == len(task.feature_index_)
+    with pytest.raises(AttributeError, match="immutable"):
+        s.heuristic_threshold = 0.9
+    assert pickle.loads(pickle.dumps(s)).heuristic_weights().tolist() == \
+        s.heuristic_weights().tolist()
+    const = task.feature_index_.lookup("map:const")
+    assert s.heuristic_weights()[const] == pytest.approx(-0.5 - 0.2)
+    state, arrays = task.get_state()
+    again = ParaphraseTask.from_state(task.get_params(), state, arrays)
+    assert again.structure_ is not s and again.structure().heuristic_weights().tolist() == \
+        s.heuristic_weights().tolist()
+    assert ParaphraseTask(heuristic_threshold=0.9, use_wordnet=False).fit(
+        Dataset([(a, b)], [1])).structure_.heuristic_weights()[const] == pytest.approx(-1.1)
+    with pytest.warns(DeprecationWarning, match=r"ParaphraseTask.heuristic_weights is "
+                                                r"deprecated: .* use task.structure_"):
+        assert task.heuristic_weights()[const] == pytest.approx(-0.5 - 0.2)
     narrow = ParaphraseTask(use_wordnet=False, top_k=1).fit(Dataset([(a, b)], [1]))
     x1 = narrow.make_example(a, b)
     assert x1.problem.n_node_pairs < 9 and (0, 1) not in x1.pair_index
     with pytest.raises(InputError, match="pruned"):
-        narrow.latent_feature(x1, np.array([1, -1, -1]))
+        narrow.structure_.latent_feature(x1, np.array([1, -1, -1]))
     with pytest.raises(InputError, match="shape"):
-        narrow.latent_feature(x1, np.array([0, 1]))
+        narrow.structure_.latent_feature(x1, np.array([0, 1]))
 
 
 @pytest.mark.slow
@@ -224,7 +247,7 @@ def test_plot_graph_alignment(tmp_path):
     task = ParaphraseTask(use_wordnet=False).fit(Dataset([(a, b)], [1]))
     x = task.make_example(a, b)
     out = tmp_path / "g.png"
-    e = task.explain(x, task.heuristic_weights())
+    e = task.structure_.explain(x, task.structure_.heuristic_weights())
     assert e["kind"] == "graph-alignment"
     draw_explanation(e, out, title="t")
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -254,7 +277,7 @@ def test_explain_adds_up_to_the_learners_decision_value(cls):
     for learner in (two, lclr):
         decisions = learner.decision_function(X)
         for x, h, f in zip(X, learner.latent_argmax(X), decisions):
-            e = task.explain(x, learner.coef_, h)
+            e = task.structure_.explain(x, learner.coef_, h)
             assert json.loads(json.dumps(e)) == e
             parts = (sum(p[-1] for p in e["mapped_pairs"] + e["mapped_edges"])
                      + sum(p[1] for k in ("word_deletions1", "word_deletions2",
@@ -270,7 +293,7 @@ def test_explain_adds_up_to_the_learners_decision_value(cls):
             if not cls.edge_deletion:
                 assert e["edge_deletions1"] == [] and e["edge_deletions2"] == []
     x = X[0]
-    assert task.explain(x, lclr.coef_)["score"] == pytest.approx(lclr.decision_function([x])[0])
+    assert task.structure_.explain(x, lclr.coef_)["score"] == pytest.approx(lclr.decision_function([x])[0])
 
 
 def test_state_round_trip(tmp_path):
@@ -421,9 +444,9 @@ def test_lclr_objective_never_increases_on_real_msrp(require_spacy, require_word
     assert np.all(np.diff(curve) <= 1e-6 * np.abs(curve[:-1])), curve
     assert curve[-1] < curve[0]
     # the learned structures are legal and scored consistently
-    for x, r in zip(X[:10], task.latent_argmax_batch(X[:10], model.coef_)):
-        assert check_alignment(x.problem, task.alignment(x, r.structure)) == []
-        assert task.latent_feature(x, r.structure).dot(model.coef_) == pytest.approx(r.score, abs=1e-9)
+    for x, r in zip(X[:10], task.structure_.latent_argmax_batch(X[:10], model.coef_)):
+        assert check_alignment(x.problem, task.structure_.alignment(x, r.structure)) == []
+        assert task.structure_.latent_feature(x, r.structure).dot(model.coef_) == pytest.approx(r.score, abs=1e-9)
 
 
 # --------------------------------------------------------------------------- pickling
@@ -447,13 +470,13 @@ def test_task_and_examples_pickle_and_decode_identically(cls):
     X = task.featurize(Dataset(records, np.ones(len(records), dtype=np.int64)))
     ws = [rng.integers(-2, 3, size=task.n_features).astype(np.float64) for _ in range(4)]
     for w in ws[1:]:  # history on the original models
-        task.decision_batch(X, w)
+        task.structure_.decision_batch(X, w)
     for name, dumps in _roundtrips():
         task2, X2 = pickle.loads(dumps((task, X)))
         assert all(x._ilp is None for x in X2), name
         for w in ws:
             for x, x2 in zip(X, X2):
-                a, b = task.latent_argmax(x, w), task2.latent_argmax(x2, w)
+                a, b = task.structure_.latent_argmax(x, w), task2.structure_.latent_argmax(x2, w)
                 np.testing.assert_array_equal(a.structure, b.structure)
                 assert a.score == b.score
         assert all(x._ilp is not None for x in X2 if x.problem.n_edge_pairs)
@@ -481,6 +504,6 @@ def test_task_with_parser_and_wordnet_pickles(require_spacy, require_wordnet):
         assert copy.featurizer_._wordnet_obj is not None and copy.featurizer_._parser_obj is not None
         assert (x.features != y.features).nnz == 0
         np.testing.assert_array_equal(x.problem.node_pairs, y.problem.node_pairs)
-        a, b = task.latent_argmax(x, w), copy.latent_argmax(y, w)
+        a, b = task.structure_.latent_argmax(x, w), copy.structure_.latent_argmax(y, w)
         np.testing.assert_array_equal(a.structure, b.structure)
         assert a.score == b.score

@@ -166,8 +166,11 @@ def test_the_task_holds_its_structure():
         old = task.argmax_batch(task.featurize(task.make_dataset(WORDS)),
                                 np.zeros(task.n_features))
     assert len(old) == len(WORDS)
-    with pytest.raises(AttributeError, match="no attribute 'argmax_batch'"):
+    with pytest.raises(NotFittedError, match="PosTask instance is not fitted yet"):
         PosTask().argmax_batch  # noqa: B018 - unfitted: no structure to forward to
+    assert not hasattr(PosTask(), "argmax_batch")  # NotFittedError is an AttributeError
+    with pytest.raises(AttributeError, match="no attribute 'no_such_member'"):
+        PosTask().no_such_member  # noqa: B018
     # an unfitted task's fitted attributes still say why they are missing
     with pytest.raises(AttributeError, match="the 'pos' task is not fitted"):
         PosTask().labels_  # noqa: B018
@@ -187,6 +190,14 @@ def test_a_task_subclass_that_overrides_the_chain_is_refused():
             def argmax(self, x, w, y_true=None, *, random_state=None): ...
 
             def loss(self, y_true, y_pred): ...
+
+    class Tracing:  # a mixin's override would be ignored just the same
+        def argmax_batch(self, X, w, Y=None, *, random_state=None): ...
+
+    with pytest.raises(TypeError, match=r"Traced defines argmax_batch, which belongs to the "
+                                        r"structure"):
+        class Traced(Tracing, PosTask):
+            pass
 
     class Chain(ChainStructure):
         def loss(self, y_true, y_pred):

@@ -35,6 +35,11 @@ def cmd_explain(args) -> int:
             f"(it is not explainable). Tasks explain supports: {', '.join(explainable)} (and "
             f"the label matrix of any distro model)"
         )
+    if not callable(getattr(task, "encode_pair", None)):
+        raise ConfigError(
+            f"explain encodes one raw input pair with the task's encode_pair(source, target); "
+            f"task {task.name!r} declares the explainable capability but has no encode_pair: "
+            f"add one to {type(task).__name__} (docs/subclassing.md, 'explainable')")
     if not isinstance(learner, LatentBinaryLearner):
         raise ConfigError(
             f"explain draws a latent structure; this {task.name!r} model was trained with "

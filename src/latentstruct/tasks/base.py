@@ -532,10 +532,18 @@ class ComposedTask(Task):
         if "structure_class" in vars(cls):  # written for the composed design: its own names
             return
         members = _public_names(cls.structure_class) - set(vars(ComposedTask))
-        moved = sorted(name for name in vars(cls) if name in members)
+        # what this class and the bases before the one that chose the structure class
+        # define (a mixin's override counts: it would be ignored as well)
+        mine = set()
+        for klass in cls.__mro__:
+            if "structure_class" in vars(klass) or klass is ComposedTask:
+                break
+            mine |= set(vars(klass))
+        moved = sorted(name for name in mine if name in members)
         if moved:
             raise TypeError(
-                f"{cls.__name__} defines {', '.join(moved)}, which belong to the structure "
+                f"{cls.__name__} defines {', '.join(moved)}, which "
+                f"{'belongs' if len(moved) == 1 else 'belong'} to the structure "
                 f"the task holds, not to the task: subclass {cls.structure_class.__name__} "
                 f"with them and set structure_class = <that class> on {cls.__name__}")
 
@@ -546,9 +554,10 @@ class ComposedTask(Task):
         if isinstance(attr, property) and attr.fget is not None:
             return attr.fget(self)
         # otherwise only for names the class does not have: the structure's, deprecated
-        if name.startswith("_") or not self.__dict__.get("fitted_") or \
-                name not in _public_names(type(self).structure_class):
+        if name.startswith("_") or name not in _public_names(type(self).structure_class):
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        # an unfitted task has no structure yet: say so (NotFittedError is an AttributeError)
+        check_is_fitted(self)
         warnings.warn(f"{type(self).__name__}.{name} is deprecated: the task holds its "
                       f"structure; use task.structure_.{name}",
                       DeprecationWarning, stacklevel=2)

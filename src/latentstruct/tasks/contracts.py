@@ -304,12 +304,12 @@ class LabelFactored(Protocol):
 
 
 @capability_protocol(
-    "explainable", ("encode_pair", "explain"),
-    "encode one input pair and describe the structure a model picks (latentstruct explain)")
+    "explainable", ("explain",),
+    "describe the structure a model picks for one example (latentstruct explain)")
 class Explainable(Protocol):
-    """Used by the command line and plotting, never by a learner."""
-
-    def encode_pair(self, *args, **kwargs) -> Any: ...
+    """Used by the command line and plotting, never by a learner.  Encoding the raw input
+    pair to explain is the task's (``encode_pair``: featurising, which may need a parser
+    that a structure does not hold); ``latentstruct explain`` checks that it has one."""
 
     def explain(self, *args, **kwargs) -> Any: ...
 

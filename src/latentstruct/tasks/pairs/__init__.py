@@ -153,9 +153,10 @@ Modules: ``graphs`` (sentence graphs, candidate pruning, featurised pairs), ``fe
 (the part features), ``featurizer`` (:class:`~latentstruct.tasks.pairs.featurizer.
 PairFeaturizer`, the scikit-learn transformer from pairs to featurised examples: parsing,
 graphs, pruning, the feature columns), ``task`` (:class:`GraphPairTask`: parameters,
-reading, fitting, evaluation, persistence), ``decoding`` (its ILP decoding glue and
-``explain``),
-``paraphrase`` and ``rte`` (the two registered tasks and their data sets), ``raw``
+reading, fitting, evaluation, persistence), ``structure`` (:class:`GraphPairStructure`,
+the immutable structure a fitted task holds and learners see: the feature index, the
+deletion layout, the heuristic's threshold), ``decoding`` (the structure's ILP decoding
+glue, heuristic weights and ``explain``), ``paraphrase`` and ``rte`` (the two registered tasks and their data sets), ``raw``
 (``make_dataset``'s in-memory pairs) and ``scores`` (the user's word-pair scores).
 """
 
@@ -164,6 +165,7 @@ from .features import edit_similarity
 from .featurizer import PairFeaturizer
 from .graphs import GraphPair, SentenceGraph, candidate_pairs, pair_digest
 from .scores import ScoredSentencePair
+from .structure import GraphPairStructure
 from .task import GraphPairTask, binary_metrics
 from .paraphrase import ParaphraseTask
 from .rte import RteTask
@@ -172,6 +174,7 @@ __all__ = [
     "SentenceGraph",
     "GraphPair",
     "GraphPairTask",
+    "GraphPairStructure",
     "PairFeaturizer",
     "ParaphraseTask",
     "RteTask",

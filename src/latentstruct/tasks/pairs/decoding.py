@@ -1,9 +1,10 @@
 """Decoding glue of the graph-pair tasks: part scores, the ILP argmax, Phi(x, h), the
 two-stage heuristic weights and ``explain``.
 
-:class:`AlignmentDecoding` is a mixin of :class:`~latentstruct.tasks.pairs.GraphPairTask`;
-it relies on the task being fitted (``check_is_fitted``), ``n_features``, ``feature_index_``,
-``delete_nodes1`` / ``delete_nodes2`` and ``heuristic_threshold``, and on examples being
+:class:`AlignmentDecoding` is a mixin of the graph-pair tasks' structure,
+:class:`~latentstruct.tasks.pairs.structure.GraphPairStructure`; it relies on its
+``n_features``, ``feature_index_``, ``n_pair_scores_``, ``delete_nodes1`` / ``delete_nodes2``
+and ``heuristic_threshold``, and on examples being
 :class:`~latentstruct.tasks.pairs.GraphPair` objects.  Structures are described in
 :mod:`latentstruct.tasks.pairs` ("Structures", "Two-stage heuristic").
 """

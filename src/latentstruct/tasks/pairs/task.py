@@ -3,9 +3,10 @@
 Parameters and their checks, reading and in-memory data, fitting (the featurizer,
 :class:`~latentstruct.tasks.pairs.featurizer.PairFeaturizer`, turns sentence pairs into
 featurised :class:`~latentstruct.tasks.pairs.GraphPair` examples), evaluation and
-persistence.  Decoding is the
-:class:`~latentstruct.tasks.pairs.decoding.AlignmentDecoding` mixin; the model is described
-in :mod:`latentstruct.tasks.pairs`.
+persistence.  The task holds its structure, a
+:class:`~latentstruct.tasks.pairs.structure.GraphPairStructure` built from the fitted feature
+index (``structure_``: the ILP decoding, Phi, the heuristic and ``explain``); the model is
+described in :mod:`latentstruct.tasks.pairs`.
 """
 
 from __future__ import annotations
@@ -23,15 +24,15 @@ from ...data.pairs import SentencePair, check_sentence_length
 from ...data.readers import excerpt
 from ...exceptions import ConfigError, InputError, ModelFormatError, check_is_fitted
 from ...params import Interval
-from ..base import Dataset, LatentBinaryTask
+from ..base import BinaryDecisions, ComposedTask, Dataset
 from ..contracts import EXPLAINABLE, HEURISTIC, LATENT_BINARY
 from ..validation import binary_predictions
-from .decoding import AlignmentDecoding
 from .featurizer import (FEATURE_FLAGS, FIXED_NAMES, LAYOUT_FLAGS, PAIR_FEATURE_CONSTRAINTS,
                          PairFeaturizer, encode_binary_targets)
 from .graphs import GraphPair, pair_digest
 from .raw import sentence_pair_dataset
 from .scores import score_feature_names
+from .structure import GraphPairStructure
 
 __all__ = ["GraphPairTask", "binary_metrics", "file_paths"]
 
@@ -72,7 +73,7 @@ def file_paths(path) -> list:
 # --------------------------------------------------------------------------------------
 # the shared task
 # --------------------------------------------------------------------------------------
-class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
+class GraphPairTask(BinaryDecisions, ComposedTask):
     """Shared machinery of :class:`ParaphraseTask` and :class:`RteTask` (see
     :mod:`latentstruct.tasks.pairs`).  Subclasses set the class attributes below, their
     parameters and ``read``.
@@ -115,6 +116,8 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
     default_learner: ClassVar[str] = "lclr"
     # No random-ties: the ILP breaks ties deterministically (random_state is ignored).
     capabilities = frozenset({LATENT_BINARY, HEURISTIC, EXPLAINABLE})
+    #: the structure the task holds (``structure_``): ILP decoding, Phi, the heuristic
+    structure_class = GraphPairStructure
     # the test sample, the ILP time limit and where parses are cached; nothing that makes features
     evaluation_params = frozenset({"n_test", "time_limit", "cache_dir"})
     # a folder on this machine: a model file's value would make evaluate write there
@@ -174,9 +177,11 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
 
     @feature_index_.setter
     def feature_index_(self, index) -> None:
-        # a state set by hand (a test, an older caller) becomes a fitted featurizer
+        # a state set by hand (a test, an older caller) becomes a fitted featurizer; the
+        # structure of the index it replaces, if any, is built again when asked for
         k = int(getattr(self, "n_pair_scores_", 0))
         self.featurizer_ = PairFeaturizer.from_index(index, k, **self._featurizer_params())
+        self.__dict__.pop("structure_", None)
 
     @property
     def n_pair_scores_(self) -> int:
@@ -271,19 +276,21 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
         self.featurizer_ = self.pair_featurizer().fit(dataset)
         self.__dict__.pop("_unfitted_featurizer", None)
         self.train_digests_ = self._digests(dataset)
-        self.fitted_ = True
+        self._build_structure()
         return self
+
+    def _new_structure(self) -> GraphPairStructure:
+        """The structure of the fitted feature index, this class's deletion layout and the
+        heuristic's threshold."""
+        return self.structure_class(
+            self.feature_index_, self.n_pair_scores_, delete_nodes1=self.delete_nodes1,
+            delete_nodes2=self.delete_nodes2, heuristic_threshold=self.heuristic_threshold)
 
     @staticmethod
     def _digests(dataset: Dataset) -> np.ndarray:
         rows = [np.frombuffer(pair_digest(r.first, r.second), dtype=np.uint8)
                 for r in dataset.records if isinstance(r, SentencePair)]
         return np.array(rows, dtype=np.uint8).reshape(-1, 20)
-
-    @property
-    def n_features(self) -> int:
-        check_is_fitted(self)
-        return len(self.feature_index_)
 
     def featurize(self, dataset: Dataset) -> list[GraphPair]:
         """One :class:`GraphPair` per record (parse, graphs, pruning, part features):
@@ -376,5 +383,5 @@ class GraphPairTask(AlignmentDecoding, LatentBinaryTask):
                                    f"whose map:score:K features are in the index, got {k!r}")
         task.featurizer_ = PairFeaturizer.from_index(index, k, **task._featurizer_params())
         task.train_digests_ = digests
-        task.fitted_ = True
+        task._build_structure()
         return task
