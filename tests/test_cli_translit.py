@@ -40,6 +40,21 @@ def test_train_evaluate_explain(translit_model, tmp_path, capsys):
     assert len(info["alignment"]) == 5 and isinstance(info["score"], float)
 
 
+def test_explain_refuses_an_explainable_task_without_encode_pair(translit_model, tmp_path,
+                                                                 capsys, monkeypatch):
+    """explain's structure member is the structure's; encoding the raw pair is the task's,
+    and a task without it is one clear line, not an AttributeError."""
+    from latentstruct.tasks.translit import TranslitStructure, TransliterationTask
+
+    monkeypatch.delattr(TransliterationTask, "encode_pair")
+    monkeypatch.delattr(TranslitStructure, "encode_pair")  # no deprecated forward either
+    pic = tmp_path / "align.png"
+    code, out, err = run(capsys, "explain", "--model", str(translit_model), "--source", "italy",
+                         "--target", "איטליה", "--out", str(pic))
+    assert code == 2 and out == "" and not pic.exists()
+    assert "has no encode_pair" in err and len(err.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize(
     "content, needle",
     [
