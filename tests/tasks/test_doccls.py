@@ -17,6 +17,7 @@ from latentstruct.tasks.validation import UnseenLabelError
 from latentstruct.learners import StructuredSVM
 from latentstruct.learners.persistence import load_trained, save_trained
 from latentstruct.tasks import TASKS, Dataset, DocumentClassificationTask, DocumentMatrix
+from latentstruct.tasks.doccls import MulticlassStructure
 from latentstruct.tasks.base import StructuredTask, Task
 from latentstruct.tasks.contracts import (LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, SIZED,
                                          missing_methods)
@@ -67,7 +68,7 @@ def test_binary_token_features_and_weight_layout():
     np.testing.assert_array_equal(dense, [[0, 1, 0, 0, 1, 1], [1, 0, 1, 1, 0, 0], [0, 1, 1, 0, 0, 0]])
     assert X.rows.dtype == np.float64
     # Φ(x, y) = φ(x) ⊗ e_y: the dense vector reshaped (n_attr, L) has φ(x) in column y
-    phi = task.joint_feature(X[0], np.array([1])).to_dense(task.n_features).reshape(6, 2)
+    phi = task.structure_.joint_feature(X[0], np.array([1])).to_dense(task.n_features).reshape(6, 2)
     np.testing.assert_array_equal(phi[:, 1], dense[0])
     np.testing.assert_array_equal(phi[:, 0], 0)
     # words outside the vocabulary are dropped
@@ -193,7 +194,7 @@ def test_document_matrix_indexing_subset_and_join():
     np.testing.assert_array_equal(X[np.arange(7) % 2 == 1].rows.toarray(), M[1::2].toarray())
     # a slice of a slice keeps its offsets straight
     np.testing.assert_array_equal(X[2:6][1:3].rows.toarray(), M[3:5].toarray())
-    task = DocumentClassificationTask()
+    task = MulticlassStructure(2, M.shape[1])  # the structure joins batches; no fit needed
     joined = task.as_batch([X[k] for k in (4, 0, 3)])
     np.testing.assert_array_equal(joined.rows.toarray(), M[[4, 0, 3]].toarray())
     assert task.as_batch(X) is X
@@ -207,9 +208,9 @@ def brute_force(task, x, w, y_true=None):
     """(best class, its score) over every class, lowest class on ties."""
     scores = []
     for y in range(task.n_labels):
-        s = task.joint_feature(x, np.array([y])).dot(w)
+        s = task.structure_.joint_feature(x, np.array([y])).dot(w)
         if y_true is not None:
-            s += task.loss(y_true, np.array([y]))
+            s += task.structure_.loss(y_true, np.array([y]))
         scores.append(s)
     k = int(np.argmax(scores))
     return k, scores[k]
@@ -223,35 +224,35 @@ def test_argmax_and_loss_augmented_argmax_match_enumeration(seed):
         w = rng.integers(-2, 3, size=task.n_features).astype(float)  # integers: many ties
         for i in range(len(X)):
             for y_true in (None, Y[i], np.array([-1])):
-                res = task.argmax(X[i], w, y_true)
+                res = task.structure_.argmax(X[i], w, y_true)
                 k, best = brute_force(task, X[i], w, y_true)
                 assert res.status == "exact" and res.structure.dtype == np.int64
                 assert res.structure.tolist() == [k] and res.score == pytest.approx(best, abs=1e-12)
                 # the score is w·Φ(x, y) (+ Δ): joint_feature agrees with the decoder
-                plain = task.joint_feature(X[i], res.structure).dot(w)
-                extra = 0.0 if y_true is None else task.loss(y_true, res.structure)
+                plain = task.structure_.joint_feature(X[i], res.structure).dot(w)
+                extra = 0.0 if y_true is None else task.structure_.loss(y_true, res.structure)
                 assert res.score == pytest.approx(plain + extra, abs=1e-12)
-        batch = task.argmax_batch(X, w)
-        assert [b.tolist() for b in batch] == [task.argmax(X[i], w).structure.tolist()
+        batch = task.structure_.argmax_batch(X, w)
+        assert [b.tolist() for b in batch] == [task.structure_.argmax(X[i], w).structure.tolist()
                                                for i in range(len(X))]
         Yu = [y if i % 3 else np.array([-1]) for i, y in enumerate(Y)]
-        batch = task.argmax_batch(X, w, Yu)
-        assert [b.tolist() for b in batch] == [task.argmax(X[i], w, Yu[i]).structure.tolist()
+        batch = task.structure_.argmax_batch(X, w, Yu)
+        assert [b.tolist() for b in batch] == [task.structure_.argmax(X[i], w, Yu[i]).structure.tolist()
                                                for i in range(len(X))]
 
 
 def test_ties_go_to_the_lowest_class_and_unknown_gold_is_always_wrong():
     task, X, Y = fitted(np.random.default_rng(0))
     w = np.zeros(task.n_features)
-    assert task.argmax(X[0], w).structure.tolist() == [0]
-    assert task.argmax(X[0], w, np.array([0])).structure.tolist() == [1]  # +1 on classes 1, 2
-    res = task.argmax(X[0], w, np.array([-1]))
+    assert task.structure_.argmax(X[0], w).structure.tolist() == [0]
+    assert task.structure_.argmax(X[0], w, np.array([0])).structure.tolist() == [1]  # +1 on classes 1, 2
+    res = task.structure_.argmax(X[0], w, np.array([-1]))
     assert res.structure.tolist() == [0] and res.score == 1.0
-    assert task.loss(np.array([-1]), np.array([0])) == 1.0
-    assert task.loss(np.array([2]), np.array([2])) == 0.0 and task.loss(1, np.array([2])) == 1.0
-    assert task.joint_feature(X[0], np.array([-1])).nnz == 0
+    assert task.structure_.loss(np.array([-1]), np.array([0])) == 1.0
+    assert task.structure_.loss(np.array([2]), np.array([2])) == 0.0 and task.structure_.loss(1, np.array([2])) == 1.0
+    assert task.structure_.joint_feature(X[0], np.array([-1])).nnz == 0
     with pytest.raises(InputError, match="one document"):
-        task.argmax(X[0:2], w)
+        task.structure_.argmax(X[0:2], w)
 
 
 def test_joint_feature_difference_is_the_difference():
@@ -260,9 +261,9 @@ def test_joint_feature_difference_is_the_difference():
     for i in range(len(X)):
         for a in (-1, 0, 1, 2):
             for b in (-1, 0, 1, 2):
-                d = task.joint_feature_difference(X[i], np.array([a]), np.array([b])).to_dense(n)
-                ref = (task.joint_feature(X[i], np.array([a])).to_dense(n)
-                       - task.joint_feature(X[i], np.array([b])).to_dense(n))
+                d = task.structure_.joint_feature_difference(X[i], np.array([a]), np.array([b])).to_dense(n)
+                ref = (task.structure_.joint_feature(X[i], np.array([a])).to_dense(n)
+                       - task.structure_.joint_feature(X[i], np.array([b])).to_dense(n))
                 np.testing.assert_allclose(d, ref, atol=1e-15)
 
 
@@ -283,7 +284,7 @@ def test_targets_round_trip_and_evaluate():
     assert raw == {"accuracy": pytest.approx(1 / 3), "n": 3}
     assert task.evaluate_raw(["c2", "c1", "never seen"], predictions)["accuracy"] == \
         pytest.approx(2 / 3)
-    assert task.example_size(X[0]) == 1
+    assert task.structure_.example_size(X[0]) == 1
     with pytest.raises(ValueError):
         task.evaluate(enc, enc[:2])
 
@@ -296,30 +297,30 @@ def test_label_factored_with_identity_reproduces_the_one_hot_scores():
     w = rng.normal(size=task.n_features)
     W = w.reshape(F, L)
     for i in range(len(X)):
-        parts = task.label_factored_parts(X[i])
+        parts = task.structure_.label_factored_parts(X[i])
         assert parts.n_labels == L and dict(parts.part_arity) == {"emission": 1}
         np.testing.assert_allclose(parts.rows.toarray(), X[i].rows.toarray())
-        ps = task.part_scores_from_label_matrix(parts, W, np.eye(L))
+        ps = task.structure_.part_scores_from_label_matrix(parts, W, np.eye(L))
         assert isinstance(ps, ChainPartScores) and ps.unary.shape == (1, L)
-        expected = [task.joint_feature(X[i], np.array([y])).dot(w) for y in range(L)]
+        expected = [task.structure_.joint_feature(X[i], np.array([y])).dot(w) for y in range(L)]
         np.testing.assert_allclose(ps.unary[0], expected, atol=1e-12)
         np.testing.assert_array_equal(ps.transition, np.zeros((L, L)))
         np.testing.assert_array_equal(ps.start, np.zeros(L))
         for y_true in (None, Y[i]):
-            a = task.argmax_from_part_scores(X[i], *ps, y_true=y_true)
-            b = task.argmax(X[i], w, y_true)
+            a = task.structure_.argmax_from_part_scores(X[i], *ps, y_true=y_true)
+            b = task.structure_.argmax(X[i], w, y_true)
             assert a.structure.tolist() == b.structure.tolist() and a.score == pytest.approx(b.score)
-        counts = task.label_counts(X[i], Y[i])
+        counts = task.structure_.label_counts(X[i], Y[i])
         assert isinstance(counts, SequenceLabelCounts)
         assert counts.token_labels.tolist() == Y[i].tolist() and counts.bigrams.shape == (0, 2)
         assert counts.first == counts.last == -1
         # the DISTRO score <Y, R W_E A> of the gold labelling is w·Φ(x, y_i)
         score = (counts.emission_indicator().multiply(ps.unary)).sum()
-        assert score == pytest.approx(task.joint_feature(X[i], Y[i]).dot(w))
+        assert score == pytest.approx(task.structure_.joint_feature(X[i], Y[i]).dot(w))
     with pytest.raises(InputError, match="shape"):
-        task.label_counts(X[0], np.array([0, 1]))
+        task.structure_.label_counts(X[0], np.array([0, 1]))
     with pytest.raises(InputError, match=r"\[-1, 3\)"):
-        task.label_counts(X[0], np.array([3]))
+        task.structure_.label_counts(X[0], np.array([3]))
 
 
 def test_label_factored_with_a_label_matrix_and_the_batch_form():
@@ -327,17 +328,17 @@ def test_label_factored_with_a_label_matrix_and_the_batch_form():
     task, X, Y = fitted(rng, n_docs=15, n_labels=3)
     L, F, d = task.n_labels, task.n_attributes, 2
     W_E, A = rng.normal(size=(F, d)), rng.normal(size=(d, L))
-    batch = task.label_factored_batch(X)
+    batch = task.structure_.label_factored_batch(X)
     assert isinstance(batch, LabelFactoredBatch)
     assert batch.n_examples == len(X) and batch.n_labels == L and not batch.has_transitions
     np.testing.assert_array_equal(batch.offsets, np.arange(len(X) + 1))
     np.testing.assert_allclose(batch.rows.toarray(), X.rows.toarray())
     unary = np.asarray(batch.rows @ W_E) @ A
     for i in range(len(X)):
-        ps = task.part_scores_from_label_matrix(task.label_factored_parts(X[i]), W_E, A,
+        ps = task.structure_.part_scores_from_label_matrix(task.structure_.label_factored_parts(X[i]), W_E, A,
                                                 rng.normal(size=(d, d)), np.ones(d), np.ones(d))
         np.testing.assert_allclose(ps.unary[0], unary[i], atol=1e-12)
-    plain = task.argmax_from_part_scores_batch(batch.offsets, unary, None, None, None)
+    plain = task.structure_.argmax_from_part_scores_batch(batch.offsets, unary, None, None, None)
     assert plain.dtype == np.int64 and plain.tolist() == np.argmax(unary, axis=1).tolist()
     Yu = [y if i % 4 else np.array([-1]) for i, y in enumerate(Y)]
     aug = unary + 1.0
@@ -345,19 +346,19 @@ def test_label_factored_with_a_label_matrix_and_the_batch_form():
         if y[0] >= 0:
             aug[i, y[0]] -= 1.0
     expected = np.argmax(aug, axis=1).tolist()
-    assert task.argmax_from_part_scores_batch(batch.offsets, unary, None, None, None, Yu).tolist() == expected
-    assert task.argmax_from_part_scores_batch(batch.offsets, unary, None, None, None,
+    assert task.structure_.argmax_from_part_scores_batch(batch.offsets, unary, None, None, None, Yu).tolist() == expected
+    assert task.structure_.argmax_from_part_scores_batch(batch.offsets, unary, None, None, None,
                                               np.concatenate(Yu)).tolist() == expected
-    assert [task.argmax_from_part_scores(X[i], unary[i : i + 1], None, None, None, Yu[i]).structure[0]
+    assert [task.structure_.argmax_from_part_scores(X[i], unary[i : i + 1], None, None, None, Yu[i]).structure[0]
             for i in range(len(X))] == expected
     ties = np.zeros((len(X), L))
-    assert task.argmax_from_part_scores_batch(batch.offsets, ties, None, None, None).tolist() == [0] * len(X)
+    assert task.structure_.argmax_from_part_scores_batch(batch.offsets, ties, None, None, None).tolist() == [0] * len(X)
     with pytest.raises(InputError, match="0, 1, ..., N"):
-        task.argmax_from_part_scores_batch(np.array([0, 2, 3]), unary[:2], None, None, None)
+        task.structure_.argmax_from_part_scores_batch(np.array([0, 2, 3]), unary[:2], None, None, None)
     with pytest.raises(InputError, match="shape"):
-        task.argmax_from_part_scores_batch(batch.offsets, unary[:, :2], None, None, None)
+        task.structure_.argmax_from_part_scores_batch(batch.offsets, unary[:, :2], None, None, None)
     with pytest.raises(InputError, match="A must have shape"):
-        task.part_scores_from_label_matrix(task.label_factored_parts(X[0]), W_E, A[:, :2])
+        task.structure_.part_scores_from_label_matrix(task.structure_.label_factored_parts(X[0]), W_E, A[:, :2])
 
 
 # --- persistence ----------------------------------------------------------------------------
@@ -489,13 +490,13 @@ def test_linear_svc_crammer_singer_agrees_with_the_exact_l1_optimum(C):
     np.testing.assert_allclose(w_svc, w_exact, atol=1e-3)
 
     def l1_objective_via_task(w):
-        xi = [task.argmax(X[i], w, Y[i]).score - task.joint_feature(X[i], Y[i]).dot(w)
+        xi = [task.structure_.argmax(X[i], w, Y[i]).score - task.structure_.joint_feature(X[i], Y[i]).dot(w)
               for i in range(len(X))]
         return 0.5 * w @ w + C * float(np.sum(xi))
 
     assert l1_objective_via_task(w_exact) == pytest.approx(opt, rel=1e-9)
     assert l1_objective_via_task(w_svc) == pytest.approx(opt, rel=1e-4)
-    assert [p[0] for p in task.argmax_batch(X, w_svc)] == svc.predict(R).tolist()
+    assert [p[0] for p in task.structure_.argmax_batch(X, w_svc)] == svc.predict(R).tolist()
 
 
 def test_one_label_is_refused_as_scikit_learn_classifiers_do():
@@ -503,3 +504,27 @@ def test_one_label_is_refused_as_scikit_learn_classifiers_do():
     # label and how to fix it (the CLI row is in tests/test_hostile_inputs.py)
     with pytest.raises(InputError, match=r"only one label, 'a' \(2 documents\).*another label"):
         DocumentClassificationTask().fit(Dataset(["aa bb", "cc"], ["a", "a"]))
+
+
+def test_the_task_holds_an_immutable_multiclass_structure():
+    import pickle
+
+    ds = Dataset(["the cat sat", "dogs sat", "the dog"], ["x", "y", "x"])
+    task = DocumentClassificationTask().fit(ds)
+    s = task.structure_
+    assert type(s) is MulticlassStructure and task.structure_object() is s
+    assert (s.n_labels, s.n_attributes) == (task.n_labels, task.n_attributes) == (2, 5)
+    with pytest.raises(AttributeError, match="immutable"):
+        s.n_labels = 3
+    with pytest.raises(ValueError, match="n_labels must be an int >= 0"):
+        MulticlassStructure(-1, 2)
+    X = task.featurize(ds)
+    w = np.arange(s.n_features, dtype=float)
+    copy = pickle.loads(pickle.dumps(s))
+    assert [y.tolist() for y in copy.argmax_batch(X, w)] == \
+        [y.tolist() for y in task.structure().argmax_batch(X, w)]
+    again = DocumentClassificationTask.from_state(task.get_params(), *task.get_state())
+    assert (again.structure_.n_labels, again.structure_.n_attributes) == (2, 5)
+    with pytest.warns(DeprecationWarning, match="DocumentClassificationTask.argmax is "
+                                                "deprecated"):
+        assert task.argmax(X[0], w).structure.tolist() == s.argmax(X[0], w).structure.tolist()

@@ -36,27 +36,27 @@ def test_loss_partition_and_gradient(docs):
     task, X, Y = docs
     rng = np.random.default_rng(0)
     w = rng.normal(size=task.n_features)
-    total, grad = task.log_loss_batch(X, Y, w)
+    total, grad = task.structure_.log_loss_batch(X, Y, w)
     ref = 0.0
     for i in range(len(X)):
-        scores = [task.joint_feature(X[i], np.array([k])).dot(w) for k in range(task.n_labels)]
-        assert task.log_partition(X[i], w) == pytest.approx(logsumexp(scores), rel=1e-12)
+        scores = [task.structure_.joint_feature(X[i], np.array([k])).dot(w) for k in range(task.n_labels)]
+        assert task.structure_.log_partition(X[i], w) == pytest.approx(logsumexp(scores), rel=1e-12)
         ref += logsumexp(scores) - scores[int(Y[i][0])]
-        np.testing.assert_allclose(task.marginals(X[i], w).node[0],
+        np.testing.assert_allclose(task.structure_.marginals(X[i], w).node[0],
                                    np.exp(np.array(scores) - logsumexp(scores)), atol=1e-12)
     assert total == pytest.approx(ref, rel=1e-12)
-    ref_grad = sum(task.expected_feature(X[i], w) - task.joint_feature(X[i], Y[i]).to_dense(
+    ref_grad = sum(task.structure_.expected_feature(X[i], w) - task.structure_.joint_feature(X[i], Y[i]).to_dense(
         task.n_features) for i in range(len(X)))
     np.testing.assert_allclose(grad, ref_grad, atol=1e-12)
     for _ in range(5):
         d = rng.normal(size=w.size)
-        fp, _ = task.log_loss_batch(X, Y, w + 1e-6 * d)
-        fm, _ = task.log_loss_batch(X, Y, w - 1e-6 * d)
+        fp, _ = task.structure_.log_loss_batch(X, Y, w + 1e-6 * d)
+        fm, _ = task.structure_.log_loss_batch(X, Y, w - 1e-6 * d)
         assert (fp - fm) / 2e-6 == pytest.approx(float(grad @ d), rel=1e-6)
     # an unseen gold class leaves its document free: it adds nothing
     free = [Y[0], np.array([-1])]
-    f2, g2 = task.log_loss_batch(task.subset(X, [0, 1]), free, w)
-    f1, g1 = task.log_loss_batch(task.subset(X, [0]), [Y[0]], w)
+    f2, g2 = task.structure_.log_loss_batch(task.structure_.subset(X, [0, 1]), free, w)
+    f1, g1 = task.structure_.log_loss_batch(task.structure_.subset(X, [0]), [Y[0]], w)
     assert f2 == pytest.approx(f1, rel=1e-12)
     np.testing.assert_allclose(g2, g1, atol=1e-12)
 

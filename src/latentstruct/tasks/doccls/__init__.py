@@ -1,7 +1,9 @@
 """Multiclass document classification (``doccls``): 20 Newsgroups and any JSON-lines corpus.
 
-Modules: ``task`` (:class:`DocumentClassificationTask`: the multiclass model and its
-label-factored capability; its docstring describes the model), ``featurizer``
+Modules: ``task`` (:class:`DocumentClassificationTask`: parameters, reading, evaluation,
+persistence; its docstring describes the model), ``structure``
+(:class:`MulticlassStructure`, the immutable structure a fitted task holds and learners see:
+Φ, the 0/1 loss, the argmax and the label-factored parts), ``featurizer``
 (:class:`DocumentFeaturizer`: the vocabulary and idf weights over scikit-learn's
 ``CountVectorizer``, or a matrix's column count, and the class labels; the task's ``fit``,
 ``featurize`` and ``encode_targets`` delegate to it), ``matrix``
@@ -12,6 +14,7 @@ the features) and ``marginals`` (softmax over the classes, for the CRF).
 
 from .featurizer import DocumentFeaturizer
 from .matrix import DocumentMatrix, concat_document_matrices
+from .structure import MulticlassStructure
 from .task import FEATURES, MULTICLASS_ARITY, SPLITS, DocumentClassificationTask
 
 __all__ = [
@@ -20,6 +23,7 @@ __all__ = [
     "DocumentClassificationTask",
     "DocumentFeaturizer",
     "MULTICLASS_ARITY",
+    "MulticlassStructure",
     "FEATURES",
     "SPLITS",
 ]
