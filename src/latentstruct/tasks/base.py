@@ -51,6 +51,7 @@ __all__ = [
     "join_corpora",
     "Task",
     "OwnStructure",
+    "set_counts",
     "OwnStructureTask",
     "ComposedTask",
     "MaxDecodableDefaults",
@@ -402,6 +403,17 @@ def same_value(a, b) -> bool:
         return bool(a == b) and type(a) is type(b)
     except (ValueError, TypeError):
         return a is b
+
+
+def set_counts(structure, **counts) -> None:
+    """Set each of ``counts`` (a size such as ``n_labels``) on an immutable ``structure``
+    as an int, or raise ValueError naming the class and the count unless it is an int >= 0
+    (the shared check of the standalone structures' constructors)."""
+    for name, value in counts.items():
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"{type(structure).__name__}: {name} must be an int >= 0, got "
+                             f"{value!r}")
+        object.__setattr__(structure, name, int(value))
 
 
 class OwnStructure:

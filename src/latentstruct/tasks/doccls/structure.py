@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from ...data.sparse import SparseVector, coalesce_arrays
 from ...exceptions import InputError
 from ...inference.result import DecodeResult
-from ..base import MaxDecodableDefaults, join_corpora
+from ..base import MaxDecodableDefaults, join_corpora, set_counts
 from ..contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, SIZED
 from ..label_factored import LabelFactoredBatch, check_unary, gold_labels
 from ..sequence.capabilities import (ChainPartScores, SequenceLabelCounts, SequenceLabelParts,
@@ -62,11 +62,7 @@ class MulticlassStructure(MarginalizableMulticlass, MaxDecodableDefaults):
     capabilities = frozenset({MAX_DECODABLE, LABEL_FACTORED, SIZED, MARGINALIZABLE})
 
     def __init__(self, n_labels: int, n_attributes: int):
-        for name, value in (("n_labels", n_labels), ("n_attributes", n_attributes)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-                raise ValueError(f"MulticlassStructure: {name} must be an int >= 0, got "
-                                 f"{value!r}")
-            object.__setattr__(self, name, int(value))
+        set_counts(self, n_labels=n_labels, n_attributes=n_attributes)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"a MulticlassStructure is immutable; cannot set {name!r}")

@@ -27,7 +27,7 @@ from ...data.sparse import SparseRows, SparseVector
 from ...exceptions import InputError
 from ...inference.result import DecodeResult
 from ...inference.viterbi import viterbi, viterbi_batch
-from ..base import MaxDecodableDefaults
+from ..base import MaxDecodableDefaults, set_counts
 from ..validation import check_label_ids
 from .capabilities import LabelFactoredSequence
 from .corpus import SequenceCorpus, as_corpus
@@ -59,10 +59,7 @@ class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
     """
 
     def __init__(self, n_labels: int, n_attributes: int):
-        for name, value in (("n_labels", n_labels), ("n_attributes", n_attributes)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-                raise ValueError(f"ChainStructure: {name} must be an int >= 0, got {value!r}")
-            object.__setattr__(self, name, int(value))
+        set_counts(self, n_labels=n_labels, n_attributes=n_attributes)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"a ChainStructure is immutable; cannot set {name!r}")
