@@ -1,7 +1,7 @@
 """Decoding glue of the graph-pair tasks: part scores, the ILP argmax, Phi(x, h), the
 two-stage heuristic weights and ``explain``.
 
-:class:`AlignmentDecoding` is a mixin of the graph-pair tasks' structure,
+:class:`GraphAlignmentDecoding` is a mixin of the graph-pair tasks' structure,
 :class:`~latentstruct.tasks.pairs.structure.GraphPairStructure`; it relies on its
 ``n_features``, ``feature_index_``, ``n_pair_scores_``, ``delete_nodes1`` / ``delete_nodes2``
 and ``heuristic_threshold``, and on examples being
@@ -20,10 +20,10 @@ from ...inference.result import DecodeResult
 from .graphs import GraphPair
 from .scores import score_feature_names
 
-__all__ = ["AlignmentDecoding"]
+__all__ = ["GraphAlignmentDecoding"]
 
 
-class AlignmentDecoding:
+class GraphAlignmentDecoding:
     """The latent-binary model interface of a graph-pair task (see the module docstring)."""
 
     # --- model interface ------------------------------------------------------------------

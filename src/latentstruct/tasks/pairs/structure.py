@@ -6,7 +6,7 @@ a name per weight), the number of the user's scores per word pair (k, 0 without)
 sides have word-deletion variables (the task class's layout) and the two-stage heuristic's
 threshold.  It is the latent-binary model of the graph-pair tasks (the ILP argmax over
 featurised :class:`~latentstruct.tasks.pairs.GraphPair` examples, Phi(x, h), the two-stage
-heuristic and ``explain``, from :class:`~latentstruct.tasks.pairs.decoding.AlignmentDecoding`);
+heuristic and ``explain``, from :class:`~latentstruct.tasks.pairs.decoding.GraphAlignmentDecoding`);
 no parsing, reading or evaluation.  A :class:`~latentstruct.tasks.pairs.GraphPairTask`
 builds one in ``fit`` and ``from_state`` (``task.structure_``); learners see it through
 ``task.structure()``.
@@ -19,12 +19,12 @@ import numpy as np
 from ...data.features import FeatureIndex
 from ..base import LatentBinaryDefaults
 from ..contracts import EXPLAINABLE, HEURISTIC, LATENT_BINARY
-from .decoding import AlignmentDecoding
+from .decoding import GraphAlignmentDecoding
 
 __all__ = ["GraphPairStructure"]
 
 
-class GraphPairStructure(AlignmentDecoding, LatentBinaryDefaults):
+class GraphPairStructure(GraphAlignmentDecoding, LatentBinaryDefaults):
     """Latent graph alignments of sentence pairs, scored by the features of the
     feature index (:mod:`latentstruct.tasks.pairs`, "Structures" and "Features").
 

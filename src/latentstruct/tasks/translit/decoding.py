@@ -1,7 +1,7 @@
 """Decoding glue of the transliteration task: cell scores, the alignment argmax (one pair
 or a batch), decisions, Phi(x, a), the two-stage heuristic weights and ``explain``.
 
-:class:`AlignmentDecoding` is a mixin of the task's structure,
+:class:`CharacterAlignmentDecoding` is a mixin of the task's structure,
 :class:`~latentstruct.tasks.translit.structure.TranslitStructure`; it relies on its
 ``__sklearn_is_fitted__``, ``n_features``, ``n_source_chars`` / ``n_target_chars``, ``bigrams``,
 the alphabets and ``encode_pair``.  The structures and the weight layout are described in
@@ -24,10 +24,10 @@ from ...inference.result import EXACT, DecodeResult
 from .corpus import TranslitCorpus, concat_translit
 from .kernels import argmax_kernel, cell_scores_kernel, decision_kernel
 
-__all__ = ["AlignmentDecoding"]
+__all__ = ["CharacterAlignmentDecoding"]
 
 
-class AlignmentDecoding:
+class CharacterAlignmentDecoding:
     """The latent-binary model interface of the transliteration task (module docstring)."""
 
     # --- model interface ------------------------------------------------------------------

@@ -5,7 +5,7 @@ A small immutable object: the two character alphabets a fitted
 the user's scores per character pair (k, 0 without) and whether the bigram blocks are on.
 It is the latent-binary model of the task (the alignment argmax, Phi(x, a), the decisions,
 the two-stage heuristic and ``explain``, from
-:class:`~latentstruct.tasks.translit.decoding.AlignmentDecoding`) and the weight layout
+:class:`~latentstruct.tasks.translit.decoding.CharacterAlignmentDecoding`) and the weight layout
 (:meth:`TranslitStructure.feature_blocks`); no reading, sampling or evaluation.  A
 :class:`~latentstruct.tasks.translit.task.TransliterationTask` builds one in ``fit`` and
 ``from_state`` (``task.structure_``); learners see it through ``task.structure()``.
@@ -24,7 +24,7 @@ from ..base import LatentBinaryDefaults
 from ..contracts import EXPLAINABLE, HEURISTIC, LATENT_BINARY, RANDOM_TIES
 from ..pairs.scores import scores_refusal
 from .corpus import TranslitCorpus
-from .decoding import AlignmentDecoding
+from .decoding import CharacterAlignmentDecoding
 from .featurizer import TranslitFeaturizer
 
 __all__ = ["TranslitStructure", "check_word_pair"]
@@ -39,7 +39,7 @@ def check_word_pair(source, target) -> None:
         check_word_length(word, f"the {what} word")
 
 
-class TranslitStructure(AlignmentDecoding, LatentBinaryDefaults):
+class TranslitStructure(CharacterAlignmentDecoding, LatentBinaryDefaults):
     """The latent monotone character alignments of word pairs, scored by unigram and
     bigram character mappings (the weight layout: :mod:`latentstruct.tasks.translit`).
 
