@@ -113,7 +113,7 @@ print("\nlatent chunkings of the 5-view model (IOB2 view):")
 first_sample = next(i for i, r in enumerate(test.records) if r.negative_set == 0)
 for what, i in (("real sentence", 0), ("LM sample", first_sample)):
     x = task.featurize(Dataset([test.records[i]], [int(test.targets[i])]))
-    tags = task.decode_structure(pa.latent_argmax(x)[0])["iob2"]
+    tags = task.structure_.decode_structure(pa.latent_argmax(x)[0])["iob2"]
     print(f"{what}, f(x) = {pa.decision_function(x)[0]:+.2f}:")
     print(textwrap.fill(" ".join(f"{w}/{t}" for w, t in zip(test.records[i].words, tags)),
                         88, initial_indent="  ", subsequent_indent="  "))

@@ -50,7 +50,7 @@ from latentstruct.learners.online.latent_pa import scale_to_range
 from latentstruct.pipelines import train_chunker, train_pos_tagger
 from latentstruct.tasks import GrammaticalityTask
 from latentstruct.tasks.base import Dataset
-from latentstruct.tasks.grammaticality import Sentence
+from latentstruct.tasks.grammaticality import Sentence, ViewsStructure
 
 ALL_VIEWS = "iob1,iob2,ioe1,ioe2,oc"
 
@@ -77,24 +77,34 @@ def metrics_from_scores(scores, y, sets) -> dict:
             "negative_accuracy": float(correct[~pos].mean())}
 
 
-class WatchedTask(GrammaticalityTask):
-    """The grammaticality task, calling ``watch[1](w)`` whenever the decisions of the whole
-    training set (``watch[0]`` examples) are computed.  LCLR and its variant do that exactly
-    once per outer iteration (and once for the initial weights), to record their objective,
-    so this reads off the held-out accuracy after every outer iteration without changing
-    the learners."""
+#: ``(n, callback)`` while a batch learner fits: the watched structure calls ``callback(w)``
+#: whenever the decisions of ``n`` examples (the whole training set) are computed
+_WATCH = None
 
-    watch = None
+
+class WatchedStructure(ViewsStructure):
+    """The grammaticality structure, calling ``_WATCH[1](w)`` whenever the decisions of the
+    whole training set (``_WATCH[0]`` examples) are computed.  LCLR and its variant do that
+    exactly once per outer iteration (and once for the initial weights), to record their
+    objective, so this reads off the held-out accuracy after every outer iteration without
+    changing the learners."""
 
     def decision_batch(self, X, w):
-        watch = self.watch
+        global _WATCH
+        watch = _WATCH
         if watch is not None and len(X) == watch[0]:
-            self.watch = None  # the callback decodes the held-out set with this task
+            _WATCH = None  # the callback decodes the held-out set with this structure
             try:
                 watch[1](w)
             finally:
-                self.watch = watch
+                _WATCH = watch
         return super().decision_batch(X, w)
+
+
+class WatchedTask(GrammaticalityTask):
+    """The grammaticality task holding a :class:`WatchedStructure`."""
+
+    structure_class = WatchedStructure
 
 
 class Setting:
@@ -114,7 +124,8 @@ class Setting:
         self.seconds = time.perf_counter() - t0
 
     def metrics(self, coef) -> dict:
-        return metrics_from_scores(self.task.decision_batch(self.Xt, coef), self.yt, self.sets)
+        return metrics_from_scores(self.task.structure_.decision_batch(self.Xt, coef), self.yt,
+                                   self.sets)
 
     def evaluate(self, learner) -> dict:
         return self.task.evaluate_model(self.test, learner.predict, learner.decision_function)
@@ -182,13 +193,14 @@ def run_batch(setting: Setting, name: str, cls, **kw) -> dict:
         per_iter.append({"outer_iteration": len(per_iter), **m, "train_seconds": round(seconds, 1)})
         log(f"  {name}: outer iteration {len(per_iter) - 1}: held-out accuracy {m['accuracy']:.4f}")
 
-    setting.task.watch = (len(setting.X), watch)
+    global _WATCH
+    _WATCH = (len(setting.X), watch)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
             model = cls(setting.task, init="zeros", random_state=0, **kw).fit(setting.X, setting.y)
     finally:
-        setting.task.watch = None
+        _WATCH = None
     final = setting.evaluate(model)
     assert abs(final["accuracy"] - per_iter[-1]["accuracy"]) < 1e-12
     return {"system": name, "per_iteration": per_iter, "outer_iterations": model.n_iter_,
@@ -411,7 +423,7 @@ def main(argv=None) -> int:
                         chunker="perceptron", chunker_sentences=2000, chunker_epochs=3)
         train_chunker(chunk.task)  # the averaged-perceptron learner, outside the task
         chunker_seconds = time.perf_counter() - t0
-        heur = chunk.task.heuristic_weights()
+        heur = chunk.task.structure_.heuristic_weights()
         zero = runs["single"]["model"]  # the zero-initialised single-view model, T passes
         w0 = scale_to_range(heur, zero.coef_)
         name = "online single-view, chunker init (§4)"

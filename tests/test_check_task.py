@@ -522,7 +522,7 @@ def build_grammaticality(tmp_path):
         per_view = [list(itertools.product(range(L), repeat=T)) for L in sizes]
         for combo in itertools.product(*per_view):
             h = np.array(combo, dtype=np.int64).reshape(len(sizes), T)
-            tags = task.decode_structure(h)
+            tags = task.structure_.decode_structure(h)
             if all(is_well_formed(tags[v.name], v.name) for v in task.views_):  # constrained
                 yield h
 
@@ -796,7 +796,7 @@ def test_wrong_batch_differences_or_losses_fail(tmp_path, cls, pattern):
 def test_decode_then_vote_skips_only_the_maximality_checks(tmp_path):
     task, ds, _ = grammaticality_task(tmp_path, views="iob1,iob2", combine="vote",
                                       chunker=None)
-    assert not task.argmax_is_maximum()
+    assert not task.structure_.argmax_is_maximum()
     report = check_task(task, ds, n_weights=3)
     assert {"latent-argmax-score", "latent-batch", "state-round-trip"} <= set(report.checks)
     assert "heuristic-weights" not in report.checks  # chunker=None offers no heuristic

@@ -40,13 +40,15 @@ def small_tagger(sentences):
 
 def old_train_chunker(self) -> np.ndarray:
     """``GrammaticalityTask._train_chunker`` as it was before the chunker moved out of the
-    task (copied verbatim, ``self`` being the task): the reference of the new path."""
+    task (copied verbatim, ``self`` being the task, but for the views' members, which are
+    the structure's now: ``views``): the reference of the new path."""
+    views = self.structure_
     from latentstruct.data.paths import dataset_path
     from latentstruct.exceptions import InputError
 
     path = self.chunker_corpus or dataset_path("conll2000", "train.txt")
     sents = read_conll2000(path)[: int(self.chunker_sentences)]
-    known = set(self.chunk_types_)
+    known = set(views.chunk_types_)
     records, gold = [], []
     for s in sents:
         types = {t[2:] for t in s.tags if t != "O"}
@@ -55,8 +57,8 @@ def old_train_chunker(self) -> np.ndarray:
                 f"chunk types {sorted(types - known)} are not among chunk_types "
                 f"{sorted(known)}", str(path), s.line)
         records.append(Sentence(s.words))
-        gold.append(np.array([[self._label_ids[k][t] for t in convert(s.tags, "iob2", v.name)]
-                              for k, v in enumerate(self.views_)], dtype=np.int64))
+        gold.append(np.array([[views._label_ids[k][t] for t in convert(s.tags, "iob2", v.name)]
+                              for k, v in enumerate(views.views_)], dtype=np.int64))
     X = self._featurize_records(records, self.tag([r.words for r in records]))
     n_w = self.n_features
     w = np.zeros(n_w)
@@ -68,8 +70,8 @@ def old_train_chunker(self) -> np.ndarray:
         for i in rng.permutation(len(records)):
             step += 1
             x = X[int(i)]
-            offsets, decoded = self._decode_views(x, w)
-            for k, v in enumerate(self.views_):
+            offsets, decoded = views._decode_views(x, w)
+            for k, v in enumerate(views.views_):
                 pred, g = decoded[k][4], gold[int(i)][k]
                 if np.array_equal(pred, g):
                     continue
@@ -117,7 +119,7 @@ def test_train_chunker_gives_the_weights_of_the_old_in_task_perceptron(conll_tas
     assert not task.heuristic_ready()
     new = pipelines.train_chunker(task)
     np.testing.assert_allclose(new, reference, rtol=0, atol=1e-12)
-    np.testing.assert_array_equal(task.heuristic_weights(), new)
+    np.testing.assert_array_equal(task.structure_.heuristic_weights(), new)
     assert np.any(new != 0) and new[-1] == 0.0
     # no early stop happened, so the comparison covers every epoch
     X, Y = task.chunk_training_data()

@@ -54,7 +54,7 @@ def one(task, sentence):
 
 
 def chain_ok(task, h):
-    return all(is_well_formed(task.decode_structure(h)[v.name], v.name) for v in task.views_)
+    return all(is_well_formed(task.structure_.decode_structure(h)[v.name], v.name) for v in task.structure_.views_)
 
 
 # ----------------------------------------------------------------------------------------
@@ -78,7 +78,7 @@ def test_constraints_allow_exactly_the_well_formed_sequences(encoding):
 def test_views_decoding_equals_brute_force(views, types, constrained):
     rng = np.random.default_rng(0)
     task = fitted_task(rng, views=views, chunk_types=types, constrained=constrained)
-    sizes = [v.n_labels for v in task.views_]
+    sizes = [v.n_labels for v in task.structure_.views_]
 
     def make_instance(r):
         x = one(task, random_sentence(r, int(r.integers(1, 4 if len(sizes) == 1 else 3))))
@@ -95,9 +95,9 @@ def test_views_decoding_equals_brute_force(views, types, constrained):
     def score(inst, h):
         if constrained and not chain_ok(task, h):
             return -np.inf
-        return task.latent_feature(inst[0], h).dot(inst[1])
+        return task.structure_.latent_feature(inst[0], h).dot(inst[1])
 
-    report = check_decoder(lambda inst: task.latent_argmax(inst[0], inst[1]), candidates, score,
+    report = check_decoder(lambda inst: task.structure_.latent_argmax(inst[0], inst[1]), candidates, score,
                            make_instance=make_instance, n_instances=25, random_state=1)
     assert report.n_instances == 25
 
@@ -109,11 +109,11 @@ def test_decision_batch_matches_single_decodes():
         records = [random_sentence(rng, int(rng.integers(1, 8))) for _ in range(12)]
         X = task.featurize(Dataset(records, [1] * 12))
         w = rng.normal(size=task.n_features)
-        batch = task.decision_batch(X, w)
+        batch = task.structure_.decision_batch(X, w)
         for i in range(12):
-            res = task.latent_argmax(X[i], w)
+            res = task.structure_.latent_argmax(X[i], w)
             assert batch[i] == pytest.approx(res.score)
-            assert res.score == pytest.approx(task.latent_feature(X[i], res.structure).dot(w))
+            assert res.score == pytest.approx(task.structure_.latent_feature(X[i], res.structure).dot(w))
             assert chain_ok(task, res.structure)
 
 
@@ -135,16 +135,16 @@ def test_vote_on_identical_views_returns_that_view():
     for _ in range(30):
         n = int(rng.integers(1, 9))
         spans = random_chunking(rng, n)
-        h = np.array([[task._label_ids[k][t] for t in tags_from_spans(spans, n, v.name)]
-                      for k, v in enumerate(task.views_)])
-        np.testing.assert_array_equal(task.vote(h), h)
+        h = np.array([[task.structure_._label_ids[k][t] for t in tags_from_spans(spans, n, v.name)]
+                      for k, v in enumerate(task.structure_.views_)])
+        np.testing.assert_array_equal(task.structure_.vote(h), h)
         # three views agree on chunking A, two on B: A wins everywhere
         other = random_chunking(rng, n)
         mixed = h.copy()
-        for k, v in enumerate(task.views_):
+        for k, v in enumerate(task.structure_.views_):
             if v.name in ("ioe2", "oc"):
-                mixed[k] = [task._label_ids[k][t] for t in tags_from_spans(other, n, v.name)]
-        np.testing.assert_array_equal(task.vote(mixed), h)
+                mixed[k] = [task.structure_._label_ids[k][t] for t in tags_from_spans(other, n, v.name)]
+        np.testing.assert_array_equal(task.structure_.vote(mixed), h)
 
 
 def test_vote_of_a_single_view_is_the_view_itself():
@@ -154,7 +154,7 @@ def test_vote_of_a_single_view_is_the_view_itself():
     for _ in range(10):
         x = one(concat, random_sentence(rng, int(rng.integers(1, 9))))
         w = rng.normal(size=concat.n_features)
-        a, b = concat.latent_argmax(x, w), vote.latent_argmax(x, w)
+        a, b = concat.structure_.latent_argmax(x, w), vote.structure_.latent_argmax(x, w)
         np.testing.assert_array_equal(a.structure, b.structure)
         assert a.score == pytest.approx(b.score)
 
@@ -162,17 +162,17 @@ def test_vote_of_a_single_view_is_the_view_itself():
 def test_feature_layout_views_are_disjoint():
     rng = np.random.default_rng(6)
     task = fitted_task(rng, views="iob2,oc")
-    A = task.n_attributes
-    assert [v.n_labels for v in task.views_] == [23, 45]  # CoNLL-2000's 11 chunk types
+    A = task.structure_.n_attributes
+    assert [v.n_labels for v in task.structure_.views_] == [23, 45]  # CoNLL-2000's 11 chunk types
     assert task.n_features == sum(A * L + L * L + 2 * L for L in (23, 45)) + 1
     x = one(task, random_sentence(rng, 4))
     h = np.zeros((2, 4), dtype=np.int64)  # "O" in both views
-    phi = task.latent_feature(x, h)
-    first = phi.indices[phi.indices < task.views_[1].offset]
-    second = phi.indices[(phi.indices >= task.views_[1].offset) & (phi.indices < task.n_features - 1)]
+    phi = task.structure_.latent_feature(x, h)
+    first = phi.indices[phi.indices < task.structure_.views_[1].offset]
+    second = phi.indices[(phi.indices >= task.structure_.views_[1].offset) & (phi.indices < task.n_features - 1)]
     assert first.size and second.size and phi.indices[-1] == task.n_features - 1
     with pytest.raises(InputError, match="shape"):
-        task.latent_feature(x, np.zeros((1, 4), dtype=np.int64))
+        task.structure_.latent_feature(x, np.zeros((1, 4), dtype=np.int64))
 
 
 # ----------------------------------------------------------------------------------------
@@ -186,10 +186,10 @@ def test_chunking_view_features_are_the_latent_features_without_bias():
     for _ in range(10):
         n = int(rng.integers(1, 7))
         x = one(task, random_sentence(rng, n))
-        h = np.stack([rng.integers(0, v.n_labels, size=n) for v in task.views_])
-        g = np.stack([rng.integers(0, v.n_labels, size=n) for v in task.views_])
+        h = np.stack([rng.integers(0, v.n_labels, size=n) for v in task.structure_.views_])
+        g = np.stack([rng.integers(0, v.n_labels, size=n) for v in task.structure_.views_])
         w = rng.normal(size=task.n_features)
-        phi, lat = view.joint_feature(x, h), task.latent_feature(x, h)
+        phi, lat = view.joint_feature(x, h), task.structure_.latent_feature(x, h)
         dense = phi.to_dense(task.n_features)
         dense[-1] += 1.0  # the bias, which every latent structure has
         np.testing.assert_array_equal(dense, lat.to_dense(task.n_features))
@@ -208,7 +208,7 @@ def test_chunking_view_argmax_equals_brute_force(views, constrained):
     rng = np.random.default_rng(8)
     task = fitted_task(rng, views=views, chunk_types="NP", constrained=constrained)
     view = task.chunking_task()
-    sizes = [v.n_labels for v in task.views_]
+    sizes = [v.n_labels for v in task.structure_.views_]
 
     def make_instance(r):
         x = one(task, random_sentence(r, int(r.integers(1, 4))))
@@ -243,7 +243,7 @@ def test_chunking_view_batch_matches_single_decodes():
     records = [random_sentence(rng, int(rng.integers(1, 8))) for _ in range(12)]
     X = task.featurize(Dataset(records, [1] * 12))
     w = rng.normal(size=task.n_features)
-    Y = [np.stack([rng.integers(0, v.n_labels, size=len(r.words)) for v in task.views_])
+    Y = [np.stack([rng.integers(0, v.n_labels, size=len(r.words)) for v in task.structure_.views_])
          for r in records]
     for gold in (None, Y):
         batch = view.argmax_batch(X, w, gold)
@@ -268,16 +268,16 @@ def test_perceptron_learns_chunks_through_the_view():
     for r in records:
         spans = [("NP" if p in ("DET", "NOUN") else "VP", t, t) for t, p in enumerate(r.pos)
                  if p in ("NOUN", "VERB")]
-        Y.append(np.array([[task._label_ids[k][t] for t in tags_from_spans(spans, len(r.words),
+        Y.append(np.array([[task.structure_._label_ids[k][t] for t in tags_from_spans(spans, len(r.words),
                                                                            v.name)]
-                           for k, v in enumerate(task.views_)]))
+                           for k, v in enumerate(task.structure_.views_)]))
     m = StructuredPerceptron(view, max_iter=30, random_state=0).fit(X, Y)
     assert m.objective_curve_[-1] == 0
     assert view.evaluate(Y, m.predict(X))["accuracy"] == 1.0
     assert not task.heuristic_ready()
     task.set_chunker_weights(m.coef_)
     assert task.heuristic_ready() and m.coef_[-1] == 0.0
-    np.testing.assert_array_equal(task.heuristic_weights(), m.coef_)
+    np.testing.assert_array_equal(task.structure_.heuristic_weights(), m.coef_)
     with pytest.raises(ConfigError, match="shape"):
         task.set_chunker_weights(m.coef_[:-1])
     task.fit(Dataset(records, [1] * 40))  # a new feature space drops the weights
@@ -409,7 +409,7 @@ def test_bad_input(tmp_path, corpus):
     with pytest.raises(InputError, match="held-out share"):
         GrammaticalityTask(lm_corpus=str(corpus), heldout_fraction=0.0).read(corpus, split="test")
     with pytest.raises(ConfigError, match="no supervised chunker.*train_chunker"):
-        fitted_task(np.random.default_rng(0)).heuristic_weights()
+        fitted_task(np.random.default_rng(0)).structure_.heuristic_weights()
     with pytest.raises(ConfigError, match=r"'chunker' parameter of the 'grammaticality' task must be a str among "
                        r"\{'auto', 'perceptron'\} or None. Got 'crf' instead"):
         GrammaticalityTask(chunker="crf").read(corpus)
@@ -594,7 +594,7 @@ def test_chunk_training_data_converts_gold_to_every_view(tmp_path, corpus, tagge
     gold = [["B-NP", "I-NP", "B-VP", "B-ADVP", "O"],
             ["B-NP", "I-NP", "B-VP", "B-NP", "I-NP", "O"]]
     for y, g in zip(Y, gold):
-        for view, tags in task.decode_structure(y).items():
+        for view, tags in task.structure_.decode_structure(y).items():
             assert tags == convert(g, "iob2", view)
     # a chunk type outside chunk_types is an input error at its line
     narrow = GrammaticalityTask(chunk_types="NP,VP", lm_corpus=str(corpus),
@@ -618,7 +618,7 @@ def test_chunker_initialisation(tmp_path, corpus, tagger_file, require_data):
     assert not task.heuristic_ready()  # fit trains nothing
     w = train_chunker(task)
     assert task.heuristic_ready()
-    np.testing.assert_array_equal(task.heuristic_weights(), w)
+    np.testing.assert_array_equal(task.structure_.heuristic_weights(), w)
     assert w.shape == (task.n_features,) and np.any(w != 0) and w[-1] == 0.0
     X, y = task.featurize(train), task.encode_targets(train.targets)
     with warnings.catch_warnings():

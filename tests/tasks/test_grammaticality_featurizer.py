@@ -1,5 +1,5 @@
 """The grammaticality task as a featurizer plus a structure: GrammaticalityFeaturizer gives
-the corpus the task featurises, the task's two parents, and the featurizer rebuilt from a
+the corpus the task featurises, the task holds a ViewsStructure, and the featurizer rebuilt from a
 model file."""
 
 import numpy as np
@@ -8,7 +8,8 @@ from sklearn.base import clone
 
 from latentstruct.exceptions import InputError, NotFittedError
 from latentstruct.tasks import GrammaticalityTask
-from latentstruct.tasks.base import Dataset, LatentBinaryTask
+from latentstruct.tasks.base import (BinaryDecisions, ComposedBinaryTask, ComposedTask, Dataset,
+                                     LatentBinaryDefaults)
 from latentstruct.tasks.grammaticality import (
     GrammaticalityFeaturizer,
     Sentence,
@@ -26,19 +27,24 @@ def records():
     return [Sentence(w, p) for w, p in TAGGED]
 
 
-def test_the_task_is_its_featurizer_plus_the_views_structure():
-    assert GrammaticalityTask.__bases__ == (LanguageModelData, ViewsStructure)
-    assert ViewsStructure.__bases__ == (LatentBinaryTask,)
+def test_the_task_holds_its_featurizer_and_the_views_structure():
+    assert GrammaticalityTask.__bases__ == (LanguageModelData, ComposedBinaryTask)
+    assert ComposedBinaryTask.__bases__ == (BinaryDecisions, ComposedTask)
+    assert ViewsStructure.__bases__ == (LatentBinaryDefaults,)
+    assert GrammaticalityTask.structure_class is ViewsStructure
     task = GrammaticalityTask(min_count=1, views="iob2,oc").fit(Dataset(records(), [1, 1, -1]))
+    assert isinstance(task.structure_, ViewsStructure)
+    assert [v.name for v in task.structure_.views_] == ["iob2", "oc"]
     assert isinstance(task.featurizer_, GrammaticalityFeaturizer)
     assert task.featurizer_.get_params() == {"min_count": 1}
     X = task.featurize(Dataset(records(), [1, 1, -1]))
     Y = GrammaticalityFeaturizer(min_count=1).fit(TAGGED).transform(TAGGED)
     for a in ("attr_indptr", "attr_ids", "offsets"):
         np.testing.assert_array_equal(getattr(X, a), getattr(Y, a))
-    assert task.n_attributes == task.featurizer_.n_features_out_ == len(task.attr_index_)
+    structure = task.structure_
+    assert structure.n_attributes == task.featurizer_.n_features_out_ == len(task.attr_index_)
     # iob2: 23 tags, oc: 45 tags over the 11 CoNLL-2000 types; one bias
-    A = task.n_attributes
+    A = structure.n_attributes
     assert task.n_features == sum(A * L + L * L + 2 * L for L in (23, 45)) + 1
 
 
@@ -84,8 +90,7 @@ def test_a_loaded_task_rebuilds_its_featurizer_from_the_saved_arrays():
     fresh = GrammaticalityTask(min_count=1)
     assert not hasattr(fresh, "attr_index_")
     fresh.featurizer_ = GrammaticalityFeaturizer.from_index(task.featurizer_.index_)
-    fresh.setup_views(fresh.featurizer_.n_features_out_)
-    fresh.fitted_ = True
+    fresh._build_structure()
     assert fresh.n_features == task.n_features
     assert list(fresh.attr_index_.names) == list(task.attr_index_.names)
     assert sorted(arrays) == ["gattr_kind", "gattr_min_count", "gattr_names_offsets",

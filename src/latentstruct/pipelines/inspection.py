@@ -210,13 +210,14 @@ def _translit_names(task) -> Callable[[int], str]:
 
 def _grammaticality_names(task) -> Callable[[int], str]:
     attr, _ = feature_namer(task.attr_index_)
-    A = task.n_attributes
-    bias = task.n_features - 1
+    structure = task.structure_object()
+    A = structure.n_attributes
+    bias = structure.n_features - 1
 
     def name(i: int) -> str:
         if i == bias:
             return "bias"
-        for v in task.views_:
+        for v in structure.views_:
             L = len(v.labels)
             k = i - v.offset
             if 0 <= k < A * L + L * L + 2 * L:

@@ -201,7 +201,7 @@ def train_chunker(task, *, verbose: bool = False) -> np.ndarray:
     average=True, random_state=task.seed)`` on ``task.chunk_training_data()`` (the first
     ``chunker_sentences`` sentences of CoNLL-2000, every view at once: the views' weight
     blocks are disjoint, so this is one averaged perceptron per view) and attaches the
-    weights with ``task.set_chunker_weights``; they are then ``task.heuristic_weights()``.
+    weights with ``task.set_chunker_weights``; they are then ``task.structure_.heuristic_weights()``.
     Returns the weights.
     """
     if not uses_helper(task, SUPERVISED_CHUNKER):

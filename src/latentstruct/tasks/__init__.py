@@ -13,7 +13,7 @@ featurizer, a scikit-learn transformer in its family's ``featurizer`` module
 the structure decodes over (``task.featurizer_`` once fitted).
 """
 
-from .base import (TASKS, ComposedTask, Dataset, LatentBinaryTask, MaxDecodableDefaults, OwnStructureTask,
+from .base import (TASKS, ComposedBinaryTask, ComposedTask, Dataset, LatentBinaryTask, MaxDecodableDefaults, OwnStructureTask,
                    StructuredTask, Task, get_task_class, register_task)
 from .contracts import CAPABILITIES, Capability, missing_methods
 from .sampling import indirect_supervision_sample
@@ -35,6 +35,7 @@ __all__ = [
     "StructuredTask",
     "OwnStructureTask",
     "ComposedTask",
+    "ComposedBinaryTask",
     "MaxDecodableDefaults",
     "LatentBinaryTask",
     "get_task_class",

@@ -54,6 +54,7 @@ __all__ = [
     "set_counts",
     "OwnStructureTask",
     "ComposedTask",
+    "ComposedBinaryTask",
     "MaxDecodableDefaults",
     "StructuredTask",
     "LatentBinaryDefaults",
@@ -652,6 +653,12 @@ class BinaryDecisions(Task):
                              np.asarray(predictions))
 
 
+class ComposedBinaryTask(BinaryDecisions, ComposedTask):
+    """A latent-binary task that holds its structure (``structure_``): the +-1 decisions of
+    :class:`BinaryDecisions` over the standalone structure of :class:`ComposedTask`
+    (transliteration, paraphrase/RTE, grammaticality)."""
+
+
 class LatentBinaryTask(LatentBinaryDefaults, BinaryDecisions):
     """A binary decision over a hidden structure: f(x) = max_{h in C(x)} w . Phi(x, h),
     a task that is its own structure (:class:`LatentBinaryDefaults`, before the task's
@@ -681,7 +688,12 @@ class StructureView:
     offers, each delegated to the task's structure object (``Task.structure_object``: the
     task itself, or the standalone structure a composed task holds), and nothing else: no
     reading, featurising, sampling, evaluating by name or saving.  Immutable; pickles as
-    the task it shows (a worker process rebuilds the view)."""
+    the task it shows (a worker process rebuilds the view).
+
+    It reads the task live: a composed task replaces its immutable structure when the
+    structure changes (a grammaticality task's supervised chunker is attached after ``fit``,
+    and the learner built before that must see it), so each member is taken from the
+    task's structure object of the moment."""
 
     __slots__ = ("_task", "_impl", "_params", "_members", "identity", "capabilities",
                  "__weakref__")
@@ -711,7 +723,7 @@ class StructureView:
         if name.startswith("__"):  # copy, pickle and the like probe special names
             raise AttributeError(name)
         if name in self._members:
-            return getattr(self._impl, name)
+            return getattr(self._task.structure_object(), name)
         raise AttributeError(
             f"{name!r} is not part of the structure a learner sees of task "
             f"{self._task.name!r} (its members: tasks.contracts.Structure and the protocols "
@@ -729,16 +741,16 @@ class StructureView:
     # the base members a task has under other names or not at all
     @property
     def n_features(self) -> int:
-        return self._impl.n_features
+        return self._task.structure_object().n_features
 
     def as_batch(self, X):
-        return self._impl.as_batch(X)
+        return self._task.structure_object().as_batch(X)
 
     def subset(self, X, indices):
-        return self._impl.subset(X, indices)
+        return self._task.structure_object().subset(X, indices)
 
     def argmax_is_maximum(self) -> bool:
-        return self._impl.argmax_is_maximum()
+        return self._task.structure_object().argmax_is_maximum()
 
     def score(self, Y_true, Y_pred) -> float:
         """The task's main metric (``score_metric``) of encoded predictions."""

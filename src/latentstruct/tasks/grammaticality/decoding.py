@@ -2,15 +2,16 @@
 per-view Viterbi decoding, the vote, Phi(x, h), the heuristic weights of a supervised
 chunker, and the supervised chunking problem :class:`ChunkingView`.
 
-:class:`ViewsStructure` is the base class of
-:class:`~latentstruct.tasks.grammaticality.GrammaticalityTask`: the latent-binary structure
-over the views' weight blocks, whatever produced its examples
-(:class:`~latentstruct.tasks.grammaticality.featurizer.GrammaticalityFeaturizer` does).  It
-reads the parameters ``views``, ``combine``, ``constrained`` and ``chunk_types``, which the
-task's ``__init__`` stores; ``setup_views(n_attributes)`` lays out the weight blocks (one
-:class:`~latentstruct.tasks.grammaticality.views.ViewLayout` per view) once the number of
-attributes is known.  Every view reuses the compiled kernels of the sequence tasks.  The
-structures are described in :mod:`latentstruct.tasks.grammaticality`.
+:class:`ViewsStructure` is a small immutable object: the views' weight blocks (one
+:class:`~latentstruct.tasks.grammaticality.views.ViewLayout` per view) over a fitted
+:class:`~latentstruct.tasks.grammaticality.featurizer.GrammaticalityFeaturizer`'s attributes,
+how the views combine, and (once a supervised chunker is trained) the chunker's weights.  It
+is the latent-binary model of the task; it reads, tags, samples and evaluates nothing.  A
+:class:`~latentstruct.tasks.grammaticality.GrammaticalityTask` builds one in ``fit`` and
+``from_state`` (``task.structure_``; :meth:`ViewsStructure.build` lays the blocks out) and
+replaces it by one with the chunker's weights when they are attached
+(:meth:`ViewsStructure.with_chunker_weights`).  Every view reuses the compiled kernels of
+the sequence tasks.  The structures are described in :mod:`latentstruct.tasks.grammaticality`.
 """
 
 from __future__ import annotations
@@ -18,67 +19,116 @@ from __future__ import annotations
 import numpy as np
 
 from ...data.sparse import SparseVector, coalesce_arrays
-from ...exceptions import ConfigError, InputError, check_is_fitted
+from ...exceptions import ConfigError, InputError
 from ...inference.result import EXACT, INFEASIBLE, DecodeResult
 from ...inference.viterbi import viterbi_batch
-from ..base import LatentBinaryTask, StructuredTask
-from ..contracts import MAX_DECODABLE, SIZED
+from ..base import LatentBinaryDefaults, StructuredTask
+from ..contracts import HEURISTIC, LATENT_BINARY, MAX_DECODABLE, SIZED
 from ..sequence.corpus import SequenceCorpus, as_corpus
 from ..sequence.encodings import convert, encoding_labels, majority_vote
 from ..sequence.kernels import emission_scores, hamming_augmented, phi_difference
-from .views import ViewLayout, chunk_type_names, parse_views, view_constraints
+from .views import ViewLayout, view_constraints
 
 __all__ = ["ViewsStructure", "ChunkingView"]
 
+COMBINE = ("concat", "vote")
 
-class ViewsStructure(LatentBinaryTask):
+
+class ViewsStructure(LatentBinaryDefaults):
     """Latent chunkings of a sentence, one per view, behind a binary decision (module
-    docstring): f(x) = max_h w . Phi(x, h), h the chunk tags of every view."""
+    docstring): f(x) = max_h w . Phi(x, h), h the chunk tags of every view.
 
-    # ------------------------------------------------------------------------------------
-    # the views and their weight blocks
-    # ------------------------------------------------------------------------------------
-    def view_names(self) -> list[str]:
-        """The configured views, validated (``ConfigError`` for an unknown or repeated one)."""
-        return parse_views(self.views)
+    Parameters
+    ----------
+    views : sequence of ViewLayout
+        The views' tag sets, weight offsets and constraint masks (:meth:`build` makes them).
+    chunk_types : sequence of str
+        The chunk types the tag sets are made of.
+    n_attributes : int
+        The attributes every view's emission block has a row for.
+    combine : {"concat", "vote"}, default "concat"
+        Score the concatenated views (exact), or decode each view and vote.
+    chunker_coef : array of shape (n_features,) or None
+        A supervised chunker's weights: ``heuristic_weights()`` (None: none trained).
 
-    def chunk_type_names(self) -> list[str]:
-        """The configured chunk types (``ConfigError`` for an empty list)."""
-        return chunk_type_names(self.chunk_types)
+    Immutable: a refitted task builds a new one, and attaching a chunker replaces it.
+    """
 
-    def setup_views(self, n_attributes: int) -> None:
+    capabilities = frozenset({LATENT_BINARY, HEURISTIC})
+
+    def __init__(self, views, chunk_types, n_attributes: int, combine: str = "concat",
+                 chunker_coef=None):
+        views = tuple(views)
+        if not views or not all(isinstance(v, ViewLayout) for v in views):
+            raise ValueError("ViewsStructure: views must be a non-empty sequence of ViewLayout")
+        if combine not in COMBINE:
+            raise ValueError(f"ViewsStructure: combine must be one of {COMBINE}, got "
+                             f"{combine!r}")
+        A = int(n_attributes)
+        n_features = (views[-1].offset + A * views[-1].n_labels + views[-1].n_labels ** 2
+                      + 2 * views[-1].n_labels + 1)
+        if chunker_coef is not None:
+            chunker_coef = _checked_chunker_coef(chunker_coef, n_features)
+        values = {"views_": views, "chunk_types_": tuple(chunk_types), "_n_attributes": A,
+                  "combine": combine, "_n_features": n_features,
+                  "_label_ids": tuple({t: i for i, t in enumerate(v.labels)} for v in views),
+                  "_bias_index": n_features - 1, "_chunker_coef": chunker_coef}
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def build(cls, view_names, chunk_types, constrained: bool, n_attributes: int,
+              combine: str = "concat") -> "ViewsStructure":
         """Lay out the views' weight blocks over ``n_attributes`` attributes::
 
             [ view_1: emissions (A x L_1) | transitions (L_1 x L_1) | start | end ] ... [ bias ]
-        """
-        types = self.chunk_type_names()
-        self.chunk_types_ = tuple(types)
+
+        each view's tag set made of ``chunk_types`` in its encoding, constrained to the
+        well-formed sequences when ``constrained``."""
+        types = tuple(chunk_types)
         views, offset = [], 0
         A = int(n_attributes)
-        for name in self.view_names():
+        for name in view_names:
             labels = tuple(encoding_labels(types, name))
             L = len(labels)
-            if self.constrained:
+            if constrained:
                 tm, sm, em = view_constraints(labels, name)
             else:
                 tm, sm, em = np.zeros((L, L)), np.zeros(L), np.zeros(L)
             views.append(ViewLayout(name, labels, offset, tm, sm, em))
             offset += A * L + L * L + 2 * L
-        self.views_ = tuple(views)
-        self._n_attributes = A
-        self._label_ids = [{t: i for i, t in enumerate(v.labels)} for v in views]
-        self._bias_index = offset
+        return cls(views, types, A, combine)
+
+    def with_chunker_weights(self, coef) -> "ViewsStructure":
+        """This structure with a supervised chunker's weights (shape ``(n_features,)``, in
+        the layout of :class:`ChunkingView`) as ``heuristic_weights()``."""
+        return type(self)(self.views_, self.chunk_types_, self._n_attributes, self.combine,
+                          coef)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a {type(self).__name__} is immutable; cannot set {name!r}")
+
+    def __reduce__(self):
+        return (type(self), (self.views_, self.chunk_types_, self._n_attributes, self.combine,
+                             self._chunker_coef))
+
+    def __repr__(self) -> str:
+        names = ",".join(v.name for v in self.views_)
+        return (f"{type(self).__name__}(views={names!r}, n_chunk_types="
+                f"{len(self.chunk_types_)}, n_attributes={self._n_attributes}, "
+                f"combine={self.combine!r}, chunker={self._chunker_coef is not None})")
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return True  # built from a fitted featurizer's attributes
 
     @property
     def n_attributes(self) -> int:
         """The attributes every view's emission block has a row for."""
-        check_is_fitted(self)
         return self._n_attributes
 
     @property
     def n_features(self) -> int:
-        check_is_fitted(self)
-        return self._bias_index + 1
+        return self._n_features
 
     def as_batch(self, X) -> SequenceCorpus:
         return as_corpus(X)
@@ -103,7 +153,6 @@ class ViewsStructure(LatentBinaryTask):
                 w[e + L * L:e + L * L + L], w[e + L * L + L:e + L * L + 2 * L])
 
     def _check_w(self, w) -> np.ndarray:
-        check_is_fitted(self)
         w = np.asarray(w, dtype=np.float64)
         if w.shape != (self.n_features,):
             raise ValueError(f"weight vector must have shape ({self.n_features},), got {w.shape}")
@@ -139,7 +188,6 @@ class ViewsStructure(LatentBinaryTask):
 
     def vote(self, h) -> np.ndarray:
         """Public form of the vote: ``h`` int array (n_views, T) -> voted (n_views, T)."""
-        check_is_fitted(self)
         return self._vote(self._check_structure(h, np.asarray(h).shape[-1]))
 
     def latent_argmax_batch(self, X, w, *, random_state=None) -> list[DecodeResult]:
@@ -200,7 +248,6 @@ class ViewsStructure(LatentBinaryTask):
         """Phi_views(x, h_a) - Phi_views(x, h_b) (h_b None: zero) plus ``bias`` times the
         bias feature: each view's emission, transition, start and end indicators in its
         own block."""
-        check_is_fitted(self)
         T = x.n_tokens
         h_a = self._check_structure(h_a, T)
         h_b = (np.full(h_a.shape, -1, dtype=np.int64) if h_b is None
@@ -224,13 +271,11 @@ class ViewsStructure(LatentBinaryTask):
 
     def encode_chunking(self, tags) -> np.ndarray:
         """A chunking given as IOB2 tags, written in every view: tag ids (n_views, T)."""
-        check_is_fitted(self)
         return np.array([[self._label_ids[k][t] for t in convert(tags, "iob2", v.name)]
                          for k, v in enumerate(self.views_)], dtype=np.int64)
 
     def decode_structure(self, h) -> dict[str, list[str]]:
         """Tag strings of a structure, by view."""
-        check_is_fitted(self)
         h = np.asarray(h)
         return {v.name: [v.labels[i] for i in h[k]] for k, v in enumerate(self.views_)}
 
@@ -238,36 +283,20 @@ class ViewsStructure(LatentBinaryTask):
     # the heuristic weights: a supervised chunker's (Clifton et al. 2013, section 4)
     # ------------------------------------------------------------------------------------
     def chunking_task(self) -> "ChunkingView":
-        """The supervised chunking problem in this task's feature space (a max-decodable
-        ``ChunkingView``), for training the chunker of ``heuristic_weights``."""
-        check_is_fitted(self)
+        """The supervised chunking problem in this structure's feature space (a
+        max-decodable :class:`ChunkingView`), for training the chunker of
+        ``heuristic_weights``."""
         return ChunkingView(self)
 
-    def set_chunker_weights(self, coef) -> "ViewsStructure":
-        """Attach a supervised chunker's weights (shape ``(n_features,)``, in the layout of
-        ``chunking_task()``) as ``heuristic_weights``."""
-        check_is_fitted(self)
-        coef = np.array(coef, dtype=np.float64)
-        if coef.shape != (self.n_features,):
-            raise ConfigError(
-                f"chunker weights must have shape ({self.n_features},) -- this task's "
-                f"n_features -- got {coef.shape}; train them with "
-                "latentstruct.pipelines.train_chunker(task) after fit"
-            )
-        if not np.all(np.isfinite(coef)):
-            raise ConfigError("chunker weights must be finite")
-        self.chunker_coef_ = coef
-        return self
-
-    def heuristic_ready(self) -> bool:
-        """Whether ``heuristic_weights()`` is available (chunker weights are attached)."""
-        return self.is_fitted() and getattr(self, "chunker_coef_", None) is not None
+    @property
+    def has_chunker(self) -> bool:
+        """Whether a supervised chunker's weights are attached (``heuristic_weights()``)."""
+        return self._chunker_coef is not None
 
     def heuristic_weights(self) -> np.ndarray:
         """The supervised chunker's weights (unscaled, bias 0), attached by
-        :func:`latentstruct.pipelines.train_chunker` or ``set_chunker_weights``."""
-        check_is_fitted(self)
-        if getattr(self, "chunker_coef_", None) is None:
+        :func:`latentstruct.pipelines.train_chunker` (the task's ``set_chunker_weights``)."""
+        if self._chunker_coef is None:
             raise ConfigError(
                 "this grammaticality task has no supervised chunker to initialise from (the "
                 "learner asks for heuristic_weights: LCLR / lclr-variant with "
@@ -276,45 +305,72 @@ class ViewsStructure(LatentBinaryTask):
                 "train` trains it unless chunker=None (leave chunker=auto or set "
                 "chunker=perceptron); or initialise the learner from zeros (init=zeros)"
             )
-        return self.chunker_coef_.copy()
+        return self._chunker_coef.copy()
 
+
+def _checked_chunker_coef(coef, n_features: int) -> np.ndarray:
+    """A chunker's weights as a read-only float64 copy, or ConfigError (shape, finiteness)."""
+    coef = np.array(coef, dtype=np.float64)
+    if coef.shape != (n_features,):
+        raise ConfigError(
+            f"chunker weights must have shape ({n_features},) -- this task's n_features -- "
+            f"got {coef.shape}; train them with latentstruct.pipelines.train_chunker(task) "
+            "after fit"
+        )
+    if not np.all(np.isfinite(coef)):
+        raise ConfigError("chunker weights must be finite")
+    coef.setflags(write=False)
+    return coef
 
 
 class ChunkingView(StructuredTask):
-    """The supervised chunking problem of a fitted ``GrammaticalityTask`` (max-decodable).
+    """The supervised chunking problem over a :class:`ViewsStructure` (max-decodable).
 
-    Built by ``GrammaticalityTask.chunking_task()`` to train the chunker whose weights are
-    the task's ``heuristic_weights`` (Clifton et al. 2013, §4); not registered for the
-    command line (it reads no files: its data come from ``chunk_training_data()``).
+    Built by ``ViewsStructure.chunking_task()`` (and the task's ``chunking_task()``) to
+    train the chunker whose weights are the structure's ``heuristic_weights`` (Clifton et
+    al. 2013, §4); not registered for the command line (it reads no files: its data come
+    from the task's ``chunk_training_data()``).
 
     * examples ``x``: the task's featurised sentences (``SequenceCorpus``);
     * structures ``y``: int arrays (n_views, T), the chunk tags of the sentence in every
-      view's encoding (tag ids of ``task.views_[k].labels``);
-    * Phi(x, y): the task's ``latent_feature(x, y)`` without the bias entry -- the same
-      weight layout and ``n_features`` as the task, so learned weights are directly the
-      task's heuristic weights (with bias weight 0);
+      view's encoding (tag ids of ``structure.views_[k].labels``);
+    * Phi(x, y): the structure's ``latent_feature(x, y)`` without the bias entry -- the
+      same weight layout and ``n_features``, so learned weights are directly the heuristic
+      weights (with bias weight 0);
     * argmax: every view decoded independently by its (constrained, when the task is)
       Viterbi, exact; with ``y_true`` loss-augmented by the Hamming loss over all views'
-      tags.  The ``combine`` of the task plays no part;
+      tags.  The structure's ``combine`` plays no part;
     * loss: Hamming loss over all views' tags.
+
+    Parameters
+    ----------
+    structure : ViewsStructure
+        The views (a fitted ``GrammaticalityTask`` is taken as its ``structure_``).
     """
 
     name = "grammaticality-chunking"
     capabilities = frozenset({MAX_DECODABLE, SIZED})
 
-    def __init__(self, task=None):
-        self.task = task
+    def __init__(self, structure=None):
+        self.structure = structure
 
     def _base(self) -> ViewsStructure:
-        if not isinstance(self.task, ViewsStructure):
+        structure = self.structure
+        if not isinstance(structure, ViewsStructure) and hasattr(structure, "structure_object"):
+            structure = structure.structure_object()  # a fitted grammaticality task
+        if not isinstance(structure, ViewsStructure):
             raise ConfigError(
-                f"ChunkingView needs a fitted GrammaticalityTask as its 'task', got "
-                f"{type(self.task).__name__}"
+                f"ChunkingView needs a ViewsStructure (a fitted GrammaticalityTask's "
+                f"structure_) as its 'structure', got {type(self.structure).__name__}"
             )
-        return self.task
+        return structure
 
     def __sklearn_is_fitted__(self) -> bool:
-        return isinstance(self.task, ViewsStructure) and self.task.is_fitted()
+        try:
+            self._base()
+        except Exception:  # an unfitted task, or no structure at all
+            return False
+        return True
 
     @property
     def n_features(self) -> int:

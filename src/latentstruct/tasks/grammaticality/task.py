@@ -1,12 +1,14 @@
 """Grammaticality over latent chunkings (``grammaticality``): :class:`GrammaticalityTask`.
 
-Parameters, the POS tagger, fitting (the featurizer's vocabulary, then the views' weight
-blocks), featurising, the supervised chunker's training data, evaluation over negative sets,
-and persistence (with the tagger and the LM).  The task is a featurizer
-(``featurizer_``, a :class:`~latentstruct.tasks.grammaticality.featurizer.GrammaticalityFeaturizer`)
-plus a structure (its base :class:`~latentstruct.tasks.grammaticality.decoding.ViewsStructure`),
-reading its data through the mixin :class:`~latentstruct.tasks.grammaticality.data.LanguageModelData`;
-the model is described in :mod:`latentstruct.tasks.grammaticality`.
+Parameters, the POS tagger, fitting (the featurizer's vocabulary, then the structure over
+the views' weight blocks), featurising, the supervised chunker's training data, evaluation
+over negative sets, and persistence (with the tagger and the LM).  The task holds a
+featurizer (``featurizer_``, a
+:class:`~latentstruct.tasks.grammaticality.featurizer.GrammaticalityFeaturizer`) and the
+structure it builds from it (``structure_``, a
+:class:`~latentstruct.tasks.grammaticality.decoding.ViewsStructure`), reading its data
+through the mixin :class:`~latentstruct.tasks.grammaticality.data.LanguageModelData`; the
+model is described in :mod:`latentstruct.tasks.grammaticality`.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from ...data.progress import track
 from ...exceptions import ConfigError, InputError, ModelFormatError, check_is_fitted
 from ...limits import CHUNKER_EPOCHS
 from ...params import Interval, Options, Satisfies, bounded
-from ..base import Dataset, register_task
+from ..base import ComposedBinaryTask, Dataset, register_task
 from ..contracts import HEURISTIC, LATENT_BINARY
 from ..sequence.corpus import SequenceCorpus
 from ..sequence.encodings import ENCODINGS
@@ -31,21 +33,18 @@ from ..sequence.pos import PosTask, check_tagger
 from ..validation import check_binary_labels
 from .chunker import chunker_examples
 from .data import DATA_PARAMETER_CONSTRAINTS, LanguageModelData
-from .decoding import ViewsStructure
+from .decoding import COMBINE, ChunkingView, ViewsStructure
 from .featurizer import GrammaticalityFeaturizer
 from .sentences import Sentence
-from .views import chunk_types_ok, parse_views
+from .views import chunk_type_names, chunk_types_ok, parse_views
 
 __all__ = ["GrammaticalityTask"]
-
-_COMBINE = ("concat", "vote")
-
 
 _TAG_BATCH = 2000
 
 
 @register_task
-class GrammaticalityTask(LanguageModelData, ViewsStructure):
+class GrammaticalityTask(LanguageModelData, ComposedBinaryTask):
     """Real sentences (+1) against trigram-LM samples (-1) over latent chunkings.
 
     See :mod:`latentstruct.tasks.grammaticality` for the model, the data and the splits.
@@ -127,6 +126,7 @@ class GrammaticalityTask(LanguageModelData, ViewsStructure):
     default_learner = "latent-pa"
     #: heuristic weights are those of the supervised chunker (not offered with chunker=None)
     capabilities = frozenset({LATENT_BINARY, HEURISTIC})
+    structure_class = ViewsStructure
     pretrained_helpers = frozenset({"pos-tagger", "supervised-chunker"})  # pipelines.training
     # The LCLR-variant's held-out accuracy stops rising after 10-20 outer iterations while
     # the objective keeps moving for 30 more, and those late iterations are the slow ones
@@ -185,7 +185,7 @@ class GrammaticalityTask(LanguageModelData, ViewsStructure):
                             "'iob1,iob2,ioe1,ioe2,oc')")],
         "chunk_types": [Satisfies(chunk_types_ok, "'conll2000' or a comma list of chunk "
                                   "types such as 'NP,VP'")],
-        "combine": [Options(*_COMBINE)],
+        "combine": [Options(*COMBINE)],
         "chunker": [Options("auto", "perceptron"), None],
         **GrammaticalityFeaturizer._parameter_constraints,  # min_count
         "n_train": [Interval(int, 1), None],
@@ -275,10 +275,53 @@ class GrammaticalityTask(LanguageModelData, ViewsStructure):
         records = dataset.records
         featurizer = GrammaticalityFeaturizer(min_count=int(self.min_count))
         self.featurizer_ = featurizer.fit(self._tagged(records, self._pos_of(records)))
-        self.setup_views(featurizer.n_features_out_)
-        self.fitted_ = True
-        self.chunker_coef_ = None
+        self._build_structure()
         return self
+
+    def _new_structure(self) -> ViewsStructure:
+        """The views' weight blocks over the fitted featurizer's attributes (no chunker)."""
+        return self.structure_class.build(self.view_names(), self.chunk_type_names(),
+                                          bool(self.constrained),
+                                          self.featurizer_.n_features_out_, self.combine)
+
+    # ------------------------------------------------------------------------------------
+    # the views and the supervised chunker
+    # ------------------------------------------------------------------------------------
+    def view_names(self) -> list[str]:
+        """The configured views, validated (``ConfigError`` for an unknown or repeated one)."""
+        return parse_views(self.views)
+
+    def chunk_type_names(self) -> list[str]:
+        """The configured chunk types (``ConfigError`` for an empty list)."""
+        return chunk_type_names(self.chunk_types)
+
+    @property
+    def views_(self) -> tuple:
+        """The fitted views (``structure_.views_``: tag sets, weight offsets, masks)."""
+        return self.structure_object().views_
+
+    @property
+    def chunk_types_(self) -> tuple:
+        """The fitted chunk types (``structure_.chunk_types_``)."""
+        return self.structure_object().chunk_types_
+
+    def chunking_task(self) -> ChunkingView:
+        """The supervised chunking problem in this task's feature space (a max-decodable
+        ``ChunkingView`` over ``structure_``), for training the chunker of
+        ``heuristic_weights``."""
+        return self.structure_object().chunking_task()
+
+    def set_chunker_weights(self, coef) -> "GrammaticalityTask":
+        """Attach a supervised chunker's weights (shape ``(n_features,)``, in the layout of
+        ``chunking_task()``): ``structure_`` becomes the structure with them as its
+        ``heuristic_weights()``."""
+        self.structure_ = self.structure_object().with_chunker_weights(coef)
+        return self
+
+    def heuristic_ready(self) -> bool:
+        """Whether ``structure_.heuristic_weights()`` is available (chunker weights are
+        attached)."""
+        return self.is_fitted() and self.structure_object().has_chunker
 
     @property
     def attr_index_(self) -> FeatureIndex:
@@ -314,7 +357,8 @@ class GrammaticalityTask(LanguageModelData, ViewsStructure):
         check_is_fitted(self)
         self.check_params()
         path = self.chunker_corpus or dataset_path("conll2000", "train.txt")
-        records, gold = chunker_examples(self, path, int(self.chunker_sentences))
+        records, gold = chunker_examples(self.structure_object(), path,
+                                         int(self.chunker_sentences))
         return self._featurize_records(records, self.tag([r.words for r in records])), gold
 
     # ------------------------------------------------------------------------------------
@@ -404,9 +448,7 @@ class GrammaticalityTask(LanguageModelData, ViewsStructure):
             task.lm_ = TrigramLM.from_arrays(arrays, prefix="lm_")
         except KeyError as exc:
             raise ModelFormatError(f"grammaticality model state lacks {exc}") from None
-        task.setup_views(task.featurizer_.n_features_out_)
-        task.chunker_coef_ = None
+        task._build_structure()
         # models saved before the digest was recorded have none: "auto" then holds out
         task.train_digest_ = state.get("train_digest")
-        task.fitted_ = True
         return task

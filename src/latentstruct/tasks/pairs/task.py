@@ -24,7 +24,7 @@ from ...data.pairs import SentencePair, check_sentence_length
 from ...data.readers import excerpt
 from ...exceptions import ConfigError, InputError, ModelFormatError, check_is_fitted
 from ...params import Interval
-from ..base import BinaryDecisions, ComposedTask, Dataset
+from ..base import ComposedBinaryTask, Dataset
 from ..contracts import EXPLAINABLE, HEURISTIC, LATENT_BINARY
 from ..validation import binary_predictions
 from .featurizer import (FEATURE_FLAGS, FIXED_NAMES, LAYOUT_FLAGS, PAIR_FEATURE_CONSTRAINTS,
@@ -73,7 +73,7 @@ def file_paths(path) -> list:
 # --------------------------------------------------------------------------------------
 # the shared task
 # --------------------------------------------------------------------------------------
-class GraphPairTask(BinaryDecisions, ComposedTask):
+class GraphPairTask(ComposedBinaryTask):
     """Shared machinery of :class:`ParaphraseTask` and :class:`RteTask` (see
     :mod:`latentstruct.tasks.pairs`).  Subclasses set the class attributes below, their
     parameters and ``read``.

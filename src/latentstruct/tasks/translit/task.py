@@ -17,7 +17,7 @@ from ...data.atomic import atomic_write
 from ...data.translit import LANGUAGES, check_language, cldr_pairs, read_translit_tsv
 from ...exceptions import ConfigError, InputError, ModelFormatError, check_is_fitted
 from ...params import BOOL, Interval, Satisfies
-from ..base import BinaryDecisions, ComposedTask, Dataset, register_task
+from ..base import ComposedBinaryTask, Dataset, register_task
 from ..contracts import EXPLAINABLE, HEURISTIC, LATENT_BINARY, RANDOM_TIES
 from ..pairs.featurizer import encode_binary_targets
 from ..validation import binary_predictions
@@ -42,7 +42,7 @@ _SCRIPT_LANG = {"HEBREW": "he", "CYRILLIC": "ru", "ARABIC": "ar"}
 # the task
 # --------------------------------------------------------------------------------------
 @register_task
-class TransliterationTask(BinaryDecisions, ComposedTask):
+class TransliterationTask(ComposedBinaryTask):
     """Transliteration discovery over latent monotone character alignments (LCLR §5.1).
 
     Parameters
