@@ -628,7 +628,7 @@ def build_hcrf(tmp_path):
     def enumerate_classes_and_chains(x):
         for k in range(task.n_classes):
             for h in all_sequences(x.n_tokens, task.n_states):
-                if task.is_legal_chain(h):
+                if task.structure_.is_legal_chain(h):
                     yield k, np.asarray(h)
 
     return task, ds, enumerate_classes_and_chains

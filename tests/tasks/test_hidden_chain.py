@@ -24,7 +24,7 @@ LABELS = [1, -1, 1, -1, -1, 1]
 
 def chains(task, T):
     """Every legal hidden chain of T states of one block."""
-    return [np.asarray(h) for h in all_sequences(T, task.n_states) if task.is_legal_chain(h)]
+    return [np.asarray(h) for h in all_sequences(T, task.n_states) if task.structure_.is_legal_chain(h)]
 
 
 def tiny_task(n_states=S, **kw):
@@ -38,7 +38,7 @@ def token_scores(task, x, w):
     """(T, K·S) emission scores of one featurised sentence, and the weight blocks."""
     em, tr, st, en = split_weights(w, task.n_attributes, task.n_classes, task.n_states)
     T = x.n_tokens
-    s = np.zeros((T, task.n_hidden))
+    s = np.zeros((T, task.structure_.n_hidden))
     for t in range(T):
         for a in x.attr_ids[x.attr_indptr[t]:x.attr_indptr[t + 1]]:
             s[t] += em[a]
@@ -67,7 +67,7 @@ def brute_node_marginals(task, x, w):
         for h in chains(task, T):
             joint.append((k, h, sequence_score(h, s[:, blk], tr[k], st[blk], en[blk])))
     lz = np.logaddexp.reduce([j[2] for j in joint])
-    node = np.zeros((T, task.n_hidden))
+    node = np.zeros((T, task.structure_.n_hidden))
     for k, h, sc in joint:
         node[np.arange(T), k * Sn + h] += np.exp(sc - lz)
     return node
@@ -95,19 +95,19 @@ def test_declaration_and_pairing():
 def test_log_partitions_equal_enumeration(tiny, seed):
     task, _, X, _ = tiny
     w = weights(task, seed)
-    clz = task.class_log_partitions(X, w)
+    clz = task.structure_.class_log_partitions(X, w)
     assert clz.shape == (len(X), K)
     for i in range(len(X)):
         ref = brute_class_log_z(task, X[i], w)
         np.testing.assert_allclose(clz[i], ref, rtol=1e-10, atol=1e-10)
-        assert task.log_partition(X[i], w) == pytest.approx(np.logaddexp.reduce(ref), abs=1e-10)
+        assert task.structure_.log_partition(X[i], w) == pytest.approx(np.logaddexp.reduce(ref), abs=1e-10)
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_log_loss_equals_enumeration_and_gradient_finite_differences(tiny, seed):
     task, _, X, Y = tiny
     w = weights(task, seed, 0.5)
-    f, g = task.log_loss_batch(X, Y, w)
+    f, g = task.structure_.log_loss_batch(X, Y, w)
     ref = sum(np.logaddexp.reduce(brute_class_log_z(task, X[i], w))
               - brute_class_log_z(task, X[i], w)[Y[i]] for i in range(len(X)))
     assert f == pytest.approx(ref, rel=1e-10)
@@ -116,7 +116,7 @@ def test_log_loss_equals_enumeration_and_gradient_finite_differences(tiny, seed)
     for j in range(w.size):
         e = np.zeros_like(w)
         e[j] = eps
-        num[j] = (task.log_loss_batch(X, Y, w + e)[0] - task.log_loss_batch(X, Y, w - e)[0]) / (2 * eps)
+        num[j] = (task.structure_.log_loss_batch(X, Y, w + e)[0] - task.structure_.log_loss_batch(X, Y, w - e)[0]) / (2 * eps)
     assert np.linalg.norm(g - num) <= 1e-6 * np.linalg.norm(num)
     np.testing.assert_allclose(g, num, atol=1e-7)
 
@@ -125,12 +125,12 @@ def test_expected_feature_is_the_gradient_of_log_z(tiny):
     task, _, X, _ = tiny
     w = weights(task, 7, 0.5)
     x = X[2]
-    ef = task.expected_feature(x, w)
+    ef = task.structure_.expected_feature(x, w)
     eps = 1e-5
     for j in np.random.default_rng(0).choice(w.size, 25, replace=False):
         e = np.zeros_like(w)
         e[j] = eps
-        num = (task.log_partition(x, w + e) - task.log_partition(x, w - e)) / (2 * eps)
+        num = (task.structure_.log_partition(x, w + e) - task.structure_.log_partition(x, w - e)) / (2 * eps)
         assert ef[j] == pytest.approx(num, abs=1e-7)
 
 
@@ -138,14 +138,14 @@ def test_expected_feature_is_the_gradient_of_log_z(tiny):
 def test_marginals_sum_to_one_and_equal_enumeration(tiny, seed):
     task, _, X, _ = tiny
     w = weights(task, seed)
-    batch = task.marginals_batch(X, w)
+    batch = task.structure_.marginals_batch(X, w)
     for i in range(len(X)):
-        m = task.marginals(X[i], w)
+        m = task.structure_.marginals(X[i], w)
         assert m.node.shape == (X[i].n_tokens, K * S)
         np.testing.assert_allclose(m.node.sum(axis=1), 1.0, atol=1e-12)
         np.testing.assert_allclose(m.node, brute_node_marginals(task, X[i], w), atol=1e-10)
         np.testing.assert_allclose(batch[i], m.node, atol=1e-12)
-        assert m.log_partition == pytest.approx(task.log_partition(X[i], w))
+        assert m.log_partition == pytest.approx(task.structure_.log_partition(X[i], w))
 
 
 def test_crf_learns_a_separable_problem_and_predict_proba_is_the_class_softmax():
@@ -161,7 +161,7 @@ def test_crf_learns_a_separable_problem_and_predict_proba_is_the_class_softmax()
     assert task.decode_predictions(pred) == ["pos"] * 4 + ["neg"] * 4
     proba = crf.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
-    clz = task.class_log_partitions(X, crf.coef_)
+    clz = task.structure_.class_log_partitions(X, crf.coef_)
     soft = np.exp(clz - clz.max(axis=1, keepdims=True))
     np.testing.assert_allclose(proba, soft / soft.sum(axis=1, keepdims=True), atol=1e-12)
     assert task.evaluate_model(ds, crf.predict)["accuracy"] == 1.0
@@ -205,7 +205,7 @@ def test_class_feature_scores_what_the_sums_add_up(tiny):
     s, tr, st, en = token_scores(task, x, w)
     h = np.array([0, 1, 1])
     ref = sequence_score(h, s[:, 2:4], tr[1], st[2:4], en[2:4])
-    phi = task.class_feature(x, 1, h)
+    phi = task.structure_.class_feature(x, 1, h)
     assert float(phi.values @ w[phi.indices]) == pytest.approx(ref, abs=1e-12)
 
 
@@ -213,10 +213,10 @@ def test_multiclass_and_bad_labels():
     task = HiddenChainTask(n_states=1, min_count=1)
     ds = task.make_dataset(["a b", "c d", "e f"], ["x", "y", "z"])
     task.fit(ds)
-    assert task.n_classes == 3 and task.n_hidden == 3
+    assert task.n_classes == 3 and task.structure_.n_hidden == 3
     w = weights(task, 0)
     X = task.featurize(ds)
-    assert task.class_log_partitions(X, w).shape == (3, 3)
+    assert task.structure_.class_log_partitions(X, w).shape == (3, 3)
     with pytest.raises(Exception, match="not one of the classes"):
         task.encode_targets(["w"])
     with pytest.raises(ConfigError, match="n_states"):
@@ -254,8 +254,8 @@ def test_cli_trains_on_the_default_data_and_evaluates_on_its_heldout_split(tmp_p
 
 def test_left_to_right_topology_separates_the_states_and_ergodic_ties_them():
     task, _, X, Y = tiny_task(n_states=3, topology="left-to-right")
-    assert task.is_legal_chain([0, 0, 1, 2]) and not task.is_legal_chain([0, 2])
-    assert not task.is_legal_chain([1, 1])  # chains start in state 0
+    assert task.structure_.is_legal_chain([0, 0, 1, 2]) and not task.structure_.is_legal_chain([0, 2])
+    assert not task.structure_.is_legal_chain([1, 1])  # chains start in state 0
     crf = CRF(task, c2=0.1).fit(X, Y)
     em = split_weights(crf.coef_, task.n_attributes, task.n_classes, 3)[0]
     assert np.ptp(em[:, 3:6], axis=1).max() > 1e-3  # the states of a class differ

@@ -149,7 +149,7 @@ def test_check_task_passes_on_numbers(form):
     def classes_and_chains(x):
         for k in range(task.n_classes):
             for h in all_sequences(x.n_tokens, task.n_states):
-                if task.is_legal_chain(h):
+                if task.structure_.is_legal_chain(h):
                     yield k, np.asarray(h)
 
     report = check_task(task, data, enumerate=classes_and_chains, n_weights=3)

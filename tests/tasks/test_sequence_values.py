@@ -280,8 +280,8 @@ def test_hidden_chain_pass_with_values_equals_repeated_attributes():
     np.testing.assert_allclose(a.grad, b.grad, atol=1e-10)
     np.testing.assert_allclose(a.class_log_z, b.class_log_z, atol=1e-10)
     h = np.zeros(valued[0].n_tokens, np.int64)
-    np.testing.assert_allclose(task.class_feature(valued[0], 0, h).to_dense(task.n_features),
-                               task.class_feature(repeated[0], 0, h).to_dense(task.n_features))
+    np.testing.assert_allclose(task.structure_.class_feature(valued[0], 0, h).to_dense(task.n_features),
+                               task.structure_.class_feature(repeated[0], 0, h).to_dense(task.n_features))
 
 
 # ----------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from .dependency import DependencyFeaturizer, DependencyStructure, DependencyTas
 from .doccls import DocumentClassificationTask, DocumentFeaturizer, DocumentMatrix
 from .graph import GraphDecisionTask, GraphFeaturizer, GraphTask
 from .grammaticality import ChunkingView, GrammaticalityFeaturizer, GrammaticalityTask, ViewsStructure
-from .hidden_chain import HiddenChainFeaturizer, HiddenChainTask
+from .hidden_chain import HiddenChainFeaturizer, HiddenChainStructure, HiddenChainTask
 from .pairs import GraphPairTask, PairFeaturizer, ParaphraseTask, RteTask
 from .rerank import RerankCorpus, RerankFeaturizer, RerankTask
 from .translit import TranslitFeaturizer, TransliterationTask
@@ -74,6 +74,7 @@ __all__ = [
     "GrammaticalityFeaturizer",
     "ViewsStructure",
     "HiddenChainFeaturizer",
+    "HiddenChainStructure",
     "PairFeaturizer",
     "TranslitFeaturizer",
     "RerankFeaturizer",

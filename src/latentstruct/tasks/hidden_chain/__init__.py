@@ -27,14 +27,17 @@ the test split is the same held-out share and negative sets.  No POS tagger is n
 Besides sentences, ``make_dataset`` takes numbers: a (tokens x d) array per sentence, or
 ``(tokens, array)`` pairs whose columns join the built-in attributes (``numbers``).
 
-Modules: ``task`` (:class:`HiddenChainTask`: the structure, its fitting, evaluation and
-persistence), ``featurizer`` (:class:`HiddenChainFeaturizer`: records to attribute ids, the
+Modules: ``task`` (:class:`HiddenChainTask`: fitting, evaluation and persistence),
+``structure`` (:class:`HiddenChainStructure`, which the task holds: the weight layout, log Z
+per class, the log-loss and its gradient, the marginals), ``featurizer`` (:class:`HiddenChainFeaturizer`: records to attribute ids, the
 vocabulary, the input form and the classes), ``kernels`` (the compiled pass) and ``numbers``
 (the records of numeric input).
 """
 
 from .featurizer import HiddenChainFeaturizer
 from .kernels import hidden_chain_pass
+from .structure import HiddenChainStructure
 from .task import HiddenChainTask
 
-__all__ = ["HiddenChainTask", "HiddenChainFeaturizer", "hidden_chain_pass"]
+__all__ = ["HiddenChainTask", "HiddenChainStructure", "HiddenChainFeaturizer",
+           "hidden_chain_pass"]
