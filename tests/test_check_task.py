@@ -599,7 +599,7 @@ def build_rerank(tmp_path):
 
     def enumerate_candidates(x):
         for j in range(x.n_candidates()):
-            for h in itertools.product(*map(range, task.hidden_domain_sizes(x, j))):
+            for h in itertools.product(*map(range, task.structure_.hidden_domain_sizes(x, j))):
                 yield j, np.array(h, dtype=np.int64)
 
     return task, ds, enumerate_candidates

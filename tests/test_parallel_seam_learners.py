@@ -165,7 +165,7 @@ def test_reranker_gradient_does_not_depend_on_the_chunks(rerank):
     np.testing.assert_array_equal(g3, g1)
     np.testing.assert_array_equal(gp, g1)
     # the same objective, one sentence at a time
-    parts = [HiddenVariableReranker(task, alpha=0.0).objective(task.subset(X, [i]), [Y[i]], w)
+    parts = [HiddenVariableReranker(task, alpha=0.0).objective(task.structure_.subset(X, [i]), [Y[i]], w)
              for i in range(len(Y))]
     assert J1 == pytest.approx(np.mean([p[0] for p in parts]) + 0.005 * w @ w, abs=1e-12)
     np.testing.assert_allclose(g1, np.mean([p[1] for p in parts], axis=0) + 0.01 * w,

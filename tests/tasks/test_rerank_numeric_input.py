@@ -74,7 +74,7 @@ def test_numbers_carry_the_signal_the_trees_do_not():
     assert uas > 0.95, uas
     assert base < 0.7, base
     w = with_numbers.learner_.coef_
-    at = with_numbers.task_.base_index + 1
+    at = with_numbers.task_.structure_.base_index + 1
     assert w[at] > 1.0 and abs(w[at + 1]) < 0.5 * w[at]  # the informative column wins
 
 
@@ -102,7 +102,7 @@ def test_check_task_with_numbers():
 
     def enumerate_candidates(x):
         for j in range(x.n_candidates()):
-            for h in itertools.product(*map(range, task.hidden_domain_sizes(x, j))):
+            for h in itertools.product(*map(range, task.structure_.hidden_domain_sizes(x, j))):
                 yield j, np.array(h, dtype=np.int64)
 
     report = check_task(task, ds, enumerate=enumerate_candidates, n_weights=3)
@@ -119,17 +119,17 @@ def test_the_numbers_add_to_each_candidates_score():
     task.fit(ds)
     x = task.featurize(ds)[0]
     w = np.random.default_rng(0).standard_normal(task.n_features)
-    lz0 = task.candidate_log_partitions(x, w)
-    mp0 = [r.score for r in task.candidate_max_product(x, w)]
+    lz0 = task.structure_.candidate_log_partitions(x, w)
+    mp0 = [r.score for r in task.structure_.candidate_max_product(x, w)]
     w2 = w.copy()
-    w2[task.base_index + 1] += 0.5
+    w2[task.structure_.base_index + 1] += 0.5
     a = X[0][3][:, 0]
-    np.testing.assert_allclose(task.candidate_log_partitions(x, w2) - lz0, 0.5 * a, atol=1e-12)
-    mp2 = [r.score for r in task.candidate_max_product(x, w2)]
+    np.testing.assert_allclose(task.structure_.candidate_log_partitions(x, w2) - lz0, 0.5 * a, atol=1e-12)
+    mp2 = [r.score for r in task.structure_.candidate_max_product(x, w2)]
     np.testing.assert_allclose(np.subtract(mp2, mp0), 0.5 * a, atol=1e-12)
     coef = np.array([1.0, -2.0, 0.5])
-    F = task.candidate_expected_features(x, w, coef).features
-    np.testing.assert_allclose(F[task.base_index + 1:], coef @ X[0][3], atol=1e-12)
+    F = task.structure_.candidate_expected_features(x, w, coef).features
+    np.testing.assert_allclose(F[task.structure_.base_index + 1:], coef @ X[0][3], atol=1e-12)
 
 
 @pytest.mark.parametrize("numbers, message", [

@@ -69,8 +69,8 @@ def tiny_sentences():
 
 def enumerate_candidate(task, x, j, w):
     """Scores and features of every hidden assignment of candidate j, by brute force."""
-    sizes = task.hidden_domain_sizes(x, j)
-    feats = [task.candidate_feature(x, j, h) for h in itertools.product(*map(range, sizes))]
+    sizes = task.structure_.hidden_domain_sizes(x, j)
+    feats = [task.structure_.candidate_feature(x, j, h) for h in itertools.product(*map(range, sizes))]
     return np.array([f.dot(w) for f in feats]), feats, list(itertools.product(*map(range, sizes)))
 
 
@@ -79,9 +79,9 @@ def test_sibling_graph_of_figure_2():
     task, X, _ = fig2(graph="sibling")
     # bought -> shares -> in -> yesterday links the adjacent siblings under "bought" (§4.2);
     # 1.5m hangs from shares, trading from in, heavy from trading (their own heads)
-    np.testing.assert_array_equal(task.graph_parents(X[0], 0), [-1, 2, 0, 2, 5, 3, 3])
+    np.testing.assert_array_equal(task.structure_.graph_parents(X[0], 0), [-1, 2, 0, 2, 5, 3, 3])
     task, X, _ = fig2(graph="head")
-    np.testing.assert_array_equal(task.graph_parents(X[0], 0), [-1, 2, 0, 0, 5, 3, 0])
+    np.testing.assert_array_equal(task.structure_.graph_parents(X[0], 0), [-1, 2, 0, 0, 5, 3, 0])
 
 
 def test_sibling_chain_passes_through_the_head_and_joins_roots():
@@ -90,15 +90,15 @@ def test_sibling_chain_passes_through_the_head_and_joins_roots():
                  [([3, 3, 0, 3, 3, 0], ["r"] * 6, 0.0)])
     task, X, _ = featurized([s], graph="sibling")
     # chains c -> b -> a and c -> d -> e; the root words c and f form the chain c -> f
-    np.testing.assert_array_equal(task.graph_parents(X[0], 0), [1, 2, -1, 2, 3, 2])
+    np.testing.assert_array_equal(task.structure_.graph_parents(X[0], 0), [1, 2, -1, 2, 3, 2])
     task, X, _ = featurized([s], graph="head")
-    np.testing.assert_array_equal(task.graph_parents(X[0], 0), [2, 2, -1, 2, 2, 2])
+    np.testing.assert_array_equal(task.structure_.graph_parents(X[0], 0), [2, 2, -1, 2, 2, 2])
 
 
 # --- templates ------------------------------------------------------------------------------
 def test_templates_follow_the_tree():
     task, X, _ = fig2(hash_bits=20)
-    t0, t1 = task.node_templates(X[0], 0), task.node_templates(X[0], 1)
+    t0, t1 = task.structure_.node_templates(X[0], 0), task.structure_.node_templates(X[0], 1)
     assert len(set(t0[:, COL["h"]])) == 1 and np.all(t0[:, COL["h"]] == t1[:, COL["h"]])
     for name in ("word", "pos", "word+pos"):
         np.testing.assert_array_equal(t0[:, COL[name]], t1[:, COL[name]])
@@ -114,13 +114,13 @@ def test_templates_follow_the_tree():
     assert changed("up") == [3, 4, 5]  # paths through in's relation
     assert changed("head-gpar-rule") == [0, 2, 3, 5]
     # edge templates exist below the root of D only
-    e = task.edge_templates(X[0], 0)
+    e = task.structure_.edge_templates(X[0], 0)
     assert np.all(e[0] == 0) and np.all(e[1:] != 0)
 
 
 def test_unlabelled_candidates_get_head_pos_relations():
     task, X, _ = featurized(tiny_sentences())
-    t0, t1 = task.node_templates(X[1], 0), task.node_templates(X[1], 1)
+    t0, t1 = task.structure_.node_templates(X[1], 0), task.structure_.node_templates(X[1], 1)
     # "dogs" -> bark (a VERB to its right) vs root: the derived relation differs;
     # "loudly" -> bark in both candidates: the same derived relation
     assert t0[0, COL["rel"]] != t1[0, COL["rel"]] and t0[2, COL["rel"]] == t1[2, COL["rel"]]
@@ -130,12 +130,12 @@ def test_feature_vector_has_one_entry_per_template():
     task, X, _ = fig2(hash_bits=24)
     assert task.base_scale_ == pytest.approx(np.sqrt(0.5))  # s_j - s_1 = 0, -1
     for j, base in ((0, 0.0), (1, -1.0 / np.sqrt(0.5))):
-        phi = task.candidate_feature(X[0], j, np.zeros(7, int))
+        phi = task.structure_.candidate_feature(X[0], j, np.zeros(7, int))
         vals = dict(zip(phi.indices.tolist(), phi.values.tolist()))
-        assert vals.pop(task.base_index, 0.0) == pytest.approx(base)
+        assert vals.pop(task.structure_.base_index, 0.0) == pytest.approx(base)
         assert sum(vals.values()) == 7 * 20 + 6 * 3
     task, X, _ = fig2(hash_bits=24, base_score=False)
-    assert task.base_index not in task.candidate_feature(X[0], 1, np.zeros(7, int)).indices
+    assert task.structure_.base_index not in task.structure_.candidate_feature(X[0], 1, np.zeros(7, int)).indices
 
 
 # --- sums over hidden values against enumeration ------------------------------------------------
@@ -153,7 +153,7 @@ def test_log_partitions_and_expectations_match_enumeration(domain, graph, n_hidd
         x = X[i]
         k = x.n_candidates()
         scale = 0.7
-        lz = task.candidate_log_partitions(x, w / scale, scale=scale)
+        lz = task.structure_.candidate_log_partitions(x, w / scale, scale=scale)
         coef = rng.normal(size=k)
         expected = np.zeros(task.n_features)
         brute_lz, best = [], []
@@ -165,14 +165,14 @@ def test_log_partitions_and_expectations_match_enumeration(domain, graph, n_hidd
                 expected[f.indices] += coef[j] * pj * f.values
             best.append((scores.max(), assignments))
         np.testing.assert_allclose(lz, brute_lz, rtol=1e-12, atol=1e-12)
-        res = task.candidate_expected_features(x, w, coef)
+        res = task.structure_.candidate_expected_features(x, w, coef)
         np.testing.assert_allclose(res.features, expected, atol=1e-12)
-        sparse = task.candidate_expected_features(x, w, lambda lz_: coef, sparse=True).features
+        sparse = task.structure_.candidate_expected_features(x, w, lambda lz_: coef, sparse=True).features
         np.testing.assert_allclose(sparse.coalesce().to_dense(task.n_features), expected,
                                    atol=1e-12)
-        for j, r in enumerate(task.candidate_max_product(x, w)):
+        for j, r in enumerate(task.structure_.candidate_max_product(x, w)):
             assert r.score == pytest.approx(best[j][0], abs=1e-12)
-            assert task.candidate_feature(x, j, r.structure).dot(w) == pytest.approx(r.score)
+            assert task.structure_.candidate_feature(x, j, r.structure).dot(w) == pytest.approx(r.score)
 
 
 def test_marginalizable_capability_is_consistent():
@@ -180,9 +180,9 @@ def test_marginalizable_capability_is_consistent():
                             hash_bits=6)
     w = np.random.default_rng(1).normal(size=task.n_features)
     x = X[0]
-    m = task.marginals(x, w)
-    lz = task.candidate_log_partitions(x, w)
-    assert m.log_partition == pytest.approx(logsumexp(lz)) == task.log_partition(x, w)
+    m = task.structure_.marginals(x, w)
+    lz = task.structure_.candidate_log_partitions(x, w)
+    assert m.log_partition == pytest.approx(logsumexp(lz)) == task.structure_.log_partition(x, w)
     np.testing.assert_allclose(m.candidate_probabilities, np.exp(lz - logsumexp(lz)))
     np.testing.assert_allclose(m.node_marginals.sum(axis=2), 1.0)
     for j in range(3):
@@ -192,11 +192,11 @@ def test_marginalizable_capability_is_consistent():
         np.testing.assert_allclose(m.edge_marginals[j][has_edge].sum(axis=1),
                                    m.node_marginals[j][has_edge])
     # the expected feature is the gradient of the log-partition
-    ef = task.expected_feature(x, w)
-    for idx in list(np.flatnonzero(ef)[:6]) + [task.base_index]:
+    ef = task.structure_.expected_feature(x, w)
+    for idx in list(np.flatnonzero(ef)[:6]) + [task.structure_.base_index]:
         e = np.zeros_like(w)
         e[idx] = 1e-6
-        fd = (task.log_partition(x, w + e) - task.log_partition(x, w - e)) / 2e-6
+        fd = (task.structure_.log_partition(x, w + e) - task.structure_.log_partition(x, w - e)) / 2e-6
         assert fd == pytest.approx(ef[idx], abs=1e-6)
 
 
@@ -228,28 +228,28 @@ def test_sum_product_kernel_equals_tree_bp_with_padded_domains():
     ("pos", 2, 2), ("lexical", 4, 4)])
 def test_domain_sizes(domain, n_hidden, size):
     task, X, _ = fig2(domain=domain, n_hidden=n_hidden)
-    assert task.hidden_domain_sizes(X[0], 1).tolist() == [size] * 7
+    assert task.structure_.hidden_domain_sizes(X[0], 1).tolist() == [size] * 7
 
 
 @pytest.mark.slow
 def test_supersense_domain_falls_back_to_pos(require_wordnet):
     task, X, _ = fig2(domain="supersense")
     # bought: 3 verb supersenses x 3; 1.5m, in, heavy?: adj.all x 3; in (ADP): POS x 5
-    sizes = task.hidden_domain_sizes(X[0], 0).tolist()
+    sizes = task.structure_.hidden_domain_sizes(X[0], 0).tolist()
     assert sizes[0] == 9 and sizes[2] == 9  # shares: possession, act, artifact (§4.1)
     assert sizes[3] == 5 and sizes[1] == 5  # in, 1.5m: no supersense -> POS x 5
     assert sizes[4] == 3  # heavy: adj.all only
     task, X, _ = fig2(domain="supersense", max_supersenses=1, n_hidden=2)
-    assert task.hidden_domain_sizes(X[0], 0).tolist()[:4] == [2, 2, 2, 2]
+    assert task.structure_.hidden_domain_sizes(X[0], 0).tolist()[:4] == [2, 2, 2, 2]
     # PTB tags (xpos) are mapped to WordNet's POS too
     s = sentence(["shares", "in"], ["_", "_"], [([0, 1], ["_", "_"], 0.0)], xpos=["NNS", "IN"])
     task, X, _ = featurized([s], domain="supersense")
-    assert task.pos_column_ == "xpos" and task.hidden_domain_sizes(X[0], 0).tolist() == [9, 5]
+    assert task.pos_column_ == "xpos" and task.structure_.hidden_domain_sizes(X[0], 0).tolist() == [9, 5]
     # and the sums stay exact with supersense domains
     task, X, _ = fig2(domain="supersense", max_supersenses=2, n_hidden=1, hash_bits=6)
     w = np.random.default_rng(3).normal(size=task.n_features)
     brute = [logsumexp(enumerate_candidate(task, X[0], j, w)[0]) for j in range(2)]
-    np.testing.assert_allclose(task.candidate_log_partitions(X[0], w), brute, rtol=1e-12)
+    np.testing.assert_allclose(task.structure_.candidate_log_partitions(X[0], w), brute, rtol=1e-12)
 
 
 # --- targets and metrics ------------------------------------------------------------------------
@@ -329,8 +329,8 @@ def test_state_round_trip_gives_the_same_scores():
     w = np.random.default_rng(4).normal(size=task.n_features)
     X2 = again.featurize(ds)
     for i in range(2):
-        np.testing.assert_array_equal(again.candidate_log_partitions(X2[i], w),
-                                      task.candidate_log_partitions(X[i], w))
+        np.testing.assert_array_equal(again.structure_.candidate_log_partitions(X2[i], w),
+                                      task.structure_.candidate_log_partitions(X[i], w))
 
 
 def test_parameters_are_validated_at_fit():
@@ -350,12 +350,12 @@ def test_registration_and_batches():
     assert TASKS["rerank"] is RerankTask
     assert RerankTask.default_learner == "hidden-reranker" and RerankTask.score_metric == "uas"
     task, X, ds = featurized(tiny_sentences())
-    joined = task.as_batch([X[1], X[0]])
-    assert joined.ids.tolist() == [1, 0] and task.subset(X, [1]).ids.tolist() == [1]
+    joined = task.structure_.as_batch([X[1], X[0]])
+    assert joined.ids.tolist() == [1, 0] and task.structure_.subset(X, [1]).ids.tolist() == [1]
     _, other, _ = featurized(tiny_sentences())
     with pytest.raises(InputError, match="different featurize calls"):
-        task.as_batch([X[0], other[0]])
+        task.structure_.as_batch([X[0], other[0]])
     with pytest.raises(InputError, match="one sentence"):
-        task.candidate_log_partitions(X, np.zeros(task.n_features))
+        task.structure_.candidate_log_partitions(X, np.zeros(task.n_features))
     with pytest.raises(InputError, match="float64 array of shape"):
-        task.candidate_log_partitions(X[0], np.zeros(3))
+        task.structure_.candidate_log_partitions(X[0], np.zeros(3))

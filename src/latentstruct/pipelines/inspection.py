@@ -180,7 +180,7 @@ def _flat_names(task) -> tuple[Callable[[int], str], int | None, bool]:
 
         return dep_name, None, True
     if isinstance(task, RerankTask):
-        base = task.base_index
+        base = task.structure_object().base_index
         return (lambda i: "base parser score" if i == base else f"#{i}"), None, True
     return (lambda i: f"#{i}"), None, True
 

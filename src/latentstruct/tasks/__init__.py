@@ -25,7 +25,7 @@ from .graph import GraphDecisionTask, GraphFeaturizer, GraphTask
 from .grammaticality import ChunkingView, GrammaticalityFeaturizer, GrammaticalityTask, ViewsStructure
 from .hidden_chain import HiddenChainFeaturizer, HiddenChainStructure, HiddenChainTask
 from .pairs import GraphPairTask, PairFeaturizer, ParaphraseTask, RteTask
-from .rerank import RerankCorpus, RerankFeaturizer, RerankTask
+from .rerank import RerankCorpus, RerankFeaturizer, RerankStructure, RerankTask
 from .translit import TranslitFeaturizer, TransliterationTask
 
 __all__ = [
@@ -78,5 +78,6 @@ __all__ = [
     "PairFeaturizer",
     "TranslitFeaturizer",
     "RerankFeaturizer",
+    "RerankStructure",
     "GraphFeaturizer",
 ]

@@ -490,9 +490,9 @@ class MaxDecodableDefaults(OwnStructure):
 
 
 class OwnStructureTask(OwnStructure, Task):
-    """A task that is its own structure (``structure_object`` is the task): the latent
-    binary tasks, the reranker, the hidden-chain classifier.  ``StructuredTask`` is the
-    max-decodable one."""
+    """A task that is its own structure (``structure_object`` is the task), as a custom task
+    may be (the built-in tasks hold theirs: :class:`ComposedTask`).  ``StructuredTask`` is
+    the max-decodable one, ``LatentBinaryTask`` the latent-binary one."""
 
 
 @functools.lru_cache(maxsize=None)

@@ -62,7 +62,7 @@ def test_gradient_matches_finite_differences(domain, graph):
     w = np.random.default_rng(0).normal(size=task.n_features) * 0.5
     J, g = learner.objective(X, Y, w)
     # J by hand: the mean of −log Σ_{oracle} p plus the L2 term
-    lz = [task.candidate_log_partitions(X[i], w) for i in range(2)]
+    lz = [task.structure_.candidate_log_partitions(X[i], w) for i in range(2)]
     by_hand = np.mean([logsumexp(z) - logsumexp(z[y.oracle]) for z, y in zip(lz, Y)])
     assert J == pytest.approx(by_hand + 0.05 * w @ w, abs=1e-12)
     for idx in range(task.n_features):
@@ -90,13 +90,13 @@ def test_without_hidden_values_it_is_a_conditional_log_linear_model():
     header, sents = synthetic_kbest(40, 5, random_state=3)
     task, X, Y = prepared(sents, header, domain="no-hidden", hash_bits=8)
     keep = [i for i, y in enumerate(Y) if y.oracle.size == 1]  # convex: one oracle each
-    X, Y = task.subset(X, keep), [Y[i] for i in keep]
+    X, Y = task.structure_.subset(X, keep), [Y[i] for i in keep]
     assert len(Y) > 25
     # the dense feature matrix of every sentence, from the task's joint features
     phis = []
     for i in range(len(X)):
-        n = task.hidden_domain_sizes(X[i], 0).shape[0]
-        phis.append(np.array([task.candidate_feature(X[i], j, np.zeros(n, int)).to_dense(
+        n = task.structure_.hidden_domain_sizes(X[i], 0).shape[0]
+        phis.append(np.array([task.structure_.candidate_feature(X[i], j, np.zeros(n, int)).to_dense(
             task.n_features) for j in range(X[i].n_candidates())]))
     alpha = 0.05
 
@@ -122,7 +122,7 @@ def test_without_hidden_values_it_is_a_conditional_log_linear_model():
         s = P @ ref  # and its optimum the reference's
         np.testing.assert_allclose(lp, s - logsumexp(s), atol=1e-4)
     # one assignment per word: log Z_j is the candidate's own score
-    np.testing.assert_allclose(task.candidate_log_partitions(X[0], m.coef_), phis[0] @ m.coef_)
+    np.testing.assert_allclose(task.structure_.candidate_log_partitions(X[0], m.coef_), phis[0] @ m.coef_)
 
 
 @pytest.fixture(scope="module")
@@ -160,10 +160,10 @@ def test_predictions_probabilities_and_hidden_values(synthetic):
     hidden = m.decode_hidden(Xt[:10])
     for i, (r, j) in enumerate(zip(hidden, chosen)):
         assert isinstance(r, DecodeResult) and r.status == "exact"
-        assert np.all(r.structure < task.hidden_domain_sizes(Xt[i], j))
-        assert task.candidate_feature(Xt[i], j, r.structure).dot(m.coef_) == pytest.approx(r.score)
+        assert np.all(r.structure < task.structure_.hidden_domain_sizes(Xt[i], j))
+        assert task.structure_.candidate_feature(Xt[i], j, r.structure).dot(m.coef_) == pytest.approx(r.score)
         # the max-product score bounds log Z from below and within log |H|
-        lz = task.candidate_log_partitions(Xt[i], m.coef_)[j]
+        lz = task.structure_.candidate_log_partitions(Xt[i], m.coef_)[j]
         assert r.score <= lz <= r.score + np.log(2.0) * r.structure.shape[0] + 1e-9
 
 
@@ -175,7 +175,7 @@ def test_init_noise_lets_sub_values_separate():
     for noise in (0.0, 0.01):
         m = HiddenVariableReranker(task, n_epochs=30, tol=None, eta0=0.5,
                                    init_noise=noise).fit(X, Y)
-        spread[noise] = max(np.abs(task.marginals(X[i], m.coef_).node_marginals - 0.5).max()
+        spread[noise] = max(np.abs(task.structure_.marginals(X[i], m.coef_).node_marginals - 0.5).max()
                             for i in range(2))
     assert spread[0.0] < 1e-12 and spread[0.01] > 1e-2  # without noise: uniform forever
 
