@@ -18,6 +18,7 @@ import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable
+from functools import cached_property
 from contextlib import contextmanager
 
 from ..exceptions import ConfigError
@@ -179,8 +180,13 @@ class SharedData:
         self._tmpdir: str | None = None
         self.pools = pools
         self.costs = CostMemory()  # per-item costs of its passes (outside a fit_session)
-        self.homes = HomeMemory()  # its examples' home workers (outside a fit_session)
         self._closed = False
+
+    @cached_property
+    def homes(self) -> HomeMemory:
+        """Its examples' home workers (outside a fit_session), made when a pass first has
+        any: a serial pass never does."""
+        return HomeMemory()
 
     def __getitem__(self, name: str) -> Part:
         if name not in self._parts:
@@ -293,8 +299,12 @@ class _Session:
     def __init__(self):
         self.pools = Pools()
         self.costs = CostMemory()  # per-item costs of its passes, by kind of pass
-        self.homes = HomeMemory()  # the home workers of its blocks' examples
         self.blocks: dict = {}  # ((name, id(obj)), ...) -> SharedData (holding the objs)
+
+    @cached_property
+    def homes(self) -> HomeMemory:
+        """The home workers of its blocks' examples, made when a pass first has any."""
+        return HomeMemory()
 
     def close(self) -> None:
         self.pools.close()

@@ -10,29 +10,15 @@ through ``tasks.contracts`` (this module uses the contract's names).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..exceptions import ConfigError
 
-__all__ = ["Identity", "CompletedStructure", "loop_argmax_results",
+__all__ = ["CompletedStructure", "loop_argmax_results",
            "loop_joint_feature_differences", "loop_loss_batch", "loop_latent_argmax_batch",
            "latent_argmax_decisions"]
-
-
-@dataclass(frozen=True)
-class Identity:
-    """Who a structure is, as data (no behaviour): the name messages print, the class that
-    defines it (``kind``, for messages that point at code), and the parameters a checkpoint
-    records and compares; ``local_params`` name places on the machine (cache folders) that
-    may differ between a checkpoint and its resumption."""
-
-    name: str
-    params: dict
-    local_params: frozenset = frozenset()
-    kind: str = ""
 
 
 def latent_argmax_decisions(task, X, w) -> np.ndarray:
@@ -92,6 +78,8 @@ class CompletedStructure:
         if not hasattr(inner, "n_features"):
             raise ConfigError(f"{type(inner).__name__} has no n_features: a structure says "
                               f"how many weights its joint feature has")
+        from .contracts import Identity  # the contract's data class (contracts imports this)
+
         get_params = getattr(inner, "get_params", None)
         identity = Identity(str(getattr(inner, "name", "") or type(inner).__name__),
                             dict(get_params()) if callable(get_params) else {},
@@ -177,3 +165,13 @@ class CompletedStructure:
         if own is not None:
             return np.asarray(own(X, w), dtype=np.float64)
         return latent_argmax_decisions(self, X, w)
+
+
+def __getattr__(name):
+    # ``Identity`` lived here before it joined the contract (``tasks.contracts``): pickles
+    # that name it here still load
+    if name == "Identity":
+        from .contracts import Identity
+
+        return Identity
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

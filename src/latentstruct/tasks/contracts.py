@@ -29,7 +29,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from ..exceptions import ConfigError
-from .completion import (CompletedStructure, Identity, latent_argmax_decisions,
+from .completion import (CompletedStructure, latent_argmax_decisions,
                          loop_argmax_results, loop_joint_feature_differences,
                          loop_latent_argmax_batch, loop_loss_batch)
 from .label_factored import LabelFactoredBatch, gold_labels
@@ -84,6 +84,19 @@ __all__ = [
     "checked_heuristic_weights",
     "describe",
 ]
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a structure is, as data (no behaviour): the name messages print, the class that
+    defines it (``kind``, for messages that point at code), and the parameters a checkpoint
+    records and compares; ``local_params`` name places on the machine (cache folders) that
+    may differ between a checkpoint and its resumption."""
+
+    name: str
+    params: dict
+    local_params: frozenset = frozenset()
+    kind: str = ""
 
 
 @dataclass(frozen=True)
