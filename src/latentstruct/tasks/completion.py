@@ -60,14 +60,14 @@ def loop_latent_argmax_batch(s, X, w, *, random_state=None) -> list:
 class CompletedStructure:
     """A structure written by hand, completed: what it defines is used as it is; what it
     lacks of :class:`Structure` and of its capabilities' batch forms comes from defaults
-    (``identity`` from its class name and ``get_params``, its capabilities from the
-    methods it has, ``as_batch`` and ``subset`` as plain lists, a maximising decoder,
-    ``score`` as minus the mean loss, and the batch forms as loops).  Immutable; pickles
-    as the object it completes."""
+    (``identity``, which ``as_structure`` makes from its class name and ``get_params``;
+    its capabilities from the methods it has, ``as_batch`` and ``subset`` as plain lists, a
+    maximising decoder, ``score`` as minus the mean loss, and the batch forms as loops).
+    Immutable; pickles as the object it completes."""
 
     __slots__ = ("_inner", "identity", "capabilities")
 
-    def __init__(self, inner, capabilities):
+    def __init__(self, inner, capabilities, identity):
         caps = frozenset(capabilities)
         if not caps:
             raise ConfigError(
@@ -78,12 +78,6 @@ class CompletedStructure:
         if not hasattr(inner, "n_features"):
             raise ConfigError(f"{type(inner).__name__} has no n_features: a structure says "
                               f"how many weights its joint feature has")
-        from .contracts import Identity  # the contract's data class (contracts imports this)
-
-        get_params = getattr(inner, "get_params", None)
-        identity = Identity(str(getattr(inner, "name", "") or type(inner).__name__),
-                            dict(get_params()) if callable(get_params) else {},
-                            kind=type(inner).__name__)
         for name, value in (("_inner", inner), ("identity", identity), ("capabilities", caps)):
             object.__setattr__(self, name, value)
 
@@ -94,7 +88,7 @@ class CompletedStructure:
         raise AttributeError(f"a structure is immutable; cannot set {name!r}")
 
     def __reduce__(self):
-        return (CompletedStructure, (self._inner, self.capabilities))
+        return (CompletedStructure, (self._inner, self.capabilities, self.identity))
 
     def __repr__(self) -> str:
         return f"CompletedStructure({self._inner!r})"
@@ -165,13 +159,3 @@ class CompletedStructure:
         if own is not None:
             return np.asarray(own(X, w), dtype=np.float64)
         return latent_argmax_decisions(self, X, w)
-
-
-def __getattr__(name):
-    # ``Identity`` lived here before it joined the contract (``tasks.contracts``): pickles
-    # that name it here still load
-    if name == "Identity":
-        from .contracts import Identity
-
-        return Identity
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -461,7 +461,11 @@ def as_structure(obj) -> Any:
     caps = (frozenset(declared) if declared is not None
             else frozenset(c.name for c in CAPABILITIES.values()
                            if c.methods and all(hasattr(obj, m) for m in c.methods)))
-    return CompletedStructure(obj, caps)
+    get_params = getattr(obj, "get_params", None)
+    identity = Identity(str(getattr(obj, "name", "") or type(obj).__name__),
+                        dict(get_params()) if callable(get_params) else {},
+                        kind=type(obj).__name__)
+    return CompletedStructure(obj, caps, identity)
 
 
 def checked_heuristic_weights(structure) -> np.ndarray:
