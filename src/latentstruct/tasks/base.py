@@ -52,6 +52,7 @@ __all__ = [
     "Task",
     "OwnStructure",
     "set_counts",
+    "set_choice",
     "OwnStructureTask",
     "ComposedTask",
     "ComposedBinaryTask",
@@ -415,6 +416,15 @@ def set_counts(structure, **counts) -> None:
             raise ValueError(f"{type(structure).__name__}: {name} must be an int >= 0, got "
                              f"{value!r}")
         object.__setattr__(structure, name, int(value))
+
+
+def set_choice(structure, name: str, value, choices: tuple) -> None:
+    """Set ``name`` on an immutable ``structure`` to ``value``, one of ``choices``, or raise
+    ValueError naming the class, the option and the choices."""
+    if value not in choices:
+        raise ValueError(f"{type(structure).__name__}: {name} must be one of {choices}, got "
+                         f"{value!r}")
+    object.__setattr__(structure, name, value)
 
 
 class OwnStructure:

@@ -14,8 +14,8 @@ with edge features.
 from __future__ import annotations
 
 
-from latentstruct.exceptions import ConfigError
 from latentstruct.tasks.graph.featurizer import GraphExample
+from latentstruct.tasks.graph.layout import check_edge_symmetries
 
 from .checks import as_edge_features, as_edges, as_features, check_dimension, unpack_x
 from .graph_crf import GraphCRF
@@ -44,17 +44,9 @@ class EdgeFeatureGraphCRF(GraphCRF):
         self.size_joint_feature = self._unary_size() + self._n_pairwise()
 
     def _check_symmetry_options(self):
-        sym = set(self.symmetric_edge_features)
-        anti = set(self.antisymmetric_edge_features)
-        for name, chosen in (("symmetric_edge_features", sym),
-                             ("antisymmetric_edge_features", anti)):
-            bad = [k for k in chosen if not 0 <= int(k) < self.n_edge_features]
-            if bad:
-                raise ConfigError(f"{type(self).__name__}: {name} lists {bad}, but edge "
-                                  f"features are 0..{self.n_edge_features - 1}")
-        if sym & anti:
-            raise ConfigError(f"{type(self).__name__}: edge features {sorted(sym & anti)} "
-                              f"are both symmetric and antisymmetric; list each in one")
+        check_edge_symmetries(self.n_edge_features, self.symmetric_edge_features,
+                              self.antisymmetric_edge_features, type(self).__name__,
+                              ("symmetric_edge_features", "antisymmetric_edge_features"))
 
     # -- examples ------------------------------------------------------------------------
     def _prepare(self, x, where="x", check_width=True):

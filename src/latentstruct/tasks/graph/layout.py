@@ -32,7 +32,7 @@ import numpy as np
 from ...exceptions import ConfigError, InputError
 from .featurizer import GraphExample
 
-__all__ = ["GraphLayout", "triangle", "from_triangle"]
+__all__ = ["GraphLayout", "triangle", "from_triangle", "check_edge_symmetries"]
 
 
 def triangle(matrix, make_symmetric: bool = True) -> np.ndarray:
@@ -66,6 +66,21 @@ def from_triangle(flat) -> np.ndarray:
     return matrix
 
 
+def check_edge_symmetries(n_edge_columns: int, sym, anti, owner: str = "GraphLayout",
+                          names=("symmetric_edge_columns", "antisymmetric_edge_columns")):
+    """ConfigError unless the (anti)symmetric edge feature columns ``sym`` and ``anti`` are
+    in 0..n_edge_columns-1 and disjoint; messages name ``owner`` and its two options."""
+    for name, chosen in zip(names, (sym, anti)):
+        bad = [t for t in chosen if not 0 <= int(t) < n_edge_columns]
+        if bad:
+            raise ConfigError(f"{owner}: {name} lists {bad}, but edge features are "
+                              f"0..{n_edge_columns - 1}")
+    both = set(sym) & set(anti)
+    if both:
+        raise ConfigError(f"{owner}: edge features {sorted(both)} are both symmetric and "
+                          f"antisymmetric; list each in one")
+
+
 @dataclass(frozen=True)
 class GraphLayout:
     """The weight layout of ``n_states`` states, ``n_columns`` node and ``n_edge_columns``
@@ -80,19 +95,11 @@ class GraphLayout:
     antisymmetric_edge_columns: tuple = ()
 
     def __post_init__(self):
-        sym, anti = self.symmetric_edge_columns, self.antisymmetric_edge_columns
         if self.symmetric and self.n_edge_columns:
             raise ConfigError("GraphLayout: a symmetric pairwise matrix is for graphs without "
                               "edge features; give symmetric_edge_columns instead")
-        for name, chosen in (("symmetric_edge_columns", sym),
-                             ("antisymmetric_edge_columns", anti)):
-            bad = [t for t in chosen if not 0 <= int(t) < self.n_edge_columns]
-            if bad:
-                raise ConfigError(f"GraphLayout: {name} lists {bad}, but edge features are "
-                                  f"0..{self.n_edge_columns - 1}")
-        if set(sym) & set(anti):
-            raise ConfigError(f"GraphLayout: edge features {sorted(set(sym) & set(anti))} "
-                              f"are both symmetric and antisymmetric; list each in one")
+        check_edge_symmetries(self.n_edge_columns, self.symmetric_edge_columns,
+                              self.antisymmetric_edge_columns)
 
     @cached_property
     def n_unary(self) -> int:

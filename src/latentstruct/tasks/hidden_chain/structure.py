@@ -21,7 +21,7 @@ import numpy as np
 from ...data.sparse import SparseVector
 from ...exceptions import InputError
 from ...inference.chain import ChainMarginals
-from ..base import OwnStructure, set_counts
+from ..base import OwnStructure, set_choice, set_counts
 from ..contracts import CLASS_POSTERIOR, MARGINALIZABLE
 from ..sequence.corpus import SequenceCorpus, as_corpus
 from .kernels import hidden_chain_pass, topology_masks
@@ -55,10 +55,7 @@ class HiddenChainStructure(OwnStructure):
 
     def __init__(self, n_classes: int, n_states: int, topology: str, n_attributes: int):
         set_counts(self, n_classes=n_classes, n_states=n_states, n_attributes=n_attributes)
-        if topology not in TOPOLOGIES:
-            raise ValueError(f"HiddenChainStructure: topology must be one of {TOPOLOGIES}, "
-                             f"got {topology!r}")
-        object.__setattr__(self, "topology", topology)
+        set_choice(self, "topology", topology, TOPOLOGIES)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"a HiddenChainStructure is immutable; cannot set {name!r}")

@@ -21,7 +21,7 @@ from scipy.special import logsumexp
 from ...data.sparse import SparseVector
 from ...exceptions import InputError
 from ...inference.result import DecodeResult
-from ..base import OwnStructure, set_counts
+from ..base import OwnStructure, set_choice, set_counts
 from ..contracts import CANDIDATE_LIST, MARGINALIZABLE
 from .data import RerankCorpus
 from .features import N_EDGE_TEMPLATES, RerankStorage, edge_feature_index, node_feature_index
@@ -86,10 +86,7 @@ class RerankStructure(OwnStructure):
 
     def __init__(self, hash_bits: int, input_kind: str = "tokens", n_candidate_columns: int = 0):
         set_counts(self, hash_bits=hash_bits, n_candidate_columns=n_candidate_columns)
-        if input_kind not in INPUT_KINDS:
-            raise ValueError(f"RerankStructure: input_kind must be one of {INPUT_KINDS}, got "
-                             f"{input_kind!r}")
-        object.__setattr__(self, "input_kind", input_kind)
+        set_choice(self, "input_kind", input_kind, INPUT_KINDS)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"a RerankStructure is immutable; cannot set {name!r}")
