@@ -676,3 +676,38 @@ def test_cli_explain_on_a_grammaticality_model_exits_2(tmp_path, corpus, tagger_
     assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert "task 'grammaticality' cannot" in err and "paraphrase, rte, translit" in err
     assert not (tmp_path / "x.png").exists()
+
+
+# ----------------------------------------------------------------------------------------
+# the structure the task holds
+# ----------------------------------------------------------------------------------------
+def test_the_task_holds_an_immutable_views_structure():
+    import pickle
+
+    from latentstruct.learners import LCLR
+    from latentstruct.tasks.grammaticality import ViewsStructure
+
+    rng = np.random.default_rng(11)
+    task = fitted_task(rng, views="iob2,oc", chunk_types="NP,VP")
+    s = task.structure_
+    assert isinstance(s, ViewsStructure) and s.n_features == task.n_features
+    assert [v.name for v in s.views_] == ["iob2", "oc"] and s.chunk_types_ == ("NP", "VP")
+    with pytest.raises(AttributeError, match="immutable"):
+        s.combine = "vote"
+    x = one(task, random_sentence(rng, 4))
+    w = rng.normal(size=s.n_features)
+    again = pickle.loads(pickle.dumps(s))
+    np.testing.assert_array_equal(again.latent_argmax(x, w).structure,
+                                  s.latent_argmax(x, w).structure)
+    # a learner built before the chunker is attached sees it: the view reads the task live
+    learner = LCLR(task, init="two-stage")
+    assert not s.has_chunker and not task.heuristic_ready()
+    coef = rng.normal(size=s.n_features)
+    task.set_chunker_weights(coef)
+    assert task.structure_ is not s and not s.has_chunker  # a new structure, the old kept
+    np.testing.assert_array_equal(learner._structure().heuristic_weights(), coef)
+    assert again.__reduce__()[1][-1] is None  # the pickled one had no chunker either
+    with pytest.warns(DeprecationWarning, match=r"task.structure_.decode_structure"):
+        task.decode_structure(s.latent_argmax(x, w).structure)
+    task.fit(Dataset([random_sentence(rng, 3) for _ in range(20)], [1] * 20))
+    assert not task.heuristic_ready()  # a refit builds a new structure, without a chunker

@@ -276,3 +276,26 @@ def test_estimator_on_raw_sentences(tmp_path):
     assert est.fit(X, y).predict(X) == y
     est.save(tmp_path / "e.npz")
     assert latentstruct.load(tmp_path / "e.npz").predict(X) == y
+
+
+def test_the_task_holds_an_immutable_hidden_chain_structure(tmp_path):
+    import pickle
+
+    from latentstruct.tasks.hidden_chain import HiddenChainStructure
+
+    task, _, X, Y = tiny_task()
+    s = task.structure_
+    assert isinstance(s, HiddenChainStructure)
+    assert (s.n_classes, s.n_states, s.topology) == (task.n_classes, S, "left-to-right")
+    assert s.n_attributes == task.n_attributes and s.n_features == task.n_features
+    with pytest.raises(AttributeError, match="immutable"):
+        s.n_states = 5
+    with pytest.raises(ValueError, match="topology must be one of"):
+        HiddenChainStructure(2, 2, "circular", 3)
+    w = weights(task, 1)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(s)).class_log_partitions(X, w),
+                                  s.class_log_partitions(X, w))
+    with pytest.warns(DeprecationWarning, match=r"task.structure_.class_log_partitions"):
+        task.class_log_partitions(X, w)
+    task.fit(task.make_dataset(SENTENCES, LABELS))  # a refit builds a new structure
+    assert task.structure_ is not s and task.structure_.n_states == S

@@ -359,3 +359,23 @@ def test_registration_and_batches():
         task.structure_.candidate_log_partitions(X, np.zeros(task.n_features))
     with pytest.raises(InputError, match="float64 array of shape"):
         task.structure_.candidate_log_partitions(X[0], np.zeros(3))
+
+
+def test_the_task_holds_an_immutable_rerank_structure():
+    import pickle
+
+    from latentstruct.tasks.rerank import RerankStructure
+
+    task, X, _ = featurized(tiny_sentences(), hash_bits=6)
+    s = task.structure_
+    assert isinstance(s, RerankStructure) and s.input_kind == "tokens"
+    assert s.n_features == (1 << 6) + 1 == task.n_features and s.base_index == 1 << 6
+    with pytest.raises(AttributeError, match="immutable"):
+        s.hash_bits = 8
+    with pytest.raises(ValueError, match="input_kind must be one of"):
+        RerankStructure(6, "trees")
+    w = np.random.default_rng(2).normal(size=s.n_features)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(s)).candidate_log_partitions(X[0], w),
+                                  s.candidate_log_partitions(X[0], w))
+    with pytest.warns(DeprecationWarning, match=r"task.structure_.base_index"):
+        assert task.base_index == s.base_index
