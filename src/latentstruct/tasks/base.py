@@ -53,6 +53,7 @@ __all__ = [
     "OwnStructure",
     "set_counts",
     "set_choice",
+    "frozen_fields",
     "OwnStructureTask",
     "ComposedTask",
     "ComposedBinaryTask",
@@ -416,6 +417,26 @@ def set_counts(structure, **counts) -> None:
             raise ValueError(f"{type(structure).__name__}: {name} must be an int >= 0, got "
                              f"{value!r}")
         object.__setattr__(structure, name, int(value))
+
+
+def frozen_fields(*fields: str):
+    """Class decorator of a standalone structure made of the few values its constructor sets
+    (``fields``, in the constructor's order): it refuses any later assignment, pickles by
+    those values and shows them in its repr (one copy of what each such structure needs)."""
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a {type(self).__name__} is immutable; cannot set {name!r}")
+
+    def __reduce__(self):
+        return (type(self), tuple(getattr(self, f) for f in fields))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f}={getattr(self, f)!r}" for f in fields)
+        return f"{type(self).__name__}({shown})"
+
+    def decorate(cls):
+        cls.__setattr__, cls.__reduce__, cls.__repr__ = __setattr__, __reduce__, __repr__
+        return cls
+    return decorate
 
 
 def set_choice(structure, name: str, value, choices: tuple) -> None:

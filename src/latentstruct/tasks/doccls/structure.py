@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from ...data.sparse import SparseVector, coalesce_arrays
 from ...exceptions import InputError
 from ...inference.result import DecodeResult
-from ..base import MaxDecodableDefaults, join_corpora, set_counts
+from ..base import MaxDecodableDefaults, frozen_fields, join_corpora, set_counts
 from ..contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, SIZED
 from ..label_factored import LabelFactoredBatch, check_unary, gold_labels
 from ..sequence.capabilities import (ChainPartScores, SequenceLabelCounts, SequenceLabelParts,
@@ -45,6 +45,7 @@ def _one_document(x) -> DocumentMatrix:
     return x
 
 
+@frozen_fields("n_labels", "n_attributes")
 class MulticlassStructure(MarginalizableMulticlass, MaxDecodableDefaults):
     """Joint feature, 0/1 loss, argmax, marginals and label-factored parts of one class per
     document (a ``DocumentMatrix`` row).
@@ -63,16 +64,6 @@ class MulticlassStructure(MarginalizableMulticlass, MaxDecodableDefaults):
 
     def __init__(self, n_labels: int, n_attributes: int):
         set_counts(self, n_labels=n_labels, n_attributes=n_attributes)
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"a MulticlassStructure is immutable; cannot set {name!r}")
-
-    def __reduce__(self):
-        return (type(self), (self.n_labels, self.n_attributes))
-
-    def __repr__(self) -> str:
-        return (f"MulticlassStructure(n_labels={self.n_labels}, "
-                f"n_attributes={self.n_attributes})")
 
     @property
     def n_features(self) -> int:

@@ -368,7 +368,7 @@ class ChunkingView(StructuredTask):
     def __sklearn_is_fitted__(self) -> bool:
         try:
             self._base()
-        except Exception:  # an unfitted task, or no structure at all
+        except (ConfigError, AttributeError):  # no structure, or an unfitted task's
             return False
         return True
 

@@ -21,7 +21,7 @@ import numpy as np
 from ...data.sparse import SparseVector
 from ...exceptions import InputError
 from ...inference.chain import ChainMarginals
-from ..base import OwnStructure, set_choice, set_counts
+from ..base import OwnStructure, frozen_fields, set_choice, set_counts
 from ..contracts import CLASS_POSTERIOR, MARGINALIZABLE
 from ..sequence.corpus import SequenceCorpus, as_corpus
 from .kernels import hidden_chain_pass, topology_masks
@@ -32,6 +32,7 @@ __all__ = ["HiddenChainStructure", "TOPOLOGIES"]
 TOPOLOGIES = ("left-to-right", "ergodic")
 
 
+@frozen_fields("n_classes", "n_states", "topology", "n_attributes")
 class HiddenChainStructure(OwnStructure):
     """Classes of token sequences through a hidden chain of states inside each class's
     block (module docstring): log Z per class, the log-loss and its gradient, node
@@ -56,16 +57,6 @@ class HiddenChainStructure(OwnStructure):
     def __init__(self, n_classes: int, n_states: int, topology: str, n_attributes: int):
         set_counts(self, n_classes=n_classes, n_states=n_states, n_attributes=n_attributes)
         set_choice(self, "topology", topology, TOPOLOGIES)
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"a HiddenChainStructure is immutable; cannot set {name!r}")
-
-    def __reduce__(self):
-        return (type(self), (self.n_classes, self.n_states, self.topology, self.n_attributes))
-
-    def __repr__(self) -> str:
-        return (f"HiddenChainStructure(n_classes={self.n_classes}, n_states={self.n_states}, "
-                f"topology={self.topology!r}, n_attributes={self.n_attributes})")
 
     @property
     def n_hidden(self) -> int:

@@ -21,7 +21,7 @@ from scipy.special import logsumexp
 from ...data.sparse import SparseVector
 from ...exceptions import InputError
 from ...inference.result import DecodeResult
-from ..base import OwnStructure, set_choice, set_counts
+from ..base import OwnStructure, frozen_fields, set_choice, set_counts
 from ..contracts import CANDIDATE_LIST, MARGINALIZABLE
 from .data import RerankCorpus
 from .features import N_EDGE_TEMPLATES, RerankStorage, edge_feature_index, node_feature_index
@@ -64,6 +64,7 @@ class CandidateExpectation:
     features: np.ndarray | SparseVector
 
 
+@frozen_fields("hash_bits", "input_kind", "n_candidate_columns")
 class RerankStructure(OwnStructure):
     """The hidden-variable log-linear model over the candidates of featurised k-best lists
     (:mod:`latentstruct.tasks.rerank.task`): log Z_j, F(t_j) and max-product per candidate,
@@ -87,16 +88,6 @@ class RerankStructure(OwnStructure):
     def __init__(self, hash_bits: int, input_kind: str = "tokens", n_candidate_columns: int = 0):
         set_counts(self, hash_bits=hash_bits, n_candidate_columns=n_candidate_columns)
         set_choice(self, "input_kind", input_kind, INPUT_KINDS)
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"a RerankStructure is immutable; cannot set {name!r}")
-
-    def __reduce__(self):
-        return (type(self), (self.hash_bits, self.input_kind, self.n_candidate_columns))
-
-    def __repr__(self) -> str:
-        return (f"RerankStructure(hash_bits={self.hash_bits}, input_kind={self.input_kind!r}, "
-                f"n_candidate_columns={self.n_candidate_columns})")
 
     @property
     def n_features(self) -> int:

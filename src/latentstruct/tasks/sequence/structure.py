@@ -27,7 +27,7 @@ from ...data.sparse import SparseRows, SparseVector
 from ...exceptions import InputError
 from ...inference.result import DecodeResult
 from ...inference.viterbi import viterbi, viterbi_batch
-from ..base import MaxDecodableDefaults, set_counts
+from ..base import MaxDecodableDefaults, frozen_fields, set_counts
 from ..validation import check_label_ids
 from .capabilities import LabelFactoredSequence
 from .corpus import SequenceCorpus, as_corpus
@@ -44,6 +44,7 @@ from .kernels import (
 __all__ = ["ChainStructure"]
 
 
+@frozen_fields("n_labels", "n_attributes")
 class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
     """Joint feature, argmax, loss (and marginals, label-factored parts) of a first-order
     chain over ``SequenceCorpus`` sentences.
@@ -60,15 +61,6 @@ class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
 
     def __init__(self, n_labels: int, n_attributes: int):
         set_counts(self, n_labels=n_labels, n_attributes=n_attributes)
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"a ChainStructure is immutable; cannot set {name!r}")
-
-    def __reduce__(self):
-        return (type(self), (self.n_labels, self.n_attributes))
-
-    def __repr__(self) -> str:
-        return f"ChainStructure(n_labels={self.n_labels}, n_attributes={self.n_attributes})"
 
     @property
     def n_features(self) -> int:
