@@ -140,7 +140,7 @@ def ssvm_run(task, train: Dataset, dev: Dataset, C: float, max_iter: int, inner_
 def score(task, gold, pred):
     # raw gold tags: a dev label the training data never had counts as what it is
     # (encode_targets refuses it since unseen labels stopped passing silently)
-    return task.evaluate_tags([list(t) for t in gold], [list(p) for p in pred])
+    return task.metric.score([list(t) for t in gold], [list(p) for p in pred])
 
 
 def compare(name, task_cls, train, dev, args):

@@ -12,7 +12,8 @@ from latentstruct.exceptions import InputError
 from latentstruct.tasks import Dataset, LatentBinaryTask
 from latentstruct.tasks.sequence.chunk_metrics import chunk_f1, chunk_report, detect_tag_scheme
 from latentstruct.tasks.sequence.encodings import convert
-from latentstruct.tasks.reports import (attachment_report, binary_report, format_table, prf,
+from latentstruct.tasks.reports import (attachment_report, binary_report, evaluate_with_report,
+                                        format_table, prf,
                                         tag_report)
 
 from conftest import TINY_CHUNK
@@ -140,7 +141,7 @@ class _SignTask(LatentBinaryTask):
 
 def test_binary_task_reports_the_confusion_of_its_decisions():
     data = Dataset([0.5, -1.0, 2.0, -0.1], [1, 1, -1, -1])
-    m = _SignTask().evaluate_report(data, predict=None, decision_function=np.asarray)
+    m = evaluate_with_report(_SignTask(), data, predict=None, decision_function=np.asarray)
     assert m["accuracy"] == 0.5
     assert m["confusion"] == {"tp": 1, "fp": 1, "fn": 1, "tn": 1, "precision": 0.5,
                                    "recall": 0.5, "f1": 0.5}
@@ -153,7 +154,7 @@ def test_graph_pair_task_reports_a_confusion_matrix():
 
     task = ParaphraseTask(use_wordnet=False).fit(Dataset([(A, B)], [1]))
     data = Dataset([(A, B), (B, A), (A, A)], [1, -1, 1])
-    m = task.evaluate_report(data, lambda X: np.array([1, 1, -1]))
+    m = evaluate_with_report(task, data, lambda X: np.array([1, 1, -1]))
     assert m["accuracy"] == pytest.approx(1 / 3)
     assert m["confusion"]["tp"] == 1 and m["confusion"]["fp"] == 1 and m["confusion"]["fn"] == 1
     assert m["f1"] == pytest.approx(m["confusion"]["f1"])  # the totals and the breakdown agree
@@ -307,3 +308,29 @@ def test_translit_model_of_another_script_is_refused_on_default_data(tmp_path, c
     # an explicit test file is the user's choice: no refusal
     code, _, _ = run(capsys, "evaluate", "--model", model, "--test", tsv)
     assert code == 0
+
+
+# ------------------------------------------------------------------------------ metrics
+def test_the_sequence_tasks_metric_objects_score_and_break_down_tag_lists():
+    from latentstruct.tasks import ChunkTask, PosTask
+    from latentstruct.tasks.reports import TagAccuracy
+    from latentstruct.tasks.sequence.chunk_metrics import ChunkScores
+
+    gold = [["B-NP", "I-NP", "O"], ["B-VP", None]]
+    pred = [["B-NP", "I-NP", "B-VP"], ["B-VP", "O"]]
+    assert isinstance(PosTask.metric, TagAccuracy) and isinstance(ChunkTask.metric, ChunkScores)
+    assert TagAccuracy().score(gold, pred) == {"accuracy": 0.6}  # 3 of 5; a free gold matches none
+    scores = ChunkScores().score(gold, pred)
+    assert scores["precision"] == pytest.approx(2 / 3) and scores["recall"] == pytest.approx(1.0)
+    assert ChunkScores().report([["B-NP", "O"]], [["B-NP", "O"]])["counts"]["correct_chunks"] == 1
+    with pytest.raises(InputError, match="2 gold tags but 1 predicted"):
+        TagAccuracy().score([["A", "B"]], [["A"]])
+
+
+def test_decisions_of_a_task_that_is_not_binary_give_the_metrics_alone():
+    class _Ranked(_SignTask):
+        capabilities = frozenset()
+
+    data = Dataset([0.5, -1.0], [1, -1])
+    m = evaluate_with_report(_Ranked(), data, predict=None, decision_function=np.asarray)
+    assert m == {"accuracy": 1.0}

@@ -30,13 +30,14 @@ def cmd_evaluate(args) -> int:
                 stdin={"--test"})
     task, learner = _load(args, "evaluate")
     from ..learners import LatentBinaryLearner
+    from ..tasks.reports import evaluate_with_report
 
     if args.test is None and not task.has_default_data:
         raise ConfigError(f"evaluating a {task.name!r} model needs --test PATH")
     decision = learner.decision_function if isinstance(learner, LatentBinaryLearner) else None
     with compute_context(args, quiet=args.quiet):  # a bad scheduler fails before reading
         dataset = task.read(args.test, split="test")
-        metrics = metric_value(task.evaluate_report(dataset, learner.predict, decision))
+        metrics = metric_value(evaluate_with_report(task, dataset, learner.predict, decision))
     if getattr(args, "format", "json") == "table":
         from ..tasks.reports import format_table
 

@@ -306,42 +306,9 @@ class Task(CheckedParams):
     def report(self, dataset: Dataset, predictions) -> dict:
         """The breakdown behind ``evaluate``'s totals: counts and per-type scores of the
         encoded ``predictions`` against ``dataset``'s gold targets (see ``tasks.reports``),
-        or {} for a task without one."""
+        or {} for a task without one.  ``latentstruct evaluate`` prints it next to them
+        (``tasks.reports.evaluate_with_report``)."""
         return {}
-
-    def evaluate_report(self, dataset: Dataset, predict, decision_function=None) -> dict:
-        """``evaluate_model``'s metrics plus ``report`` of the predictions they scored.
-
-        The predictions are those ``evaluate_model`` asked ``predict`` for (or, for a
-        binary task that scored ``decision_function``, their signs), so the breakdown
-        always matches the totals; when it scored neither once over the whole dataset (a
-        ranking evaluation) the metrics come alone.
-        """
-        seen: dict[str, list] = {"predict": [], "decision": []}
-
-        def recording(kind, fn):
-            def run(X):
-                out = fn(X)
-                seen[kind].append(out)
-                return out
-            return run
-
-        metrics = dict(self.evaluate_model(
-            dataset, recording("predict", predict),
-            None if decision_function is None else recording("decision", decision_function)))
-        if len(seen["predict"]) == 1 and not seen["decision"]:
-            predictions = seen["predict"][0]
-        elif len(seen["decision"]) == 1 and not seen["predict"]:
-            predictions = self.decisions_as_predictions(seen["decision"][0])
-        else:
-            return metrics
-        if predictions is not None and len(predictions) == len(dataset):
-            metrics.update(self.report(dataset, predictions))
-        return metrics
-
-    def decisions_as_predictions(self, scores):
-        """Predictions from decision values, or None where they do not map (structures)."""
-        return None
 
     def encode_targets(self, targets) -> list:
         return list(targets)
@@ -660,7 +627,7 @@ class LatentBinaryDefaults(OwnStructure):
 
 class BinaryDecisions(Task):
     """What a latent-binary *task* adds to its structure: labels +-1 read and checked
-    (``training_sample``), decisions as labels and the confusion-matrix report; LCLR as the
+    (``training_sample``) and the confusion-matrix report of its decisions; LCLR as the
     default learner.  The base of :class:`LatentBinaryTask` and of composed latent-binary
     tasks (``TransliterationTask``)."""
 
@@ -673,10 +640,6 @@ class BinaryDecisions(Task):
         InputError before any parsing or featurising)."""
         check_binary_training_labels(dataset, self)
         return dataset
-
-    def decisions_as_predictions(self, scores):
-        """Labels +1 where f(x) >= 0, else -1 (the latent-binary learners' ``predict``)."""
-        return np.where(np.asarray(scores, dtype=np.float64) >= 0.0, 1, -1)
 
     def report(self, dataset: Dataset, predictions) -> dict:
         """The confusion matrix of +-1 ``predictions`` against the gold labels."""

@@ -16,6 +16,12 @@ What ``latentstruct evaluate`` prints next to a task's overall metrics, as conll
 Every report is a dict ``{"counts": {...}, "per_type": {type: {...}}}`` (binary:
 ``{"confusion": {...}, ...}``) of plain ints and floats.  A rate whose denominator is 0 is
 0.0.  :func:`format_table` lays a metrics dict with such a report out as an aligned table.
+
+:func:`evaluate_with_report` is what ``latentstruct evaluate`` runs: a task's
+``evaluate_model`` and its ``report`` of the very predictions those totals scored.
+:class:`TagAccuracy` is the metric a token-labelling task composes (``metric``): its totals
+(``score``) and their breakdown (``report``) over tag lists; chunking's is
+:class:`~latentstruct.tasks.sequence.chunk_metrics.ChunkScores`.
 """
 
 from __future__ import annotations
@@ -26,8 +32,10 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from ..exceptions import InputError
+from .contracts import LATENT_BINARY
 
-__all__ = ["prf", "tag_report", "binary_report", "attachment_report", "format_table"]
+__all__ = ["prf", "tag_report", "binary_report", "attachment_report", "format_table",
+           "TagAccuracy", "evaluate_with_report"]
 
 
 def prf(correct: int, predicted: int, gold: int) -> tuple[float, float, float]:
@@ -67,6 +75,66 @@ def tag_report(gold: Iterable[Sequence[str]], pred: Iterable[Sequence[str]], *,
     per = {lab: _row(n_correct[lab], n_pred[lab], n_gold[lab])
            for lab in sorted(set(n_gold) | set(n_pred))}
     return {"counts": {unit: tokens, f"correct_{unit}": correct}, "per_type": per}
+
+
+class TagAccuracy:
+    """Token accuracy over tag lists, with :func:`tag_report` as its breakdown: the metric
+    of the token-labelling tasks (``pos``, ``citations``, ``sequence``; their ``metric``).
+
+    ``gold`` and ``pred`` hold one tag list per sentence, in the raw form of
+    ``make_dataset``'s ``y``; a gold ``None`` (a token left free) matches no prediction.
+    """
+
+    def score(self, gold, pred) -> dict:
+        """``{"accuracy"}``: the share of tokens whose predicted tag is the gold one."""
+        n = correct = 0
+        for y, p in zip(gold, pred, strict=True):
+            if len(y) != len(p):
+                raise InputError(f"a sentence has {len(y)} gold tags but {len(p)} predicted")
+            n += len(y)
+            correct += sum(a == b for a, b in zip(y, p))
+        return {"accuracy": correct / n if n else 0.0}
+
+    def report(self, gold, pred) -> dict:
+        """Per-tag precision, recall, F1 and support, and the token counts."""
+        return tag_report(gold, pred)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+def evaluate_with_report(task, dataset, predict, decision_function=None) -> dict:
+    """``task.evaluate_model``'s metrics plus ``task.report`` of the predictions they scored
+    (what ``latentstruct evaluate`` prints).
+
+    The predictions are those ``evaluate_model`` asked ``predict`` for or, for a binary
+    task (capability ``latent-binary``) that scored ``decision_function``, their signs
+    (+1 where f(x) >= 0), so the breakdown always matches the totals.  When it scored
+    neither exactly once over the whole dataset (a ranking evaluation), or scored
+    decisions of a task that is not binary, the metrics come alone.
+    """
+    seen: dict[str, list] = {"predict": [], "decision": []}
+
+    def recording(kind, fn):
+        def run(X):
+            out = fn(X)
+            seen[kind].append(out)
+            return out
+        return run
+
+    metrics = dict(task.evaluate_model(
+        dataset, recording("predict", predict),
+        None if decision_function is None else recording("decision", decision_function)))
+    if len(seen["predict"]) == 1 and not seen["decision"]:
+        predictions = seen["predict"][0]
+    elif (len(seen["decision"]) == 1 and not seen["predict"]
+          and LATENT_BINARY in task.capabilities):
+        predictions = np.where(np.asarray(seen["decision"][0], dtype=np.float64) >= 0.0, 1, -1)
+    else:
+        return metrics
+    if len(predictions) == len(dataset):
+        metrics.update(task.report(dataset, predictions))
+    return metrics
 
 
 def binary_report(y_true, y_pred) -> dict:

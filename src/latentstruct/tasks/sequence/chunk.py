@@ -19,7 +19,7 @@ from ...data.readers import (
 from ...exceptions import InputError, ModelFormatError
 from ...params import Options
 from ..base import Dataset, register_task
-from .chunk_metrics import chunk_f1, chunk_report, detect_tag_scheme
+from .chunk_metrics import ChunkScores, detect_tag_scheme
 from .encodings import convert
 from .labelling import SequenceLabellingTask
 from .raw import check_writable, chunk_record, chunk_tag_problem, sequence_dataset
@@ -98,6 +98,7 @@ class ChunkTask(SequenceLabellingTask):
     name = "chunk"
     uses_pos_input = True
     score_metric = "f1"
+    metric = ChunkScores()
     evaluation_params = frozenset({"input_scheme"})
     _parameter_constraints = {**SequenceLabellingTask._parameter_constraints,
                               "input_scheme": [Options(*INPUT_SCHEMES), None]}
@@ -193,10 +194,6 @@ class ChunkTask(SequenceLabellingTask):
                     dataset.path)
         return super().evaluate_model(dataset, predict, decision_function)
 
-    def report(self, dataset: Dataset, predictions) -> dict:
-        """conlleval's counts and per-chunk-type scores (``chunk_report``)."""
-        return chunk_report(dataset.targets, self.decode_targets(predictions))
-
     def get_state(self):
         state, arrays = super().get_state()
         return {**state, "tag_scheme": getattr(self, "tag_scheme_", None)}, arrays
@@ -209,15 +206,6 @@ class ChunkTask(SequenceLabellingTask):
             raise ModelFormatError(f"unknown chunk tag scheme {scheme!r} in the model file")
         task.tag_scheme_ = scheme
         return task
-
-    def evaluate_tags(self, gold, pred) -> dict:
-        """conlleval's F1, precision, recall and token accuracy of predicted against gold
-        tags (a gold tag the model never saw is a chunk of its own type; a free gold token,
-        ``None``, is outside every chunk and matches no prediction)."""
-        gold = [["<free>" if t is None else t for t in y] for y in gold]
-        scores = chunk_f1(gold, pred)
-        return {"f1": scores["f1"], "accuracy": scores["accuracy"],
-                "precision": scores["precision"], "recall": scores["recall"]}
 
     def write_predictions(self, path, dataset, predictions) -> None:
         check_writable(dataset.records, self.name)

@@ -16,7 +16,7 @@ from typing import Iterable, Sequence
 from .encodings import ENCODINGS, is_well_formed
 from ..reports import prf
 
-__all__ = ["extract_chunks", "chunk_f1", "chunk_report", "detect_tag_scheme"]
+__all__ = ["extract_chunks", "chunk_f1", "chunk_report", "detect_tag_scheme", "ChunkScores"]
 
 
 def _split(tag: str) -> tuple[str, str]:
@@ -109,6 +109,29 @@ def chunk_report(gold: Iterable[Sequence[str]], pred: Iterable[Sequence[str]]) -
               "gold_chunks": sum(n_gold.values()), "predicted_chunks": sum(n_pred.values()),
               "correct_chunks": sum(n_correct.values())}
     return {"counts": counts, "per_type": per}
+
+
+class ChunkScores:
+    """conlleval's scores over chunk-tag lists, with :func:`chunk_report` as their
+    breakdown: the metric of the ``chunk`` task (its ``metric``).
+
+    A gold tag the model never saw is a chunk of its own type; a free gold token (``None``)
+    is outside every chunk and matches no prediction.
+    """
+
+    def score(self, gold, pred) -> dict:
+        """conlleval's F1, precision, recall and token accuracy."""
+        gold = [["<free>" if t is None else t for t in y] for y in gold]
+        scores = chunk_f1(gold, pred)
+        return {"f1": scores["f1"], "accuracy": scores["accuracy"],
+                "precision": scores["precision"], "recall": scores["recall"]}
+
+    def report(self, gold, pred) -> dict:
+        """conlleval's counts and per-chunk-type scores."""
+        return chunk_report(gold, pred)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
 
 
 def detect_tag_scheme(tag_sequences: Iterable[Sequence[str]]) -> str | None:

@@ -11,8 +11,9 @@ value (1 unless given).  :class:`~latentstruct.featurizers.SequenceLabelEncoder`
 value with its token's label (the emission parts), adds label transitions and scores,
 decodes (Viterbi) and sums (sum-product) over the chain; ``fit`` builds it from the
 fitted featurizer's width and the label count (``structure_``), and learners see it through
-``task.structure()``.  This module holds what ties them: the parameters, ``fit``, J-LIS's
-sampling of S and B, evaluation and persistence.
+``task.structure()``.  The ``metric`` (:class:`~latentstruct.tasks.reports.TagAccuracy`;
+chunking's conlleval scores) scores tag lists.  This module holds what ties them: the
+parameters, ``fit``, J-LIS's sampling of S and B, evaluation and persistence.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from ...exceptions import InputError, ModelFormatError, warn_user, check_is_fitt
 from ...featurizers.targets import SequenceLabelEncoder
 from ..base import ComposedTask, Dataset
 from ..contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, RANDOM_TIES, SIZED
-from ..reports import tag_report
+from ..reports import TagAccuracy
 from ..sampling import indirect_supervision_sample
 from .corpus import SequenceCorpus
 from .featurizer import ChainFeaturizer
@@ -114,6 +115,9 @@ class SequenceLabellingTask(ComposedTask):
     featurizer_class = ChainFeaturizer
     #: the structure ``fit`` builds from the featurizer and the labels
     structure_class = ChainStructure
+    #: how predictions are scored (``score``: ``evaluate``'s totals) and broken down
+    #: (``report``), over tag lists: token accuracy here, conlleval's scores for chunking
+    metric = TagAccuracy()
     capabilities = frozenset({MAX_DECODABLE, SIZED, RANDOM_TIES, MARGINALIZABLE, LABEL_FACTORED})
     _parameter_constraints = {**FEATURE_PARAMETERS, **SAMPLING_PARAMETERS}
     # The structural SVM stops at a certified 5% duality gap, evaluates the primal exactly
@@ -318,28 +322,18 @@ class SequenceLabellingTask(ComposedTask):
     # --- evaluation -------------------------------------------------------------------
     def evaluate(self, targets, predictions) -> dict:
         """Metrics of predicted label ids against gold label ids (``encode_targets``; a
-        gold ``-1``, a token left free, is never matched): :meth:`evaluate_tags` on them
-        as tags."""
+        gold ``-1``, a token left free, is never matched): ``metric.score`` on them as
+        tags."""
         labels = self.labels_
         gold = [[labels[i] if i >= 0 else None for i in np.asarray(y).tolist()]
                 for y in targets]
-        return self.evaluate_tags(gold, self.decode_targets(predictions))
+        return self.metric.score(gold, self.decode_targets(predictions))
 
     def evaluate_raw(self, targets, predictions) -> dict:
         """Metrics of predicted label ids against raw gold tag lists: a gold tag the model
         never saw counts as what it is (a token no prediction matches; for chunking, a
         chunk of its own type, as conlleval counts it)."""
-        return self.evaluate_tags([list(t) for t in targets], self.decode_targets(predictions))
-
-    def evaluate_tags(self, gold, pred) -> dict:
-        """``{"accuracy"}``: the share of tokens whose predicted tag is the gold one."""
-        n = correct = 0
-        for y, p in zip(gold, pred, strict=True):
-            if len(y) != len(p):
-                raise InputError(f"a sentence has {len(y)} gold tags but {len(p)} predicted")
-            n += len(y)
-            correct += sum(a == b for a, b in zip(y, p))
-        return {"accuracy": correct / n if n else 0.0}
+        return self.metric.score([list(t) for t in targets], self.decode_targets(predictions))
 
     def decode_predictions(self, predictions) -> list[list[str]]:
         """``predict``'s label-id arrays as tag lists, the raw form of ``make_dataset``'s
@@ -356,8 +350,9 @@ class SequenceLabellingTask(ComposedTask):
         return super().evaluate_model(dataset, predict, decision_function)
 
     def report(self, dataset: Dataset, predictions) -> dict:
-        """Per-label precision, recall, F1 and support, token counts (``tag_report``)."""
-        return tag_report(dataset.targets, self.decode_targets(predictions))
+        """``metric.report``: per-tag precision, recall, F1 and support, and the token
+        counts (chunking: conlleval's per-type scores)."""
+        return self.metric.report(dataset.targets, self.decode_targets(predictions))
 
     # --- persistence --------------------------------------------------------------------
     def get_state(self):
