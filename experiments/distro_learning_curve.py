@@ -52,6 +52,7 @@ from distro import corpora, new_task, read  # noqa: E402 - the DISTRO experiment
 
 from latentstruct.learners import DISTRO, StructuredSVM  # noqa: E402
 from latentstruct.significance import sign_test  # noqa: E402
+from latentstruct.tasks.base import learner_defaults_for  # noqa: E402
 from latentstruct.tasks.base import Dataset  # noqa: E402
 from latentstruct.tasks.label_factored import gold_labels  # noqa: E402
 
@@ -89,7 +90,7 @@ def make_learner(system: str, task, seed: int, d_small: int | None):
                       n_iter=0, weight_epochs=ONE_HOT_EPOCHS, random_state=seed)
     if system == "DCD SSVM":
         return StructuredSVM(task, random_state=seed,
-                             **task.learner_defaults_for(StructuredSVM))
+                             **learner_defaults_for(task, StructuredSVM))
     raise ValueError(system)
 
 

@@ -55,6 +55,7 @@ from latentstruct.exceptions import ConvergenceWarning  # noqa: E402
 from latentstruct.learners import CRF, LCLR, LCLRVariant  # noqa: E402
 from latentstruct.pipelines import train_pos_tagger  # noqa: E402
 from latentstruct.tasks import TASKS  # noqa: E402
+from latentstruct.tasks.base import learner_defaults_for  # noqa: E402
 
 SENTENCES = dataset_path("english_sentences", "reuters21578_sentences.txt")
 
@@ -142,7 +143,7 @@ def run_seed(seed, args, tagger) -> dict:
         test_g = gtask.read(SENTENCES, split="test")
         if words(test_g) != words(test):
             raise SystemExit("the two tasks read different test splits")
-        opts = gtask.learner_defaults_for(cls)
+        opts = learner_defaults_for(gtask, cls)
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)

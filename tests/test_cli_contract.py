@@ -82,8 +82,9 @@ def test_pos_task_runs_jlis_to_convergence_by_default(capsys):
     gives it 50 from the command line (any given max_iter wins)."""
     from latentstruct.learners import JLIS
     from latentstruct.tasks import PosTask
+    from latentstruct.tasks.base import learner_defaults_for
 
-    assert JLIS().max_iter == 20 and PosTask.learner_defaults_for(JLIS) == {"max_iter": 50}
+    assert JLIS().max_iter == 20 and learner_defaults_for(PosTask, JLIS) == {"max_iter": 50}
     code, out, _ = run(capsys, "options", "pos", "--learner", "jlis")
     assert code == 0 and "task 'pos' sets max_iter=50" in out
     assert "\n  max_iter=50 " in out
@@ -101,7 +102,7 @@ def test_no_option_name_belongs_to_both_a_task_and_a_learner_that_trains_it():
         task_cls = TASKS[task_name]
         for learner_name in valid_learners(task_cls):
             learner_cls = LEARNERS[learner_name]
-            shared = set(task_cls._param_names()) & (
+            shared = set(task_cls.param_defaults()) & (
                 set(learner_cls().get_params(deep=False)) - {"structure"})
             assert not shared, (task_name, learner_name, shared)
             assert route_options([], task_cls, learner_cls) == ({}, {})

@@ -46,9 +46,10 @@ def test_options_lists_every_learner_option_with_default_and_meaning(capsys, lea
         pytest.skip(f"{learner} does not train {task}: {err}")
     docs = parameter_docs(cls)
     from latentstruct.tasks import get_task_class
+    from latentstruct.tasks.base import learner_defaults_for
 
     # the listing shows the task's own defaults for this learner where it has some
-    own = get_task_class(task).learner_defaults_for(cls)
+    own = learner_defaults_for(get_task_class(task), cls)
     for name, default in {**cls().get_params(deep=False), **own}.items():
         if name in ("task", "structure"):
             continue

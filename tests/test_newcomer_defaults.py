@@ -18,6 +18,7 @@ from latentstruct.cli import main
 from latentstruct.cli.help import describe_options
 from latentstruct.learners import CRF
 from latentstruct.tasks import DocumentClassificationTask
+from latentstruct.tasks.base import learner_defaults_for
 
 TEXTS = ["goal match team won", "rates bank rose", "team lost match", "bank loan rates fell",
          "the election vote", "vote party won", "match goal late", "loan bank money",
@@ -35,7 +36,7 @@ def _quiet():
 
 # --- the crf learner's c2 on doccls ---------------------------------------------------------
 def test_doccls_sets_the_crf_c2_and_only_for_doccls():
-    assert DocumentClassificationTask.learner_defaults_for(CRF) == {"c2": 0.01}
+    assert learner_defaults_for(DocumentClassificationTask, CRF) == {"c2": 0.01}
     assert DocumentClassifier(learner="crf").get_params()["c2"] == 0.01
     # the learner's own default where no task sets one
     assert CRF().c2 == 1.0

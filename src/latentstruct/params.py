@@ -360,9 +360,9 @@ class CheckedParams:
     ``_parameter_constraints`` declares what each parameter may be; ``check_params``
     checks ``get_params(deep=False)`` against it (then ``_check_param_relations``) unless
     validation is skipped; every subclass's own ``fit`` and ``partial_fit`` are wrapped by
-    :func:`fit_context`.  Featurizers and the trigram LM use it as it is; tasks and learners
-    override ``_check_param_values`` (their messages name the task, or know the number of
-    weights ``coef_init`` must have).
+    :func:`fit_context`.  Featurizers and the trigram LM use it as it is; tasks override
+    ``validate_params`` (their messages name the task), learners ``_check_param_values`` too
+    (it knows the number of weights ``coef_init`` must have).
     """
 
     _parameter_constraints: dict = {}
@@ -382,9 +382,14 @@ class CheckedParams:
         self._check_param_values()
         self._check_param_relations()
 
+    @classmethod
+    def validate_params(cls, params: dict) -> None:
+        """Raise ``ConfigError`` (scikit-learn's wording) for the first value in ``params``
+        that ``_parameter_constraints`` does not allow; needs no instance or data."""
+        validate_params(cls.__name__, cls._parameter_constraints, params)
+
     def _check_param_values(self) -> None:
-        validate_params(type(self).__name__, self._parameter_constraints,
-                        self.get_params(deep=False))
+        type(self).validate_params(self.get_params(deep=False))
 
     def _check_param_relations(self) -> None:
         """Raise ``ConfigError`` where two values that are each valid cannot go together."""

@@ -32,7 +32,7 @@ def parse_option(text: str) -> tuple[str, object]:
 
 def route_options(options: list[str], task_cls, learner_cls) -> tuple[dict, dict]:
     """Send each ``--option`` to the task or the learner by parameter name."""
-    task_keys = set(task_cls._param_names())
+    task_keys = set(task_cls.param_defaults())
     learner_keys = set(learner_cls().get_params(deep=False)) - {"structure"}
     both = task_keys & learner_keys
     if both:  # pragma: no cover - a registry invariant, checked by the test suite
@@ -113,7 +113,7 @@ def load_for(model_path, options, command):
             task_opts[key] = value
         elif key in learner_ok:
             learner_opts[key] = value
-        elif key in task._param_names() or key in learner.get_params(deep=False):
+        elif key in task.param_defaults() or key in learner.get_params(deep=False):
             raise ConfigError(
                 f"option {key!r} cannot change at {command} time: it fed the model's features or "
                 f"its training ({key}={task.get_params().get(key, learner.get_params(deep=False).get(key))!r} "

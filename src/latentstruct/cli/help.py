@@ -26,6 +26,7 @@ def describe_options(task_name: str | None, learner_name: str | None) -> str:
     from ..learners import LEARNERS, valid_learners
     from ..options import option_table
     from ..tasks import TASKS
+    from ..tasks.base import learner_defaults_for
 
     if task_name is None:
         lines = ["tasks (latentstruct train TASK --help lists a task's options):"]
@@ -37,7 +38,7 @@ def describe_options(task_name: str | None, learner_name: str | None) -> str:
     task_cls, learner_cls = task_and_learner_classes(task_name, learner_name)
     lname = learner_cls.registry_name
     default = " (the task's default)" if learner_name is None else ""
-    own = task_cls.learner_defaults_for(learner_cls)
+    own = learner_defaults_for(task_cls, learner_cls)
     if own:  # say which defaults are the task's, not the learner's
         default += (f"; task {task_name!r} sets "
                     f"{', '.join(f'{k}={v!r}' for k, v in own.items())} by default")

@@ -142,7 +142,7 @@ def _apply_seed(seed, task_cls, learner_cls, task_opts, learner_opts) -> int:
     """``--seed N`` seeds the learner (``random_state``) and the task's own sampling
     (``seed`` or ``sample_seed``) unless an ``--option`` sets them; returns the seed the
     run records (the learner's ``random_state``, 0 by default)."""
-    task_seed_keys = [k for k in ("seed", "sample_seed") if k in task_cls._param_names()]
+    task_seed_keys = [k for k in ("seed", "sample_seed") if k in task_cls.param_defaults()]
     if seed is not None:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
             raise ConfigError(f"--seed must be an integer in [0, 2**32 - 1], got {seed!r}")

@@ -17,6 +17,7 @@ from ..learners import get_learner_class
 from ..learners.persistence import save_trained
 from ..params import skip_parameter_validation
 from ..pipelines.training import plan_training, run_training, start_online
+from ..tasks.base import learner_defaults_for
 from ..tasks import get_task_class
 from ..tasks.base import same_value as _same
 from ..tasks.contracts import LATENT_BINARY
@@ -192,7 +193,7 @@ class Estimator(BaseEstimator):
         task_cls, learner_cls = self._classes()
         learner_defaults = learner_cls().get_params(deep=False)
         learner_defaults.pop("structure", None)
-        learner_defaults.update(task_cls.learner_defaults_for(learner_cls))
+        learner_defaults.update(learner_defaults_for(task_cls, learner_cls))
         return task_cls.param_defaults(), learner_defaults
 
     def get_params(self, deep: bool = True) -> dict:

@@ -40,7 +40,7 @@ import numpy as np
 from ..exceptions import ConfigError, check_is_fitted
 from ..learners import check_compatible
 from ..params import skip_parameter_validation
-from ..tasks.base import Dataset
+from ..tasks.base import Dataset, learner_defaults_for
 from ..tasks.contracts import protocol_members
 from .tagging import (POS_TAGGER, SUPERVISED_CHUNKER, PosTagged, SupervisedChunking,
                       attach_chunker, attach_tagger)
@@ -99,7 +99,7 @@ def check_helpers(task_cls) -> frozenset:
                           f"training pipeline does not know; known: {', '.join(sorted(HELPERS))}")
     for helper in sorted(declared):
         missing = [m for m in protocol_members(HELPERS[helper]) if not hasattr(task_cls, m)
-                   and m not in task_cls._param_names()]
+                   and m not in task_cls.param_defaults()]
         if missing:
             raise ConfigError(
                 f"task {name!r} declares the pretrained helper {helper!r} but lacks "
@@ -115,7 +115,7 @@ def plan_training(task_cls, learner_cls, task_opts: dict, learner_opts: dict, *,
     built.  ``task_opts`` and ``learner_opts`` are the options given (routed by name);
     ``cli`` words the binary-examples fix for the command line."""
     # the task's defaults for this learner (e.g. the parser's C), unless given
-    learner_opts = {**task_cls.learner_defaults_for(learner_cls), **learner_opts}
+    learner_opts = {**learner_defaults_for(task_cls, learner_cls), **learner_opts}
     check_compatible(task_cls, {**task_cls.param_defaults(), **task_opts}, learner_cls,
                      learner_opts)
     check_helpers(task_cls)

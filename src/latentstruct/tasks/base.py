@@ -47,6 +47,7 @@ from .validation import check_binary_training_labels
 __all__ = [
     "StructureView",
     "task_identity",
+    "learner_defaults_for",
     "Dataset",
     "join_corpora",
     "Task",
@@ -138,26 +139,18 @@ class Task(CheckedParams):
     _parameter_constraints: ClassVar[dict] = {}
 
     @classmethod
-    def learner_defaults_for(cls, learner_cls) -> dict:
-        """This task's defaults for ``learner_cls``'s options (``learner_defaults``)."""
-        return dict(cls.learner_defaults.get(learner_cls.registry_name, {}))
-
-    @classmethod
     def offered_capabilities(cls, params: dict | None = None) -> frozenset:
         """Capabilities a task of this class offers with ``params`` (default: its own)."""
         return frozenset(cls.capabilities)
 
     # --- scikit-learn style parameters -------------------------------------------------
     @classmethod
-    def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return [p for p in sig.parameters if p not in ("self", "args", "kwargs")]
-
-    @classmethod
     def param_defaults(cls) -> dict:
-        """Parameter name -> default value, from the signature of ``__init__``."""
+        """Parameter name -> default value, from the signature of ``__init__`` (its keys,
+        in order, are the task's parameters)."""
         sig = inspect.signature(cls.__init__)
-        return {k: p.default for k, p in sig.parameters.items() if k in cls._param_names()}
+        return {k: p.default for k, p in sig.parameters.items()
+                if k not in ("self", "args", "kwargs")}
 
     @classmethod
     def params_from_file(cls, params: dict) -> dict:
@@ -175,7 +168,7 @@ class Task(CheckedParams):
                 for k, v in params.items()}
 
     def get_params(self, deep: bool = True) -> dict:
-        return {k: getattr(self, k) for k in self._param_names()}
+        return {k: getattr(self, k) for k in self.param_defaults()}
 
     @classmethod
     def validate_params(cls, params: dict) -> None:
@@ -194,15 +187,12 @@ class Task(CheckedParams):
         under ``skip_parameter_validation(False)``, always."""
         super().check_params()
 
-    def _check_param_values(self) -> None:
-        type(self).validate_params(self.get_params())
-
     def _check_param_relations(self) -> None:
         """Raise ``ConfigError`` where two parameter values that are each valid cannot go
         together (each value alone is checked by ``_parameter_constraints`` first)."""
 
     def set_params(self, **params) -> "Task":
-        valid = self._param_names()
+        valid = list(self.param_defaults())
         fitted = self.is_fitted()
         for key, value in params.items():
             if key not in valid:
@@ -364,6 +354,12 @@ class Task(CheckedParams):
         if view is None or not view.shows(params, impl):  # new, refitted, or set_params
             view = _VIEWS[self] = StructureView(self, params)
         return view
+
+
+def learner_defaults_for(task_cls, learner_cls) -> dict:
+    """The defaults task class ``task_cls`` gives ``learner_cls``'s options (its
+    ``learner_defaults`` under the learner's registry name; {} for none)."""
+    return dict(task_cls.learner_defaults.get(learner_cls.registry_name, {}))
 
 
 def same_value(a, b) -> bool:

@@ -149,7 +149,7 @@ class GraphPairTask(ComposedBinaryTask):
     # --- the featurizer -----------------------------------------------------------------
     def _featurizer_params(self) -> dict:
         """The featurizer's parameters: this task's values and its class's layout."""
-        own = self._param_names()
+        own = self.param_defaults()
         params = {name: getattr(self, name) for name in PairFeaturizer._get_param_names()
                   if name in own}
         params.update({name: getattr(self, name) for name in LAYOUT_FLAGS})
