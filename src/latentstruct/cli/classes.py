@@ -95,11 +95,12 @@ def check_classes(classes: list[str], task, learner_cls, learner_opts: dict) -> 
 def _label_check(task):
     """``check(label)`` raising the task's InputError for a label it refuses, or None for a
     task without a declared label set."""
-    if hasattr(task, "tag_checks"):  # the sequence-labelling tasks
+    reader = getattr(task, "reader", None)
+    if hasattr(reader, "tag_checks"):  # the sequence-labelling tasks
         from ..tasks.sequence.kinds import TEMPLATES
         from ..tasks.sequence.raw import check_declared_tags
 
-        check_tag, check_dict_tag, any_label = task.tag_checks()
+        check_tag, check_dict_tag, any_label = reader.tag_checks()
         # the command line reads the task's own file format: sentences of tokens, checked
         # as templates are (the 'sequence' task takes any label, whatever the kind)
         return lambda label: check_declared_tags([label], TEMPLATES, check_tag,

@@ -17,8 +17,11 @@ from .base import (TASKS, ComposedBinaryTask, ComposedTask, Dataset, LatentBinar
                    StructuredTask, Task, get_task_class, register_task)
 from .contracts import CAPABILITIES, Capability, missing_methods
 from .sampling import indirect_supervision_sample
-from .sequence import (ChainFeaturizer, ChainStructure, ChunkTask, CitationFeaturizer, CitationTask,
-                       PosTask, SequenceCorpus, SequenceLabellingTask, SequenceTask)
+from .reports import TagAccuracy, evaluate_with_report
+from .sequence import (ChainFeaturizer, ChainStructure, ChunkReader, ChunkScores, ChunkTask,
+                       CitationFeaturizer, CitationReader, CitationTask, CrfsuiteReader,
+                       PosReader, PosTask, SentenceReader, SequenceCorpus,
+                       SequenceLabellingTask, SequenceTask)
 from .dependency import DependencyFeaturizer, DependencyStructure, DependencyTask
 from .doccls import DocumentClassificationTask, DocumentFeaturizer, DocumentMatrix
 from .graph import GraphDecisionTask, GraphFeaturizer, GraphTask
@@ -64,6 +67,15 @@ __all__ = [
     "RerankCorpus",
     "GraphTask",
     "GraphDecisionTask",
+    # the sequence tasks' readers and metrics, and the evaluation report
+    "SentenceReader",
+    "PosReader",
+    "ChunkReader",
+    "CitationReader",
+    "CrfsuiteReader",
+    "TagAccuracy",
+    "ChunkScores",
+    "evaluate_with_report",
     # each family's featurizer (featurizer.py) and named structure base
     "ChainFeaturizer",
     "CitationFeaturizer",

@@ -33,8 +33,8 @@ from .capabilities import (
     SequenceLabelCounts,
     SequenceLabelParts,
 )
-from .chunk import ChunkTask
-from .chunk_metrics import chunk_f1, chunk_report, detect_tag_scheme, extract_chunks
+from .chunk import ChunkReader, ChunkTask
+from .chunk_metrics import ChunkScores, chunk_f1, chunk_report, detect_tag_scheme, extract_chunks
 from .corpus import SequenceCorpus, as_corpus, concat_corpora
 from .encodings import (
     ENCODINGS,
@@ -49,11 +49,11 @@ from .encodings import (
     tags_from_spans,
 )
 from .featurizer import ChainFeaturizer
-from .generic import SequenceTask
-from .labelling import SequenceLabellingTask
+from .generic import CrfsuiteReader, SequenceTask
+from .labelling import SentenceReader, SequenceLabellingTask
 from .structure import ChainStructure
-from .pos import TAG_COLUMNS, PosTask, check_tagger, upos_case_tags
-from .citations import CitationFeaturizer, CitationTask, citation_attributes
+from .pos import TAG_COLUMNS, PosReader, PosTask, check_tagger, upos_case_tags
+from .citations import CitationFeaturizer, CitationReader, CitationTask, citation_attributes
 
 __all__ = [
     "SequenceLabellingTask",
@@ -64,6 +64,12 @@ __all__ = [
     "PosTask",
     "CitationTask",
     "SequenceTask",
+    "SentenceReader",
+    "PosReader",
+    "ChunkReader",
+    "CitationReader",
+    "CrfsuiteReader",
+    "ChunkScores",
     "SequenceCorpus",
     "as_corpus",
     "concat_corpora",

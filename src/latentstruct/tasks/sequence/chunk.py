@@ -21,10 +21,11 @@ from ...params import Options
 from ..base import Dataset, register_task
 from .chunk_metrics import ChunkScores, detect_tag_scheme
 from .encodings import convert
-from .labelling import SequenceLabellingTask
+from .dict_sentence import CRFSUITE_NAMES
+from .labelling import SentenceReader, SequenceLabellingTask
 from .raw import check_writable, chunk_record, chunk_tag_problem, sequence_dataset
 
-__all__ = ["ChunkTask", "INPUT_SCHEMES", "read_words_pos"]
+__all__ = ["ChunkTask", "ChunkReader", "INPUT_SCHEMES", "read_words_pos"]
 
 
 #: chunk tag schemes a CoNLL-2000 file can be written in (``ChunkTask.input_scheme``)
@@ -63,6 +64,90 @@ def read_words_pos(path) -> list[ChunkSentence]:
     if words:
         sentences.append(ChunkSentence(words, pos, ("_",) * len(words), start))
     return sentences
+
+
+class ChunkReader(SentenceReader):
+    """How ``chunk`` reads and writes its sentences: CoNLL-2000 ``word POS chunk-tag``
+    files (``word POS`` lines as unlabelled input), Python lists of ``(word, POS)`` pairs,
+    and predictions written as CoNLL-2000.
+
+    ``input_scheme`` (``ChunkTask``'s) and ``model_scheme`` (the tag scheme the task was
+    fitted on, None before): evaluation data is converted from the first to the second as
+    it is read, when both are set and differ.
+    """
+
+    task_name = "chunk"
+
+    def __init__(self, input_scheme: str | None = None, model_scheme: str | None = None):
+        self.input_scheme = input_scheme
+        self.model_scheme = model_scheme
+
+    def words_pos(self, record) -> tuple:
+        # a ChunkSentence, or a BinaryRecord (J-LIS binary example) built from one
+        return record.words, record.pos
+
+    def tag_checks(self) -> tuple:
+        """IOB chunk tags, whatever the kind of sentence (a chunk model's tags are spans)."""
+        return chunk_tag_problem, None, False
+
+    def converts_input(self) -> bool:
+        """Whether tags of evaluation data are converted (``input_scheme`` set on a fitted
+        task whose scheme differs)."""
+        return (self.input_scheme is not None and self.model_scheme is not None
+                and self.input_scheme != self.model_scheme)
+
+    def _to_model_scheme(self, tags) -> tuple:
+        return tuple(convert(tags, self.input_scheme, self.model_scheme))
+
+    def make_dataset(self, X, y=None, *, naming: str = CRFSUITE_NAMES) -> Dataset:
+        """Sentences from Python lists: ``X`` a list of sentences, each a list of
+        ``(word, POS)`` pairs (or of per-token feature dicts); ``y`` a list of IOB chunk-tag
+        lists, one tag per token, or None (targets None: unlabelled input for ``predict``).
+
+        The records are the ``ChunkSentence`` records ``read`` builds (line 0), checked as
+        the reader checks a file; with ``input_scheme`` set on a fitted task, tags are
+        converted to the model's scheme as ``read`` converts test files.
+        """
+        data = sequence_dataset(X, y, token="(word, POS) pair", build=chunk_record,
+                                check_tag=self.tag_checks()[0], naming=naming)
+        if y is None or not self.converts_input():
+            return data
+        targets = [self._to_model_scheme(t) for t in data.targets]
+        records = [ChunkSentence(r.words, r.pos, t, r.line) if isinstance(r, ChunkSentence)
+                   else r for r, t in zip(data.records, targets)]
+        return Dataset(records, targets)
+
+    def read(self, path, *, split: str = "train") -> Dataset:
+        """``word POS chunk-tag`` lines (targets: the tags), or for ``split="test"``
+        unlabelled ``word POS`` lines (targets None).  With ``input_scheme`` set and a
+        fitted task, test tags are converted to the model's scheme."""
+        n_fields = len(_first_fields(path))
+        if n_fields == 1:
+            raise InputError(
+                "the file has one column (words only), but the chunker's features need the POS "
+                "tag of every word: give 'word POS' lines (Penn Treebank tags, as in "
+                "CoNLL-2000), or 'word POS chunk-tag' lines with gold tags", os.fspath(path))
+        if n_fields == 2:
+            if split == "train":
+                raise InputError(
+                    "the file has 2 columns 'word POS' and no chunk tags; training needs "
+                    "'word POS chunk-tag' lines (CoNLL-2000 format)", os.fspath(path))
+            sentences = read_words_pos(path)
+            return Dataset(sentences, [None] * len(sentences), str(path))
+        sentences = read_conll2000(path)
+        if split != "train" and self.converts_input():
+            sentences = [ChunkSentence(s.words, s.pos, self._to_model_scheme(s.tags), s.line)
+                         for s in sentences]
+        return Dataset(sentences, [s.tags for s in sentences], str(path))
+
+    def write(self, path, records, tags) -> None:
+        """CoNLL-2000 ``word POS chunk-tag`` lines with the predicted tags."""
+        check_writable(records, self.task_name)
+        write_conll2000(path, records, tags)
+
+    def __repr__(self) -> str:
+        return (f"ChunkReader(input_scheme={self.input_scheme!r}, "
+                f"model_scheme={self.model_scheme!r})")
 
 
 @register_task
@@ -110,67 +195,12 @@ class ChunkTask(SequenceLabellingTask):
                          n_structured_tokens, n_binary, negatives_per_positive, sample_seed)
         self.input_scheme = input_scheme
 
-    @staticmethod
-    def _words_pos(record):
-        return record.words, record.pos
-
-    def _converts_input(self) -> bool:
-        """Whether tags of evaluation data are converted (``input_scheme`` set on a fitted
-        task whose scheme differs)."""
-        model_scheme = getattr(self, "tag_scheme_", None)
-        return (self.input_scheme is not None and model_scheme is not None
-                and self.input_scheme != model_scheme)
-
-    def _to_model_scheme(self, tags) -> tuple:
-        return tuple(convert(tags, self.input_scheme, self.tag_scheme_))
-
-    def make_dataset(self, X, y=None) -> Dataset:
-        """Sentences from Python lists: ``X`` a list of sentences, each a list of
-        ``(word, POS)`` pairs (or of per-token feature dicts); ``y`` a list of IOB chunk-tag
-        lists, one tag per token, or None (targets None: unlabelled input for ``predict``).
-
-        The records are the ``ChunkSentence`` records ``read`` builds (line 0), checked as
-        the reader checks a file; with ``input_scheme`` set on a fitted task, tags are
-        converted to the model's scheme as ``read`` converts test files.  A bad entry is an
-        ``InputError`` naming it (``X[3][5]``, ``y[2]``).
-        """
-        self.check_params()
-        data = sequence_dataset(X, y, token="(word, POS) pair", build=chunk_record,
-                                check_tag=self.tag_checks()[0], naming=self.attribute_naming)
-        if y is None or not self._converts_input():
-            return data
-        targets = [self._to_model_scheme(t) for t in data.targets]
-        records = [ChunkSentence(r.words, r.pos, t, r.line) if isinstance(r, ChunkSentence)
-                   else r for r, t in zip(data.records, targets)]
-        return Dataset(records, targets)
-
-    def tag_checks(self) -> tuple:
-        """IOB chunk tags, whatever the kind of sentence (a chunk model's tags are spans)."""
-        return chunk_tag_problem, None, False
-
-    def read(self, path, *, split: str = "train") -> Dataset:
-        """``word POS chunk-tag`` lines (targets: the tags), or for ``split="test"``
-        unlabelled ``word POS`` lines (targets None).  With ``input_scheme`` set and a
-        fitted task, test tags are converted to the model's scheme."""
-        self.check_params()
-        n_fields = len(_first_fields(path))
-        if n_fields == 1:
-            raise InputError(
-                "the file has one column (words only), but the chunker's features need the POS "
-                "tag of every word: give 'word POS' lines (Penn Treebank tags, as in "
-                "CoNLL-2000), or 'word POS chunk-tag' lines with gold tags", os.fspath(path))
-        if n_fields == 2:
-            if split == "train":
-                raise InputError(
-                    "the file has 2 columns 'word POS' and no chunk tags; training needs "
-                    "'word POS chunk-tag' lines (CoNLL-2000 format)", os.fspath(path))
-            sentences = read_words_pos(path)
-            return Dataset(sentences, [None] * len(sentences), str(path))
-        sentences = read_conll2000(path)
-        if split != "train" and self._converts_input():
-            sentences = [ChunkSentence(s.words, s.pos, self._to_model_scheme(s.tags), s.line)
-                         for s in sentences]
-        return Dataset(sentences, [s.tags for s in sentences], str(path))
+    @property
+    def reader(self) -> "ChunkReader":
+        """``word POS chunk-tag`` files (``word POS`` as unlabelled input) and lists of
+        ``(word, POS)`` pairs (:class:`ChunkReader`); evaluation data in ``input_scheme``
+        is converted to the scheme the task was fitted on."""
+        return ChunkReader(self.input_scheme, getattr(self, "tag_scheme_", None))
 
     def fit(self, dataset: Dataset) -> "ChunkTask":
         """As :meth:`SequenceLabellingTask.fit`, and record the training file's tag scheme."""
@@ -206,8 +236,4 @@ class ChunkTask(SequenceLabellingTask):
             raise ModelFormatError(f"unknown chunk tag scheme {scheme!r} in the model file")
         task.tag_scheme_ = scheme
         return task
-
-    def write_predictions(self, path, dataset, predictions) -> None:
-        check_writable(dataset.records, self.name)
-        write_conll2000(path, dataset.records, self.decode_targets(predictions))
 

@@ -19,10 +19,11 @@ from ...exceptions import InputError
 from ..base import Dataset, register_task
 from ...featurizers.templates import word_shape
 from .featurizer import ChainFeaturizer, sentence_words_pos
-from .labelling import SequenceLabellingTask
+from .dict_sentence import CRFSUITE_NAMES
+from .labelling import SentenceReader, SequenceLabellingTask
 from .raw import check_writable, citation_record, field_label_problem, sequence_dataset
 
-__all__ = ["CitationTask", "CitationFeaturizer", "citation_attributes"]
+__all__ = ["CitationTask", "CitationReader", "CitationFeaturizer", "citation_attributes"]
 
 _YEAR = re.compile(r"(?<![0-9])(1[5-9][0-9]{2}|20[0-9]{2})[a-z]?(?![0-9])")
 _RANGE = re.compile(r"[0-9]+\s*-+\s*[0-9]+")
@@ -159,6 +160,47 @@ def read_plain_references(path) -> list[Citation]:
     return out
 
 
+class CitationReader(SentenceReader):
+    """How ``citations`` reads and writes its citations: Cora's ``<NEWREFERENCE>`` format
+    (plain references, one per line, as unlabelled input), Python lists of tokens, and
+    predictions written back in the Cora format."""
+
+    task_name = "citations"
+
+    def words_pos(self, record) -> tuple:
+        # a Citation, or a BinaryRecord (J-LIS binary example) built from one
+        return record.tokens, None
+
+    def tag_checks(self) -> tuple:
+        """Field labels as the Cora format names fields, whatever the kind of sentence."""
+        return field_label_problem, None, False
+
+    def make_dataset(self, X, y=None, *, naming: str = CRFSUITE_NAMES) -> Dataset:
+        """Citations from Python lists: ``X`` a list of citations, each a list of tokens (or
+        of per-token feature dicts); ``y`` a list of field-label lists (labels such as
+        ``author``, as the Cora format names its fields), or None (targets None).  The
+        records are the ``Citation`` records the readers build (line 0)."""
+        return sequence_dataset(X, y, token="token", build=citation_record,
+                                check_tag=self.tag_checks()[0], naming=naming)
+
+    def read(self, path, *, split: str = "train") -> Dataset:
+        """Every citation of ``path`` (no sampling: pass a whole file per split; see
+        :func:`~latentstruct.data.citations.split_cora` for the README's 300/100 split).
+
+        For ``split="test"`` a file without any ``<NEWREFERENCE>`` line is unlabelled input:
+        plain references, one per line (targets None; ``predict`` writes them tagged)."""
+        if split != "train" and not _has_marker(path):
+            citations = read_plain_references(path)
+            return Dataset(citations, [None] * len(citations), str(path))
+        citations = read_cora(path)
+        return Dataset(citations, [c.labels for c in citations], str(path))
+
+    def write(self, path, records, tags) -> None:
+        """The citations in the Cora format with the predicted field labels."""
+        check_writable(records, self.task_name)
+        write_cora(path, records, tags)
+
+
 @register_task
 class CitationTask(SequenceLabellingTask):
     """Cora citation field extraction: label each token author, title, date, ...
@@ -192,39 +234,8 @@ class CitationTask(SequenceLabellingTask):
         super().__init__(min_count, feature_index, hash_bits, window, affix_length,
                          n_structured_tokens, n_binary, negatives_per_positive, sample_seed)
 
-    @staticmethod
-    def _words_pos(record):
-        # a Citation, or a BinaryRecord (J-LIS binary example) built from one
-        return record.tokens, None
-
-    def make_dataset(self, X, y=None) -> Dataset:
-        """Citations from Python lists: ``X`` a list of citations, each a list of tokens (or
-        of per-token feature dicts); ``y`` a list of field-label lists (labels such as
-        ``author``, as the Cora format names its fields), or None (targets None).
-
-        The records are the ``Citation`` records the readers build (line 0).  A bad entry
-        is an ``InputError`` naming it (``X[3][5]``, ``y[2]``).
-        """
-        return sequence_dataset(X, y, token="token", build=citation_record,
-                                check_tag=self.tag_checks()[0],
-                                naming=self.attribute_naming)
-
-    def tag_checks(self) -> tuple:
-        """Field labels as the Cora format names fields, whatever the kind of sentence."""
-        return field_label_problem, None, False
-
-    def read(self, path, *, split: str = "train") -> Dataset:
-        """Every citation of ``path`` (no sampling: pass a whole file per split; see
-        :func:`~latentstruct.data.citations.split_cora` for the README's 300/100 split).
-
-        For ``split="test"`` a file without any ``<NEWREFERENCE>`` line is unlabelled input:
-        plain references, one per line (targets None; ``predict`` writes them tagged)."""
-        if split != "train" and not _has_marker(path):
-            citations = read_plain_references(path)
-            return Dataset(citations, [None] * len(citations), str(path))
-        citations = read_cora(path)
-        return Dataset(citations, [c.labels for c in citations], str(path))
-
-    def write_predictions(self, path, dataset, predictions) -> None:
-        check_writable(dataset.records, self.name)
-        write_cora(path, dataset.records, self.decode_targets(predictions))
+    @property
+    def reader(self) -> "CitationReader":
+        """Cora ``<NEWREFERENCE>`` files (plain references as unlabelled input) and lists
+        of tokens (:class:`CitationReader`)."""
+        return CitationReader()

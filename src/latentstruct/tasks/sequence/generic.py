@@ -48,11 +48,11 @@ from ...data.atomic import atomic_write
 from ...data.readers import read_lines
 from ...exceptions import InputError
 from ..base import Dataset, register_task
-from .labelling import SequenceLabellingTask
+from .labelling import SentenceReader, SequenceLabellingTask
 from .params import FEATURE_PARAMETERS
 from .raw import CRFSUITE_NAMES, DictSentence, any_tag, check_attribute_value, sequence_dataset
 
-__all__ = ["SequenceTask", "read_crfsuite_data", "write_crfsuite_data", "parse_attribute",
+__all__ = ["SequenceTask", "CrfsuiteReader", "read_crfsuite_data", "write_crfsuite_data", "parse_attribute",
            "escape_attribute"]
 
 
@@ -252,6 +252,53 @@ def write_crfsuite_data(path, records, labels) -> None:
             fh.write("\n")
 
 
+class CrfsuiteReader(SentenceReader):
+    """How ``sequence`` reads and writes its sentences: CRFsuite's data format (module
+    docstring), Python lists of per-token feature dicts or attribute-string lists (no
+    words: the task has no templates), and predictions written in CRFsuite's format.
+
+    ``labels``: a fitted model's labels (None before), with which an evaluation file whose
+    first column holds none of them is refused (``read_crfsuite_data``).
+    """
+
+    task_name = "sequence"
+
+    def __init__(self, labels: list | None = None):
+        self.labels = labels
+
+    def words_pos(self, record) -> tuple:
+        raise InputError("the 'sequence' task has no built-in attribute templates, and its "
+                         "sentences hold no words: give every sentence as per-token feature "
+                         "dicts (or attribute-string lists)")
+
+    def make_dataset(self, X, y=None, *, naming: str = CRFSUITE_NAMES) -> Dataset:
+        """Sentences from Python lists: ``X`` a list of sentences, each a list of per-token
+        feature dicts or attribute-string lists; ``y`` a list of label lists (any non-empty
+        strings) or None (targets None)."""
+        return sequence_dataset(X, y, token="feature dict", build=None, check_tag=any_tag,
+                                naming=naming)
+
+    def read(self, path, *, split: str = "train") -> Dataset:
+        """A file in CRFsuite's data format (module docstring).  Training needs every
+        sequence labelled; for another split, unlabelled sequences (empty label fields)
+        have targets None."""
+        # a fitted model read for evaluate or predict knows its labels: a file whose first
+        # column holds none of them is refused (read_crfsuite_data); training data (a
+        # --resume run) has its unseen labels named one by one when they are encoded
+        known = None if split == "train" else self.labels
+        records, targets = read_crfsuite_data(path, known_labels=known)
+        if split == "train":
+            bad = next((k for k, t in enumerate(targets) if t is None), None)
+            if bad is not None:
+                raise InputError(f"sequence {bad + 1} has no labels (empty label fields); "
+                                 f"training needs every item labelled", os.fspath(path))
+        return Dataset(records, targets, str(path))
+
+    def write(self, path, records, tags) -> None:
+        """The sentences in CRFsuite's data format with the predicted labels."""
+        write_crfsuite_data(path, records, tags)
+
+
 # --------------------------------------------------------------------------------------
 # the task
 # --------------------------------------------------------------------------------------
@@ -301,40 +348,10 @@ class SequenceTask(SequenceLabellingTask):
         self.feature_index = feature_index
         self.hash_bits = hash_bits
 
-    @staticmethod
-    def _words_pos(record):
-        raise InputError("the 'sequence' task has no built-in attribute templates, and its "
-                         "sentences hold no words: give every sentence as per-token feature "
-                         "dicts (or attribute-string lists)")
-
-    def make_dataset(self, X, y=None) -> Dataset:
-        """Sentences from Python lists: ``X`` a list of sentences, each a list of per-token
-        feature dicts or attribute-string lists; ``y`` a list of label lists (any non-empty
-        strings) or None (targets None).  A bad entry is an ``InputError`` naming it
-        (``X[3][5]``, ``y[2]``)."""
-        self.check_params()
-        return sequence_dataset(X, y, token="feature dict", build=None, check_tag=any_tag,
-                                naming=self.attribute_naming)
-
-    def read(self, path, *, split: str = "train") -> Dataset:
-        """A file in CRFsuite's data format (module docstring).  Training needs every
-        sequence labelled; for another split, unlabelled sequences (empty label fields)
-        have targets None."""
-        self.check_params()
-        # a fitted model read for evaluate or predict knows its labels: a file whose first
-        # column holds none of them is refused (read_crfsuite_data); training data (a
-        # --resume run) has its unseen labels named one by one when they are encoded
+    @property
+    def reader(self) -> "CrfsuiteReader":
+        """CRFsuite's data format and lists of feature dicts (:class:`CrfsuiteReader`); a
+        fitted task's labels, for reading evaluation files."""
         encoder = getattr(self, "target_encoder_", None)
-        known = None if encoder is None or split == "train" else list(self.labels_)
-        records, targets = read_crfsuite_data(path, known_labels=known)
-        if split == "train":
-            bad = next((k for k, t in enumerate(targets) if t is None), None)
-            if bad is not None:
-                raise InputError(f"sequence {bad + 1} has no labels (empty label fields); "
-                                 f"training needs every item labelled", os.fspath(path))
-        return Dataset(records, targets, str(path))
-
-    def write_predictions(self, path, dataset, predictions) -> None:
-        """The sentences in CRFsuite's data format with the predicted labels."""
-        write_crfsuite_data(path, dataset.records, self.decode_targets(predictions))
+        return CrfsuiteReader(None if encoder is None else list(self.labels_))
 

@@ -47,7 +47,7 @@ from .raw import (
 )
 from .structure import ChainStructure
 
-__all__ = ["SequenceLabellingTask", "BinaryRecord", "MAX_HASH_BITS"]
+__all__ = ["SequenceLabellingTask", "SentenceReader", "BinaryRecord", "MAX_HASH_BITS"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,66 @@ class BinaryRecord:
     def permuted(self, order) -> "BinaryRecord":
         return BinaryRecord(tuple(self.words[i] for i in order),
                             None if self.pos is None else tuple(self.pos[i] for i in order))
+
+
+class SentenceReader:
+    """How a sequence task reads and writes its sentences: the reader a task composes
+    (its ``reader``, built from its parameters and what it was fitted on).
+
+    ``read`` parses the task's file format, ``make_dataset`` takes Python lists in the raw
+    form the task's docstring gives, ``write`` writes predicted tags back in the file
+    format; ``tag_checks`` is the tag format those (and ``fit``'s declared labels, and the
+    command line's ``--classes``) enforce, and ``words_pos`` the words (and POS tags, for
+    a task whose templates read them) of one of the reader's records, the featurizer's
+    input.  This base reads nothing: each task's module has its reader (``PosReader``,
+    ``ChunkReader``, ``CitationReader``, ``CrfsuiteReader``).
+    """
+
+    #: the task's name, in messages
+    task_name = "sequence"
+
+    def tag_checks(self) -> tuple:
+        """``(check_tag, check_dict_tag, any_label)``: the tag checks ``make_dataset`` gives
+        ``sequence_dataset`` (``tasks.sequence.raw``), which ``fit`` applies to a declared
+        label set too.  Here: any non-empty string (a task without a tag format)."""
+        return any_tag, None, True
+
+    def words_pos(self, record) -> tuple:
+        """``(words, pos)`` of one record (``pos`` None unless the task's templates read
+        it)."""
+        raise NotImplementedError("each sequence reader says where a record's words are")
+
+    def sentences(self, records) -> list:
+        """The featurizer's form of ``records``: a sentence of the task's own records (a
+        ``ConlluSentence``, ``ChunkSentence``, ``Citation``, J-LIS's ``BinaryRecord``) as its
+        ``(words, pos)`` pair, the tokens of a ``(tokens, array)`` sentence too; feature-dict
+        sentences and arrays alone as they are."""
+        out = []
+        for rec in records:
+            if isinstance(rec, DictSentence):
+                out.append(rec)
+            elif isinstance(rec, NumericSentence):
+                out.append(rec if rec.base is None
+                           else replace(rec, base=tuple(self.words_pos(rec.base))))
+            else:
+                out.append(tuple(self.words_pos(rec)))
+        return out
+
+    def binary_record(self, record) -> BinaryRecord:
+        """J-LIS's unlabelled copy of ``record`` (its words and POS tags)."""
+        return BinaryRecord(*self.words_pos(record))
+
+    def read(self, path, *, split: str = "train") -> Dataset:
+        raise NotImplementedError("each sequence reader reads its file format")
+
+    def make_dataset(self, X, y=None, *, naming: str = CRFSUITE_NAMES) -> Dataset:
+        raise NotImplementedError("each sequence reader takes its raw form")
+
+    def write(self, path, records, tags) -> None:
+        raise NotImplementedError("each sequence reader writes its file format")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
 
 
 def _fitted_part(task, name: str):
@@ -141,11 +201,31 @@ class SequenceLabellingTask(ComposedTask):
         self.negatives_per_positive = negatives_per_positive
         self.sample_seed = sample_seed
 
-    def tag_checks(self) -> tuple:
-        """``(check_tag, check_dict_tag, any_label)``: the tag checks ``make_dataset`` gives
-        ``sequence_dataset`` (``tasks.sequence.raw``), which ``fit`` applies to a declared
-        label set too.  Here: any non-empty string (a task without a tag format)."""
-        return any_tag, None, True
+    @property
+    def reader(self) -> "SentenceReader":
+        """The reader of this task's files and Python lists (``SentenceReader``), for its
+        current parameters (and, once fitted, what it was fitted on)."""
+        raise NotImplementedError(f"{type(self).__name__} names its reader")
+
+    def read(self, path, *, split: str = "train") -> Dataset:
+        """Read a file of this task's format (``reader.read``; ``split`` "test" also takes
+        unlabelled input where the format has one).  The parameters are checked first."""
+        self.check_params()
+        return self.reader.read(path, split=split)
+
+    def make_dataset(self, X, y=None) -> Dataset:
+        """Sentences from Python lists in the raw form of the class docstring (``X`` one
+        sentence per example, ``y`` one tag list per sentence, or None: unlabelled input),
+        checked as the file reader checks a file (``reader.make_dataset``); a bad entry is
+        an ``InputError`` naming it (``X[3][5]``, ``y[2]``).  The parameters are checked
+        first."""
+        self.check_params()
+        return self.reader.make_dataset(X, y, naming=self.attribute_naming)
+
+    def write_predictions(self, path, dataset, predictions) -> None:
+        """Write ``dataset``'s sentences with the predicted tags, in the format they were
+        read in (``reader.write``)."""
+        self.reader.write(path, dataset.records, self.decode_targets(predictions))
 
     # --- the featurizer -----------------------------------------------------------------
     def make_featurizer(self) -> ChainFeaturizer:
@@ -155,32 +235,15 @@ class SequenceLabellingTask(ComposedTask):
             hash_bits=self.hash_bits, window=self.window, affix_length=self.affix_length,
             uses_pos=self.uses_pos_input)
 
-    def sentences(self, records) -> list:
-        """The featurizer's form of ``records``: a sentence of the task's own records (a
-        ``ConlluSentence``, ``ChunkSentence``, ``Citation``, J-LIS's ``BinaryRecord``) as its
-        ``(words, pos)`` pair, the tokens of a ``(tokens, array)`` sentence too; feature-dict
-        sentences and arrays alone as they are."""
-        out = []
-        for rec in records:
-            if isinstance(rec, DictSentence):
-                out.append(rec)
-            elif isinstance(rec, NumericSentence):
-                out.append(rec if rec.base is None
-                           else replace(rec, base=tuple(self._words_pos(rec.base))))
-            else:
-                out.append(tuple(self._words_pos(rec)))
-        return out
-
-    def _featurizer(self) -> ChainFeaturizer:
-        featurizer = self.__dict__.get("featurizer_")
-        return self.make_featurizer() if featurizer is None else featurizer
-
     def attribute_strings(self, record) -> list[list[str]]:
         """Attribute strings of every token of ``record``: a sentence given as feature
         dicts (``DictSentence``) has exactly its dicts' attributes, any other record the
         task's built-in templates; a sentence of numbers those of its tokens (none for an
         array alone: its columns are no named attributes)."""
-        return self._featurizer().attribute_strings(self.sentences([record])[0])
+        featurizer = self.__dict__.get("featurizer_")
+        if featurizer is None:  # unfitted: the templates of the task's parameters
+            featurizer = self.make_featurizer()
+        return featurizer.attribute_strings(self.reader.sentences([record])[0])
 
     def training_sample(self, dataset: Dataset) -> Dataset:
         """S and B for J-LIS: deterministic, disjoint samples of the training sentences.
@@ -196,7 +259,7 @@ class SequenceLabellingTask(ComposedTask):
         return indirect_supervision_sample(
             dataset, n_structured_tokens=self.n_structured_tokens, n_binary=self.n_binary,
             negatives_per_positive=self.negatives_per_positive, seed=self.sample_seed,
-            binary_record=lambda rec: BinaryRecord(*self._words_pos(rec)))
+            binary_record=self.reader.binary_record)
 
     def draws_binary_examples(self) -> bool:
         """Whether ``training_sample`` draws binary examples B (``n_binary`` > 0)."""
@@ -216,7 +279,7 @@ class SequenceLabellingTask(ComposedTask):
             records += [r for r, y in zip(dataset.binary.records, dataset.binary.targets) if y > 0]
         kind = records_kind(records)  # a mix of kinds is refused before any template is computed
         if dataset.labels:  # declared tags (partial_fit's classes) get y's checks, by kind
-            check, dict_check, any_label = self.tag_checks()
+            check, dict_check, any_label = self.reader.tag_checks()
             check_declared_tags(dataset.labels, kind, check, dict_check, any_label=any_label)
         encoder = SequenceLabelEncoder(classes=list(dataset.labels or ())).fit(dataset.targets)
         labels = encoder.classes_
@@ -227,7 +290,7 @@ class SequenceLabellingTask(ComposedTask):
                 f"tags: give training data with at least two (or declare the full tag set, "
                 f"partial_fit's classes=[...] in Python, --classes on the command line)",
                 UserWarning)
-        self.featurizer_ = self.make_featurizer().fit(self.sentences(records))
+        self.featurizer_ = self.make_featurizer().fit(self.reader.sentences(records))
         self.target_encoder_ = encoder
         self._build_structure()
         return self
@@ -303,7 +366,7 @@ class SequenceLabellingTask(ComposedTask):
         # the kind is checked on the records as given, before the task's records become
         # (words, pos) pairs: a 'sequence' model refuses words for what they are
         featurizer.check_sentences(records, self.name)
-        return featurizer.transform(self.sentences(records), task_name=self.name)
+        return featurizer.transform(self.reader.sentences(records), task_name=self.name)
 
     def encode_targets(self, targets) -> list[np.ndarray]:
         """Label strings to ids (``target_encoder_.transform``).  A label not in

@@ -24,7 +24,8 @@ from ...data.readers import (
 from ...exceptions import ConfigError, InputError, check_is_fitted
 from ...params import Satisfies
 from ..base import Dataset, register_task
-from .labelling import SequenceLabellingTask
+from .dict_sentence import CRFSUITE_NAMES
+from .labelling import SentenceReader, SequenceLabellingTask
 from .raw import (
     CASE_SEPARATOR,
     DICTS,
@@ -38,6 +39,7 @@ from .raw import (
 
 __all__ = [
     "PosTask",
+    "PosReader",
     "TAG_COLUMNS",
     "case_value",
     "upos_case_tags",
@@ -106,6 +108,100 @@ def _tag_column(value) -> bool:
                       "joined with the Case feature")
 
 
+class PosReader(SentenceReader):
+    """How ``pos`` reads and writes its sentences: CoNLL-U with the tags of
+    ``tag_column`` (plain text, one sentence per line, as unlabelled input), Python lists
+    of words, and predictions written back into the column they were read from."""
+
+    task_name = "pos"
+
+    def __init__(self, tag_column: str = "upos"):
+        self.tag_column = tag_column
+
+    def words_pos(self, record) -> tuple:
+        # a ConlluSentence, or a BinaryRecord (J-LIS binary example) built from one: its
+        # UPOS are what the task predicts, never an input
+        return record.words, None
+
+    def tag_checks(self) -> tuple:
+        """UPOS tags (``tag_column``'s form) for sentences of words; any tag for feature
+        dicts and arrays (such a model never writes a CoNLL-U column)."""
+        return pos_tag_problem(self.tag_column), any_tag, False
+
+    def make_dataset(self, X, y=None, *, naming: str = CRFSUITE_NAMES) -> Dataset:
+        """Sentences from Python lists: ``X`` a list of sentences, each a list of words (or
+        of per-token feature dicts); ``y`` a list of tag lists in ``tag_column``'s form
+        (UPOS tags are checked as the CoNLL-U reader checks them; with feature dicts any tag
+        set is taken: such a model never writes a CoNLL-U column), or None (targets None).
+
+        The records are the ``ConlluSentence`` records ``read`` builds from plain text (ID
+        and FORM, every other field ``_``), so ``write`` writes CoNLL-U.
+        """
+        check_tag, check_dict_tag, _ = self.tag_checks()
+        return sequence_dataset(X, y, token="word", build=pos_record, check_tag=check_tag,
+                                check_dict_tag=check_dict_tag, naming=naming)
+
+    def read(self, path, *, split: str = "train") -> Dataset:
+        """Read a CoNLL-U file with the tags of ``tag_column`` as targets.
+
+        With ``tag_column="xpos"``, a file where only some words have an XPOS is an error
+        (at the first word without one); a file with no XPOS at all is an error for
+        training, and is read as unlabelled input otherwise (``predict`` tags it;
+        ``evaluate`` refuses it).  CoNLL-U whose tags are ``_`` is unlabelled input too.
+
+        For ``split="test"`` the file may also be plain text, one sentence per line of
+        whitespace-separated words (told apart from CoNLL-U by its first line that is not a
+        ``#`` comment: CoNLL-U has 10 tab-separated fields); it is read as CoNLL-U with
+        every field but ID and FORM ``_``, so ``predict`` writes CoNLL-U.
+        """
+        if not _looks_like_conllu(path):
+            if split == "train":
+                raise InputError(
+                    "the file is not CoNLL-U (its first line is not 10 tab-separated fields), "
+                    "so it has no tags to learn; training needs a CoNLL-U file",
+                    os.fspath(path), 1)
+            sentences = read_plain_sentences(path)
+            return Dataset(sentences, [s.upos for s in sentences], str(path))
+        sentences = read_conllu(path)
+        if self.tag_column == "upos":
+            tags = [s.upos for s in sentences]
+        elif self.tag_column == "xpos":
+            _check_xpos(sentences, path, split)
+            tags = [s.xpos for s in sentences]
+        else:
+            tags = [upos_case_tags(s) for s in sentences]
+        return Dataset(sentences, tags, str(path))
+
+    def write(self, path, records, tags) -> None:
+        """Write ``records`` with the predicted ``tags`` in the column they were read from
+        (see ``PosTask``'s ``tag_column``); everything else is written as read."""
+        check_writable(records, self.task_name)
+        if self.tag_column == "xpos":
+            write_conllu(path, records, tags, column="XPOS")
+            return
+        if self.tag_column == "upos":
+            write_conllu(path, records, tags)
+            return
+        records = list(records)
+        tags = one_prediction_per_item("write_predictions", records, tags, "sentence",
+                                       "tag sequence")
+        out_records, out_upos = [], []
+        for sent, pred in zip(records, tags):
+            pairs = [split_upos_case(t) for t in pred]
+            if len(pairs) == len(sent):  # else write_conllu reports the length mismatch
+                rows = list(sent.rows)
+                for idx, (_, case) in zip(sent.word_row_indices, pairs):
+                    row = rows[idx]
+                    rows[idx] = row[:_FEATS] + (with_case(row[_FEATS], case),) + row[_FEATS + 1:]
+                sent = ConlluSentence(tuple(rows), sent.comments, sent.line)
+            out_records.append(sent)
+            out_upos.append([u for u, _ in pairs])
+        write_conllu(path, out_records, out_upos)
+
+    def __repr__(self) -> str:
+        return f"PosReader(tag_column={self.tag_column!r})"
+
+
 @register_task
 class PosTask(SequenceLabellingTask):
     """POS tagging on CoNLL-U (UD) files, scored by token accuracy.
@@ -165,62 +261,11 @@ class PosTask(SequenceLabellingTask):
                          n_structured_tokens, n_binary, negatives_per_positive, sample_seed)
         self.tag_column = tag_column
 
-    @staticmethod
-    def _words_pos(record):
-        return record.words, None
-
-    def make_dataset(self, X, y=None) -> Dataset:
-        """Sentences from Python lists: ``X`` a list of sentences, each a list of words (or
-        of per-token feature dicts); ``y`` a list of tag lists in ``tag_column``'s form
-        (UPOS tags are checked as the CoNLL-U reader checks them; with feature dicts any tag
-        set is taken: such a model never writes a CoNLL-U column), or None (targets None).
-
-        The records are the ``ConlluSentence`` records ``read`` builds from plain text (ID
-        and FORM, every other field ``_``), so ``write_predictions`` writes CoNLL-U.  A bad
-        entry is an ``InputError`` naming it (``X[3][5]``, ``y[2]``).
-        """
-        self.check_params()
-        check_tag, check_dict_tag, _ = self.tag_checks()
-        return sequence_dataset(X, y, token="word", build=pos_record, check_tag=check_tag,
-                                check_dict_tag=check_dict_tag, naming=self.attribute_naming)
-
-    def tag_checks(self) -> tuple:
-        """UPOS tags (``tag_column``'s form) for sentences of words; any tag for feature
-        dicts and arrays (such a model never writes a CoNLL-U column)."""
-        return pos_tag_problem(self.tag_column), any_tag, False
-
-    def read(self, path, *, split: str = "train") -> Dataset:
-        """Read a CoNLL-U file with the tags of ``tag_column`` as targets.
-
-        The parameters are checked before the file is opened.  With ``tag_column="xpos"``, a
-        file where only some words have an XPOS is an error (at the first word without one);
-        a file with no XPOS at all is an error for training, and is read as unlabelled input
-        otherwise (``predict`` tags it; ``evaluate`` refuses it).  CoNLL-U whose tags are
-        ``_`` is unlabelled input too.
-
-        For ``split="test"`` the file may also be plain text, one sentence per line of
-        whitespace-separated words (told apart from CoNLL-U by its first line that is not a
-        ``#`` comment: CoNLL-U has 10 tab-separated fields); it is read as CoNLL-U with
-        every field but ID and FORM ``_``, so ``predict`` writes CoNLL-U.
-        """
-        self.check_params()
-        if not _looks_like_conllu(path):
-            if split == "train":
-                raise InputError(
-                    "the file is not CoNLL-U (its first line is not 10 tab-separated fields), "
-                    "so it has no tags to learn; training needs a CoNLL-U file",
-                    os.fspath(path), 1)
-            sentences = read_plain_sentences(path)
-            return Dataset(sentences, [s.upos for s in sentences], str(path))
-        sentences = read_conllu(path)
-        if self.tag_column == "upos":
-            tags = [s.upos for s in sentences]
-        elif self.tag_column == "xpos":
-            _check_xpos(sentences, path, split)
-            tags = [s.xpos for s in sentences]
-        else:
-            tags = [upos_case_tags(s) for s in sentences]
-        return Dataset(sentences, tags, str(path))
+    @property
+    def reader(self) -> "PosReader":
+        """CoNLL-U files (plain text too, for ``split="test"``) and lists of words, with
+        the tags of ``tag_column`` (:class:`PosReader`)."""
+        return PosReader(self.tag_column)
 
     def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
         """Token accuracy of ``predict`` on ``dataset``; refused (InputError) when the
@@ -233,33 +278,6 @@ class PosTask(SequenceLabellingTask):
                 f"tag_column={self.tag_column!r} model against; evaluate it on a file with "
                 f"{column.split()[0]} tags", dataset.path)
         return super().evaluate_model(dataset, predict, decision_function)
-
-    def write_predictions(self, path, dataset, predictions) -> None:
-        """Write ``dataset``'s sentences with the predicted tags in the column they were
-        read from (see ``tag_column``); everything else is written as read."""
-        check_writable(dataset.records, self.name)
-        tags = self.decode_targets(predictions)
-        if self.tag_column == "xpos":
-            write_conllu(path, dataset.records, tags, column="XPOS")
-            return
-        if self.tag_column == "upos":
-            write_conllu(path, dataset.records, tags)
-            return
-        records = list(dataset.records)
-        tags = one_prediction_per_item("write_predictions", records, tags, "sentence",
-                                       "tag sequence")
-        out_records, out_upos = [], []
-        for sent, pred in zip(records, tags):
-            pairs = [split_upos_case(t) for t in pred]
-            if len(pairs) == len(sent):  # else write_conllu reports the length mismatch
-                rows = list(sent.rows)
-                for idx, (_, case) in zip(sent.word_row_indices, pairs):
-                    row = rows[idx]
-                    rows[idx] = row[:_FEATS] + (with_case(row[_FEATS], case),) + row[_FEATS + 1:]
-                sent = ConlluSentence(tuple(rows), sent.comments, sent.line)
-            out_records.append(sent)
-            out_upos.append([u for u, _ in pairs])
-        write_conllu(path, out_records, out_upos)
 
     @classmethod
     def from_state(cls, params, state, arrays):
