@@ -334,3 +334,23 @@ def test_decisions_of_a_task_that_is_not_binary_give_the_metrics_alone():
     data = Dataset([0.5, -1.0], [1, -1])
     m = evaluate_with_report(_Ranked(), data, predict=None, decision_function=np.asarray)
     assert m == {"accuracy": 1.0}
+
+
+def test_a_task_that_composes_a_metric_scores_and_reports_raw_labels_with_it():
+    from latentstruct.tasks import LabelAccuracy, Task
+
+    class _Labels(Task):
+        metric = LabelAccuracy()
+
+        def decode_predictions(self, predictions):
+            return ["yes" if p else "no" for p in predictions]
+
+    data = Dataset(["a", "b", "c"], ["yes", "no", "maybe"])  # "maybe": a label never predicted
+    task = _Labels()
+    assert task.evaluate_raw(data.targets, [1, 0, 0]) == {"accuracy": pytest.approx(2 / 3), "n": 3}
+    per = task.report(data, [1, 0, 0])["per_type"]
+    assert per["maybe"]["support"] == 1 and per["maybe"]["recall"] == 0.0
+    assert per["no"]["precision"] == 0.5
+    with pytest.raises(InputError, match="3 gold labels but 2 predictions"):
+        LabelAccuracy().score(["a", "b", "c"], ["a", "b"])
+    assert Task().report(data, [1, 0, 0]) == {}  # no metric: no breakdown

@@ -17,7 +17,7 @@ from .base import (TASKS, ComposedBinaryTask, ComposedTask, Dataset, LatentBinar
                    StructuredTask, Task, get_task_class, register_task)
 from .contracts import CAPABILITIES, Capability, missing_methods
 from .sampling import indirect_supervision_sample
-from .reports import TagAccuracy, evaluate_with_report
+from .reports import LabelAccuracy, TagAccuracy, evaluate_with_report
 from .sequence import (ChainFeaturizer, ChainStructure, ChunkReader, ChunkScores, ChunkTask,
                        CitationFeaturizer, CitationReader, CitationTask, CrfsuiteReader,
                        PosReader, PosTask, SentenceReader, SequenceCorpus,
@@ -75,6 +75,7 @@ __all__ = [
     "CrfsuiteReader",
     "TagAccuracy",
     "ChunkScores",
+    "LabelAccuracy",
     "evaluate_with_report",
     # each family's featurizer (featurizer.py) and named structure base
     "ChainFeaturizer",

@@ -131,6 +131,10 @@ class Task(CheckedParams):
     pretrained_helpers: ClassVar[frozenset] = frozenset()  # pipelines.training attaches them
     #: the metric of ``evaluate`` that a learner's ``score`` returns (higher is better)
     score_metric: ClassVar[str] = "accuracy"
+    #: how predictions in raw form are scored against the raw gold targets (``score``: the
+    #: totals ``evaluate_raw`` gives; ``report``: their breakdown), such as
+    #: ``tasks.reports.TagAccuracy``; None: the task scores encoded targets itself
+    metric: ClassVar[Any] = None
     #: parameter -> list of what it may be (``latentstruct.params``: ``Interval``,
     #: ``Options``, ``bounded(limits.B)``, ...); checked on entering ``fit`` (once:
     #: ``params.fit_context`` wraps every subclass's ``fit``, and a subclass's fit calling
@@ -288,17 +292,22 @@ class Task(CheckedParams):
         """``evaluate``'s metrics of a learner's (encoded) predictions against raw gold
         ``targets`` (``make_dataset``'s ``y``, or what ``read`` gives).
 
-        Tasks with a label set override it to score the raw labels, so that a gold label
-        the model never saw counts as what it is (``encode_targets`` refuses it); the
-        default encodes the targets and calls ``evaluate``."""
+        A task that composes a ``metric`` scores the raw labels with it, against
+        ``decode_predictions``, so that a gold label the model never saw counts as what it
+        is (``encode_targets`` refuses it); without one, the targets are encoded and
+        ``evaluate`` scores them."""
+        if self.metric is not None:
+            return self.metric.score(list(targets), self.decode_predictions(predictions))
         return self.evaluate(self.encode_targets(targets), predictions)
 
     def report(self, dataset: Dataset, predictions) -> dict:
         """The breakdown behind ``evaluate``'s totals: counts and per-type scores of the
-        encoded ``predictions`` against ``dataset``'s gold targets (see ``tasks.reports``),
-        or {} for a task without one.  ``latentstruct evaluate`` prints it next to them
-        (``tasks.reports.evaluate_with_report``)."""
-        return {}
+        encoded ``predictions`` against ``dataset``'s gold targets (see ``tasks.reports``):
+        the ``metric``'s, or {} for a task without one.  ``latentstruct evaluate`` prints it
+        next to them (``tasks.reports.evaluate_with_report``)."""
+        if self.metric is None:
+            return {}
+        return self.metric.report(list(dataset.targets), self.decode_predictions(predictions))
 
     def encode_targets(self, targets) -> list:
         return list(targets)

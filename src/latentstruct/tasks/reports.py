@@ -21,7 +21,8 @@ Every report is a dict ``{"counts": {...}, "per_type": {type: {...}}}`` (binary:
 ``evaluate_model`` and its ``report`` of the very predictions those totals scored.
 :class:`TagAccuracy` is the metric a token-labelling task composes (``metric``): its totals
 (``score``) and their breakdown (``report``) over tag lists; chunking's is
-:class:`~latentstruct.tasks.sequence.chunk_metrics.ChunkScores`.
+:class:`~latentstruct.tasks.sequence.chunk_metrics.ChunkScores`, the document classifier's
+:class:`LabelAccuracy`.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from ..exceptions import InputError
 from .contracts import LATENT_BINARY
 
 __all__ = ["prf", "tag_report", "binary_report", "attachment_report", "format_table",
-           "TagAccuracy", "evaluate_with_report"]
+           "TagAccuracy", "LabelAccuracy", "evaluate_with_report"]
 
 
 def prf(correct: int, predicted: int, gold: int) -> tuple[float, float, float]:
@@ -98,6 +99,32 @@ class TagAccuracy:
     def report(self, gold, pred) -> dict:
         """Per-tag precision, recall, F1 and support, and the token counts."""
         return tag_report(gold, pred)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class LabelAccuracy:
+    """Accuracy over one label per example, with :func:`tag_report` over examples as its
+    breakdown: the metric of the document classifier (its ``metric``).
+
+    ``gold`` and ``pred`` hold one label per example (raw labels, as ``make_dataset``'s
+    ``y``); a gold label the model never saw is always wrong.
+    """
+
+    def score(self, gold, pred) -> dict:
+        """``{"accuracy", "n"}``: the share of examples whose predicted label is the gold
+        one, and their number."""
+        gold, pred = list(gold), list(pred)
+        if len(gold) != len(pred):
+            raise InputError(f"{len(gold)} gold labels but {len(pred)} predictions")
+        n = len(gold)
+        correct = sum(g == p for g, p in zip(gold, pred))
+        return {"accuracy": correct / n if n else 0.0, "n": n}
+
+    def report(self, gold, pred) -> dict:
+        """Per-label precision, recall, F1 and support over documents."""
+        return tag_report([[str(t)] for t in gold], [[str(p)] for p in pred], unit="documents")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

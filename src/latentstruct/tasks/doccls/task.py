@@ -26,9 +26,8 @@ from ...exceptions import ConfigError, InputError, check_is_fitted
 from ...params import BOOL, Interval, Options
 from ..base import ComposedTask, Dataset, register_task
 from ..contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, SIZED
-from ..reports import tag_report
+from ..reports import LabelAccuracy
 from .featurizer import FEATURES, TOKEN_PATTERN, DocumentFeaturizer
-from .featurizer import document_label_id as _label
 from .matrix import DocumentMatrix
 from .numeric import input_kind_from_state, is_numeric_input, numeric_dataset
 from .raw import check_declared_labels, document_dataset
@@ -124,6 +123,8 @@ class DocumentClassificationTask(ComposedTask):
     evaluation_params = frozenset({"split"})
     default_learner = "ssvm"
     score_metric = "accuracy"
+    #: accuracy over documents, with per-label scores as its breakdown
+    metric = LabelAccuracy()
     # The crf learner's c2 = 1.0 is CRFsuite's default for sentences, whose loss sums many
     # tokens; it underfits a document (one part; a tf-idf row has norm 1).  On the by-date
     # dev split of 20 Newsgroups' training file (split=train / split=eval), tf-idf accuracy
@@ -268,23 +269,9 @@ class DocumentClassificationTask(ComposedTask):
 
     # --- evaluation and output ----------------------------------------------------------
     def evaluate(self, targets, predictions) -> dict:
-        """``{"accuracy": float, "n": int}`` of predicted against gold labels (ids)."""
-        n = correct = 0
-        for y, p in zip(targets, predictions, strict=True):
-            n += 1
-            correct += int(_label(y) == _label(p))
-        return {"accuracy": correct / n if n else 0.0, "n": n}
-
-    def evaluate_raw(self, targets, predictions) -> dict:
-        """Accuracy of predicted label ids against raw gold labels (a label the model never
-        saw is always wrong)."""
-        pred = self.decode_targets(predictions)
-        targets = list(targets)
-        if len(targets) != len(pred):
-            raise InputError(f"{len(targets)} gold labels but {len(pred)} predictions")
-        n = len(targets)
-        correct = sum(g == p for g, p in zip(targets, pred))
-        return {"accuracy": correct / n if n else 0.0, "n": n}
+        """``{"accuracy": float, "n": int}`` of predicted against gold labels (ids; a gold
+        ``-1`` matches nothing): ``metric.score`` on them as labels."""
+        return self.metric.score(self.decode_targets(targets), self.decode_targets(predictions))
 
     def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
         """Metrics on labelled documents; a document without a label is an InputError."""
@@ -294,11 +281,6 @@ class DocumentClassificationTask(ComposedTask):
                                  "line (latentstruct predict reads unlabelled documents)",
                                  dataset.path, getattr(rec, "line", None) or None)
         return super().evaluate_model(dataset, predict, decision_function)
-
-    def report(self, dataset: Dataset, predictions) -> dict:
-        """Per-label precision, recall, F1 and support over documents (``tag_report``)."""
-        return tag_report([[str(t)] for t in dataset.targets],
-                          [[str(p)] for p in self.decode_targets(predictions)], unit="documents")
 
     def write_predictions(self, path, dataset: Dataset, predictions) -> None:
         """The documents as JSON lines, each with its predicted label as ``"predicted"``."""

@@ -392,12 +392,6 @@ class SequenceLabellingTask(ComposedTask):
                 for y in targets]
         return self.metric.score(gold, self.decode_targets(predictions))
 
-    def evaluate_raw(self, targets, predictions) -> dict:
-        """Metrics of predicted label ids against raw gold tag lists: a gold tag the model
-        never saw counts as what it is (a token no prediction matches; for chunking, a
-        chunk of its own type, as conlleval counts it)."""
-        return self.metric.score([list(t) for t in targets], self.decode_targets(predictions))
-
     def decode_predictions(self, predictions) -> list[list[str]]:
         """``predict``'s label-id arrays as tag lists, the raw form of ``make_dataset``'s
         ``y``: ``[["B-NP", "I-NP", "O"], ...]``."""
@@ -411,11 +405,6 @@ class SequenceLabellingTask(ComposedTask):
                 f"or make_dataset without y); evaluate needs labelled data, predict takes "
                 f"unlabelled input", dataset.path)
         return super().evaluate_model(dataset, predict, decision_function)
-
-    def report(self, dataset: Dataset, predictions) -> dict:
-        """``metric.report``: per-tag precision, recall, F1 and support, and the token
-        counts (chunking: conlleval's per-type scores)."""
-        return self.metric.report(dataset.targets, self.decode_targets(predictions))
 
     # --- persistence --------------------------------------------------------------------
     def get_state(self):
