@@ -1,19 +1,22 @@
 """First-order sequence labelling: the base task of ``chunk``, ``pos``, ``citations`` and
 ``sequence``.
 
-The task is a featurizer, a label encoder and a structure, composed.  :class:`~latentstruct.tasks.sequence.featurizer.ChainFeaturizer`
-(``featurizer_``) turns sentences into token attribute ids: word, lowercase, affixes,
-shape, window words and POS (the templates); a feature dict's attributes; an array's
-columns (``tasks.sequence.numeric``), whose ids follow the attribute index; each with a
-value (1 unless given).  :class:`~latentstruct.featurizers.SequenceLabelEncoder`
+The task is a reader, a featurizer, a label encoder, a structure and a metric, composed.
+:class:`~latentstruct.tasks.sequence.featurizer.ChainFeaturizer` (``featurizer_``) turns
+sentences into token attribute ids: word, lowercase, affixes, shape, window words and POS
+(the templates); a feature dict's attributes; an array's columns
+(``tasks.sequence.numeric``), whose ids follow the attribute index; each with a value (1
+unless given).  :class:`~latentstruct.featurizers.SequenceLabelEncoder`
 (``target_encoder_``) turns tags into label ids.  The structure,
 :class:`~latentstruct.tasks.sequence.structure.ChainStructure`, crosses an attribute's
 value with its token's label (the emission parts), adds label transitions and scores,
 decodes (Viterbi) and sums (sum-product) over the chain; ``fit`` builds it from the
 fitted featurizer's width and the label count (``structure_``), and learners see it through
-``task.structure()``.  The ``metric`` (:class:`~latentstruct.tasks.reports.TagAccuracy`;
-chunking's conlleval scores) scores tag lists.  This module holds what ties them: the
-parameters, ``fit``, J-LIS's sampling of S and B, evaluation and persistence.
+``task.structure()``.  The ``reader`` (a :class:`SentenceReader`, one per task) reads and
+writes the task's files and Python lists, and the ``metric``
+(:class:`~latentstruct.tasks.reports.TagAccuracy`; chunking's conlleval scores) scores tag
+lists.  This module holds what ties them: the parameters, ``fit``, J-LIS's sampling of S
+and B, evaluation and persistence.
 """
 
 from __future__ import annotations
@@ -205,7 +208,10 @@ class SequenceLabellingTask(ComposedTask):
     def reader(self) -> "SentenceReader":
         """The reader of this task's files and Python lists (``SentenceReader``), for its
         current parameters (and, once fitted, what it was fitted on)."""
-        raise NotImplementedError(f"{type(self).__name__} names its reader")
+        raise NotImplementedError(
+            f"{type(self).__name__} has no reader: a sequence task names the reader of its "
+            f"files and Python lists with a `reader` property that returns a SentenceReader "
+            f"(tasks.sequence.pos.PosReader is an example)")
 
     def read(self, path, *, split: str = "train") -> Dataset:
         """Read a file of this task's format (``reader.read``; ``split`` "test" also takes
