@@ -81,3 +81,12 @@ def test_the_readers_tag_checks_are_the_ones_fit_and_make_dataset_apply():
     assert SequenceTask().reader.tag_checks()[2]  # any label at all
     with pytest.raises(InputError, match="y\\[0\\]"):
         ChunkTask().make_dataset([[("He", "PRP")]], [["NP"]])
+
+
+def test_a_reader_gives_every_part_and_a_task_without_one_says_so():
+    from latentstruct.tasks import SentenceReader, SequenceLabellingTask
+
+    with pytest.raises(TypeError, match="abstract"):
+        SentenceReader()
+    with pytest.raises(TypeError, match="has no reader: a sequence task names the reader"):
+        SequenceLabellingTask().reader

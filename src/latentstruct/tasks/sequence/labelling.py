@@ -21,6 +21,7 @@ and B, evaluation and persistence.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -72,7 +73,7 @@ class BinaryRecord:
                             None if self.pos is None else tuple(self.pos[i] for i in order))
 
 
-class SentenceReader:
+class SentenceReader(ABC):
     """How a sequence task reads and writes its sentences: the reader a task composes
     (its ``reader``, built from its parameters and what it was fitted on).
 
@@ -81,8 +82,8 @@ class SentenceReader:
     format; ``tag_checks`` is the tag format those (and ``fit``'s declared labels, and the
     command line's ``--classes``) enforce, and ``words_pos`` the words (and POS tags, for
     a task whose templates read them) of one of the reader's records, the featurizer's
-    input.  This base reads nothing: each task's module has its reader (``PosReader``,
-    ``ChunkReader``, ``CitationReader``, ``CrfsuiteReader``).
+    input.  This abstract base reads nothing: each task's module has its reader
+    (``PosReader``, ``ChunkReader``, ``CitationReader``, ``CrfsuiteReader``).
     """
 
     #: the task's name, in messages
@@ -94,10 +95,10 @@ class SentenceReader:
         label set too.  Here: any non-empty string (a task without a tag format)."""
         return any_tag, None, True
 
+    @abstractmethod
     def words_pos(self, record) -> tuple:
         """``(words, pos)`` of one record (``pos`` None unless the task's templates read
         it)."""
-        raise NotImplementedError("each sequence reader says where a record's words are")
 
     def sentences(self, records) -> list:
         """The featurizer's form of ``records``: a sentence of the task's own records (a
@@ -119,14 +120,19 @@ class SentenceReader:
         """J-LIS's unlabelled copy of ``record`` (its words and POS tags)."""
         return BinaryRecord(*self.words_pos(record))
 
+    @abstractmethod
     def read(self, path, *, split: str = "train") -> Dataset:
-        raise NotImplementedError("each sequence reader reads its file format")
+        """The records and targets of the file at ``path`` (``split`` "test" also takes
+        unlabelled input where the format has one)."""
 
+    @abstractmethod
     def make_dataset(self, X, y=None, *, naming: str = CRFSUITE_NAMES) -> Dataset:
-        raise NotImplementedError("each sequence reader takes its raw form")
+        """The records of Python lists in the task's raw form (feature dicts named under
+        ``naming``), checked as ``read`` checks a file."""
 
+    @abstractmethod
     def write(self, path, records, tags) -> None:
-        raise NotImplementedError("each sequence reader writes its file format")
+        """``records`` with the predicted ``tags``, in the file format."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -208,7 +214,8 @@ class SequenceLabellingTask(ComposedTask):
     def reader(self) -> "SentenceReader":
         """The reader of this task's files and Python lists (``SentenceReader``), for its
         current parameters (and, once fitted, what it was fitted on)."""
-        raise NotImplementedError(
+        # what a subclass must give, said as Python says it of an abstract class
+        raise TypeError(
             f"{type(self).__name__} has no reader: a sequence task names the reader of its "
             f"files and Python lists with a `reader` property that returns a SentenceReader "
             f"(tasks.sequence.pos.PosReader is an example)")
