@@ -89,4 +89,4 @@ def test_a_reader_gives_every_part_and_a_task_without_one_says_so():
     with pytest.raises(TypeError, match="abstract"):
         SentenceReader()
     with pytest.raises(TypeError, match="has no reader: a sequence task names the reader"):
-        SequenceLabellingTask().reader
+        _ = SequenceLabellingTask().reader
