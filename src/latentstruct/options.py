@@ -3,7 +3,8 @@ and the first sentence of its docstring entry.
 
 The tables are generated from the classes themselves (``__init__``'s signature and the
 numpy-style "Parameters" section of the class docstring, or of ``__init__``'s docstring, as
-numpydoc allows both), so they cannot drift from the code.  A task or learner of your own
+numpydoc allows both; for the parameters a task takes from its featurizer, the
+featurizer's), so they cannot drift from the code.  A task or learner of your own
 gets its help the same way; a parameter documented nowhere is listed as undocumented.
 """
 
@@ -35,7 +36,11 @@ def parameter_types(cls) -> dict[str, str]:
 
 def _entries(cls) -> dict[str, tuple[str, str]]:
     out: dict[str, tuple[str, str]] = {}
-    for klass in reversed(cls.__mro__):
+    # a composed task takes its featurizer's parameters by name: their entries are the
+    # featurizer's, unless the task's own docstring says more
+    featurizer = getattr(cls, "featurizer_class", None)
+    bases = [*reversed(featurizer.__mro__)] if isinstance(featurizer, type) else []
+    for klass in bases + [*reversed(cls.__mro__)]:
         init = vars(klass).get("__init__")
         init_doc = getattr(init, "__doc__", None)  # its own, not an inherited one
         docs = [inspect.cleandoc(init_doc) if isinstance(init_doc, str) else None,

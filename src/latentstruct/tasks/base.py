@@ -48,6 +48,7 @@ __all__ = [
     "StructureView",
     "task_identity",
     "learner_defaults_for",
+    "featurizer_param_defaults",
     "Dataset",
     "join_corpora",
     "Task",
@@ -103,6 +104,29 @@ def join_corpora(X, corpus_cls: type, concat):
     return concat(parts)
 
 
+_VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+
+
+def featurizer_param_defaults(task_cls) -> dict:
+    """The parameters a task takes from its featurizer, with the task's defaults.
+
+    A composed task's featurizer (``featurizer_class``, a scikit-learn transformer) declares
+    its parameters once, in its signature and its ``_parameter_constraints``; the task
+    takes them by the same names (``PosTask(window=1)``, ``--option window=1``), as
+    scikit-learn's ``TfidfVectorizer`` takes its ``CountVectorizer``'s, without listing
+    them again.  The defaults are the featurizer's, but where the task has its own
+    (``featurizer_defaults``); the featurizer parameters the task sets itself
+    (``featurizer_fixed``) are not the task's.  Empty for a task without a
+    ``featurizer_class``."""
+    featurizer = getattr(task_cls, "featurizer_class", None)
+    if featurizer is None:
+        return {}
+    fixed, own = task_cls.featurizer_fixed, task_cls.featurizer_defaults
+    sig = inspect.signature(featurizer.__init__)
+    return {k: own.get(k, p.default) for k, p in sig.parameters.items()
+            if k != "self" and p.kind not in _VARIADIC and k not in fixed}
+
+
 class Task(CheckedParams):
     """What every task shares: parameters, data, evaluation and persistence.
 
@@ -150,11 +174,14 @@ class Task(CheckedParams):
     # --- scikit-learn style parameters -------------------------------------------------
     @classmethod
     def param_defaults(cls) -> dict:
-        """Parameter name -> default value, from the signature of ``__init__`` (its keys,
-        in order, are the task's parameters)."""
+        """Parameter name -> default value (its keys, in order, are the task's
+        parameters): those its featurizer declares (a composed task's
+        ``featurizer_class``; see :func:`featurizer_param_defaults`), then those of the
+        signature of ``__init__``."""
         sig = inspect.signature(cls.__init__)
-        return {k: p.default for k, p in sig.parameters.items()
-                if k not in ("self", "args", "kwargs")}
+        own = {k: p.default for k, p in sig.parameters.items()
+               if k not in ("self", "args", "kwargs") and p.kind not in _VARIADIC}
+        return {**featurizer_param_defaults(cls), **own}
 
     @classmethod
     def params_from_file(cls, params: dict) -> dict:
@@ -179,8 +206,14 @@ class Task(CheckedParams):
         """Raise ``ConfigError`` (scikit-learn's wording) for the first value in ``params``
         that ``_parameter_constraints`` does not allow; needs no instance or data (this is
         what ``check_compatible`` runs)."""
-        validate_params(f"the {cls.name or cls.__name__!r} task", cls._parameter_constraints,
-                        params, defaults=cls.param_defaults())
+        # the parameters a task takes from its featurizer are checked by the featurizer's
+        # own declaration (where the task does not narrow one)
+        featurizer = getattr(cls, "featurizer_class", None)
+        declared = getattr(featurizer, "_parameter_constraints", {})
+        constraints = {**{k: declared[k] for k in featurizer_param_defaults(cls) if k in declared},
+                       **cls._parameter_constraints}
+        validate_params(f"the {cls.name or cls.__name__!r} task", constraints, params,
+                        defaults=cls.param_defaults())
 
     def check_params(self) -> None:
         """Raise ``ConfigError`` for a parameter value this task cannot use: each value
@@ -519,6 +552,34 @@ class ComposedTask(Task):
 
     #: the class of the structure ``_build_structure`` makes (a subclass may give its own)
     structure_class: ClassVar[type] = object
+    #: the featurizer ``make_featurizer`` builds, whose parameters are the task's too
+    #: (:func:`featurizer_param_defaults`); None: the task lists all its parameters itself
+    featurizer_class: ClassVar[type | None] = None
+    #: the task's defaults for its featurizer's parameters, where they are not the
+    #: featurizer's (``{"affix_length": 4}``)
+    featurizer_defaults: ClassVar[dict] = {}
+    #: featurizer parameters the task sets itself, which are not the task's (``{"uses_pos":
+    #: True}``)
+    featurizer_fixed: ClassVar[dict] = {}
+
+    def __init__(self, **featurizer_params):
+        """Hold the featurizer's parameters given (the others at the task's defaults) as
+        attributes, as a task holds its own; a name that is not one of them is a
+        ``TypeError``, as Python's for any unexpected keyword."""
+        defaults = featurizer_param_defaults(type(self))
+        unknown = sorted(set(featurizer_params) - set(defaults))
+        if unknown:
+            raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument "
+                            f"{unknown[0]!r} (its parameters: {', '.join(self.param_defaults())})")
+        for name, default in defaults.items():
+            setattr(self, name, featurizer_params.get(name, default))
+
+    def make_featurizer(self):
+        """An unfitted featurizer (``featurizer_class``) of this task's parameters."""
+        if self.featurizer_class is None:
+            raise TypeError(f"{type(self).__name__} has no featurizer_class to make")
+        params = {k: getattr(self, k) for k in featurizer_param_defaults(type(self))}
+        return self.featurizer_class(**self.featurizer_fixed, **params)
 
     def _new_structure(self):
         """A new structure of ``structure_class`` for the fitted featurizer and labels."""

@@ -124,13 +124,14 @@ class DependencyTask(ComposedTask):
     local_params = frozenset({"tagger_model"})
     # with pos="predicted", latentstruct train attaches a tagger (pipelines.attach_tagger)
     pretrained_helpers = frozenset({"pos-tagger"})
-    _parameter_constraints = {
+    #: the featurizer ``fit`` builds; ``pos``, ``pos_column`` and ``labelled`` are the
+    #: task's too (the relations are the training data's, the tagger the task's own)
+    featurizer_class = DependencyFeaturizer
+    featurizer_fixed = {"classes": None, "tagger": None}
+    _parameter_constraints = {  # and the featurizer's own
         "hash_bits": [bounded(DEP_HASH_BITS)],
         "label_hash_bits": [bounded(LABEL_HASH_BITS)],
         "single_root": [Options("auto"), BOOL],
-        "labelled": [Options("auto"), BOOL],
-        "pos": [Options("gold", "predicted")],
-        "pos_column": [Options("auto", "upos", "xpos")],
         "ptb_split": [Options(*PTB_SPLITS, "auto")],
         "distance_bins": [Satisfies(lambda v: parse_distance_bins(v) is not None,
                                     "strictly increasing integers starting at 1, such as "
@@ -139,15 +140,13 @@ class DependencyTask(ComposedTask):
         "tagger_sentences": [Interval(int, 1)],
     }
 
-    def __init__(self, hash_bits=22, label_hash_bits=18, single_root="auto", labelled="auto",
-                 pos="gold", pos_column="auto", distance_bins=(1, 2, 3, 4, 5, 10),
-                 ptb_split="all", tagger_model=None, tagger_sentences=3000):
+    def __init__(self, *, hash_bits=22, label_hash_bits=18, single_root="auto",
+                 distance_bins=(1, 2, 3, 4, 5, 10), ptb_split="all", tagger_model=None,
+                 tagger_sentences=3000, **featurizer_params):
+        super().__init__(**featurizer_params)
         self.hash_bits = hash_bits
         self.label_hash_bits = label_hash_bits
         self.single_root = single_root
-        self.labelled = labelled
-        self.pos = pos
-        self.pos_column = pos_column
         self.distance_bins = distance_bins
         self.ptb_split = ptb_split
         self.tagger_model = tagger_model
@@ -211,10 +210,8 @@ class DependencyTask(ComposedTask):
         if fmt == "mixed" and "auto" in (self.pos_column, self.single_root):
             raise ConfigError("the training data mixes CoNLL-U and .dp sentences; set "
                               "pos_column and single_root explicitly")
-        featurizer = DependencyFeaturizer(
-            pos=self.pos, pos_column=self.pos_column, labelled=self.labelled,
-            classes=dataset.labels, tagger=self._upos_tagger(),
-        ).fit(records, path=dataset.path)
+        featurizer = self.make_featurizer().set_params(
+            classes=dataset.labels, tagger=self._upos_tagger()).fit(records, path=dataset.path)
         self.single_root_ = (fmt == "conllu") if self.single_root == "auto" \
             else bool(self.single_root)
         self.bins_ = parse_distance_bins(self.distance_bins)
@@ -383,8 +380,7 @@ class DependencyTask(ComposedTask):
     def from_state(cls, params, state, arrays):
         task = cls(**params)
         task.check_params()
-        featurizer = DependencyFeaturizer.from_state(
-            state, pos=task.pos, pos_column=task.pos_column, labelled=task.labelled)
+        featurizer = DependencyFeaturizer.from_state(state, **task.make_featurizer().get_params())
         task.single_root_ = bool(state["single_root"])
         task.bins_ = parse_distance_bins(task.distance_bins)
         if task.pos == "predicted":

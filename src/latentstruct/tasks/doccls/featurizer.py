@@ -64,15 +64,18 @@ class DocumentFeaturizer(TransformerMixin, Featurizer):
     Parameters
     ----------
     features : {"tokens", "tfidf"}, default "tokens"
-        Binary indicators of a document's word tokens, or their L2-normalised tf-idf
-        weights (raw counts times the smoothed idf ``ln((1 + n) / (1 + df)) + 1`` of the n
-        training documents, as scikit-learn's TfidfVectorizer computes them).
+        Input features of a document: binary indicators of its word tokens, or their
+        L2-normalised tf-idf weights.  The tf-idf weights are raw counts times the smoothed
+        idf ``ln((1 + n) / (1 + df)) + 1`` of the n training documents, as scikit-learn's
+        TfidfVectorizer computes them.
     min_count : int, default 1
         Keep words that occur in at least this many training documents.
     lowercase : bool, default True
-        Lower-case the text before tokenising (tokens: runs of two or more word characters).
+        Lower-case the text before tokenising.  Tokens are runs of two or more word
+        characters (scikit-learn's CountVectorizer default pattern).
     strip_headers : bool, default False
-        Drop each document's header block (everything before its first blank line).
+        Drop each document's header block (everything before its first blank line).  As in
+        scikit-learn's ``remove=("headers",)``, a text without a blank line becomes empty.
     classes : collection of str or None, default None
         Labels declared up front, added to those of ``fit``'s targets.
 

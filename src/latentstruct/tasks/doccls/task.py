@@ -23,7 +23,7 @@ import numpy as np
 
 from ...data.documents import read_documents, split_by_date, write_documents
 from ...exceptions import ConfigError, InputError, check_is_fitted
-from ...params import BOOL, Interval, Options
+from ...params import Interval, Options
 from ..base import ComposedTask, Dataset, register_task
 from ..contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, SIZED
 from ..reports import LabelAccuracy
@@ -61,19 +61,8 @@ class DocumentClassificationTask(ComposedTask):
 
     Parameters
     ----------
-    features : {"tokens", "tfidf"}
-        Input features of a document: binary indicators of its word tokens, or their
-        L2-normalised tf-idf weights.  The tf-idf weights are raw counts times the smoothed
-        idf ``ln((1 + n) / (1 + df)) + 1`` of the n training documents, as scikit-learn's
-        TfidfVectorizer computes them.
-    min_count : int, default 1
-        Keep words that occur in at least this many training documents.
-    lowercase : bool, default True
-        Lower-case the text before tokenising.  Tokens are runs of two or more word
-        characters (scikit-learn's CountVectorizer default pattern).
-    strip_headers : bool, default False
-        Drop each document's header block (everything before its first blank line).  As in
-        scikit-learn's ``remove=("headers",)``, a text without a blank line becomes empty.
+    features, min_count, lowercase, strip_headers
+        The featurizer's (:class:`DocumentFeaturizer`'s, which documents them), by name.
     split : {"all", "train", "eval"}
         Which documents of a file are read: all, or the by-date "train" or "eval" part.
         Each label's documents are ordered by integer id and the last ``eval_fraction`` of
@@ -132,22 +121,19 @@ class DocumentClassificationTask(ComposedTask):
     # 0.840); the sweep and its timings are in docs/guide/crf.md.
     learner_defaults = {"crf": {"c2": 0.01}}
 
-    def __init__(self, features="tokens", min_count=1, lowercase=True, strip_headers=False,
-                 split="all", eval_fraction=0.2):
-        self.features = features
-        self.min_count = min_count
-        self.lowercase = lowercase
-        self.strip_headers = strip_headers
+    #: the featurizer ``fit`` builds; its text options are the task's too (its labels are
+    #: the training data's)
+    featurizer_class = DocumentFeaturizer
+    featurizer_fixed = {"classes": None}
+
+    def __init__(self, *, split="all", eval_fraction=0.2, **featurizer_params):
+        super().__init__(**featurizer_params)
         self.split = split
         self.eval_fraction = eval_fraction
 
     # --- parameters -------------------------------------------------------------------
-    _parameter_constraints = {
-        "features": [Options(*FEATURES)],
+    _parameter_constraints = {  # and the featurizer's own
         "split": [Options(*SPLITS)],
-        "min_count": [Interval(int, 1)],
-        "lowercase": [BOOL],
-        "strip_headers": [BOOL],
         "eval_fraction": [Interval(float, 0.0, 1.0, closed="neither")],
     }
 
@@ -216,10 +202,8 @@ class DocumentClassificationTask(ComposedTask):
             else list(dataset.records)
         if dataset.labels:
             check_declared_labels(dataset.labels)
-        featurizer = DocumentFeaturizer(
-            features=self.features, min_count=self.min_count, lowercase=self.lowercase,
-            strip_headers=self.strip_headers, classes=dataset.labels,
-        ).fit(records, dataset.targets, path=dataset.path)
+        featurizer = self.make_featurizer().set_params(classes=dataset.labels).fit(
+            records, dataset.targets, path=dataset.path)
         self._use_featurizer(featurizer)
         self.n_train_documents_ = len(records)
         self._build_structure()
@@ -303,9 +287,7 @@ class DocumentClassificationTask(ComposedTask):
         task.check_params()
         kind, n_columns = input_kind_from_state(state)
         task._use_featurizer(DocumentFeaturizer.from_state(
-            state["labels"], kind, n_columns, arrays, features=task.features,
-            min_count=task.min_count, lowercase=task.lowercase,
-            strip_headers=task.strip_headers))
+            state["labels"], kind, n_columns, arrays, **task.make_featurizer().get_params()))
         task.n_train_documents_ = int(state.get("n_train_documents", 0))
         task._build_structure()
         return task

@@ -62,8 +62,8 @@ class GrammaticalityTask(LanguageModelData, ComposedBinaryTask):
         Decode only well-formed tag sequences in every view.
     chunk_types : str, default "conll2000"
         The chunk types of the tag sets: the 11 CoNLL-2000 types, or a comma list ("NP,VP").
-    min_count : int, default 2
-        Keep attributes seen at least this often in the training sentences.
+    min_count
+        The featurizer's (:class:`GrammaticalityFeaturizer`'s, which documents it), by name.
     tagger_model : str or None
         A ``pos`` model file (``latentstruct train pos --learner ssvm ...``) whose tagger
         gives the POS tags.  The task does not read it:
@@ -149,16 +149,20 @@ class GrammaticalityTask(LanguageModelData, ComposedBinaryTask):
             caps -= {HEURISTIC}
         return caps
 
-    def __init__(self, views="iob2", combine="concat", constrained=True, chunk_types="conll2000",
-                 min_count=2, tagger_model=None, tagger_sentences=3000, lm_corpus=None,
+    #: the featurizer ``fit`` builds; its ``min_count`` is the task's too
+    featurizer_class = GrammaticalityFeaturizer
+
+    def __init__(self, *, views="iob2", combine="concat", constrained=True,
+                 chunk_types="conll2000", tagger_model=None, tagger_sentences=3000, lm_corpus=None,
                  heldout_fraction=0.05, n_train=None, negative_ratio=1.0,
                  test_sentences="auto", n_test=3000, n_negative_sets=5, seed=0, test_seed=1000,
-                 chunker="auto", chunker_corpus=None, chunker_sentences=2000, chunker_epochs=3):
+                 chunker="auto", chunker_corpus=None, chunker_sentences=2000, chunker_epochs=3,
+                 **featurizer_params):
+        super().__init__(**featurizer_params)
         self.views = views
         self.combine = combine
         self.constrained = constrained
         self.chunk_types = chunk_types
-        self.min_count = min_count
         self.tagger_model = tagger_model
         self.tagger_sentences = tagger_sentences
         self.lm_corpus = lm_corpus
@@ -187,7 +191,6 @@ class GrammaticalityTask(LanguageModelData, ComposedBinaryTask):
                                   "types such as 'NP,VP'")],
         "combine": [Options(*COMBINE)],
         "chunker": [Options("auto", "perceptron"), None],
-        **GrammaticalityFeaturizer._parameter_constraints,  # min_count
         "n_train": [Interval(int, 1), None],
         "n_test": [Interval(int, 1), None],
         "chunker_sentences": [Interval(int, 1)],
@@ -273,8 +276,7 @@ class GrammaticalityTask(LanguageModelData, ComposedBinaryTask):
         if len(dataset) == 0:
             raise InputError("training data contains no sentences", dataset.path)
         records = dataset.records
-        featurizer = GrammaticalityFeaturizer(min_count=int(self.min_count))
-        self.featurizer_ = featurizer.fit(self._tagged(records, self._pos_of(records)))
+        self.featurizer_ = self.make_featurizer().fit(self._tagged(records, self._pos_of(records)))
         self._build_structure()
         return self
 

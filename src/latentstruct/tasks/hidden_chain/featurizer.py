@@ -57,7 +57,8 @@ class HiddenChainFeaturizer(TransformerMixin, Featurizer):
     Parameters
     ----------
     window : int, default 1
-        Lowercased words at offsets -window..window are attributes of a token.
+        Lowercased words at offsets -window..window (and the word bigrams around the token)
+        are attributes of a token (``featurizers.TokenTemplates``).
     affix_length : int, default 3
         Prefixes and suffixes of 1..affix_length characters are attributes.
     min_count : int, default 2

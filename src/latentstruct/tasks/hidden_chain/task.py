@@ -61,13 +61,8 @@ class HiddenChainTask(LanguageModelData, ComposedTask):
         "ergodic" allows any start and transition, as pyhcrf does, but its states are
         interchangeable: the ``crf`` learner starts from w = 0, where they stay tied, so
         S ergodic states then act as one (pyhcrf starts from random weights).
-    window : int, default 1
-        Lowercased words at offsets -window..window (and the word bigrams around the token)
-        are attributes of a token (``featurizers.TokenTemplates``).
-    affix_length : int, default 3
-        Prefixes and suffixes of 1..affix_length characters are attributes.
-    min_count : int, default 2
-        Keep attributes seen at least this often in the training sentences.
+    window, affix_length, min_count
+        The featurizer's (:class:`HiddenChainFeaturizer`'s, which documents them), by name.
     lm_corpus : str or None
         Sentences whose non-held-out part trains the trigram LM of the negatives (default
         ``$LATENTSTRUCT_DATA/english_sentences/reuters21578_sentences.txt``).
@@ -117,14 +112,18 @@ class HiddenChainTask(LanguageModelData, ComposedTask):
     evaluation_params = frozenset({"test_sentences", "n_test", "n_negative_sets", "test_seed"})
     local_params = frozenset({"lm_corpus"})
 
-    def __init__(self, n_states=3, topology="left-to-right", window=1, affix_length=3, min_count=2, lm_corpus=None,
+    #: the featurizer ``fit`` builds; its template options are the task's too (its classes
+    #: are the training data's)
+    featurizer_class = HiddenChainFeaturizer
+    featurizer_fixed = {"classes": None}
+
+    def __init__(self, *, n_states=3, topology="left-to-right", lm_corpus=None,
                  heldout_fraction=0.05, n_train=None, negative_ratio=1.0,
-                 test_sentences="auto", n_test=3000, n_negative_sets=5, seed=0, test_seed=1000):
+                 test_sentences="auto", n_test=3000, n_negative_sets=5, seed=0, test_seed=1000,
+                 **featurizer_params):
+        super().__init__(**featurizer_params)
         self.n_states = n_states
         self.topology = topology
-        self.window = window
-        self.affix_length = affix_length
-        self.min_count = min_count
         self.lm_corpus = lm_corpus
         self.heldout_fraction = heldout_fraction
         self.n_train = n_train
@@ -138,9 +137,8 @@ class HiddenChainTask(LanguageModelData, ComposedTask):
     # ------------------------------------------------------------------------------------
     # parameters
     # ------------------------------------------------------------------------------------
-    _parameter_constraints = {
+    _parameter_constraints = {  # and the featurizer's own
         **DATA_PARAMETER_CONSTRAINTS,
-        **HiddenChainFeaturizer._parameter_constraints,  # window, affix_length, min_count
         "n_states": [Interval(int, 1, _MAX_STATES)],
         "n_train": [Interval(int, 1), None],
         "n_test": [Interval(int, 1), None],
@@ -197,8 +195,7 @@ class HiddenChainTask(LanguageModelData, ComposedTask):
         distinct targets), the input form and the vocabulary of the training sentences."""
         if len(dataset) == 0:
             raise InputError("training data contains no sentences", dataset.path)
-        featurizer = HiddenChainFeaturizer(window=self.window, affix_length=self.affix_length,
-                                           min_count=self.min_count, classes=dataset.labels)
+        featurizer = self.make_featurizer().set_params(classes=dataset.labels)
         try:
             featurizer.fit(dataset.records, dataset.targets)
         except InputError as exc:

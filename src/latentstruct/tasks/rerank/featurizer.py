@@ -76,17 +76,20 @@ class RerankFeaturizer(TransformerMixin, Featurizer):
     Parameters
     ----------
     domain : {"no-hidden", "lexical", "pos", "relation", "supersense"}, default "pos"
-        Hidden-value domain of each word (Koo & Collins §4.1).
+        Hidden-value domain of each word (Koo & Collins §4.1); "no-hidden" is the plain
+        log-linear reranker.
     graph : {"head", "sibling"}, default "head"
-        The tree D(t) that pairwise features follow.
+        The tree D(t) that pairwise features follow: head-modifier or sibling links (§4.2).
     n_hidden : int or None, default None
-        Sub-values per value class (None: the paper's, :data:`PAPER_N_HIDDEN`).
+        Sub-values per value class (None: the paper's 3 for lexical and supersense, 5 for
+        pos, relation and the supersense fallback; :data:`PAPER_N_HIDDEN`).
     max_supersenses : int, default 3
-        Supersenses per word kept, for domain "supersense".
+        Supersenses per word kept (WordNet's most frequent first), for domain "supersense".
     base_score : bool, default True
-        Give each candidate the base parser's score (s_j - s_1) / σ as a feature (else 0).
+        Use the base parser's score as a feature: (s_j - s_1) / σ for candidate j (else 0).
     pos_column : {"auto", "upos", "xpos"}, default "auto"
-        Tag column for POS features; "auto": upos unless the training lists have none.
+        Tag column for POS features; "auto" takes upos unless the training lists have none
+        (the PTB .dp lists), then xpos.
 
     Attributes
     ----------

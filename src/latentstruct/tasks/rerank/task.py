@@ -88,22 +88,11 @@ class RerankTask(ComposedTask):
 
     Parameters
     ----------
-    domain : {"no-hidden", "lexical", "pos", "relation", "supersense"}, default "pos"
-        Hidden-value domain of each word (§4.1); "no-hidden" is the plain log-linear reranker.
-    graph : {"head", "sibling"}, default "head"
-        The tree D(t) that pairwise features follow: head-modifier or sibling links (§4.2).
-    n_hidden : int or None, default None
-        Sub-values per value class (None: the paper's 3 for lexical and supersense, 5 for pos,
-        relation and the supersense fallback).
-    max_supersenses : int, default 3
-        Supersenses per word kept (WordNet's most frequent first), for domain "supersense".
+    domain, graph, n_hidden, max_supersenses, base_score, pos_column
+        The featurizer's (:class:`~latentstruct.tasks.rerank.featurizer.RerankFeaturizer`'s,
+        which documents them), by name.
     hash_bits : int, default 20
         Features are hashed into 2**hash_bits weights (plus one for the base score).
-    base_score : bool, default True
-        Use the base parser's score as a feature.
-    pos_column : {"auto", "upos", "xpos"}, default "auto"
-        Tag column for POS features; "auto" takes upos unless the training lists have none
-        (the PTB .dp lists), then xpos.
 
     Notes
     -----
@@ -126,21 +115,15 @@ class RerankTask(ComposedTask):
     capabilities: ClassVar[frozenset] = frozenset({MARGINALIZABLE, CANDIDATE_LIST})
     structure_class = RerankStructure
 
-    def __init__(self, domain="pos", graph="head", n_hidden=None, max_supersenses=3,
-                 hash_bits=20, base_score=True, pos_column="auto"):
-        self.domain = domain
-        self.graph = graph
-        self.n_hidden = n_hidden
-        self.max_supersenses = max_supersenses
+    #: the featurizer ``fit`` builds; its parameters are the task's too
+    featurizer_class = RerankFeaturizer
+
+    def __init__(self, *, hash_bits=20, **featurizer_params):
+        super().__init__(**featurizer_params)
         self.hash_bits = hash_bits
-        self.base_score = base_score
-        self.pos_column = pos_column
 
     # --- parameters and data -------------------------------------------------------------
-    _parameter_constraints = {
-        **RerankFeaturizer._parameter_constraints,
-        "hash_bits": [bounded(RERANK_HASH_BITS)],
-    }
+    _parameter_constraints = {"hash_bits": [bounded(RERANK_HASH_BITS)]}  # and the featurizer's
 
     def _check_param_relations(self) -> None:
         nh = self.n_hidden
@@ -195,11 +178,7 @@ class RerankTask(ComposedTask):
         """Fit the featurizer (``featurizer_``): the parser, the POS column and the
         base-score scale σ of the training lists, and their input kind (hashed features
         need no vocabulary)."""
-        featurizer = RerankFeaturizer(
-            domain=self.domain, graph=self.graph, n_hidden=self.n_hidden,
-            max_supersenses=self.max_supersenses, base_score=self.base_score,
-            pos_column=self.pos_column,
-        ).fit(dataset.records, path=dataset.path)
+        featurizer = self.make_featurizer().fit(dataset.records, path=dataset.path)
         self._use_featurizer(featurizer)
         self._build_structure()
         return self
@@ -255,8 +234,6 @@ class RerankTask(ComposedTask):
         task = cls(**params)
         task.check_params()
         task._use_featurizer(RerankFeaturizer.from_state(
-            state, domain=task.domain, graph=task.graph, n_hidden=task.n_hidden,
-            max_supersenses=task.max_supersenses, base_score=task.base_score,
-            pos_column=task.pos_column))
+            state, **task.make_featurizer().get_params()))
         task._build_structure()
         return task

@@ -181,18 +181,18 @@ class ChunkTask(SequenceLabellingTask):
     """
 
     name = "chunk"
-    uses_pos_input = True
+    featurizer_fixed = {"uses_pos": True}  # the templates read the POS tags
     score_metric = "f1"
     metric = ChunkScores()
     evaluation_params = frozenset({"input_scheme"})
     _parameter_constraints = {**SequenceLabellingTask._parameter_constraints,
                               "input_scheme": [Options(*INPUT_SCHEMES), None]}
 
-    def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=2, affix_length=3,
-                 n_structured_tokens=None, n_binary=0, negatives_per_positive=1, sample_seed=0,
-                 input_scheme=None):
-        super().__init__(min_count, feature_index, hash_bits, window, affix_length,
-                         n_structured_tokens, n_binary, negatives_per_positive, sample_seed)
+    def __init__(self, *, n_structured_tokens=None, n_binary=0, negatives_per_positive=1,
+                 sample_seed=0, input_scheme=None, **featurizer_params):
+        super().__init__(n_structured_tokens=n_structured_tokens, n_binary=n_binary,
+                         negatives_per_positive=negatives_per_positive, sample_seed=sample_seed,
+                         **featurizer_params)
         self.input_scheme = input_scheme
 
     @property

@@ -226,13 +226,8 @@ class CitationTask(SequenceLabellingTask):
     """
 
     name = "citations"
-    uses_pos_input = False
     featurizer_class = CitationFeaturizer
-
-    def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=1, affix_length=3,
-                 n_structured_tokens=None, n_binary=0, negatives_per_positive=1, sample_seed=0):
-        super().__init__(min_count, feature_index, hash_bits, window, affix_length,
-                         n_structured_tokens, n_binary, negatives_per_positive, sample_seed)
+    featurizer_defaults = {"window": 1}
 
     @property
     def reader(self) -> "CitationReader":

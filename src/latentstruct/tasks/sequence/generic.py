@@ -47,9 +47,8 @@ import os
 from ...data.atomic import atomic_write
 from ...data.readers import read_lines
 from ...exceptions import InputError
-from ..base import Dataset, register_task
+from ..base import ComposedTask, Dataset, register_task
 from .labelling import SentenceReader, SequenceLabellingTask
-from .params import FEATURE_PARAMETERS
 from .raw import CRFSUITE_NAMES, DictSentence, any_tag, check_attribute_value, sequence_dataset
 
 __all__ = ["SequenceTask", "CrfsuiteReader", "read_crfsuite_data", "write_crfsuite_data", "parse_attribute",
@@ -313,12 +312,10 @@ class SequenceTask(SequenceLabellingTask):
 
     Parameters
     ----------
-    min_count : int
-        Keep attributes seen at least this often in training.
-    feature_index : {"index", "hashing"}
-        Exact index of training attributes, or feature hashing.
-    hash_bits : int
-        Table size 2**hash_bits when hashing.
+    min_count, feature_index, hash_bits
+        The featurizer's (:class:`~latentstruct.tasks.sequence.featurizer.ChainFeaturizer`'s,
+        which documents them), by name; it has no templates here, so its ``window`` and
+        ``affix_length`` are not parameters.
 
     Raw form (``make_dataset``): ``X`` holds one sentence per example, a list of per-token
     feature dicts (or of attribute-string lists), ``y`` one list of labels per sentence (or
@@ -331,22 +328,21 @@ class SequenceTask(SequenceLabellingTask):
     """
 
     name = "sequence"
+    # feature dicts have no templates to widen
+    featurizer_fixed = {"uses_pos": False, "window": 0, "affix_length": 1}
     # the J-LIS sampling options of the base task draw shuffled sentences, which feature
     # dicts cannot follow (their attributes were computed from the original order): off
-    window = 0
-    affix_length = 1
     n_structured_tokens = None
     n_binary = 0
     negatives_per_positive = 1
     sample_seed = 0
 
-    _parameter_constraints = {name: FEATURE_PARAMETERS[name]
-                              for name in ("min_count", "feature_index", "hash_bits")}
+    _parameter_constraints = {}  # the featurizer's own, alone
 
-    def __init__(self, min_count=1, feature_index="index", hash_bits=20):
-        self.min_count = min_count
-        self.feature_index = feature_index
-        self.hash_bits = hash_bits
+    def __init__(self, **featurizer_params):
+        # the featurizer's parameters alone: the base task's sampling options are not this
+        # task's (above)
+        ComposedTask.__init__(self, **featurizer_params)
 
     @property
     def reader(self) -> "CrfsuiteReader":

@@ -36,7 +36,7 @@ from ..sampling import indirect_supervision_sample
 from .corpus import SequenceCorpus
 from .featurizer import ChainFeaturizer
 from .numeric import ARRAYS, NUMERIC_KINDS, TOKENS_ARRAYS, NumericSentence
-from .params import FEATURE_PARAMETERS, MAX_HASH_BITS, SAMPLING_PARAMETERS
+from .params import MAX_HASH_BITS, SAMPLING_PARAMETERS
 from .raw import (
     ATTRIBUTE_KINDS,
     ATTRIBUTE_NAMINGS,
@@ -156,16 +156,10 @@ class SequenceLabellingTask(ComposedTask):
 
     Parameters
     ----------
-    min_count : int
-        Keep attributes seen at least this often in training.
-    feature_index : {"index", "hashing"}
-        Exact index of training attributes, or feature hashing.
-    hash_bits : int
-        Table size 2**hash_bits when hashing.
-    window : int
-        Context window (words, and POS for chunking) on each side.
-    affix_length : int
-        Longest prefix/suffix attribute.
+    min_count, feature_index, hash_bits, window, affix_length
+        The featurizer's (:class:`ChainFeaturizer`'s, which documents them), taken by name
+        (keyword-only, as every parameter here) and held as the task's own; a subclass
+        may give other defaults (``featurizer_defaults``).
     n_structured_tokens : int or None
         For learning with indirect supervision (J-LIS): use a deterministic sample of
         labelled sentences totalling at least this many tokens as S (None: all sentences
@@ -179,16 +173,18 @@ class SequenceLabellingTask(ComposedTask):
         Seed of the S/B sample and of the shuffles.
     """
 
-    uses_pos_input: bool = False
-    #: the featurizer ``fit`` builds (a subclass may give other templates)
+    #: the featurizer ``fit`` builds (a subclass may give other templates); its parameters
+    #: but ``uses_pos`` (whether the templates read POS tags: ``featurizer_fixed``) are the
+    #: task's too
     featurizer_class = ChainFeaturizer
+    featurizer_fixed = {"uses_pos": False}
     #: the structure ``fit`` builds from the featurizer and the labels
     structure_class = ChainStructure
     #: how predictions are scored (``score``: ``evaluate``'s totals) and broken down
     #: (``report``), over tag lists: token accuracy here, conlleval's scores for chunking
     metric = TagAccuracy()
     capabilities = frozenset({MAX_DECODABLE, SIZED, RANDOM_TIES, MARGINALIZABLE, LABEL_FACTORED})
-    _parameter_constraints = {**FEATURE_PARAMETERS, **SAMPLING_PARAMETERS}
+    _parameter_constraints = SAMPLING_PARAMETERS  # and the featurizer's own
     # The structural SVM stops at a certified 5% duality gap, evaluates the primal exactly
     # only where it may stop, and solves the working set for 10 epochs after each online
     # pass.  At the learner's own 1% / every iteration / 20 epochs, the last 9 of UD EWT's
@@ -198,13 +194,9 @@ class SequenceLabellingTask(ComposedTask):
     # Measurements: docs/performance.md ("Sequence labelling: the structural SVM on small data").
     learner_defaults = {"ssvm": {"tol": 0.05, "evaluate": "near", "inner_max_iter": 10}}
 
-    def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=2, affix_length=3,
-                 n_structured_tokens=None, n_binary=0, negatives_per_positive=1, sample_seed=0):
-        self.min_count = min_count
-        self.feature_index = feature_index
-        self.hash_bits = hash_bits
-        self.window = window
-        self.affix_length = affix_length
+    def __init__(self, *, n_structured_tokens=None, n_binary=0, negatives_per_positive=1,
+                 sample_seed=0, **featurizer_params):
+        super().__init__(**featurizer_params)
         self.n_structured_tokens = n_structured_tokens
         self.n_binary = n_binary
         self.negatives_per_positive = negatives_per_positive
@@ -241,13 +233,6 @@ class SequenceLabellingTask(ComposedTask):
         self.reader.write(path, dataset.records, self.decode_targets(predictions))
 
     # --- the featurizer -----------------------------------------------------------------
-    def make_featurizer(self) -> ChainFeaturizer:
-        """An unfitted featurizer of this task's parameters (``featurizer_class``)."""
-        return self.featurizer_class(
-            min_count=self.min_count, feature_index=self.feature_index,
-            hash_bits=self.hash_bits, window=self.window, affix_length=self.affix_length,
-            uses_pos=self.uses_pos_input)
-
     def attribute_strings(self, record) -> list[list[str]]:
         """Attribute strings of every token of ``record``: a sentence given as feature
         dicts (``DictSentence``) has exactly its dicts' attributes, any other record the

@@ -1,9 +1,10 @@
 """The sequence tasks' parameter declarations (``latentstruct.params``).
 
 :data:`FEATURE_PARAMETERS` are what :class:`~latentstruct.tasks.sequence.featurizer.ChainFeaturizer`
-takes (the attribute index and the templates), :data:`SAMPLING_PARAMETERS` the J-LIS S/B
-sampling options of :class:`~latentstruct.tasks.sequence.SequenceLabellingTask`; each task
-class joins the ones it has with its own (``tag_column``, ``input_scheme``).
+takes (the attribute index and the templates; the tasks take them by name and check them
+by this declaration, ``tasks.base.featurizer_param_defaults``), :data:`SAMPLING_PARAMETERS`
+the J-LIS S/B sampling options of :class:`~latentstruct.tasks.sequence.SequenceLabellingTask`;
+each task class joins them with its own (``tag_column``, ``input_scheme``).
 """
 
 from __future__ import annotations

@@ -242,7 +242,7 @@ class PosTask(SequenceLabellingTask):
     """
 
     name = "pos"
-    uses_pos_input = False
+    featurizer_defaults = {"affix_length": 4}
     # J-LIS from the command line runs until its objective converges.  Its own max_iter=20
     # stopped the guide's job (200 labelled tokens, 1,000 binary sentences, C2=1) with a
     # ConvergenceWarning while Q still fell by 4e-4 a step; it converges at iteration 36
@@ -254,11 +254,11 @@ class PosTask(SequenceLabellingTask):
         "tag_column": [Satisfies(_tag_column, "a str among {" + ", ".join(map(repr, TAG_COLUMNS))
                                  + "}")]}
 
-    def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=2, affix_length=4,
-                 n_structured_tokens=None, n_binary=0, negatives_per_positive=1, sample_seed=0,
-                 tag_column="upos"):
-        super().__init__(min_count, feature_index, hash_bits, window, affix_length,
-                         n_structured_tokens, n_binary, negatives_per_positive, sample_seed)
+    def __init__(self, *, n_structured_tokens=None, n_binary=0, negatives_per_positive=1,
+                 sample_seed=0, tag_column="upos", **featurizer_params):
+        super().__init__(n_structured_tokens=n_structured_tokens, n_binary=n_binary,
+                         negatives_per_positive=negatives_per_positive, sample_seed=sample_seed,
+                         **featurizer_params)
         self.tag_column = tag_column
 
     @property
