@@ -56,6 +56,8 @@ def own_callables(cls) -> tuple[int, int]:
                 continue
             if isinstance(value, property):
                 props.add(name)
+            elif isinstance(value, type):
+                continue  # a class the task names (structure_class), data, not a method
             elif callable(value) or isinstance(value, (classmethod, staticmethod)):
                 names.add(name)
     return len(names - props), len(props)

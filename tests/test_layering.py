@@ -441,10 +441,16 @@ def test_not_fitted_is_raised_by_one_function():
 @pytest.mark.slow
 def test_fitted_is_checked_under_one_name_and_ranges_declared_not_hand_written():
     """``exceptions.check_is_fitted(estimator)`` is the one fitted check (the classes give
-    ``__sklearn_is_fitted__``; ``is_fitted()`` stays a task's query), and no hand-written
-    ``check_positive*`` helper repeats a range that ``_parameter_constraints`` declares."""
+    ``__sklearn_is_fitted__``; ``exceptions.is_fitted(estimator)`` is the same rule as a
+    query), and no hand-written ``check_positive*`` helper repeats a range that
+    ``_parameter_constraints`` declares."""
     gone = {"check_fitted", "_check_fitted", "_check_is_fitted", "check_positive",
             "check_positive_int", "check_nonnegative"}
+    # the one query is the module function: no class of the package defines its own
+    assert not [name for name, path in MODULES.items()
+                if not name.startswith("latentstruct.pystruct")
+                for fn, _ in _defined_functions(path)
+                if fn == "is_fitted" and name != "latentstruct.exceptions"]
     bad = [f"{path.relative_to(PKG)}:{line} {fn}"
            for name, path in MODULES.items() if not name.startswith("latentstruct.pystruct")
            for fn, line in _defined_functions(path) if fn in gone]

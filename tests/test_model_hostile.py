@@ -19,6 +19,7 @@ from latentstruct.exceptions import ConfigError, InputError, ModelFormatError
 from latentstruct.io import MAX_MODEL_BYTES_ENV, inspect_model, load_model, save_model
 from latentstruct.learners.latent.lclr import TwoStage
 from latentstruct.learners.persistence import load_trained, save_trained
+from latentstruct.tasks.contracts import params_from_file
 from latentstruct.tasks.dependency import DependencyTask
 from latentstruct.tasks.grammaticality import GrammaticalityTask
 from latentstruct.tasks.pairs import ParaphraseTask, RteTask
@@ -250,9 +251,9 @@ def test_cache_dir_of_a_model_file_is_never_used(tmp_path):
 
 def test_local_params_take_their_defaults_on_load():
     assert RteTask.local_params == ParaphraseTask.local_params == {"cache_dir"}
-    assert DependencyTask.params_from_file({"tagger_model": "/x/pos.npz", "hash_bits": 10}) == {
+    assert params_from_file(DependencyTask, {"tagger_model": "/x/pos.npz", "hash_bits": 10}) == {
         "tagger_model": None, "hash_bits": 10}
-    params = GrammaticalityTask.params_from_file(
+    params = params_from_file(GrammaticalityTask,
         {"tagger_model": "/a", "lm_corpus": "/b", "chunker_corpus": "/c", "min_count": 3})
     assert params == {"tagger_model": None, "lm_corpus": None, "chunker_corpus": None,
                       "min_count": 3}

@@ -134,6 +134,17 @@ def test_check_is_fitted_is_one_rule_for_every_object():
     sklearn_check(vocabulary)
     with pytest.raises(NotFittedError):
         sklearn_check(Tagger())
+    # the same rule as a query, for any object of the package (a task included)
+    from latentstruct.exceptions import is_fitted
+    from latentstruct.tasks import PosTask
+
+    assert is_fitted(vocabulary) and not is_fitted(Vocabulary())
+    assert not is_fitted(vocabulary, "classes_") and not is_fitted(Tagger())
+    task = PosTask()
+    assert not is_fitted(task)
+    task.fit(task.make_dataset([["a", "b"]], [["NOUN", "VERB"]]))
+    assert is_fitted(task) and is_fitted(task, "labels_")
+    assert not hasattr(task, "is_fitted")  # one query, not a method of each class
     # the earlier form, the condition first, keeps working (code written against it)
     check_is_fitted(True, "This W instance")
     with pytest.raises(NotFittedError, match="This W instance is not fitted yet: no w"):

@@ -11,7 +11,7 @@ from sklearn.exceptions import NotFittedError
 import latentstruct
 from latentstruct.cli import main
 from latentstruct.estimators import Chunker
-from latentstruct.exceptions import ConfigError
+from latentstruct.exceptions import ConfigError, is_fitted
 from latentstruct.learners import StructuredPerceptron, StructuredSVM
 from latentstruct.learners.latent.jlis import JLIS
 from latentstruct.learners.persistence import load_trained
@@ -67,7 +67,7 @@ def test_neither_caller_keeps_its_own_copy_of_the_sequence():
 def test_plan_checks_before_any_data_and_adds_the_task_defaults():
     plan = training.plan_training(DependencyTask, StructuredSVM, {}, {"tol": 0.5})
     assert plan.learner_opts["C"] == 0.001 and plan.learner_opts["tol"] == 0.5  # dep's C kept
-    assert not plan.task.is_fitted()
+    assert not is_fitted(plan.task)
     with pytest.raises(ConfigError, match="min_count"):
         training.plan_training(ChunkTask, StructuredPerceptron, {"min_count": -1}, {})
     with pytest.raises(ConfigError, match=r"--option n_binary=N"):
@@ -103,14 +103,14 @@ def test_helpers_run_for_the_tasks_that_declare_them_in_order(monkeypatch):
     monkeypatch.setattr(training, "attach_tagger",
                         lambda task, verbose=False: order.append(("tagger", type(task).__name__)))
     monkeypatch.setattr(training, "attach_chunker",
-                        lambda task, learner, verbose=False: order.append(("chunker", task.is_fitted())))
+                        lambda task, learner, verbose=False: order.append(("chunker", is_fitted(task))))
 
     class LooksTagged(ChunkTask):
         def set_tagger(self, pos_task, coef):  # pragma: no cover - never called
             raise AssertionError("not declared, never attached")
 
     def load(task):
-        order.append(("load", task.is_fitted()))
+        order.append(("load", is_fitted(task)))
         return task.make_dataset(SENTS, TAGS)
 
     plan = training.plan_training(LooksTagged, StructuredPerceptron, {}, {"max_iter": 2})
@@ -153,5 +153,5 @@ def test_fit_on_dataset_returns_the_sample_used():
     task = ChunkTask()
     data = task.make_dataset(SENTS, TAGS)
     used, learner = training.fit_on_dataset(task, data, StructuredPerceptron, {"max_iter": 1})
-    assert isinstance(used, Dataset) and len(used) == 2 and task.is_fitted()
+    assert isinstance(used, Dataset) and len(used) == 2 and is_fitted(task)
     assert learner.coef_.shape == (task.n_features,)

@@ -22,6 +22,7 @@ __all__ = [
     "ObjectiveIncreaseWarning",
     "NotFittedError",  # noqa: F822 - provided lazily by __getattr__
     "check_is_fitted",
+    "is_fitted",
     "warn_convergence",
     "warn_user",
     "user_stacklevel",
@@ -108,6 +109,21 @@ def warn_convergence(message: str) -> None:
 FIT_FIRST = "Call 'fit' with appropriate arguments before using this estimator."
 
 
+def is_fitted(estimator, attributes=None) -> bool:
+    """Whether ``estimator`` is fitted, by the one rule of :func:`check_is_fitted` (which
+    raises where this answers False): each of ``attributes`` (a name or a list of names) is
+    set and not None, when they are given; else the estimator's own query
+    ``__sklearn_is_fitted__()``; else some attribute ending in ``_`` is set.  It answers
+    for a task, a learner, a featurizer or an estimator alike, as scikit-learn's
+    ``_is_fitted`` does."""
+    if attributes is not None:
+        names = [attributes] if isinstance(attributes, str) else list(attributes)
+        return all(getattr(estimator, name, None) is not None for name in names)
+    if hasattr(estimator, "__sklearn_is_fitted__"):
+        return bool(estimator.__sklearn_is_fitted__())
+    return any(k.endswith("_") and not k.startswith("__") for k in vars(estimator))
+
+
 def check_is_fitted(estimator, attributes=None, fix: str | None = None, *,
                     what: str | None = None, why: str = "") -> None:
     """Raise scikit-learn's ``NotFittedError`` (a ``ValueError``) unless ``estimator`` is
@@ -133,13 +149,8 @@ def check_is_fitted(estimator, attributes=None, fix: str | None = None, *,
         if fitted:
             return
         estimator = None
-    elif attributes is not None:
-        names = [attributes] if isinstance(attributes, str) else list(attributes)
-        fitted = all(getattr(estimator, name, None) is not None for name in names)
-    elif hasattr(estimator, "__sklearn_is_fitted__"):
-        fitted = bool(estimator.__sklearn_is_fitted__())
     else:
-        fitted = any(k.endswith("_") and not k.startswith("__") for k in vars(estimator))
+        fitted = is_fitted(estimator, attributes)
     if fitted:
         return
     from sklearn.exceptions import NotFittedError

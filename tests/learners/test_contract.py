@@ -10,6 +10,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_validat
 
 from latentstruct.exceptions import (
     ConfigError,
+    is_fitted,
     ConvergenceWarning,
     InexactInferenceWarning,
     InferenceError,
@@ -334,7 +335,7 @@ def test_clone_keeps_a_fitted_task(name, tiny_chunk_file):
     learner = cls(structure=task)
     copy = clone(learner)
     assert copy is not learner and copy.structure is not task
-    assert copy.structure.is_fitted() and copy.structure.n_features == task.n_features
+    assert is_fitted(copy.structure) and copy.structure.n_features == task.n_features
     assert copy.get_params(deep=False).keys() == learner.get_params(deep=False).keys()
 
 

@@ -77,7 +77,8 @@ def test_coalesced_matches_coalesce_arrays(seed):
 
 def test_attribute_ids_follow_descending_training_counts(tiny_chunk_file):
     task, ds = fitted(tiny_chunk_file)
-    names = [a for rec in ds.records for tok in task.attribute_strings(rec) for a in tok]
+    names = [a for sentence in task.reader.sentences(ds.records)
+             for tok in task.featurizer_.attribute_strings(sentence) for a in tok]
     counts = Counter(names)
     ids = task.attr_index_.names
     assert sorted(ids) == sorted(FeatureIndex().fit([names]).names)  # the same names

@@ -111,7 +111,8 @@ def test_citations_use_their_own_templates():
     task.fit(task.make_dataset(tokens, [["author", "author", "title", "date"]]))
     assert isinstance(task.featurizer_, CitationFeaturizer)
     expected = citation_attributes(tokens[0], window=1, affix_length=3)
-    assert task.attribute_strings(task.make_dataset(tokens).records[0]) == expected
+    sentence = task.reader.sentences(task.make_dataset(tokens).records)[0]
+    assert task.featurizer_.attribute_strings(sentence) == expected
     assert set(task.featurizer_.get_feature_names_out()) == {a for tok in expected for a in tok}
 
 

@@ -15,7 +15,7 @@ from ..exceptions import ModelFormatError
 from ..io import load_model, save_model
 from ..params import skip_parameter_validation
 from ..registry import model_task_class
-from ..tasks.contracts import Structure
+from ..tasks.contracts import Structure, params_from_file
 from .base import get_learner_class
 
 __all__ = ["save_trained", "load_trained"]
@@ -152,7 +152,7 @@ def load_trained(path, *, expected_task: str | None = None):
     task_cls = model_task_class(metadata, path)  # unregistered: say how to register it
     try:
         learner_cls = get_learner_class(metadata["learner"])
-        task_params = task_cls.params_from_file(metadata["task_params"])
+        task_params = params_from_file(task_cls, metadata["task_params"])
         # the file's values are checked even when a fit loads it (a pretrained tagger)
         with skip_parameter_validation(False):
             task = task_cls.from_state(task_params, metadata["task_state"], arrays)

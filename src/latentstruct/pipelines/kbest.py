@@ -196,6 +196,7 @@ def jackknife_kbest(task, learner, metadata, input_path, output_path, k: int, fo
     from ..learners import get_learner_class
     from .tagging import attach_tagger
     from ..tasks import get_task_class
+    from ..tasks.contracts import params_from_file
 
     if not isinstance(folds, int) or folds < 2:
         raise ConfigError(f"--folds must be an integer >= 2, got {folds!r}")
@@ -218,7 +219,7 @@ def jackknife_kbest(task, learner, metadata, input_path, output_path, k: int, fo
     bounds = np.linspace(0, n, folds + 1).round().astype(int)
     # the model file is data: its parameters pass through params_from_file (paths it names
     # are not used), and a tagger comes from the loaded model, never from a path it records
-    fold_params = task_cls.params_from_file(metadata["task_params"])
+    fold_params = params_from_file(task_cls, metadata["task_params"])
     tagger = ((task.tagger_, task.tagger_coef_)
               if getattr(task, "tagger_", None) is not None else None)
     if tagger is None:  # what the first fold's task would attach; later folds reuse it

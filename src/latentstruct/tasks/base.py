@@ -35,7 +35,7 @@ import numpy as np
 
 from ..data.sparse import SparseRows, SparseVector
 from ..registry import TASKS, get_task_class
-from ..exceptions import ConfigError, check_is_fitted
+from ..exceptions import ConfigError, check_is_fitted, is_fitted
 from ..params import CheckedParams, validate_params
 from ..inference.result import DecodeResult
 from .contracts import (LATENT_BINARY, MAX_DECODABLE, Identity, latent_argmax_decisions,
@@ -141,7 +141,7 @@ class Task(CheckedParams):
     #: parameters that may change after fit (they select evaluation data, not features)
     evaluation_params: ClassVar[frozenset] = frozenset()
     #: parameters that name places or code on the user's machine (paths, cache folders):
-    #: a model file's values for them are never used (``params_from_file``)
+    #: a model file's values for them are never used (``tasks.contracts.params_from_file``)
     local_params: ClassVar[frozenset] = frozenset()
     #: learner used by ``latentstruct train`` when ``--learner`` is not given
     default_learner: ClassVar[str] = "ssvm"
@@ -183,21 +183,6 @@ class Task(CheckedParams):
                if k not in ("self", "args", "kwargs") and p.kind not in _VARIADIC}
         return {**featurizer_param_defaults(cls), **own}
 
-    @classmethod
-    def params_from_file(cls, params: dict) -> dict:
-        """The parameters to rebuild a task from a model file's ``params``.
-
-        A model file is data, never configuration: each of ``local_params`` (a path, a
-        cache folder) takes its default here, never the file's value, so loading a file
-        cannot make the program read, create or import what the file names.  The user may
-        still set an evaluation-time one (``--option``) after loading.
-        """
-        if not isinstance(params, dict):
-            raise TypeError(f"task parameters must be a JSON object, got {type(params).__name__}")
-        defaults = cls.param_defaults()
-        return {k: (defaults[k] if k in cls.local_params and k in defaults else v)
-                for k, v in params.items()}
-
     def get_params(self, deep: bool = True) -> dict:
         return {k: getattr(self, k) for k in self.param_defaults()}
 
@@ -230,7 +215,7 @@ class Task(CheckedParams):
 
     def set_params(self, **params) -> "Task":
         valid = list(self.param_defaults())
-        fitted = self.is_fitted()
+        fitted = is_fitted(self)
         for key, value in params.items():
             if key not in valid:
                 raise ConfigError(
@@ -258,7 +243,7 @@ class Task(CheckedParams):
         parameters set on the clone do not reach the original.  An unfitted task clones to
         a new unfitted task with the same parameters.
         """
-        if self.is_fitted():
+        if is_fitted(self):
             return copy.copy(self)
         return type(self)(**self.get_params())
 
@@ -367,15 +352,12 @@ class Task(CheckedParams):
     def __sklearn_is_fitted__(self) -> bool:
         """Whether ``fit`` ran (``fitted_``): the query ``exceptions.check_is_fitted``
         asks, as scikit-learn's does."""
-        if type(self).is_fitted is not Task.is_fitted:
-            # a task written to the earlier rule, which overrode is_fitted (its own test of
+        own = getattr(type(self), "is_fitted", None)
+        if callable(own):
+            # a task written to an earlier rule, which defined is_fitted (its own test of
             # what fit builds, such as a vocabulary) instead of setting fitted_
-            return bool(self.is_fitted())
+            return bool(own(self))
         return bool(getattr(self, "fitted_", False))
-
-    def is_fitted(self) -> bool:
-        """Whether the task is fitted (a query; the check is ``check_is_fitted(task)``)."""
-        return self.__sklearn_is_fitted__()
 
     # --- what a learner sees ---------------------------------------------------------------
     def structure_object(self):

@@ -36,6 +36,7 @@ from .label_factored import LabelFactoredBatch, gold_labels
 
 __all__ = [
     "Capability",
+    "params_from_file",
     "CAPABILITIES",
     "MAX_DECODABLE",
     "LATENT_BINARY",
@@ -394,7 +395,8 @@ class BatchMarginals(Protocol):
 
 class Persistent(Protocol):
     """What saving and loading a trained model reads of its task (``learners.persistence``
-    and ``learners.checkpoint``): its fitted state and the parameters a file may not set."""
+    and ``learners.checkpoint``): its fitted state and the parameters a file may not set
+    (:func:`params_from_file`, with the class's ``param_defaults()``)."""
 
     #: parameters naming places on this machine (never taken from a file)
     local_params: ClassVar[frozenset]
@@ -404,8 +406,20 @@ class Persistent(Protocol):
     @classmethod
     def from_state(cls, params: dict, state: dict, arrays: dict) -> Any: ...
 
-    @classmethod
-    def params_from_file(cls, params: dict) -> dict: ...
+
+def params_from_file(task_cls, params: dict) -> dict:
+    """The parameters to rebuild a task of ``task_cls`` from a model file's ``params``.
+
+    A model file is data, never configuration: each of the class's ``local_params`` (a
+    path, a cache folder) takes its default here, never the file's value, so loading a file
+    cannot make the program read, create or import what the file names.  The user may
+    still set an evaluation-time one (``--option``) after loading.
+    """
+    if not isinstance(params, dict):
+        raise TypeError(f"task parameters must be a JSON object, got {type(params).__name__}")
+    defaults = task_cls.param_defaults()
+    return {k: (defaults[k] if k in task_cls.local_params and k in defaults else v)
+            for k, v in params.items()}
 
 
 #: the protocols whose members a learner may touch (explainable and k-best serve the

@@ -19,6 +19,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from latentstruct.data.sparse import SparseVector
+from latentstruct.exceptions import is_fitted
 from latentstruct.inference.result import EXACT, DecodeResult
 from latentstruct.tasks.base import LatentBinaryTask, StructuredTask, Task
 from latentstruct.tasks.contracts import (
@@ -194,8 +195,8 @@ class CapabilityChecker:
                       f"declares capabilities whose methods it does not implement ({listed}); "
                       "implement them or drop the capability from `capabilities`")
         self.mark("fitted")
-        if not task.is_fitted():  # pragma: no cover - refused earlier as misuse
-            self.fail("fitted", where, "task.is_fitted() is False")
+        if not is_fitted(task):  # pragma: no cover - refused earlier as misuse
+            self.fail("fitted", where, "is_fitted(task) is False")
         self.mark("n-features")
         n = task.n_features
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:

@@ -16,10 +16,12 @@ from typing import Any
 import numpy as np
 
 from latentstruct.data.sparse import SparseVector
+from latentstruct.exceptions import is_fitted
 from latentstruct.parallel import worker_copy
 from .capabilities import CapabilityChecker, noted
 from latentstruct.tasks.contracts import (
     CANDIDATE_LIST,
+    params_from_file,
     LATENT_BINARY,
     MARGINALIZABLE,
     MAX_DECODABLE,
@@ -57,7 +59,7 @@ def check_state(checker: CapabilityChecker, pairs, dataset, weights, latent_h) -
                 "the arrays of get_state() must be a dict of str -> numpy arrays without "
                 f"object dtype (a model file stores them in .npz); got {_describe(arrays)}"))
         arrays = {key: np.array(v) for key, v in arrays.items()}
-        restored = cls.from_state(cls.params_from_file(loaded["params"]), loaded["state"],
+        restored = cls.from_state(params_from_file(cls, loaded["params"]), loaded["state"],
                                   arrays)
     _check_restored(checker, "state-round-trip", "from_state(get_state())", restored, pairs,
                     dataset, weights, latent_h)
@@ -78,8 +80,8 @@ def _check_restored(checker, name, how, restored, pairs, dataset, weights, laten
     if type(restored) is not type(task):
         checker.fail(name, where, f"{how} gave a {type(restored).__name__}, expected a "
                      f"{type(task).__name__}")
-    if not restored.is_fitted():
-        checker.fail(name, where, f"{how} gave a task that is not fitted (is_fitted() is False)")
+    if not is_fitted(restored):
+        checker.fail(name, where, f"{how} gave a task that is not fitted (is_fitted(task) is False)")
     if restored.n_features != task.n_features:
         checker.fail(name, where, f"{how} gave a task with n_features = "
                      f"{restored.n_features!r}, the original has {task.n_features!r}")

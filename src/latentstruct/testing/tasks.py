@@ -86,7 +86,7 @@ def check_task(task, examples, enumerate: Callable[[Any], Iterable] | None = Non
     Parameters
     ----------
     task : Task
-        A fitted task (``task.is_fitted()``); its capabilities are
+        A fitted task (``exceptions.is_fitted(task)``); its capabilities are
         ``type(task).offered_capabilities(task.get_params())``.
     examples : Dataset or sequence of (x, y)
         A :class:`~latentstruct.tasks.base.Dataset` of raw records and targets (featurised
@@ -142,7 +142,7 @@ def check_task(task, examples, enumerate: Callable[[Any], Iterable] | None = Non
 
     * ``capabilities-implemented``: every method of every declared capability is
       implemented (``tasks.contracts.missing_methods``);
-    * ``fitted``: ``task.is_fitted()``; ``n-features``: ``n_features`` is a positive int;
+    * ``fitted``: ``exceptions.is_fitted(task)``; ``n-features``: ``n_features`` is a positive int;
     * ``feature-indices`` (wherever a feature vector is read): a SparseVector whose indices
       lie in ``0..n_features-1``.
 
@@ -251,7 +251,7 @@ def check_task(task, examples, enumerate: Callable[[Any], Iterable] | None = Non
     * ``state-json``: ``get_params()`` and the state of ``get_state()`` survive
       ``json.loads(json.dumps(...))`` (numpy scalars allowed, as the model file converts
       them), and its arrays are a dict of non-object numpy arrays;
-    * ``state-round-trip``: ``type(task).from_state(params_from_file(params), state,
+    * ``state-round-trip``: ``type(task).from_state(params_from_file(type(task), params), state,
       arrays)`` (from the JSON copies) is fitted, has the same ``n_features``, and on every
       example and weight vector gives the same feature vectors (Φ(x, y), Φ(x, h) of the
       decoded h) and scores (argmax, loss-augmented argmax, latent argmax, log-partition,
@@ -290,7 +290,7 @@ def _check_arguments(task, n_weights, atol, rtol, enumerate) -> None:
         raise TypeError(f"enumerate must be None or a callable x -> iterable of structures, got "
                         f"{type(enumerate).__name__}")
     check_is_fitted(task, what=f"{type(task).__name__} (task {task.name!r})",
-                    fix="Call task.fit(dataset) first (task.is_fitted() must be True).",
+                    fix="Call task.fit(dataset) first (latentstruct.exceptions.is_fitted(task) must be True).",
                     why="check_task needs a fitted task")
 
 

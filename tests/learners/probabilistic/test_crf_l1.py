@@ -157,7 +157,7 @@ def crfsuite_weights(task, dataset, params):
     pycrfsuite = pytest.importorskip("pycrfsuite", reason="python-crfsuite is a test dependency")
     trainer = pycrfsuite.Trainer(verbose=False)
     for rec, tags in zip(dataset.records, dataset.targets):
-        trainer.append(task.attribute_strings(rec), list(tags))
+        trainer.append(task.featurizer_.attribute_strings(task.reader.sentences([rec])[0]), list(tags))
     trainer.set_params({"feature.possible_transitions": True, **params})
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "crf.crfsuite")

@@ -31,7 +31,7 @@ from typing import Any
 
 from ...data.dependency import DependencySentence, check_tree
 from ...data.readers import MAX_LINE_CHARS, UPOS_FORM, excerpt, is_upos_tag
-from ...exceptions import InputError
+from ...exceptions import InputError, is_fitted
 from ..sequence.raw import raw_sentence, word_pos_pairs
 from ..validation import raw_error, raw_examples, raw_string
 from .numbers import is_number_array, number_rows, same_columns
@@ -71,7 +71,7 @@ def split_vectors(task, X) -> tuple[list, list | None]:
         i, j = given.index(True), given.index(False)
         raise raw_error(f"is a plain sentence but X[{i}] is (tokens, vectors); give every "
                         f"sentence the same way, all with vectors or none", j)
-    fitted = task.is_fitted() and getattr(task, "n_columns_", 0) > 0
+    fitted = is_fitted(task) and getattr(task, "n_columns_", 0) > 0
     expected = task.n_columns_ if fitted else None
     sentences, vectors = [], []
     for i, (tokens, vec) in enumerate(X):
@@ -88,7 +88,7 @@ _PAIR = "(word, POS) pair"
 
 
 def _pos_column(task, pos_lists) -> str:
-    if task.is_fitted():
+    if is_fitted(task):
         return task.pos_column_
     if task.pos == "predicted":  # the tagger predicts UPOS; the gold ones mark punctuation
         return "upos"
@@ -98,7 +98,7 @@ def _pos_column(task, pos_lists) -> str:
 
 
 def _single_root(task, column: str) -> bool:
-    if task.is_fitted():
+    if is_fitted(task):
         return bool(task.single_root_)
     if task.single_root != "auto":
         return bool(task.single_root)
@@ -167,7 +167,7 @@ def dependency_records(task, X, y=None) -> list[DependencySentence]:
     if column == "upos":
         why = ("its tagger predicts UPOS, and the gold UPOS mark punctuation"
                if task.pos == "predicted" else "it was trained on UPOS tags"
-               if task.is_fitted() else "pos_column='upos'")
+               if is_fitted(task) else "pos_column='upos'")
         for i, (_, pos) in enumerate(columns):
             bad = next((t for t, p in enumerate(pos) if not is_upos_tag(p)), None)
             if bad is not None:

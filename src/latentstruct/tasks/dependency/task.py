@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ...data.dependency import PTB_SPLITS, punctuation_mask, read_dependencies, write_dependencies
-from ...exceptions import ConfigError, InputError, check_is_fitted
+from ...exceptions import ConfigError, InputError, check_is_fitted, is_fitted
 from ...limits import DEP_HASH_BITS, LABEL_HASH_BITS
 from ...params import BOOL, STR, Interval, Options, Satisfies, bounded
 from ..base import ComposedTask, Dataset, register_task
@@ -253,7 +253,7 @@ class DependencyTask(ComposedTask):
         """Use a fitted ``PosTask`` with weights ``coef`` as the UPOS tagger."""
         tagger = UposTagger(pos_task, coef)
         self.tagger_, self.tagger_coef_ = tagger.pos_task, tagger.coef
-        if self.is_fitted():  # a copy: clones of a fitted task share its featurizer
+        if is_fitted(self):  # a copy: clones of a fitted task share its featurizer
             self.featurizer_ = copy.copy(self.featurizer_).set_params(tagger=tagger)
         return self
 

@@ -22,7 +22,7 @@ from ...data.features import FeatureIndex, feature_index_from_arrays
 from ...data.lm import TrigramLM
 from ...data.paths import dataset_path
 from ...data.progress import track
-from ...exceptions import ConfigError, InputError, ModelFormatError, check_is_fitted
+from ...exceptions import ConfigError, InputError, ModelFormatError, check_is_fitted, is_fitted
 from ...limits import CHUNKER_EPOCHS
 from ...params import Interval, Options, Satisfies, bounded
 from ..base import ComposedBinaryTask, Dataset, register_task
@@ -323,7 +323,7 @@ class GrammaticalityTask(LanguageModelData, ComposedBinaryTask):
     def heuristic_ready(self) -> bool:
         """Whether ``structure_.heuristic_weights()`` is available (chunker weights are
         attached)."""
-        return self.is_fitted() and self.structure_object().has_chunker
+        return is_fitted(self) and self.structure_object().has_chunker
 
     @property
     def attr_index_(self) -> FeatureIndex:

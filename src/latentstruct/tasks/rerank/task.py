@@ -61,7 +61,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...data.dependency.kbest import read_kbest
-from ...exceptions import ConfigError, check_is_fitted
+from ...exceptions import ConfigError, check_is_fitted, is_fitted
 from ...limits import RERANK_HASH_BITS
 from ...params import bounded
 from ..base import ComposedTask, Dataset, register_task
@@ -134,7 +134,7 @@ class RerankTask(ComposedTask):
     def read(self, path, *, split: str = "train") -> Dataset:
         """Read a k-best file; a fitted task refuses lists of another parser (file:1)."""
         header, sentences = read_kbest(path)
-        if self.is_fitted():
+        if is_fitted(self):
             self.featurizer_.check_parser(header, str(path))
         return kbest_dataset(header, sentences, path)
 
@@ -165,7 +165,7 @@ class RerankTask(ComposedTask):
         (n_candidates x d) array, dense or ``scipy.sparse`` (module docstring); every
         example the same way, with the same d (that of a model fitted with numbers).
         """
-        fitted = self.is_fitted() and self.input_kind_ == "numbers"
+        fitted = is_fitted(self) and self.input_kind_ == "numbers"
         return kbest_raw_dataset(X, y, parser_id=parser_id,
                                  n_columns=self.n_candidate_columns_ if fitted else None)
 

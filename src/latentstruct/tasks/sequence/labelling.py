@@ -233,16 +233,6 @@ class SequenceLabellingTask(ComposedTask):
         self.reader.write(path, dataset.records, self.decode_targets(predictions))
 
     # --- the featurizer -----------------------------------------------------------------
-    def attribute_strings(self, record) -> list[list[str]]:
-        """Attribute strings of every token of ``record``: a sentence given as feature
-        dicts (``DictSentence``) has exactly its dicts' attributes, any other record the
-        task's built-in templates; a sentence of numbers those of its tokens (none for an
-        array alone: its columns are no named attributes)."""
-        featurizer = self.__dict__.get("featurizer_")
-        if featurizer is None:  # unfitted: the templates of the task's parameters
-            featurizer = self.make_featurizer()
-        return featurizer.attribute_strings(self.reader.sentences([record])[0])
-
     def training_sample(self, dataset: Dataset) -> Dataset:
         """S and B for J-LIS: deterministic, disjoint samples of the training sentences.
 
