@@ -1,6 +1,6 @@
 """StructuredSVM against CRFsuite on CoNLL-2000 chunking (and UPOS tagging on UD EWT).
 
-Both systems get exactly the same attribute strings per token (``task.attribute_strings``),
+Both systems get exactly the same attribute strings per token (``task.featurizer_.attribute_strings``),
 the same training sentences (CoNLL-2000 train minus a held-out dev split of its first
 ``--dev`` sentences) and are scored on the same dev sentences with conlleval F1.
 CRFsuite trains with L-BFGS for 100 iterations (its defaults otherwise: c2 = 1).
@@ -41,13 +41,20 @@ from latentstruct.tasks import ChunkTask, PosTask
 from latentstruct.tasks.base import Dataset
 
 
+def attribute_strings(task, record) -> list[list[str]]:
+    """The attribute strings of every token of ``record``: what the task's featurizer (fitted,
+    or one of its parameters) makes of the sentence its reader gives (CRFsuite trains on these)."""
+    featurizer = getattr(task, "featurizer_", None) or task.make_featurizer()
+    return featurizer.attribute_strings(task.reader.sentences([record])[0])
+
+
 def crfsuite_run(task, train: Dataset, dev: Dataset, iterations: int, labels=None):
     """Train CRFsuite; with ``labels`` (a label order) also return the dev marginals."""
     import pycrfsuite
 
     trainer = pycrfsuite.Trainer(verbose=False)
     for rec, tags in zip(train.records, train.targets):
-        trainer.append(task.attribute_strings(rec), list(tags))
+        trainer.append(attribute_strings(task, rec), list(tags))
     trainer.set_params({"c1": 0.0, "c2": 1.0, "max_iterations": iterations,
                         "feature.possible_transitions": True})
     with tempfile.TemporaryDirectory() as d:
@@ -60,7 +67,7 @@ def crfsuite_run(task, train: Dataset, dev: Dataset, iterations: int, labels=Non
         pred, marg = [], []
         known = set(tagger.labels())
         for rec in dev.records:
-            pred.append(tagger.tag(task.attribute_strings(rec)))
+            pred.append(tagger.tag(attribute_strings(task, rec)))
             if labels is not None:  # after tag(): marginal() reads the sequence just tagged
                 m = [[tagger.marginal(lab, t) if lab in known else 0.0 for lab in labels]
                      for t in range(len(rec))]

@@ -1,7 +1,7 @@
 """CRFsuite's online algorithms (pa, arow, ap) against latentstruct's (pa, arow, perceptron).
 
 Both systems get exactly the same attribute strings per token (the chunk task's built-in
-templates, ``task.attribute_strings``: what ``latentstruct train chunk`` trains on), the
+templates, ``task.featurizer_.attribute_strings``: what ``latentstruct train chunk`` trains on), the
 first ``--train`` sentences of CoNLL-2000's train.txt, and are scored with conlleval F1 on
 its last ``--test`` sentences (the test portion is not shipped with the data here).  Each
 algorithm runs ``--epochs`` epochs with its defaults otherwise: CRFsuite's ``pa``, ``arow``
@@ -36,6 +36,13 @@ OURS = {"pa": lambda task, n: StructuredPA(task, max_iter=n),
         "ap": lambda task, n: StructuredPerceptron(task, max_iter=n, epsilon=0.0)}
 
 
+def attribute_strings(task, record) -> list[list[str]]:
+    """The attribute strings of every token of ``record``: what the task's featurizer (fitted,
+    or one of its parameters) makes of the sentence its reader gives (CRFsuite trains on these)."""
+    featurizer = getattr(task, "featurizer_", None) or task.make_featurizer()
+    return featurizer.attribute_strings(task.reader.sentences([record])[0])
+
+
 def timed(fn):
     t0, c0 = time.perf_counter(), time.process_time()
     out = fn()
@@ -47,7 +54,7 @@ def crfsuite(task, train: Dataset, test: Dataset, algorithm: str, epochs: int):
 
     trainer = pycrfsuite.Trainer(verbose=False)
     for rec, tags in zip(train.records, train.targets):
-        trainer.append(task.attribute_strings(rec), list(tags))
+        trainer.append(attribute_strings(task, rec), list(tags))
     trainer.select(algorithm)
     trainer.set_params({"max_iterations": epochs})
     with tempfile.TemporaryDirectory() as folder:
@@ -55,7 +62,7 @@ def crfsuite(task, train: Dataset, test: Dataset, algorithm: str, epochs: int):
         _, seconds, cpu = timed(lambda: trainer.train(path))
         tagger = pycrfsuite.Tagger()
         tagger.open(path)
-        pred = [tagger.tag(task.attribute_strings(rec)) for rec in test.records]
+        pred = [tagger.tag(attribute_strings(task, rec)) for rec in test.records]
         tagger.close()
     return task.encode_targets(pred), seconds, cpu, len(trainer.logparser.iterations)
 
