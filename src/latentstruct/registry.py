@@ -190,17 +190,21 @@ _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 def model_task_class(metadata: dict, path) -> type:
     """The task class a model file's metadata names, or a ``ConfigError`` saying how to make
-    it known to this process.
+    it known to this process (a ``ModelFormatError`` when the file names no task, or a task
+    of latentstruct's own modules that this version does not have).
 
     A task defined outside ``latentstruct/tasks/`` is registered when its module is imported
     (or found through an entry point), so a process that has not imported it cannot rebuild
     the model.  The file records the module the task was saved from (``task_module``); the
     message names it, as data only: a model file is never a reason to import anything.
     """
-    from .exceptions import ConfigError
+    from .exceptions import ConfigError, ModelFormatError
     from .version import __version__ as version
 
     name = metadata["task"]
+    if not isinstance(name, str) or not name.strip():  # no task: a damaged file, not a setup
+        raise ModelFormatError(f"{path}: the model file names no task (task={name!r}); the "
+                               f"file is damaged or edited: retrain the model")
     try:
         return TASKS[name]
     except KeyError:
@@ -210,7 +214,8 @@ def model_task_class(metadata: dict, path) -> type:
     if not (isinstance(module, str) and len(module) <= 200 and _MODULE_NAME.fullmatch(module)):
         module = None  # not recorded (an older file), or not a module name: not repeated
     if module is not None and module.split(".")[0] == "latentstruct":
-        raise ConfigError(
+        # not a setup the user can fix by importing: a file of another version, or damaged
+        raise ModelFormatError(
             f"{path}: the model names task {name!r}, which is not registered in this process: "
             f"it was saved from latentstruct's own module {module!r}, which this version "
             f"({version}) does not have; load it with the latentstruct version that wrote it "
