@@ -171,7 +171,9 @@ class Chunker(Estimator):
       array's columns: ``([("He", "PRP"), ("runs", "VBZ")], np.zeros((2, 96)))``.
 
     ``y``: IOB chunk-tag lists (``B-NP``, ``I-NP``, ``O``); ``score`` is chunk F1
-    (conlleval).  Task ``chunk``.
+    (conlleval).  Task ``chunk``.  ``predict`` gives well-formed tag sequences of the
+    training scheme (no ``I-NP`` after ``O``) when every training sentence is one
+    (``constrained="auto"``; ``constrained=False`` decodes freely).
 
     Parameters: as :class:`Tagger`'s, with ``chunk``'s options (``input_scheme`` in place
     of ``tag_column``; ``latentstruct options chunk``)."""
@@ -182,7 +184,8 @@ class Chunker(Estimator):
     def __init__(self, task=None, learner=None, pos_label=None, *, C=0.1, max_iter=50, tol=0.05,
                  random_state=0, n_jobs=1, progress=False, min_count=1, feature_index="index",
                  hash_bits=20, window=2, affix_length=3, n_structured_tokens=None, n_binary=0,
-                 negatives_per_positive=1, sample_seed=0, input_scheme=None, **options):
+                 negatives_per_positive=1, sample_seed=0, constrained="auto", input_scheme=None,
+                 **options):
         self.task, self.learner, self.pos_label = task, learner, pos_label
         self.C = C
         self.max_iter = max_iter
@@ -199,6 +202,7 @@ class Chunker(Estimator):
         self.n_binary = n_binary
         self.negatives_per_positive = negatives_per_positive
         self.sample_seed = sample_seed
+        self.constrained = constrained
         self.input_scheme = input_scheme
         self._set_options(options)
 

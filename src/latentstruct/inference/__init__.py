@@ -5,7 +5,10 @@ Each decoder maximises a sum of part scores and returns a
 constraint structure allows: chains -> :func:`viterbi`; monotone one-to-one alignments ->
 :func:`monotone_alignment`; one-to-one alignments -> :func:`bipartite_matching`; trees ->
 :func:`tree_max_product` / :func:`tree_sum_product`; graph alignment with edge mappings (LCLR §4)
--> :class:`GraphAlignmentILP`; anything else -> :class:`ILPModel`.
+-> :class:`GraphAlignmentILP`; anything else -> :class:`ILPModel`.  Hard constraints on a
+chain's labellings (forbidden transitions, first or last labels, allowed labels per token)
+are :class:`ChainConstraints` (and :func:`token_mask`): ``-inf`` part scores, so the chain's
+decoders, k-best and sums stay exact over the allowed labellings.
 """
 
 from latentstruct.inference.alignment import alignment_to_indicator, indicator_to_alignment, monotone_alignment
@@ -41,6 +44,7 @@ from latentstruct.inference.matching import bipartite_matching
 from latentstruct.inference.result import ERROR, EXACT, INFEASIBLE, TIME_LIMIT, DecodeResult
 from latentstruct.inference.tree_bp import TreeMarginals, tree_max_product, tree_sum_product
 from latentstruct.inference.viterbi import BatchViterbiResult, kbest_viterbi, viterbi, viterbi_batch
+from latentstruct.inference.constraints import ChainConstraints, token_mask
 from latentstruct.inference.eisner import KBestTrees, eisner, eisner_batch, eisner_kbest, head_hamming_augmented
 from latentstruct.inference.brute_force import (
     all_dependency_trees,
@@ -59,6 +63,8 @@ __all__ = [
     "viterbi_batch",
     "kbest_viterbi",
     "BatchViterbiResult",
+    "ChainConstraints",
+    "token_mask",
     "monotone_alignment",
     "alignment_to_indicator",
     "indicator_to_alignment",

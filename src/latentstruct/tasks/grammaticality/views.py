@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...exceptions import ConfigError
-from ..sequence.encodings import ENCODINGS, get_encoding
+from ..sequence.encodings import ENCODINGS, get_encoding, well_formed_constraints
 
 __all__ = ["CONLL2000_CHUNK_TYPES", "parse_views", "chunk_type_names", "chunk_types_ok",
            "ngram_attributes", "view_constraints", "ViewLayout"]
@@ -97,48 +97,9 @@ def ngram_attributes(words: Sequence[str], pos: Sequence[str]) -> list[list[str]
 def view_constraints(labels: Sequence[str], encoding: str):
     """Additive (0 / -inf) masks ``(transition (L, L), start (L,), end (L,))`` under which
     exactly the well-formed tag sequences of ``encoding`` (``encodings.is_well_formed``)
-    have a finite score.  Every encoding's well-formedness is first order:
-
-    * iob1: B-X only right after I-X or B-X (so never first);
-    * iob2: I-X only right after B-X or I-X (so never first);
-    * ioe1: E-X only right before I-X or E-X (so never last);
-    * ioe2: I-X only right before I-X or E-X (so never last);
-    * oc:   B-X and I-X only right before I-X or E-X; I-X and E-X only right after B-X or
-      I-X (so a sequence starts with O, B or S and ends with O, E or S).
-    """
-    get_encoding(encoding)
-    L = len(labels)
-    parsed = [("O", None) if t == "O" else (t[0], t[2:]) for t in labels]
-    trans = np.zeros((L, L))
-    start = np.zeros(L)
-    end = np.zeros(L)
-    inside = {"B", "I"}  # oc tags that must be continued
-    for b, (pb, tb) in enumerate(parsed):
-        for a, (pa, ta) in enumerate(parsed):
-            same = ta is not None and ta == tb
-            ok = True
-            if encoding == "iob1" and pb == "B":
-                ok = same and pa in ("I", "B")
-            elif encoding == "iob2" and pb == "I":
-                ok = same and pa in ("B", "I")
-            if encoding == "ioe1" and pa == "E":
-                ok = ok and same and pb in ("I", "E")
-            elif encoding == "ioe2" and pa == "I":
-                ok = ok and same and pb in ("I", "E")
-            if encoding == "oc":
-                if pa in inside:
-                    ok = same and pb in ("I", "E")
-                if pb in ("I", "E"):
-                    ok = ok and same and pa in inside
-            if not ok:
-                trans[a, b] = -np.inf
-        if (encoding in ("iob1", "iob2") and pb == ("B" if encoding == "iob1" else "I")) or (
-                encoding == "oc" and pb in ("I", "E")):
-            start[b] = -np.inf
-        if (encoding in ("ioe1", "ioe2") and pb == ("E" if encoding == "ioe1" else "I")) or (
-                encoding == "oc" and pb in inside):
-            end[b] = -np.inf
-    return trans, start, end
+    have a finite score: the masks of ``encodings.well_formed_constraints``, which the
+    chunker's constrained decoding uses too."""
+    return well_formed_constraints(labels, encoding).masks()
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,10 @@ task extends) joins with ``StructuredTask``::
 
 They define no ``__init__`` and no parameters, and rely only on these members of the task:
 ``n_labels``, ``n_attributes``, ``n_features``, ``split_weights(w)`` (emission (n_attr, L),
-transition (L, L), start (L,), end (L,)), ``unary_scores(x, w)`` (T, L), and on examples ``x``
+transition (L, L), start (L,), end (L,)), ``label_scores(w)`` and ``constrained(transition,
+start, end)`` (those scores with the chain's constraints, if any, at ``-inf``: every sum and
+argmax here runs over the allowed labellings), ``constraints``, ``unary_scores(x, w)`` (T, L),
+and on examples ``x``
 being one-sentence ``SequenceCorpus`` objects (``attr_indptr``, ``attr_ids``,
 ``attr_values``, ``offsets``, ``n_tokens``).  An attribute occurrence with value v
 (``attr_values``; None: every value 1) scales its emission feature by v, in every form here:
@@ -103,8 +106,7 @@ class SequencePartScores:
         """Part scores of sentence ``x`` under ``w``: unary (T, L) and views of the transition,
         start and end blocks of ``w`` (the scores ``argmax`` runs Viterbi on)."""
         _check_one_sentence(x)
-        _, transition, start, end = self.split_weights(w)
-        return ChainPartScores(self.unary_scores(x, w), transition, start, end)
+        return ChainPartScores(self.unary_scores(x, w), *self.label_scores(w))
 
 
 # ============================================================================================
@@ -185,7 +187,8 @@ class MarginalizableSequence(SequencePartScores):
         labels = gold_labels(Y, int(offsets[-1] - offsets[0]), self.n_labels)
         total, grad, _ = log_loss_gradient(X.attr_indptr, X.attr_ids, offsets,
                                            _rebased(labels, offsets), w, self.n_attributes,
-                                           self.n_labels, out=out, attr_values=X.attr_values)
+                                           self.n_labels, out=out, attr_values=X.attr_values,
+                                           constraints=self.constraints)
         return total, grad
 
     def observed_feature_support(self, X, Y, *, possible_states: bool = False,
@@ -227,7 +230,7 @@ class MarginalizableSequence(SequencePartScores):
         X = self.as_batch(X)
         _, node = node_marginals_batch(X.attr_indptr, X.attr_ids, X.offsets, w,
                                        self.n_attributes, self.n_labels,
-                                       attr_values=X.attr_values)
+                                       attr_values=X.attr_values, constraints=self.constraints)
         return np.split(node, X.offsets[1:-1] - X.offsets[0])
 
 
@@ -406,7 +409,8 @@ class LabelFactoredSequence(MarginalizableSequence):
             )
         if y_true is not None:
             unary = hamming_augmented(unary, np.asarray(y_true, dtype=np.int64))
-        return viterbi(unary, transition, start, end, random_state=random_state)
+        return viterbi(unary, *self.constrained(transition, start, end),
+                       random_state=random_state)
 
     def label_counts(self, x, y) -> SequenceLabelCounts:
         """Labels that structure ``y`` (int (T,), values in [−1, L)) puts on each part of ``x``."""
@@ -454,4 +458,4 @@ class LabelFactoredSequence(MarginalizableSequence):
         unary = check_unary(unary, N, self.n_labels)
         if Y is not None:
             unary = hamming_augmented(unary, gold_labels(Y, N))
-        return viterbi_batch(unary, offsets, transition, start, end).labels
+        return viterbi_batch(unary, offsets, *self.constrained(transition, start, end)).labels

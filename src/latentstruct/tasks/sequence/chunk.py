@@ -16,11 +16,11 @@ from ...data.readers import (
     read_lines,
     write_conll2000,
 )
-from ...exceptions import InputError, ModelFormatError
-from ...params import Options
+from ...exceptions import InputError, ModelFormatError, warn_user
+from ...params import BOOL, Options
 from ..base import Dataset, register_task
 from .chunk_metrics import ChunkScores, detect_tag_scheme
-from .encodings import convert
+from .encodings import convert, well_formed_constraints
 from .dict_sentence import CRFSUITE_NAMES
 from .labelling import SentenceReader, SequenceLabellingTask
 from .raw import check_writable, chunk_record, chunk_tag_problem, sequence_dataset
@@ -173,6 +173,15 @@ class ChunkTask(SequenceLabellingTask):
 
     Parameters
     ----------
+    constrained : {"auto", True, False}, default "auto"
+        Decode (and train) only well-formed tag sequences of the training tag scheme: no
+        ``I-NP`` after ``O`` or after another type in IOB2, and so on
+        (``encodings.well_formed_constraints``); every decoder keeps them, the loss-augmented
+        argmax and the CRF's likelihood included, so the weights are learned for the decoder
+        that predicts.  "auto": when every training sentence is well-formed in that scheme
+        (else a warning says so and the chunker decodes freely); True: always (an ill-formed
+        training sentence is an error naming it); False: never.  The choice made is
+        ``constrained_``, saved with the model (a model file from before it decodes freely).
     input_scheme : {None, "iob1", "iob2"}
         Evaluation time only: the chunk tag scheme of the file ``evaluate`` or ``predict``
         reads; its tags are converted to the model's scheme as they are read.  None: the
@@ -186,13 +195,15 @@ class ChunkTask(SequenceLabellingTask):
     metric = ChunkScores()
     evaluation_params = frozenset({"input_scheme"})
     _parameter_constraints = {**SequenceLabellingTask._parameter_constraints,
+                              "constrained": [Options("auto"), BOOL],
                               "input_scheme": [Options(*INPUT_SCHEMES), None]}
 
     def __init__(self, *, n_structured_tokens=None, n_binary=0, negatives_per_positive=1,
-                 sample_seed=0, input_scheme=None, **featurizer_params):
+                 sample_seed=0, constrained="auto", input_scheme=None, **featurizer_params):
         super().__init__(n_structured_tokens=n_structured_tokens, n_binary=n_binary,
                          negatives_per_positive=negatives_per_positive, sample_seed=sample_seed,
                          **featurizer_params)
+        self.constrained = constrained
         self.input_scheme = input_scheme
 
     @property
@@ -203,10 +214,58 @@ class ChunkTask(SequenceLabellingTask):
         return ChunkReader(self.input_scheme, getattr(self, "tag_scheme_", None))
 
     def fit(self, dataset: Dataset) -> "ChunkTask":
-        """As :meth:`SequenceLabellingTask.fit`, and record the training file's tag scheme."""
+        """As :meth:`SequenceLabellingTask.fit`; record the training file's tag scheme and
+        whether the chain keeps to its well-formed sequences (``constrained_``)."""
         super().fit(dataset)
-        self.tag_scheme_ = detect_tag_scheme(t for t in dataset.targets if t is not None)
+        gold = [t for t in dataset.targets if t is not None]
+        self.tag_scheme_ = detect_tag_scheme(gold)
+        self.constrained_ = self._decide_constrained(gold, dataset.path)
+        self._build_structure()  # with the constraints of the scheme
         return self
+
+    def _decide_constrained(self, gold, path) -> bool:
+        """``constrained`` resolved on the training tags: "auto" keeps to the scheme's
+        well-formed sequences when every training sentence is one, True insists on it."""
+        if self.constrained is False:
+            return False
+        scheme = self.tag_scheme_
+        if scheme is None:
+            if self.constrained is True:
+                raise InputError("constrained=True needs the training tags' chunk scheme, and "
+                                 "it could not be told (no chunk, or tags of no single scheme); "
+                                 "pass constrained=False", path)
+            return False
+        constraints = well_formed_constraints(self.labels_, scheme)
+        index = {label: k for k, label in enumerate(self.labels_)}
+        for i, tags in enumerate(gold):
+            bad = constraints.first_violation([index[t] for t in tags])
+            if bad is None:
+                continue
+            t, kind = bad
+            what = {"start": f"{tags[t]!r} first", "end": f"{tags[t]!r} last"}.get(
+                kind, f"{tags[t]!r} after {tags[t - 1]!r}") + f" at token {t}"
+            if self.constrained is True:
+                raise InputError(
+                    f"training sentence {i} is not a well-formed {scheme.upper()} sequence "
+                    f"({what}), and constrained=True decodes only well-formed ones; rewrite the "
+                    f"tags well-formed (tasks.sequence.encodings.convert(tags, {scheme!r}, "
+                    f"{scheme!r})) or pass constrained=False", path)
+            warn_user(f"training sentence {i} is not a well-formed {scheme.upper()} sequence "
+                      f"({what}), so the chunker decodes without the scheme's constraints "
+                      f"(constrained='auto'); pass constrained=False to silence this, or "
+                      f"rewrite the tags well-formed to decode only well-formed sequences",
+                      UserWarning)
+            return False
+        return True
+
+    def _new_structure(self):
+        """The chain of :meth:`SequenceLabellingTask._new_structure`, keeping to the
+        well-formed sequences of the training tag scheme when ``constrained_``."""
+        structure = super()._new_structure()
+        if not getattr(self, "constrained_", False):
+            return structure
+        return self.structure_class(structure.n_labels, structure.n_attributes,
+                                    well_formed_constraints(self.labels_, self.tag_scheme_))
 
     def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
         """conlleval scores; a file whose tag scheme is not the model's is refused."""
@@ -226,7 +285,8 @@ class ChunkTask(SequenceLabellingTask):
 
     def get_state(self):
         state, arrays = super().get_state()
-        return {**state, "tag_scheme": getattr(self, "tag_scheme_", None)}, arrays
+        return {**state, "tag_scheme": getattr(self, "tag_scheme_", None),
+                "constrained": bool(getattr(self, "constrained_", False))}, arrays
 
     @classmethod
     def from_state(cls, params, state, arrays):
@@ -234,6 +294,13 @@ class ChunkTask(SequenceLabellingTask):
         scheme = state.get("tag_scheme")  # absent in models saved before it was recorded
         if scheme is not None and scheme not in INPUT_SCHEMES + ("ioe1", "ioe2", "oc"):
             raise ModelFormatError(f"unknown chunk tag scheme {scheme!r} in the model file")
-        task.tag_scheme_ = scheme
+        # absent in models saved before constraints: they decode freely, as they did
+        constrained = state.get("constrained", False)
+        if not isinstance(constrained, bool) or (constrained and scheme is None):
+            raise ModelFormatError(f"the model file says constrained={constrained!r} with tag "
+                                   f"scheme {scheme!r}; expected a bool, and a scheme when "
+                                   f"true. The file is damaged or edited: retrain the model")
+        task.tag_scheme_, task.constrained_ = scheme, constrained
+        task._build_structure()  # with the constraints of the scheme
         return task
 

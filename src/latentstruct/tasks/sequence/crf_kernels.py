@@ -135,21 +135,34 @@ def _loss_gradient(attr_indptr, attr_ids, attr_values, offsets, labels, emission
     return total
 
 
+def _label_blocks(w, A: int, L: int, constraints):
+    """The emission, transition, start and end blocks of ``w`` (views), the last three with
+    the parts ``constraints`` forbid at ``-inf`` (copies) when there are constraints."""
+    emission = w[: A * L].reshape(A, L)
+    transition = w[A * L : A * L + L * L].reshape(L, L)
+    start = w[A * L + L * L : A * L + L * L + L]
+    end = w[A * L + L * L + L : A * L + L * L + 2 * L]
+    if constraints is not None:
+        transition, start, end = constraints.apply(transition, start, end)
+    return emission, transition, start, end
+
+
 def log_loss_gradient(attr_indptr, attr_ids, offsets, labels, w, n_attributes: int,
-                      n_labels: int, out=None, attr_values=None):
+                      n_labels: int, out=None, attr_values=None, constraints=None):
     """(N(w), ∇N(w), log Z per sentence) of a corpus; ``labels`` are the gold label ids of all
     tokens concatenated (−1: unknown), ``w`` laid out as in the module docstring,
     ``attr_values`` the corpus's attribute values (None: binary).
+
+    ``constraints`` (``inference.constraints.ChainConstraints``, or None): both sums run over
+    the labellings they allow (a forbidden part scores ``-inf``, so its probability and its
+    gradient are 0); a gold labelling they forbid has probability 0 and the loss is ``inf``.
 
     ``out`` (float64, the shape of ``w``), when given, is zeroed and receives the gradient:
     a caller that evaluates many times reuses one buffer instead of a fresh array whose pages
     the kernel would fault in on every call."""
     L, A = int(n_labels), int(n_attributes)
     w = np.ascontiguousarray(w, dtype=np.float64)
-    emission = w[: A * L].reshape(A, L)
-    transition = w[A * L : A * L + L * L].reshape(L, L)
-    start = w[A * L + L * L : A * L + L * L + L]
-    end = w[A * L + L * L + L : A * L + L * L + 2 * L]
+    emission, transition, start, end = _label_blocks(w, A, L, constraints)
     if out is None:
         grad = np.zeros_like(w)
     else:
@@ -189,15 +202,15 @@ def _node_batch(attr_indptr, attr_ids, attr_values, offsets, emission, transitio
 
 
 def node_marginals_batch(attr_indptr, attr_ids, offsets, w, n_attributes: int, n_labels: int,
-                         attr_values=None):
+                         attr_values=None, constraints=None):
     """(log Z per sentence, node marginals (N, L) of all tokens) of a corpus under ``w``
-    (``attr_values``: the corpus's attribute values, None: binary)."""
+    (``attr_values``: the corpus's attribute values, None: binary), over the labellings
+    ``constraints`` allow (None: all)."""
     L, A = int(n_labels), int(n_attributes)
     w = np.ascontiguousarray(w, dtype=np.float64)
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     node = np.zeros((int(offsets[-1] - offsets[0]), L))
     log_z = np.empty(offsets.size - 1)
-    _node_batch(attr_indptr, attr_ids, attr_values, offsets, w[: A * L].reshape(A, L),
-                w[A * L : A * L + L * L].reshape(L, L), w[A * L + L * L : A * L + L * L + L],
-                w[A * L + L * L + L : A * L + L * L + 2 * L], node, log_z)
+    _node_batch(attr_indptr, attr_ids, attr_values, offsets,
+                *_label_blocks(w, A, L, constraints), node, log_z)
     return log_z, node

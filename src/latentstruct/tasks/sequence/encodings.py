@@ -100,7 +100,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import NamedTuple
 
+import numpy as np
+
 from latentstruct.exceptions import ConfigError, InputError
+from latentstruct.inference.constraints import ChainConstraints
 
 __all__ = [
     "Span",
@@ -111,6 +114,7 @@ __all__ = [
     "tags_from_spans",
     "convert",
     "is_well_formed",
+    "well_formed_constraints",
     "encoding_labels",
     "majority_vote",
 ]
@@ -383,6 +387,68 @@ def is_well_formed(tags: Sequence[str], encoding: str) -> bool:
     enc = get_encoding(encoding)
     tags = _check_tags(tags, enc)
     return convert(tags, encoding, encoding) == tags
+
+
+def well_formed_constraints(labels: Sequence[str], encoding: str) -> ChainConstraints:
+    """The chain constraints (over the ids of ``labels``, in that order) under which exactly
+    the well-formed tag sequences of ``encoding`` are allowed (those :func:`is_well_formed`
+    accepts).  Every encoding's well-formedness is first order:
+
+    * iob1: B-X only right after I-X or B-X (so never first);
+    * iob2: I-X only right after B-X or I-X (so never first);
+    * ioe1: E-X only right before I-X or E-X (so never last);
+    * ioe2: I-X only right before I-X or E-X (so never last);
+    * oc:   B-X and I-X only right before I-X or E-X; I-X and E-X only right after B-X or
+      I-X (so a sequence starts with O, B or S and ends with O, E or S).
+
+    A label that is neither ``O`` nor ``P-TYPE`` with a prefix of the encoding is an
+    ``InputError``.
+
+    >>> c = well_formed_constraints(["O", "B-NP", "I-NP"], "iob2")
+    >>> c.transitions.astype(int).tolist(), c.start.astype(int).tolist()
+    ([[1, 1, 0], [1, 1, 1], [1, 1, 1]], [1, 1, 0])
+    """
+    enc = get_encoding(encoding)
+    parsed = []
+    for k, t in enumerate(labels):
+        if t == "O":
+            parsed.append(("O", None))
+        elif (isinstance(t, str) and len(t) > 2 and t[1] == "-" and t[0] in enc.prefixes
+              and not any(c.isspace() for c in t)):
+            parsed.append((t[0], t[2:]))
+        else:
+            raise InputError(f"label {k} ({t!r}) is not a tag of the {encoding} encoding: "
+                             f"expected O or one of {', '.join(p + '-TYPE' for p in enc.prefixes)}")
+    L = len(parsed)
+    trans = np.ones((L, L), dtype=bool)
+    start = np.ones(L, dtype=bool)
+    end = np.ones(L, dtype=bool)
+    inside = {"B", "I"}  # oc tags that must be continued
+    for b, (pb, tb) in enumerate(parsed):
+        for a, (pa, ta) in enumerate(parsed):
+            same = ta is not None and ta == tb
+            ok = True
+            if encoding == "iob1" and pb == "B":
+                ok = same and pa in ("I", "B")
+            elif encoding == "iob2" and pb == "I":
+                ok = same and pa in ("B", "I")
+            if encoding == "ioe1" and pa == "E":
+                ok = ok and same and pb in ("I", "E")
+            elif encoding == "ioe2" and pa == "I":
+                ok = ok and same and pb in ("I", "E")
+            if encoding == "oc":
+                if pa in inside:
+                    ok = same and pb in ("I", "E")
+                if pb in ("I", "E"):
+                    ok = ok and same and pa in inside
+            trans[a, b] = ok
+        if (encoding in ("iob1", "iob2") and pb == ("B" if encoding == "iob1" else "I")) or (
+                encoding == "oc" and pb in ("I", "E")):
+            start[b] = False
+        if (encoding in ("ioe1", "ioe2") and pb == ("E" if encoding == "ioe1" else "I")) or (
+                encoding == "oc" and pb in inside):
+            end[b] = False
+    return ChainConstraints(trans, start, end)
 
 
 def encoding_labels(chunk_types: Iterable[str], encoding: str) -> list[str]:

@@ -25,6 +25,7 @@ import numpy as np
 
 from ...data.sparse import SparseRows, SparseVector
 from ...exceptions import InputError
+from ...inference.constraints import ChainConstraints
 from ...inference.result import DecodeResult
 from ...inference.viterbi import viterbi, viterbi_batch
 from ..base import MaxDecodableDefaults, frozen_fields, set_counts
@@ -44,7 +45,7 @@ from .kernels import (
 __all__ = ["ChainStructure"]
 
 
-@frozen_fields("n_labels", "n_attributes")
+@frozen_fields("n_labels", "n_attributes", "constraints")
 class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
     """Joint feature, argmax, loss (and marginals, label-factored parts) of a first-order
     chain over ``SequenceCorpus`` sentences.
@@ -55,12 +56,37 @@ class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
         The number of labels L (label ids 0..L-1).
     n_attributes : int
         The range of the token attribute ids (the featurizer's ``n_features_out_``).
+    constraints : ChainConstraints or None
+        Hard constraints on the labellings (``inference.constraints``; a chunker's
+        well-formed tag sequences, ``encodings.well_formed_constraints``).  Every decoder of
+        the structure keeps them: the argmax and its loss-augmented form (what the structural
+        SVM and the online learners train with), the marginals and log Z (the CRF's
+        likelihood and its gradient), and the label-factored argmax.  None: every labelling.
 
     Immutable: a refitted task builds a new one.
     """
 
-    def __init__(self, n_labels: int, n_attributes: int):
+    def __init__(self, n_labels: int, n_attributes: int, constraints=None):
         set_counts(self, n_labels=n_labels, n_attributes=n_attributes)
+        if constraints is not None and (not isinstance(constraints, ChainConstraints)
+                                        or constraints.n_labels != self.n_labels):
+            raise ValueError(f"ChainStructure: constraints must be None or ChainConstraints "
+                             f"over its {self.n_labels} labels, got {constraints!r}")
+        object.__setattr__(self, "constraints", constraints)
+
+    def label_scores(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The transition (L, L), start (L,) and end (L,) scores the decoders use: the
+        blocks of ``w`` (views), with every part the ``constraints`` forbid at ``-inf`` (a
+        copy) when there are any."""
+        _, transition, start, end = self.split_weights(w)
+        return self.constrained(transition, start, end)
+
+    def constrained(self, transition, start, end) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``transition``, ``start`` and ``end`` scores with the parts the ``constraints``
+        forbid at ``-inf`` (a copy; the scores themselves when there are no constraints)."""
+        if self.constraints is None:
+            return transition, start, end
+        return self.constraints.apply(transition, start, end)
 
     @property
     def n_features(self) -> int:
@@ -168,7 +194,7 @@ class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
         return np.bincount(row, weights=wrong, minlength=len(sizes)).astype(np.float64)
 
     def argmax(self, x: SequenceCorpus, w, y_true=None, *, random_state=None) -> DecodeResult:
-        _, trans, start, end = self.split_weights(w)
+        trans, start, end = self.label_scores(w)
         unary = self.unary_scores(x, w)
         if y_true is not None:
             unary = hamming_augmented(unary, y_true)
@@ -178,7 +204,7 @@ class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
         X = as_corpus(X)
         if random_state is not None:
             return super().argmax_batch(X, w, Y, random_state=random_state)
-        _, trans, start, end = self.split_weights(w)
+        trans, start, end = self.label_scores(w)
         unary = self.unary_scores(X, w)
         if Y is not None:
             unary = hamming_augmented(unary, np.concatenate(Y) if len(Y) else np.zeros(0, np.int64))
