@@ -21,7 +21,7 @@ from ...data.lm import TrigramLM
 from ...data.paths import dataset_path
 from ...exceptions import InputError, ModelFormatError, check_is_fitted
 from ...params import Interval, Options
-from ..base import ComposedTask, Dataset, register_task
+from ..base import ComposedTask, Dataset, featurizer_param_defaults, register_task
 from ..contracts import CLASS_POSTERIOR, MARGINALIZABLE
 from ..grammaticality.data import DATA_PARAMETER_CONSTRAINTS, LanguageModelData
 from ..sequence.corpus import SequenceCorpus
@@ -351,8 +351,8 @@ class HiddenChainTask(LanguageModelData, ComposedTask):
                                    f"{', '.join(map(repr, NUMERIC_KINDS))} with it); the file "
                                    f"is damaged or edited. Retrain the model.")
         task.featurizer_ = HiddenChainFeaturizer.from_state(
-            index, classes, kind, n_columns, window=task.window,
-            affix_length=task.affix_length, min_count=task.min_count)
+            index, classes, kind, n_columns,
+            **{k: getattr(task, k) for k in featurizer_param_defaults(cls)})
         if any(k.startswith("lm_") for k in arrays):
             task.lm_ = TrigramLM.from_arrays(arrays, prefix="lm_")
         task.train_digest_ = state.get("train_digest")
