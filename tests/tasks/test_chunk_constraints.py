@@ -96,3 +96,18 @@ def test_a_saved_chunker_predicts_the_same_well_formed_tags(tmp_path):
     chunker.save(tmp_path / "c.npz")
     back = load(tmp_path / "c.npz")
     assert back.task_.constrained_ is True and back.predict(X) == chunker.predict(X)
+
+
+def test_a_later_partial_fit_batch_with_an_ill_formed_sentence_is_refused():
+    chunker = Chunker(learner="perceptron")
+    chunker.partial_fit(X, Y, classes=["B-NP", "I-NP", "B-VP", "B-PP", "O"])
+    assert chunker.task_.constrained_ is True
+    before = chunker.learner_.coef_.copy()
+    bad = [["B-NP", "B-VP", "O", "I-NP"]]  # I-NP after O: not IOB2
+    with pytest.raises(InputError, match=r"sentence 0 of this batch .*'I-NP' after 'O' at token 3"):
+        chunker.partial_fit(X[:1], bad)
+    np.testing.assert_array_equal(chunker.learner_.coef_, before)  # nothing was learned
+    chunker.partial_fit(X[:1], Y[:1])  # a well-formed batch still trains
+    free = Chunker(learner="perceptron", constrained=False)
+    free.partial_fit(X, Y, classes=["B-NP", "I-NP", "B-VP", "B-PP", "O"])
+    free.partial_fit(X[:1], bad)  # decoding freely, any tags train

@@ -123,7 +123,7 @@ def encode_new_targets(task, dataset):
     from ..tasks.validation import UnseenLabelError
 
     try:
-        return task.encode_targets(dataset.targets)
+        return task.training_targets(dataset)
     except UnseenLabelError as exc:
         k = exc.example
         record = dataset.records[k] if k is not None and k < len(dataset.records) else None

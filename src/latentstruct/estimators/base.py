@@ -469,7 +469,7 @@ class Estimator(BaseEstimator):
         # learner's on entering its partial_fit, as scikit-learn's partial_fit does
         with skip_parameter_validation() if first else contextlib.nullcontext():
             self.learner_.partial_fit(task.featurize(dataset),
-                                      task.encode_targets(dataset.targets))
+                                      task.training_targets(dataset))
         return self
 
     def _check_same_classes(self, classes) -> None:

@@ -192,7 +192,7 @@ def fit_on_dataset(task, dataset: Dataset, learner_cls, learner_opts: dict, *,
     dataset = task.training_sample(dataset)
     task.fit(dataset)
     X = task.featurize(dataset)
-    Y = task.encode_targets(dataset.targets)
+    Y = task.training_targets(dataset)
     learner = build_learner(task, learner_cls, learner_opts, verbose=verbose)
     _attach_after_fit(task, learner, verbose)
     if learner.uses_binary_examples:

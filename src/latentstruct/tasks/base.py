@@ -330,6 +330,13 @@ class Task(CheckedParams):
     def encode_targets(self, targets) -> list:
         return list(targets)
 
+    def training_targets(self, dataset: Dataset) -> list:
+        """The encoded gold targets of a batch to train on (``encode_targets``), checked
+        against what the fitted task decodes: every training path takes its targets here,
+        a later ``partial_fit`` batch and ``train --resume``'s new data included.  A task
+        whose decoder keeps constraints refuses a target outside them (the chunker)."""
+        return self.encode_targets(dataset.targets)
+
     def get_state(self) -> tuple[dict, dict[str, np.ndarray]]:
         raise NotImplementedError("each task defines get_state")
 

@@ -235,28 +235,58 @@ class ChunkTask(SequenceLabellingTask):
                                  "it could not be told (no chunk, or tags of no single scheme); "
                                  "pass constrained=False", path)
             return False
-        constraints = well_formed_constraints(self.labels_, scheme)
+        bad = self._first_ill_formed(gold)
+        if bad is None:
+            return True
+        i, what = bad
+        if self.constrained is True:
+            raise InputError(
+                f"training sentence {i} is not a well-formed {scheme.upper()} sequence "
+                f"({what}), and constrained=True decodes only well-formed ones; rewrite the "
+                f"tags well-formed (tasks.sequence.encodings.convert(tags, {scheme!r}, "
+                f"{scheme!r})) or pass constrained=False", path)
+        warn_user(f"training sentence {i} is not a well-formed {scheme.upper()} sequence "
+                  f"({what}), so the chunker decodes without the scheme's constraints "
+                  f"(constrained='auto'); pass constrained=False to silence this, or "
+                  f"rewrite the tags well-formed to decode only well-formed sequences",
+                  UserWarning)
+        return False
+
+    def _first_ill_formed(self, gold) -> tuple[int, str] | None:
+        """The first sentence of ``gold`` (tag lists) that is not well-formed in the
+        training scheme, as (index, what is wrong and where), or None."""
+        constraints = well_formed_constraints(self.labels_, self.tag_scheme_)
         index = {label: k for k, label in enumerate(self.labels_)}
         for i, tags in enumerate(gold):
+            # a tag the model lacks is encode_targets' error, said where it is met
+            if any(t not in index for t in tags):
+                continue
             bad = constraints.first_violation([index[t] for t in tags])
             if bad is None:
                 continue
             t, kind = bad
-            what = {"start": f"{tags[t]!r} first", "end": f"{tags[t]!r} last"}.get(
+            return i, {"start": f"{tags[t]!r} first", "end": f"{tags[t]!r} last"}.get(
                 kind, f"{tags[t]!r} after {tags[t - 1]!r}") + f" at token {t}"
-            if self.constrained is True:
+        return None
+
+    def training_targets(self, dataset: Dataset) -> list:
+        """The encoded gold tags of a batch to train on.  A constrained chunker
+        (``constrained_``) refuses an ill-formed sentence in a later batch
+        (``partial_fit``, ``train --resume``) as ``fit`` decided on the first: its decoder
+        cannot write that sequence, so the CRF's likelihood of it would be unbounded."""
+        targets = self.encode_targets(dataset.targets)
+        if getattr(self, "constrained_", False):
+            bad = self._first_ill_formed([t for t in dataset.targets if t is not None])
+            if bad is not None:
+                i, what = bad
+                scheme = self.tag_scheme_.upper()
                 raise InputError(
-                    f"training sentence {i} is not a well-formed {scheme.upper()} sequence "
-                    f"({what}), and constrained=True decodes only well-formed ones; rewrite the "
-                    f"tags well-formed (tasks.sequence.encodings.convert(tags, {scheme!r}, "
-                    f"{scheme!r})) or pass constrained=False", path)
-            warn_user(f"training sentence {i} is not a well-formed {scheme.upper()} sequence "
-                      f"({what}), so the chunker decodes without the scheme's constraints "
-                      f"(constrained='auto'); pass constrained=False to silence this, or "
-                      f"rewrite the tags well-formed to decode only well-formed sequences",
-                      UserWarning)
-            return False
-        return True
+                    f"training sentence {i} of this batch is not a well-formed {scheme} "
+                    f"sequence ({what}), and the model decodes only well-formed ones "
+                    f"(constrained_ was decided on its first training data); rewrite the tags "
+                    f"well-formed (tasks.sequence.encodings.convert) or train a new model with "
+                    f"constrained=False", dataset.path)
+        return targets
 
     def _new_structure(self):
         """The chain of :meth:`SequenceLabellingTask._new_structure`, keeping to the
