@@ -69,12 +69,12 @@ def test_evaluate_refuses_options_that_fed_the_features(chunk_model, tiny_chunk_
     assert code == 0 and json.loads(out)["f1"] == 1.0
 
 
-def test_explain_refuses_a_task_that_is_not_explainable(chunk_model, tmp_path, capsys):
+def test_explain_refuses_a_pair_input_for_a_sequence_model(chunk_model, tmp_path, capsys):
     code, out, err = run(capsys, "explain", "--model", str(chunk_model), "--source", "a",
-                         "--target", "b", "--out", str(tmp_path / "x.png"))
+                         "--target", "b", "--out", str(tmp_path / "x.txt"))
     assert code == 2 and out == "" and "Traceback" not in err
-    assert "not explainable" in err and "paraphrase, rte, translit" in err
-    assert not (tmp_path / "x.png").exists()
+    assert "is a 'chunk' model: give --input FILE (its sentences)" in err
+    assert not (tmp_path / "x.txt").exists()
 
 
 def test_pos_task_runs_jlis_to_convergence_by_default(capsys):

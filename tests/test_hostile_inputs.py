@@ -183,12 +183,16 @@ CASES = [
     Case("predict-upos", file("a.conllu", CONLLU.replace("VERB", "V")), "predict --model {pos} --input {d}/a.conllu --output {d}/o.conllu", 2, "a.conllu:2: UPOS (column 4) of word 2 is 'V'"),
     # --- explain ----------------------------------------------------------------------------------
     Case("explain-missing-model", none, "explain --model {d}/missing.npz --source a --target b --out {d}/x.png", 2, "no such file: {d}/missing.npz"),
-    Case("explain-not-explainable", none, "explain --model {chunk} --source a --target b --out {d}/x.png", 2, "task 'chunk' cannot (it is not explainable)"),
+    Case("explain-not-explainable", none, "explain --model {dep} --source a --target b --out {d}/x.png", 2, "task 'dep' cannot (it is not explainable). Tasks explain supports: paraphrase, rte, translit, the sequence models (chunk, citations, pos, sequence: "),
+    Case("explain-sequence-pair", none, "explain --model {chunk} --source a --target b", 2, "is a 'chunk' model: give --input FILE"),
+    Case("explain-sequence-png", none, "explain --model {chunk} --input {d}/x.txt --out {d}/x.png", 2, "a sequence model's explanation is text or HTML"),
     Case("explain-long-word", none, "explain --model {translit} --source " + "a" * 200 + " --target b --out {d}/x.png", 2, "the source word is 200 characters long"),
     Case("explain-not-a-model", file("m.npz", ""), "explain --model {d}/m.npz --source a --target b --out {d}/x.png", 2, "is truncated or not a latentstruct model"),
     # --- kbest ------------------------------------------------------------------------------------
     Case("kbest-k-zero", file("a.conllu", CONLLU), "kbest --model {dep} --input {d}/a.conllu --output {d}/o.kbest -k 0", 2, "-k must be an integer in [1, 1000], got 0"),
-    Case("kbest-not-dep", file("a.conllu", CONLLU), "kbest --model {chunk} --input {d}/a.conllu --output {d}/o.kbest", 2, "which writes no k-best lists"),
+    Case("kbest-not-dep", file("a.conllu", CONLLU), "kbest --model {translit} --input {d}/a.conllu --output {d}/o.kbest", 2, "which writes no k-best lists"),
+    Case("kbest-chunk-folds", file("a.txt", CHUNK), "kbest --model {chunk} --input {d}/a.txt --output {d}/o.jsonl --folds 2", 2, "--folds jackknifes a parser's k-best lists"),
+    Case("kbest-chunk-wrong-format", file("a.conllu", CONLLU), "kbest --model {chunk} --input {d}/a.conllu --output {d}/o.jsonl", 2, "a.conllu:1: expected 3"),
     Case("kbest-not-a-model", file("m.npz", CONLLU), "kbest --model {d}/m.npz --input {d}/m.npz --output {d}/o.kbest", 2, "is truncated or not a latentstruct model"),
     Case("kbest-nul-input", file("a.conllu", CONLLU + "\x00"), "kbest --model {dep} --input {d}/a.conllu --output {d}/o.kbest --quiet", 2, f"a.conllu:7: {NUL}"),
     Case("kbest-missing-input", none, "kbest --model {dep} --input {d}/missing.conllu --output {d}/o.kbest --quiet", 2, "no such file or directory: {d}/missing.conllu"),
@@ -228,7 +232,7 @@ CASES = [
     Case("kbest-extra-sentence", file("k.kbest", KBEST_HEAD + KBEST_SENT + KBEST_SENT), train("rerank", "k.kbest"), 2, "k.kbest:3: sentence 2 is past the header's n_sentences=1 (line 1)"),
     # --- the minor rows -------------------------------------------------------------------
     Case("train-config-dir", file("a.txt", CHUNK), "train chunk --train {d}/a.txt --model {d}/m.npz --config {d}", 2, "--config {d}: is a directory, expected a TOML or JSON file"),
-    Case("explain-not-explainable-first", none, "explain --model {chunk} --out {d}/x.png", 2, "task 'chunk' cannot (it is not explainable)"),
+    Case("explain-not-explainable-first", none, "explain --model {dep} --out {d}/x.png", 2, "task 'dep' cannot (it is not explainable)"),
     Case("explain-out-txt", none, "explain --model {translit} --source a --target b --out {d}/x.txt", 2, "--out {d}/x.txt: explain draws a PNG picture, so the file must end in .png; give --out {d}/x.png"),
     Case("pos-range-past-end", file("a.conllu", "1-99" + RANGE + CONLLU), train("pos", "a.conllu"), 2, "a.conllu:1: multiword-token range 1-99 goes past the last word of its sentence (2 words)"),
     Case("pos-range-not-covering", file("a.conllu", "1\tDogs\tdog\tNOUN\tNNS\t_\t2\tnsubj\t_\t_\n3-4" + RANGE + ROW2 + "\n"), train("pos", "a.conllu"), 2, "a.conllu:2: multiword-token range 3-4 does not cover the words that follow it: the next word is 2"),

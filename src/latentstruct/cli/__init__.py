@@ -138,26 +138,49 @@ def build_parser() -> argparse.ArgumentParser:
     add_compute_args(r)
     r.set_defaults(func=_lazy("evaluate", "cmd_predict"))
 
-    x = sub.add_parser("explain", help="draw the latent structure a model picks for one input, "
-                                       "or a DISTRO model's label similarities")
+    x = sub.add_parser("explain", help="why a sequence model tags a sentence as it does; the "
+                                       "latent structure a model picks for one input; or a "
+                                       "DISTRO model's label similarities",
+                       description="Sequence models (pos, chunk, sequence, citations): each "
+                                   "sentence of --input with its predicted tags, every part's "
+                                   "share of the score, the margin to the runner-up and (a "
+                                   "CRF) the probabilities; --weights: what the model learned. "
+                                   "Text, or HTML when --out ends in .html. Pair models: a "
+                                   "picture of the latent structure of --source and --target. "
+                                   "DISTRO models: a picture of the label matrix.")
     x.add_argument("--model", required=True)
-    x.add_argument("--source", help="first input (e.g. an English name); not for distro models")
-    x.add_argument("--target", help="second input (e.g. its transliteration); not for distro models")
-    x.add_argument("--out", required=True, help="output picture; a PNG, so its name must end "
-                                                "in .png")
+    x.add_argument("--input", help="sequence models: sentences to explain, in the model's input "
+                                   "format (- for standard input)")
+    x.add_argument("--sentence", type=int, default=None, metavar="N",
+                   help="sequence models: explain only sentence N of --input (0-based)")
+    x.add_argument("--weights", action="store_true",
+                   help="sequence models: the largest weights per label and the transitions")
+    x.add_argument("--top", type=int, default=10, help="with --weights: features per label "
+                                                       "and sign (default 10)")
+    x.add_argument("--source", help="first input (e.g. an English name); pair models")
+    x.add_argument("--target", help="second input (e.g. its transliteration); pair models")
+    x.add_argument("--out", help="pair and distro models: the picture, a .png (required); "
+                                 "sequence models: a .html or .txt file (default: text on "
+                                 "standard output)")
     x.add_argument("--option", action="append", metavar="KEY=VALUE")
     x.set_defaults(func=_lazy("explain", "cmd_explain"))
 
-    k = sub.add_parser("kbest", help="write each sentence's k best parses (for reranking)",
+    k = sub.add_parser("kbest", help="write each sentence's k best parses or tag sequences",
                        description="Write the k best trees of every sentence under a 'dep' "
                                    "model as a k-best file (JSON lines; see README). With "
                                    "--folds N, INPUT must be the model's training data: each "
-                                   "fold is parsed by a parser trained on the other folds.")
-    k.add_argument("--model", required=True, help="a 'dep' model file")
-    k.add_argument("--input", required=True, help="CoNLL-U file, .dp file or .dp directory, or "
-                                                  "- for standard input")
+                                   "fold is parsed by a parser trained on the other folds. "
+                                   "Under a sequence model (pos, chunk, sequence, ...): the k "
+                                   "best tag sequences of every sentence as JSON lines "
+                                   "{\"sentence\": i, \"nbest\": [{\"tags\": [...], "
+                                   "\"score\": s, \"probability\": p}]} (p: a CRF's, else "
+                                   "null).")
+    k.add_argument("--model", required=True, help="a 'dep' model file, or a sequence model's")
+    k.add_argument("--input", required=True, help="the model's input format (CoNLL-U, .dp, "
+                                                  "CoNLL-2000, ...), or - for standard input")
     k.add_argument("--output", required=True, help="output k-best file")
-    k.add_argument("-k", type=int, default=16, help="trees per sentence (default 16)")
+    k.add_argument("-k", type=int, default=16, help="trees (tag sequences) per sentence "
+                                                    "(default 16)")
     k.add_argument("--folds", type=int, default=None,
                    help="jackknife: parse the model's training data in N folds")
     k.add_argument("--n-jobs", type=int, default=None, dest="n_jobs", metavar="W",

@@ -17,23 +17,30 @@ def cmd_explain(args) -> int:
     from ..data.path_rule import check_paths
 
     # before the heavy imports: a refused path is said at once
-    check_paths({"--model": args.model}, {"--out": args.out}, regular={"--model"})
+    check_paths({"--model": args.model, "--input": args.input}, {"--out": args.out},
+                regular={"--model"}, stdin={"--input"})
+    _check_suffix(args.out)
     from ..learners import LatentBinaryLearner
 
     from ..tasks import TASKS
     from ..tasks.contracts import EXPLAINABLE
+    from ..tasks.sequence import SequenceLabellingTask
 
-    _check_png(args.out)
     task, learner = load_for(args.model, args.option, "explain")
     if getattr(learner, "registry_name", "") == "distro":
+        _check_png(args.out)
         return _explain_label_matrix(task, learner, args.out)
+    if isinstance(task, SequenceLabellingTask):
+        return _explain_sequences(args, task, learner)
+    _check_png(args.out)
     # what the model cannot do comes first: --source/--target would not help
     explainable = sorted(n for n, c in TASKS.items() if EXPLAINABLE in c.offered_capabilities())
     if EXPLAINABLE not in task.offered_capabilities(task.get_params()):
         raise ConfigError(
             f"explain draws the latent structure of one input pair; task {task.name!r} cannot "
-            f"(it is not explainable). Tasks explain supports: {', '.join(explainable)} (and "
-            f"the label matrix of any distro model)"
+            f"(it is not explainable). Tasks explain supports: {', '.join(explainable)}, the "
+            f"sequence models ({', '.join(_sequence_tasks())}: their predictions, with "
+            f"--input) and the label matrix of any distro model"
         )
     if not callable(getattr(task, "encode_pair", None)):
         raise ConfigError(
@@ -88,11 +95,84 @@ def _check_lang(task, options) -> None:
         task.check_script(task.read(None, split="test"), command="explain")
 
 
+def _sequence_tasks() -> list[str]:
+    from ..tasks import TASKS
+    from ..tasks.sequence import SequenceLabellingTask
+
+    return sorted(n for n, c in TASKS.items() if issubclass(c, SequenceLabellingTask))
+
+
+def _check_suffix(out) -> None:
+    """An ``--out`` explain can write: a .png picture, or a sequence model's .html or .txt
+    explanation."""
+    from pathlib import Path
+
+    if out is not None and Path(out).suffix.lower() not in (".png", ".html", ".txt"):
+        raise ConfigError(f"--out {out}: explain writes a .png picture (pair and distro "
+                          f"models) or a .html or .txt explanation (sequence models); give a "
+                          f"file name ending in one of them")
+
+
+def _explain_sequences(args, task, learner) -> int:
+    """A sequence model's explanations of the sentences of ``--input`` (or of its weights,
+    ``--weights``), as text or as an HTML page."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from ..data.atomic import atomic_write
+    from ..estimators.explain import explain_records, explain_weights
+
+    if args.source is not None or args.target is not None:
+        raise ConfigError(f"--source/--target give a pair model its input pair; {args.model} is "
+                          f"a {task.name!r} model: give --input FILE (its sentences)")
+    if args.out is not None and Path(args.out).suffix.lower() == ".png":
+        raise ConfigError(f"--out {args.out}: a sequence model's explanation is text or HTML; "
+                          f"give a .txt or .html file, or no --out for standard output")
+    if args.weights:
+        if args.input is not None or args.sentence is not None:
+            raise ConfigError("--weights explains the model, not sentences: drop --input and "
+                              "--sentence")
+        if args.top < 1:
+            raise ConfigError(f"--top must be at least 1, got {args.top}")
+        items = [explain_weights(task, learner, top=args.top)]
+    else:
+        if args.input is None:
+            raise ConfigError(f"explain needs --input FILE with the sentences to explain ({task.name} "
+                              f"input format), or --weights for what the model learned")
+        dataset = task.read(args.input, split="test")
+        if args.sentence is not None:
+            if not 0 <= args.sentence < len(dataset.records):
+                raise ConfigError(f"--sentence {args.sentence}: {args.input} has "
+                                  f"{len(dataset.records)} sentences (0 to "
+                                  f"{len(dataset.records) - 1})")
+            k = args.sentence
+            dataset = replace(dataset, records=dataset.records[k:k + 1],
+                              targets=dataset.targets[k:k + 1])
+        items = explain_records(task, learner, dataset)
+    html = args.out is not None and Path(args.out).suffix.lower() == ".html"
+    if html:
+        body = "\n".join(item._repr_html_() for item in items)
+        text = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>latentstruct "
+                f"explain</title></head><body>{body}</body></html>\n")
+    else:
+        first = 0 if args.sentence is None else args.sentence
+        text = "\n\n".join(str(item) if args.weights else f"sentence {first + i}\n{item}"
+                             for i, item in enumerate(items)) + "\n"
+    if args.out is None:
+        print(text, end="")
+    else:
+        with atomic_write(args.out, "w") as fh:
+            fh.write(text)
+    return 0
+
+
 def _check_png(out) -> None:
     """Refuse an ``--out`` that does not end in ``.png``: every picture is drawn as PNG,
     and PNG bytes in ``x.txt`` or ``x.pdf`` would be a file its name misdescribes."""
     from pathlib import Path
 
+    if out is None:
+        raise ConfigError("explain draws a picture of this model: give --out PICTURE.png")
     path = Path(out)
     if path.suffix.lower() != ".png":
         fixed = path.with_suffix(".png") if path.suffix else f"{path}.png"

@@ -36,7 +36,11 @@ def cmd_kbest(args) -> int:
         listing = sorted(n for n, c in TASKS.items() if KBEST in c.offered_capabilities())
         raise ConfigError(f"{args.model} is a {task.name!r} model, which writes no k-best lists; "
                           f"tasks that do: {', '.join(listing)} (train one with "
-                          f"`latentstruct train dep`)")
+                          f"`latentstruct train dep` or `latentstruct train chunk`)")
+    from ..tasks.sequence import SequenceLabellingTask
+
+    if isinstance(task, SequenceLabellingTask):
+        return _sequence_nbest(args, task, learner)
     # after the task's check: a CRFsuite model file (a 'sequence' model) has no metadata
     meta = inspect_model(args.model)
     t0 = time.perf_counter()
@@ -50,4 +54,32 @@ def cmd_kbest(args) -> int:
         how = "" if args.folds is None else f" ({args.folds}-fold jackknife)"
         print(f"wrote the {args.k} best trees of {n} sentences{how} to {args.output} in "
               f"{time.perf_counter() - t0:.1f}s", file=sys.stderr)
+    return 0
+
+
+def _sequence_nbest(args, task, learner) -> int:
+    """A sequence model's n best tag sequences of every sentence of ``--input``, as JSON
+    lines: ``{"sentence": i, "nbest": [{"tags": [...], "score": s, "probability": p}]}``,
+    best first (``probability`` null unless the model is a CRF)."""
+    import json
+
+    from ..data.atomic import atomic_write
+    from .compute import compute_context
+
+    if args.folds is not None:
+        raise ConfigError(f"--folds jackknifes a parser's k-best lists for reranking; "
+                          f"{args.model} is a {task.name!r} model: drop --folds")
+    t0 = time.perf_counter()
+    with compute_context(args, quiet=args.quiet):
+        dataset = task.read(args.input, split="test")
+        lists = learner.predict_nbest(task.featurize(dataset), args.k)
+    with atomic_write(args.output, "w") as fh:
+        for i, best in enumerate(lists):
+            tags = task.decode_targets([y for y, _, _ in best])
+            fh.write(json.dumps({"sentence": i, "nbest": [
+                {"tags": list(t), "score": score, "probability": p}
+                for t, (_, score, p) in zip(tags, best)]}) + "\n")
+    if not args.quiet:
+        print(f"wrote the {args.k} best tag sequences of {len(lists)} sentences to "
+              f"{args.output} in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
     return 0

@@ -254,10 +254,33 @@ class CRF(BaseEstimator):
                                 "estimator (or give model_filename= an existing model file).")
         return model
 
-    def predict(self, X) -> list[list[str]]:
-        """The best label sequence of every sequence of ``X``: a list of lists of strings."""
+    def predict(self, X, *, allowed=None) -> list[list[str]]:
+        """The best label sequence of every sequence of ``X``: a list of lists of strings.
+        latentstruct's extension, ``allowed``: the labels each item may take (one entry
+        per sequence, None or one per item: None, a label, or a set of labels; see
+        ``latentstruct.Tagger.predict``)."""
         model = self._fitted()
-        return [list(p) for p in model.predict([list(x) for x in X])]
+        return [list(p) for p in model.predict([list(x) for x in X], allowed=allowed)]
+
+    def predict_nbest(self, X, k: int = 5, *, allowed=None) -> list[list[tuple]]:
+        """latentstruct's extension: the ``k`` best label sequences of every sequence of
+        ``X``, best first, as ``(labels, score, probability)`` tuples (``probability``:
+        p(labels | x) when the model was trained as a CRF, ``algorithm="lbfgs"`` or
+        ``"l2sgd"``, else None); exact, under ``allowed`` as :meth:`predict` takes it."""
+        model = self._fitted()
+        return [[(list(y), s, p) for y, s, p in best]
+                for best in model.predict_nbest([list(x) for x in X], k, allowed=allowed)]
+
+    def explain_prediction(self, xseq, *, allowed=None):
+        """latentstruct's extension: why ``xseq`` gets its labels, every state and
+        transition weight's share of the score (``latentstruct.Tagger.explain_prediction``;
+        text, or HTML in a notebook)."""
+        return self._fitted().explain_prediction(list(xseq), allowed=allowed)
+
+    def explain_weights(self, top: int = 10):
+        """latentstruct's extension: each label's largest weights and the transitions
+        (``latentstruct.Tagger.explain_weights``)."""
+        return self._fitted().explain_weights(top)
 
     def predict_single(self, xseq) -> list[str]:
         """The best label sequence of one sequence."""

@@ -22,6 +22,7 @@ from ..tasks import get_task_class
 from ..tasks.base import same_value as _same
 from ..tasks.contracts import LATENT_BINARY
 from .labels import (
+    allowed_label_ids,
     check_declared,
     check_in_classes,
     class_labels,
@@ -511,10 +512,68 @@ class Estimator(BaseEstimator):
         dataset = self.task_.make_dataset(X, y)
         return dataset, self.task_.featurize(dataset)
 
-    def predict(self, X) -> list:
-        """Predictions for raw ``X``, in the raw form of ``y`` (tag lists, heads, labels)."""
+    def predict(self, X, *, allowed=None) -> list:
+        """Predictions for raw ``X``, in the raw form of ``y`` (tag lists, heads, labels).
+
+        allowed : list or None
+            Sequence models: the labels each token may take, kept exactly (with the model's
+            own constraints, a chunker's well-formed tags).  One entry per sentence: None
+            (any labelling) or one entry per token, None (any label), a label (forced) or a
+            collection of labels, e.g. ``[[None, "B-NP", {"I-NP", "O"}], None]``.  A label
+            the model lacks, a wrong count, or a restriction no labelling keeps is an
+            ``InputError`` naming the sentence and token."""
         _, Xf = self._featurise(X)
-        return self._decode(self.task_.decode_predictions(self.learner_.predict(Xf)))
+        if allowed is None:
+            return self._decode(self.task_.decode_predictions(self.learner_.predict(Xf)))
+        ids = self._allowed_ids(allowed, len(Xf))
+        return self._decode(self.task_.decode_predictions(self.learner_.predict(Xf, allowed=ids)))
+
+    def predict_nbest(self, X, k: int = 5, *, allowed=None) -> list[list[tuple]]:
+        """The ``k`` best predictions of every example of raw ``X``, best first: per example
+        a list of up to ``k`` ``(prediction, score, probability)`` tuples, the prediction in
+        the raw form of ``y`` (a tag list), ``score`` the model's ``w·Φ(x, y)`` and
+        ``probability`` ``p(y | x)`` for a probabilistic learner (``learner="crf"``; the
+        probabilities of all labellings sum to 1) and None otherwise.  Exact k-best Viterbi,
+        under the model's constraints and ``allowed`` (as in :meth:`predict`; the
+        probabilities are then conditioned on it).  The first is :meth:`predict`'s; fewer
+        than ``k`` come back when fewer labellings exist."""
+        _, Xf = self._featurise(X)
+        ids = None if allowed is None else self._allowed_ids(allowed, len(Xf))
+        lists = self.learner_.predict_nbest(Xf, k, allowed=ids)
+        return [[(self._decode(self.task_.decode_predictions([y]))[0], score, p)
+                 for y, score, p in best] for best in lists]
+
+    def explain_prediction(self, x, *, allowed=None):
+        """Why the model labels the one sequence ``x`` (``X[i]``) as it does: an
+        ``estimators.explain.PredictionExplanation`` with ``.labels``, ``.score``,
+        ``.contributions`` (``(position, kind, feature, label, value)`` of every state and
+        transition part; their values sum to ``.score``), ``.margin`` to the runner-up and
+        where they first differ, and for a CRF ``.probability`` and per-token
+        ``.marginals``.  Prints as text; a notebook shows it as an HTML table.
+        ``allowed``: one sentence's entry of :meth:`predict`'s."""
+        from .explain import explain_prediction
+
+        check_is_fitted(self)
+        ids = None if allowed is None else self._allowed_ids([allowed], 1)[0]
+        return explain_prediction(self.task_, self.learner_, x, allowed=ids)
+
+    def explain_weights(self, top: int = 10):
+        """What the model learned: each label's ``top`` largest positive and negative state
+        weights by feature name, and the transition, start and end weights (an
+        ``estimators.explain.WeightsExplanation``; text, or HTML in a notebook)."""
+        from .explain import explain_weights
+
+        check_is_fitted(self)
+        return explain_weights(self.task_, self.learner_, top=top)
+
+    def _allowed_ids(self, allowed, n_examples: int) -> list:
+        """``allowed`` (label names) as label ids, for a task that offers allowed labels."""
+        from ..tasks.contracts import ALLOWED_LABELS
+
+        if ALLOWED_LABELS not in self.task_.offered_capabilities(self.task_.get_params()):
+            raise ConfigError(f"allowed= restricts the labels of a sequence's tokens; task "
+                              f"{self.task_.name!r} has none to restrict")
+        return allowed_label_ids(allowed, list(self.task_.labels_), n_examples)
 
     def decision_function(self, X) -> np.ndarray:
         """Binary tasks: f(x) = max_h w . Phi(x, h) for raw ``X`` (> 0: ``classes_[1]``)."""
@@ -523,16 +582,21 @@ class Estimator(BaseEstimator):
             raise AttributeError(f"{type(self.learner_).__name__} has no decision_function")
         return self.learner_.decision_function(Xf)
 
-    def predict_marginals(self, X) -> list:
+    def predict_marginals(self, X, *, allowed=None) -> list:
         """Per-token label probabilities for raw ``X``, in sklearn-crfsuite's shape: one list
         per sentence of one ``{label: probability}`` dict per token (every label of the task;
-        each dict sums to one).  Needs a learner with marginals (``learner="crf"``)."""
+        each dict sums to one).  Needs a learner with marginals (``learner="crf"``).
+        ``allowed`` as in :meth:`predict`: the probabilities given the restriction."""
         _, Xf = self._featurise(X)
         if not hasattr(self.learner_, "predict_marginals"):
             raise AttributeError(
                 f"{type(self.learner_).__name__} has no predict_marginals: it learns scores, "
                 "not probabilities. Train with learner='crf' for per-token probabilities")
-        marginals = self.learner_.predict_marginals(Xf)
+        if allowed is None:
+            marginals = self.learner_.predict_marginals(Xf)
+        else:
+            marginals = self.learner_.predict_marginals(
+                Xf, allowed=self._allowed_ids(allowed, len(Xf)))
         L = self.task_.n_labels
         names = [str(v) for v in self.task_.decode_targets([np.arange(L)])[0]]
         return [[dict(zip(names, row.tolist())) for row in m] for m in marginals]

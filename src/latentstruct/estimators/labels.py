@@ -22,7 +22,7 @@ from ..tasks.validation import UnseenLabelError
 
 __all__ = ["declared_classes", "check_declared", "check_in_classes", "object_array",
            "json_scalar", "classes_from", "label_values", "label_key", "value_key",
-           "class_labels", "unseen_key", "same_classes"]
+           "class_labels", "unseen_key", "same_classes", "allowed_label_ids"]
 
 
 def value_key(value):
@@ -267,3 +267,43 @@ def classes_from(classes, mode, task, path):
             raise ModelFormatError(f"{path}: model file's 'classes' do not match its task's "
                                    f"labels ({exc}); {damaged}") from None
     return values
+
+
+def allowed_label_ids(allowed, labels: list, n_examples: int) -> list:
+    """``predict(X, allowed=...)``'s label names as the model's label ids: one entry per
+    sentence, None or one entry per token, each None (any label), a label (forced) or a
+    collection of labels.  A label the model lacks is an ``InputError`` naming the
+    sentence, the token and the model's labels (the token count is checked with the
+    sentence's tokens, by the decoder)."""
+    if isinstance(allowed, (str, bytes)) or not hasattr(allowed, "__len__"):
+        raise InputError(f"allowed must be a list with one entry per sentence (None, or one "
+                         f"entry per token), got {type(allowed).__name__}")
+    if len(allowed) != n_examples:
+        raise InputError(f"allowed has {len(allowed)} entries for {n_examples} sentences; give "
+                         f"one per sentence (None where any labelling is allowed)")
+    index = {label: k for k, label in enumerate(labels)}
+    out = []
+    for i, tokens in enumerate(allowed):
+        if tokens is None:
+            out.append(None)
+            continue
+        if isinstance(tokens, (str, bytes)) or not hasattr(tokens, "__iter__"):
+            raise InputError(f"allowed[{i}] must be None or a list with one entry per token, "
+                             f"got {tokens!r}")
+        row = []
+        for t, entry in enumerate(tokens):
+            if entry is None:
+                row.append(None)
+                continue
+            names = [entry] if isinstance(entry, str) or not hasattr(entry, "__iter__") \
+                else list(entry)
+            unknown = [n for n in names if not isinstance(n, str) or n not in index]
+            if unknown:
+                raise InputError(f"allowed[{i}][{t}]: {unknown[0]!r} is not a label of the "
+                                 f"model; its labels are {', '.join(map(repr, labels))}")
+            if not names:
+                raise InputError(f"allowed[{i}][{t}] is empty: a token needs at least one "
+                                 f"label it may take (None for any)")
+            row.append(sorted({index[n] for n in names}))
+        out.append(row)
+    return out

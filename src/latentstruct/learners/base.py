@@ -16,9 +16,16 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..registry import Registry, learner_modules
-from ..exceptions import ConfigError, InferenceError, check_is_fitted
+from ..exceptions import ConfigError, InferenceError, InputError, check_is_fitted
 from ..parallel import fit_session, parallel_chunks, rows, shared
-from ..tasks.contracts import Structure, alternatives, as_structure, capability
+from ..tasks.contracts import (
+    ALLOWED_LABELS,
+    KBEST,
+    Structure,
+    alternatives,
+    as_structure,
+    capability,
+)
 from ..params import CheckedParams, check_coef_init, validate_params
 
 __all__ = [
@@ -131,10 +138,74 @@ class LinearStructuredLearner(CheckedParams, BaseEstimator):
             return parallel_chunks(_decode_chunk, len(X), n_jobs,
                                    args=(block["structure"], rows(X), ys, w, random_state))
 
-    def predict(self, X) -> list:
-        """Best structure of every example under ``coef_``."""
+    def structure_weights(self) -> np.ndarray:
+        """The weights ``w`` that score a structure as ``w·Φ(x, y)``, what every decoder of
+        the structure takes: ``coef_`` (J-LIS drops its binary bias)."""
         check_is_fitted(self)
-        return self._decode(X, self.coef_)
+        return self.coef_
+
+    def predict(self, X, *, allowed=None) -> list:
+        """Best structure of every example under :meth:`structure_weights`.
+
+        ``allowed``: None, or one entry per example restricting the labels of its parts
+        (a sequence's: None, or one entry per token, each None for any label or the label
+        ids the token may take, one id forcing it), for a structure that offers it
+        (capability *allowed-labels*); every prediction then keeps it, exactly."""
+        check_is_fitted(self)
+        if allowed is None:
+            return self._decode(X, self.structure_weights())
+        structure = self._offering(ALLOWED_LABELS, "predict with allowed labels")
+        return structure.argmax_batch(structure.as_batch(X), self.structure_weights(),
+                                      allowed=allowed)
+
+    def predict_nbest(self, X, k: int, *, allowed=None) -> list[list[tuple]]:
+        """The ``k`` best structures of every example, best first: per example a list of up
+        to ``k`` ``(structure, score, probability)`` tuples, ``score`` being ``w·Φ(x, y)``
+        under :meth:`structure_weights`.  ``probability`` is ``p(y | x)`` for a
+        probabilistic learner (the CRF; with ``allowed``, conditioned on the restriction)
+        and None otherwise.  Exact k-best decoding (capability *k-best*): the first is
+        :meth:`predict`'s, and fewer than ``k`` come back when fewer structures exist.
+        ``allowed`` as in :meth:`predict`."""
+        check_is_fitted(self)
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ConfigError(f"k must be an integer >= 1 (the number of structures per "
+                              f"example), got {k!r}")
+        structure = self._offering(KBEST, "predict the n best structures")
+        if allowed is not None:
+            self._offering(ALLOWED_LABELS, "predict with allowed labels")
+        X = structure.as_batch(X)
+        if allowed is not None and (not hasattr(allowed, "__len__") or len(allowed) != len(X)):
+            raise InputError(f"allowed must have one entry per example ({len(X)}), got "
+                             f"{len(allowed) if hasattr(allowed, '__len__') else allowed!r}")
+        w = self.structure_weights()
+        out = []
+        for i in range(len(X)):
+            restriction = None if allowed is None else allowed[i]
+            try:
+                results = structure.kbest(X[i], w, int(k), **(
+                    {} if restriction is None else {"allowed": restriction}))
+            except InputError as exc:
+                raise InputError(f"example {i}: {exc.message}") from None
+            # a DecodeResult, or a parser's (heads, deprels, score)
+            pairs = [(r.structure, float(r.score)) if hasattr(r, "structure")
+                     else (r[0], float(r[-1])) for r in results]
+            probs = self._nbest_probabilities(structure, X[i], [s for _, s in pairs],
+                                              restriction)
+            out.append([(y, s, p) for (y, s), p in zip(pairs, probs)])
+        return out
+
+    def _nbest_probabilities(self, structure, x, scores, allowed) -> list:
+        """The probability of each structure of the n-best list of ``x`` from its
+        ``scores``; None each: not a probabilistic learner."""
+        return [None] * len(scores)
+
+    def _offering(self, capability_name: str, what: str) -> Structure:
+        """The structure, once it offers ``capability_name`` (which ``what`` needs)."""
+        structure = self._structure()
+        if capability_name not in structure.capabilities:
+            raise ConfigError(f"cannot {what}: structure {structure.identity.name!r} does not "
+                              f"offer {capability_name} ({capability(capability_name).meaning})")
+        return structure
 
     def score(self, X, Y) -> float:
         """The structure's ``score`` of ``predict(X)`` against ``Y`` (a task's main metric;

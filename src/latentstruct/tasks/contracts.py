@@ -47,6 +47,7 @@ __all__ = [
     "LABEL_FACTORED",
     "EXPLAINABLE",
     "KBEST",
+    "ALLOWED_LABELS",
     "CANDIDATE_LIST",
     "CLASS_POSTERIOR",
     "Structure",
@@ -59,6 +60,7 @@ __all__ = [
     "LabelFactored",
     "Explainable",
     "KBest",
+    "AllowedLabels",
     "CandidateList",
     "ClassPosterior",
     "BatchMarginals",
@@ -359,11 +361,29 @@ class ClassPosterior(Protocol):
 
 
 @capability_protocol("k-best", ("kbest",),
-                     "the k best structures and their scores (latentstruct kbest)")
+                     "the k best structures and their scores (latentstruct kbest, "
+                     "predict_nbest)")
 class KBest(Protocol):
-    """Used by ``latentstruct kbest``, never by a learner."""
+    """The k best structures of one example, best first (a learner's ``predict_nbest``;
+    ``latentstruct kbest``): ``kbest(x, w, k)``, a list of ``DecodeResult`` (or of tuples
+    whose first item is the structure and last its score, a parser's ``(heads, deprels,
+    score)``)."""
 
     def kbest(self, *args, **kwargs) -> Any: ...
+
+
+@capability_protocol(
+    "allowed-labels", ("part_scores",),
+    "decoders restricted to the labels each part may take: argmax_batch, kbest, marginals "
+    "and log_partition with allowed=... (predict(X, allowed=...))")
+class AllowedLabels(Protocol):
+    """Labels a user allows (or forces) per part at prediction time, kept exactly by every
+    decoder the structure offers: its ``argmax``, ``argmax_batch``, ``kbest``,
+    ``marginals`` and ``log_partition`` take ``allowed=`` (one entry per part: None for
+    any label, or the label ids it may take), and ``part_scores`` gives the restricted
+    scores.  A restriction that leaves no structure is an ``InputError``."""
+
+    def part_scores(self, x, w, *, allowed=None) -> Any: ...
 
 
 #: the capability names, as tasks and learners write them
@@ -378,6 +398,7 @@ EXPLAINABLE = Explainable.__capability__
 CANDIDATE_LIST = CandidateList.__capability__
 CLASS_POSTERIOR = ClassPosterior.__capability__
 KBEST = KBest.__capability__
+ALLOWED_LABELS = AllowedLabels.__capability__
 
 
 # ----------------------------------------------------------- outside any one capability
@@ -422,11 +443,11 @@ def params_from_file(task_cls, params: dict) -> dict:
             for k, v in params.items()}
 
 
-#: the protocols whose members a learner may touch (explainable and k-best serve the
-#: command line, never a learner; ``Persistent`` is the pipeline's, which saves a pair)
+#: the protocols whose members a learner may touch (explainable serves the command line,
+#: never a learner; ``Persistent`` is the pipeline's, which saves a pair)
 LEARNER_PROTOCOLS = (Structure, MaxDecodable, LatentBinary, Heuristic, Sized, RandomTies,
-                     Marginalizable, LabelFactored, CandidateList, ClassPosterior,
-                     BatchMarginals)
+                     Marginalizable, LabelFactored, CandidateList, ClassPosterior, KBest,
+                     AllowedLabels, BatchMarginals)
 
 
 def learner_members() -> dict[str, str]:

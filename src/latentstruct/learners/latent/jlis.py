@@ -265,10 +265,10 @@ class JLIS(LinearStructuredLearner):
                                               session=session)
         return store_alternating_result(self, run, t_start, monitor)
 
-    def predict(self, X) -> list:
-        """Best structure of every example under the task part of ``coef_``."""
+    def structure_weights(self) -> np.ndarray:
+        """The task part of ``coef_`` (its last entry is the binary bias)."""
         check_is_fitted(self)
-        return self._decode(X, self.coef_[:-1])
+        return self.coef_[:-1]
 
     def decision_function(self, X) -> np.ndarray:
         """``f_B(x) = max_h coef_ . Phi_B(x, h)``: does x have a good structure?"""

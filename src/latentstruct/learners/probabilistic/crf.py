@@ -26,7 +26,7 @@ from ...parallel import parallel_chunks, shared
 from ...solvers.owlqn import owlqn
 from ...solvers.sgd import lbfgs
 from ...solvers.structured_sgd import search_eta0, step_size
-from ...tasks.contracts import CLASS_POSTERIOR, MARGINALIZABLE, MAX_DECODABLE, any_of
+from ...tasks.contracts import ALLOWED_LABELS, CLASS_POSTERIOR, MARGINALIZABLE, MAX_DECODABLE, any_of
 from ..base import LinearStructuredLearner, register_learner
 from ..checkpoint import CheckpointSession
 from ..checkpoint_state import rng_from_state, rng_state
@@ -521,22 +521,47 @@ class CRF(LinearStructuredLearner):
     def _class_posterior(self) -> bool:
         return CLASS_POSTERIOR in self._structure().capabilities
 
-    def predict(self, X):
-        """Best structure of every example (a class-posterior task: the most probable class)."""
+    def predict(self, X, *, allowed=None):
+        """Best structure of every example (a class-posterior task: the most probable class;
+        ``allowed`` as in ``LinearStructuredLearner.predict``)."""
         if self._class_posterior():
             check_is_fitted(self)
+            if allowed is not None:
+                raise ConfigError("allowed labels restrict a structure's parts; a "
+                                  "class-posterior task predicts a class")
             return list(np.argmax(self._class_log_partitions(X), axis=1))
-        return super().predict(X)
+        return super().predict(X, allowed=allowed)
+
+    def _nbest_probabilities(self, structure, x, scores, allowed) -> list:
+        """p(y | x) = exp(w·Φ(x, y) − log Z(x)) of each structure, Z summing over the
+        structures the model (and ``allowed``) keep, so over all of them they sum to 1."""
+        log_z = structure.log_partition(x, self.structure_weights(),
+                                        **({} if allowed is None else {"allowed": allowed}))
+        return [float(np.exp(s - log_z)) for s in scores]
 
     def _class_log_partitions(self, X) -> np.ndarray:
         return np.asarray(self._structure().class_log_partitions(self._structure().as_batch(X), self.coef_))
 
-    def predict_marginals(self, X) -> list[np.ndarray]:
+    def predict_marginals(self, X, *, allowed=None) -> list[np.ndarray]:
         """Per-position label probabilities of every example: a list of (T_i, L) arrays,
-        ``[t, k] = p(y_t = k | x_i)`` under ``coef_``; each row sums to one."""
+        ``[t, k] = p(y_t = k | x_i)`` under ``coef_``; each row sums to one.  ``allowed``
+        (as in ``predict``): the probabilities given the restriction, p(y_t = k | x_i, y
+        keeps it)."""
         check_is_fitted(self)
         structure = self._structure()
         X = structure.as_batch(X)
+        if allowed is not None:
+            self._offering(ALLOWED_LABELS, "give marginals under allowed labels")
+            if not hasattr(allowed, "__len__") or len(allowed) != len(X):
+                raise InputError(f"allowed must have one entry per example ({len(X)})")
+            out = []
+            for i in range(len(X)):
+                try:
+                    kw = {} if allowed[i] is None else {"allowed": allowed[i]}
+                    out.append(np.asarray(structure.marginals(X[i], self.coef_, **kw).node))
+                except InputError as exc:
+                    raise InputError(f"example {i}: {exc.message}") from None
+            return out
         batch = getattr(structure, "marginals_batch", None)
         if batch is not None:
             return batch(X, self.coef_)

@@ -502,9 +502,20 @@ class DISTRO(LinearStructuredLearner):
         return DistroParams.packed_size(self.n_attributes_, self.n_components_,
                                         structure.n_labels, self.has_transitions_)
 
-    def predict(self, X) -> list:
-        """Best structure of every example (exact decoding with the learned W and A)."""
+    def structure_weights(self) -> np.ndarray:
+        """DISTRO scores parts through its label matrix, not by one weight per part, so it
+        has no such vector: a ``ConfigError`` (allowed labels, n-best and explanations need
+        a learner that has: ``ssvm``, ``crf``, ``perceptron``, ...)."""
+        raise ConfigError("learner 'distro' scores parts through its label matrix and has no "
+                          "weight per part of the structure: allowed labels, n-best lists and "
+                          "explanations need another learner (ssvm, crf, perceptron, ...)")
+
+    def predict(self, X, *, allowed=None) -> list:
+        """Best structure of every example (exact decoding with the learned W and A);
+        ``allowed`` is refused (see :meth:`structure_weights`)."""
         check_is_fitted(self)
+        if allowed is not None:
+            self.structure_weights()
         batch = self._structure().label_factored_batch(X)
         out = []
         with fit_session():  # one worker pool and one copy of the task for every chunk

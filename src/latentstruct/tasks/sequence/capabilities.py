@@ -42,6 +42,7 @@ import scipy.sparse as sp
 from ...data.sparse import SparseVector, coalesce_arrays
 from ...exceptions import InputError
 from ...inference.chain import ChainMarginals, chain_sum_product
+from ...inference.constraints import token_mask
 from ...inference.result import DecodeResult
 from ...inference.viterbi import viterbi, viterbi_batch
 from ..label_factored import LabelFactoredBatch, check_unary, gold_labels
@@ -100,13 +101,26 @@ def _check_one_sentence(x) -> tuple[int, int]:
 
 
 class SequencePartScores:
-    """Shared by both capabilities: the task's own part scores of a sentence."""
+    """Shared by both capabilities: the task's own part scores of a sentence, restricted
+    to the labels a user allows per token (capability *allowed-labels*)."""
 
-    def part_scores(self, x, w: np.ndarray) -> ChainPartScores:
+    def part_scores(self, x, w: np.ndarray, *, allowed=None) -> ChainPartScores:
         """Part scores of sentence ``x`` under ``w``: unary (T, L) and views of the transition,
-        start and end blocks of ``w`` (the scores ``argmax`` runs Viterbi on)."""
+        start and end blocks of ``w`` (the scores ``argmax`` runs Viterbi on).
+
+        ``allowed``: None, or one entry per token, each None (any label) or a collection of
+        label ids (the labels that token may take; one id forces it).  The other labels'
+        unary scores are ``-inf``, so every decoder and every sum over these scores runs
+        over the labellings that keep the restriction, exactly (``inference.constraints``)."""
         _check_one_sentence(x)
-        return ChainPartScores(self.unary_scores(x, w), *self.label_scores(w))
+        return ChainPartScores(self.restricted_unary(self.unary_scores(x, w), allowed),
+                               *self.label_scores(w))
+
+    def restricted_unary(self, unary: np.ndarray, allowed) -> np.ndarray:
+        """``unary`` (T, L) with the labels ``allowed`` rules out at ``-inf`` (a copy; the
+        array itself when ``allowed`` restricts nothing)."""
+        mask = token_mask(allowed, unary.shape[0], self.n_labels)
+        return unary if mask is None else unary + mask
 
 
 # ============================================================================================
@@ -119,8 +133,9 @@ class MarginalizableSequence(SequencePartScores):
     computed exactly by sum-product on the chain (O(T L²) per sentence).
     """
 
-    def marginals(self, x, w: np.ndarray) -> ChainMarginals:
-        """Log-partition and marginals of p(y | x; w).
+    def marginals(self, x, w: np.ndarray, *, allowed=None) -> ChainMarginals:
+        """Log-partition and marginals of p(y | x; w) (with ``allowed``, see
+        :meth:`part_scores`: of p(y | x, y keeps the restriction; w)).
 
         Returns
         -------
@@ -128,11 +143,12 @@ class MarginalizableSequence(SequencePartScores):
             ``log_partition`` (float), ``node`` (T, L) with ``node[t, k] = p(y_t = k)``, and
             ``edge`` (T − 1, L, L) with ``edge[t, a, b] = p(y_t = a, y_{t+1} = b)``.
         """
-        return chain_sum_product(*self.part_scores(x, w))
+        return chain_sum_product(*self.part_scores(x, w, allowed=allowed))
 
-    def log_partition(self, x, w: np.ndarray) -> float:
-        """``log Σ_y exp(w·Φ(x, y))`` over every label sequence of sentence ``x``."""
-        return self.marginals(x, w).log_partition
+    def log_partition(self, x, w: np.ndarray, *, allowed=None) -> float:
+        """``log Σ_y exp(w·Φ(x, y))`` over every label sequence of sentence ``x`` (that
+        keeps ``allowed``, see :meth:`part_scores`)."""
+        return self.marginals(x, w, allowed=allowed).log_partition
 
     def expected_feature_sparse(self, x, w: np.ndarray) -> SparseVector:
         """``E_{p(y|x;w)}[Φ(x, y)]`` as a coalesced :class:`SparseVector` laid out like ``w``.

@@ -30,7 +30,15 @@ from ...data.features import HashingIndex, feature_index_from_arrays
 from ...exceptions import InputError, ModelFormatError, warn_user, check_is_fitted
 from ...featurizers.targets import SequenceLabelEncoder
 from ..base import ComposedTask, Dataset
-from ..contracts import LABEL_FACTORED, MARGINALIZABLE, MAX_DECODABLE, RANDOM_TIES, SIZED
+from ..contracts import (
+    ALLOWED_LABELS,
+    KBEST,
+    LABEL_FACTORED,
+    MARGINALIZABLE,
+    MAX_DECODABLE,
+    RANDOM_TIES,
+    SIZED,
+)
 from ..reports import TagAccuracy
 from ..sampling import indirect_supervision_sample
 from .corpus import SequenceCorpus
@@ -183,7 +191,8 @@ class SequenceLabellingTask(ComposedTask):
     #: how predictions are scored (``score``: ``evaluate``'s totals) and broken down
     #: (``report``), over tag lists: token accuracy here, conlleval's scores for chunking
     metric = TagAccuracy()
-    capabilities = frozenset({MAX_DECODABLE, SIZED, RANDOM_TIES, MARGINALIZABLE, LABEL_FACTORED})
+    capabilities = frozenset({MAX_DECODABLE, SIZED, RANDOM_TIES, MARGINALIZABLE, LABEL_FACTORED,
+                              KBEST, ALLOWED_LABELS})
     _parameter_constraints = SAMPLING_PARAMETERS  # and the featurizer's own
     # The structural SVM stops at a certified 5% duality gap, evaluates the primal exactly
     # only where it may stop, and solves the working set for 10 epochs after each online

@@ -27,7 +27,7 @@ from ...data.sparse import SparseRows, SparseVector
 from ...exceptions import InputError
 from ...inference.constraints import ChainConstraints
 from ...inference.result import DecodeResult
-from ...inference.viterbi import viterbi, viterbi_batch
+from ...inference.viterbi import kbest_viterbi, viterbi, viterbi_batch
 from ..base import MaxDecodableDefaults, frozen_fields, set_counts
 from ..validation import check_label_ids
 from .capabilities import LabelFactoredSequence
@@ -43,6 +43,25 @@ from .kernels import (
 )
 
 __all__ = ["ChainStructure"]
+
+
+def _per_sentence(allowed, n: int) -> list:
+    """``allowed`` of a batch: one entry per sentence (None or per-token entries)."""
+    if isinstance(allowed, (str, bytes)) or not hasattr(allowed, "__len__"):
+        raise InputError(f"allowed must be a list with one entry per sentence (None, or one "
+                         f"entry per token), got {type(allowed).__name__}")
+    if len(allowed) != n:
+        raise InputError(f"allowed has {len(allowed)} entries for {n} sentences; give one per "
+                         f"sentence (None where any labelling is allowed)")
+    return list(allowed)
+
+
+def _no_labelling(allowed) -> str:
+    if allowed is None:
+        return "no labelling of the sentence keeps the structure's constraints"
+    return ("no labelling keeps both the labels allowed per token and the model's own "
+            "constraints (a chunker's well-formed tag sequences, say): allow more labels, or "
+            "force labels that may follow each other")
 
 
 @frozen_fields("n_labels", "n_attributes", "constraints")
@@ -193,24 +212,91 @@ class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
         row = np.repeat(np.arange(len(sizes)), sizes)
         return np.bincount(row, weights=wrong, minlength=len(sizes)).astype(np.float64)
 
-    def argmax(self, x: SequenceCorpus, w, y_true=None, *, random_state=None) -> DecodeResult:
+    def argmax(self, x: SequenceCorpus, w, y_true=None, *, random_state=None,
+               allowed=None) -> DecodeResult:
+        """The best labelling of sentence ``x`` (loss-augmented with ``y_true``), over the
+        labellings the ``constraints`` and ``allowed`` (one entry per token, see
+        :meth:`part_scores`) keep; a restriction that keeps none is an ``InputError``."""
         trans, start, end = self.label_scores(w)
-        unary = self.unary_scores(x, w)
+        unary = self.restricted_unary(self.unary_scores(x, w), allowed)
         if y_true is not None:
             unary = hamming_augmented(unary, y_true)
-        return viterbi(unary, trans, start, end, random_state=random_state)
+        result = viterbi(unary, trans, start, end, random_state=random_state)
+        if allowed is not None and not np.isfinite(result.score):
+            raise InputError(_no_labelling(allowed))
+        return result
 
-    def argmax_batch(self, X, w, Y=None, *, random_state=None) -> list:
+    def argmax_batch(self, X, w, Y=None, *, random_state=None, allowed=None) -> list:
+        """The best labelling of every sentence of ``X``, in one compiled call;
+        ``allowed``: None or one entry per sentence, each what :meth:`argmax` takes."""
         X = as_corpus(X)
+        if allowed is not None:
+            allowed = _per_sentence(allowed, len(X))
         if random_state is not None:
-            return super().argmax_batch(X, w, Y, random_state=random_state)
+            if allowed is None:
+                return super().argmax_batch(X, w, Y, random_state=random_state)
+            return [self.argmax(X[i], w, None if Y is None else Y[i], random_state=random_state,
+                                allowed=allowed[i]).structure for i in range(len(X))]
         trans, start, end = self.label_scores(w)
         unary = self.unary_scores(X, w)
+        if allowed is not None:
+            unary = unary.copy()
+            for i, a in enumerate(allowed):
+                if a is not None:
+                    rows = slice(X.offsets[i] - X.offsets[0], X.offsets[i + 1] - X.offsets[0])
+                    try:
+                        unary[rows] = self.restricted_unary(unary[rows], a)
+                    except InputError as exc:
+                        raise InputError(f"sentence {i}: {exc.message}") from None
         if Y is not None:
             unary = hamming_augmented(unary, np.concatenate(Y) if len(Y) else np.zeros(0, np.int64))
-        labels, _ = viterbi_batch(unary, X.offsets - X.offsets[0], trans, start, end)
+        labels, scores = viterbi_batch(unary, X.offsets - X.offsets[0], trans, start, end)
+        if allowed is not None and not np.all(np.isfinite(scores)):
+            i = int(np.flatnonzero(~np.isfinite(scores))[0])
+            raise InputError(f"sentence {i}: {_no_labelling(allowed[i])}")
         cuts = X.offsets[1:-1] - X.offsets[0]
         return np.split(labels, cuts)
+
+    def kbest(self, x: SequenceCorpus, w, k: int, *, allowed=None) -> list[DecodeResult]:
+        """The ``k`` best distinct labellings of sentence ``x``, best first, each a
+        ``DecodeResult`` (labels, score w·Φ(x, y)), over the labellings the ``constraints``
+        and ``allowed`` (see :meth:`part_scores`) keep: exact k-best Viterbi
+        (``inference.viterbi.kbest_viterbi``).  Fewer than ``k`` when fewer labellings
+        exist; the first is :meth:`argmax`'s (the same tie-breaking: lowest labels)."""
+        results = kbest_viterbi(*self.part_scores(x, w, allowed=allowed), k=k)
+        if not results:
+            raise InputError(_no_labelling(allowed))
+        return results
+
+    def contributions(self, x: SequenceCorpus, w, y) -> list[tuple]:
+        """What each part of labelling ``y`` of sentence ``x`` adds to its score
+        ``w·Φ(x, y)``, as ``(position, kind, attribute, label, value)`` tuples, tokens in
+        order: ``"state"`` (one per attribute occurrence: attribute id, label id, its value
+        times the weight), ``"start"`` and ``"end"`` (attribute None) and ``"transition"``
+        (at the later token; attribute None, label ``(previous, label)``).  The values sum
+        to the score (an explanation of a prediction, ``explain_prediction``)."""
+        if len(x) != 1:
+            raise InputError(f"contributions explain one sentence; got a corpus of {len(x)} "
+                             f"sentences (index it: X[i])")
+        y = self._label_ids(x, y, "structure")
+        emission, trans, start, end = self.split_weights(w)
+        t0 = int(x.offsets[0])
+        T = int(x.offsets[-1]) - t0
+        out: list[tuple] = []
+        for t in range(T):
+            label = int(y[t])
+            if t == 0:
+                out.append((0, "start", None, label, float(start[label])))
+            else:
+                prev = int(y[t - 1])
+                out.append((t, "transition", None, (prev, label), float(trans[prev, label])))
+            for p in range(int(x.attr_indptr[t0 + t]), int(x.attr_indptr[t0 + t + 1])):
+                a = int(x.attr_ids[p])
+                v = 1.0 if x.attr_values is None else float(x.attr_values[p])
+                out.append((t, "state", a, label, v * float(emission[a, label])))
+            if t == T - 1:
+                out.append((t, "end", None, label, float(end[label])))
+        return out
 
     def loss(self, y_true, y_pred) -> float:
         return float(np.count_nonzero(np.asarray(y_true) != np.asarray(y_pred)))
