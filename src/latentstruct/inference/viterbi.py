@@ -149,6 +149,36 @@ def _viterbi_random_kernel(unary, transition, start, end, uniforms, labels):  # 
 
 
 @njit(cache=True)
+def _merge_top(sc_prev, nv_prev, add, k, ptr, out_s, out_p, out_r):  # pragma: no cover - numba
+    """The k best of ``sc_prev[p, r] + add[p]`` over every previous label p and rank r < nv[p]
+    (each row sorted descending), best first, by a k-way merge of the L sorted rows: O(k L).
+    Ties go to the lower p, then the lower rank (a stable sort's order).  Returns how many
+    finite candidates were written."""
+    L = add.shape[0]
+    for p in range(L):
+        ptr[p] = 0
+    n = 0
+    while n < k:
+        best = -np.inf
+        bp = -1
+        for p in range(L):
+            r = ptr[p]
+            if r < nv_prev[p]:
+                v = sc_prev[p, r] + add[p]
+                if v > best:
+                    best = v
+                    bp = p
+        if bp < 0:
+            break
+        out_s[n] = best
+        out_p[n] = bp
+        out_r[n] = ptr[bp]
+        ptr[bp] += 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
 def _kbest_kernel(unary, transition, start, end, k, out_labels, out_scores):  # pragma: no cover - numba
     """k-best Viterbi: keeps the k best distinct prefixes per (t, label), sorted descending.
 
@@ -165,51 +195,40 @@ def _kbest_kernel(unary, transition, start, end, k, out_labels, out_scores):  # 
         if v > -np.inf:
             sc[0, l, 0] = v
             nv[0, l] = 1
-    buf_s = np.empty(L * k, dtype=np.float64)
-    buf_p = np.empty(L * k, dtype=np.int64)
-    buf_r = np.empty(L * k, dtype=np.int64)
+    ptr = np.zeros(L, dtype=np.int64)
+    add = np.empty(L)
+    buf_s = np.empty(k)
+    buf_p = np.empty(k, dtype=np.int64)
+    buf_r = np.empty(k, dtype=np.int64)
     for t in range(1, T):
         for l in range(L):
-            n = 0
+            u = unary[t, l]
+            if u == -np.inf:
+                continue  # nothing ends in a forbidden label
             for p in range(L):
-                for r in range(nv[t - 1, p]):
-                    v = sc[t - 1, p, r] + transition[p, l] + unary[t, l]
-                    if v > -np.inf:
-                        buf_s[n] = -v
-                        buf_p[n] = p
-                        buf_r[n] = r
-                        n += 1
-            order = np.argsort(buf_s[:n], kind="mergesort")
-            kk = min(k, n)
-            for q in range(kk):
-                o = order[q]
-                sc[t, l, q] = -buf_s[o]
-                bp_state[t, l, q] = buf_p[o]
-                bp_rank[t, l, q] = buf_r[o]
+                add[p] = transition[p, l]
+            n = _merge_top(sc[t - 1], nv[t - 1], add, k, ptr, buf_s, buf_p, buf_r)
+            kk = 0
+            for q in range(n):
+                v = buf_s[q] + u
+                if v > -np.inf:
+                    sc[t, l, kk] = v
+                    bp_state[t, l, kk] = buf_p[q]
+                    bp_rank[t, l, kk] = buf_r[q]
+                    kk += 1
             nv[t, l] = kk
-    n = 0
-    for l in range(L):
-        for r in range(nv[T - 1, l]):
-            v = sc[T - 1, l, r] + end[l]
-            if v > -np.inf:
-                buf_s[n] = -v
-                buf_p[n] = l
-                buf_r[n] = r
-                n += 1
-    order = np.argsort(buf_s[:n], kind="mergesort")
-    kk = min(k, n)
-    for q in range(kk):
-        o = order[q]
-        out_scores[q] = -buf_s[o]
-        y = buf_p[o]
-        r = buf_r[o]
+    n = _merge_top(sc[T - 1], nv[T - 1], end, k, ptr, buf_s, buf_p, buf_r)
+    for q in range(n):
+        out_scores[q] = buf_s[q]
+        y = buf_p[q]
+        r = buf_r[q]
         for t in range(T - 1, -1, -1):
             out_labels[q, t] = y
             if t > 0:
                 y2 = bp_state[t, y, r]
                 r = bp_rank[t, y, r]
                 y = y2
-    return kk
+    return n
 
 
 # ----------------------------------------------------------------------------------------
@@ -329,7 +348,8 @@ def kbest_viterbi(unary, transition, start=None, end=None, k=1) -> list[DecodeRe
     -------
     list of DecodeResult, each with int64 labels (T,) and status ``"exact"``.
 
-    Complexity: O(T L^2 k log(L k)) time, O(T L k) memory.
+    Complexity: O(T L^2 k) time (a k-way merge of the previous labels' sorted lists per
+    position and label), O(T L k) memory.
     """
     unary, transition, start, end = check_chain(unary, transition, start, end)
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
