@@ -143,22 +143,36 @@ class SequenceLabelEncoder(_Encoder):
     [[1, 0]]
     >>> enc.inverse_transform([[2, 2]])
     [['VERB', 'VERB']]
+
+    An unknown tag (None, partial labels) is the id -1 (``inverse_transform`` gives None).
     """
 
     def fit(self, Y, y=None) -> "SequenceLabelEncoder":
-        self._set_classes(t for k, tags in enumerate(_sequences(Y)) for t in _tags(tags, k))
+        self._set_classes(t for k, tags in enumerate(_sequences(Y)) for t in _tags(tags, k)
+                          if t is not None)
         return self
 
     def transform(self, Y) -> list[np.ndarray]:
+        """Tag sequences to id arrays; an unknown tag (None: partial labels) is -1."""
         ids, labels = self._fitted(), self.classes_
-        return [encode_labels(ids, labels, _tags(tags, i), example=i,
-                              where=lambda t, i=i: f"y[{i}][{t}] (sentence {i}, token {t})")
-                for i, tags in enumerate(_sequences(Y))]
+        out = []
+        for i, tags in enumerate(_sequences(Y)):
+            tags = _tags(tags, i)
+            where = lambda t, i=i: f"y[{i}][{t}] (sentence {i}, token {t})"  # noqa: E731
+            if any(t is None for t in tags):
+                known = [k for k, t in enumerate(tags) if t is not None]
+                codes = np.full(len(tags), -1, dtype=np.int64)
+                codes[known] = encode_labels(ids, labels, [tags[k] for k in known], example=i,
+                                             where=lambda j, i=i: where(known[j]))
+                out.append(codes)
+            else:
+                out.append(encode_labels(ids, labels, tags, example=i, where=where))
+        return out
 
     def inverse_transform(self, Y) -> list[list]:
         self._fitted()
         labels = self.classes_
-        return [[labels[int(i)] for i in ids] for ids in Y]
+        return [[labels[int(i)] if i >= 0 else None for i in ids] for ids in Y]
 
 
 def _sequences(Y):

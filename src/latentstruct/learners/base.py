@@ -21,6 +21,7 @@ from ..parallel import fit_session, parallel_chunks, rows, shared
 from ..tasks.contracts import (
     ALLOWED_LABELS,
     KBEST,
+    PARTIAL_LABELS,
     Structure,
     alternatives,
     as_structure,
@@ -58,6 +59,12 @@ class LinearStructuredLearner(CheckedParams, BaseEstimator):
     #: change what is learned)
     resume_may_change: frozenset = frozenset({"n_jobs", "progress", "verbose"})
 
+    #: how the learner takes targets with unknown parts (partial labels, capability
+    #: *partial-labels*): "marginalised" (summed over: the CRF), "completed" (filled in
+    #: with the current weights as latent variables: the structural SVM, the perceptron,
+    #: the online steps), or None (refused before training, naming the learners that do)
+    partial_labels: str | None = None
+
     def __init_subclass__(cls, **kwargs):
         # Each fit is one parallel session: one worker pool for all its passes, and data it
         # shares (the task) reaches each worker once (latentstruct.parallel.fit_session).
@@ -65,8 +72,12 @@ class LinearStructuredLearner(CheckedParams, BaseEstimator):
         # hyperparameters on entry (params.fit_context).
         for name in ("fit", "partial_fit"):
             if name in cls.__dict__:
-                setattr(cls, name, _in_fit_session(cls.__dict__[name]))
+                setattr(cls, name, _in_fit_session(_refusing_partial_labels(cls.__dict__[name])))
         super().__init_subclass__(**kwargs)
+
+    def _unknown_parts(self, structure, Y) -> bool:
+        """Whether the targets ``Y`` leave parts unknown (partial labels)."""
+        return PARTIAL_LABELS in structure.capabilities and structure.unknown_parts(Y) > 0
 
     @classmethod
     def required_capabilities(cls, params: dict | None = None) -> dict[str, str]:
@@ -225,6 +236,30 @@ class LinearStructuredLearner(CheckedParams, BaseEstimator):
         self.coef_ = np.asarray(arrays["coef_"], dtype=np.float64)
         self.n_iter_ = int(meta.get("n_iter_", 0))
         self.objective_curve_ = list(meta.get("objective_curve_", []))
+
+
+def _refusing_partial_labels(fit):
+    """``fit`` (or ``partial_fit``) that refuses targets with unknown parts when the learner
+    takes none (``partial_labels`` None), before any training."""
+    @functools.wraps(fit)
+    def checked(self, X, *args, **kwargs):
+        Y = args[0] if args else kwargs.get("Y", kwargs.get("y"))
+        if (type(self).partial_labels is None and Y is not None
+                and getattr(self, "structure", None) is not None):
+            structure = self._structure()
+            if PARTIAL_LABELS in structure.capabilities and structure.unknown_parts(Y) > 0:
+                raise ConfigError(
+                    f"the targets leave {structure.unknown_parts(Y)} tags unknown (partial "
+                    f"labels), and learner {_learner_name(type(self))!r} needs every tag; "
+                    f"train with one that takes partial labels: {', '.join(partial_learners())}")
+        return fit(self, X, *args, **kwargs)
+    return checked
+
+
+def partial_learners() -> list[str]:
+    """The registered learners that take partial labels."""
+    return sorted(name for name, cls in LEARNERS.items()
+                  if getattr(cls, "partial_labels", None) is not None)
 
 
 def _in_fit_session(fit):

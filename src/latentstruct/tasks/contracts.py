@@ -48,6 +48,7 @@ __all__ = [
     "EXPLAINABLE",
     "KBEST",
     "ALLOWED_LABELS",
+    "PARTIAL_LABELS",
     "CANDIDATE_LIST",
     "CLASS_POSTERIOR",
     "Structure",
@@ -61,6 +62,7 @@ __all__ = [
     "Explainable",
     "KBest",
     "AllowedLabels",
+    "PartialLabels",
     "CandidateList",
     "ClassPosterior",
     "BatchMarginals",
@@ -386,6 +388,22 @@ class AllowedLabels(Protocol):
     def part_scores(self, x, w, *, allowed=None) -> Any: ...
 
 
+@capability_protocol(
+    "partial-labels", ("unknown_parts", "complete_batch"),
+    "targets that leave parts unknown (-1): the loss counts the known parts only, and "
+    "complete_batch fills the unknown ones with the best structure that keeps the known")
+class PartialLabels(Protocol):
+    """Learning from partially labelled targets: a probabilistic learner sums over the
+    unknown parts (the CRF's likelihood), a max-margin or online one completes them with
+    its current weights as latent variables (``complete_batch``)."""
+
+    def unknown_parts(self, Y) -> int:
+        """How many parts of the targets ``Y`` are unknown."""
+
+    def complete_batch(self, X, w, Y) -> list:
+        """``Y`` with the unknown parts filled in under ``w`` (known parts kept)."""
+
+
 #: the capability names, as tasks and learners write them
 MAX_DECODABLE = MaxDecodable.__capability__
 LATENT_BINARY = LatentBinary.__capability__
@@ -399,6 +417,7 @@ CANDIDATE_LIST = CandidateList.__capability__
 CLASS_POSTERIOR = ClassPosterior.__capability__
 KBEST = KBest.__capability__
 ALLOWED_LABELS = AllowedLabels.__capability__
+PARTIAL_LABELS = PartialLabels.__capability__
 
 
 # ----------------------------------------------------------- outside any one capability
@@ -447,7 +466,7 @@ def params_from_file(task_cls, params: dict) -> dict:
 #: never a learner; ``Persistent`` is the pipeline's, which saves a pair)
 LEARNER_PROTOCOLS = (Structure, MaxDecodable, LatentBinary, Heuristic, Sized, RandomTies,
                      Marginalizable, LabelFactored, CandidateList, ClassPosterior, KBest,
-                     AllowedLabels, BatchMarginals)
+                     AllowedLabels, PartialLabels, BatchMarginals)
 
 
 def learner_members() -> dict[str, str]:

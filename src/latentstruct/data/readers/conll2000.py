@@ -22,7 +22,7 @@ from latentstruct.data.readers.lines import (
 )
 from latentstruct.exceptions import InputError
 
-__all__ = ["ChunkSentence", "CHUNK_TAG_FORM", "is_chunk_tag", "read_conll2000",
+__all__ = ["ChunkSentence", "CHUNK_TAG_FORM", "UNKNOWN_TAG", "is_chunk_tag", "read_conll2000",
            "write_conll2000"]
 
 _CHUNK_TAG = re.compile(r"O|[BI]-\S+")
@@ -66,10 +66,16 @@ class ChunkSentence:
         return len(self.words)
 
 
+#: the tag of a token whose tag is unknown, in a training file (partial labels)
+UNKNOWN_TAG = "_"
+
+
 def read_conll2000(path) -> list[ChunkSentence]:
     """Read a CoNLL-2000 chunking file: ``word POS chunk-tag`` per line, blank line between
     sentences (the last sentence may lack its blank line).  Columns may be separated by any
-    run of spaces or tabs.  Chunk tags must be ``O`` or ``B-TYPE`` / ``I-TYPE``.
+    run of spaces or tabs.  Chunk tags must be ``O`` or ``B-TYPE`` / ``I-TYPE``, or ``_``
+    for a tag that is unknown (partial labels: the learners that take them complete or sum
+    over it; scoring refuses it).
     """
     name = os.fspath(path)
     sentences: list[ChunkSentence] = []
@@ -97,7 +103,7 @@ def read_conll2000(path) -> list[ChunkSentence]:
             )
         word, tag_pos, tag = fields
         if tag not in valid_tags:
-            if not is_chunk_tag(tag):
+            if not is_chunk_tag(tag) and tag != UNKNOWN_TAG:
                 raise InputError(
                     f"invalid chunk tag {excerpt(tag)} in the third column: expected "
                     f"{CHUNK_TAG_FORM}",
@@ -127,7 +133,7 @@ def _check_cut_last_tag(path, sentences: list[ChunkSentence], lineno: int) -> No
     """Refuse a file cut inside its last tag: a last line without its newline whose chunk
     type no other line has (``I-N`` cut from ``I-NP``) would be learned as a new type."""
     tag = sentences[-1].tags[-1]
-    if tag == "O" or sum(t[2:] == tag[2:] for s in sentences for t in s.tags) > 1:
+    if tag in ("O", UNKNOWN_TAG) or sum(t[2:] == tag[2:] for s in sentences for t in s.tags) > 1:
         return  # the type is on another line too (or the tag has none)
     with open_binary(path) as fh:  # standard input is kept in memory: the same bytes
         fh.seek(0, os.SEEK_END)

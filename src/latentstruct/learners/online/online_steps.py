@@ -88,6 +88,7 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
     """
 
     requires = frozenset({MAX_DECODABLE})
+    partial_labels = "completed"  # unknown tags: see LinearStructuredLearner.partial_labels
     evaluation_params = frozenset({"n_jobs", "progress", "check_inference"})
     #: whether a mean cost equal to ``epsilon`` stops the run too (``<=`` rather than ``<``)
     stops_at_epsilon = False
@@ -206,18 +207,22 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
         check = bool(self.check_inference)
         w = state.w
         total_cost = total_errors = 0.0
+        partial = self._unknown_parts(structure, Y)
         for i in order:
             i = int(i)
             state.step += 1
+            y = Y[i]
+            if partial:  # unknown tags completed under the current w (latent variables)
+                y = structure.complete_batch(X[i], w, [y])[0]
             res = structure.argmax(X[i], w)
             monitor.observe([res], "argmax", [i])
             if check:
                 monitor.consistent(float(res.score),
                                    structure.joint_feature(X[i], res.structure).dot(w), "argmax", i)
-            errors = float(structure.loss(Y[i], res.structure))
+            errors = float(structure.loss(y, res.structure))
             if errors <= 0:
                 continue
-            delta = structure.joint_feature_difference(X[i], Y[i], res.structure).coalesce()
+            delta = structure.joint_feature_difference(X[i], y, res.structure).coalesce()
             violation = -delta.dot(w)
             total_cost += self._step(state, delta, violation, errors)
             total_errors += errors

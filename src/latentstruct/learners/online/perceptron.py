@@ -97,6 +97,7 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
     """
 
     requires = frozenset({MAX_DECODABLE})
+    partial_labels = "completed"  # unknown tags: see LinearStructuredLearner.partial_labels
     uses_if_offered = frozenset({SIZED})  # the error rate per token, for the progress line
     evaluation_params = frozenset({"n_jobs", "progress", "check_inference"})
 
@@ -222,10 +223,13 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
         w, u = state.w, state.u
         mistakes = rate = 0.0
         sized = SIZED in structure.capabilities
+        partial = self._unknown_parts(structure, Y)
         for i in order:
             i = int(i)
             state.step += 1
             x, y = X[i], Y[i]
+            if partial:  # the latent perceptron: unknown tags completed under the current w
+                y = structure.complete_batch(x, w, [y])[0]
             res = structure.argmax(x, w)
             monitor.observe([res], "argmax", [i])
             if check:

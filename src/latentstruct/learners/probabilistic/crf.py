@@ -155,6 +155,7 @@ class CRF(LinearStructuredLearner):
     # predictions come from an argmax over structures (a chain: Viterbi), or, for a class
     # decided over a hidden structure (a hidden-state CRF), from the class posteriors
     requires = frozenset({MARGINALIZABLE, any_of(MAX_DECODABLE, CLASS_POSTERIOR)})
+    partial_labels = "marginalised"  # unknown tags: see LinearStructuredLearner.partial_labels
     evaluation_params = frozenset({"n_jobs", "progress", "check_inference"})
 
     _parameter_constraints = {

@@ -10,7 +10,8 @@ from tqdm.auto import tqdm
 
 from ...data.progress import bar_disable
 from ...data.sparse import SparseRows
-from ...exceptions import PerformanceWarning, user_stacklevel, warn_convergence
+from ...exceptions import (ConfigError, InexactInferenceWarning, InferenceError, PerformanceWarning,
+                           user_stacklevel, warn_convergence)
 from ...tasks.contracts import MAX_DECODABLE
 from ...parallel import parallel_chunks, rows, sends_to_other_processes, shared
 from ...solvers.dcd import ConstraintPool, DCDWorkspace
@@ -31,6 +32,8 @@ _INFERENCE_SLACK = 1e-7
 #: pass saw older weights): by a factor of 1.2-1.4 on UD EWT (iterations 2-11 at the dep
 #: task's defaults), so 2 rarely costs an extra iteration.
 NEAR_FACTOR = 2.0
+#: the most completion rounds of a fit on partial labels (``_fit_partial``)
+MAX_COMPLETIONS = 10
 
 
 @register_learner("ssvm")
@@ -126,9 +129,14 @@ class StructuredSVM(LinearStructuredLearner):
     dual_curve_ : list of float, working-set dual at the weights of ``objective_curve_``
     evaluated_iterations_ : list of int, the outer iterations (from 1) of those entries
     n_constraints_ : int, size of the final working set
+    latent_objective_curve_ : list of float, after a fit on partial labels (targets with
+        unknown tags, -1): the objective after each completion round (``_fit_partial``);
+        ``n_completions_`` the rounds (both empty / 0 after a fully labelled fit, and absent
+        on a loaded model)
     """
 
     requires = frozenset({MAX_DECODABLE})
+    partial_labels = "completed"  # unknown tags: see LinearStructuredLearner.partial_labels
     evaluation_params = frozenset({"n_jobs", "progress", "check_inference"})
 
     _parameter_constraints = {
@@ -210,6 +218,58 @@ class StructuredSVM(LinearStructuredLearner):
         ``resume`` continues from such a file to the model an uninterrupted run gives."""
         structure, C = self._validate(X, Y)
         X, Y = structure.as_batch(X), list(Y)
+        if self._unknown_parts(structure, Y):
+            if checkpoint is not None or resume is not None:
+                raise ConfigError("checkpoint= and resume= save and resume a fit on fully "
+                                  "labelled targets; a fit on partial labels restarts its "
+                                  "inner solves after every completion: drop them")
+            return self._fit_partial(structure, X, Y, C)
+        return self._fit_labelled(structure, X, Y, C, checkpoint, resume)
+
+    def _fit_partial(self, structure, X, Y, C):
+        """Learn from partial labels (unknown tags -1) as a latent structural SVM, by the
+        concave-convex procedure of Yu & Joachims (2009, Algorithm 1; LCLR's and J-LIS's
+        alternation): complete every unknown tag with the best labelling under the current
+        w that keeps the known ones (``structure.complete_batch``), solve the structural SVM
+        on the completed targets (the loss counts the known tags only), and repeat.
+
+        The objective ``1/2 ||w||^2 + C sum_i xi_i^2``, each slack taken against the best
+        completion under w, cannot increase between rounds by more than the inner solve's
+        tolerance (Theorem 1 of CCCP): checked after every round (a warning, an error under
+        ``check_inference``).  It stops when a round lowers it by less than ``tol`` (relative)
+        or after ``MAX_COMPLETIONS`` rounds.  ``latent_objective_curve_`` holds it."""
+        w = np.zeros(structure.n_features)
+        curve, inner_iterations, t_start = [], 0, time.perf_counter()
+        converged = False
+        for _ in range(MAX_COMPLETIONS):
+            completed = structure.complete_batch(X, w, Y)
+            self._fit_labelled(structure, X, completed, C, None, None)
+            inner_iterations += self.n_iter_
+            w = self.coef_
+            _, _, xi = self._violations(X, structure.complete_batch(X, w, Y), w)
+            objective = 0.5 * float(w @ w) + C * float(xi @ xi)
+            if curve and objective > curve[-1] * (1.0 + self.tol) + 1e-9:
+                message = (f"StructuredSVM on partial labels: the objective rose from "
+                           f"{curve[-1]:.6g} to {objective:.6g} between completions, more than "
+                           f"the inner tolerance tol={self.tol} allows (Theorem 1 of CCCP); "
+                           f"the decoder or the inner solve is not exact")
+                if self.check_inference:
+                    raise InferenceError(message)
+                warnings.warn(message, InexactInferenceWarning, stacklevel=user_stacklevel())
+            curve.append(objective)
+            if len(curve) > 1 and curve[-2] - objective <= self.tol * curve[-2]:
+                converged = True
+                break
+        self.latent_objective_curve_ = curve
+        self.n_completions_ = len(curve)
+        self.n_iter_ = inner_iterations
+        self.fit_time_ = time.perf_counter() - t_start
+        self.converged_ = converged and self.converged_
+        return self
+
+    def _fit_labelled(self, structure, X, Y, C, checkpoint, resume):
+        """The structural SVM on fully labelled (or completed) targets ``Y``."""
+        self.latent_objective_curve_, self.n_completions_ = [], 0
         batch_size = int(self.batch_size)
         n, n_features = len(X), structure.n_features
         session = CheckpointSession(self, {"X": X, "Y": Y}, checkpoint, resume)

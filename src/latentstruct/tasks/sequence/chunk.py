@@ -136,9 +136,13 @@ class ChunkReader(SentenceReader):
             return Dataset(sentences, [None] * len(sentences), str(path))
         sentences = read_conll2000(path)
         if split != "train" and self.converts_input():
-            sentences = [ChunkSentence(s.words, s.pos, self._to_model_scheme(s.tags), s.line)
+            # a sentence with an unknown tag ('_') is not converted: scoring refuses it
+            sentences = [s if "_" in s.tags else
+                         ChunkSentence(s.words, s.pos, self._to_model_scheme(s.tags), s.line)
                          for s in sentences]
-        return Dataset(sentences, [s.tags for s in sentences], str(path))
+        # '_': a tag that is unknown (partial labels), None in the targets
+        return Dataset(sentences, [tuple(None if t == "_" else t for t in s.tags)
+                                   for s in sentences], str(path))
 
     def write(self, path, records, tags) -> None:
         """CoNLL-2000 ``word POS chunk-tag`` lines with the predicted tags."""
@@ -259,9 +263,10 @@ class ChunkTask(SequenceLabellingTask):
         index = {label: k for k, label in enumerate(self.labels_)}
         for i, tags in enumerate(gold):
             # a tag the model lacks is encode_targets' error, said where it is met
-            if any(t not in index for t in tags):
+            if any(t is not None and t not in index for t in tags):
                 continue
-            bad = constraints.first_violation([index[t] for t in tags])
+            # an unknown tag (None, partial labels) breaks no rule: a decoder completes it
+            bad = constraints.first_violation([-1 if t is None else index[t] for t in tags])
             if bad is None:
                 continue
             t, kind = bad

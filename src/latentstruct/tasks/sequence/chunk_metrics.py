@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Sequence
 
-from .encodings import ENCODINGS, is_well_formed
+from .encodings import ENCODINGS, is_well_formed, well_formed_constraints
 from ..reports import prf
 
 __all__ = ["extract_chunks", "chunk_f1", "chunk_report", "detect_tag_scheme", "ChunkScores"]
@@ -145,15 +145,28 @@ def detect_tag_scheme(tag_sequences: Iterable[Sequence[str]]) -> str | None:
     encoding, or no majority (a file of mixed schemes).
     """
     sentences = [list(t) for t in tag_sequences]
-    prefixes = {t[0] for tags in sentences for t in tags if t != "O"}
-    chunked = [tags for tags in sentences if any(t != "O" for t in tags)]
+    prefixes = {t[0] for tags in sentences for t in tags if t is not None and t != "O"}
+    chunked = [tags for tags in sentences if any(t is not None and t != "O" for t in tags)]
     if not chunked:
         return None
     best, best_n = None, 0
     for name, enc in ENCODINGS.items():
         if not prefixes <= set(enc.prefixes):
             continue
-        n = sum(is_well_formed(tags, name) for tags in chunked)
-        if n > best_n:
+        n = sum(_well_formed_where_known(tags, name) for tags in chunked)
+        # partly unknown sentences may be well formed in two schemes: IOB2, the usual one,
+        # wins a tie (a fully known sentence is well formed in one scheme at most)
+        if n > best_n or (n == best_n and n and name == "iob2"):
             best, best_n = name, n
     return best if 2 * best_n > len(chunked) else None
+
+
+def _well_formed_where_known(tags: list, encoding: str) -> bool:
+    """``is_well_formed``, for a sentence whose unknown tags (None, partial labels) may be
+    anything: no known tag breaks the encoding's rules (``well_formed_constraints``)."""
+    if all(t is not None for t in tags):
+        return is_well_formed(tags, encoding)
+    labels = sorted({t for t in tags if t is not None})
+    index = {t: k for k, t in enumerate(labels)}
+    constraints = well_formed_constraints(labels, encoding)
+    return constraints.first_violation([-1 if t is None else index[t] for t in tags]) is None

@@ -36,6 +36,7 @@ from ..contracts import (
     LABEL_FACTORED,
     MARGINALIZABLE,
     MAX_DECODABLE,
+    PARTIAL_LABELS,
     RANDOM_TIES,
     SIZED,
 )
@@ -192,7 +193,7 @@ class SequenceLabellingTask(ComposedTask):
     #: (``report``), over tag lists: token accuracy here, conlleval's scores for chunking
     metric = TagAccuracy()
     capabilities = frozenset({MAX_DECODABLE, SIZED, RANDOM_TIES, MARGINALIZABLE, LABEL_FACTORED,
-                              KBEST, ALLOWED_LABELS})
+                              KBEST, ALLOWED_LABELS, PARTIAL_LABELS})
     _parameter_constraints = SAMPLING_PARAMETERS  # and the featurizer's own
     # The structural SVM stops at a certified 5% duality gap, evaluates the primal exactly
     # only where it may stop, and solves the working set for 10 epochs after each online
@@ -388,6 +389,18 @@ class SequenceLabellingTask(ComposedTask):
         gold = [[labels[i] if i >= 0 else None for i in np.asarray(y).tolist()]
                 for y in targets]
         return self.metric.score(gold, self.decode_targets(predictions))
+
+    def evaluate_raw(self, targets, predictions) -> dict:
+        """The metric of the predictions against raw gold tags, every one known: an unknown
+        tag (None, or ``_`` in a file: partial labels, which train but cannot score) is an
+        ``InputError`` naming the sentence and token."""
+        for i, tags in enumerate(targets):
+            if tags is not None and any(t is None for t in tags):
+                t = next(k for k, tag in enumerate(tags) if tag is None)
+                raise InputError(f"gold tag {t} of sentence {i} is unknown (None in y, '_' in a "
+                                 f"file: partial labels); scoring needs every gold tag: score "
+                                 f"on fully labelled sentences")
+        return super().evaluate_raw(targets, predictions)
 
     def decode_predictions(self, predictions) -> list[list[str]]:
         """``predict``'s label-id arrays as tag lists, the raw form of ``make_dataset``'s

@@ -148,6 +148,8 @@ class PosReader(SentenceReader):
         (at the first word without one); a file with no XPOS at all is an error for
         training, and is read as unlabelled input otherwise (``predict`` tags it;
         ``evaluate`` refuses it).  CoNLL-U whose tags are ``_`` is unlabelled input too.
+        In a training file, a UPOS ``_`` among other words' tags is a tag that is unknown
+        (partial labels: ``crf`` sums over it, ``ssvm`` and the online learners complete it).
 
         For ``split="test"`` the file may also be plain text, one sentence per line of
         whitespace-separated words (told apart from CoNLL-U by its first line that is not a
@@ -165,6 +167,9 @@ class PosReader(SentenceReader):
         sentences = read_conllu(path)
         if self.tag_column == "upos":
             tags = [s.upos for s in sentences]
+            if split == "train":  # '_' among tags: unknown (partial labels), None
+                tags = [tuple(None if t == "_" else t for t in s) if "_" in s else s
+                        for s in tags]
         elif self.tag_column == "xpos":
             _check_xpos(sentences, path, split)
             tags = [s.xpos for s in sentences]

@@ -411,15 +411,18 @@ def _tags(value, i: int, n: int, check_tag: Callable[[str], str | None], *,
 
 
 def _tag(tag, i: int, at: str, name: str, check_tag: Callable[[str], str | None],
-         any_label: bool) -> str:
+         any_label: bool) -> str | None:
     """``tag`` (``name[i]at``: ``y[3][7]``, ``classes[2]``) after the checks every tag of
-    ``y`` gets: a non-empty string, not ``_`` unless ``any_label``, and ``check_tag``'s."""
+    ``y`` gets: a non-empty string, not ``_`` unless ``any_label``, and ``check_tag``'s;
+    None in ``y`` is an unknown tag (partial labels) and stays None."""
+    if tag is None and name == "y":
+        return None
     raw_string(tag, i, "tag", at=at, allow_space=any_label, name=name,
                max_length=MAX_LINE_CHARS)
     if tag == "_" and not any_label:
-        raise raw_error("'_' marks a missing tag in the file formats; in memory give every "
-                        "token its tag, or y=None for unlabelled sentences", i, at=at,
-                        what=name)
+        raise raw_error("'_' marks a missing tag in the file formats; in memory give None "
+                        "for a token whose tag is unknown (partial labels), or y=None for "
+                        "unlabelled sentences", i, at=at, what=name)
     problem = check_tag(tag)
     if problem is not None:
         raise raw_error(problem, i, at=at, what=name)

@@ -42,7 +42,7 @@ from .kernels import (
     phi_difference,
 )
 
-__all__ = ["ChainStructure"]
+__all__ = ["ChainStructure", "completed"]
 
 
 def _per_sentence(allowed, n: int) -> list:
@@ -54,6 +54,30 @@ def _per_sentence(allowed, n: int) -> list:
         raise InputError(f"allowed has {len(allowed)} entries for {n} sentences; give one per "
                          f"sentence (None where any labelling is allowed)")
     return list(allowed)
+
+
+def completed(labels, known) -> np.ndarray:
+    """A completed partial labelling: ``labels`` where ``known``, else the code
+    ``-2 - label`` (the tag was unknown and a decoder chose ``label``)."""
+    labels = np.asarray(labels, dtype=np.int64)
+    return np.where(known, labels, -2 - labels)
+
+
+def _labels_of(y, n_labels: int):
+    """The labels of ``y``: a completed code ``-2 - label`` as ``label``."""
+    arr = np.asarray(y)
+    if arr.dtype.kind in "iu" and arr.size and arr.min() <= -2:
+        if arr.min() < -1 - n_labels:
+            return arr  # out of range: check_label_ids names it
+        return np.where(arr <= -2, -2 - arr, arr)
+    return y
+
+
+def _known(y) -> np.ndarray:
+    """``y`` with every unknown tag (-1 or a completed code) as -1: the loss-augmented
+    argmax adds the same 1 to every label of such a token, a constant."""
+    y = np.asarray(y)
+    return np.where(y < 0, -1, y) if y.size and y.min() < -1 else y
 
 
 def _no_labelling(allowed) -> str:
@@ -140,14 +164,15 @@ class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
                                X.offsets[-1])
 
     def _label_ids(self, x: SequenceCorpus, y, what: str) -> np.ndarray:
-        """``y`` checked before a kernel reads it: integer ids in -1..L-1, one per token."""
+        """``y`` checked before a kernel reads it: integer ids in -1..L-1, one per token,
+        a completed unknown tag (a code ``-2 - label``, :func:`completed`) as its label."""
         n = int(x.offsets[-1] - x.offsets[0])
         L = self.n_labels
         # Fast path for what learners pass (a decoder's int64 labels), called per example.
         if (type(y) is np.ndarray and y.dtype == np.int64 and y.shape == (n,)
                 and first_outside(y, -1, L) < 0):
             return y
-        y = check_label_ids(y, L, what=what)
+        y = check_label_ids(_labels_of(y, L), L, what=what)
         if y.shape != (n,):
             raise InputError(f"{what} has shape {y.shape}; expected one label id per token, "
                              f"({n},)")
@@ -182,7 +207,7 @@ class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
             raise InputError(f"{what}: sentence {k} has {lengths[k]} tokens but its structure "
                              f"has {sizes[k]} labels; expected one label id per token")
         flat = np.concatenate([np.asarray(y) for y in Y]) if len(Y) else np.zeros(0, np.int64)
-        return check_label_ids(flat, self.n_labels, what=what)
+        return check_label_ids(_labels_of(flat, self.n_labels), self.n_labels, what=what)
 
     def joint_feature_differences(self, X, Y_a, Y_b) -> SparseRows:
         """Every sentence's coalesced Phi difference in one compiled call (the structural
@@ -207,8 +232,9 @@ class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
             k = int(np.flatnonzero(sizes != pred_sizes)[0])
             raise InputError(f"structure {k}: {sizes[k]} gold labels but {pred_sizes[k]} "
                              f"predicted ones")
-        wrong = np.concatenate([np.asarray(y) for y in Y_true]) != np.concatenate(
-            [np.asarray(y) for y in Y_pred])
+        gold = np.concatenate([np.asarray(y) for y in Y_true])
+        # an unknown gold tag (partial labels: -1, or completed) costs nothing
+        wrong = (gold != np.concatenate([np.asarray(y) for y in Y_pred])) & (gold >= 0)
         row = np.repeat(np.arange(len(sizes)), sizes)
         return np.bincount(row, weights=wrong, minlength=len(sizes)).astype(np.float64)
 
@@ -220,7 +246,7 @@ class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
         trans, start, end = self.label_scores(w)
         unary = self.restricted_unary(self.unary_scores(x, w), allowed)
         if y_true is not None:
-            unary = hamming_augmented(unary, y_true)
+            unary = hamming_augmented(unary, _known(y_true))
         result = viterbi(unary, trans, start, end, random_state=random_state)
         if allowed is not None and not np.isfinite(result.score):
             raise InputError(_no_labelling(allowed))
@@ -249,7 +275,8 @@ class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
                     except InputError as exc:
                         raise InputError(f"sentence {i}: {exc.message}") from None
         if Y is not None:
-            unary = hamming_augmented(unary, np.concatenate(Y) if len(Y) else np.zeros(0, np.int64))
+            unary = hamming_augmented(
+                unary, _known(np.concatenate(Y)) if len(Y) else np.zeros(0, np.int64))
         labels, scores = viterbi_batch(unary, X.offsets - X.offsets[0], trans, start, end)
         if allowed is not None and not np.all(np.isfinite(scores)):
             i = int(np.flatnonzero(~np.isfinite(scores))[0])
@@ -299,4 +326,37 @@ class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
         return out
 
     def loss(self, y_true, y_pred) -> float:
-        return float(np.count_nonzero(np.asarray(y_true) != np.asarray(y_pred)))
+        """Hamming loss over the tokens whose gold tag is known (partial labels: an unknown
+        tag, -1 or completed, costs nothing)."""
+        y_true = np.asarray(y_true)
+        return float(np.count_nonzero((y_true != np.asarray(y_pred)) & (y_true >= 0)))
+
+    # --- partial labels --------------------------------------------------------------------
+    def unknown_parts(self, Y) -> int:
+        """How many tokens of the targets ``Y`` have an unknown gold tag (-1)."""
+        return int(sum(np.count_nonzero(np.asarray(y) == -1) for y in Y))
+
+    def complete_batch(self, X, w, Y) -> list:
+        """Every target of ``Y`` with its unknown tags (-1) completed by the best labelling
+        under ``w`` that keeps the known ones (and the ``constraints``): the latent
+        completion of partial labels (Yu & Joachims 2009), in one compiled call.  A
+        completed tag is written as the code ``-2 - label`` (:func:`completed`), so the
+        joint feature counts it while the loss, and the loss-augmented argmax, do not."""
+        X = as_corpus(X)
+        gold = self._batch_label_ids(X, Y, "partial targets")
+        if not np.any(gold == -1):
+            return [np.asarray(y, dtype=np.int64) for y in Y]
+        trans, start, end = self.label_scores(w)
+        unary = self.unary_scores(X, w)
+        known = gold >= 0
+        mask = np.full(unary.shape, -np.inf)
+        mask[~known] = 0.0
+        mask[np.flatnonzero(known), gold[known]] = 0.0
+        labels, scores = viterbi_batch(unary + mask, X.offsets - X.offsets[0], trans, start, end)
+        if not np.all(np.isfinite(scores)):
+            i = int(np.flatnonzero(~np.isfinite(scores))[0])
+            raise InputError(f"training sentence {i}: no labelling keeps its known tags and "
+                             f"the model's constraints (a chunker's well-formed sequences); "
+                             f"check its tags")
+        codes = np.where(known, gold, -2 - labels)
+        return np.split(codes, X.offsets[1:-1] - X.offsets[0])
