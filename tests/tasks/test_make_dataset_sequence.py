@@ -420,7 +420,7 @@ BAD_CASES = [
     ("chunk", [GOOD_PAIR], [["B-NP", "I-NP"]], r"y\[0\]: has 2 tags but X\[0\] has 1 tokens"),
     ("chunk", [GOOD_PAIR], [["NP"]], r"y\[0\]\[0\]: chunk tag 'NP' is not 'O' or an IOB tag"),
     ("chunk", [GOOD_PAIR], [[""]], r"y\[0\]\[0\]: tag is empty"),
-    ("chunk", [GOOD_PAIR], [[None]], r"y\[0\]\[0\]: tag must be a string, got NoneType"),
+    ("chunk", [GOOD_PAIR], [[3]], r"y\[0\]\[0\]: tag must be a string, got int"),
     ("chunk", [GOOD_PAIR], ["O"], r"y\[0\]: is a str \('O'\); expected a list of tags"),
     ("chunk", [GOOD_PAIR], [["_"]], r"y\[0\]\[0\]: '_' marks a missing tag"),
     ("pos", [["dogs", ("bark", "VBP")]], None, r"X\[0\]\[1\]: is a tuple .* takes words"),

@@ -275,12 +275,10 @@ def allowed_label_ids(allowed, labels: list, n_examples: int) -> list:
     collection of labels.  A label the model lacks is an ``InputError`` naming the
     sentence, the token and the model's labels (the token count is checked with the
     sentence's tokens, by the decoder)."""
-    if isinstance(allowed, (str, bytes)) or not hasattr(allowed, "__len__"):
-        raise InputError(f"allowed must be a list with one entry per sentence (None, or one "
-                         f"entry per token), got {type(allowed).__name__}")
-    if len(allowed) != n_examples:
-        raise InputError(f"allowed has {len(allowed)} entries for {n_examples} sentences; give "
-                         f"one per sentence (None where any labelling is allowed)")
+    from ..inference.constraints import check_entries
+
+    allowed = check_entries(allowed, n_examples, "sentence", "None where any labelling is "
+                                                             "allowed, or one entry per token")
     index = {label: k for k, label in enumerate(labels)}
     out = []
     for i, tokens in enumerate(allowed):

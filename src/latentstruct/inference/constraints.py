@@ -130,6 +130,18 @@ class ChainConstraints:
         return self.first_violation(y) is None
 
 
+def check_entries(allowed, n: int, item: str, entry: str) -> list:
+    """``allowed`` as a list after checking it has one entry per ``item`` (``n`` of them);
+    ``entry`` says what an entry is.  An ``InputError`` otherwise."""
+    if isinstance(allowed, (str, bytes)) or not hasattr(allowed, "__len__"):
+        raise InputError(f"allowed labels must be a list with one entry per {item} ({entry}), "
+                         f"got {type(allowed).__name__}")
+    if len(allowed) != n:
+        raise InputError(f"allowed labels: {len(allowed)} entries for {n} {item}s; give one "
+                         f"per {item} ({entry})")
+    return list(allowed)
+
+
 def token_mask(allowed: Sequence | None, n_tokens: int, n_labels: int) -> np.ndarray | None:
     """The additive unary mask ``(T, L)`` of allowed labels per token, or None when nothing
     is restricted: ``allowed`` is None, or one entry per token, each None (any label) or a
@@ -137,12 +149,8 @@ def token_mask(allowed: Sequence | None, n_tokens: int, n_labels: int) -> np.nda
     collection, an id out of range or a wrong count is an ``InputError`` naming the token."""
     if allowed is None:
         return None
-    if isinstance(allowed, (str, bytes)) or not hasattr(allowed, "__len__"):
-        raise InputError(f"allowed labels must be a list with one entry per token (None or a "
-                         f"collection of label ids), got {type(allowed).__name__}")
-    if len(allowed) != n_tokens:
-        raise InputError(f"allowed labels: {len(allowed)} entries for {n_tokens} tokens; give "
-                         f"one per token (None for any label)")
+    check_entries(allowed, n_tokens, "token", "None for any label, or a collection of label "
+                                               "ids")
     mask = np.zeros((n_tokens, n_labels))
     restricted = False
     for t, labels in enumerate(allowed):

@@ -40,6 +40,9 @@ __all__ = [
 ]
 
 
+_EVERY_LEARNER_USES = frozenset({PARTIAL_LABELS, KBEST, ALLOWED_LABELS})
+
+
 class LinearStructuredLearner(CheckedParams, BaseEstimator):
     """Base of learners whose model is one weight vector ``coef_`` over the task's features."""
 
@@ -73,6 +76,10 @@ class LinearStructuredLearner(CheckedParams, BaseEstimator):
         for name in ("fit", "partial_fit"):
             if name in cls.__dict__:
                 setattr(cls, name, _in_fit_session(_refusing_partial_labels(cls.__dict__[name])))
+        # every learner uses these where the structure offers them: partial labels (to take
+        # or refuse targets with unknown parts), and the k-best and allowed-labels decoders
+        # (predict_nbest, predict(X, allowed=...))
+        cls.uses_if_offered = frozenset(cls.uses_if_offered) | _EVERY_LEARNER_USES
         super().__init_subclass__(**kwargs)
 
     def _unknown_parts(self, structure, Y) -> bool:

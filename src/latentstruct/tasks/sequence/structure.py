@@ -25,7 +25,7 @@ import numpy as np
 
 from ...data.sparse import SparseRows, SparseVector
 from ...exceptions import InputError
-from ...inference.constraints import ChainConstraints
+from ...inference.constraints import ChainConstraints, check_entries
 from ...inference.result import DecodeResult
 from ...inference.viterbi import kbest_viterbi, viterbi, viterbi_batch
 from ..base import MaxDecodableDefaults, frozen_fields, set_counts
@@ -47,13 +47,8 @@ __all__ = ["ChainStructure", "completed"]
 
 def _per_sentence(allowed, n: int) -> list:
     """``allowed`` of a batch: one entry per sentence (None or per-token entries)."""
-    if isinstance(allowed, (str, bytes)) or not hasattr(allowed, "__len__"):
-        raise InputError(f"allowed must be a list with one entry per sentence (None, or one "
-                         f"entry per token), got {type(allowed).__name__}")
-    if len(allowed) != n:
-        raise InputError(f"allowed has {len(allowed)} entries for {n} sentences; give one per "
-                         f"sentence (None where any labelling is allowed)")
-    return list(allowed)
+    return check_entries(allowed, n, "sentence", "None where any labelling is allowed, or "
+                                                 "one entry per token")
 
 
 def completed(labels, known) -> np.ndarray:
