@@ -104,7 +104,7 @@ def test_a_restriction_no_labelling_keeps_is_an_input_error():
                  lambda: s.log_partition(x, w, allowed=[[0], [1]])):
         with pytest.raises(InputError):
             call()
-    with pytest.raises(InputError, match="2 entries for 1 sentences"):
+    with pytest.raises(InputError, match="2 entries for 1 sentence;"):
         s.argmax_batch(x, w, allowed=[None, None])
     with pytest.raises(InputError, match="token 1"):
         s.kbest(x, w, 2, allowed=[None, []])
@@ -166,7 +166,7 @@ def test_bad_allowed_labels_are_refused_naming_the_sentence_and_token():
         chunker.predict(X[:1], allowed=[[None, None]])
     with pytest.raises(InputError, match="no labelling keeps"):
         chunker.predict(X[:1], allowed=[["I-NP", None, None, None]])  # I-NP cannot start
-    with pytest.raises(InputError, match="2 entries for 1 sentences"):
+    with pytest.raises(InputError, match="2 entries for 1 sentence;"):
         chunker.predict(X[:1], allowed=[None, None])
     with pytest.raises(ConfigError, match="k must be an integer >= 1"):
         chunker.predict_nbest(X, k=0)

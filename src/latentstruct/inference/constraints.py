@@ -137,8 +137,9 @@ def check_entries(allowed, n: int, item: str, entry: str) -> list:
         raise InputError(f"allowed labels must be a list with one entry per {item} ({entry}), "
                          f"got {type(allowed).__name__}")
     if len(allowed) != n:
-        raise InputError(f"allowed labels: {len(allowed)} entries for {n} {item}s; give one "
-                         f"per {item} ({entry})")
+        entries = "entry" if len(allowed) == 1 else "entries"
+        raise InputError(f"allowed labels: {len(allowed)} {entries} for {n} {item}"
+                         f"{'' if n == 1 else 's'}; give one per {item} ({entry})")
     return list(allowed)
 
 

@@ -241,9 +241,18 @@ class StructuredSVM(LinearStructuredLearner):
         w = np.zeros(structure.n_features)
         curve, inner_iterations, t_start = [], 0, time.perf_counter()
         converged = False
+        # one working set for every round: an example keeps its constraints while its
+        # completion stays the same (they still hold), so each round starts warm
+        rng = np.random.default_rng(self.random_state)
+        ws = DCDWorkspace(ConstraintPool(structure.n_features, len(X)), C, random_state=rng)
+        previous = None
         for _ in range(MAX_COMPLETIONS):
             completed = structure.complete_batch(X, w, Y)
-            self._fit_labelled(structure, X, completed, C, None, None)
+            if previous is not None:
+                ws.drop_groups([i for i, (a, b) in enumerate(zip(completed, previous))
+                                if not np.array_equal(a, b)])
+            previous = completed
+            self._fit_labelled(structure, X, completed, C, None, None, ws=ws, rng=rng)
             inner_iterations += self.n_iter_
             w = self.coef_
             _, _, xi = self._violations(X, structure.complete_batch(X, w, Y), w)
@@ -267,8 +276,9 @@ class StructuredSVM(LinearStructuredLearner):
         self.converged_ = converged and self.converged_
         return self
 
-    def _fit_labelled(self, structure, X, Y, C, checkpoint, resume):
-        """The structural SVM on fully labelled (or completed) targets ``Y``."""
+    def _fit_labelled(self, structure, X, Y, C, checkpoint, resume, *, ws=None, rng=None):
+        """The structural SVM on fully labelled (or completed) targets ``Y``; ``ws`` and
+        ``rng``: a working set (and its generator) to continue, valid for these targets."""
         self.latent_objective_curve_, self.n_completions_ = [], 0
         batch_size = int(self.batch_size)
         n, n_features = len(X), structure.n_features
@@ -296,7 +306,7 @@ class StructuredSVM(LinearStructuredLearner):
                                                   list(range(1, len(self.objective_curve_) + 1)))
             converged, working_set_solved = meta["converged"], meta["working_set_solved"]
             it = session.iteration
-        else:
+        elif ws is None:
             rng = np.random.default_rng(self.random_state)
             ws = DCDWorkspace(ConstraintPool(n_features, n), C, random_state=rng)
 

@@ -338,6 +338,22 @@ class DCDWorkspace:
                 before = k + 1
         return ids
 
+    def drop_groups(self, groups) -> int:
+        """Deactivate every constraint of ``groups`` (their duals to 0, ``w`` and the group
+        sums recomputed): groups whose constraints no longer hold, such as the examples
+        whose latent completion changed (a latent SSVM's next round starts from the rest).
+        Returns how many constraints were dropped."""
+        dropped = 0
+        for g in np.asarray(groups, dtype=np.int64).tolist():
+            for k in self._ids_of_group[g]:
+                if self.pool.is_active(k):
+                    self.pool.deactivate(k)
+                    dropped += 1
+            self._ids_of_group[g] = []
+        if dropped:
+            self._refresh()
+        return dropped
+
     def group_constraint_ids(self, groups) -> np.ndarray:
         ids = [k for g in groups for k in self._ids_of_group[int(g)]]
         return np.asarray(ids, dtype=np.int64)
