@@ -172,7 +172,7 @@ def test_allowed_labels_per_token():
     rng = np.random.default_rng(3)
     unary, trans = rng.normal(size=(3, 2)), rng.normal(size=(2, 2))
     assert viterbi(unary + m, trans).structure[1] == 1  # forced
-    for bad, msg in [([None], "1 entries for 3 tokens"), ([None, set(), None], "token 1 is empty"),
+    for bad, msg in [([None], "1 entry for 3 tokens"), ([None, set(), None], "token 1 is empty"),
                      ([None, [2], None], "token 1: expected label ids in 0..1"),
                      ("abc", "one entry per token")]:
         with pytest.raises(InputError, match=msg):
