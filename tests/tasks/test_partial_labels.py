@@ -78,7 +78,8 @@ def test_every_learner_that_takes_partial_labels_learns_the_known_tags(learner):
     pred = chunker.predict(X)
     known = [(i, t) for i, tags in enumerate(PARTIAL) for t, tag in enumerate(tags) if tag]
     assert sum(pred[i][t] == PARTIAL[i][t] for i, t in known) >= 0.9 * len(known)
-    assert chunker.classes_ == ["B-NP", "B-PP", "B-VP", "I-NP", "O"]
+    # every prefix of each chunk type seen joins the labels (I-PP, I-VP are never known)
+    assert chunker.classes_ == ["B-NP", "B-PP", "B-VP", "I-NP", "I-PP", "I-VP", "O"]
 
 
 def test_the_structural_svms_completion_rounds_do_not_raise_its_objective():
@@ -133,3 +134,29 @@ def test_an_unknown_tag_is_underscore_in_a_training_file(tmp_path, capsys):
     assert main(["train", "chunk", "--train", str(tmp_path / "train.txt"), "--model",
                  str(tmp_path / "fw.npz"), "--learner", "frank-wolfe", "--quiet"]) == 2
     assert "takes partial labels" in capsys.readouterr().err
+
+
+def test_a_chunk_type_whose_every_b_tag_is_hidden_still_completes_well_formed():
+    # B-PP is never known, I-PP is: the label set gets B-PP, so I-PP has a well-formed start
+    X2 = [[("In", "IN"), ("to", "TO"), ("it", "PRP")], [("He", "PRP"), ("ran", "VBD")]]
+    Y2 = [[None, "I-PP", "B-NP"], ["B-NP", "B-VP"]]
+    for learner in ("crf", "ssvm", "perceptron"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            chunker = Chunker(learner=learner).fit(X2, Y2)
+        assert chunker.classes_ == ["B-NP", "B-PP", "B-VP", "I-NP", "I-PP", "I-VP", "O"]
+        assert chunker.task_.constrained_
+    # fully labelled data keeps the labels it has
+    assert Chunker(learner="crf").fit(X2, [["B-PP", "I-PP", "B-NP"], ["B-NP", "B-VP"]]).classes_ \
+        == ["B-NP", "B-PP", "B-VP", "I-PP"]
+
+
+def test_the_crf_names_a_partial_labelling_no_allowed_labelling_completes():
+    from latentstruct.learners import CRF
+
+    s = ChainStructure(2, 2, ChainConstraints(np.array([[True, False], [True, True]]),
+                                              np.ones(2, bool), np.ones(2, bool)))
+    x = SequenceCorpus(np.array([0, 1, 2, 3]), np.array([0, 1, 0]), np.array([0, 3]))
+    # label 0 may not precede label 1: 0, ?, 1 has no completion (? = 0 -> 1, ? = 1 after 0)
+    with pytest.raises(InputError, match="training sentence 0: no labelling keeps its known"):
+        CRF(s).fit(x, [np.array([0, -1, 1])])

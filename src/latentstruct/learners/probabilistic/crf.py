@@ -229,7 +229,12 @@ class CRF(LinearStructuredLearner):
             raise InputError("no training examples: X is empty")
         if len(Y) != len(X):
             raise InputError(f"X has {len(X)} examples but Y has {len(Y)} structures")
-        return structure, X, list(Y)
+        Y = list(Y)
+        if self._unknown_parts(structure, Y):
+            # a partial labelling that no allowed labelling completes has probability 0 and
+            # an infinite loss: named here (complete_batch's error), not met as inf later
+            structure.complete_batch(X, np.zeros(structure.n_features), Y)
+        return structure, X, Y
 
     def fit(self, X, Y, *, checkpoint=None, resume=None) -> "CRF":
         """Learn ``coef_`` from examples ``X`` and encoded structures ``Y``; returns self.

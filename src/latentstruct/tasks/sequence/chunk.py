@@ -20,7 +20,8 @@ from ...exceptions import InputError, ModelFormatError, warn_user
 from ...params import BOOL, Options
 from ..base import Dataset, register_task
 from .chunk_metrics import ChunkScores, detect_tag_scheme
-from .encodings import convert, well_formed_constraints
+from ...featurizers.targets import SequenceLabelEncoder
+from .encodings import ENCODINGS, convert, well_formed_constraints
 from .dict_sentence import CRFSUITE_NAMES
 from .labelling import SentenceReader, SequenceLabellingTask
 from .raw import check_writable, chunk_record, chunk_tag_problem, sequence_dataset
@@ -186,6 +187,10 @@ class ChunkTask(SequenceLabellingTask):
         (else a warning says so and the chunker decodes freely); True: always (an ill-formed
         training sentence is an error naming it); False: never.  The choice made is
         ``constrained_``, saved with the model (a model file from before it decodes freely).
+        With partial labels (an unknown tag: None in ``y``, ``_`` in the file) the label set
+        holds every prefix of the scheme for each chunk type seen, so that every sentence
+        has a well-formed completion (unless the labels are declared: ``partial_fit``'s
+        ``classes``, ``--classes``).
     input_scheme : {None, "iob1", "iob2"}
         Evaluation time only: the chunk tag scheme of the file ``evaluate`` or ``predict``
         reads; its tags are converted to the model's scheme as they are read.  None: the
@@ -223,9 +228,24 @@ class ChunkTask(SequenceLabellingTask):
         super().fit(dataset)
         gold = [t for t in dataset.targets if t is not None]
         self.tag_scheme_ = detect_tag_scheme(gold)
+        if (self.tag_scheme_ is not None and not dataset.labels  # a declared set is kept
+                and any(t is None for tags in gold for t in tags)):
+            self._complete_label_set()
         self.constrained_ = self._decide_constrained(gold, dataset.path)
         self._build_structure()  # with the constraints of the scheme
         return self
+
+    def _complete_label_set(self) -> None:
+        """With partial labels: every prefix of the scheme for each chunk type seen, and
+        ``O``, join the label set.  A tag that is always hidden (a rare ``B-LST`` whose
+        ``I-LST`` is known) is a label a well-formed completion may need: without it an
+        ``I-LST`` could have no well-formed predecessor."""
+        labels = set(self.labels_)
+        prefixes = ENCODINGS[self.tag_scheme_].prefixes
+        types = {t[2:] for t in labels if t != "O"}
+        wanted = {f"{p}-{x}" for x in types for p in prefixes} | {"O"}
+        if not wanted <= labels:
+            self.target_encoder_ = SequenceLabelEncoder(classes=sorted(labels | wanted)).fit([])
 
     def _decide_constrained(self, gold, path) -> bool:
         """``constrained`` resolved on the training tags: "auto" keeps to the scheme's
