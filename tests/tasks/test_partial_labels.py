@@ -160,3 +160,13 @@ def test_the_crf_names_a_partial_labelling_no_allowed_labelling_completes():
     # label 0 may not precede label 1: 0, ?, 1 has no completion (? = 0 -> 1, ? = 1 after 0)
     with pytest.raises(InputError, match="training sentence 0: no labelling keeps its known"):
         CRF(s).fit(x, [np.array([0, -1, 1])])
+
+
+def test_the_completion_rounds_warn_when_they_stop_at_their_cap(monkeypatch):
+    from latentstruct.exceptions import ConvergenceWarning
+    from latentstruct.learners.ssvm import ssvm
+
+    monkeypatch.setattr(ssvm, "MAX_COMPLETIONS", 1)  # one round cannot show a settled objective
+    with pytest.warns(ConvergenceWarning, match="stopped after 1 completion rounds"):
+        chunker = Chunker().fit(X, PARTIAL)
+    assert chunker.learner_.n_completions_ == 1 and not chunker.learner_.converged_

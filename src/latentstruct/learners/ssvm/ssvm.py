@@ -237,7 +237,8 @@ class StructuredSVM(LinearStructuredLearner):
         completion under w, cannot increase between rounds by more than the inner solve's
         tolerance (Theorem 1 of CCCP): checked after every round (a warning, an error under
         ``check_inference``).  It stops when a round lowers it by less than ``tol`` (relative)
-        or after ``MAX_COMPLETIONS`` rounds.  ``latent_objective_curve_`` holds it."""
+        or after ``MAX_COMPLETIONS`` rounds (a ``ConvergenceWarning`` then says so).
+        ``latent_objective_curve_`` holds it."""
         w = np.zeros(structure.n_features)
         curve, inner_iterations, t_start = [], 0, time.perf_counter()
         converged = False
@@ -274,6 +275,12 @@ class StructuredSVM(LinearStructuredLearner):
         self.n_iter_ = inner_iterations
         self.fit_time_ = time.perf_counter() - t_start
         self.converged_ = converged and self.converged_
+        if not converged:
+            warn_convergence(
+                f"StructuredSVM on partial labels stopped after {MAX_COMPLETIONS} completion "
+                f"rounds with its objective still falling by more than tol={self.tol} per "
+                f"round; the completions may not have settled (with most tags unknown, "
+                f"learner='crf', which sums over them, needs no rounds)")
         return self
 
     def _fit_labelled(self, structure, X, Y, C, checkpoint, resume, *, ws=None, rng=None):
