@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator
 
 from ..registry import Registry, learner_modules
 from ..exceptions import ConfigError, InferenceError, InputError, check_is_fitted
+from ..inference.constraints import check_entries
 from ..parallel import fit_session, parallel_chunks, rows, shared
 from ..tasks.contracts import (
     ALLOWED_LABELS,
@@ -192,9 +193,9 @@ class LinearStructuredLearner(CheckedParams, BaseEstimator):
         if allowed is not None:
             self._offering(ALLOWED_LABELS, "predict with allowed labels")
         X = structure.as_batch(X)
-        if allowed is not None and (not hasattr(allowed, "__len__") or len(allowed) != len(X)):
-            raise InputError(f"allowed must have one entry per example ({len(X)}), got "
-                             f"{len(allowed) if hasattr(allowed, '__len__') else allowed!r}")
+        if allowed is not None:
+            allowed = check_entries(allowed, len(X), "example", "None, or the example's "
+                                                               "allowed labels")
         w = self.structure_weights()
         out = []
         for i in range(len(X)):

@@ -21,6 +21,7 @@ from tqdm.auto import tqdm
 from ...data.progress import bar_disable
 from ...exceptions import (check_is_fitted, ConfigError, ConvergenceWarning, InexactInferenceWarning,
                           InferenceError, InputError, user_stacklevel)
+from ...inference.constraints import check_entries
 from ...inference.result import EXACT
 from ...parallel import parallel_chunks, shared
 from ...solvers.owlqn import owlqn
@@ -558,8 +559,8 @@ class CRF(LinearStructuredLearner):
         X = structure.as_batch(X)
         if allowed is not None:
             self._offering(ALLOWED_LABELS, "give marginals under allowed labels")
-            if not hasattr(allowed, "__len__") or len(allowed) != len(X):
-                raise InputError(f"allowed must have one entry per example ({len(X)})")
+            allowed = check_entries(allowed, len(X), "example", "None, or the example's "
+                                                               "allowed labels")
             out = []
             for i in range(len(X)):
                 try:
