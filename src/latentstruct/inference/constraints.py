@@ -83,6 +83,13 @@ class ChainConstraints:
                 f"{int((~self.transitions).sum())}, forbidden starts={int((~self.start).sum())}, "
                 f"forbidden ends={int((~self.end).sum())})")
 
+    def __and__(self, other: "ChainConstraints") -> "ChainConstraints":
+        """The parts both allow (both sets of constraints at once)."""
+        if not isinstance(other, ChainConstraints) or other.n_labels != self.n_labels:
+            return NotImplemented
+        return ChainConstraints(self.transitions & other.transitions, self.start & other.start,
+                                self.end & other.end)
+
     @classmethod
     def unconstrained(cls, n_labels: int) -> "ChainConstraints":
         """Everything allowed (the chain as it is)."""

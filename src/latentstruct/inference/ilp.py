@@ -410,11 +410,15 @@ class SequenceILP:
     Constraints: ``sum_l u[t, l] = 1``; ``sum_p e[t, p, l] = u[t, l]``;
     ``sum_l e[t, p, l] = u[t-1, p]`` (marginalisation; the polytope of a chain is integral).
 
-    Parameters: T >= 0, L >= 1; keyword arguments go to :class:`ILPModel`.
-    Size: T L + (T-1) L^2 variables, T + 2 (T-1) L rows.
+    Parameters: T >= 0, L >= 1; ``extra_rows``: None, or a function
+    ``extra_rows(T, L, node, edge)`` returning more rows ``(rows, lower, upper)``, each row a
+    list of ``(variable, coefficient)`` with ``node(t, l)`` and ``edge(t, p, l)`` the
+    variables' indices (global constraints, ``inference.global_constraints``); other keyword
+    arguments go to :class:`ILPModel`.
+    Size: T L + (T-1) L^2 variables, T + 2 (T-1) L rows (and the extra ones).
     """
 
-    def __init__(self, T, L, **ilp_kwargs):
+    def __init__(self, T, L, *, extra_rows=None, **ilp_kwargs):
         for name, v, lo in (("T", T, 0), ("L", L, 1)):
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < lo:
                 raise InputError(f"{name} must be an integer >= {lo}; got {v!r}")
@@ -428,6 +432,9 @@ class SequenceILP:
 
         def e(t, p, l):
             return T * L + (t - 1) * L * L + p * L + l
+
+        def u(t, l):
+            return t * L + l
 
         rows, lo, up = [], [], []
         for t in range(T):
@@ -443,6 +450,11 @@ class SequenceILP:
                 rows.append([(e(t, p, l), 1.0) for l in range(L)] + [((t - 1) * L + p, -1.0)])
                 lo.append(0.0)
                 up.append(0.0)
+        if extra_rows is not None:
+            more, more_lo, more_up = extra_rows(T, L, u, e)
+            rows += more
+            lo += list(more_lo)
+            up += list(more_up)
         self.model = _rows_to_model(n_vars, rows, lo, up, **ilp_kwargs)
 
     def objective(self, unary, transition, start=None, end=None) -> np.ndarray:

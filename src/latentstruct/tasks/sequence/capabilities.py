@@ -104,6 +104,23 @@ class SequencePartScores:
     """Shared by both capabilities: the task's own part scores of a sentence, restricted
     to the labels a user allows per token (capability *allowed-labels*)."""
 
+    def local_only(self, what: str) -> None:
+        """Refuse ``what`` (a decoder of the chain's dynamic programmes) when the structure
+        has global constraints (``global_constraints``), which only the ILP argmax keeps."""
+        if getattr(self, "global_constraints", None) is not None:
+            raise InputError(
+                f"{what}: not available with global rules (count, at least one, if-then, "
+                f"contiguous), under which only the best labelling can be found (an ILP); "
+                f"drop those rules, or keep only local ones (first, last, forbid, require)")
+
+    def training_constraints(self, what: str) -> None:
+        """Refuse ``what`` (a training computation of the chain's dynamic programmes: the
+        CRF's likelihood, completing partial labels) when training keeps global
+        constraints."""
+        if (getattr(self, "global_constraints", None) is not None
+                and getattr(self, "train_global", False)):
+            self.local_only(what)
+
     def part_scores(self, x, w: np.ndarray, *, allowed=None) -> ChainPartScores:
         """Part scores of sentence ``x`` under ``w``: unary (T, L) and views of the transition,
         start and end blocks of ``w`` (the scores ``argmax`` runs Viterbi on).
@@ -113,6 +130,7 @@ class SequencePartScores:
         unary scores are ``-inf``, so every decoder and every sum over these scores runs
         over the labellings that keep the restriction, exactly (``inference.constraints``)."""
         _check_one_sentence(x)
+        self.local_only("the part scores of the chain's dynamic programmes (marginals, k-best)")
         return ChainPartScores(self.restricted_unary(self.unary_scores(x, w), allowed),
                                *self.label_scores(w))
 
@@ -198,6 +216,7 @@ class MarginalizableSequence(SequencePartScores):
         (a test checks it), without per-sentence Python.  ``out``: an array shaped like
         ``w`` to receive the gradient (zeroed first), reused across calls by the CRF learner.
         """
+        self.training_constraints("the CRF's likelihood")
         X = self.as_batch(X)
         offsets = X.offsets
         labels = gold_labels(Y, int(offsets[-1] - offsets[0]), self.n_labels)
@@ -243,6 +262,7 @@ class MarginalizableSequence(SequencePartScores):
     def marginals_batch(self, X, w: np.ndarray) -> list[np.ndarray]:
         """Node marginals of every sentence of corpus ``X``: a list of (T_i, L) arrays whose
         rows sum to one (``[t, k] = p(y_t = k | x_i)``), in one compiled pass."""
+        self.local_only("marginals")
         X = self.as_batch(X)
         _, node = node_marginals_batch(X.attr_indptr, X.attr_ids, X.offsets, w,
                                        self.n_attributes, self.n_labels,
@@ -417,6 +437,7 @@ class LabelFactoredSequence(MarginalizableSequence):
         DecodeResult with int64 labels (T,), the (augmented) score and status ``"exact"``.
         """
         t0, t1 = _check_one_sentence(x)
+        self.local_only("the label-factored argmax (Viterbi)")
         unary = np.asarray(unary, dtype=np.float64)
         if unary.shape != (t1 - t0, self.n_labels):
             raise InputError(
@@ -469,6 +490,7 @@ class LabelFactoredSequence(MarginalizableSequence):
         (concatenated gold labels, or a list per sentence) adds the Hamming loss.  Ties go to
         the lowest label, as in :func:`viterbi_batch`.
         """
+        self.local_only("the label-factored argmax (Viterbi)")
         offsets = np.asarray(batch_offsets, dtype=np.int64)
         N = int(offsets[-1]) if offsets.size else 0
         unary = check_unary(unary, N, self.n_labels)

@@ -208,9 +208,11 @@ class ChunkTask(SequenceLabellingTask):
                               "input_scheme": [Options(*INPUT_SCHEMES), None]}
 
     def __init__(self, *, n_structured_tokens=None, n_binary=0, negatives_per_positive=1,
-                 sample_seed=0, constrained="auto", input_scheme=None, **featurizer_params):
+                 sample_seed=0, constrained="auto", input_scheme=None, rules=None,
+                 train_global_rules=False, **featurizer_params):
         super().__init__(n_structured_tokens=n_structured_tokens, n_binary=n_binary,
                          negatives_per_positive=negatives_per_positive, sample_seed=sample_seed,
+                         rules=rules, train_global_rules=train_global_rules,
                          **featurizer_params)
         self.constrained = constrained
         self.input_scheme = input_scheme
@@ -298,8 +300,9 @@ class ChunkTask(SequenceLabellingTask):
         """The encoded gold tags of a batch to train on.  A constrained chunker
         (``constrained_``) refuses an ill-formed sentence in a later batch
         (``partial_fit``, ``train --resume``) as ``fit`` decided on the first: its decoder
-        cannot write that sequence, so the CRF's likelihood of it would be unbounded."""
-        targets = self.encode_targets(dataset.targets)
+        cannot write that sequence, so the CRF's likelihood of it would be unbounded.  The
+        task's ``rules`` are checked too (``SequenceLabellingTask.training_targets``)."""
+        targets = super().training_targets(dataset)
         if getattr(self, "constrained_", False):
             bad = self._first_ill_formed([t for t in dataset.targets if t is not None])
             if bad is not None:
@@ -313,14 +316,12 @@ class ChunkTask(SequenceLabellingTask):
                     f"constrained=False", dataset.path)
         return targets
 
-    def _new_structure(self):
-        """The chain of :meth:`SequenceLabellingTask._new_structure`, keeping to the
-        well-formed sequences of the training tag scheme when ``constrained_``."""
-        structure = super()._new_structure()
+    def own_constraints(self):
+        """The well-formed sequences of the training tag scheme when ``constrained_``
+        (``encodings.well_formed_constraints``), else None."""
         if not getattr(self, "constrained_", False):
-            return structure
-        return self.structure_class(structure.n_labels, structure.n_attributes,
-                                    well_formed_constraints(self.labels_, self.tag_scheme_))
+            return None
+        return well_formed_constraints(self.labels_, self.tag_scheme_)
 
     def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
         """conlleval scores; a file whose tag scheme is not the model's is refused."""

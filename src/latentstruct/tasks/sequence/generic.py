@@ -49,6 +49,7 @@ from ...data.readers import read_lines
 from ...exceptions import InputError
 from ..base import ComposedTask, Dataset, register_task
 from .labelling import SentenceReader, SequenceLabellingTask
+from .rules import RULES_PARAMETER
 from .raw import CRFSUITE_NAMES, DictSentence, any_tag, check_attribute_value, sequence_dataset
 
 __all__ = ["SequenceTask", "CrfsuiteReader", "read_crfsuite_data", "write_crfsuite_data", "parse_attribute",
@@ -316,6 +317,11 @@ class SequenceTask(SequenceLabellingTask):
         The featurizer's (:class:`~latentstruct.tasks.sequence.featurizer.ChainFeaturizer`'s,
         which documents them), by name; it has no templates here, so its ``window`` and
         ``affix_length`` are not parameters.
+    rules : None, str or list of str
+        Declarative rules on the labellings, with label names (``forbid O -> I-PER``,
+        ``contiguous *``): ``tasks.sequence.rules``, which lists the forms.
+    train_global_rules : bool, default False
+        Whether training keeps the global rules too (``SequenceLabellingTask``'s).
 
     Raw form (``make_dataset``): ``X`` holds one sentence per example, a list of per-token
     feature dicts (or of attribute-string lists), ``y`` one list of labels per sentence (or
@@ -337,12 +343,14 @@ class SequenceTask(SequenceLabellingTask):
     negatives_per_positive = 1
     sample_seed = 0
 
-    _parameter_constraints = {}  # the featurizer's own, alone
+    _parameter_constraints = RULES_PARAMETER  # and the featurizer's own
 
-    def __init__(self, **featurizer_params):
-        # the featurizer's parameters alone: the base task's sampling options are not this
-        # task's (above)
+    def __init__(self, *, rules=None, train_global_rules=False, **featurizer_params):
+        # the featurizer's parameters and the rules: the base task's sampling options are
+        # not this task's (above)
         ComposedTask.__init__(self, **featurizer_params)
+        self.rules = rules
+        self.train_global_rules = train_global_rules
 
     @property
     def reader(self) -> "CrfsuiteReader":

@@ -45,6 +45,7 @@ from ..sampling import indirect_supervision_sample
 from .corpus import SequenceCorpus
 from .featurizer import ChainFeaturizer
 from .numeric import ARRAYS, NUMERIC_KINDS, TOKENS_ARRAYS, NumericSentence
+from .rules import RULES_PARAMETER, compile_rules, first_broken_rule, rules_capabilities
 from .params import MAX_HASH_BITS, SAMPLING_PARAMETERS
 from .raw import (
     ATTRIBUTE_KINDS,
@@ -180,6 +181,19 @@ class SequenceLabellingTask(ComposedTask):
         Shuffled copies in B- of each sentence of B+.
     sample_seed : int
         Seed of the S/B sample and of the shuffles.
+    rules : None, str or list of str
+        Declarative rules on the labellings, written with label names
+        (``tasks.sequence.rules`` lists the forms): ``first author|editor``,
+        ``forbid O -> I-NP``, ``contiguous *``, ``count date <= 4``, ``if editor then
+        booktitle``.  Local rules (first, last, forbid, require) hold in every decoder,
+        training included; global ones (count, at least one, if-then, contiguous) make the
+        prediction an ILP argmax (no k-best lists or marginals then), training keeping the
+        local ones alone unless ``train_global_rules``.  A rule naming a label the training
+        data lacks is an error.
+    train_global_rules : bool, default False
+        Whether training keeps the global rules too (the loss-augmented argmax an ILP,
+        slower; no CRF or partial labels then).  False trains under the local rules and
+        predicts under all of them.
     """
 
     #: the featurizer ``fit`` builds (a subclass may give other templates); its parameters
@@ -194,7 +208,7 @@ class SequenceLabellingTask(ComposedTask):
     metric = TagAccuracy()
     capabilities = frozenset({MAX_DECODABLE, SIZED, RANDOM_TIES, MARGINALIZABLE, LABEL_FACTORED,
                               KBEST, ALLOWED_LABELS, PARTIAL_LABELS})
-    _parameter_constraints = SAMPLING_PARAMETERS  # and the featurizer's own
+    _parameter_constraints = {**SAMPLING_PARAMETERS, **RULES_PARAMETER}  # and the featurizer's
     # The structural SVM stops at a certified 5% duality gap, evaluates the primal exactly
     # only where it may stop, and solves the working set for 10 epochs after each online
     # pass.  At the learner's own 1% / every iteration / 20 epochs, the last 9 of UD EWT's
@@ -205,12 +219,23 @@ class SequenceLabellingTask(ComposedTask):
     learner_defaults = {"ssvm": {"tol": 0.05, "evaluate": "near", "inner_max_iter": 10}}
 
     def __init__(self, *, n_structured_tokens=None, n_binary=0, negatives_per_positive=1,
-                 sample_seed=0, **featurizer_params):
+                 sample_seed=0, rules=None, train_global_rules=False, **featurizer_params):
         super().__init__(**featurizer_params)
         self.n_structured_tokens = n_structured_tokens
         self.n_binary = n_binary
         self.negatives_per_positive = negatives_per_positive
         self.sample_seed = sample_seed
+        self.rules = rules
+        self.train_global_rules = train_global_rules
+
+    @classmethod
+    def offered_capabilities(cls, params: dict | None = None) -> frozenset:
+        """The class's capabilities; with global ``rules`` (count, at least one, if-then,
+        contiguous) not the k-best lists, allowed labels, label-factored argmax or random
+        ties (prediction is an ILP argmax), and with ``train_global_rules`` not the CRF's
+        likelihood or the completion of partial labels either
+        (``tasks.sequence.rules.rules_capabilities``)."""
+        return rules_capabilities(cls.capabilities, params)
 
     @property
     def reader(self) -> "SentenceReader":
@@ -294,9 +319,44 @@ class SequenceLabellingTask(ComposedTask):
         return self
 
     def _new_structure(self) -> ChainStructure:
-        """The chain of the fitted featurizer's width and the label set (``structure_``)."""
-        return self.structure_class(len(self.target_encoder_.classes_),
-                                    self.featurizer_.n_features_out_)
+        """The chain of the fitted featurizer's width and the label set (``structure_``),
+        keeping the task's own constraints (:meth:`own_constraints`) and its ``rules``
+        (``tasks.sequence.rules``; a rule naming a label the task lacks is an
+        ``InputError``)."""
+        labels = list(self.target_encoder_.classes_)
+        local, global_ = compile_rules(getattr(self, "rules", None), labels)
+        own = self.own_constraints()
+        if own is not None:
+            local = own if local is None else own & local
+        return self.structure_class(len(labels), self.featurizer_.n_features_out_,
+                                    local, global_,
+                                    bool(getattr(self, "train_global_rules", False)))
+
+    def training_targets(self, dataset: Dataset) -> list:
+        """The encoded gold tags of a batch to train on, refused where a sentence breaks a
+        rule the decoder keeps in training (the local ``rules``, and the global ones with
+        ``train_global_rules``): the decoder could never write it, and the CRF's likelihood
+        of it would be unbounded."""
+        targets = self.encode_targets(dataset.targets)
+        rules = getattr(self, "rules", None)
+        if rules is None:
+            return targets
+        bad = first_broken_rule(rules, list(self.labels_), targets,
+                                include_global=bool(getattr(self, "train_global_rules", False)))
+        if bad is not None:
+            i, rule, where = bad
+            line = getattr(dataset.records[i], "line", 0) if i < len(dataset.records) else 0
+            raise InputError(
+                f"training sentence {i} breaks rule {rule.text!r} ({where}), which the model "
+                f"keeps in training, so it could never learn that labelling; fix its tags, "
+                f"or drop the rule (a global rule, kept at prediction alone, may be broken "
+                f"by training data)", dataset.path, line or None)
+        return targets
+
+    def own_constraints(self):
+        """Constraints the task itself puts on its labellings (``ChainConstraints``; a
+        chunker's well-formed tag sequences), or None: none here."""
+        return None
 
     # --- what the featurizer and the encoder learned ------------------------------------
     @property

@@ -260,9 +260,11 @@ class PosTask(SequenceLabellingTask):
                                  + "}")]}
 
     def __init__(self, *, n_structured_tokens=None, n_binary=0, negatives_per_positive=1,
-                 sample_seed=0, tag_column="upos", **featurizer_params):
+                 sample_seed=0, tag_column="upos", rules=None, train_global_rules=False,
+                 **featurizer_params):
         super().__init__(n_structured_tokens=n_structured_tokens, n_binary=n_binary,
                          negatives_per_positive=negatives_per_positive, sample_seed=sample_seed,
+                         rules=rules, train_global_rules=train_global_rules,
                          **featurizer_params)
         self.tag_column = tag_column
 

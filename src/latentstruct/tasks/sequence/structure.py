@@ -26,6 +26,7 @@ import numpy as np
 from ...data.sparse import SparseRows, SparseVector
 from ...exceptions import InputError
 from ...inference.constraints import ChainConstraints, check_entries
+from ...inference.global_constraints import GlobalConstraints, constrained_argmax
 from ...inference.result import DecodeResult
 from ...inference.viterbi import kbest_viterbi, viterbi, viterbi_batch
 from ..base import MaxDecodableDefaults, frozen_fields, set_counts
@@ -75,7 +76,11 @@ def _known(y) -> np.ndarray:
     return np.where(y < 0, -1, y) if y.size and y.min() < -1 else y
 
 
-def _no_labelling(allowed) -> str:
+def _no_labelling(allowed, *, global_rules: bool = False) -> str:
+    if global_rules:
+        return ("no labelling of the sentence keeps the rules (a count or an if-then that "
+                "a sentence this short cannot meet, say)"
+                + ("" if allowed is None else " together with the labels allowed per token"))
     if allowed is None:
         return "no labelling of the sentence keeps the structure's constraints"
     return ("no labelling keeps both the labels allowed per token and the model's own "
@@ -83,7 +88,8 @@ def _no_labelling(allowed) -> str:
             "force labels that may follow each other")
 
 
-@frozen_fields("n_labels", "n_attributes", "constraints")
+@frozen_fields("n_labels", "n_attributes", "constraints", "global_constraints",
+               "train_global")
 class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
     """Joint feature, argmax, loss (and marginals, label-factored parts) of a first-order
     chain over ``SequenceCorpus`` sentences.
@@ -100,17 +106,46 @@ class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
         the structure keeps them: the argmax and its loss-augmented form (what the structural
         SVM and the online learners train with), the marginals and log Z (the CRF's
         likelihood and its gradient), and the label-factored argmax.  None: every labelling.
+    global_constraints : GlobalConstraints or None
+        Constraints on the whole labelling (a label's count, if-then, a contiguous field:
+        ``inference.global_constraints``, from a task's ``rules``).  The argmax keeps them
+        exactly, through the HiGHS ILP (:func:`constrained_argmax`).  The decoders that sum
+        or rank labellings for prediction (marginals, k-best, the label-factored argmax)
+        cannot, and refuse.
+    train_global : bool, default False
+        Whether training keeps the global constraints too: the loss-augmented argmax
+        becomes an ILP (inference-based training), and the CRF's likelihood and the
+        completion of partial labels, which cannot keep them, refuse.  False: training
+        keeps the local constraints alone and prediction all of them (learning plus
+        inference, the constrained conditional models' usual way, and an ILP only where
+        the best labellings break a rule).
 
     Immutable: a refitted task builds a new one.
     """
 
-    def __init__(self, n_labels: int, n_attributes: int, constraints=None):
+    def __init__(self, n_labels: int, n_attributes: int, constraints=None,
+                 global_constraints=None, train_global: bool = False):
         set_counts(self, n_labels=n_labels, n_attributes=n_attributes)
         if constraints is not None and (not isinstance(constraints, ChainConstraints)
                                         or constraints.n_labels != self.n_labels):
             raise ValueError(f"ChainStructure: constraints must be None or ChainConstraints "
                              f"over its {self.n_labels} labels, got {constraints!r}")
+        if global_constraints is not None and (
+                not isinstance(global_constraints, GlobalConstraints)
+                or global_constraints.n_labels != self.n_labels):
+            raise ValueError(f"ChainStructure: global_constraints must be None or "
+                             f"GlobalConstraints over its {self.n_labels} labels, got "
+                             f"{global_constraints!r}")
         object.__setattr__(self, "constraints", constraints)
+        object.__setattr__(self, "global_constraints", global_constraints or None)
+        object.__setattr__(self, "train_global", bool(train_global))
+
+    def _ilp_for(self, training: bool) -> bool:
+        """Whether an argmax (``training``: loss-augmented) runs the ILP."""
+        return self.global_constraints is not None and (self.train_global or not training)
+
+    def _ilp_argmax(self, unary, trans, start, end) -> DecodeResult:
+        return constrained_argmax(unary, trans, start, end, self.global_constraints)
 
     def label_scores(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The transition (L, L), start (L,) and end (L,) scores the decoders use: the
@@ -242,6 +277,13 @@ class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
         unary = self.restricted_unary(self.unary_scores(x, w), allowed)
         if y_true is not None:
             unary = hamming_augmented(unary, _known(y_true))
+        if self._ilp_for(training=y_true is not None):
+            if random_state is not None:
+                self.local_only("an argmax that breaks ties at random")
+            result = self._ilp_argmax(unary, trans, start, end)
+            if result.structure is None:
+                raise InputError(_no_labelling(allowed, global_rules=True))
+            return result
         result = viterbi(unary, trans, start, end, random_state=random_state)
         if allowed is not None and not np.isfinite(result.score):
             raise InputError(_no_labelling(allowed))
@@ -253,6 +295,9 @@ class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
         X = as_corpus(X)
         if allowed is not None:
             allowed = _per_sentence(allowed, len(X))
+        if self._ilp_for(training=Y is not None):
+            return [self._argmax_or_name(X, i, w, Y, random_state, allowed)
+                    for i in range(len(X))]
         if random_state is not None:
             if allowed is None:
                 return super().argmax_batch(X, w, Y, random_state=random_state)
@@ -279,12 +324,20 @@ class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
         cuts = X.offsets[1:-1] - X.offsets[0]
         return np.split(labels, cuts)
 
+    def _argmax_or_name(self, X, i, w, Y, random_state, allowed):
+        try:
+            return self.argmax(X[i], w, None if Y is None else Y[i], random_state=random_state,
+                               allowed=None if allowed is None else allowed[i]).structure
+        except InputError as exc:
+            raise InputError(f"sentence {i}: {exc.message}") from None
+
     def kbest(self, x: SequenceCorpus, w, k: int, *, allowed=None) -> list[DecodeResult]:
         """The ``k`` best distinct labellings of sentence ``x``, best first, each a
         ``DecodeResult`` (labels, score w·Φ(x, y)), over the labellings the ``constraints``
         and ``allowed`` (see :meth:`part_scores`) keep: exact k-best Viterbi
         (``inference.viterbi.kbest_viterbi``).  Fewer than ``k`` when fewer labellings
         exist; the first is :meth:`argmax`'s (the same tie-breaking: lowest labels)."""
+        self.local_only("a k-best list")
         results = kbest_viterbi(*self.part_scores(x, w, allowed=allowed), k=k)
         if not results:
             raise InputError(_no_labelling(allowed))
@@ -337,6 +390,7 @@ class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
         completion of partial labels (Yu & Joachims 2009), in one compiled call.  A
         completed tag is written as the code ``-2 - label`` (:func:`completed`), so the
         joint feature counts it while the loss, and the loss-augmented argmax, do not."""
+        self.training_constraints("completing partial labels")
         X = as_corpus(X)
         gold = self._batch_label_ids(X, Y, "partial targets")
         if not np.any(gold == -1):
