@@ -140,7 +140,8 @@ def test_an_unconstrained_structure_is_the_plain_chain():
     x = _corpus(rng, 4, 4)
     w = rng.normal(size=plain.n_features)
     assert plain.constraints is None and repr(plain) == \
-        "ChainStructure(n_labels=3, n_attributes=4, constraints=None)"
+        ("ChainStructure(n_labels=3, n_attributes=4, constraints=None, "
+         "global_constraints=None, train_global=False)")
     assert np.array_equal(plain.argmax(x, w).structure, free.argmax(x, w).structure)
     assert plain.log_partition(x, w) == pytest.approx(free.log_partition(x, w))
     with pytest.raises(ValueError, match="constraints must be None or ChainConstraints"):

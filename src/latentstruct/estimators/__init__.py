@@ -123,6 +123,8 @@ class Tagger(Estimator):
     defaulting to its value for ``pos`` with ``ssvm``; with another task or learner a
     keyword left at that value is the pair's own default, which ``get_params`` shows
     (``Tagger(task="citations")``'s ``window`` is 1; ``tag_column`` is ``pos``'s only).
+    ``rules`` states declarative rules on the tag sequences (``"first author|editor;
+    contiguous *"``; the forms are in ``tasks.sequence.rules`` and the constraints guide).
 
     Example::
 
@@ -137,7 +139,8 @@ class Tagger(Estimator):
     def __init__(self, task=None, learner=None, pos_label=None, *, C=0.1, max_iter=50, tol=0.05,
                  random_state=0, n_jobs=1, progress=False, min_count=1, feature_index="index",
                  hash_bits=20, window=2, affix_length=4, n_structured_tokens=None, n_binary=0,
-                 negatives_per_positive=1, sample_seed=0, tag_column="upos", **options):
+                 negatives_per_positive=1, sample_seed=0, tag_column="upos", rules=None,
+                 train_global_rules=False, **options):
         self.task, self.learner, self.pos_label = task, learner, pos_label
         self.C = C
         self.max_iter = max_iter
@@ -155,6 +158,8 @@ class Tagger(Estimator):
         self.negatives_per_positive = negatives_per_positive
         self.sample_seed = sample_seed
         self.tag_column = tag_column
+        self.rules = rules
+        self.train_global_rules = train_global_rules
         self._set_options(options)
 
 
@@ -185,7 +190,7 @@ class Chunker(Estimator):
                  random_state=0, n_jobs=1, progress=False, min_count=1, feature_index="index",
                  hash_bits=20, window=2, affix_length=3, n_structured_tokens=None, n_binary=0,
                  negatives_per_positive=1, sample_seed=0, constrained="auto", input_scheme=None,
-                 **options):
+                 rules=None, train_global_rules=False, **options):
         self.task, self.learner, self.pos_label = task, learner, pos_label
         self.C = C
         self.max_iter = max_iter
@@ -204,6 +209,8 @@ class Chunker(Estimator):
         self.sample_seed = sample_seed
         self.constrained = constrained
         self.input_scheme = input_scheme
+        self.rules = rules
+        self.train_global_rules = train_global_rules
         self._set_options(options)
 
 

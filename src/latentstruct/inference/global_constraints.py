@@ -181,7 +181,8 @@ class GlobalConstraints:
         return rows, lo, up
 
 
-#: how many of the best labellings (k-best Viterbi) are tried before the ILP is solved
+#: how many of the best labellings (k-best Viterbi) are tried before the ILP is solved (0:
+#: none, the ILP at once)
 KBEST_BEFORE_ILP = 32
 _MAX_MODELS = 64  # built ILP models kept per thread (one per sentence length)
 _local = threading.local()
@@ -229,7 +230,7 @@ def constrained_argmax(unary, transition, start, end, constraints: GlobalConstra
                          f"{constraints.n_labels}")
     if T == 0:
         return DecodeResult(np.zeros(0, dtype=np.int64), 0.0, EXACT)
-    for k in (1, KBEST_BEFORE_ILP):
+    for k in sorted({1, KBEST_BEFORE_ILP}) if KBEST_BEFORE_ILP > 0 else ():
         ranked = kbest_viterbi(unary, transition, start, end, k=k)
         kept = next((r for r in ranked if constraints.allows(r.structure)), None)
         if kept is not None:
