@@ -91,9 +91,19 @@ def test_global_rules_become_global_constraints():
     assert compile_rules(None, LABELS) == (None, None)
 
 
-def test_a_rule_naming_an_unknown_label_is_an_input_error():
-    with pytest.raises(InputError, match="names labels 'publisher', 'pages'.*author, date"):
-        compile_rules("count publisher|pages <= 1", LABELS)
+def test_a_label_the_model_lacks_is_left_out_of_its_rule_with_a_warning():
+    with pytest.warns(UserWarning, match="names labels 'publisher', 'pages'.*author, date"):
+        assert compile_rules("count publisher|pages <= 1", LABELS) == (None, None)
+    with pytest.warns(UserWarning, match="'volume'"):
+        local, global_ = compile_rules("first author|volume; if volume then date; "
+                                       "if title then volume; forbid volume -> date", LABELS)
+    assert local.start.tolist() == [True, False, False, False] and local.transitions.all()
+    # "if title then volume", volume unknown: title never appears
+    assert global_.constraints == (CountBound((3,), 0, 0),)
+    for never in ("first volume", "last volume|pages", "at least one volume"):
+        with pytest.raises(InputError, match="can never hold"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile_rules(never, LABELS)
 
 
 def test_first_broken_rule_names_the_sentence_rule_and_place():
@@ -169,7 +179,6 @@ def test_training_keeps_local_rules_and_by_default_predicts_alone_under_global_o
     w = rng.normal(size=structure.n_features) * 3
     x, y = corpus[2], np.array([task.labels_.index(t) for t in Y[2]])
     # the loss-augmented argmax of training: the free chain's (no ILP) ...
-    free, _ = _brute_best(structure, x, w + 0, lambda z: True)
     aug = structure.argmax(x, w, y)
     loss = float(np.sum(aug.structure != y))
     assert aug.score == pytest.approx(
@@ -260,9 +269,13 @@ def test_training_data_that_breaks_a_kept_rule_is_refused_with_its_line(tmp_path
         strict.training_targets(strict.read(path))
 
 
-def test_a_rule_naming_a_label_the_data_lacks_fails_fit():
-    with pytest.raises(InputError, match="names label 'publisher'"):
-        Tagger(task="citations", rules="contiguous publisher").fit(X, Y)
+def test_a_rule_naming_a_label_the_data_lacks_warns_on_fit():
+    with pytest.warns(UserWarning, match="names label 'publisher'"):
+        Tagger(task="citations", rules="contiguous publisher|title").fit(X, Y)
+    with pytest.raises(InputError, match="'first publisher' can never hold"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            Tagger(task="citations", rules="first publisher").fit(X, Y)
 
 
 def test_a_saved_model_keeps_its_rules(tmp_path):

@@ -23,8 +23,8 @@ decoded exactly by the HiGHS ILP, which gives an argmax (and its loss-augmented 
 no marginals or k-best lists; a task with global rules offers only what that decoder does.
 
 :func:`parse_rules` checks the syntax (a task's parameter check, before any data is read);
-:func:`compile_rules` maps the names to a fitted task's label ids (an unknown label is an
-``InputError`` naming the rule).
+:func:`compile_rules` maps the names to a fitted task's label ids (a label the training data
+lacks is left out of its rule, with a warning).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...exceptions import ConfigError, InputError
+from ...exceptions import ConfigError, InputError, warn_user
 from ...params import BOOL, Satisfies
 from ...inference.constraints import ChainConstraints
 from ...inference.global_constraints import (
@@ -182,21 +182,38 @@ def has_global_rules(rules) -> bool:
         return False
 
 
-def _ids(names: tuple[str, ...], index: dict, rule: Rule) -> list[int]:
+def _ids(names: tuple[str, ...], index: dict, rule: Rule, unknown: list) -> list[int]:
+    """The ids of the labels ``names`` that ``index`` has; the others are added to
+    ``unknown``."""
     if names == ("*",):
         return list(range(len(index)))
-    unknown = [n for n in names if n not in index]
-    if unknown:
-        shown = ", ".join(sorted(index)[:30]) + (", ..." if len(index) > 30 else "")
-        raise InputError(f"rule {rule.text!r} names label{'s' if len(unknown) > 1 else ''} "
-                         f"{', '.join(map(repr, unknown))}, which the training data does not "
-                         f"have; its labels are: {shown}")
-    return [index[n] for n in names]
+    unknown.extend(n for n in names if n not in index and n not in unknown)
+    return [index[n] for n in names if n in index]
 
 
-def compile_rules(rules, labels) -> tuple[ChainConstraints | None, GlobalConstraints | None]:
+def _unsatisfiable(rule: Rule, unknown: list, labels) -> InputError:
+    return InputError(f"rule {rule.text!r} can never hold: the model has none of the labels "
+                      f"it needs ({', '.join(map(repr, unknown))} are not in the training "
+                      f"data, whose labels are: {_shown(labels)}); fix the rule, drop it, or "
+                      f"train on data with those labels")
+
+
+def _shown(labels) -> str:
+    labels = sorted(labels)
+    return ", ".join(labels[:30]) + (", ..." if len(labels) > 30 else "")
+
+
+def compile_rules(rules, labels, *, warn: bool = True
+                  ) -> tuple[ChainConstraints | None, GlobalConstraints | None]:
     """The local rules as ``ChainConstraints`` and the global ones as ``GlobalConstraints``
-    over ``labels`` (label names in id order); None for a kind with no rules."""
+    over ``labels`` (label names in id order); None for a kind with no rules.
+
+    A label a rule names that is not in ``labels`` (the training data lacked it: a model
+    never predicts it) is left out of the rule, with a ``UserWarning`` (``warn``) that
+    names it, a typo included: ``first author|editor`` without ``editor`` reads ``first
+    author``; ``if volume then journal`` without ``volume`` holds always, without
+    ``journal`` it forbids ``volume``.  A rule left unable to hold (``first`` or ``last``
+    of labels the model lacks, ``count X >= 1`` of such labels) is an ``InputError``."""
     parsed = parse_rules(rules)
     index = {label: i for i, label in enumerate(labels)}
     L = len(index)
@@ -206,21 +223,42 @@ def compile_rules(rules, labels) -> tuple[ChainConstraints | None, GlobalConstra
     local = False
     found = []
     for rule in parsed:
-        left = _ids(rule.left, index, rule)
-        right = _ids(rule.right, index, rule) if rule.right else []
-        if rule.kind == "first":
-            start &= np.isin(np.arange(L), left)
-        elif rule.kind == "last":
-            end &= np.isin(np.arange(L), left)
+        unknown: list = []
+        left = _ids(rule.left, index, rule, unknown)
+        right = _ids(rule.right, index, rule, unknown) if rule.right else []
+        if unknown and warn:
+            warn_user(f"rule {rule.text!r} names label{'s' if len(unknown) > 1 else ''} "
+                      f"{', '.join(map(repr, unknown))}, which the training data does not "
+                      f"have (so the model never predicts "
+                      f"{'them' if len(unknown) > 1 else 'it'}): the rule reads without "
+                      f"{'them' if len(unknown) > 1 else 'it'}; the model's labels are: "
+                      f"{_shown(index)}", UserWarning)
+        if rule.kind in ("first", "last"):
+            if not left:
+                raise _unsatisfiable(rule, unknown, index)
+            allowed = np.isin(np.arange(L), left)
+            if rule.kind == "first":
+                start &= allowed
+            else:
+                end &= allowed
         elif rule.kind == "forbid":
-            transitions[np.ix_(left, right)] = False
+            if left and right:
+                transitions[np.ix_(left, right)] = False
         elif rule.kind == "require":
-            others = np.setdiff1d(np.arange(L), right)
-            transitions[np.ix_(left, others)] = False
+            if left:
+                others = np.setdiff1d(np.arange(L), right)
+                transitions[np.ix_(left, others)] = False
         elif rule.kind == "count":
+            if not left:
+                if rule.low > 0:
+                    raise _unsatisfiable(rule, unknown, index)
+                continue
             found.append(CountBound(tuple(left), rule.low, rule.high))
         elif rule.kind == "if":
-            found.append(Implication(tuple(left), tuple(right)))
+            if left and right:
+                found.append(Implication(tuple(left), tuple(right)))
+            elif left:  # nothing can follow from it: the "if" labels never appear
+                found.append(CountBound(tuple(left), 0, 0))
         else:
             found.extend(Contiguous(l) for l in left)
         local = local or not rule.is_global
@@ -237,7 +275,9 @@ def first_broken_rule(rules, labels, targets, *, include_global: bool):
     for rule in parse_rules(rules):
         if rule.is_global and not include_global:
             continue
-        local, global_ = compile_rules([rule.text], labels)
+        local, global_ = compile_rules([rule.text], labels, warn=False)
+        if local is None and global_ is None:
+            continue  # the rule names no label the model has: nothing to break
         checks.append((rule, local, global_))
     if not checks:
         return None
@@ -253,7 +293,7 @@ def first_broken_rule(rules, labels, targets, *, include_global: bool):
                     what = {"start": f"{labels[y[t]]!r} first", "end": f"{labels[y[t]]!r} last"}
                     return i, rule, what.get(kind, f"{labels[y[t]]!r} after "
                                                     f"{labels[y[t - 1]]!r}") + f" at token {t}"
-            elif y.size and y.min() >= 0:
+            elif global_ is not None and y.size and y.min() >= 0:
                 broken = global_.first_violation(y)
                 if broken is not None:
                     return i, rule, _broken(broken, y, labels)
