@@ -309,3 +309,32 @@ def test_the_generic_sequence_task_takes_rules():
                                           "forbid B-LOC -> I-PER").fit(Xd, yd)
     assert SequenceTask().get_params()["rules"] is None
     assert est.predict([[{"w": "zzz"}, {"w": "e"}]])[0][0] != "I-LOC"
+
+
+def test_an_explanation_under_global_rules_has_no_runner_up():
+    est = Tagger(task="citations", rules="contiguous *").fit(X, Y)
+    explained = est.explain_prediction(X[2])
+    assert explained.labels == est.predict([X[2]])[0]
+    assert sum(c.value for c in explained.contributions) == pytest.approx(explained.score,
+                                                                          abs=1e-9)
+    assert explained.runner_up is None and np.isnan(explained.margin)
+    assert "no runner-up under the model's global rules" in str(explained)
+
+
+def test_the_command_line_trains_with_rules_and_refuses_kbest_under_global_ones(tmp_path):
+    from latentstruct.cli import main
+
+    path = tmp_path / "cora.txt"
+    path.write_text("".join(
+        "<NEWREFERENCE>\n" + " ".join(f"<{label}> {token} </{label}>"
+                                      for token, label in zip(x, y)) + "\n"
+        for x, y in zip(X, Y)), encoding="utf-8")
+    model = tmp_path / "m.npz"
+    assert main(["train", "citations", "--train", str(path), "--model", str(model), "--quiet",
+                 "--option", "rules=first author|editor; contiguous *"]) == 0
+    assert load(model).task_.rules == "first author|editor; contiguous *"
+    assert main(["kbest", "--model", str(model), "--input", str(path),
+                 "--output", str(tmp_path / "k.jsonl")]) == 2
+    assert not (tmp_path / "k.jsonl").exists()
+    assert main(["train", "citations", "--train", str(path), "--model",
+                 str(tmp_path / "bad.npz"), "--option", "rules=frist author"]) == 2

@@ -32,6 +32,12 @@ def cmd_kbest(args) -> int:
     from ..tasks import TASKS
     from ..tasks.contracts import KBEST
 
+    if KBEST in task.offered_capabilities() and \
+            KBEST not in task.offered_capabilities(task.get_params()):
+        raise ConfigError(f"{args.model} is a {task.name!r} model with global rules "
+                          f"({task.get_params().get('rules')!r}), under which only the best "
+                          f"labelling can be found (an ILP), not a k-best list; use "
+                          f"`latentstruct predict`, or train without the global rules")
     if KBEST not in task.offered_capabilities(task.get_params()):
         listing = sorted(n for n, c in TASKS.items() if KBEST in c.offered_capabilities())
         raise ConfigError(f"{args.model} is a {task.name!r} model, which writes no k-best lists; "

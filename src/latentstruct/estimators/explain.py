@@ -52,7 +52,8 @@ class PredictionExplanation:
     contributions : list of Contribution
         ``(position, kind, feature, label, value)`` of every part, tokens in order.
     margin : float
-        ``score`` minus the runner-up's score (``inf`` when no other labelling exists).
+        ``score`` minus the runner-up's score (``inf`` when no other labelling exists;
+        ``nan`` under global rules, whose ILP gives the best labelling alone).
     runner_up : list of str or None
         The second best labelling; ``first_difference`` the first token where it differs.
     probability : float or None
@@ -85,6 +86,9 @@ class PredictionExplanation:
 
     def _summary(self) -> str:
         p = "" if self.probability is None else f", probability {self.probability:.4f}"
+        if self.runner_up is None and np.isnan(self.margin):
+            return (f"score {self.score:.4f}{p}; no runner-up under the model's global rules "
+                    f"(their ILP gives the best labelling alone)")
         if self.runner_up is None:
             return f"score {self.score:.4f}{p}; no other labelling is possible"
         t = self.first_difference
@@ -211,7 +215,10 @@ def explain_records(task, learner, dataset) -> list[PredictionExplanation]:
     Xf = task.featurize(dataset)
     out = []
     for i, record in enumerate(dataset.records):
+        # a sentence's words (a citation's tokens): the reader knows where they are
         words = getattr(record, "words", None)
+        if words is None:
+            words = getattr(record, "tokens", None)
         out.append(explain_featurised(task, learner, Xf.subset([i]),
                                       None if words is None else [str(w) for w in words]))
     return out
@@ -222,10 +229,16 @@ def explain_featurised(task, learner, Xf, tokens=None, *, allowed=None) -> Predi
     ``tokens``: its text for display, or None."""
     structure = _chain(task)
     restriction = None if allowed is None else [allowed]
-    best = learner.predict_nbest(Xf, 2, allowed=restriction)[0]
-    y, score, probability = best[0]
     one = structure.as_batch(Xf)[0]
     w = learner.structure_weights()
+    ilp_only = getattr(structure, "global_constraints", None) is not None
+    if ilp_only:
+        # global rules: an ILP argmax alone (no k-best list, no probabilities under them)
+        y = np.asarray(learner.predict(Xf)[0])
+        best = [(y, float(structure.joint_feature(one, y).dot(w)), None)]
+    else:
+        best = learner.predict_nbest(Xf, 2, allowed=restriction)[0]
+    y, score, probability = best[0]
     names = task.featurizer_.get_feature_names_out()
     labels = list(task.labels_)
     parts = [Contribution(t, kind, None if a is None else str(names[a]),
@@ -234,7 +247,7 @@ def explain_featurised(task, learner, Xf, tokens=None, *, allowed=None) -> Predi
              for t, kind, a, label, value in structure.contributions(one, w, y)]
     tags = task.decode_targets([y])[0]
     runner_up = first = None
-    margin = float("inf")
+    margin = float("nan") if ilp_only else float("inf")
     if len(best) > 1:
         other = best[1][0]
         runner_up = list(task.decode_targets([other])[0])

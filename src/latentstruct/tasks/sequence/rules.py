@@ -148,8 +148,8 @@ def parse_rules(rules) -> tuple[Rule, ...]:
 
 #: the ``rules`` parameter's check (``params``): its syntax, before any data is read
 RULES_PARAMETER = {"rules": [None, Satisfies(lambda r: parse_rules(r) is not None,
-                                             "rules: None, a string of rules (';' or new "
-                                             "lines between them) or a list of rule strings")],
+                                             "a string of rules (';' or new lines between "
+                                             "them) or a list of rule strings")],
                    "train_global_rules": [BOOL]}
 #: the capabilities of a chain that its prediction with global rules (an ILP argmax) cannot
 #: give: k-best lists, allowed labels, the label-factored argmax and random ties
@@ -193,9 +193,9 @@ def _ids(names: tuple[str, ...], index: dict, rule: Rule, unknown: list) -> list
 
 def _unsatisfiable(rule: Rule, unknown: list, labels) -> InputError:
     return InputError(f"rule {rule.text!r} can never hold: the model has none of the labels "
-                      f"it needs ({', '.join(map(repr, unknown))} are not in the training "
-                      f"data, whose labels are: {_shown(labels)}); fix the rule, drop it, or "
-                      f"train on data with those labels")
+                      f"it needs ({', '.join(map(repr, unknown))}: not in the training data, "
+                      f"whose labels are: {_shown(labels)}); fix the rule, drop it, or train "
+                      f"on data with those labels")
 
 
 def _shown(labels) -> str:
