@@ -45,6 +45,11 @@ def test_every_form_parses():
     assert rules[7].text == "at least one title"  # spacing normalised
     assert parse_rules(["first author", "", "last date"]) == parse_rules("first author;last date")
     assert parse_rules(None) == () and parse_rules("  ;\n ") == ()
+    commented = parse_rules("""
+        first author|editor   # opens with its authors; or editors
+        # a line of comment alone
+        contiguous *""")
+    assert [r.text for r in commented] == ["first author|editor", "contiguous *"]
 
 
 @pytest.mark.parametrize("bad, match", [

@@ -8,7 +8,9 @@ constraint structure allows: chains -> :func:`viterbi`; monotone one-to-one alig
 -> :class:`GraphAlignmentILP`; anything else -> :class:`ILPModel`.  Hard constraints on a
 chain's labellings (forbidden transitions, first or last labels, allowed labels per token)
 are :class:`ChainConstraints` (and :func:`token_mask`): ``-inf`` part scores, so the chain's
-decoders, k-best and sums stay exact over the allowed labellings.
+decoders, k-best and sums stay exact over the allowed labellings.  Constraints on the whole
+labelling (a label's count, if-then, a contiguous field) are :class:`GlobalConstraints`,
+decoded exactly by :func:`constrained_argmax` (k-best Viterbi first, then the ILP).
 """
 
 from latentstruct.inference.alignment import alignment_to_indicator, indicator_to_alignment, monotone_alignment
@@ -45,6 +47,7 @@ from latentstruct.inference.result import ERROR, EXACT, INFEASIBLE, TIME_LIMIT, 
 from latentstruct.inference.tree_bp import TreeMarginals, tree_max_product, tree_sum_product
 from latentstruct.inference.viterbi import BatchViterbiResult, kbest_viterbi, viterbi, viterbi_batch
 from latentstruct.inference.constraints import ChainConstraints, token_mask
+from latentstruct.inference.global_constraints import GlobalConstraints, constrained_argmax
 from latentstruct.inference.eisner import KBestTrees, eisner, eisner_batch, eisner_kbest, head_hamming_augmented
 from latentstruct.inference.brute_force import (
     all_dependency_trees,
@@ -65,6 +68,8 @@ __all__ = [
     "BatchViterbiResult",
     "ChainConstraints",
     "token_mask",
+    "GlobalConstraints",
+    "constrained_argmax",
     "monotone_alignment",
     "alignment_to_indicator",
     "indicator_to_alignment",

@@ -1,7 +1,8 @@
 """Declarative rules on a sequence task's labellings, written with label names.
 
 A sequence task's ``rules`` parameter holds them: a list of strings, or one string with one
-rule per line or separated by ``;``.  ``LABELS`` is one label, several joined by ``|``
+rule per line or separated by ``;`` (``#`` starts a comment that runs to the end of the
+line).  ``LABELS`` is one label, several joined by ``|``
 (``author|editor``), or ``*`` for every label::
 
     first LABELS                  the first token takes one of LABELS
@@ -127,7 +128,8 @@ def _parse_one(text: str) -> Rule:
 
 def parse_rules(rules) -> tuple[Rule, ...]:
     """The rules of a ``rules`` parameter: None (none), a string (one rule per line or
-    separated by ``;``) or a list or tuple of such strings.  Blank entries are skipped.  A
+    separated by ``;``; ``#`` to the end of a line is a comment) or a list or tuple of such
+    strings.  Blank entries are skipped.  A
     malformed rule is a ``ConfigError`` quoting it and listing the forms."""
     if rules is None:
         return ()
@@ -138,7 +140,9 @@ def parse_rules(rules) -> tuple[Rule, ...]:
     else:
         raise ConfigError(f"rules must be None, a string of rules (separated by ';' or new "
                           f"lines) or a list of such strings; got {type(rules).__name__}")
-    parts = [p.strip() for t in texts for p in re.split(r"[;\n]", t)]
+    # a comment runs from "#" to the end of its line
+    lines = [line.split("#", 1)[0] for t in texts for line in t.split("\n")]
+    parts = [p.strip() for line in lines for p in line.split(";")]
     parts = [p for p in parts if p]
     if len(parts) > _MAX_RULES:
         raise ConfigError(f"rules: {len(parts):,} rules given; at most {_MAX_RULES:,} are "
