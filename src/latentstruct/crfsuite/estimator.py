@@ -145,6 +145,13 @@ class CRF(BaseEstimator):
     sklearn-crfsuite's interface; see the module docstring and sklearn-crfsuite's
     documentation for every parameter (same names, defaults and meaning).
 
+    One parameter is latentstruct's own: ``constrained`` ({"auto", True, False}, default
+    "auto").  When the labels are chunk tags (``B-PER I-PER O``: IOB1, IOB2, IOE1/2 or
+    BIOES) and every training sequence is well-formed in their scheme, the model decodes
+    and trains only well-formed sequences (no ``I-PER`` after ``O``; CRFsuite predicts such
+    sequences, python-crfsuite issue 72); other labels leave the chain as CRFsuite's.
+    ``constrained=False`` is CRFsuite's model exactly (``tasks.sequence.well_formed``).
+
     Attributes
     ----------
     classes_ : list of str
@@ -170,7 +177,7 @@ class CRF(BaseEstimator):
                  calibration_samples=None, calibration_candidates=None,
                  calibration_max_trials=None, pa_type=None, c=None, error_sensitive=None,
                  averaging=None, variance=None, gamma=None, verbose=False, model_filename=None,
-                 keep_tempfiles=False, trainer_cls=None):
+                 keep_tempfiles=False, trainer_cls=None, constrained="auto"):
         store_init_args(self, locals())
 
     # --- the learner a configuration asks for ----------------------------------------------
@@ -211,6 +218,7 @@ class CRF(BaseEstimator):
             raise ValueError("Pass both X_dev and y_dev to use the holdout data (got only "
                              f"{'X_dev' if y_dev is None else 'y_dev'})")
         name, learner_opts, task_opts = self._learner_and_options()
+        task_opts = {**task_opts, "constrained": self.constrained}
         if self.model_filename is not None:
             _check_model_filename(self.model_filename)
         holdout_data = None

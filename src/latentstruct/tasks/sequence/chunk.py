@@ -16,14 +16,14 @@ from ...data.readers import (
     read_lines,
     write_conll2000,
 )
-from ...exceptions import InputError, ModelFormatError, warn_user
-from ...params import BOOL, Options
+from ...exceptions import InputError
+from ...params import Options
 from ..base import Dataset, register_task
 from .chunk_metrics import ChunkScores, detect_tag_scheme
-from ...featurizers.targets import SequenceLabelEncoder
-from .encodings import ENCODINGS, convert, well_formed_constraints
+from .encodings import convert
 from .dict_sentence import CRFSUITE_NAMES
 from .labelling import SentenceReader, SequenceLabellingTask
+from .well_formed import CONSTRAINED_PARAMETER, WellFormedTags
 from .raw import check_writable, chunk_record, chunk_tag_problem, sequence_dataset
 
 __all__ = ["ChunkTask", "ChunkReader", "INPUT_SCHEMES", "read_words_pos"]
@@ -156,7 +156,7 @@ class ChunkReader(SentenceReader):
 
 
 @register_task
-class ChunkTask(SequenceLabellingTask):
+class ChunkTask(WellFormedTags, SequenceLabellingTask):
     """CoNLL-2000 chunking: ``word POS chunk`` files, scored by conlleval F1.
 
     ``read`` also takes unlabelled input, ``word POS`` per line (what ``predict`` tags); the
@@ -199,12 +199,13 @@ class ChunkTask(SequenceLabellingTask):
     """
 
     name = "chunk"
+    model_noun = "chunker"
     featurizer_fixed = {"uses_pos": True}  # the templates read the POS tags
     score_metric = "f1"
     metric = ChunkScores()
     evaluation_params = frozenset({"input_scheme"})
     _parameter_constraints = {**SequenceLabellingTask._parameter_constraints,
-                              "constrained": [Options("auto"), BOOL],
+                              **CONSTRAINED_PARAMETER,
                               "input_scheme": [Options(*INPUT_SCHEMES), None]}
 
     def __init__(self, *, n_structured_tokens=None, n_binary=0, negatives_per_positive=1,
@@ -228,100 +229,7 @@ class ChunkTask(SequenceLabellingTask):
         """As :meth:`SequenceLabellingTask.fit`; record the training file's tag scheme and
         whether the chain keeps to its well-formed sequences (``constrained_``)."""
         super().fit(dataset)
-        gold = [t for t in dataset.targets if t is not None]
-        self.tag_scheme_ = detect_tag_scheme(gold)
-        if (self.tag_scheme_ is not None and not dataset.labels  # a declared set is kept
-                and any(t is None for tags in gold for t in tags)):
-            self._complete_label_set()
-        self.constrained_ = self._decide_constrained(gold, dataset.path)
-        self._build_structure()  # with the constraints of the scheme
-        return self
-
-    def _complete_label_set(self) -> None:
-        """With partial labels: every prefix of the scheme for each chunk type seen, and
-        ``O``, join the label set.  A tag that is always hidden (a rare ``B-LST`` whose
-        ``I-LST`` is known) is a label a well-formed completion may need: without it an
-        ``I-LST`` could have no well-formed predecessor."""
-        labels = set(self.labels_)
-        prefixes = ENCODINGS[self.tag_scheme_].prefixes
-        types = {t[2:] for t in labels if t != "O"}
-        wanted = {f"{p}-{x}" for x in types for p in prefixes} | {"O"}
-        if not wanted <= labels:
-            self.target_encoder_ = SequenceLabelEncoder(classes=sorted(labels | wanted)).fit([])
-
-    def _decide_constrained(self, gold, path) -> bool:
-        """``constrained`` resolved on the training tags: "auto" keeps to the scheme's
-        well-formed sequences when every training sentence is one, True insists on it."""
-        if self.constrained is False:
-            return False
-        scheme = self.tag_scheme_
-        if scheme is None:
-            if self.constrained is True:
-                raise InputError("constrained=True needs the training tags' chunk scheme, and "
-                                 "it could not be told (no chunk, or tags of no single scheme); "
-                                 "pass constrained=False", path)
-            return False
-        bad = self._first_ill_formed(gold)
-        if bad is None:
-            return True
-        i, what = bad
-        if self.constrained is True:
-            raise InputError(
-                f"training sentence {i} is not a well-formed {scheme.upper()} sequence "
-                f"({what}), and constrained=True decodes only well-formed ones; rewrite the "
-                f"tags well-formed (tasks.sequence.encodings.convert(tags, {scheme!r}, "
-                f"{scheme!r})) or pass constrained=False", path)
-        warn_user(f"training sentence {i} is not a well-formed {scheme.upper()} sequence "
-                  f"({what}), so the chunker decodes without the scheme's constraints "
-                  f"(constrained='auto'); pass constrained=False to silence this, or "
-                  f"rewrite the tags well-formed to decode only well-formed sequences",
-                  UserWarning)
-        return False
-
-    def _first_ill_formed(self, gold) -> tuple[int, str] | None:
-        """The first sentence of ``gold`` (tag lists) that is not well-formed in the
-        training scheme, as (index, what is wrong and where), or None."""
-        constraints = well_formed_constraints(self.labels_, self.tag_scheme_)
-        index = {label: k for k, label in enumerate(self.labels_)}
-        for i, tags in enumerate(gold):
-            # a tag the model lacks is encode_targets' error, said where it is met
-            if any(t is not None and t not in index for t in tags):
-                continue
-            # an unknown tag (None, partial labels) breaks no rule: a decoder completes it
-            bad = constraints.first_violation([-1 if t is None else index[t] for t in tags])
-            if bad is None:
-                continue
-            t, kind = bad
-            return i, {"start": f"{tags[t]!r} first", "end": f"{tags[t]!r} last"}.get(
-                kind, f"{tags[t]!r} after {tags[t - 1]!r}") + f" at token {t}"
-        return None
-
-    def training_targets(self, dataset: Dataset) -> list:
-        """The encoded gold tags of a batch to train on.  A constrained chunker
-        (``constrained_``) refuses an ill-formed sentence in a later batch
-        (``partial_fit``, ``train --resume``) as ``fit`` decided on the first: its decoder
-        cannot write that sequence, so the CRF's likelihood of it would be unbounded.  The
-        task's ``rules`` are checked too (``SequenceLabellingTask.training_targets``)."""
-        targets = super().training_targets(dataset)
-        if getattr(self, "constrained_", False):
-            bad = self._first_ill_formed([t for t in dataset.targets if t is not None])
-            if bad is not None:
-                i, what = bad
-                scheme = self.tag_scheme_.upper()
-                raise InputError(
-                    f"training sentence {i} of this batch is not a well-formed {scheme} "
-                    f"sequence ({what}), and the model decodes only well-formed ones "
-                    f"(constrained_ was decided on its first training data); rewrite the tags "
-                    f"well-formed (tasks.sequence.encodings.convert) or train a new model with "
-                    f"constrained=False", dataset.path)
-        return targets
-
-    def own_constraints(self):
-        """The well-formed sequences of the training tag scheme when ``constrained_``
-        (``encodings.well_formed_constraints``), else None."""
-        if not getattr(self, "constrained_", False):
-            return None
-        return well_formed_constraints(self.labels_, self.tag_scheme_)
+        return self.fit_tag_scheme(dataset)
 
     def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
         """conlleval scores; a file whose tag scheme is not the model's is refused."""
@@ -341,22 +249,10 @@ class ChunkTask(SequenceLabellingTask):
 
     def get_state(self):
         state, arrays = super().get_state()
-        return {**state, "tag_scheme": getattr(self, "tag_scheme_", None),
-                "constrained": bool(getattr(self, "constrained_", False))}, arrays
+        return {**state, **self.tag_scheme_state()}, arrays
 
     @classmethod
     def from_state(cls, params, state, arrays):
         task = super().from_state(params, state, arrays)
-        scheme = state.get("tag_scheme")  # absent in models saved before it was recorded
-        if scheme is not None and scheme not in INPUT_SCHEMES + ("ioe1", "ioe2", "oc"):
-            raise ModelFormatError(f"unknown chunk tag scheme {scheme!r} in the model file")
-        # absent in models saved before constraints: they decode freely, as they did
-        constrained = state.get("constrained", False)
-        if not isinstance(constrained, bool) or (constrained and scheme is None):
-            raise ModelFormatError(f"the model file says constrained={constrained!r} with tag "
-                                   f"scheme {scheme!r}; expected a bool, and a scheme when "
-                                   f"true. The file is damaged or edited: retrain the model")
-        task.tag_scheme_, task.constrained_ = scheme, constrained
-        task._build_structure()  # with the constraints of the scheme
-        return task
+        return task.restore_tag_scheme(state)
 

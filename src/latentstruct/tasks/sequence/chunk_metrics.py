@@ -145,7 +145,11 @@ def detect_tag_scheme(tag_sequences: Iterable[Sequence[str]]) -> str | None:
     encoding, or no majority (a file of mixed schemes).
     """
     sentences = [list(t) for t in tag_sequences]
-    prefixes = {t[0] for tags in sentences for t in tags if t is not None and t != "O"}
+    tags = {t for tags in sentences for t in tags if t is not None and t != "O"}
+    if not all(isinstance(t, str) and len(t) > 2 and t[1] == "-"
+               and not any(c.isspace() for c in t) for t in tags):
+        return None  # a tag that is not P-TYPE (NN, sunny, a bare B): no chunk scheme
+    prefixes = {t[0] for t in tags}
     chunked = [tags for tags in sentences if any(t is not None and t != "O" for t in tags)]
     if not chunked:
         return None

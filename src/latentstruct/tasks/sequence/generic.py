@@ -50,6 +50,7 @@ from ...exceptions import InputError
 from ..base import ComposedTask, Dataset, register_task
 from .labelling import SentenceReader, SequenceLabellingTask
 from .rules import RULES_PARAMETER
+from .well_formed import CONSTRAINED_PARAMETER, WellFormedTags
 from .raw import CRFSUITE_NAMES, DictSentence, any_tag, check_attribute_value, sequence_dataset
 
 __all__ = ["SequenceTask", "CrfsuiteReader", "read_crfsuite_data", "write_crfsuite_data", "parse_attribute",
@@ -303,7 +304,7 @@ class CrfsuiteReader(SentenceReader):
 # the task
 # --------------------------------------------------------------------------------------
 @register_task
-class SequenceTask(SequenceLabellingTask):
+class SequenceTask(WellFormedTags, SequenceLabellingTask):
     """First-order sequence labelling of feature-dict sentences with any label strings.
 
     No built-in attribute templates and no tag checks: the attributes are the feature
@@ -317,6 +318,12 @@ class SequenceTask(SequenceLabellingTask):
         The featurizer's (:class:`~latentstruct.tasks.sequence.featurizer.ChainFeaturizer`'s,
         which documents them), by name; it has no templates here, so its ``window`` and
         ``affix_length`` are not parameters.
+    constrained : {"auto", True, False}, default "auto"
+        With chunk tags (``B-PER I-PER O``; IOB1, IOB2, IOE1/2 or BIOES), decode and train
+        only the well-formed sequences of their scheme (no ``I-PER`` after ``O``): "auto"
+        when every training sentence is one (tags of no chunk scheme, or an ill-formed
+        training sentence, with a warning, leave the chain free), True always, False never
+        (``tasks.sequence.well_formed``; the decision is ``constrained_``).
     rules : None, str or list of str
         Declarative rules on the labellings, with label names (``forbid O -> I-PER``,
         ``contiguous *``): ``tasks.sequence.rules``, which lists the forms.
@@ -343,14 +350,32 @@ class SequenceTask(SequenceLabellingTask):
     negatives_per_positive = 1
     sample_seed = 0
 
-    _parameter_constraints = RULES_PARAMETER  # and the featurizer's own
+    _parameter_constraints = {**CONSTRAINED_PARAMETER, **RULES_PARAMETER}  # and the featurizer's
 
-    def __init__(self, *, rules=None, train_global_rules=False, **featurizer_params):
-        # the featurizer's parameters and the rules: the base task's sampling options are
-        # not this task's (above)
+    def __init__(self, *, constrained="auto", rules=None, train_global_rules=False,
+                 **featurizer_params):
+        # the featurizer's parameters, the constraints and the rules: the base task's
+        # sampling options are not this task's (above)
         ComposedTask.__init__(self, **featurizer_params)
+        self.constrained = constrained
         self.rules = rules
         self.train_global_rules = train_global_rules
+
+    def fit(self, dataset: Dataset) -> "SequenceTask":
+        """As :meth:`SequenceLabellingTask.fit`; with chunk tags (``B-PER``, ``I-PER``,
+        ``O``), record their scheme and whether the chain keeps to its well-formed
+        sequences (``constrained_``)."""
+        super().fit(dataset)
+        return self.fit_tag_scheme(dataset)
+
+    def get_state(self):
+        state, arrays = super().get_state()
+        return {**state, **self.tag_scheme_state()}, arrays
+
+    @classmethod
+    def from_state(cls, params, state, arrays):
+        task = super().from_state(params, state, arrays)
+        return task.restore_tag_scheme(state)
 
     @property
     def reader(self) -> "CrfsuiteReader":
