@@ -550,10 +550,21 @@ class Estimator(BaseEstimator):
         transition part; their values sum to ``.score``), ``.margin`` to the runner-up and
         where they first differ, and for a CRF ``.probability`` and per-token
         ``.marginals``.  Prints as text; a notebook shows it as an HTML table.
-        ``allowed``: one sentence's entry of :meth:`predict`'s."""
+        ``allowed``: one sentence's entry of :meth:`predict`'s.
+
+        A graph model (task ``graph``) explains one graph ``x`` (``(node_features,
+        edges)``): an ``estimators.graph_explain.GraphExplanation`` of every node and edge
+        part's share, the runner-up and the nodes where it differs."""
         from .explain import explain_prediction
 
         check_is_fitted(self)
+        if callable(getattr(getattr(self.task_, "structure_", None), "runner_up", None)):
+            from .graph_explain import explain_graph
+
+            if allowed is not None:
+                raise ConfigError("allowed= restricts a sequence's labels; a graph model "
+                                  "explains its prediction without it")
+            return explain_graph(self.task_, self.learner_, x)
         ids = None if allowed is None else self._allowed_ids([allowed], 1)[0]
         return explain_prediction(self.task_, self.learner_, x, allowed=ids)
 

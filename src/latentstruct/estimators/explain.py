@@ -28,7 +28,8 @@ __all__ = ["Contribution", "PredictionExplanation", "WeightsExplanation", "expla
 class Contribution(NamedTuple):
     """One part's share of a labelling's score: ``kind`` is "state" (``feature``: the
     attribute's name), "transition" (``label``: ``(previous, label)``), "start" or "end"
-    (``feature`` None)."""
+    (``feature`` None); in a graph's explanation "node" (``feature``: the column) or "edge"
+    (``position`` and ``label`` pairs: ``(i, j)``, ``(state_i, state_j)``)."""
 
     position: int
     kind: str

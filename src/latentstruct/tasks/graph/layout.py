@@ -186,6 +186,32 @@ class GraphLayout:
         counts = x.edge_features.T @ onehot
         return self._fold(counts.reshape(-1, k, k)).ravel()
 
+    def contributions(self, x: GraphExample, w, y) -> list[tuple]:
+        """What each part of labelling ``y`` of graph ``x`` adds to its score ``w·Φ(x, y)``,
+        as ``(position, kind, feature, label, value)`` tuples: ``"node"`` parts (position
+        the node, feature a node feature column with a non-zero value, label its state) and
+        then ``"edge"`` parts (position ``(i, j)``, feature the edge feature column, or None
+        without edge features, label ``(y_i, y_j)``).  The values sum to the score (an
+        explanation of a prediction)."""
+        w = np.asarray(w, dtype=np.float64)
+        y = np.asarray(y, dtype=np.int64)
+        unary = self.unary_weights(w)
+        out: list[tuple] = []
+        for i in range(x.n_nodes):
+            for c in np.flatnonzero(x.features[i]):
+                out.append((i, "node", int(c), int(y[i]),
+                            float(x.features[i, c] * unary[y[i], c])))
+        pairwise = self.pairwise_weights(w)
+        for e, (i, j) in enumerate(np.asarray(x.edges, dtype=np.int64)):
+            a, b = int(y[i]), int(y[j])
+            if self.n_edge_columns == 0:
+                out.append(((int(i), int(j)), "edge", None, (a, b), float(pairwise[0, a, b])))
+                continue
+            for t in np.flatnonzero(x.edge_features[e]):
+                out.append(((int(i), int(j)), "edge", int(t), (a, b),
+                            float(x.edge_features[e, t] * pairwise[t, a, b])))
+        return out
+
     def expected_feature(self, x: GraphExample, m) -> np.ndarray:
         """E[Φ(x, y)] under node marginals ``m.node`` (n_nodes, K) and edge marginals
         ``m.edge`` (n_edges, K, K; without edge features also their sum, (K, K))."""

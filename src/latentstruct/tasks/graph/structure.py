@@ -169,6 +169,41 @@ class GraphStructure(_LayoutHolder, MaxDecodableDefaults):
     def loss(self, y_true, y_pred) -> float:
         return hamming(y_true, y_pred)
 
+    def contributions(self, x, w, y) -> list[tuple]:
+        """Every node and edge part's share of ``w·Φ(x, y)``
+        (:meth:`GraphLayout.contributions`); the values sum to the score."""
+        return self.layout.contributions(x, w, y)
+
+    def runner_up(self, x, w, y) -> DecodeResult | None:
+        """The best labelling of ``x`` other than ``y`` (and its score), or None when ``y``
+        is the only one (one state).  Exact: the best labelling that differs from ``y`` at
+        some node is the best, over the nodes ``i``, of the best labelling with ``y_i``
+        ruled out at ``i`` (one exact argmax per node; the state is ruled out by a penalty
+        larger than any two labellings' difference)."""
+        y = np.asarray(y, dtype=np.int64)
+        if self.n_labels < 2:
+            return None
+        unary, pairwise = self.layout.potentials(x, w)
+        # above the largest possible score difference: twice the largest |score| any part
+        # can add, summed over the parts
+        if pairwise.ndim == 2:  # one matrix for every edge
+            edge_bound = len(x.edges) * float(np.abs(pairwise).max(initial=0.0))
+        else:
+            edge_bound = float(np.abs(pairwise).max(axis=(1, 2)).sum()) if len(pairwise) else 0.0
+        spread = 1.0 + 2.0 * (float(np.abs(unary).max(axis=1).sum()) + edge_bound)
+        best = None
+        for i in range(x.n_nodes):
+            ruled_out = unary.copy()
+            ruled_out[i, y[i]] -= spread
+            found = graph_argmax(ruled_out, pairwise, x.edges)
+            z = np.asarray(found.structure, dtype=np.int64)
+            if z[i] == y[i]:  # pragma: no cover - the penalty exceeds every difference
+                continue
+            score = float(self.layout.joint_feature(x, z) @ np.asarray(w, dtype=np.float64))
+            if best is None or score > best.score:
+                best = DecodeResult(z, score, found.status, found.stats)
+        return best
+
     def marginals(self, x, w):
         """Node (``.node``) and edge marginals, ``.log_partition`` and ``.status``.
 
