@@ -179,3 +179,24 @@ def test_short_version_flag(capsys):
         main(["-V"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.strip() == f"latentstruct {__version__}"
+
+
+def test_help_read_by_a_reader_that_goes_away_ends_quietly():
+    # `latentstruct train citations --help | head -1`: no BrokenPipeError traceback.  The
+    # reader is gone before anything is written (its end of the pipe closed), so the first
+    # write meets EPIPE whatever the timing.
+    import os
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "latentstruct", "train", "citations",
+                               "--help"], stdout=write_end, stderr=subprocess.PIPE,
+                              timeout=120)
+    finally:
+        os.close(write_end)
+    err = proc.stderr.decode()
+    assert proc.returncode == 141
+    assert "Traceback" not in err and "BrokenPipeError" not in err

@@ -416,9 +416,21 @@ def main(argv=None) -> int:
             _INTERRUPTS.restore()
 
 
+def _reader_gone() -> int:
+    """The reader of standard output went away (``latentstruct train --help | head``): stop
+    quietly, as command-line tools do, and keep Python from complaining at exit."""
+    import os
+
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by it
+
+
 def _run(argv) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)  # --help prints here
+    except BrokenPipeError:
+        return _reader_gone()
     import warnings
 
     with warnings.catch_warnings():
@@ -437,13 +449,8 @@ def _run(argv) -> int:
             return _error(exc, 2)
         except LatentStructError as exc:
             return _error(exc, 1)
-        except BrokenPipeError:
-            # the reader went away (`latentstruct inspect ... | head`): stop quietly, as
-            # command-line tools do, and keep Python from complaining at exit
-            import os
-
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by it
+        except BrokenPipeError:  # `latentstruct inspect ... | head`
+            return _reader_gone()
         except OSError as exc:
             # a full disk, a permission denied, a read-only file system: the user's to fix
             where = f"{exc.filename}: " if exc.filename else ""
