@@ -225,11 +225,6 @@ class ChunkTask(WellFormedTags, SequenceLabellingTask):
         is converted to the scheme the task was fitted on."""
         return ChunkReader(self.input_scheme, getattr(self, "tag_scheme_", None))
 
-    def fit(self, dataset: Dataset) -> "ChunkTask":
-        """As :meth:`SequenceLabellingTask.fit`; record the training file's tag scheme and
-        whether the chain keeps to its well-formed sequences (``constrained_``)."""
-        super().fit(dataset)
-        return self.fit_tag_scheme(dataset)
 
     def evaluate_model(self, dataset: Dataset, predict, decision_function=None) -> dict:
         """conlleval scores; a file whose tag scheme is not the model's is refused."""
@@ -247,12 +242,4 @@ class ChunkTask(WellFormedTags, SequenceLabellingTask):
                     dataset.path)
         return super().evaluate_model(dataset, predict, decision_function)
 
-    def get_state(self):
-        state, arrays = super().get_state()
-        return {**state, **self.tag_scheme_state()}, arrays
-
-    @classmethod
-    def from_state(cls, params, state, arrays):
-        task = super().from_state(params, state, arrays)
-        return task.restore_tag_scheme(state)
 

@@ -361,21 +361,7 @@ class SequenceTask(WellFormedTags, SequenceLabellingTask):
         self.rules = rules
         self.train_global_rules = train_global_rules
 
-    def fit(self, dataset: Dataset) -> "SequenceTask":
-        """As :meth:`SequenceLabellingTask.fit`; with chunk tags (``B-PER``, ``I-PER``,
-        ``O``), record their scheme and whether the chain keeps to its well-formed
-        sequences (``constrained_``)."""
-        super().fit(dataset)
-        return self.fit_tag_scheme(dataset)
 
-    def get_state(self):
-        state, arrays = super().get_state()
-        return {**state, **self.tag_scheme_state()}, arrays
-
-    @classmethod
-    def from_state(cls, params, state, arrays):
-        task = super().from_state(params, state, arrays)
-        return task.restore_tag_scheme(state)
 
     @property
     def reader(self) -> "CrfsuiteReader":

@@ -31,7 +31,7 @@ class WellFormedTags:
     """Mixin of a sequence task (before ``SequenceLabellingTask`` in its bases) with a
     ``constrained`` parameter ({"auto", True, False}).
 
-    ``fit_tag_scheme(dataset)``, called by the task's ``fit`` after the base fit, records
+    ``fit_tag_scheme(dataset)``, which ``fit`` calls after the base fit, records
     the training tags' scheme (``tag_scheme_``, None when they are not chunk tags) and
     whether the chain keeps to its well-formed sequences (``constrained_``): "auto" when
     every training sentence is well-formed (a warning says when one is not), True always
@@ -42,6 +42,22 @@ class WellFormedTags:
 
     #: what the messages call a model of the task
     model_noun = "model"
+
+    def fit(self, dataset: Dataset):
+        """As :meth:`SequenceLabellingTask.fit`; then, with chunk tags (``B-PER``, ``I-PER``,
+        ``O``), record their scheme and whether the chain keeps to its well-formed
+        sequences (``constrained_``)."""
+        super().fit(dataset)
+        return self.fit_tag_scheme(dataset)
+
+    def get_state(self):
+        state, arrays = super().get_state()
+        return {**state, **self.tag_scheme_state()}, arrays
+
+    @classmethod
+    def from_state(cls, params, state, arrays):
+        task = super().from_state(params, state, arrays)
+        return task.restore_tag_scheme(state)
 
     def fit_tag_scheme(self, dataset: Dataset):
         """Decide ``tag_scheme_`` and ``constrained_`` on the training data, and rebuild the
