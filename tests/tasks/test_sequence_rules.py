@@ -114,14 +114,23 @@ def test_a_label_the_model_lacks_is_left_out_of_its_rule_with_a_warning():
 def test_first_broken_rule_names_the_sentence_rule_and_place():
     idx = {label: i for i, label in enumerate(LABELS)}
     targets = [np.array([idx[t] for t in y]) for y in Y]
-    assert first_broken_rule("first author|editor", LABELS, targets) is None
-    i, rule, where = first_broken_rule("forbid editor -> title", LABELS, targets)
+    assert first_broken_rule("first author|editor", LABELS, targets, include_global=True) is None
+    i, rule, where = first_broken_rule("forbid editor -> title", LABELS, targets,
+                                       include_global=False)
     assert (i, rule.text, where) == (2, "forbid editor -> title",
                                      "'title' after 'editor' at token 3")
-    # global rules may be broken by training data
-    assert first_broken_rule("count title <= 1; contiguous *", LABELS, targets) is None
-    # an unknown tag (-1) breaks no rule
-    assert first_broken_rule("first date", LABELS, [np.array([-1, 1])]) is None
+    # a global rule only when asked, and named by what breaks it
+    assert first_broken_rule("count title <= 1", LABELS, targets, include_global=False) is None
+    assert first_broken_rule("count title <= 1", LABELS, targets,
+                             include_global=True)[2] == "2 tokens labelled title"
+    assert first_broken_rule("if title then editor", LABELS, targets,
+                             include_global=True)[2] == "title without editor"
+    split = [np.array([0, 3, 0])]
+    assert first_broken_rule("contiguous author", LABELS, split,
+                             include_global=True)[2] == "'author' in more than one segment"
+    # an unknown tag (-1) breaks no local rule, and its sentence is not checked globally
+    assert first_broken_rule("first date; count date >= 2", LABELS, [np.array([-1, 1])],
+                             include_global=True) is None
 
 
 # --- exact decoding through the task -----------------------------------------------------
@@ -255,11 +264,14 @@ def test_training_data_that_breaks_a_kept_rule_is_refused_with_its_line(tmp_path
         task.fit(task.read(path))
         task.training_targets(task.read(path))
     assert err.value.path == str(path) and err.value.line == 4
-    # training data may break a global rule, trained under it or not
-    for strict in (False, True):
-        task = CitationTask(rules="count title <= 0", train_global_rules=strict)
-        task.fit(task.read(path))
-        assert len(task.training_targets(task.read(path))) == 2
+    # a global rule is kept at prediction alone by default: training data may break it
+    task = CitationTask(rules="count title <= 0")
+    task.fit(task.read(path))
+    task.training_targets(task.read(path))
+    strict = CitationTask(rules="count title <= 0", train_global_rules=True)
+    strict.fit(strict.read(path))
+    with pytest.raises(InputError, match="1 token labelled title"):
+        strict.training_targets(strict.read(path))
 
 
 def test_a_rule_naming_a_label_the_data_lacks_warns_on_fit():

@@ -334,21 +334,23 @@ class SequenceLabellingTask(ComposedTask):
 
     def training_targets(self, dataset: Dataset) -> list:
         """The encoded gold tags of a batch to train on, refused where a sentence breaks a
-        local rule (``rules``), which every decoder keeps in training: the decoder could
-        never write it, and the CRF's likelihood of it would be unbounded.  Training data
-        may break a global rule (``rules.first_broken_rule`` says why)."""
+        rule the decoder keeps in training (the local ``rules``, and the global ones with
+        ``train_global_rules``): the decoder could never write it, and the CRF's likelihood
+        of it would be unbounded."""
         targets = self.encode_targets(dataset.targets)
         rules = getattr(self, "rules", None)
         if rules is None:
             return targets
-        bad = first_broken_rule(rules, list(self.labels_), targets)
+        bad = first_broken_rule(rules, list(self.labels_), targets,
+                                include_global=bool(getattr(self, "train_global_rules", False)))
         if bad is not None:
             i, rule, where = bad
             line = getattr(dataset.records[i], "line", 0) if i < len(dataset.records) else 0
             raise InputError(
-                f"training sentence {i} breaks rule {rule.text!r} ({where}), which every "
-                f"decoder keeps, training included, so the model could never learn that "
-                f"labelling; fix its tags, or drop the rule", dataset.path, line or None)
+                f"training sentence {i} breaks rule {rule.text!r} ({where}), which the model "
+                f"keeps in training, so it could never learn that labelling; fix its tags, "
+                f"or drop the rule (a global rule, kept at prediction alone, may be broken "
+                f"by training data)", dataset.path, line or None)
         return targets
 
     def own_constraints(self):

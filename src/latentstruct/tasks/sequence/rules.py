@@ -270,29 +270,47 @@ def compile_rules(rules, labels, *, warn: bool = True
     return chain, (GlobalConstraints(L, found) if found else None)
 
 
-def first_broken_rule(rules, labels, targets):
-    """The first of ``targets`` (label-id arrays over ``labels``; -1 an unknown tag, None
-    skipped) that breaks a local rule of ``rules``, as ``(index, rule, where)``, or None.
-    Global rules are not checked: no learner that trains under them needs its training
-    labellings to keep them (a structural SVM's or a perceptron's gold may lie outside the
-    set its argmax searches; the CRF, whose likelihood would need it, cannot train under
-    them).  An unknown tag breaks no rule."""
+def first_broken_rule(rules, labels, targets, *, include_global: bool):
+    """The first of ``targets`` (label-id arrays over ``labels``; -1 an unknown tag) that
+    breaks a rule of ``rules``, as ``(index, rule, where)``, or None.  Global rules are
+    checked only with ``include_global``, and only on targets with no unknown tag (a
+    decoder completes those); an unknown tag breaks no local rule."""
     checks = []
     for rule in parse_rules(rules):
-        if rule.is_global:
+        if rule.is_global and not include_global:
             continue
-        local, _ = compile_rules([rule.text], labels, warn=False)
-        if local is not None:
-            checks.append((rule, local))
+        local, global_ = compile_rules([rule.text], labels, warn=False)
+        if local is None and global_ is None:
+            continue  # the rule names no label the model has: nothing to break
+        checks.append((rule, local, global_))
+    if not checks:
+        return None
     for i, y in enumerate(targets):
-        if y is None or not checks:
+        if y is None:
             continue
         y = np.asarray(y, dtype=np.int64)
-        for rule, local in checks:
-            bad = local.first_violation(y)
-            if bad is not None:
-                t, kind = bad
-                what = {"start": f"{labels[y[t]]!r} first", "end": f"{labels[y[t]]!r} last"}
-                return i, rule, what.get(kind, f"{labels[y[t]]!r} after "
-                                                f"{labels[y[t - 1]]!r}") + f" at token {t}"
+        for rule, local, global_ in checks:
+            if local is not None:
+                bad = local.first_violation(y)
+                if bad is not None:
+                    t, kind = bad
+                    what = {"start": f"{labels[y[t]]!r} first", "end": f"{labels[y[t]]!r} last"}
+                    return i, rule, what.get(kind, f"{labels[y[t]]!r} after "
+                                                    f"{labels[y[t - 1]]!r}") + f" at token {t}"
+            elif global_ is not None and y.size and y.min() >= 0:
+                broken = global_.first_violation(y)
+                if broken is not None:
+                    return i, rule, _broken(broken, y, labels)
     return None
+
+
+def _broken(constraint, y: np.ndarray, labels) -> str:
+    """How labelling ``y`` breaks a global constraint, in label names."""
+    def names(ids):
+        return "|".join(labels[i] for i in ids)
+    if isinstance(constraint, Contiguous):
+        return f"{labels[constraint.label]!r} in more than one segment"
+    if isinstance(constraint, CountBound):
+        n = int(np.isin(y, constraint.labels).sum())
+        return f"{n} token{'' if n == 1 else 's'} labelled {names(constraint.labels)}"
+    return (f"{names(constraint.if_labels)} without {names(constraint.then_labels)}")
