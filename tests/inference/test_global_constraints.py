@@ -131,3 +131,58 @@ def test_a_solver_failure_is_an_error_not_a_labelling(monkeypatch):
     unary = np.array([[5.0, 0.0], [0.0, 5.0], [5.0, 0.0]])  # the free best breaks the rule
     with pytest.raises(InferenceError, match="status 'error'"):
         constrained_argmax(unary, np.zeros((2, 2)), None, None, g)
+
+
+def test_graph_argmax_keeps_counts_and_if_thens_exactly():
+    from latentstruct.inference.graph import graph_argmax
+
+    rng = np.random.default_rng(5)
+    infeasible = 0
+    for _ in range(150):
+        n, K = int(rng.integers(1, 5)), int(rng.integers(1, 4))
+        edges = np.array([(i, j) for i in range(n) for j in range(n)
+                          if i < j and rng.random() < 0.6], dtype=np.int64).reshape(-1, 2)
+        unary = rng.normal(size=(n, K))
+        pairwise = (rng.normal(size=(len(edges), K, K)) if rng.random() < 0.5
+                    else rng.normal(size=(K, K)))
+        found = []
+        for _ in range(int(rng.integers(1, 3))):
+            labels = tuple(int(v) for v in rng.choice(K, rng.integers(1, K + 1), replace=False))
+            if rng.random() < 0.5:
+                low = int(rng.integers(0, 3))
+                found.append(CountBound(labels, low, None if rng.random() < 0.5
+                                        else low + int(rng.integers(0, 2))))
+            else:
+                then = tuple(int(v) for v in rng.choice(K, rng.integers(1, K + 1), replace=False))
+                found.append(Implication(labels, then))
+        g = GlobalConstraints(K, found)
+
+        def score(y):
+            y = np.asarray(y)
+            s = unary[np.arange(n), y].sum()
+            if len(edges):
+                pw = (pairwise[np.arange(len(edges)), y[edges[:, 0]], y[edges[:, 1]]]
+                      if pairwise.ndim == 3 else pairwise[y[edges[:, 0]], y[edges[:, 1]]])
+                s += pw.sum()
+            return s
+
+        best = max((score(y) for y in itertools.product(range(K), repeat=n)
+                    if g.allows(np.array(y))), default=-np.inf)
+        result = graph_argmax(unary, pairwise, edges, g)
+        if np.isneginf(best):
+            infeasible += 1
+            assert result.status == "infeasible" and result.structure is None
+            continue
+        assert result.status == "exact" and g.allows(result.structure)
+        assert score(result.structure) == pytest.approx(best, abs=1e-7)
+    assert infeasible > 5
+
+
+def test_a_contiguous_label_is_refused_on_a_graph():
+    from latentstruct.exceptions import InputError
+    from latentstruct.inference.graph import graph_argmax
+
+    unary = np.array([[0.0, 5.0], [5.0, 0.0], [0.0, 5.0]])
+    with pytest.raises(InputError, match="a rule of chains"):
+        graph_argmax(unary, np.zeros((2, 2)), np.array([[0, 1], [1, 2]]),
+                     GlobalConstraints(2, [Contiguous(1)]))

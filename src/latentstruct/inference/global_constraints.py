@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from latentstruct.exceptions import InferenceError
+from latentstruct.exceptions import InferenceError, InputError
 from latentstruct.inference.ilp import SequenceILP
 from latentstruct.inference.result import EXACT, INFEASIBLE, DecodeResult
 from latentstruct.inference.viterbi import kbest_viterbi
@@ -154,7 +154,9 @@ class GlobalConstraints:
 
     def rows(self, T: int, L: int, node, edge) -> tuple[list, list, list]:
         """The ILP rows of the constraints over :class:`SequenceILP`'s variables
-        (``node(t, l)``, ``edge(t, p, l)``): ``(rows, lower, upper)``."""
+        (``node(t, l)``, ``edge(t, p, l)``): ``(rows, lower, upper)``.  On a graph's nodes
+        (``edge`` None: no chain order) counts and if-thens apply, a contiguous label is an
+        ``InputError``."""
         rows, lo, up = [], [], []
         for c in self.constraints:
             if isinstance(c, CountBound):
@@ -173,6 +175,9 @@ class GlobalConstraints:
                     lo.append(-np.inf)
                     up.append(0.0)
             else:
+                if edge is None:
+                    raise InputError(f"{c!r}: a contiguous label is a rule of chains (one "
+                                     f"segment in token order); a graph's nodes have no order")
                 l = c.label
                 rows.append([(node(0, l), 1.0)] + [(node(t, l), 1.0) for t in range(1, T)]
                             + [(edge(t, l, l), -1.0) for t in range(1, T)])

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from latentstruct.exceptions import ConfigError
-from latentstruct.inference.result import EXACT, DecodeResult
+from latentstruct.inference.result import EXACT, INFEASIBLE, DecodeResult
 from latentstruct.inference.tree_bp import tree_sum_product
 
 from .maxprod import is_forest, rooted_forest
 from .model import PairwiseGraph, check_graph
-from .polytope import solve_exact, solve_relaxation
+from .polytope import NoLabelling, solve_exact, solve_relaxation
 
 __all__ = ["graph_argmax", "graph_marginals", "GraphMarginals", "RELAXED", "MAX_ENUMERATED",
            "one_type_graph"]
@@ -67,14 +67,28 @@ def one_type_graph(unary, pairwise, edges) -> PairwiseGraph:
     return graph
 
 
-def graph_argmax(unary, pairwise, edges) -> DecodeResult:
+def graph_argmax(unary, pairwise, edges, constraints=None) -> DecodeResult:
     """The exact best labelling (int64 (n_nodes,)) and its score; status ``"exact"``.
+
+    ``constraints``: None, or a :class:`~latentstruct.inference.GlobalConstraints` over the
+    states (a state's count bounded, if-then; the best free labelling is kept when it keeps
+    them, else the local polytope with their rows, exactly).  Status ``"infeasible"``
+    (labels None, score ``-inf``) when no labelling keeps them.
 
     ``stats``: ``route`` (``"tree"``, ``"lp"`` when the LP was integral, ``"ilp"`` when it
     was fractional) and ``lp_bound`` (the relaxation's value, >= the score).
     """
     graph = one_type_graph(unary, pairwise, edges)
-    lp, exact = solve_exact(graph)
+    if constraints is not None:
+        free = graph_argmax(unary, pairwise, edges)
+        if constraints.allows(free.structure):
+            return free
+        try:
+            lp, exact = solve_exact(graph, constraints)
+        except NoLabelling:
+            return DecodeResult(None, -np.inf, INFEASIBLE, {"route": "ilp"})
+    else:
+        lp, exact = solve_exact(graph)
     labels = np.asarray(exact.labels, dtype=np.int64)
     if lp is exact:
         route = "lp" if graph.blocks[0].edges.shape[0] and not _forest(graph) else "tree"

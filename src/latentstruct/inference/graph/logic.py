@@ -31,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from latentstruct.exceptions import InputError
+from latentstruct.inference.global_constraints import GlobalConstraints
 
 __all__ = ["OPERATORS", "constraint_rows"]
 
@@ -63,6 +64,8 @@ def constraint_rows(constraints, node_states, node_var_start):
     ``constraints[k]``.
     """
     rows, cols, coefs, lower, upper = [], [], [], [], []
+    if isinstance(constraints, GlobalConstraints):
+        return _global_rows(constraints, node_states, node_var_start)
     if constraints is None:
         constraints = []
     if not isinstance(constraints, (list, tuple)):
@@ -148,6 +151,24 @@ def constraint_rows(constraints, node_states, node_var_start):
             terms, const = linear(head, -1.0)
             t2, c2 = linear([last])
             add(terms + t2, const + c2, -(len(head) - 1), inf)
+    return (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
+            np.asarray(coefs, dtype=np.float64), np.asarray(lower, dtype=np.float64),
+            np.asarray(upper, dtype=np.float64))
+
+
+def _global_rows(constraints: GlobalConstraints, node_states, node_var_start) -> tuple:
+    """The rows of label-level global constraints (counts, if-then) over the node
+    indicators of a graph whose nodes all have ``constraints.n_labels`` states."""
+    states = np.asarray(node_states)
+    if states.size and np.any(states != constraints.n_labels):
+        raise InputError(f"global constraints over {constraints.n_labels} labels need every "
+                         f"node to have that many states; got {sorted(set(states.tolist()))}")
+    starts = np.asarray(node_var_start, dtype=np.int64)
+    found, lower, upper = constraints.rows(int(states.size), constraints.n_labels,
+                                           lambda i, label: int(starts[i] + label), None)
+    rows = [r for r, terms in enumerate(found) for _ in terms]
+    cols = [var for terms in found for var, _ in terms]
+    coefs = [c for terms in found for _, c in terms]
     return (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
             np.asarray(coefs, dtype=np.float64), np.asarray(lower, dtype=np.float64),
             np.asarray(upper, dtype=np.float64))

@@ -38,10 +38,14 @@ from .logic import constraint_rows
 from .maxprod import forest_labels, is_forest
 
 __all__ = ["LocalPolytope", "Relaxation", "solve_relaxation", "solve_exact",
-           "forest_solution", "INTEGRAL_TOL", "CACHE_SIZE"]
+           "forest_solution", "INTEGRAL_TOL", "CACHE_SIZE", "NoLabelling"]
 
 #: how far from 0/1 a node indicator may be and still count as integral
 INTEGRAL_TOL = 1e-6
+
+
+class NoLabelling(InferenceError):
+    """The constraints (ad3+'s logic, a graph task's rules) admit no labelling."""
 
 
 @dataclass(frozen=True)
@@ -162,8 +166,9 @@ class LocalPolytope:
             h.run()
             status = h.getModelStatus()
         if status in (MS.kInfeasible, MS.kUnboundedOrInfeasible):
-            raise InferenceError("the logic constraints admit no labelling (the LP relaxation "
-                                 "is infeasible); check the constraints passed to ad3+")
+            raise NoLabelling("the constraints admit no labelling (the LP relaxation is "
+                              "infeasible); check the constraints passed to ad3+, or the "
+                              "graph task's rules")
         if status != MS.kOptimal:
             raise InferenceError("HiGHS did not solve the local-polytope LP: model status "
                                  f"{h.modelStatusToString(status)} (largest |score| "
@@ -174,8 +179,9 @@ class LocalPolytope:
         """The exact optimum over labellings (binary indicators), certified by HiGHS."""
         result = _solvers_for(self).ilp().solve(self.cost, mip_start=start)
         if result.status == INFEASIBLE:
-            raise InferenceError("the logic constraints admit no labelling (the ILP is "
-                                 "infeasible); check the constraints passed to ad3+")
+            raise NoLabelling("the constraints admit no labelling (the ILP is infeasible); "
+                              "check the constraints passed to ad3+, or the graph task's "
+                              "rules")
         if result.status != EXACT:
             raise InferenceError(f"HiGHS did not solve the exact ILP: status {result.status}, "
                                  f"{result.stats.get('model_status')}")

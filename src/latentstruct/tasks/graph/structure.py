@@ -136,6 +136,10 @@ class GraphStructure(_LayoutHolder, MaxDecodableDefaults):
         relaxation's marginals, with a warning ("lp").
     max_enumerated : int, default 65536
         Most labellings a graph with cycles may have for exact marginals by enumeration.
+    global_constraints : GlobalConstraints or None
+        Constraints on the whole labelling (a state's count bounded, if-then; a graph task's
+        ``rules``), kept exactly by the argmax (``graph_argmax``'s rows).  The marginals
+        cannot keep them, and refuse.
 
     Immutable (but for the memo of the last example's marginals): a refitted task builds
     a new one.
@@ -144,13 +148,22 @@ class GraphStructure(_LayoutHolder, MaxDecodableDefaults):
     capabilities = frozenset({MAX_DECODABLE, MARGINALIZABLE, SIZED})
 
     def __init__(self, layout: GraphLayout, loopy_marginals: str = "exact",
-                 max_enumerated: int = 1 << 16):
+                 max_enumerated: int = 1 << 16, global_constraints=None):
         super().__init__(layout, loopy_marginals=loopy_marginals,
-                         max_enumerated=int(max_enumerated))
+                         max_enumerated=int(max_enumerated),
+                         global_constraints=global_constraints or None)
         object.__setattr__(self, "_last_marginals", None)
 
     def _params(self) -> dict:
-        return {"loopy_marginals": self.loopy_marginals, "max_enumerated": self.max_enumerated}
+        return {"loopy_marginals": self.loopy_marginals, "max_enumerated": self.max_enumerated,
+                "global_constraints": self.global_constraints}
+
+    def _argmax(self, unary, pairwise, x) -> DecodeResult:
+        result = graph_argmax(unary, pairwise, x.edges, self.global_constraints)
+        if result.structure is None:
+            raise InputError(f"no labelling of this {x.n_nodes}-node graph keeps the rules "
+                             f"(a count it cannot meet, say)")
+        return result
 
     @property
     def n_features(self) -> int:
@@ -164,7 +177,13 @@ class GraphStructure(_LayoutHolder, MaxDecodableDefaults):
         return SparseVector.from_dense(self.layout.joint_feature(x, np.asarray(y, np.int64)))
 
     def argmax(self, x, w, y_true=None, *, random_state=None) -> DecodeResult:
-        return augmented_argmax(self.layout, x, w, y_true)
+        if self.global_constraints is None:
+            return augmented_argmax(self.layout, x, w, y_true)
+        unary, pairwise = self.layout.potentials(x, w)
+        if y_true is not None:
+            unary = unary + 1.0
+            unary[np.arange(x.n_nodes), np.asarray(y_true, dtype=np.int64)] -= 1.0
+        return self._argmax(unary, pairwise, x)
 
     def loss(self, y_true, y_pred) -> float:
         return hamming(y_true, y_pred)
@@ -195,9 +214,11 @@ class GraphStructure(_LayoutHolder, MaxDecodableDefaults):
         for i in range(x.n_nodes):
             ruled_out = unary.copy()
             ruled_out[i, y[i]] -= spread
-            found = graph_argmax(ruled_out, pairwise, x.edges)
+            found = graph_argmax(ruled_out, pairwise, x.edges, self.global_constraints)
+            if found.structure is None:
+                continue
             z = np.asarray(found.structure, dtype=np.int64)
-            if z[i] == y[i]:  # pragma: no cover - the penalty exceeds every difference
+            if z[i] == y[i]:  # no labelling that keeps the rules differs from y at node i
                 continue
             score = float(self.layout.joint_feature(x, z) @ np.asarray(w, dtype=np.float64))
             if best is None or score > best.score:
@@ -210,6 +231,10 @@ class GraphStructure(_LayoutHolder, MaxDecodableDefaults):
         The last example's are kept: a log-likelihood learner asks for ``log_partition``
         and ``expected_feature`` of the same ``(x, w)`` one after the other, and both come
         from one sum-product (or enumeration) here."""
+        if self.global_constraints is not None:
+            raise InputError("marginals: not available with rules (a graph task's counts and "
+                             "if-thens), under which only the best labelling is found (an "
+                             "ILP); train a CRF without rules")
         last = self._last_marginals
         if last is not None and last[0] is x and np.array_equal(last[1], w):
             return last[2]

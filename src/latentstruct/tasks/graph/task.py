@@ -17,15 +17,29 @@ import numpy as np
 
 from ...exceptions import ConfigError, InputError, check_is_fitted
 from ...inference.graph import clear_solver_cache
-from ...params import Interval, Options
+from ...params import Interval, Options, Satisfies
 from ..base import BinaryDecisions, ComposedTask, Dataset, register_task
 from ..contracts import LATENT_BINARY, MARGINALIZABLE, MAX_DECODABLE, SIZED
 from ..validation import check_binary_labels, raw_binary_targets, raw_examples
+from ..sequence.rules import compile_rules, parse_rules
 from .featurizer import GraphFeaturizer, check_graph_record
 from .structure import (GraphDecisionStructure, GraphLayout, GraphStructure, check_node_labels,
                         hamming)
 
 __all__ = ["GraphTask", "GraphDecisionTask"]
+
+def graph_rules(rules) -> tuple:
+    """The parsed ``rules`` of a graph task (``tasks.sequence.rules``), every one a count,
+    an at least one or an if-then: the forms that need no chain order.  A ``ConfigError``
+    names a rule of another kind."""
+    parsed = parse_rules(rules)
+    for rule in parsed:
+        if rule.kind not in ("count", "if"):
+            raise ConfigError(f"rule {rule.text!r}: a graph task takes counts, 'at least one' "
+                              f"and if-thens; {rule.kind!r} is a rule of chains (their token "
+                              f"order), which a graph's nodes do not have")
+    return parsed
+
 
 _NO_FILES = ("task {name!r} takes graphs from Python only: build the data with "
              "task.make_dataset(X, y), X a list of (node_features, edges[, edge_features]) "
@@ -92,6 +106,12 @@ class GraphTask(_GraphData):
     max_enumerated : int, default 65536
         Most labellings (K ** n_nodes) a graph with cycles may have for exact marginals by
         enumeration.
+    rules : None, str or list of str
+        Declarative rules on a graph's labelling, the states named by their numbers
+        (``tasks.sequence.rules``' forms that do not need a chain order): ``count 1 <= 2``
+        (at most two nodes in state 1), ``at least one 2``, ``if 1 then 0|2``.  They hold in
+        training and prediction (the argmax keeps them exactly, through the local polytope's
+        ILP); a CRF, whose marginals cannot keep them, is refused.
     """
 
     name: ClassVar[str] = "graph"
@@ -105,12 +125,25 @@ class GraphTask(_GraphData):
         "n_states": [Interval(int, 1), None],
         "loopy_marginals": [Options("exact", "lp")],
         "max_enumerated": [Interval(int, 1)],
+        "rules": [None, Satisfies(graph_rules, "a string of rules (';' or new lines between "
+                                               "them) or a list of rule strings, each a "
+                                               "count, at least one or if-then")],
     }
 
-    def __init__(self, n_states=None, loopy_marginals="exact", max_enumerated=1 << 16):
+    def __init__(self, n_states=None, loopy_marginals="exact", max_enumerated=1 << 16,
+                 rules=None):
         self.n_states = n_states
         self.loopy_marginals = loopy_marginals
         self.max_enumerated = max_enumerated
+        self.rules = rules
+
+    @classmethod
+    def offered_capabilities(cls, params: dict | None = None) -> frozenset:
+        """The class's capabilities; with ``rules`` not *marginalizable* (the marginals
+        cannot keep them)."""
+        if (params or {}).get("rules") and graph_rules((params or {}).get("rules")):
+            return frozenset(cls.capabilities) - {MARGINALIZABLE}
+        return frozenset(cls.capabilities)
 
     # -- data ------------------------------------------------------------------------------
     def make_dataset(self, X, y=None) -> Dataset:
@@ -142,8 +175,11 @@ class GraphTask(_GraphData):
         return self
 
     def _new_structure(self) -> GraphStructure:
+        constraints = None
+        if graph_rules(getattr(self, "rules", None)):
+            _, constraints = compile_rules(self.rules, [str(k) for k in range(self.n_states_)])
         return self.structure_class(self._layout(), self.loopy_marginals,
-                                    int(self.max_enumerated))
+                                    int(self.max_enumerated), constraints)
 
     def encode_targets(self, targets) -> list:
         check_is_fitted(self)
@@ -155,6 +191,21 @@ class GraphTask(_GraphData):
             n_nodes = len(t) if np.ndim(t) == 1 else -1  # -1: refused as not one per node
             out.append(check_node_labels(t, n_nodes, self.n_states_, f"y[{i}]"))
         return out
+
+    def training_targets(self, dataset: Dataset) -> list:
+        """The encoded targets to train on; with ``rules``, a graph whose labelling breaks
+        one is refused, naming it: the argmax keeps the rules in training, so it could
+        never reach that labelling (a structural SVM would read it as an inexact decoder)."""
+        targets = self.encode_targets(dataset.targets)
+        constraints = self.structure_.global_constraints
+        if constraints is not None:
+            for i, y in enumerate(targets):
+                broken = None if y is None else constraints.first_violation(y)
+                if broken is not None:
+                    raise InputError(f"training graph y[{i}] breaks the rules ({broken!r}), "
+                                     f"which hold in training too; fix its labels, or drop "
+                                     f"the rule", dataset.path)
+        return targets
 
     def decode_predictions(self, predictions) -> list:
         return [np.asarray(p, dtype=np.int64) for p in predictions]
