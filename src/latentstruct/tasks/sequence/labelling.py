@@ -335,8 +335,9 @@ class SequenceLabellingTask(ComposedTask):
     def training_targets(self, dataset: Dataset) -> list:
         """The encoded gold tags of a batch to train on, refused where a sentence breaks a
         rule the decoder keeps in training (the local ``rules``, and the global ones with
-        ``train_global_rules``): the decoder could never write it, and the CRF's likelihood
-        of it would be unbounded."""
+        ``train_global_rules``): the decoder could never write it, so the CRF's likelihood
+        of it would be unbounded and the structural SVM would read it as its decoder's
+        miss (its check that the loss-augmented argmax scores at least the gold)."""
         targets = self.encode_targets(dataset.targets)
         rules = getattr(self, "rules", None)
         if rules is None:
@@ -349,8 +350,9 @@ class SequenceLabellingTask(ComposedTask):
             raise InputError(
                 f"training sentence {i} breaks rule {rule.text!r} ({where}), which the model "
                 f"keeps in training, so it could never learn that labelling; fix its tags, "
-                f"or drop the rule (a global rule, kept at prediction alone, may be broken "
-                f"by training data)", dataset.path, line or None)
+                f"or drop the rule (a global rule, kept at prediction alone unless "
+                f"train_global_rules, may be broken by training data)", dataset.path,
+                line or None)
         return targets
 
     def own_constraints(self):

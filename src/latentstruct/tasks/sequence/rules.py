@@ -2,8 +2,8 @@
 
 A sequence task's ``rules`` parameter holds them: a list of strings, or one string with one
 rule per line or separated by ``;`` (``#`` starts a comment that runs to the end of the
-line).  ``LABELS`` is one label, several joined by ``|``
-(``author|editor``), or ``*`` for every label::
+line).  ``LABELS`` is one label, several joined by ``|`` (``author|editor``), or ``*`` for
+every label::
 
     first LABELS                  the first token takes one of LABELS
     last LABELS                   the last token takes one of LABELS
@@ -20,8 +20,11 @@ The first four are *local* (they look at neighbouring labels): they become a
 :class:`~latentstruct.inference.constraints.ChainConstraints`, which every chain decoder
 keeps exactly (Viterbi, k-best, the CRF's forward-backward).  The last four are *global*:
 they become a :class:`~latentstruct.inference.global_constraints.GlobalConstraints`,
-decoded exactly by the HiGHS ILP, which gives an argmax (and its loss-augmented form) but
-no marginals or k-best lists; a task with global rules offers only what that decoder does.
+decoded exactly by k-best Viterbi and then the HiGHS ILP, which give an argmax (and its
+loss-augmented form) but no marginals or k-best lists; a task with global rules offers only
+what that decoder does.  Training keeps the local rules, and the global ones only with
+``train_global_rules`` (then training labellings must keep them too).  A graph task takes
+the global rules but ``contiguous`` (``tasks.graph.task``).
 
 :func:`parse_rules` checks the syntax (a task's parameter check, before any data is read);
 :func:`compile_rules` maps the names to a fitted task's label ids (a label the training data
