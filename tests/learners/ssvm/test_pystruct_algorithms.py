@@ -139,8 +139,26 @@ def exact_optimum(s, X, Y, C, nonpositive=()):
                    jac=lambda z: np.r_[z[:size], np.full(n, C)], constraints=[cons],
                    bounds=bounds + [(0, None)] * n, method="SLSQP",
                    options={"ftol": 1e-13, "maxiter": 3000})
-    assert res.success, res.message
-    return float(res.fun), res.x[:size]
+    w = res.x[:size]
+    value = primal(s, X, Y, C, w)
+    multipliers = getattr(res, "multipliers", None)
+    if multipliers is None:  # SciPy < 1.16 gives none: its own status must do
+        assert res.success, res.message
+        return value, w
+    # Certified by weak duality, not by SLSQP's status (SciPy 1.17 reports "positive
+    # directional derivative" at a converged point when ftol is this tight): the
+    # multipliers, made dual-feasible (>= 0, each example's sum <= C), give a lower bound
+    # b.a - 1/2 ||v||^2, v = A'a with the nonpositive coordinates' positive parts taken by
+    # their own multipliers; the gap to the primal value at w bounds the error of both.
+    a = np.maximum(np.asarray(multipliers, dtype=np.float64)[:len(b)], 0.0)
+    sums = np.bincount(owners, weights=a, minlength=n)
+    a = a * np.minimum(1.0, C / np.maximum(sums, 1e-300))[owners]
+    v = A.T @ a
+    fixed = list(nonpositive)
+    v[fixed] = np.minimum(v[fixed], 0.0)
+    lower = float(b @ a - 0.5 * v @ v)
+    assert value - lower <= 1e-7 * (1.0 + abs(value)), (res.message, value, lower)
+    return value, w
 
 
 def primal(s, X, Y, C, w):
