@@ -70,6 +70,8 @@ def test_rules_of_the_wrong_type_are_refused():
     for bad in (3, ["first a", 2], {"first": "a"}):
         with pytest.raises(ConfigError, match="rules must be None, a string"):
             parse_rules(bad)
+    with pytest.raises(ConfigError, match="got a list holding 2 \\(int\\)"):
+        parse_rules(["first a", 2])
 
 
 # --- compilation -------------------------------------------------------------------------

@@ -141,8 +141,12 @@ def parse_rules(rules) -> tuple[Rule, ...]:
     elif isinstance(rules, (list, tuple)) and all(isinstance(r, str) for r in rules):
         texts = list(rules)
     else:
+        bad = (next((r for r in rules if not isinstance(r, str)), None)
+               if isinstance(rules, (list, tuple)) else None)
+        got = (f"a {type(rules).__name__} holding {bad!r} ({type(bad).__name__})"
+               if isinstance(rules, (list, tuple)) else type(rules).__name__)
         raise ConfigError(f"rules must be None, a string of rules (separated by ';' or new "
-                          f"lines) or a list of such strings; got {type(rules).__name__}")
+                          f"lines) or a list of such strings; got {got}")
     # a comment runs from "#" to the end of its line
     lines = [line.split("#", 1)[0] for t in texts for line in t.split("\n")]
     parts = [p.strip() for line in lines for p in line.split(";")]
