@@ -345,3 +345,23 @@ def test_the_command_line_trains_with_rules_and_refuses_kbest_under_global_ones(
     assert not (tmp_path / "k.jsonl").exists()
     assert main(["train", "citations", "--train", str(path), "--model",
                  str(tmp_path / "bad.npz"), "--option", "rules=frist author"]) == 2
+
+
+@pytest.mark.parametrize("bad", [123, "frist author", "count author >= 5000000",
+                                 ["contiguous *", 5]])
+def test_a_model_file_with_tampered_rules_is_refused(tmp_path, bad):
+    import json
+    import zipfile
+
+    from latentstruct.exceptions import ModelFormatError
+
+    Tagger(task="citations", rules="contiguous *").fit(X, Y).save(tmp_path / "m.npz")
+    with zipfile.ZipFile(tmp_path / "m.npz") as src:
+        meta = json.loads(src.read("metadata.json"))
+        meta["task_params"]["rules"] = bad
+        with zipfile.ZipFile(tmp_path / "bad.npz", "w") as out:
+            for name in src.namelist():
+                out.writestr(name, json.dumps(meta) if name == "metadata.json"
+                             else src.read(name))
+    with pytest.raises(ModelFormatError, match="rule"):
+        load(tmp_path / "bad.npz")
