@@ -143,17 +143,23 @@ def summary(lines: list[dict]) -> str:
     groups: dict = {}
     for r in lines:
         groups.setdefault(key(r), {}).setdefault(r["setting"], []).append(r)
-    out = ["| learner | n train | draws | no rules | rules | difference | rules in training |"
-           " fit s (rules) |",
+    out = ["| learner | n train | draws | no rules | rules | difference | rules in training"
+           " (citations used) | fit s: rules / in training |",
            "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for (learner, n), by in sorted(groups.items()):
         none = mean(r["accuracy"] for r in by.get("none", []))
         ruled = mean(r["accuracy"] for r in by.get("rules", []))
         ibt = by.get("rules-in-training")
+        fit = f"{mean(r['fit_s'] for r in by.get('rules', [])):.1f}"
+        if ibt:
+            used = mean(r["n_used"] for r in ibt)
+            in_training = f"{100 * mean(r['accuracy'] for r in ibt):.1f} ({used:g})"
+            fit += f" / {mean(r['fit_s'] for r in ibt):.1f}"
+        else:
+            in_training = "-"
         out.append(f"| {learner} | {n} | {len(by.get('rules', []))} | {100 * none:.1f} | "
-                   f"{100 * ruled:.1f} | {100 * (ruled - none):+.1f} | "
-                   + (f"{100 * mean(r['accuracy'] for r in ibt):.1f}" if ibt else "-")
-                   + f" | {mean(r['fit_s'] for r in by.get('rules', [])):.1f} |")
+                   f"{100 * ruled:.1f} | {100 * (ruled - none):+.1f} | {in_training} | "
+                   f"{fit} |")
     return "\n".join(out) + "\n"
 
 
