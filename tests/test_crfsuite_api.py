@@ -180,3 +180,39 @@ def test_trained_to_convergence_the_weights_are_crfsuites(tmp_path, transitions)
                          (peer.state_features_, ours.state_features_)):
         assert sorted(mine) == sorted(theirs)
         assert max(abs(theirs[k] - mine[k]) for k in theirs) < 1e-5
+
+
+def test_scorers_are_sklearn_crfsuites():
+    from sklearn.model_selection import cross_val_score
+
+    from latentstruct.crfsuite import scorers
+
+    rng = np.random.default_rng(3)
+    words = list("abcdef")
+    X = [[{"w": words[i]} for i in rng.integers(0, 6, 4)] for _ in range(12)]
+    y = [["x" if t["w"] < "c" else "y" for t in s] for s in X]
+    crf = CRF(max_iterations=20).fit(X[:8], y[:8])
+    pred = crf.predict(X[8:])
+    assert scorers.flat_accuracy(crf, X[8:], y[8:]) == metrics.flat_accuracy_score(y[8:], pred)
+    assert scorers.sequence_accuracy(crf, X[8:], y[8:]) == \
+        metrics.sequence_accuracy_score(y[8:], pred)
+    scores = cross_val_score(CRF(max_iterations=20), X, y, cv=3, scoring=scorers.flat_accuracy)
+    assert scores.shape == (3,) and np.all((scores >= 0) & (scores <= 1))
+
+
+@pytest.mark.parametrize("algorithm", ["lbfgs", "l2sgd", "ap", "pa", "arow"])
+def test_reaching_max_iterations_is_no_warning(algorithm, recwarn):
+    # CRFsuite stops at max_iterations silently; latentstruct's estimators note it, this
+    # layer does not (the log says how many iterations ran)
+    import warnings
+
+    rng = np.random.default_rng(4)
+    words = list("abcdef")
+    X = [[{"w": words[i], "n": words[(i + 1) % 6]} for i in rng.integers(0, 6, 5)]
+         for _ in range(30)]
+    y = [["x" if t["w"] < "c" else "y" for t in s] for s in X]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        crf = CRF(algorithm=algorithm, max_iterations=3,
+                  c1=0.1 if algorithm == "lbfgs" else None).fit(X, y)
+    assert 1 <= len(crf.training_log_.iterations) <= 3

@@ -5,11 +5,12 @@ parameter of ``sklearn_crfsuite.CRF`` (same names, defaults and meaning), offers
 methods (``fit(X, y, X_dev=None, y_dev=None)``, ``predict``, ``predict_single``,
 ``predict_marginals``, ``predict_marginals_single``, ``score``) and fitted attributes
 (``classes_``, ``size_``, ``num_attributes_``, ``attributes_``, ``state_features_``,
-``transition_features_``, ``training_log_``, ``tagger_``), and :mod:`.metrics` its metrics.
+``transition_features_``, ``training_log_``, ``tagger_``), :mod:`.metrics` its metrics and
+:mod:`.scorers` its scorers.
 See ``docs/guide/crfsuite.md`` for what differs and why.
 """
 
-from . import metrics
+from . import metrics, scorers
 from .estimator import ALGORITHMS, CRF, TrainingLog
 
-__all__ = ["CRF", "metrics", "ALGORITHMS", "TrainingLog"]
+__all__ = ["CRF", "metrics", "scorers", "ALGORITHMS", "TrainingLog"]
