@@ -216,3 +216,33 @@ def test_reaching_max_iterations_is_no_warning(algorithm, recwarn):
         crf = CRF(algorithm=algorithm, max_iterations=3,
                   c1=0.1 if algorithm == "lbfgs" else None).fit(X, y)
     assert 1 <= len(crf.training_log_.iterations) <= 3
+
+
+def test_labels_and_attributes_follow_crfsuite():
+    # CRFsuite numbers labels as they first occur in the training data, and counts the
+    # attributes that survive into the model (an L1 penalty drops the others); checked
+    # against sklearn-crfsuite itself where it is installed
+    import warnings
+
+    rng = np.random.default_rng(0)
+    words = list("abcdefgh")
+    X = [[{"w": words[i], "p": words[(i + 1) % 8], "r": str(rng.integers(0, 50))}
+          for i in rng.integers(0, 8, 6)] for _ in range(60)]
+    y = [["z" if t["w"] < "c" else "y" if t["w"] < "f" else "x" for t in s] for s in X]
+    y[0][0] = "z"
+    first_seen = list(dict.fromkeys(t for tags in y for t in tags))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = CRF(c1=1.0, c2=0.1, max_iterations=200).fit(X, y)
+    assert ours.classes_ == first_seen == ours.tagger_.labels()
+    assert list(ours.predict_marginals_single(X[0])[0]) == first_seen
+    assert list(ours.tagger_.info().labels) == first_seen
+    used = {a for a, _ in ours.state_features_}
+    assert set(ours.attributes_) == used and ours.num_attributes_ == len(used)
+    assert ours.num_attributes_ < len(ours._fitted().task_.attr_index_.names)  # L1 pruned
+    sklearn_crfsuite = pytest.importorskip("sklearn_crfsuite")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = sklearn_crfsuite.CRF(c1=1.0, c2=0.1, max_iterations=200).fit(X, y)
+    assert theirs.classes_ == ours.classes_
+    assert set(theirs.attributes_) == set(ours.attributes_)

@@ -408,8 +408,7 @@ def test_fit_never_replaces_a_file_of_another_format(files, crfsuite_model, tmp_
     assert notes.read_text(encoding="utf-8") == "my notes\n"
     # a latentstruct model is refitted in place, as sklearn-crfsuite's users expect
     ours = tmp_path / "ours.npz"
-    with pytest.warns(UserWarning, match="stopped at max_iter=5"):
-        CRF(model_filename=str(ours), max_iterations=5).fit(X, Y)
+    CRF(model_filename=str(ours), max_iterations=5).fit(X, Y)  # CRFsuite's normal stop
     CRF(model_filename=str(ours), max_iterations=50).fit(X, Y)
     assert CRF(model_filename=str(ours)).predict(X) == files["crf"].predict(X)
 

@@ -229,13 +229,16 @@ class CRF(BaseEstimator):
             holdout_data = _holdout_dataset(X_dev, y_dev, task_opts)
         t0 = time.perf_counter()
         model = Estimator(task="sequence", learner=name, **task_opts, **learner_opts)
+        y = [list(t) for t in y]
         with warnings.catch_warnings():
             # CRFsuite stops at max_iterations as its normal end, silently (the log says how
             # many ran): latentstruct's "stopped at max_iter" note is not a warning here;
             # any other warning still is
             warnings.filterwarnings("ignore", message=r".*stopped at max_iter",
                                     category=ConvergenceWarning)
-            model.fit(list(X), [list(t) for t in y])
+            model.fit(list(X), y)
+        # CRFsuite numbers the labels as they first occur in the training data
+        self._label_order = list(dict.fromkeys(label for tags in y for label in tags))
         seconds = time.perf_counter() - t0
         learner = model.learner_
         curve = list(getattr(learner, "objective_curve_", []) or [])
@@ -308,13 +311,16 @@ class CRF(BaseEstimator):
         chain whose log-potentials are the model's scores (forward-backward)."""
         model = self._fitted()
         X = [list(x) for x in X]
+        order = self.classes_  # CRFsuite's label order, for the dicts' keys
         if hasattr(model.learner_, "predict_marginals"):
-            return model.predict_marginals(X)
+            return [[{label: p[label] for label in order} for p in seq]
+                    for seq in model.predict_marginals(X)]
         task = model.task_
         marginals = task.structure_.marginals_batch(task.featurize(task.make_dataset(X)),
                                                     model.learner_.coef_)
         labels = list(task.labels_)
-        return [[dict(zip(labels, row.tolist())) for row in m] for m in marginals]
+        return [[{label: p[label] for label in order}
+                 for p in (dict(zip(labels, row.tolist())) for row in m)] for m in marginals]
 
     def predict_marginals_single(self, xseq) -> list[dict]:
         """``predict_marginals`` of one sequence."""
@@ -328,12 +334,20 @@ class CRF(BaseEstimator):
     @property
     def tagger_(self):
         model = self._fitted(required=False)
-        return None if model is None else ChainTagger(model, self.size_)
+        return None if model is None else ChainTagger(model, self.size_, self.classes_)
 
     @property
     def classes_(self):
+        """The labels in the order CRFsuite keeps them: as they first occur in the training
+        data (a model read from a file: the file's order)."""
         model = self._fitted(required=False)
-        return None if model is None else list(model.task_.labels_)
+        if model is None:
+            return None
+        labels = list(model.task_.labels_)
+        known = set(labels)
+        seen = [label for label in getattr(self, "_label_order", ()) if label in known]
+        first = set(seen)
+        return seen + [label for label in labels if label not in first]
 
     @property
     def size_(self):
@@ -354,11 +368,16 @@ class CRF(BaseEstimator):
 
     @property
     def attributes_(self):
+        """The attributes that survive into the model, as CRFsuite counts them: those with
+        a non-zero state feature (an L1 penalty drops the others), in the index's order."""
         model = self._fitted(required=False)
         if model is None:
             return None
         index = model.task_.attr_index_
-        return list(index.names) if hasattr(index, "names") else None
+        if not hasattr(index, "names"):
+            return None
+        used = {attribute for attribute, _ in self.state_features_}
+        return [name for name in index.names if name in used]
 
     @property
     def state_features_(self):

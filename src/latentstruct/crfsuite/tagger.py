@@ -32,15 +32,18 @@ class ModelInfo:
 class ChainTagger:
     """python-crfsuite's ``Tagger`` methods over a fitted latentstruct sequence estimator."""
 
-    def __init__(self, model, size: int):
+    def __init__(self, model, size: int, labels=None):
         self._model = model
         self._size = int(size)
+        # the labels in CRFsuite's order (first seen in training); None: the model's
+        self._labels = None if labels is None else list(labels)
         self._xseq = None
         self._marginals = None
 
     def labels(self) -> list[str]:
-        """The model's labels, in its label-id order."""
-        return list(self._model.task_.labels_)
+        """The model's labels, in CRFsuite's order (as they first occur in the training
+        data; a model read from a file: the file's order)."""
+        return list(self._model.task_.labels_) if self._labels is None else list(self._labels)
 
     def set(self, xseq) -> None:
         """Fix the sequence that ``marginal`` and ``probability`` then refer to."""
@@ -89,7 +92,8 @@ class ChainTagger:
                  for i, j in zip(*np.nonzero(transition))}
         names = attributes if attributes is not None else []
         header = {"size": self._size, "num_attrs": len(names), "num_labels": len(labels)}
-        return ModelInfo(header=header, labels={name: i for i, name in enumerate(labels)},
+        return ModelInfo(header=header,
+                         labels={name: i for i, name in enumerate(self.labels())},
                          attributes={name: i for i, name in enumerate(names)},
                          transitions=trans, state_features=state)
 
