@@ -180,6 +180,23 @@ sharply RB B-ADVP
 
 
 @pytest.fixture
+def benchmark_script():
+    """``benchmark_script("name")``: ``benchmarks/name.py`` imported as a module, to call its
+    ``main(argv)`` in this process (the benchmark tests)."""
+    import importlib.util
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "benchmarks"
+
+    def load(name: str):
+        spec = importlib.util.spec_from_file_location(name, folder / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    return load
+
+
+@pytest.fixture
 def tiny_chunk_file(tmp_path):
     path = tmp_path / "tiny.txt"
     path.write_text(TINY_CHUNK, encoding="utf-8")
