@@ -61,14 +61,16 @@ def hamming(y_true, y_pred) -> float:
 
 
 def augmented_argmax(layout: GraphLayout, x: GraphExample, w, y_true=None,
-                     extra: float = 0.0) -> DecodeResult:
+                     extra: float = 0.0, constraints=None) -> DecodeResult:
     """The exact best labelling under ``w`` (plus Hamming loss against ``y_true`` when given);
-    ``extra`` is added to the score (a bias every labelling shares)."""
+    ``extra`` is added to the score (a bias every labelling shares); ``constraints``: None or
+    ``GlobalConstraints`` the labelling keeps (``graph_argmax``'s; status "infeasible",
+    structure None, when none does)."""
     unary, pairwise = layout.potentials(x, w)
     if y_true is not None:
         unary = unary + 1.0
         unary[np.arange(x.n_nodes), np.asarray(y_true, dtype=np.int64)] -= 1.0
-    res = graph_argmax(unary, pairwise, x.edges)
+    res = graph_argmax(unary, pairwise, x.edges, constraints)
     if extra:
         return DecodeResult(res.structure, res.score + extra, res.status, res.stats)
     return res
@@ -158,8 +160,9 @@ class GraphStructure(_LayoutHolder, MaxDecodableDefaults):
         return {"loopy_marginals": self.loopy_marginals, "max_enumerated": self.max_enumerated,
                 "global_constraints": self.global_constraints}
 
-    def _argmax(self, unary, pairwise, x) -> DecodeResult:
-        result = graph_argmax(unary, pairwise, x.edges, self.global_constraints)
+    def argmax(self, x, w, y_true=None, *, random_state=None) -> DecodeResult:
+        result = augmented_argmax(self.layout, x, w, y_true,
+                                  constraints=self.global_constraints)
         if result.structure is None:
             raise InputError(f"no labelling of this {x.n_nodes}-node graph keeps the rules "
                              f"(a count it cannot meet, say)")
@@ -175,15 +178,6 @@ class GraphStructure(_LayoutHolder, MaxDecodableDefaults):
 
     def joint_feature(self, x, y) -> SparseVector:
         return SparseVector.from_dense(self.layout.joint_feature(x, np.asarray(y, np.int64)))
-
-    def argmax(self, x, w, y_true=None, *, random_state=None) -> DecodeResult:
-        if self.global_constraints is None:
-            return augmented_argmax(self.layout, x, w, y_true)
-        unary, pairwise = self.layout.potentials(x, w)
-        if y_true is not None:
-            unary = unary + 1.0
-            unary[np.arange(x.n_nodes), np.asarray(y_true, dtype=np.int64)] -= 1.0
-        return self._argmax(unary, pairwise, x)
 
     def loss(self, y_true, y_pred) -> float:
         return hamming(y_true, y_pred)

@@ -141,7 +141,7 @@ class GraphTask(_GraphData):
     def offered_capabilities(cls, params: dict | None = None) -> frozenset:
         """The class's capabilities; with ``rules`` not *marginalizable* (the marginals
         cannot keep them)."""
-        if (params or {}).get("rules") and graph_rules((params or {}).get("rules")):
+        if graph_rules((params or {}).get("rules")):
             return frozenset(cls.capabilities) - {MARGINALIZABLE}
         return frozenset(cls.capabilities)
 
