@@ -33,6 +33,14 @@ MAX_ITERATIONS = {"lbfgs": None, "l2sgd": 1000, "ap": 100, "pa": 100, "arow": 10
 UNLIMITED_ITERATIONS = 10_000
 
 
+#: CRFsuite's default delta per algorithm (``train_lbfgs.c``: 1e-5, ``train_l2sgd.c``: 1e-6)
+DELTA = {"lbfgs": 1e-5, "l2sgd": 1e-6}
+
+#: l2sgd's calibration parameters, passed to the crf learner under the same names
+CALIBRATION = ("calibration_eta", "calibration_rate", "calibration_samples",
+               "calibration_candidates", "calibration_max_trials")
+
+
 #: CRFsuite's default epsilon per algorithm: L-BFGS's gradient test, and the online
 #: algorithms' mean-cost stop, which is off (0) unless asked for
 EPSILON = {"lbfgs": 1e-5, "l2sgd": None, "ap": 0.0, "pa": 0.0, "arow": 0.0}
@@ -165,8 +173,8 @@ def learner_options(algorithm: str, given: dict, *, verbose: bool = False):
     task_opts = {}
     if algorithm in ("lbfgs", "l2sgd"):
         opts = {"c2": float(_value(given, "c2")),
-                "period": int(_value(given, "period")), "delta": float(_value(given, "delta")),
-                "progress": verbose}
+                "period": int(_value(given, "period")),
+                "delta": float(given.get("delta", DELTA[algorithm])), "progress": verbose}
         _check_feature_generation("crf", states, transitions, opts)
         if algorithm == "lbfgs":
             opts.update(solver="lbfgs", memory=int(_value(given, "num_memories")),
@@ -185,13 +193,11 @@ def learner_options(algorithm: str, given: dict, *, verbose: bool = False):
             _refuse_unless_default(given, ["max_linesearch"], "SciPy's L-BFGS-B takes its "
                                    "own maximum of 20 line-search steps")
         else:
-            opts.update(solver="sgd", max_iter=int(iterations))
-            _refuse_unless_default(given, ["calibration_eta", "calibration_rate",
-                                           "calibration_samples", "calibration_candidates",
-                                           "calibration_max_trials"],
-                                   "latentstruct's SGD picks its first step by its own search "
-                                   "(eta0='auto': powers of two, one epoch on a 10 % sample), "
-                                   "not by CRFsuite's calibration")
+            # CRFsuite's l2sgd: per-example steps, eta0 by its calibration, its stopping rule
+            # (delta over period epochs, the best epoch's weights kept)
+            opts.update(solver="sgd", max_iter=int(iterations), batch_size=1,
+                        eta0="calibrate", sgd_stopping="delta",
+                        **{name: _value(given, name) for name in CALIBRATION})
         return "crf", opts, task_opts
     if algorithm == "ap":
         opts = {"average": True, "max_iter": int(iterations), "epsilon": _epsilon(given, "ap")}
@@ -213,12 +219,13 @@ def learner_options(algorithm: str, given: dict, *, verbose: bool = False):
 def _check_feature_generation(learner: str, states: bool, transitions: bool, opts: dict) -> None:
     """CRFsuite trains only the features it generated: the (attribute, label) pairs and the
     label bigrams of the training data, or every pair / every bigram with
-    all_possible_states / all_possible_transitions.  The crf learner takes that choice
-    exactly (``possible_states``, ``possible_transitions``); the online learners update the
-    features of the structures they decode, so every pair can move there (documented), and
-    all_possible_states=True, which would say otherwise, is refused for them."""
+    all_possible_states / all_possible_transitions.  Every learner an algorithm maps onto
+    takes that choice exactly (``feature_set="observed"``, ``possible_states``,
+    ``possible_transitions``); one that could not would refuse a choice other than the
+    default here."""
     if _learner_accepts(learner, "possible_states"):
-        opts.update(possible_states=states, possible_transitions=transitions)
+        opts.update(feature_set="observed", possible_states=states,
+                    possible_transitions=transitions)
         return
     if states:
         raise ConfigError(

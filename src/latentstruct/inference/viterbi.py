@@ -72,6 +72,10 @@ def _viterbi_batch_kernel(unary, offsets, transition, start, end, labels, scores
             labels[t - 1] = arg
 
 
+#: the batch kernel, for other compiled code to call (a sentence: ``offsets = [0, T]``)
+viterbi_batch_kernel = _viterbi_batch_kernel
+
+
 @njit(cache=True)
 def _pick(weights, mask, u):  # pragma: no cover - numba
     """Index i with mask[i], chosen with probability proportional to weights[i]."""

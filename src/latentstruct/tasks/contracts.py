@@ -66,6 +66,7 @@ __all__ = [
     "CandidateList",
     "ClassPosterior",
     "BatchMarginals",
+    "CompiledOnline",
     "Persistent",
     "Identity",
     "as_structure",
@@ -432,6 +433,29 @@ class BatchMarginals(Protocol):
 
     def observed_feature_support(self, X, Y, **choice) -> np.ndarray: ...
 
+    def log_loss_sgd(self, X, Y, support=None) -> Any: ...
+
+
+class CompiledOnline(Protocol):
+    """A compiled online pass a max-decodable task *may* add: the online learners (the
+    perceptron, ``pa``, ``arow``) run their epochs through it where present
+    (``getattr(task, "online_batch", None)``), handing it their update rule (a code of
+    ``solvers.online_rules.RULES``), and loop over
+    ``argmax`` and ``joint_feature_difference`` in Python otherwise.
+
+    ``online_batch(X, Y)`` prepares examples once (None: not for these, e.g. partial
+    labels); ``online_pass(batch, w, order, rule, params, u, extra, support, t, check)``
+    visits them in ``order``: the plain argmax under the current ``w`` and, after a mistake,
+    ``apply_rule(rule, w, u, extra, idx, val, violation, errors, t, params)`` on ``Phi(x, y) - Phi(x,
+    y_hat)`` restricted to the byte mask ``support`` (empty: every weight); it returns the
+    pass's statistics (``cost``, ``errors``, ``rate``, ``n_updates``, ``steps``, and with
+    ``check`` the first example whose decoder score disagrees with ``w . Phi``)."""
+
+    def online_batch(self, X, Y) -> Any: ...
+
+    def online_pass(self, batch, w, order, rule, params, u, extra, support, t,
+                    check) -> dict: ...
+
 
 class Persistent(Protocol):
     """What saving and loading a trained model reads of its task (``learners.persistence``
@@ -466,7 +490,7 @@ def params_from_file(task_cls, params: dict) -> dict:
 #: never a learner; ``Persistent`` is the pipeline's, which saves a pair)
 LEARNER_PROTOCOLS = (Structure, MaxDecodable, LatentBinary, Heuristic, Sized, RandomTies,
                      Marginalizable, LabelFactored, CandidateList, ClassPosterior, KBest,
-                     AllowedLabels, PartialLabels, BatchMarginals)
+                     AllowedLabels, PartialLabels, BatchMarginals, CompiledOnline)
 
 
 def learner_members() -> dict[str, str]:
@@ -485,6 +509,7 @@ def structure_members(capabilities, has=lambda name: False) -> frozenset:
     for name in capabilities:
         members |= set(protocol_members(capability(name).protocol))
     members |= {m for m in protocol_members(BatchMarginals) if has(m)}
+    members |= {m for m in protocol_members(CompiledOnline) if has(m)}
     return frozenset(members)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import register_learner
+from ...solvers.online_rules import RULES
 from .online import OnlineState
 from .online_steps import STEP_LOOP_CONSTRAINTS, OnlineStepLearner
 from ..params import POSITIVE
@@ -49,7 +50,8 @@ class AROW(OnlineStepLearner):
     and a loaded model continue exactly.
 
     The task and the loop's parameters (``random_state``, ``shuffle``, ``n_jobs``,
-    ``check_inference``, ``progress``) are documented on :class:`~latentstruct.learners.
+    ``check_inference``, ``progress``, ``feature_set``, ``possible_states``,
+    ``possible_transitions``) are documented on :class:`~latentstruct.learners.
     online_steps.OnlineStepLearner`.
 
     Parameters
@@ -78,25 +80,23 @@ class AROW(OnlineStepLearner):
 
     def __init__(self, structure=None, variance=1.0, gamma=1.0, max_iter=100, epsilon=0.0,
                  random_state=0, shuffle=True, n_jobs=1, check_inference=True,
-                 progress=False):
+                 progress=False, feature_set="all", possible_states=False,
+                 possible_transitions=True):
         self.structure = structure
         self.variance = variance
         self.gamma = gamma
         self._set_loop_params(max_iter, epsilon, random_state, shuffle, n_jobs,
-                              check_inference, progress)
+                              check_inference, progress, feature_set, possible_states,
+                              possible_transitions)
 
     def _new_state(self, n_features, rng):
         return OnlineState(w=np.zeros(n_features), rng=rng, counters={"n_updates": 0},
                            arrays={"covariance": np.full(n_features, float(self.variance))})
 
-    def _step(self, state, delta, violation, errors):
-        cost = violation + errors
-        idx, d = delta.indices, delta.values
-        s = state.arrays["covariance"]
-        alpha = cost / (float(self.gamma) + float(np.dot(s[idx], d * d)))
-        state.w[idx] += alpha * s[idx] * d
-        s[idx] = 1.0 / (1.0 / s[idx] + d * d / float(self.gamma))
-        return cost
+    _rule = RULES["arow"]
+
+    def _rule_params(self):
+        return np.array([float(self.gamma)])
 
     def _coef(self, state):
         self.covariance_ = state.arrays["covariance"].copy()

@@ -22,6 +22,7 @@ from ..checkpoint_state import (monitor_state, pack_sparse, prefixed, restore_mo
                                rng_from_state, rng_state, unpack_sparse, unprefixed)
 from ..inference_check import InferenceMonitor
 from ..latent.lclr import POSITIVE, LatentBinaryLearner
+from ...solvers.online_rules import PA_TYPES, pa_tau
 from .online import OnlineLearnerMixin, OnlineState, visiting_order
 from ...limits import MAX_NEGATIVE_UPDATES
 from ..params import BOOL, CALLABLE, COEF_INIT, NJOBS, PASSES, RANDOM_STATE, Interval, Options, store_init_args
@@ -49,16 +50,7 @@ def pa_step_size(loss: float, sq_norm: float, variant: str = "pa", C: float = 1.
     A zero loss gives tau = 0.  With ``phi = 0`` the constraint cannot be met by moving w;
     PA and PA-I then return 0 (no update), PA-II its formula (which moves nothing either).
     """
-    if loss <= 0.0:
-        return 0.0
-    if variant == "pa-ii":
-        return loss / (sq_norm + 1.0 / (2.0 * C))
-    if sq_norm <= 0.0:
-        return 0.0
-    tau = loss / sq_norm
-    if variant == "pa-i":
-        return min(C, tau)
-    return tau
+    return float(pa_tau(float(loss), float(sq_norm), PA_TYPES[variant], float(C)))
 
 
 def scale_to_range(w_source: np.ndarray, w_reference: np.ndarray) -> np.ndarray:

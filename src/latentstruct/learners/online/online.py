@@ -18,6 +18,17 @@ fitted task, attributes never seen when the task was fitted have no weight, and 
 fitted again between calls (another feature index) is refused.  A task with
 ``feature_index="hashing"`` has a fixed-size feature space in which every attribute has a
 weight, so a stream with new attributes should use it.
+
+Which weights train is fixed with the state too (``support_``, :mod:`~latentstruct.
+learners.feature_support`): every feature (``feature_set="all"``) or CRFsuite's set, the
+features of the first training data's gold structures; an update never moves the others.
+
+A structure may run a whole pass compiled (``online_batch``/``online_pass``, the
+:class:`~latentstruct.tasks.contracts.CompiledOnline` batch form; a chain does): the
+learner hands it the code of its update rule (:mod:`~latentstruct.solvers.online_rules`),
+the same rule its Python loop applies,
+so both paths make the same updates in the same order (to rounding: a dot product may sum
+in another order).
 """
 
 from __future__ import annotations
@@ -26,11 +37,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...data.sparse import SparseVector
 from ...exceptions import ConfigError, ModelFormatError, NotFittedError
 from ...tasks.contracts import Structure
 from ..checkpoint_state import rng_from_state, rng_state
+from ..feature_support import feature_support, restore_support, save_support, support_mask
 
-__all__ = ["OnlineState", "OnlineLearnerMixin", "visiting_order", "online_learner_names"]
+__all__ = ["OnlineState", "OnlineLearnerMixin", "visiting_order", "online_learner_names",
+           "EMPTY"]
+
+#: what a compiled rule receives for a state array the learner does not keep
+EMPTY = np.zeros(0)
 
 
 def visiting_order(rng: np.random.Generator, n: int, shuffle: bool) -> np.ndarray:
@@ -78,6 +95,54 @@ class OnlineLearnerMixin:
     """
 
     _online = None
+    support_ = None
+    _mask = None
+
+    # --- the trained weights --------------------------------------------------------------
+    def _fix_support(self, structure, X, Y) -> None:
+        """``support_`` for a run starting afresh on ``X``, ``Y`` (``feature_set`` and the
+        two ``possible_*`` choices), and its byte mask."""
+        self.support_ = feature_support(structure, X, Y, self.feature_set,
+                                        bool(self.possible_states),
+                                        bool(self.possible_transitions))
+        self._mask = support_mask(self.support_, structure.n_features)
+
+    def _support_mask(self, n: int) -> np.ndarray:
+        if self._mask is None or (self._mask.size and self._mask.size != n):
+            self._mask = support_mask(self.support_, n)
+        return self._mask
+
+    def _restricted(self, delta: SparseVector, n: int) -> SparseVector:
+        """``delta`` without the weights outside ``support_`` (which stay zero)."""
+        mask = self._support_mask(n)
+        if not mask.size:
+            return delta
+        keep = mask[delta.indices].astype(bool)
+        return SparseVector(delta.indices[keep], delta.values[keep])
+
+    # --- the compiled pass ----------------------------------------------------------------
+    def _compiled_batch(self, structure, X, Y):
+        """The structure's prepared batch for a compiled pass over ``X``, ``Y``, or None
+        where it offers none for them (no compiled form, partial labels, constraints its
+        compiled decoder does not keep): the Python loop runs then."""
+        prepare = getattr(structure, "online_batch", None)
+        if prepare is None or self._unknown_parts(structure, Y):
+            return None
+        return prepare(X, Y)
+
+    def _run_compiled(self, structure, batch, order, state, monitor, rule, params, u, extra):
+        """One compiled pass over ``batch`` in ``order`` with the update ``rule``; the
+        pass's statistics (``cost``, ``errors``, ``rate``, ``n_updates``), the step counter
+        advanced, and the decoder checked as the Python loop checks it."""
+        stats = structure.online_pass(batch, state.w, np.asarray(order, np.int64), rule,
+                                      np.asarray(params, np.float64), u, extra,
+                                      self._support_mask(state.w.shape[0]), state.step,
+                                      bool(self.check_inference))
+        state.step = int(stats["steps"])
+        if stats["first_inconsistent"] >= 0:
+            monitor.consistent(stats["reported"], stats["recomputed"], "argmax",
+                               int(stats["first_inconsistent"]))
+        return stats
 
     def _partial_fit_task(self) -> Structure:
         """The learner's task, checked for a ``partial_fit`` call: fitted, and with the
@@ -109,6 +174,7 @@ class OnlineLearnerMixin:
     # --- persistence -------------------------------------------------------------------
     def _learned_state(self):
         meta, arrays = super()._learned_state()
+        save_support(meta, arrays, self.support_)
         state = self._online
         if state is None:
             return meta, arrays
@@ -128,6 +194,8 @@ class OnlineLearnerMixin:
 
     def _restore(self, meta, arrays):
         super()._restore(meta, arrays)
+        self.support_ = restore_support(meta, arrays, self.coef_.shape[0])
+        self._mask = None
         online = meta.get("online")
         self._online = None
         if online is None:  # a model file written before partial_fit existed

@@ -41,14 +41,16 @@ from ..base import LinearStructuredLearner, check_examples
 from ..checkpoint import CheckpointSession
 from ..checkpoint_state import monitor_state, restore_monitor, rng_from_state, rng_state
 from ..inference_check import InferenceMonitor
-from .online import OnlineLearnerMixin, OnlineState, visiting_order
+from ...solvers.online_rules import apply_rule
+from ..feature_support import FEATURE_SET_CONSTRAINTS
+from .online import EMPTY, OnlineLearnerMixin, OnlineState, visiting_order
 from ..params import BOOL, NJOBS, NONNEGATIVE, PASSES, RANDOM_STATE
 
 __all__ = ["OnlineStepLearner", "STEP_LOOP_CONSTRAINTS"]
 
 #: the hyperparameters of the shared loop (a learner adds those of its step)
 STEP_LOOP_CONSTRAINTS = {
-    "max_iter": [PASSES], "epsilon": [NONNEGATIVE],
+    **FEATURE_SET_CONSTRAINTS, "max_iter": [PASSES], "epsilon": [NONNEGATIVE],
     "random_state": RANDOM_STATE, "shuffle": [BOOL], "n_jobs": [NJOBS, None],
     "check_inference": [BOOL], "progress": [BOOL],
 }
@@ -58,8 +60,12 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
     """Base of the learners that run CRFsuite's online loop (see the module docstring).
 
     A subclass defines ``_new_state(n_features, rng)`` (its :class:`OnlineState`),
-    ``_step(state, delta, violation, errors)`` (the update after a mistake; returns the
-    example's cost) and ``_coef(state)`` (the weights the model predicts with).
+    ``_rule`` (its update after a mistake: the code of a rule of
+    :mod:`~latentstruct.solvers.online_rules`, which returns the example's cost),
+    ``_rule_params()`` (the rule's hyperparameters as floats), ``_rule_arrays(state)`` (the
+    rule's ``u`` and ``extra`` arrays) and ``_coef(state)`` (the weights the model predicts
+    with).  A structure with a compiled pass (``online_pass``) runs the epoch with the same
+    rule; any other is looped over in Python.
 
     The loop's parameters are below; each learner documents ``max_iter``, ``epsilon`` and
     its own.
@@ -79,12 +85,27 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
         recomputed from ``task.joint_feature`` (by more than 1e-6, relative).
     progress : bool, default False
         Show a progress bar over epochs.
+    feature_set : {"all", "observed"}, default "all"
+        Which weights train; the others stay zero.  "all": every feature of the task (an
+        update may give any attribute a weight for a wrongly predicted label); "observed":
+        CRFsuite's feature set, the features of the training data's gold structures (for
+        a chain, the (attribute, label) pairs seen in training and the label bigrams, as
+        the two choices below say; no start and end weights), fixed by ``fit`` or the
+        first ``partial_fit`` (``support_``): a smaller model and cheaper updates.
+    possible_states : bool, default False
+        With "observed": also every (attribute, label) pair (CRFsuite's
+        ``feature.possible_states``).
+    possible_transitions : bool, default True
+        With "observed": every transition weight (CRFsuite's
+        ``feature.possible_transitions=1``); False keeps only the gold label bigrams,
+        CRFsuite's default.
 
     Attributes set by ``fit`` and ``partial_fit``: ``coef_``; ``n_iter_`` (epochs, counted
     ones included; ``partial_fit``: one per call); ``t_`` (examples visited in all);
     ``objective_curve_`` (each epoch's summed cost); ``errors_curve_`` (each epoch's summed
     task loss of the decoded structures); ``n_updates_`` (steps taken); ``converged_``
-    (whether the last epoch made no mistake); ``n_inexact_decodes_``; ``fit_time_``.
+    (whether the last epoch made no mistake); ``n_inexact_decodes_``; ``fit_time_``;
+    ``support_`` (the trained weights' indices, None for all).
     """
 
     requires = frozenset({MAX_DECODABLE})
@@ -94,11 +115,25 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
     stops_at_epsilon = False
 
     def _set_loop_params(self, max_iter, epsilon, random_state, shuffle, n_jobs,
-                         check_inference, progress) -> None:
+                         check_inference, progress, feature_set, possible_states,
+                         possible_transitions) -> None:
         """Store the loop's hyperparameters as given (from a learner's ``__init__``)."""
         self.max_iter, self.epsilon, self.random_state = max_iter, epsilon, random_state
         self.shuffle, self.n_jobs = shuffle, n_jobs
         self.check_inference, self.progress = check_inference, progress
+        self.feature_set, self.possible_states = feature_set, possible_states
+        self.possible_transitions = possible_transitions
+
+    #: the update rule's code (``solvers.online_rules.RULES``); a subclass sets it
+    _rule: int = -1
+
+    def _rule_params(self) -> np.ndarray:
+        return EMPTY
+
+    def _rule_arrays(self, state) -> tuple[np.ndarray, np.ndarray]:
+        """The rule's ``u`` (averaging) and ``extra`` arrays of ``state`` (EMPTY if none)."""
+        return (EMPTY if state.u is None else state.u,
+                state.arrays.get("covariance", EMPTY))
 
     # --- the loop -------------------------------------------------------------------------
     def _checked(self, X, Y):
@@ -132,6 +167,14 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
         else:
             state = self._new_state(structure.n_features, np.random.default_rng(self.random_state))
             self.objective_curve_, self.errors_curve_ = [], []
+        if session.resuming and "support_" in session.state[1]:
+            self.support_ = session.state[1]["support_"].astype(np.int64)
+            self._mask = None
+        elif session.resuming:
+            self.support_, self._mask = None, None
+        else:
+            self._fix_support(structure, X, Y)
+        batch = self._compiled_batch(structure, X, Y)
 
         def save(done):
             if not session.active:
@@ -141,7 +184,8 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
                     "arrays": sorted(state.arrays), "objective_curve": self.objective_curve_,
                     "errors_curve": self.errors_curve_, "monitor": monitor_state(monitor)}
             arrays = {"w": state.w, **({} if state.u is None else {"u": state.u}),
-                      **{f"state.{k}": v for k, v in state.arrays.items()}}
+                      **{f"state.{k}": v for k, v in state.arrays.items()},
+                      **({} if self.support_ is None else {"support_": self.support_})}
             session.save(epoch, meta, arrays, done=done)
 
         t_start = time.perf_counter()
@@ -157,7 +201,7 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
                     self.objective_curve_.append(0.0)
                     self.errors_curve_.append(0.0)
                 else:
-                    self._pass(structure, X, Y, order, state, monitor)
+                    self._pass(structure, X, Y, order, state, monitor, batch)
                 bar.set_postfix(loss=f"{self.objective_curve_[-1]:.6g}")
                 bar.update(1)
                 done = self._below_epsilon(self.objective_curve_[-1] / n)
@@ -193,19 +237,33 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
             state = self._new_state(structure.n_features, np.random.default_rng(self.random_state))
             self.objective_curve_, self.errors_curve_ = [], []
             self.n_iter_, self.n_inexact_decodes_, self.fit_time_ = 0, 0, 0.0
+            self._fix_support(structure, X, Y)  # the first call's data fixes the feature set
         elif not hasattr(self, "errors_curve_"):  # loaded from a model file
             self.errors_curve_ = []
         t_start = time.perf_counter()
-        self._pass(structure, X, Y, visiting_order(state.rng, len(X), self.shuffle), state, monitor)
+        self._pass(structure, X, Y, visiting_order(state.rng, len(X), self.shuffle), state, monitor,
+                   self._compiled_batch(structure, X, Y))
         elapsed = getattr(self, "fit_time_", 0.0)
         return self._finish(state, self.n_iter_ + 1, monitor,
                             elapsed + time.perf_counter() - t_start)
 
-    def _pass(self, structure, X, Y, order, state, monitor) -> None:
+    def _pass(self, structure, X, Y, order, state, monitor, batch=None) -> None:
         """Visit the examples ``order`` once, stepping after each mistake; appends the
-        epoch's summed cost and summed errors to the curves."""
+        epoch's summed cost and summed errors to the curves.  ``batch``: the structure's
+        prepared batch, to run the pass compiled (None: the Python loop)."""
+        u, extra = self._rule_arrays(state)
+        params = self._rule_params()
+        if batch is not None:
+            stats = self._run_compiled(structure, batch, order, state, monitor, self._rule,
+                                       params, u, extra)
+            state.counters["n_updates"] = (state.counters.get("n_updates", 0)
+                                           + int(stats["n_updates"]))
+            self.objective_curve_.append(stats["cost"])
+            self.errors_curve_.append(stats["errors"])
+            return
         check = bool(self.check_inference)
         w = state.w
+        n = w.shape[0]
         total_cost = total_errors = 0.0
         partial = self._unknown_parts(structure, Y)
         for i in order:
@@ -222,9 +280,11 @@ class OnlineStepLearner(OnlineLearnerMixin, LinearStructuredLearner):
             errors = float(structure.loss(y, res.structure))
             if errors <= 0:
                 continue
-            delta = structure.joint_feature_difference(X[i], y, res.structure).coalesce()
+            delta = self._restricted(
+                structure.joint_feature_difference(X[i], y, res.structure).coalesce(), n)
             violation = -delta.dot(w)
-            total_cost += self._step(state, delta, violation, errors)
+            total_cost += apply_rule(self._rule, w, u, extra, delta.indices, delta.values,
+                                     violation, errors, state.step, params)
             total_errors += errors
             state.counters["n_updates"] = state.counters.get("n_updates", 0) + 1
         self.objective_curve_.append(total_cost)

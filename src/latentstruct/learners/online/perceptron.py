@@ -13,7 +13,9 @@ from ..base import LinearStructuredLearner, check_examples, register_learner
 from ..checkpoint import CheckpointSession
 from ..checkpoint_state import monitor_state, restore_monitor, rng_from_state, rng_state
 from ..inference_check import InferenceMonitor
-from .online import OnlineLearnerMixin, OnlineState, visiting_order
+from ..feature_support import FEATURE_SET_CONSTRAINTS
+from ...solvers.online_rules import RULES, perceptron_step
+from .online import EMPTY, OnlineLearnerMixin, OnlineState, visiting_order
 from ..params import BOOL, NJOBS, NONNEGATIVE, PASSES, RANDOM_STATE, store_init_args
 
 __all__ = ["StructuredPerceptron"]
@@ -82,6 +84,23 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
         (``n_inexact_decodes_``) and warned about once (``InexactInferenceWarning``).
     progress : bool, default False
         Show a progress bar over epochs.
+    feature_set : {"all", "observed"}, default "all"
+        Which weights train; the others stay zero.  "all": every feature of the task;
+        "observed": CRFsuite's feature set, the features of the training data's gold
+        structures (for a chain, the (attribute, label) pairs seen in training and the
+        label bigrams as the two choices below say; no start and end weights), fixed by
+        ``fit`` or the first ``partial_fit`` (``support_``).  CRFsuite's ``ap`` trains this
+        set (``latentstruct.crfsuite``).
+    possible_states : bool, default False
+        With "observed": also every (attribute, label) pair (CRFsuite's
+        ``feature.possible_states``).
+    possible_transitions : bool, default True
+        With "observed": every transition weight; False keeps only the gold label
+        bigrams, CRFsuite's default ``feature.possible_transitions=0``.
+
+    A task whose structure has a compiled pass (``online_pass``: a chain's) runs each epoch
+    in one compiled call with the same update (:func:`~latentstruct.solvers.online_rules.
+    perceptron_step`) and the same order.
 
     Attributes
     ----------
@@ -94,6 +113,7 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
     converged_ : bool, whether the last epoch made no mistake
     n_inexact_decodes_ : int, decodes whose status was not exact
     fit_time_ : float, seconds spent in ``fit``
+    support_ : None or ndarray of int, the indices of the trained weights (None: all)
     """
 
     requires = frozenset({MAX_DECODABLE})
@@ -105,11 +125,12 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
         "max_iter": [PASSES], "average": [BOOL],
         "random_state": RANDOM_STATE, "shuffle": [BOOL], "n_jobs": [NJOBS, None],
         "epsilon": [NONNEGATIVE, None],
-        "check_inference": [BOOL], "progress": [BOOL],
+        "check_inference": [BOOL], "progress": [BOOL], **FEATURE_SET_CONSTRAINTS,
     }
 
     def __init__(self, structure=None, max_iter=10, average=True, random_state=0, shuffle=True,
-                 n_jobs=1, check_inference=True, progress=False, epsilon=None):
+                 n_jobs=1, check_inference=True, progress=False, epsilon=None,
+                 feature_set="all", possible_states=False, possible_transitions=True):
         store_init_args(self, locals())
 
     def _validate(self, X, Y):
@@ -146,13 +167,23 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
                                 rng=np.random.default_rng(self.random_state),
                                 counters={"n_updates": 0})
             self.objective_curve_ = []
+        if session.resuming:
+            support = session.state[1].get("support_")
+            self.support_ = None if support is None else support.astype(np.int64)
+            self._mask = None
+        else:
+            self._fix_support(structure, X, Y)
+        batch = self._compiled_batch(structure, X, Y)
 
         def save(done):
             if session.active:
                 meta = {"rng": rng_state(state.rng), "step": state.step,
                         "n_updates": state.counters["n_updates"],
                         "objective_curve": self.objective_curve_, "monitor": monitor_state(monitor)}
-                session.save(epoch, meta, {"w": state.w, "u": state.u}, done=done)
+                arrays = {"w": state.w, "u": state.u}
+                if self.support_ is not None:
+                    arrays["support_"] = self.support_
+                session.save(epoch, meta, arrays, done=done)
 
         t_start = time.perf_counter()
         bar = tqdm(total=max_iter, initial=min(epoch, max_iter), desc="perceptron", unit="epoch",
@@ -160,7 +191,7 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
         first, last = epoch + 1, (epoch if session.done else max_iter)
         for epoch in range(first, last + 1):
             order = visiting_order(state.rng, n, self.shuffle)
-            mistakes, rate = self._pass(structure, X, Y, order, state, monitor, check)
+            mistakes, rate = self._pass(structure, X, Y, order, state, monitor, check, batch)
             self.objective_curve_.append(mistakes)
             bar.set_postfix(mistakes=f"{mistakes:.6g}")
             bar.update(1)
@@ -210,18 +241,28 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
                                 counters={"n_updates": 0})
             self.objective_curve_, self.n_iter_, self.n_inexact_decodes_ = [], 0, 0
             self.fit_time_ = 0.0
+            self._fix_support(structure, X, Y)  # the first call's data fixes the feature set
         t_start = time.perf_counter()
         order = visiting_order(state.rng, len(X), self.shuffle)
-        self.objective_curve_.append(self._pass(structure, X, Y, order, state, monitor, check)[0])
+        self.objective_curve_.append(self._pass(structure, X, Y, order, state, monitor, check,
+                                                self._compiled_batch(structure, X, Y))[0])
         elapsed = getattr(self, "fit_time_", 0.0)  # a loaded model has none
         self._finish(state, self.n_iter_ + 1, monitor, elapsed + time.perf_counter() - t_start)
         return self
 
-    def _pass(self, structure, X, Y, order, state, monitor, check) -> tuple[float, float]:
+    def _pass(self, structure, X, Y, order, state, monitor, check,
+              batch=None) -> tuple[float, float]:
         """Visit the examples ``order`` of ``X`` once, updating ``state``; the mistakes (total
-        task loss of the decoded structures) and the summed error rates (loss / size)."""
+        task loss of the decoded structures) and the summed error rates (loss / size).
+        ``batch``: the structure's prepared batch, to run the pass compiled."""
         w, u = state.w, state.u
+        if batch is not None:
+            stats = self._run_compiled(structure, batch, order, state, monitor,
+                                       RULES["perceptron"], EMPTY, u, EMPTY)
+            state.counters["n_updates"] += int(stats["n_updates"])
+            return stats["errors"], stats["rate"]
         mistakes = rate = 0.0
+        n = w.shape[0]
         sized = SIZED in structure.capabilities
         partial = self._unknown_parts(structure, Y)
         for i in order:
@@ -237,9 +278,8 @@ class StructuredPerceptron(OnlineLearnerMixin, LinearStructuredLearner):
                                    structure.joint_feature(x, res.structure).dot(w), "argmax", i)
             loss = float(structure.loss(y, res.structure))
             if loss > 0:
-                d = structure.joint_feature_difference(x, y, res.structure)
-                np.add.at(w, d.indices, d.values)
-                np.add.at(u, d.indices, (state.step - 1) * d.values)
+                d = self._restricted(structure.joint_feature_difference(x, y, res.structure), n)
+                perceptron_step(w, u, EMPTY, d.indices, d.values, 0.0, loss, state.step, EMPTY)
                 mistakes += loss
                 rate += loss / (structure.example_size(x) if sized else 1)
                 state.counters["n_updates"] += 1

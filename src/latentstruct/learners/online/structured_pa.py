@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..base import register_learner
-from .latent_pa import pa_step_size
+from ...solvers.online_rules import RULES
 from .online import OnlineState
 from .online_steps import STEP_LOOP_CONSTRAINTS, OnlineStepLearner
 from ..params import BOOL, POSITIVE, Interval
@@ -40,7 +38,7 @@ class StructuredPA(OnlineStepLearner):
     * tau = ell / ||Delta||^2                 (``pa_type=0``, PA, no slack)
       tau = min(c, ell / ||Delta||^2)         (``pa_type=1``, PA-I)
       tau = ell / (||Delta||^2 + 1 / (2 c))   (``pa_type=2``, PA-II)
-      (:func:`~latentstruct.learners.online.latent_pa.pa_step_size`; a Delta of zero norm moves
+      (:func:`~latentstruct.solvers.online_rules.pa_tau`; a Delta of zero norm moves
       nothing);
     * w <- w + tau Delta.
 
@@ -52,8 +50,8 @@ class StructuredPA(OnlineStepLearner):
     divides by S + 1, counting the initial zero vector too: its weights are these times
     S / (S + 1), which predict the same structures.)
 
-    ``task``, ``random_state``, ``shuffle``, ``n_jobs``, ``check_inference`` and
-    ``progress`` are those of the loop
+    ``task``, ``random_state``, ``shuffle``, ``n_jobs``, ``check_inference``, ``progress``,
+    ``feature_set``, ``possible_states`` and ``possible_transitions`` are those of the loop
     (:class:`~latentstruct.learners.online.online_steps.OnlineStepLearner`).
 
     Parameters
@@ -84,28 +82,26 @@ class StructuredPA(OnlineStepLearner):
 
     def __init__(self, structure=None, pa_type=1, c=1.0, error_sensitive=True, averaging=True,
                  max_iter=100, epsilon=0.0, random_state=0, shuffle=True, n_jobs=1,
-                 check_inference=True, progress=False):
+                 check_inference=True, progress=False, feature_set="all", possible_states=False,
+                 possible_transitions=True):
         self.structure = structure
         self.pa_type = pa_type
         self.c = c
         self.error_sensitive = error_sensitive
         self.averaging = averaging
         self._set_loop_params(max_iter, epsilon, random_state, shuffle, n_jobs,
-                              check_inference, progress)
+                              check_inference, progress, feature_set, possible_states,
+                              possible_transitions)
 
     def _new_state(self, n_features, rng):
         return OnlineState(w=np.zeros(n_features), rng=rng,
                            u=np.zeros(n_features) if self.averaging else None,
                            counters={"n_updates": 0})
 
-    def _step(self, state, delta, violation, errors):
-        cost = violation + (math.sqrt(errors) if self.error_sensitive else 1.0)
-        sq_norm = float(np.dot(delta.values, delta.values))
-        tau = pa_step_size(cost, sq_norm, _VARIANTS[int(self.pa_type)], float(self.c))
-        state.w[delta.indices] += tau * delta.values
-        if state.u is not None:
-            state.u[delta.indices] += (state.step - 1) * tau * delta.values
-        return cost
+    _rule = RULES["pa"]
+
+    def _rule_params(self):
+        return np.array([int(self.pa_type), float(self.c), float(bool(self.error_sensitive))])
 
     def _coef(self, state):
         if state.u is None or not self.averaging:

@@ -42,8 +42,13 @@ from .kernels import (
     hamming_augmented,
     phi_difference,
 )
+from .online_kernels import EPOCH_STATS, online_epoch
 
-__all__ = ["ChainStructure", "completed"]
+__all__ = ["ChainStructure", "completed", "OnlineChainBatch"]
+
+#: what ``ChainStructure.online_pass`` computes as these methods do (a subclass that
+#: overrides one gets the Python loop)
+_COMPILED_AS = ("argmax", "joint_feature_difference", "loss", "label_scores", "unary_scores")
 
 
 def _per_sentence(allowed, n: int) -> list:
@@ -409,3 +414,56 @@ class ChainStructure(LabelFactoredSequence, MaxDecodableDefaults):
                              f"check its tags")
         codes = np.where(known, gold, -2 - labels)
         return np.split(codes, X.offsets[1:-1] - X.offsets[0])
+
+    # --- the compiled online pass (CompiledOnline) -----------------------------------------
+    def online_batch(self, X, Y) -> OnlineChainBatch | None:
+        """``X`` and ``Y`` prepared once for :meth:`online_pass`: the corpus and its gold
+        label ids back to back, checked.  None where the compiled pass would not decode as
+        :meth:`argmax` does (global constraints: the ILP) or a gold tag is not a known label
+        (partial labels), or where a subclass decodes, differences or counts errors its own
+        way (it overrides :data:`_COMPILED_AS`): the learner's Python loop handles those."""
+        if self.global_constraints is not None or any(
+                getattr(type(self), m) is not getattr(ChainStructure, m) for m in _COMPILED_AS):
+            return None
+        X = as_corpus(X)
+        labels = self._batch_label_ids(X, Y, "structures Y")
+        if labels.size and labels.min() < 0:
+            return None
+        if self.constraints is None:
+            allowed = ChainConstraints.unconstrained(self.n_labels)
+        else:
+            allowed = self.constraints
+        return OnlineChainBatch(X, np.ascontiguousarray(labels, dtype=np.int64), allowed)
+
+    def online_pass(self, batch: OnlineChainBatch, w: np.ndarray, order: np.ndarray, rule,
+                    params: np.ndarray, u: np.ndarray, extra: np.ndarray,
+                    support: np.ndarray, t: int, check: bool) -> dict:
+        """One online pass over ``batch`` in ``order``, compiled (:func:`~latentstruct.tasks.
+        sequence.online_kernels.online_epoch`): for each sentence, the Viterbi labelling
+        under the current ``w`` (the constraints kept) and, after a mistake, the learner's
+        update ``rule`` (a code of :data:`~latentstruct.solvers.online_rules.RULES`) on the
+        coalesced ``Phi(x, y) - Phi(x, y_hat)`` restricted to ``support``.
+        Updates ``w``, ``u`` and ``extra`` in place; returns the pass's statistics
+        (:data:`~latentstruct.tasks.sequence.online_kernels.EPOCH_STATS`)."""
+        if w.shape != (self.n_features,) or w.dtype != np.float64 or not w.flags.c_contiguous:
+            raise ValueError(f"online_pass needs the weights as a contiguous float64 array of "
+                             f"{self.n_features}, got {w.dtype} {w.shape}")
+        X, c = batch.corpus, batch.constraints
+        out = np.zeros(len(EPOCH_STATS))
+        online_epoch(X.attr_indptr, X.attr_ids, X.attr_values, X.offsets, batch.labels,
+                     order, w, u, extra, support, c.transitions, c.start, c.end,
+                     self.n_attributes, self.n_labels, int(rule), params, int(t), bool(check), out)
+        return dict(zip(EPOCH_STATS, out.tolist()))
+
+
+class OnlineChainBatch:
+    """A corpus and its gold label ids, prepared once for ``ChainStructure.online_pass``
+    (every epoch of a run reuses it)."""
+
+    __slots__ = ("corpus", "labels", "constraints")
+
+    def __init__(self, corpus: SequenceCorpus, labels: np.ndarray, constraints: ChainConstraints):
+        self.corpus, self.labels, self.constraints = corpus, labels, constraints
+
+    def __len__(self) -> int:
+        return len(self.corpus)
