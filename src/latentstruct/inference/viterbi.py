@@ -28,7 +28,7 @@ __all__ = ["viterbi", "viterbi_batch", "kbest_viterbi", "BatchViterbiResult"]
 # ----------------------------------------------------------------------------------------
 # kernels
 # ----------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _viterbi_batch_kernel(unary, offsets, transition, start, end, labels, scores):  # pragma: no cover - numba
     N, L = unary.shape
     n_seq = offsets.shape[0] - 1
@@ -76,7 +76,7 @@ def _viterbi_batch_kernel(unary, offsets, transition, start, end, labels, scores
 viterbi_batch_kernel = _viterbi_batch_kernel
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pick(weights, mask, u):  # pragma: no cover - numba
     """Index i with mask[i], chosen with probability proportional to weights[i]."""
     total = 0.0
@@ -95,7 +95,7 @@ def _pick(weights, mask, u):  # pragma: no cover - numba
     return last
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _viterbi_random_kernel(unary, transition, start, end, uniforms, labels):  # pragma: no cover - numba
     """Viterbi that samples uniformly among all optimal labellings.
 
@@ -152,7 +152,7 @@ def _viterbi_random_kernel(unary, transition, start, end, uniforms, labels):  # 
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _merge_top(sc_prev, nv_prev, add, k, ptr, out_s, out_p, out_r):  # pragma: no cover - numba
     """The k best of ``sc_prev[p, r] + add[p]`` over every previous label p and rank r < nv[p]
     (each row sorted descending), best first, by a k-way merge of the L sorted rows: O(k L).
@@ -182,7 +182,7 @@ def _merge_top(sc_prev, nv_prev, add, k, ptr, out_s, out_p, out_r):  # pragma: n
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _kbest_kernel(unary, transition, start, end, k, out_labels, out_scores):  # pragma: no cover - numba
     """k-best Viterbi: keeps the k best distinct prefixes per (t, label), sorted descending.
 

@@ -33,7 +33,7 @@ RULES = {"perceptron": 0, "pa": 1, "arow": 2}
 PA_TYPES = {"pa": 0, "pa-i": 1, "pa-ii": 2}
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _accumulate(u, idx, val, scale, t):  # pragma: no cover - numba
     """The averaging trick's accumulator: u += (t - 1) * scale * Delta."""
     if u.shape[0]:
@@ -42,7 +42,7 @@ def _accumulate(u, idx, val, scale, t):  # pragma: no cover - numba
             u[idx[k]] += c * val[k]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def perceptron_step(w, u, extra, idx, val, violation, errors, t, params):  # pragma: no cover - numba
     """Collins (2002): w <- w + Delta; the cost is the errors."""
     for k in range(idx.shape[0]):
@@ -51,7 +51,7 @@ def perceptron_step(w, u, extra, idx, val, violation, errors, t, params):  # pra
     return errors
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def pa_tau(loss, sq_norm, pa_type, c):  # pragma: no cover - numba
     """The passive-aggressive multiplier of one update (Crammer et al. 2006, Eq. 2-3 and
     their PA-I / PA-II forms; ``pa_type`` 0, 1, 2 as :data:`PA_TYPES`): ``loss /
@@ -69,7 +69,7 @@ def pa_tau(loss, sq_norm, pa_type, c):  # pragma: no cover - numba
     return tau
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def pa_step(w, u, extra, idx, val, violation, errors, t, params):  # pragma: no cover - numba
     """CRFsuite's ``pa``: cost = violation + sqrt(errors) (``params[2]``, error-sensitive)
     or + 1; w <- w + tau Delta with tau of :func:`pa_tau` (``params[0]`` the type,
@@ -85,7 +85,7 @@ def pa_step(w, u, extra, idx, val, violation, errors, t, params):  # pragma: no 
     return cost
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def arow_step(w, u, extra, idx, val, violation, errors, t, params):  # pragma: no cover - numba
     """AROW (Crammer, Kulesza & Dredze 2009) with a diagonal covariance ``extra``, as
     CRFsuite's ``arow``: cost = violation + errors, alpha = cost / (gamma + Delta' S Delta)
@@ -106,7 +106,7 @@ def arow_step(w, u, extra, idx, val, violation, errors, t, params):  # pragma: n
     return cost
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def apply_rule(rule, w, u, extra, idx, val, violation, errors, t, params):  # pragma: no cover - numba
     """The rule of code ``rule`` (:data:`RULES`) on one mistake; its cost."""
     if rule == 0:

@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def emission_scores(attr_indptr, attr_ids, attr_values, emission, t0, t1):
     """Unary scores of tokens t0..t1-1: sum of their attributes' label-weight rows, each
     scaled by its value (``attr_values``, None: all 1)."""
@@ -50,7 +50,7 @@ def emission_scores(attr_indptr, attr_ids, attr_values, emission, t0, t1):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def phi_difference(attr_indptr, attr_ids, attr_values, t0, t1, y_a, y_b, n_attr, n_labels):
     """Phi(y_a) - Phi(y_b) of one sentence (tokens t0..t1-1), uncoalesced; an emission
     entry is its attribute's value (``attr_values``, None: all 1).
@@ -105,7 +105,7 @@ def phi_difference(attr_indptr, attr_ids, attr_values, t0, t1, y_a, y_b, n_attr,
     return idx[:k], val[:k]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def coalesced(idx, val):
     """``coalesce_arrays`` in one compiled call: sorted unique indices, the sums of their
     values, zero sums dropped (the per-example numpy version dominated training time)."""
@@ -127,7 +127,7 @@ def coalesced(idx, val):
     return out_i[:m], out_v[:m]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def coalesced_phi_difference(attr_indptr, attr_ids, attr_values, t0, t1, y_a, y_b, n_attr,
                              n_labels):
     """Coalesced Phi(y_a) - Phi(y_b) of one sentence, in one compiled call."""
@@ -136,7 +136,7 @@ def coalesced_phi_difference(attr_indptr, attr_ids, attr_values, t0, t1, y_a, y_
     return coalesced(idx, val)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def coalesced_phi_differences(attr_indptr, attr_ids, attr_values, offsets, y_a, y_b, n_attr,
                               n_labels):
     """Coalesced Phi(y_a) - Phi(y_b) of every sentence s (tokens offsets[s]..offsets[s+1]-1;
@@ -168,7 +168,7 @@ def coalesced_phi_differences(attr_indptr, attr_ids, attr_values, offsets, y_a, 
     return indptr, idx[:m], val[:m]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def first_outside(y, lo, hi):
     """Position of the first entry of ``y`` outside ``lo..hi-1``, or -1."""
     for k in range(y.shape[0]):
@@ -177,7 +177,7 @@ def first_outside(y, lo, hi):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _hamming_augmented_kernel(unary, y_true):
     out = unary + 1.0
     for t in range(unary.shape[0]):

@@ -38,7 +38,7 @@ EPOCH_STATS = ("cost", "errors", "rate", "n_updates", "steps", "first_inconsiste
                "reported", "recomputed")
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _labelling_score(attr_indptr, attr_ids, attr_values, w, t0, t1, y, n_attr, n_labels):  # pragma: no cover - numba
     """w . Phi(x, y) read straight from the weight layout (not from the decoder's unary
     matrix): the independent score the inference check compares the decoder's against."""
@@ -60,7 +60,7 @@ def _labelling_score(attr_indptr, attr_ids, attr_values, w, t0, t1, y, n_attr, n
     return score
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def online_epoch(attr_indptr, attr_ids, attr_values, offsets, labels, order, w, u, extra,
                  support, allowed_trans, allowed_start, allowed_end, n_attr, n_labels,
                  rule, params, t, check, out):  # pragma: no cover - numba
