@@ -175,3 +175,27 @@ def test_rules_against_closed_forms():
     np.testing.assert_allclose(w[idx], alpha * 2.0 * val)
     np.testing.assert_allclose(s[idx], 1.0 / (0.5 + val * val / 0.5))
     assert np.all(s[[1, 3, 4]] == 2.0)
+
+
+def test_crfsuite_online_algorithms_train_crfsuites_feature_set():
+    """``latentstruct.crfsuite.CRF`` maps ap/pa/arow onto these learners with CRFsuite's
+    feature set: only attribute-label pairs seen in training move, unless
+    ``all_possible_states=True``, which is honoured (it was refused before)."""
+    from latentstruct.crfsuite import CRF
+
+    rng = np.random.default_rng(0)
+    X, y = [], []
+    for _ in range(40):
+        n = int(rng.integers(1, 6))
+        words = rng.integers(0, 6, size=n)
+        X.append([{"w": f"w{k}", "odd": bool(k % 2)} for k in words])
+        y.append([("A", "B", "C")[(k + int(rng.integers(2))) % 3] for k in words])
+    seen = {(f"w:{t['w']}", lab) for xs, ys in zip(X, y) for t, lab in zip(xs, ys)}
+    for algorithm in ("ap", "pa", "arow"):
+        crf = CRF(algorithm=algorithm, max_iterations=5).fit(X, y)
+        states = {k for k, v in crf.state_features_.items() if v != 0}
+        word_states = {k for k in states if k[0].startswith("w:")}
+        assert word_states and word_states <= seen, algorithm
+        every = CRF(algorithm=algorithm, max_iterations=5, all_possible_states=True).fit(X, y)
+        more = {k for k, v in every.state_features_.items() if v != 0 and k[0].startswith("w:")}
+        assert more - seen, algorithm  # pairs never seen in training moved too
