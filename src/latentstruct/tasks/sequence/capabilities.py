@@ -46,7 +46,7 @@ from ...inference.constraints import token_mask
 from ...inference.result import DecodeResult
 from ...inference.viterbi import viterbi, viterbi_batch
 from ..label_factored import LabelFactoredBatch, check_unary, gold_labels
-from .crf_kernels import log_loss_gradient, node_marginals_batch
+from .crf_kernels import log_loss_gradient, log_loss_sgd_epoch, node_marginals_batch
 from .kernels import hamming_augmented
 
 __all__ = [
@@ -225,6 +225,34 @@ class MarginalizableSequence(SequencePartScores):
                                            self.n_labels, out=out, attr_values=X.attr_values,
                                            constraints=self.constraints)
         return total, grad
+
+    def log_loss_sgd(self, X, Y, support=None):
+        """The corpus prepared once for per-example SGD on the CRF's log-loss: returns
+        ``epoch(w, order, eta0, lam, t=0) -> (Σ loss, t)``, one compiled pass over the
+        sentences ``order`` (indices into ``X``) that updates ``w`` (contiguous float64) in
+        place by CRFsuite's ``l2sgd`` step, ``η_t = η0 / (1 + η0 λ t)``, the decay
+        ``w <- (1 − η_t λ) w`` then ``w <- w − η_t ∇ℓ_i(w)`` on the weights ``support``
+        (sorted indices; None: all) lists, the decay kept lazily so that a step touches only
+        the sentence's features (:func:`~latentstruct.tasks.sequence.crf_kernels.sgd_epoch`).
+        It returns the sum of the examples' losses, each at the weights its step saw, and
+        the example count after the pass.  Gold labels −1 and the chain's constraints are
+        handled as :meth:`log_loss_batch` handles them."""
+        self.training_constraints("the CRF's likelihood")
+        X = self.as_batch(X)
+        offsets = X.offsets
+        labels = _rebased(gold_labels(Y, int(offsets[-1] - offsets[0]), self.n_labels), offsets)
+        trained = None
+        if support is not None:
+            trained = np.zeros(self.n_features, dtype=np.uint8)
+            trained[np.asarray(support, dtype=np.int64)] = 1
+        A, L, constraints = self.n_attributes, self.n_labels, self.constraints
+
+        def epoch(w, order, eta0, lam, t=0):
+            return log_loss_sgd_epoch(X.attr_indptr, X.attr_ids, offsets, labels, order, w, A, L,
+                                      eta0=eta0, lam=lam, t=t, trained=trained,
+                                      attr_values=X.attr_values, constraints=constraints)
+
+        return epoch
 
     def observed_feature_support(self, X, Y, *, possible_states: bool = False,
                                  possible_transitions: bool = True) -> np.ndarray:

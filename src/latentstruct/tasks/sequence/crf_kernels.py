@@ -30,7 +30,8 @@ from numba import njit
 
 from ...inference.chain_fb import chain_marginals_into, chain_work, transition_exp
 
-__all__ = ["log_loss_gradient", "node_marginals_batch", "token_scores", "longest_sentence"]
+__all__ = ["log_loss_gradient", "node_marginals_batch", "token_scores", "longest_sentence",
+           "sgd_epoch", "log_loss_sgd_epoch"]
 
 
 @njit(cache=True, nogil=True)
@@ -66,6 +67,47 @@ def token_scores(attr_indptr, attr_ids, attr_values, emission, start, end, t0, t
 
 
 @njit(cache=True, nogil=True)
+def _sentence_nll(s, labels, t0, transition, M, m_trans, node, target, g_tr, edge_scaled,
+                  work, c):  # pragma: no cover - numba
+    """``(log Z, log Z − log Z(gold))`` of the sentence of tokens t0.. whose token scores
+    (start and end folded in) are ``s`` (T, L), under ``transition`` (``M, m_trans``: its
+    :func:`transition_exp`).  Writes the node marginals to ``node`` and the gold's (its
+    indicators, or for a partial labelling the clamped marginals) to ``target``, both (T, L);
+    adds the transition part of the gradient to ``g_tr`` and ``edge_scaled``: the model's
+    edge marginals minus the gold's, the part in ``edge_scaled`` still to be multiplied
+    elementwise by ``M`` (:func:`~latentstruct.inference.chain_fb.chain_marginals_into`)."""
+    T, L = s.shape
+    log_z = chain_marginals_into(s, transition, M, m_trans, node, g_tr, edge_scaled, 1.0,
+                                 work, c)
+    partial = False
+    for t in range(T):
+        if labels[t0 + t] < 0:
+            partial = True
+    target[:] = 0.0
+    if partial:
+        clamped = s.copy()
+        for t in range(T):
+            y = labels[t0 + t]
+            if y >= 0:
+                for j in range(L):
+                    if j != y:
+                        clamped[t, j] = -np.inf
+        log_num = chain_marginals_into(clamped, transition, M, m_trans, target, g_tr,
+                                       edge_scaled, -1.0, work, c)
+    else:
+        log_num = 0.0
+        for t in range(T):
+            y = labels[t0 + t]
+            target[t, y] = 1.0
+            log_num += s[t, y]
+            if t > 0:
+                yp = labels[t0 + t - 1]
+                log_num += transition[yp, y]
+                g_tr[yp, y] -= 1.0
+    return log_z, log_z - log_num
+
+
+@njit(cache=True, nogil=True)
 def _loss_gradient(attr_indptr, attr_ids, attr_values, offsets, labels, emission, transition, start, end,
                    g_em, g_tr, g_start, g_end, log_z_out):  # pragma: no cover - numba
     L = emission.shape[1]
@@ -85,37 +127,11 @@ def _loss_gradient(attr_indptr, attr_ids, attr_values, offsets, labels, emission
             continue
         s = token_scores(attr_indptr, attr_ids, attr_values, emission, start, end, t0, t1,
                          s_buf)
-        node = node_buf[:T]
-        log_z = chain_marginals_into(s, transition, M, m_trans, node, g_tr, edge_scaled, 1.0,
-                                     work, c)
+        node, target = node_buf[:T], target_buf[:T]
+        log_z, loss = _sentence_nll(s, labels, t0, transition, M, m_trans, node, target, g_tr,
+                                    edge_scaled, work, c)
         log_z_out[k] = log_z
-        partial = False
-        for t in range(T):
-            if labels[t0 + t] < 0:
-                partial = True
-        target = target_buf[:T]
-        target[:] = 0.0
-        if partial:
-            clamped = s.copy()
-            for t in range(T):
-                y = labels[t0 + t]
-                if y >= 0:
-                    for j in range(L):
-                        if j != y:
-                            clamped[t, j] = -np.inf
-            log_num = chain_marginals_into(clamped, transition, M, m_trans, target, g_tr,
-                                           edge_scaled, -1.0, work, c)
-        else:
-            log_num = 0.0
-            for t in range(T):
-                y = labels[t0 + t]
-                target[t, y] = 1.0
-                log_num += s[t, y]
-                if t > 0:
-                    yp = labels[t0 + t - 1]
-                    log_num += transition[yp, y]
-                    g_tr[yp, y] -= 1.0
-        total += log_z - log_num
+        total += loss
         for t in range(T):
             for p in range(attr_indptr[t0 + t], attr_indptr[t0 + t + 1]):
                 row = attr_ids[p]
@@ -214,3 +230,135 @@ def node_marginals_batch(attr_indptr, attr_ids, offsets, w, n_attributes: int, n
     _node_batch(attr_indptr, attr_ids, attr_values, offsets,
                 *_label_blocks(w, A, L, constraints), node, log_z)
     return log_z, node
+
+
+@njit(cache=True, nogil=True)
+def _rescale(emission, transition, start, end, factor):  # pragma: no cover - numba
+    """Every weight times ``factor`` (the lazily kept L2 decay folded into the weights)."""
+    emission *= factor
+    transition *= factor
+    start *= factor
+    end *= factor
+
+
+@njit(cache=True, nogil=True)
+def sgd_epoch(attr_indptr, attr_ids, attr_values, offsets, labels, order, emission, transition,
+              start, end, tr_mask, start_mask, end_mask, trained, eta0, lam, t):  # pragma: no cover - numba
+    """One epoch of per-example SGD on the L2-regularised negative log-likelihood, CRFsuite's
+    ``l2sgd`` step (``train_l2sgd.c``), over the sentences ``order`` (indices into
+    ``offsets``), updating the weight blocks in place; returns ``(Σ loss, t)``.
+
+    For the k-th example visited (``t`` counting examples over the whole run)::
+
+        η = η0 / (1 + η0 λ t)                       (= 1 / (λ (t0 + t)), t0 = 1 / (λ η0))
+        w <- (1 − η λ) w                            (the decay comes first, as in CRFsuite)
+        w <- w − η ∇ℓ_i(w)                          (ℓ_i: the example's NLL, at the decayed w)
+
+    on the weights ``trained`` marks (a 0/1 byte per weight; empty: every weight).  The
+    decay is kept lazily, ``w = decay · v`` with only ``v`` stored (CRFsuite's scale factor),
+    so a step touches only the example's emission rows, the transitions and start/end: the
+    scores are those of ``v`` times ``decay``, the update ``v −= (η / decay) ∇ℓ_i``.  The
+    decay is folded back into the weights at the end of the epoch (and, should it fall below
+    1e-150, at once).  The loss summed is each example's at the weights its step saw (before
+    its gradient step), CRFsuite's epoch loss.  ``tr_mask``, ``start_mask``, ``end_mask``:
+    0, or ``-inf`` where chain constraints forbid the part.  The forward–backward and the
+    gradient are :func:`_sentence_nll`'s, the batch loss's own."""
+    L = emission.shape[1]
+    longest = longest_sentence(offsets)
+    work, c = chain_work(longest, L)
+    s_buf = np.empty((max(longest, 1), L))
+    node_buf = np.empty((max(longest, 1), L))
+    target_buf = np.empty((max(longest, 1), L))
+    edge_scaled = np.empty((L, L))
+    g_tr = np.empty((L, L))
+    tr_eff = np.empty((L, L))
+    all_trained = trained.shape[0] == 0
+    A = emission.shape[0]
+    tr_base = A * L
+    start_base = tr_base + L * L
+    end_base = start_base + L
+    decay = 1.0
+    total = 0.0
+    for i in range(order.shape[0]):
+        k = order[i]
+        t0, t1 = offsets[k], offsets[k + 1]
+        T = t1 - t0
+        eta = eta0 / (1.0 + eta0 * lam * t)
+        decay *= 1.0 - eta * lam
+        t += 1
+        if T == 0:
+            continue
+        gain = eta / decay
+        for a in range(L):
+            for b in range(L):
+                tr_eff[a, b] = decay * transition[a, b] + tr_mask[a, b]
+        M, m_trans = transition_exp(tr_eff)
+        s = token_scores(attr_indptr, attr_ids, attr_values, emission, start, end, t0, t1,
+                         s_buf)
+        for u in range(T):
+            for j in range(L):
+                s[u, j] *= decay
+        for j in range(L):
+            s[0, j] += start_mask[j]
+            s[T - 1, j] += end_mask[j]
+        node, target = node_buf[:T], target_buf[:T]
+        edge_scaled[:] = 0.0
+        g_tr[:] = 0.0
+        _, loss = _sentence_nll(s, labels, t0, tr_eff, M, m_trans, node, target, g_tr,
+                                edge_scaled, work, c)
+        total += loss
+        if not np.isfinite(loss):
+            continue  # no labelling allowed, or the weights overflowed: no usable gradient
+        for u in range(T):
+            for p in range(attr_indptr[t0 + u], attr_indptr[t0 + u + 1]):
+                row = attr_ids[p]
+                step = gain if attr_values is None else gain * attr_values[p]
+                base = row * L
+                for j in range(L):
+                    if all_trained or trained[base + j]:
+                        emission[row, j] -= step * (node[u, j] - target[u, j])
+        for a in range(L):
+            for b in range(L):
+                if all_trained or trained[tr_base + a * L + b]:
+                    transition[a, b] -= gain * (g_tr[a, b] + M[a, b] * edge_scaled[a, b])
+        for j in range(L):
+            if all_trained or trained[start_base + j]:
+                start[j] -= gain * (node[0, j] - target[0, j])
+            if all_trained or trained[end_base + j]:
+                end[j] -= gain * (node[T - 1, j] - target[T - 1, j])
+        if decay < 1e-150:
+            _rescale(emission, transition, start, end, decay)
+            decay = 1.0
+    _rescale(emission, transition, start, end, decay)
+    return total, t
+
+
+def log_loss_sgd_epoch(attr_indptr, attr_ids, offsets, labels, order, w, n_attributes: int,
+                       n_labels: int, *, eta0: float, lam: float, t: int = 0, trained=None,
+                       attr_values=None, constraints=None) -> tuple[float, int]:
+    """One epoch of :func:`sgd_epoch` over the sentences ``order`` of a corpus (``labels``:
+    the gold label ids of all its tokens, by absolute position, −1 unknown), updating ``w``
+    (contiguous float64, laid out as in the module docstring) in place from example count
+    ``t``; ``trained``: a 0/1 byte per weight (None: every weight trained).  Returns
+    ``(Σ of the examples' losses, each at the weights its step saw, t + len(order))``."""
+    L, A = int(n_labels), int(n_attributes)
+    if w.dtype != np.float64 or not w.flags.c_contiguous or w.shape != (A * L + L * L + 2 * L,):
+        raise ValueError(f"the SGD epoch updates w in place: it needs a contiguous float64 "
+                         f"array of {A * L + L * L + 2 * L} weights, got {w.dtype} {w.shape}")
+    if lam < 0 or eta0 <= 0 or eta0 * lam >= 1:
+        raise ValueError(f"the SGD epoch needs eta0 > 0, lam >= 0 and eta0 * lam < 1 (the first "
+                         f"decay factor is 1 - eta0 * lam); got eta0={eta0}, lam={lam}")
+    emission, transition, start, end = _label_blocks(w, A, L, None)
+    if constraints is None:
+        tr_mask, start_mask, end_mask = np.zeros((L, L)), np.zeros(L), np.zeros(L)
+    else:
+        tr_mask, start_mask, end_mask = (np.ascontiguousarray(m, dtype=np.float64)
+                                         for m in constraints.masks())
+    trained = np.zeros(0, np.uint8) if trained is None else np.ascontiguousarray(trained, np.uint8)
+    total, t = sgd_epoch(attr_indptr, attr_ids, attr_values,
+                         np.ascontiguousarray(offsets, dtype=np.int64),
+                         np.ascontiguousarray(labels, dtype=np.int64),
+                         np.ascontiguousarray(order, dtype=np.int64), emission, transition,
+                         start, end, tr_mask, start_mask, end_mask, trained, float(eta0),
+                         float(lam), int(t))
+    return float(total), int(t)
