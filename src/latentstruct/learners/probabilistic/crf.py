@@ -26,16 +26,21 @@ from ...inference.result import EXACT
 from ...parallel import parallel_chunks, shared
 from ...solvers.owlqn import owlqn
 from ...solvers.sgd import lbfgs
-from ...solvers.structured_sgd import search_eta0, step_size
+from ...solvers.structured_sgd import CALIBRATION_DEFAULTS, calibrate_eta0, search_eta0, step_size
 from ...tasks.contracts import ALLOWED_LABELS, CLASS_POSTERIOR, MARGINALIZABLE, MAX_DECODABLE, any_of
 from ..base import LinearStructuredLearner, register_learner
 from ..checkpoint import CheckpointSession
 from ..checkpoint_state import rng_from_state, rng_state
+from ...limits import passes
 from ..params import BOOL, NJOBS, NONNEGATIVE, PASSES, POSITIVE, SEED, Interval, Options, store_init_args
 
 __all__ = ["CRF"]
 
 SOLVERS = ("lbfgs", "sgd")
+#: how SGD ends: after max_iter epochs, or also by CRFsuite's delta/period test
+SGD_STOPPING = ("max_iter", "delta")
+#: what a calibration candidate costs
+_TRIAL = passes("a calibration trial, an epoch over the calibration sample")
 
 
 @register_learner("crf")
@@ -69,6 +74,20 @@ class CRF(LinearStructuredLearner):
       ``w <- (1 − η_t λ) w − (η_t/|B|) Σ_{i∈B} ∇f_i(w)`` with λ = ``alpha`` (default 2 c2 / n) and
       ``η_t = η0 / (1 + η0 λ t)`` (t counts mini-batches), over ``rng.permutation(n)`` each
       epoch.  It also learns incrementally: :meth:`partial_fit`.
+
+      With ``batch_size=1`` it is CRFsuite's ``l2sgd`` (``train_l2sgd.c``): one example per
+      step, the decay first and the gradient at the decayed weights,
+      ``w <- (1 − η_t λ) w``, then ``w <- w − η_t ∇f_i(w)`` (t counts examples).  A task with
+      the compiled form ``log_loss_sgd`` (every sequence task) runs each epoch in one
+      compiled call that keeps the decay as a scale factor (``w = decay · v``), so a step
+      touches only the example's features, as CRFsuite's does; other tasks loop in Python.
+      ``eta0="calibrate"`` picks η0 by CRFsuite's calibration
+      (:func:`latentstruct.solvers.structured_sgd.calibrate_eta0`: one epoch from w = 0 on
+      ``calibration_samples`` shuffled examples per candidate, candidates
+      ``calibration_eta · calibration_rate^k``, the lowest objective wins), and
+      ``sgd_stopping="delta"`` stops as CRFsuite does (the epoch objective fell by less than
+      a relative ``delta`` over the last ``period`` epochs) and keeps the weights of the
+      epoch of lowest objective.  ``latentstruct.crfsuite``'s ``l2sgd`` sets all three.
 
     Parameters
     ----------
@@ -107,9 +126,10 @@ class CRF(LinearStructuredLearner):
     max_iter : int, default 100
         L-BFGS iterations, or SGD epochs.
     delta : float, default 1e-5
-        L-BFGS stops when ``(F_{k−period} − F_k) / F_k < delta`` (CRFsuite's rule).
+        L-BFGS stops when ``(F_{k−period} − F_k) / F_k < delta`` (CRFsuite's rule); so does
+        SGD, per epoch, with ``sgd_stopping="delta"`` (F: the epoch's objective).
     period : int, default 10
-        The number of iterations ``delta``'s decrease is measured over.
+        The number of iterations (SGD: epochs) ``delta``'s decrease is measured over.
     epsilon : float, default 1e-5
         L-BFGS also stops when ``||∇F(w)|| / max(1, ||w||) ≤ epsilon`` (OWL-QN, ``c1 > 0``:
         ◇F, the pseudo-gradient), CRFsuite's and libLBFGS's ``epsilon``; 0 turns it off.
@@ -119,10 +139,11 @@ class CRF(LinearStructuredLearner):
     alpha : float or None, default None
         SGD's per-example L2 strength λ; None gives ``2 c2 / n`` for the n examples of
         ``fit``.  A stream has no n: :meth:`partial_fit` needs ``alpha`` unless ``fit`` ran.
-    eta0 : "auto" or float, default "auto"
-        SGD's first step; "auto" picks it from {2^k} by one epoch on a 10 % sample.
+    eta0 : "auto", "calibrate" or float, default "auto"
+        SGD's first step; "auto" picks it from {2^k} by one epoch on a 10 % sample (Bottou's
+        search); "calibrate" by CRFsuite's calibration (the ``calibration_*`` parameters).
     batch_size : int, default 32
-        SGD mini-batch size.
+        SGD mini-batch size; 1 is CRFsuite's per-example ``l2sgd`` step (see Solvers).
     random_state : int, default 0
         Seeds SGD's visiting order and eta0 sample (L-BFGS draws nothing).
     n_jobs : int, default 1
@@ -134,6 +155,23 @@ class CRF(LinearStructuredLearner):
     check_inference : bool, default True
         Raise ``InferenceError`` if a training example's marginals are not exact (the graph
         task's LP relaxation); False counts them in ``n_inexact_marginals_`` and warns.
+    calibration_eta : float, default 0.1
+        ``eta0="calibrate"``: the first candidate η0 (CRFsuite's ``calibration.eta``).
+    calibration_rate : float > 1, default 2.0
+        The factor between candidates (``calibration.rate``).
+    calibration_samples : int, default 1000
+        The examples each candidate's epoch runs on, the first of a shuffled order
+        (``calibration.samples``; all of them when there are fewer).
+    calibration_candidates : int, default 10
+        How many candidates that lower the sample's objective are tried upwards from
+        ``calibration_eta``, and then downwards (``calibration.candidates``).
+    calibration_max_trials : int, default 20
+        The search ends once its trial counter, starting at 1, reaches this
+        (``calibration.max_trials``).
+    sgd_stopping : {"max_iter", "delta"}, default "max_iter"
+        SGD runs ``max_iter`` epochs and keeps the last weights; "delta": CRFsuite's
+        ``l2sgd`` rule, it also stops once ``(F_{k−period} − F_k) / F_k < delta`` over the
+        epochs' objectives and keeps the weights of the epoch of lowest objective.
 
     Attributes
     ----------
@@ -141,9 +179,13 @@ class CRF(LinearStructuredLearner):
     support_ : ndarray of int or None, the indices of the trained weights (None: all)
     n_iter_ : int, L-BFGS iterations or SGD epochs (over all ``partial_fit`` calls)
     t_ : int, SGD mini-batch steps taken (0 for L-BFGS)
+    eta0_ : float, SGD's first step as used (given, searched or calibrated)
+    eta0_trials_ : SGD's search for eta0: ``{eta0: objective}`` ("auto") or
+        ``[(eta0, objective), ...]`` in the order tried ("calibrate")
     objective_curve_ : list of float, F after every iteration (SGD: F/n, estimated from the
         epoch's mini-batches)
-    converged_ : bool, whether L-BFGS met its stopping rule before ``max_iter``
+    converged_ : bool, whether L-BFGS (or SGD with ``sgd_stopping="delta"``) met its stopping
+        rule before ``max_iter``
     n_nonzero_ : int, the number of non-zero weights in ``coef_`` (with ``c1 > 0``, the
         sparse model's size; CRFsuite's "Active features")
     stop_reason_ : str, how OWL-QN ended (``c1 > 0`` only): "delta", "epsilon", "max_iter",
@@ -173,8 +215,17 @@ class CRF(LinearStructuredLearner):
         "memory": [Interval(int, 1, 100, closed="both")],
         "epsilon": [NONNEGATIVE],
         "alpha": [NONNEGATIVE, None],
-        "eta0": [Options("auto"), POSITIVE],
+        "eta0": [Options("auto", "calibrate"), POSITIVE],
         "batch_size": [Interval(int, 1, None, closed="left")],
+        "calibration_eta": [POSITIVE],
+        # a rate of 1 would try one candidate over and over, one below 1 go the wrong way
+        "calibration_rate": [Interval(float, 1, None, closed="neither")],
+        # a sample size, capped by the data (as batch_size); each candidate or trial is an
+        # epoch over that sample
+        "calibration_samples": [Interval(int, 1, None, closed="left")],
+        "calibration_candidates": [Interval(int, 1, closed="both", bound=_TRIAL)],
+        "calibration_max_trials": [Interval(int, 1, closed="both", bound=_TRIAL)],
+        "sgd_stopping": [Options(*SGD_STOPPING)],
         "random_state": [SEED], "n_jobs": [NJOBS, None], "progress": [BOOL],
         "check_inference": [BOOL],
     }
@@ -183,7 +234,9 @@ class CRF(LinearStructuredLearner):
                  possible_transitions=True, solver="lbfgs",
                  max_iter=100, delta=1e-5, period=10, epsilon=1e-5, memory=6, alpha=None,
                  eta0="auto", batch_size=32, random_state=0, n_jobs=1, progress=False,
-                 check_inference=True):
+                 check_inference=True, calibration_eta=0.1, calibration_rate=2.0,
+                 calibration_samples=1000, calibration_candidates=10, calibration_max_trials=20,
+                 sgd_stopping="max_iter"):
         store_init_args(self, locals())
 
     # --- the loss ------------------------------------------------------------------------
@@ -416,9 +469,10 @@ class CRF(LinearStructuredLearner):
         if self.solver != "sgd":
             raise ConfigError("partial_fit needs solver='sgd'; L-BFGS optimises the whole "
                               "training set at once (use fit)")
-        if self.eta0 == "auto" and getattr(self, "eta0_", None) is None:
-            raise ConfigError("partial_fit needs a numeric eta0 (e.g. eta0=0.1): 'auto' tunes "
-                              "it on the training set, which a stream does not have")
+        if self.eta0 in ("auto", "calibrate") and getattr(self, "eta0_", None) is None:
+            raise ConfigError(f"partial_fit needs a numeric eta0 (e.g. eta0=0.1): "
+                              f"{self.eta0!r} tunes it on the training set, which a stream "
+                              "does not have")
         structure, X, Y = self._validated(X, Y)
         if getattr(self, "lambda_", None) is None and self.alpha is None:
             raise ConfigError("partial_fit needs alpha, the per-example L2 strength (fit uses "
@@ -438,12 +492,17 @@ class CRF(LinearStructuredLearner):
 
     def _sgd(self, structure, X, Y, session, fresh: bool) -> None:
         n = len(X)
+        compiled = self._compiled_epoch(structure, X, Y)
+        stopping = self.sgd_stopping == "delta" and fresh
+        best_w, best, stopped = None, np.inf, False
         if fresh:
             lam = 2.0 * self.c2 / n if self.alpha is None else float(self.alpha)
             self.lambda_ = lam
             eta0 = self.eta0
             if eta0 == "auto":
-                eta0, self.eta0_trials_ = self._search_eta0(structure, X, Y, lam)
+                eta0, self.eta0_trials_ = self._search_eta0(structure, X, Y, lam, compiled)
+            elif eta0 == "calibrate":
+                eta0, self.eta0_trials_ = self._calibrate(structure, X, Y, lam, compiled)
             self.eta0_ = float(eta0)
             rng = np.random.default_rng(self.random_state)
             w, epochs = np.zeros(structure.n_features), int(self.max_iter)
@@ -452,6 +511,10 @@ class CRF(LinearStructuredLearner):
                 w, rng = arrays["w"].copy(), rng_from_state(meta["rng"])
                 self.t_, self.objective_curve_ = int(meta["t"]), list(meta["curve"])
                 self.n_iter_ = session.iteration
+                if stopping and "best_w" in arrays:
+                    best_w, best = arrays["best_w"].copy(), float(meta["best"])
+                if meta.get("stopped", False):  # the run had ended by the delta rule
+                    stopped, epochs = True, self.n_iter_
         else:
             lam = getattr(self, "lambda_", None)
             lam = float(self.alpha) if lam is None else lam
@@ -464,21 +527,43 @@ class CRF(LinearStructuredLearner):
         try:
             for _ in range(first if fresh else 0, epochs):
                 order = rng.permutation(n) if rng is not None else np.arange(n)
-                total, self.t_ = self._sgd_pass(structure, X, Y, w, order, self.eta0_, lam, self.t_)
+                total, self.t_ = self._sgd_pass(structure, X, Y, w, order, self.eta0_, lam,
+                                                self.t_, compiled)
                 self.n_iter_ += 1
-                self.objective_curve_.append(total / n + 0.5 * lam * float(w @ w))
+                curve = self.objective_curve_
+                curve.append(total / n + 0.5 * lam * float(w @ w))
                 bar.update(1)
+                if stopping:
+                    if curve[-1] < best:  # CRFsuite keeps the epoch of lowest objective
+                        best, best_w = curve[-1], w.copy()
+                    period = int(self.period)
+                    stopped = (len(curve) > period and
+                               (curve[-1 - period] - curve[-1]) / curve[-1] < float(self.delta))
                 if session is not None and session.active:
-                    session.save(self.n_iter_, {"t": self.t_, "rng": rng_state(rng),
-                                                "curve": self.objective_curve_}, {"w": w},
-                                 done=self.n_iter_ == epochs)
+                    meta = {"t": self.t_, "rng": rng_state(rng), "curve": self.objective_curve_,
+                            "stopped": stopped}
+                    arrays = {"w": w}
+                    if best_w is not None:
+                        meta["best"], arrays["best_w"] = best, best_w
+                    session.save(self.n_iter_, meta, arrays,
+                                 done=self.n_iter_ == epochs or stopped)
+                if stopped:
+                    break
         finally:
             bar.close()
-        self.coef_ = w
-        self.n_nonzero_ = int(np.count_nonzero(w))
-        self.converged_ = False
+        self.coef_ = w if best_w is None else best_w
+        self.n_nonzero_ = int(np.count_nonzero(self.coef_))
+        self.converged_ = stopped
 
-    def _search_eta0(self, structure, X, Y, lam):
+    def _compiled_epoch(self, structure, X, Y):
+        """The task's compiled per-example epoch (``log_loss_sgd``) for ``batch_size=1``,
+        prepared once for the run; None for mini-batches or a task without one."""
+        if int(self.batch_size) != 1:
+            return None
+        prepare = getattr(structure, "log_loss_sgd", None)
+        return None if prepare is None else prepare(X, Y, self.support_)
+
+    def _search_eta0(self, structure, X, Y, lam, compiled=None):
         n = len(X)
         srng = np.random.default_rng([self.random_state, 1])
         m = min(n, max(int(self.batch_size) * 5, n // 10))
@@ -487,16 +572,57 @@ class CRF(LinearStructuredLearner):
 
         def trial(eta0):
             w = np.zeros(structure.n_features)
-            self._sgd_pass(structure, Xs, Ys, w, np.arange(m), eta0, lam, 0)
+            self._sgd_pass(structure, X, Y, w, sample, eta0, lam, 0, compiled)
             f, _ = _block_loss(structure, Xs, Ys, w)
             return f / m + 0.5 * lam * float(w @ w)
 
         return search_eta0(trial, lam)
 
-    def _sgd_pass(self, structure, X, Y, w, order, eta0, lam, t) -> tuple[float, int]:
-        """One pass of mini-batch steps over the examples in ``order``, updating ``w`` in
-        place from step ``t``; returns (the sum of the batches' losses, the step count)."""
+    def _calibrate(self, structure, X, Y, lam, compiled=None):
+        """CRFsuite's calibration of eta0 (:func:`~latentstruct.solvers.structured_sgd.
+        calibrate_eta0`): every candidate runs one epoch from w = 0 over the first
+        ``calibration_samples`` examples of a shuffled order, in that order, and is scored by
+        CRFsuite's epoch objective, the sum of the losses its steps saw plus
+        ``(λ/2) S ||w||²``; returns (eta0, [(candidate, objective), ...])."""
+        n = len(X)
+        srng = np.random.default_rng([self.random_state, 2])
+        sample = srng.permutation(n)[:min(n, int(self.calibration_samples))]
+        initial, _ = _block_loss(structure, structure.subset(X, sample), [Y[i] for i in sample],
+                                 np.zeros(structure.n_features))
+
+        def trial(eta0):
+            w = np.zeros(structure.n_features)
+            with np.errstate(all="ignore"):  # a diverging candidate is scored inf or nan
+                total, _ = self._sgd_pass(structure, X, Y, w, sample, eta0, lam, 0, compiled)
+                return total + 0.5 * lam * sample.size * float(w @ w)
+
+        return calibrate_eta0(trial, float(initial), lam,
+                              **{k: getattr(self, k) for k in CALIBRATION_DEFAULTS
+                                 if k != "calibration_samples"})
+
+    def _sgd_pass(self, structure, X, Y, w, order, eta0, lam, t, compiled=None) -> tuple[float, int]:
+        """One pass of SGD steps over the examples in ``order``, updating ``w`` in place
+        from step ``t``; returns (the sum of the steps' losses, the step count).
+
+        ``batch_size=1``: CRFsuite's per-example step, through the task's compiled epoch
+        (``compiled``, from :meth:`_compiled_epoch`) where there is one; mini-batches:
+        ``w <- (1 − η λ) w − (η / |B|) Σ_B ∇f_i(w)``."""
+        if compiled is not None:
+            return compiled(w, order, eta0, lam, t)
         total = 0.0
+        if int(self.batch_size) == 1:  # the decay first, the gradient at the decayed w
+            support = self.support_
+            for i in order:
+                eta = step_size(eta0, lam, t)
+                if support is None:
+                    w *= 1.0 - eta * lam
+                else:
+                    w[support] *= 1.0 - eta * lam
+                f, g = _block_loss(structure, structure.subset(X, [i]), [Y[i]], w)
+                _sgd_step(w, g, eta, 0.0, 1, support)
+                total += f
+                t += 1
+            return total, t
         for a in range(0, order.size, int(self.batch_size)):
             idx = order[a : a + int(self.batch_size)]
             f, g = _block_loss(structure, structure.subset(X, idx), [Y[i] for i in idx], w)
