@@ -26,7 +26,8 @@ YSEQ = ["sunny", "sunny", "sunny", "rainy", "rainy", "rainy", "sunny", "sunny", 
     (dict(linesearch="Backtracking"), r"linesearch='Backtracking'.*More and Thuente"),
     (dict(linesearch="Bisection"), r"not a CRFsuite line search"),
     (dict(max_linesearch=5), r"max_linesearch=5"),
-    (dict(algorithm="l2sgd", calibration_eta=0.5), r"calibration_eta=0.5.*own search"),
+    (dict(algorithm="l2sgd", calibration_rate=1.0), r"'calibration_rate' parameter of CRF "
+                                                    r"must be a float in the range \(1, inf\)"),
     (dict(trainer_cls=object), r"trainer_cls names a python-crfsuite Trainer class"),
 ])
 def test_parameters_that_cannot_be_honoured_are_refused(kwargs, match):

@@ -174,8 +174,9 @@ def test_every_count_that_sizes_memory_or_time_is_bounded():
         for param, allowed in cls._parameter_constraints.items():
             for c in allowed:
                 if isinstance(c, Interval) and c.kind is int and c.high is None:
-                    # the only unbounded counts: batch sizes (capped by the data) and seeds
-                    assert param == "batch_size", (name, param)
+                    # the only unbounded counts: batch and sample sizes (capped by the
+                    # data) and seeds
+                    assert param in ("batch_size", "calibration_samples"), (name, param)
     assert {p for _, p, _ in BOUNDED} >= {"max_iter", "n_jobs", "n_epochs", "dcd_max_iter",
                                           "n_components", "max_weights", "inner_max_iter"}
 
