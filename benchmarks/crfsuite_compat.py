@@ -15,11 +15,18 @@ for every algorithm, on two corpora:
 For each it reports flat weighted F1 and token accuracy on the test sentences, the training
 time (wall and CPU seconds of ``fit``), the number of non-zero weights, and, on each
 corpus, latentstruct's structural SVM (``Tagger()`` at its defaults, on the same feature
-dicts) against sklearn-crfsuite's ``lbfgs`` time.  With ``--memory`` each side also trains in a fresh
+dicts) against sklearn-crfsuite's ``lbfgs`` time.  Each side is warmed up first (one fit
+of every algorithm on 20 sentences: numba's cache loaded, CRFsuite's library paged in).
+Tagging throughput is ``predict`` on the test sentences' dicts, in tokens per second (one
+thread, after a warm-up predict).  With ``--memory`` each side also trains in a fresh
 process at two training sizes and reports its peak resident memory and the growth per
-training sentence.  The last line is one JSON object.
+training sentence.  With ``--threads`` latentstruct's L-BFGS CRF (``Tagger(learner="crf",
+...)`` with the lbfgs settings) and structural SVM (``Tagger()``) train with ``n_jobs=1``
+and ``n_jobs=2`` on the same dicts: the speed-up and the largest weight difference.  The
+last line is one JSON object.
 
     python benchmarks/crfsuite_compat.py                       # every algorithm, both corpora
+    python benchmarks/crfsuite_compat.py --memory --threads    # what docs/performance.md shows
     python benchmarks/crfsuite_compat.py --algorithms lbfgs --memory
     python benchmarks/crfsuite_compat.py --n-train 300 --n-test 100 --ud-train 200   # a smoke run
 """
@@ -121,11 +128,71 @@ def run_side(side, algorithm, data) -> dict:
         warnings.simplefilter("ignore")
         crf.fit(X, y)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    pred = [list(p) for p in crf.predict(X_test)]
+    pred, tok_s = tagged(crf, X_test)
     return {"f1_weighted": metrics.flat_f1_score(y_test, pred, average="weighted"),
             "accuracy": metrics.flat_accuracy_score(y_test, pred),
             "train_seconds": round(seconds, 3), "train_cpu_seconds": round(cpu, 3),
-            "nonzero_weights": nonzero_weights(crf)}
+            "nonzero_weights": nonzero_weights(crf), "tag_tokens_per_second": tok_s}
+
+
+def tagged(model, X_test) -> tuple[list, int]:
+    """The predictions of ``X_test`` and the tokens per second of ``predict`` (best of
+    three, after a warm-up on the first sentences)."""
+    model.predict(X_test[:5])
+    best, pred = float("inf"), None
+    for _ in range(3):
+        t0 = time.perf_counter()
+        pred = model.predict(X_test)
+        best = min(best, time.perf_counter() - t0)
+    n_tokens = sum(len(x) for x in X_test)
+    return [list(p) for p in pred], int(n_tokens / best)
+
+
+def warm_up(algorithms, data) -> None:
+    """One small fit of every algorithm on each side (and of the structural SVM), so that
+    no side pays a one-time cost (numba's cache, the library's pages) in the timings."""
+    X, y = data[0][:20], data[1][:20]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for algorithm in algorithms:
+            for side in ("sklearn-crfsuite", "latentstruct"):
+                crf_class(side)(algorithm=algorithm, max_iterations=2).fit(X, y)
+        from latentstruct import Tagger
+        Tagger(max_iter=2).fit(X, y)
+        Tagger(learner="crf", max_iter=2).fit(X, y)
+
+
+def threads(data) -> dict:
+    """latentstruct's L-BFGS CRF and structural SVM with n_jobs=1 and n_jobs=2 on the same
+    dicts: seconds, the speed-up, and the largest difference between the two models'
+    weights (the same model, up to the summation order)."""
+    import numpy as np
+    from latentstruct import Tagger
+
+    X, y = data[0], data[1]
+    lbfgs = SETTINGS["lbfgs"]
+    makers = {"lbfgs": lambda n: Tagger(learner="crf", c1=lbfgs["c1"], c2=lbfgs["c2"],
+                                        max_iter=lbfgs["max_iterations"], n_jobs=n),
+              "ssvm": lambda n: Tagger(n_jobs=n)}
+    out = {}
+    for name, make in makers.items():
+        seconds, coefs = {}, {}
+        for n in (1, 2):
+            model = make(n)
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                model.fit(X, y)
+            seconds[n] = time.perf_counter() - t0
+            coefs[n] = np.asarray(model.learner_.coef_)
+        out[name] = {"seconds_n_jobs_1": round(seconds[1], 3),
+                     "seconds_n_jobs_2": round(seconds[2], 3),
+                     "speedup": round(seconds[1] / seconds[2], 3),
+                     "max_abs_weight_difference": float(np.max(np.abs(coefs[1] - coefs[2])))}
+        print(f"  threads {name}: n_jobs=1 {seconds[1]:.2f} s, n_jobs=2 {seconds[2]:.2f} s "
+              f"({out[name]['speedup']}x), weights differ by at most "
+              f"{out[name]['max_abs_weight_difference']:.2g}", file=sys.stderr)
+    return out
 
 
 def ssvm_side(data) -> dict:
@@ -139,10 +206,11 @@ def ssvm_side(data) -> dict:
         warnings.simplefilter("ignore")
         model.fit(X, y)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    pred = model.predict(X_test)
+    pred, tok_s = tagged(model, X_test)
     return {"f1_weighted": metrics.flat_f1_score(y_test, pred, average="weighted"),
             "accuracy": metrics.flat_accuracy_score(y_test, pred),
-            "train_seconds": round(seconds, 3), "train_cpu_seconds": round(cpu, 3)}
+            "train_seconds": round(seconds, 3), "train_cpu_seconds": round(cpu, 3),
+            "tag_tokens_per_second": tok_s}
 
 
 def peak_memory(side, algorithm, corpus, n, args) -> float:
@@ -180,6 +248,9 @@ def main() -> None:
                         help="peak memory at half and all the training sentences, per side")
     parser.add_argument("--no-ssvm", dest="ssvm", action="store_false",
                         help="skip latentstruct's structural SVM (Tagger()) on each corpus")
+    parser.add_argument("--threads", action="store_true",
+                        help="n_jobs=1 against n_jobs=2 for the L-BFGS CRF and the structural "
+                             "SVM (CoNLL-2000)")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -187,6 +258,7 @@ def main() -> None:
     data = corpora(args)
     algorithms = [a for a in args.algorithms.split(",") if a]
     results = {}
+    warm_up(algorithms, next(iter(data.values())))
     for corpus, part in data.items():
         rows = results[corpus] = {"n_train": len(part[0]), "n_test": len(part[2])}
         for algorithm in algorithms:
@@ -203,9 +275,12 @@ def main() -> None:
                     row[side].update(peak_mb=round(m2, 1),
                                      kb_per_sentence=round(1024 * (m2 - m1) / (n2 - n1), 2))
             rows[algorithm] = row
+            row["tag_speed_ratio"] = round(ours["tag_tokens_per_second"] /
+                                           theirs["tag_tokens_per_second"], 3)
             print(f"{corpus} {algorithm}: F1 {theirs['f1_weighted']:.4f} (sklearn-crfsuite) "
-                  f"{ours['f1_weighted']:.4f} (latentstruct), time ratio {row['time_ratio']}",
-                  file=sys.stderr)
+                  f"{ours['f1_weighted']:.4f} (latentstruct), time ratio {row['time_ratio']}, "
+                  f"tagging {theirs['tag_tokens_per_second']} -> {ours['tag_tokens_per_second']} "
+                  f"tokens/s", file=sys.stderr)
         if args.ssvm:
             ssvm = ssvm_side(part)
             lbfgs = rows.get("lbfgs", {}).get("sklearn-crfsuite")
@@ -223,6 +298,8 @@ def main() -> None:
             print(f"{corpus} Tagger() (structural SVM): F1 {ssvm['f1_weighted']:.4f}, time "
                   f"ratio to CRFsuite lbfgs {ssvm.get('time_ratio_to_crfsuite_lbfgs')}",
                   file=sys.stderr)
+        if args.threads and corpus == "conll2000":
+            rows["threads"] = threads(part)
     print(json.dumps({"benchmark": "crfsuite_compat", "results": results}))
 
 
