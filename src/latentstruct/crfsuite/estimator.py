@@ -11,7 +11,8 @@ algorithm   latentstruct learner
 ==========  ======================================================================
 ``lbfgs``   ``crf`` (CRFsuite's objective ``c1 |w|_1 + c2 |w|² + NLL``; L-BFGS, OWL-QN
             when ``c1 > 0``)
-``l2sgd``   ``crf`` with ``solver="sgd"``
+``l2sgd``   ``crf`` with ``solver="sgd"``, ``batch_size=1``, ``eta0="calibrate"``,
+            ``sgd_stopping="delta"`` (CRFsuite's per-example SGD, calibration and stop)
 ``ap``      ``perceptron`` with ``average=True``
 ``pa``      ``pa`` (passive-aggressive, ``pa_type`` 0/1/2)
 ``arow``    ``arow``
