@@ -362,3 +362,31 @@ def test_crfsuite_crf_refuses_a_bad_calibration_value():
     with pytest.raises(ConfigError, match=r"'calibration_rate' parameter of CRF must be a "
                                           r"float in the range \(1, inf\)"):
         CrfsuiteCRF(algorithm="l2sgd", calibration_rate=0.5).fit([XSEQ], [YSEQ])
+
+
+def test_a_delta_stopped_run_resumes_to_the_same_model(chunk, tmp_path):
+    from latentstruct.learners.checkpoint import Checkpoint
+
+    task, X, Y = chunk
+    make = lambda: CRF(task, solver="sgd", batch_size=1, eta0="calibrate", max_iter=30,  # noqa: E731
+                       sgd_stopping="delta", period=2, delta=0.02)
+    plain = make().fit(X, Y)
+    assert plain.converged_ and 3 <= plain.n_iter_ < 30
+    path = tmp_path / "run.ckpt.npz"
+
+    class Interrupt(Exception):
+        pass
+
+    def stop(it, _):
+        if it == 2:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        make().fit(X, Y, checkpoint=Checkpoint(path, on_save=stop))
+    resumed = make().fit(X, Y, resume=path, checkpoint=path)
+    np.testing.assert_array_equal(resumed.coef_, plain.coef_)
+    assert resumed.objective_curve_ == plain.objective_curve_
+    assert (resumed.n_iter_, resumed.converged_) == (plain.n_iter_, True)
+    again = make().fit(X, Y, resume=path)  # the stopped run's last checkpoint: nothing to add
+    np.testing.assert_array_equal(again.coef_, plain.coef_)
+    assert again.n_iter_ == plain.n_iter_
