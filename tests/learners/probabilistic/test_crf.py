@@ -240,6 +240,40 @@ def test_threads_give_the_serial_model_up_to_summation_order(chunk):
     np.testing.assert_allclose(one.coef_, two.coef_, atol=1e-8)
 
 
+def test_thread_blocks_balance_tokens_and_sum_in_order(chunk):
+    """n_jobs threads cut the corpus once into blocks of about equal tokens; the summed
+    loss and gradient equal the serial pass's (to rounding) and do not depend on the
+    threads' timing (the same n_jobs twice: the same bits); OWL-QN (c1 > 0) and a
+    process backend (joblib's parallel_config) give the serial model too."""
+    from joblib import parallel_config
+
+    from latentstruct.learners.probabilistic.crf import ThreadBlocks
+
+    task, X, Y = chunk
+    structure = task.structure()
+    with ThreadBlocks.for_fit(structure, X, Y, 3) as blocks:
+        sizes = [int(xb.n_tokens) for xb, _ in blocks.parts]
+        assert len(sizes) == 3 and sum(sizes) == X.n_tokens
+        assert max(sizes) - min(sizes) <= 2 * int(X.lengths().max())
+        w = np.random.default_rng(0).normal(size=structure.n_features) * 0.1
+        f, g = blocks.loss_grad(w)
+        f2, g2 = blocks.loss_grad(w, out=np.empty_like(w))
+        assert f == f2 and np.array_equal(g, g2)
+    serial_f, serial_g = structure.log_loss_batch(X, Y, w)
+    assert f == pytest.approx(serial_f, rel=1e-12)
+    np.testing.assert_allclose(g, serial_g, rtol=1e-10, atol=1e-12)
+    with ThreadBlocks.for_fit(structure, X, Y, 1) as none:
+        assert none is None
+    a = CRF(task, c1=0.05, max_iter=15, n_jobs=2).fit(X, Y)
+    b = CRF(task, c1=0.05, max_iter=15, n_jobs=2).fit(X, Y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    serial = CRF(task, c1=0.05, max_iter=15).fit(X, Y)
+    np.testing.assert_allclose(a.coef_, serial.coef_, atol=1e-8)
+    with parallel_config(backend="loky"):
+        with ThreadBlocks.for_fit(structure, X, Y, 2) as none:
+            assert none is None  # processes: parallel_chunks ships the blocks instead
+
+
 def test_predict_proba_needs_one_part_per_example(chunk):
     task, X, Y = chunk
     model = CRF(task, max_iter=5).fit(X, Y)
