@@ -508,7 +508,15 @@ class Estimator(BaseEstimator):
         return self.task_.featurizer_
 
     def _featurise(self, X, y=None):
+        """``(dataset, featurised X)``; unlabelled sentences of feature dicts take the task's
+        fast path when it has one (``featurize_raw``: the same featurised X, no dataset, so
+        ``dataset`` is None then)."""
         check_is_fitted(self)
+        fast = getattr(self.task_, "featurize_raw", None) if y is None else None
+        if fast is not None:
+            Xf = fast(X)
+            if Xf is not None:
+                return None, Xf
         dataset = self.task_.make_dataset(X, y)
         return dataset, self.task_.featurize(dataset)
 

@@ -428,6 +428,17 @@ class SequenceLabellingTask(ComposedTask):
         featurizer.check_sentences(records, self.name)
         return featurizer.transform(self.reader.sentences(records), task_name=self.name)
 
+    def featurize_raw(self, X) -> SequenceCorpus | None:
+        """``featurize(make_dataset(X))`` of unlabelled feature-dict sentences, the same
+        corpus array for array, without the records (``tasks.sequence.dict_fast``: what
+        ``predict`` runs); None when ``X`` is anything else or holds something the records'
+        path refuses, which the caller then runs to raise its error."""
+        from .dict_fast import dict_corpus
+
+        check_is_fitted(self)
+        self.check_params()
+        return dict_corpus(X, self.featurizer_)
+
     def encode_targets(self, targets) -> list[np.ndarray]:
         """Label strings to ids (``target_encoder_.transform``).  A label not in
         ``labels_`` is refused (:class:`~latentstruct.tasks.validation.UnseenLabelError`,
