@@ -166,7 +166,7 @@ def test_lclr_on_transliteration_learns_the_serial_model_on_each_backend(backend
 @pytest.fixture
 def spy(monkeypatch):
     """Per pass handed to a pool (joblib's; for loky its executor directly, or the home
-    workers' processes): the
+    workers' processes; for threads the kept thread pool): the
     backend, and the pickled size and arguments of every submitted chunk; and the paths
     of the shared-data files written."""
     calls = []
@@ -189,6 +189,17 @@ def spy(monkeypatch):
         return real_affine(tasks, worker_of, n_workers, stream)
 
     monkeypatch.setattr(chunks, "run_affine", run_affine)
+    real_threads = chunks._threads_map
+
+    def threads_map(tasks, jobs):
+        # a threaded pass: the kept thread pool, nothing pickled (the size is what a
+        # process pool would have had to send)
+        calls.append({"backend": "ThreadingBackend",
+                      "bytes": [len(cloudpickle.dumps(t)) for t in tasks],
+                      "args": [t[1] for t in tasks]})
+        return real_threads(tasks, jobs)
+
+    monkeypatch.setattr(chunks, "_threads_map", threads_map)
     writes = []
     real_write = blocks.write_payload
     monkeypatch.setattr(blocks, "write_payload",
