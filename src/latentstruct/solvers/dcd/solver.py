@@ -11,12 +11,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from latentstruct.data.sparse import SparseVector
-from latentstruct.solvers.dcd.kernels import dcd_epochs, group_slacks, primal_dual_objectives
+from latentstruct.solvers.dcd.kernels import (dcd_epochs, group_slacks, primal_dual_objectives,
+                                              scaled_rows)
 from latentstruct.solvers.dcd.pool import ConstraintPool
 from latentstruct.solvers.dcd.validation import (
     check_C,
     check_arguments,
-    without_repeated_columns,
 )
 
 
@@ -436,10 +436,10 @@ def fit_binary_squared_hinge(
     if not np.all((y == 1.0) | (y == -1.0)):
         bad = np.unique(y[(y != 1.0) & (y != -1.0)])[:5]
         raise ValueError(f"y must contain only -1 and +1, got other values such as {bad}")
-    X = without_repeated_columns(X.astype(np.float64, copy=False))
-    # d_i = y_i x_i: scale each row's values, keep its (sorted) column indices
-    D = sp.csr_matrix((X.data * np.repeat(y, np.diff(X.indptr)), X.indices, X.indptr),
-                      shape=X.shape)
+    X = X.astype(np.float64, copy=False)
+    # d_i = y_i x_i: scale each row's values, keep its column indices (a row's repeated
+    # columns, scaled alike, are summed by add_csr)
+    D = sp.csr_matrix((scaled_rows(X.indptr, X.data, y), X.indices, X.indptr), shape=X.shape)
     pool = ConstraintPool(max(X.shape[1], 1), X.shape[0])
     pool.add_csr(D, np.ones(X.shape[0]), np.arange(X.shape[0]))
     return solve_grouped_dcd(
