@@ -263,3 +263,91 @@ def test_predict_raises_the_slow_paths_error(crf, X, monkeypatch):
         crf.predict(X)
     assert type(fast.value) is type(slow.value)
     assert str(fast.value) == str(slow.value)
+
+
+# ----------------------------------------------------------------------------------------
+# the templates of raw tokens, built column by column: the same strings as token by token
+# ----------------------------------------------------------------------------------------
+def _reference_token_attributes(words, pos, *, window, affix_length):
+    """The templates token by token, as they were written before (the reference)."""
+    from latentstruct.featurizers.templates import word_shape
+
+    lower = [w.lower() for w in words]
+    pad = max(window, 1)
+    pad_l = ["<s>"] * pad + lower + ["</s>"] * pad
+    pad_p = None if pos is None else ["<s>"] * pad + list(pos) + ["</s>"] * pad
+    out = []
+    for t, (w, lw) in enumerate(zip(words, lower)):
+        c = t + pad
+        attrs = ["b", "w=" + w, "sh=" + word_shape(w)]
+        for k in range(1, affix_length + 1):
+            if len(lw) >= k:
+                attrs += [f"p{k}={lw[:k]}", f"s{k}={lw[-k:]}"]
+        attrs += [f"l[{d}]={pad_l[c + d]}" for d in range(-window, window + 1)]
+        attrs += [f"l[-1]|l[0]={pad_l[c - 1]}|{lw}", f"l[0]|l[1]={lw}|{pad_l[c + 1]}"]
+        if pad_p is not None:
+            attrs += [f"p[{d}]={pad_p[c + d]}" for d in range(-window, window + 1)]
+            attrs += [f"p[{d}]|p[{d + 1}]={pad_p[c + d]}|{pad_p[c + d + 1]}"
+                      for d in range(-window, window)]
+            attrs += [f"p[{d}..{d + 2}]={pad_p[c + d]}|{pad_p[c + d + 1]}|{pad_p[c + d + 2]}"
+                      for d in range(-window, window - 1)]
+        out.append(attrs)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_templates_are_the_token_by_token_strings(seed):
+    from latentstruct.featurizers.templates import token_attributes
+
+    rng = random.Random(seed)
+    for _ in range(200):
+        n = rng.randrange(0, 8)
+        words = ["".join(rng.choice("aAZ9.-ü|:=<>ß") for _ in range(rng.randrange(1, 6)))
+                 for _ in range(n)]
+        pos = None if rng.random() < 0.3 else [rng.choice(["NN", "DT", "<s>", "|"])
+                                               for _ in range(n)]
+        window, affix_length = rng.randrange(0, 4), rng.randrange(0, 5)
+        assert token_attributes(words, pos, window=window, affix_length=affix_length) == \
+            _reference_token_attributes(words, pos, window=window, affix_length=affix_length)
+
+
+def test_template_sentences_look_their_names_up_once_with_the_same_ids():
+    from latentstruct.tasks.sequence import ChunkTask
+
+    train = [[("The", "DT"), ("dog", "NN")], [("A", "DT"), ("cat", "NN"), ("ran", "VBD")]]
+    task = ChunkTask()
+    task.fit(task.make_dataset(train, [["B-NP", "I-NP"], ["B-NP", "I-NP", "B-VP"]]))
+    X = [[("the", "DT"), ("Dog", "NN"), ("ran", "VB")], [("zebra", "XX")]]
+    corpus = task.featurize(task.make_dataset(X))
+    index = task.attr_index_
+    expected = [index.lookup_many(tok)
+                for s in X for tok in task.featurizer_.template_attributes(
+                    ([w for w, _ in s], [p for _, p in s]))]
+    assert corpus.attr_ids.tolist() == [i for a in expected for i in a.tolist()]
+    assert np.diff(corpus.attr_indptr).tolist() == [len(a) for a in expected]
+    assert corpus.offsets.tolist() == [0, 3, 4] and corpus.attr_values is None
+
+
+@pytest.mark.parametrize("char", [" ", "\t", "\n", "\x0b", "\x1c", "\x1f", "\x85", "\xa0",
+                                  "\u2028", "\u3000", "\u200b", "_", "é"])
+def test_a_word_with_white_space_is_refused_as_before(char):
+    from latentstruct.tasks.validation import raw_string
+
+    word = "a" + char + "b"
+    if char.isspace():
+        with pytest.raises(InputError, match="holds white space"):
+            raw_string(word, 0, "word", allow_space=False)
+    else:
+        assert raw_string(word, 0, "word", allow_space=False) == word
+
+
+@pytest.mark.parametrize("algorithm", ["lbfgs", "ap"])
+def test_marginals_are_the_slow_paths(algorithm, monkeypatch):
+    X = _sentences(11, 40, 0.7)
+    model = CRF(algorithm=algorithm, max_iterations=5, constrained=False).fit(X, _labels(X, 2))
+    test = _sentences(12, 15, 0.7)
+    fast = model.predict_marginals(test)
+    with monkeypatch.context() as m:
+        m.setattr(SequenceLabellingTask, "featurize_raw", lambda self, X: None)
+        slow = model.predict_marginals(test)
+    assert fast == slow and len(fast) == 15

@@ -346,8 +346,11 @@ class CRF(BaseEstimator):
             return [[{label: p[label] for label in order} for p in seq]
                     for seq in model.predict_marginals(X)]
         task = model.task_
-        marginals = task.structure_.marginals_batch(task.featurize(task.make_dataset(X)),
-                                                    model.learner_.coef_)
+        fast = getattr(task, "featurize_raw", None)  # feature dicts without records
+        corpus = None if fast is None else fast(X)
+        if corpus is None:
+            corpus = task.featurize(task.make_dataset(X))
+        marginals = task.structure_.marginals_batch(corpus, model.learner_.coef_)
         labels = list(task.labels_)
         return [[{label: p[label] for label in order}
                  for p in (dict(zip(labels, row.tolist())) for row in m)] for m in marginals]
