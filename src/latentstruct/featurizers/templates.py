@@ -22,8 +22,16 @@ from latentstruct.featurizers.base import Featurizer
 __all__ = ["word_shape", "token_attributes", "TokenTemplates"]
 
 
+#: word -> shape, for words seen before (bounded: a stream of new words stops filling it)
+_SHAPES: dict = {}
+_MAX_SHAPES = 1 << 18
+
+
 def word_shape(word: str) -> str:
     """Collapsed character classes: ``Xx`` for ``Hello``, ``d.d`` for ``3.14``."""
+    shape = _SHAPES.get(word)
+    if shape is not None:
+        return shape
     out = []
     for ch in word:
         if ch.isupper():
@@ -36,7 +44,10 @@ def word_shape(word: str) -> str:
             c = ch
         if not out or out[-1] != c:
             out.append(c)
-    return "".join(out)
+    shape = "".join(out)
+    if type(word) is str and len(_SHAPES) < _MAX_SHAPES:
+        _SHAPES[word] = shape
+    return shape
 
 
 def token_attributes(
@@ -57,31 +68,37 @@ def token_attributes(
     lower = [w.lower() for w in words]
     pad = max(window, 1)  # the word-bigram templates look one token either side
     pad_l = ["<s>"] * pad + lower + ["</s>"] * pad
+    # every template but the affixes, one column of n strings each, built sentence-wide
+    # (the same strings, in the same order, as token by token: 'l[-1]=the', ...)
+    columns = [["w=" + w for w in words], ["sh=" + word_shape(w) for w in words]]
+    tail = [[f"l[{d}]=" + x for x in pad_l[pad + d:pad + d + n]]
+            for d in range(-window, window + 1)]
+    tail.append(["l[-1]|l[0]=" + a + "|" + b for a, b in zip(pad_l[pad - 1:], lower)])
+    tail.append(["l[0]|l[1]=" + a + "|" + b for a, b in zip(lower, pad_l[pad + 1:])])
     if pos is not None:
         pad_p = ["<s>"] * pad + list(pos) + ["</s>"] * pad
+        tail += [[f"p[{d}]=" + x for x in pad_p[pad + d:pad + d + n]]
+                 for d in range(-window, window + 1)]
+        tail += [[f"p[{d}]|p[{d + 1}]=" + a + "|" + b
+                  for a, b in zip(pad_p[pad + d:pad + d + n], pad_p[pad + d + 1:])]
+                 for d in range(-window, window)]
+        tail += [[f"p[{d}..{d + 2}]=" + a + "|" + b + "|" + c
+                  for a, b, c in zip(pad_p[pad + d:pad + d + n], pad_p[pad + d + 1:],
+                                     pad_p[pad + d + 2:])]
+                 for d in range(-window, window - 1)]
+    heads = list(zip(*columns))
+    tails = list(zip(*tail)) if tail else [()] * n
+    affixes = [(f"p{k}=", f"s{k}=", k) for k in range(1, affix_length + 1)]
     out = []
     for t in range(n):
-        w = words[t]
         lw = lower[t]
-        c = t + pad  # index into the padded lists
-        attrs = ["b", "w=" + w, "sh=" + word_shape(w)]
-        for k in range(1, affix_length + 1):
-            if len(lw) >= k:
-                attrs.append(f"p{k}={lw[:k]}")
-                attrs.append(f"s{k}={lw[-k:]}")
-        for d in range(-window, window + 1):
-            attrs.append(f"l[{d}]={pad_l[c + d]}")
-        attrs.append(f"l[-1]|l[0]={pad_l[c - 1]}|{lw}")
-        attrs.append(f"l[0]|l[1]={lw}|{pad_l[c + 1]}")
-        if pos is not None:
-            for d in range(-window, window + 1):
-                attrs.append(f"p[{d}]={pad_p[c + d]}")
-            for d in range(-window, window):
-                attrs.append(f"p[{d}]|p[{d + 1}]={pad_p[c + d]}|{pad_p[c + d + 1]}")
-            for d in range(-window, window - 1):
-                attrs.append(
-                    f"p[{d}..{d + 2}]={pad_p[c + d]}|{pad_p[c + d + 1]}|{pad_p[c + d + 2]}"
-                )
+        attrs = ["b", *heads[t]]
+        for p, s, k in affixes:
+            if len(lw) < k:
+                break
+            attrs.append(p + lw[:k])
+            attrs.append(s + lw[-k:])
+        attrs += tails[t]
         out.append(attrs)
     return out
 

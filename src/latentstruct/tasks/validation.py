@@ -249,7 +249,9 @@ def raw_string(value, i: int, what: str, *, at: str = "", max_length: int | None
         raise raw_error(f"{what} is empty or blank; give it some text", i, at=at, what=name)
     if "\0" in value:
         raise raw_error(f"{what} holds a NUL byte; remove it", i, at=at, what=name)
-    if not allow_space and any(ch.isspace() for ch in value):
+    # str.split() cuts at exactly the characters str.isspace() names: one piece, the
+    # value itself, when it holds none (a C-level scan)
+    if not allow_space and value.split() != [value]:
         raise raw_error(f"{what} {_describe(value)} holds white space, which the task's file "
                         f"format uses as a separator; give one token per entry", i, at=at,
                         what=name)

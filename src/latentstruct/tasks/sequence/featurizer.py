@@ -21,6 +21,8 @@ rebuilds it, so a loaded model featurises new sentences as it did at training ti
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 from sklearn.base import TransformerMixin
 
@@ -255,14 +257,9 @@ class ChainFeaturizer(TransformerMixin, Featurizer):
                     lookup(tok) for tok in self.template_attributes(rec.base)]
                 total = append_numeric_ids(rec, tok_ids, len(index), with_values, ids, values,
                                            indptr, total)
-            else:
-                for tok in self.template_attributes(rec):  # every value 1
-                    a = lookup(tok)
-                    if with_values:
-                        values.append(np.ones(a.shape[0]))
-                    ids.append(a)
-                    total += a.shape[0]
-                    indptr.append(total)
+            else:  # every value 1
+                total = _template_sentence_ids(self.template_attributes(rec), index,
+                                               with_values, ids, values, indptr, total)
             offsets.append(len(indptr) - 1)
         attr_ids = np.concatenate(ids) if ids else np.zeros(0, np.int64)
         attr_values = None
@@ -278,6 +275,21 @@ def _has_real_values(record) -> bool:
     if not isinstance(record, DictSentence) or record.flat_values is None:
         return False
     return record.flat_values.dtype != np.bool_  # from_tokens keeps 0/1 values as bool
+
+
+def _template_sentence_ids(tokens: list, index, with_values: bool, ids: list, values,
+                           indptr: list, total: int) -> int:
+    """Append one template sentence's attribute ids (every value 1) to ``transform``'s
+    lists, its tokens' names (``tokens``: one list per token) looked up at once, unknown
+    names dropped; returns the new total."""
+    every = index.lookup_all(list(chain.from_iterable(tokens)))
+    keep = np.flatnonzero(every >= 0)
+    ends = np.cumsum([len(tok) for tok in tokens], dtype=np.int64)
+    ids.append(every[keep])
+    if with_values:
+        values.append(np.ones(keep.shape[0]))
+    indptr.extend((total + np.searchsorted(keep, ends)).tolist())
+    return total + int(keep.shape[0])
 
 
 def _dict_sentence_ids(rec, index, with_values: bool, ids: list, values, indptr: list,
