@@ -373,6 +373,8 @@ class CRF(LinearStructuredLearner):
 
             def loss_grad(z):
                 full[support] = z
+                if isinstance(data, ThreadBlocks):  # the blocks summed on the support only
+                    return data.loss_grad(full, support=support)
                 f, g = self._loss_grad(X, Y, full, data, out=buffer)
                 return f, g[support]
 
@@ -792,18 +794,27 @@ class ThreadBlocks:
         finally:
             blocks.pool.shutdown()
 
-    def loss_grad(self, w, out=None) -> tuple[float, np.ndarray]:
+    def loss_grad(self, w, out=None, *, support=None) -> tuple[float, np.ndarray]:
+        """The summed loss and gradient at ``w``; with ``support``, the gradient's entries
+        there only (the blocks' buffers are gathered there, not summed whole: the trained
+        weights are a small part of the layout)."""
         futures = [self.pool.submit(_block_loss, self.structure, Xb, Yb, w, buf)
                    for (Xb, Yb), buf in zip(self.parts, self.buffers)]
         results = [f.result() for f in futures]
-        grad = out if out is not None else np.empty(self.structure.n_features)
         total = 0.0
-        for k, (f, g) in enumerate(results):  # in block order: fixed summation order
+        grad = None
+        for f, g in results:  # in block order: a fixed summation order
             total += f
-            if k == 0:
-                np.copyto(grad, g)
+            part = g if support is None else g[support]  # a gather is a copy already
+            if grad is not None:
+                grad += part
+            elif support is not None:
+                grad = part
+            elif out is not None:
+                np.copyto(out, part)
+                grad = out
             else:
-                grad += g
+                grad = part.copy()
         return total, grad
 
 
