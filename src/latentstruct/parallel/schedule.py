@@ -83,8 +83,9 @@ def slowest_share(costs, bounds) -> float:
     return max(cum[b] - cum[a] for a, b in bounds) / total if total > 0 else 0.0
 
 
-def timed_call(fn: Callable[..., list], a: int, b: int, args) -> tuple[list, list]:
-    """``fn`` over ``a .. b-1`` in up to :data:`PROBES` contiguous sub-ranges: (the
+def timed_call(fn: Callable[..., list], a: int, b: int, args, *,
+               probes: int = PROBES) -> tuple[list, list]:
+    """``fn`` over ``a .. b-1`` in up to ``probes`` contiguous sub-ranges: (the
     concatenated list, [(start, stop, began, wall, cpu)] per sub-range).  ``began`` and
     ``wall`` come from ``time.perf_counter`` (the system's monotonic clock: comparable
     between processes of one machine; the benchmark's per-chunk cost uses them), ``cpu``
@@ -92,7 +93,7 @@ def timed_call(fn: Callable[..., list], a: int, b: int, args) -> tuple[list, lis
     other load does not make its examples look costly."""
     out: list = []
     times = []
-    for s, t in chunk_bounds(b - a, PROBES):
+    for s, t in chunk_bounds(b - a, probes):
         c0, t0 = time.thread_time(), time.perf_counter()
         out.extend(fn(a + s, a + t, *args))
         times.append((a + s, a + t, t0, time.perf_counter() - t0, time.thread_time() - c0))
