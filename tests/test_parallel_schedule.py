@@ -153,7 +153,7 @@ def test_a_fit_recuts_its_passes_by_cost(monkeypatch):
     n = 120
     cost = np.r_[np.full(40, 5.0), np.ones(80)]
 
-    def fake_timed(fn, a, b, args):
+    def fake_timed(fn, a, b, args, **kwargs):  # kwargs: probes
         return fn(a, b, *args), fake_times(cost, [(a, b)])[0]
 
     monkeypatch.setattr(transport, "timed_call", fake_timed)
