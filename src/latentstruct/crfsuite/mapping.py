@@ -170,7 +170,8 @@ def learner_options(algorithm: str, given: dict, *, verbose: bool = False):
     states = bool(_value(given, "all_possible_states"))
     transitions = bool(_value(given, "all_possible_transitions"))
     iterations = given.get("max_iterations", MAX_ITERATIONS[algorithm])
-    task_opts = {}
+    # CRFsuite numbers attributes as the training data first shows them: attributes_ follows
+    task_opts = {"attribute_order": "first_seen"}
     if algorithm in ("lbfgs", "l2sgd"):
         opts = {"c2": float(_value(given, "c2")),
                 "period": int(_value(given, "period")),

@@ -138,7 +138,8 @@ class Tagger(Estimator):
 
     def __init__(self, task=None, learner=None, pos_label=None, *, C=0.1, max_iter=50, tol=0.05,
                  random_state=0, n_jobs=1, progress=False, min_count=1, feature_index="index",
-                 hash_bits=20, window=2, affix_length=4, n_structured_tokens=None, n_binary=0,
+                 hash_bits=20, window=2, affix_length=4, attribute_order="frequency",
+                 n_structured_tokens=None, n_binary=0,
                  negatives_per_positive=1, sample_seed=0, tag_column="upos", rules=None,
                  train_global_rules=False, **options):
         self.task, self.learner, self.pos_label = task, learner, pos_label
@@ -153,6 +154,7 @@ class Tagger(Estimator):
         self.hash_bits = hash_bits
         self.window = window
         self.affix_length = affix_length
+        self.attribute_order = attribute_order
         self.n_structured_tokens = n_structured_tokens
         self.n_binary = n_binary
         self.negatives_per_positive = negatives_per_positive
@@ -188,7 +190,8 @@ class Chunker(Estimator):
 
     def __init__(self, task=None, learner=None, pos_label=None, *, C=0.1, max_iter=50, tol=0.05,
                  random_state=0, n_jobs=1, progress=False, min_count=1, feature_index="index",
-                 hash_bits=20, window=2, affix_length=3, n_structured_tokens=None, n_binary=0,
+                 hash_bits=20, window=2, affix_length=3, attribute_order="frequency",
+                 n_structured_tokens=None, n_binary=0,
                  negatives_per_positive=1, sample_seed=0, constrained="auto", input_scheme=None,
                  rules=None, train_global_rules=False, **options):
         self.task, self.learner, self.pos_label = task, learner, pos_label
@@ -203,6 +206,7 @@ class Chunker(Estimator):
         self.hash_bits = hash_bits
         self.window = window
         self.affix_length = affix_length
+        self.attribute_order = attribute_order
         self.n_structured_tokens = n_structured_tokens
         self.n_binary = n_binary
         self.negatives_per_positive = negatives_per_positive

@@ -81,6 +81,12 @@ class ChainFeaturizer(TransformerMixin, Featurizer):
         Longest prefix and suffix, in the templates.
     uses_pos : bool, default False
         Whether the templates read the POS tags of ``(words, pos)`` pairs (the chunker).
+    attribute_order : {"frequency", "first_seen"}, default "frequency"
+        The index's ids (``"index"``): by descending count, which keeps the frequent
+        attributes' weights together in memory, or in the order the training sentences
+        first show the attributes, CRFsuite's (``latentstruct.crfsuite`` asks for it, so
+        that ``attributes_`` lists them as sklearn-crfsuite does).  The model is the same
+        either way, its weights permuted.
 
     Attributes
     ----------
@@ -106,7 +112,8 @@ class ChainFeaturizer(TransformerMixin, Featurizer):
     _parameter_constraints = {**FEATURE_PARAMETERS, "uses_pos": [BOOL]}
 
     def __init__(self, min_count=1, feature_index="index", hash_bits=20, window=2,
-                 affix_length=3, uses_pos=False):
+                 affix_length=3, uses_pos=False, attribute_order="frequency"):
+        self.attribute_order = attribute_order
         self.min_count = min_count
         self.feature_index = feature_index
         self.hash_bits = hash_bits
@@ -144,11 +151,11 @@ class ChainFeaturizer(TransformerMixin, Featurizer):
         if kind == ARRAYS:
             # an array alone names no attribute: a hashing table would be 2**hash_bits
             # empty rows, and an index an empty one (whatever min_count, as saved before)
-            vocabulary = Vocabulary(order="frequency").fit([])
+            vocabulary = Vocabulary(order=self.attribute_order).fit([])
         elif self.feature_index == "hashing":
             vocabulary = AttributeHasher(n_bits=self.hash_bits).fit()
         else:
-            vocabulary = Vocabulary(min_count=self.min_count, order="frequency").fit(
+            vocabulary = Vocabulary(min_count=self.min_count, order=self.attribute_order).fit(
                 self._documents(records))
         self.vocabulary_ = vocabulary
         self.attributes_ = kind
@@ -176,7 +183,8 @@ class ChainFeaturizer(TransformerMixin, Featurizer):
         featurizer = cls(**params)
         featurizer.vocabulary_ = (AttributeHasher.from_index(index)
                                   if isinstance(index, HashingIndex)
-                                  else Vocabulary.from_index(index, order="frequency"))
+                                  else Vocabulary.from_index(index,
+                                                             order=featurizer.attribute_order))
         featurizer.attributes_ = attributes
         featurizer.attribute_names_ = attribute_names
         featurizer.n_columns_ = int(n_columns)

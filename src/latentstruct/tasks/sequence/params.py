@@ -46,6 +46,7 @@ FEATURE_PARAMETERS = {
     "hash_bits": [bounded(HASH_BITS)],
     "window": [bounded(WINDOW)],
     "affix_length": [bounded(AFFIX_LENGTH)],
+    "attribute_order": [Options("frequency", "first_seen")],
 }
 
 #: J-LIS's S/B sample of the training sentences (``training_sample``)
