@@ -33,6 +33,7 @@ from ...tasks.contracts import (ALLOWED_LABELS, CLASS_POSTERIOR, MARGINALIZABLE,
 from ..base import LinearStructuredLearner, register_learner
 from ..checkpoint import CheckpointSession
 from ..checkpoint_state import rng_from_state, rng_state
+from ..feature_support import FEATURE_SET_CONSTRAINTS, feature_support, restore_support, save_support
 from ...limits import passes
 from ..params import BOOL, NJOBS, NONNEGATIVE, PASSES, POSITIVE, SEED, Interval, Options, store_init_args
 
@@ -211,8 +212,7 @@ class CRF(LinearStructuredLearner):
     _parameter_constraints = {
         "c1": [NONNEGATIVE],
         "c2": [NONNEGATIVE],
-        "feature_set": [Options("observed", "all")],
-        "possible_states": [BOOL], "possible_transitions": [BOOL],
+        **FEATURE_SET_CONSTRAINTS,
         "solver": [Options(*SOLVERS)],
         "max_iter": [PASSES],
         "delta": [NONNEGATIVE],
@@ -649,22 +649,8 @@ class CRF(LinearStructuredLearner):
 
     def _support(self, structure, X, Y):
         """The indices of the weights to train (None: all), from the training data."""
-        if self.feature_set == "all":
-            return None
-        observed = getattr(structure, "observed_feature_support", None)
-        choice = {}
-        if self.possible_states or not self.possible_transitions:
-            choice = {"possible_states": bool(self.possible_states),
-                      "possible_transitions": bool(self.possible_transitions)}
-            if observed is None or "possible_states" not in inspect.signature(observed).parameters:
-                raise ConfigError(
-                    f"possible_states={self.possible_states!r} / possible_transitions="
-                    f"{self.possible_transitions!r}: structure {structure.identity.name!r} has no such choice of "
-                    f"feature set; leave them at False / True, or use feature_set='all'")
-        if observed is not None:
-            return np.asarray(observed(X, Y, **choice), dtype=np.int64)
-        idx = [structure.joint_feature(X[i], Y[i]).indices for i in range(len(X))]
-        return np.unique(np.concatenate(idx)).astype(np.int64) if idx else np.zeros(0, np.int64)
+        return feature_support(structure, X, Y, self.feature_set, bool(self.possible_states),
+                               bool(self.possible_transitions))
 
     # --- probabilities -------------------------------------------------------------------
     def _class_posterior(self) -> bool:
@@ -738,10 +724,7 @@ class CRF(LinearStructuredLearner):
         meta, arrays = super()._learned_state()
         meta.update(t_=int(getattr(self, "t_", 0)), converged_=bool(getattr(self, "converged_", False)),
                     eta0_=getattr(self, "eta0_", None), lambda_=getattr(self, "lambda_", None))
-        support = getattr(self, "support_", None)
-        meta["all_features"] = support is None
-        if support is not None:
-            arrays["support_"] = support
+        save_support(meta, arrays, getattr(self, "support_", None))
         return meta, arrays
 
     def _restore(self, meta, arrays):
@@ -752,9 +735,7 @@ class CRF(LinearStructuredLearner):
         for key in ("eta0_", "lambda_"):
             value = meta.get(key)
             setattr(self, key, None if value is None else float(value))
-        self.support_ = None
-        if not meta.get("all_features", True):
-            self.support_ = _checked_support(arrays.get("support_"), self.coef_.shape[0])
+        self.support_ = restore_support(meta, arrays, self.coef_.shape[0])
 
 
 class ThreadBlocks:
@@ -839,19 +820,6 @@ def _sgd_step(w, g, eta, lam, batch, support) -> None:
         w -= (eta / batch) * g
     else:
         w[support] = (1.0 - eta * lam) * w[support] - (eta / batch) * g[support]
-
-
-def _checked_support(support, n: int) -> np.ndarray:
-    from ...exceptions import ModelFormatError
-    if support is None:
-        raise ModelFormatError("the CRF model trains a subset of its features but the file lacks "
-                               "'support_'; the file is damaged. Retrain the model.")
-    s = np.asarray(support)
-    if s.dtype.kind not in "iu" or s.ndim != 1 or (s.size and (s.min() < 0 or s.max() >= n
-                                                             or np.any(np.diff(s) <= 0))):
-        raise ModelFormatError(f"the CRF model's 'support_' must be increasing feature indices "
-                               f"below {n}; the file is damaged. Retrain the model.")
-    return s.astype(np.int64)
 
 
 def _block_loss(structure, X, Y, w, out=None) -> tuple[float, np.ndarray]:
