@@ -20,8 +20,9 @@ algorithm   latentstruct learner
 
 each with ``feature_set="observed"`` (CRFsuite's generated features: ``possible_states``
 and ``possible_transitions`` from ``all_possible_states`` and ``all_possible_transitions``),
-over the task ``sequence`` with ``attribute_order="first_seen"`` (a first-order chain over python-crfsuite's feature dicts, any
-label strings; real values scale their attribute, as in CRFsuite).  A parameter that the
+over the task ``sequence`` with ``attribute_order="first_seen"`` (a first-order chain over
+python-crfsuite's feature dicts, any label strings; real values scale their attribute, as in
+CRFsuite).  A parameter that the
 chosen algorithm does not read is refused, as python-crfsuite refuses it; a value that
 latentstruct cannot honour exactly is refused with one line that says so, never ignored.
 What differs, and why, is in ``docs/guide/crfsuite.md``.
