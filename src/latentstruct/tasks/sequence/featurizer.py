@@ -82,11 +82,10 @@ class ChainFeaturizer(TransformerMixin, Featurizer):
     uses_pos : bool, default False
         Whether the templates read the POS tags of ``(words, pos)`` pairs (the chunker).
     attribute_order : {"frequency", "first_seen"}, default "frequency"
-        The index's ids (``"index"``): by descending count, which keeps the frequent
-        attributes' weights together in memory, or in the order the training sentences
-        first show the attributes, CRFsuite's (``latentstruct.crfsuite`` asks for it, so
-        that ``attributes_`` lists them as sklearn-crfsuite does).  The model is the same
-        either way, its weights permuted.
+        The order of the index's ids: by descending count (frequent attributes' weights
+        together in memory) or as the training sentences first show them, CRFsuite's order,
+        which ``latentstruct.crfsuite`` asks for so that ``attributes_`` lists them as
+        sklearn-crfsuite does.  The model is the same either way, its weights permuted.
 
     Attributes
     ----------
