@@ -25,6 +25,7 @@ from ...exceptions import (check_is_fitted, ConfigError, ConvergenceWarning, Ine
 from ...inference.constraints import check_entries
 from ...inference.result import EXACT
 from ...parallel import parallel_chunks, shared
+from ...parallel.schedule import balanced_bounds
 from ...solvers.owlqn import owlqn
 from ...solvers.sgd import lbfgs
 from ...solvers.structured_sgd import CALIBRATION_DEFAULTS, calibrate_eta0, search_eta0, step_size
@@ -751,9 +752,8 @@ class ThreadBlocks:
         from concurrent.futures import ThreadPoolExecutor
 
         self.structure = structure
-        cuts = _balanced_cuts(structure, X, n_blocks)
         self.parts = [(structure.subset(X, np.arange(a, b)), Y[a:b])
-                      for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+                      for a, b in balanced_bounds(_example_costs(structure, X), n_blocks)]
         self.buffers = [np.zeros(structure.n_features) for _ in self.parts]
         self.pool = ThreadPoolExecutor(len(self.parts), thread_name_prefix="latentstruct-crf")
 
@@ -799,18 +799,13 @@ class ThreadBlocks:
         return total, grad
 
 
-def _balanced_cuts(structure, X, n_blocks: int) -> np.ndarray:
-    """Boundaries of ``n_blocks`` contiguous blocks of about equal cost: tokens where the
-    task counts an example's size (``sized``), else examples."""
+def _example_costs(structure, X) -> np.ndarray:
+    """Each example's cost for cutting blocks: its tokens where the task counts an
+    example's size (``sized``), else 1."""
     n = len(X)
     if SIZED in structure.capabilities:
-        sizes = np.fromiter((structure.example_size(X[i]) for i in range(n)), np.float64, n)
-    else:
-        sizes = np.ones(n)
-    ends = np.cumsum(sizes)
-    targets = ends[-1] * np.arange(1, n_blocks) / n_blocks
-    inner = np.searchsorted(ends, targets, side="left") + 1
-    return np.concatenate([[0], np.minimum(inner, n), [n]]).astype(np.int64)
+        return np.fromiter((structure.example_size(X[i]) for i in range(n)), np.float64, n)
+    return np.ones(n)
 
 
 def _sgd_step(w, g, eta, lam, batch, support) -> None:

@@ -67,6 +67,18 @@ def token_scores(attr_indptr, attr_ids, attr_values, emission, start, end, t0, t
 
 
 @njit(cache=True, nogil=True)
+def _sentence_buffers(offsets, L):  # pragma: no cover - numba
+    """The work space of a pass of :func:`_sentence_nll` over a corpus: the forward-backward's
+    (``chain_work``), the token scores, node marginals and gold targets of the longest
+    sentence (T, L), and the edge accumulator (L, L), zeroed."""
+    longest = longest_sentence(offsets)
+    work, c = chain_work(longest, L)
+    rows = max(longest, 1)
+    return (work, c, np.empty((rows, L)), np.empty((rows, L)), np.empty((rows, L)),
+            np.zeros((L, L)))
+
+
+@njit(cache=True, nogil=True)
 def _sentence_nll(s, labels, t0, transition, M, m_trans, node, target, g_tr, edge_scaled,
                   work, c):  # pragma: no cover - numba
     """``(log Z, log Z − log Z(gold))`` of the sentence of tokens t0.. whose token scores
@@ -112,12 +124,7 @@ def _loss_gradient(attr_indptr, attr_ids, attr_values, offsets, labels, emission
                    g_em, g_tr, g_start, g_end, log_z_out):  # pragma: no cover - numba
     L = emission.shape[1]
     M, m_trans = transition_exp(transition)
-    longest = longest_sentence(offsets)
-    work, c = chain_work(longest, L)
-    s_buf = np.empty((max(longest, 1), L))
-    node_buf = np.empty((max(longest, 1), L))
-    target_buf = np.empty((max(longest, 1), L))
-    edge_scaled = np.zeros((L, L))
+    work, c, s_buf, node_buf, target_buf, edge_scaled = _sentence_buffers(offsets, L)
     total = 0.0
     for k in range(offsets.shape[0] - 1):
         t0, t1 = offsets[k], offsets[k + 1]
@@ -264,12 +271,7 @@ def sgd_epoch(attr_indptr, attr_ids, attr_values, offsets, labels, order, emissi
     0, or ``-inf`` where chain constraints forbid the part.  The forward–backward and the
     gradient are :func:`_sentence_nll`'s, the batch loss's own."""
     L = emission.shape[1]
-    longest = longest_sentence(offsets)
-    work, c = chain_work(longest, L)
-    s_buf = np.empty((max(longest, 1), L))
-    node_buf = np.empty((max(longest, 1), L))
-    target_buf = np.empty((max(longest, 1), L))
-    edge_scaled = np.empty((L, L))
+    work, c, s_buf, node_buf, target_buf, edge_scaled = _sentence_buffers(offsets, L)
     g_tr = np.empty((L, L))
     tr_eff = np.empty((L, L))
     all_trained = trained.shape[0] == 0
