@@ -12,7 +12,9 @@ characters (see there).  Messages that quote input go through :func:`excerpt`, s
 malformed line never floods the terminal.
 
 Modules: ``lines`` (``read_lines``, limits, excerpts, JSON lines, the writers' shared
-checks), ``conll2000`` (chunking files) and ``conllu`` (CoNLL-U files).
+checks), ``conll2000`` (chunking files), ``conllu`` (CoNLL-U files) and ``docbin`` (spaCy's
+binary ``.spacy`` corpora, read into the records of the other two; spaCy is imported only
+when one is read).
 """
 
 from latentstruct.data.readers.conll2000 import (

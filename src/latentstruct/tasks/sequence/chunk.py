@@ -16,6 +16,7 @@ from ...data.readers import (
     read_lines,
     write_conll2000,
 )
+from ...data.readers.docbin import is_docbin_path, read_docbin_chunks
 from ...exceptions import InputError
 from ...params import Options
 from ..base import Dataset, register_task
@@ -121,7 +122,32 @@ class ChunkReader(SentenceReader):
     def read(self, path, *, split: str = "train") -> Dataset:
         """``word POS chunk-tag`` lines (targets: the tags), or for ``split="test"``
         unlabelled ``word POS`` lines (targets None).  With ``input_scheme`` set and a
-        fitted task, test tags are converted to the model's scheme."""
+        fitted task, test tags are converted to the model's scheme.  A ``.spacy`` file
+        (spaCy's ``DocBin``: ``python -m spacy convert FILE DIR -c ner`` from CoNLL-2000
+        columns) is read by :func:`~latentstruct.data.readers.docbin.read_docbin_chunks`;
+        predictions are written as CoNLL-2000 lines."""
+        if is_docbin_path(path):
+            sentences = read_docbin_chunks(path, need_tags=split == "train")
+            if all(t == "_" for s in sentences for t in s.tags):  # no chunks: unlabelled
+                return Dataset(sentences, [None] * len(sentences), str(path))
+        else:
+            sentences = self._read_text(path, split)
+            if sentences is None:
+                sentences = read_words_pos(path)
+                return Dataset(sentences, [None] * len(sentences), str(path))
+        if split != "train" and self.converts_input():
+            # a sentence with an unknown tag ('_') is not converted: scoring refuses it
+            sentences = [s if "_" in s.tags else
+                         ChunkSentence(s.words, s.pos, self._to_model_scheme(s.tags), s.line)
+                         for s in sentences]
+        # '_': a tag that is unknown (partial labels), None in the targets
+        return Dataset(sentences, [tuple(None if t == "_" else t for t in s.tags)
+                                   for s in sentences], str(path))
+
+    @staticmethod
+    def _read_text(path, split: str) -> list[ChunkSentence] | None:
+        """The sentences of a CoNLL-2000 text file, or None for unlabelled ``word POS``
+        lines (refused for training)."""
         n_fields = len(_first_fields(path))
         if n_fields == 1:
             raise InputError(
@@ -133,17 +159,8 @@ class ChunkReader(SentenceReader):
                 raise InputError(
                     "the file has 2 columns 'word POS' and no chunk tags; training needs "
                     "'word POS chunk-tag' lines (CoNLL-2000 format)", os.fspath(path))
-            sentences = read_words_pos(path)
-            return Dataset(sentences, [None] * len(sentences), str(path))
-        sentences = read_conll2000(path)
-        if split != "train" and self.converts_input():
-            # a sentence with an unknown tag ('_') is not converted: scoring refuses it
-            sentences = [s if "_" in s.tags else
-                         ChunkSentence(s.words, s.pos, self._to_model_scheme(s.tags), s.line)
-                         for s in sentences]
-        # '_': a tag that is unknown (partial labels), None in the targets
-        return Dataset(sentences, [tuple(None if t == "_" else t for t in s.tags)
-                                   for s in sentences], str(path))
+            return None
+        return read_conll2000(path)
 
     def write(self, path, records, tags) -> None:
         """CoNLL-2000 ``word POS chunk-tag`` lines with the predicted tags."""

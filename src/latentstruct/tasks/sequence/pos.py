@@ -21,6 +21,7 @@ from ...data.readers import (
     read_lines,
     write_conllu,
 )
+from ...data.readers.docbin import is_docbin_path, read_docbin_conllu
 from ...exceptions import ConfigError, InputError, check_is_fitted
 from ...params import Satisfies
 from ..base import Dataset, register_task
@@ -155,8 +156,14 @@ class PosReader(SentenceReader):
         whitespace-separated words (told apart from CoNLL-U by its first line that is not a
         ``#`` comment: CoNLL-U has 10 tab-separated fields); it is read as CoNLL-U with
         every field but ID and FORM ``_``, so ``predict`` writes CoNLL-U.
+
+        A ``.spacy`` file (spaCy's ``DocBin``, as ``python -m spacy convert`` writes from
+        CoNLL-U) is read as its CoNLL-U sentences (:func:`~latentstruct.data.readers.docbin.
+        read_docbin_conllu`); predictions are written as CoNLL-U.
         """
-        if not _looks_like_conllu(path):
+        if is_docbin_path(path):
+            sentences = read_docbin_conllu(path)
+        elif not _looks_like_conllu(path):
             if split == "train":
                 raise InputError(
                     "the file is not CoNLL-U (its first line is not 10 tab-separated fields), "
@@ -164,7 +171,8 @@ class PosReader(SentenceReader):
                     os.fspath(path), 1)
             sentences = read_plain_sentences(path)
             return Dataset(sentences, [s.upos for s in sentences], str(path))
-        sentences = read_conllu(path)
+        else:
+            sentences = read_conllu(path)
         if self.tag_column == "upos":
             tags = [s.upos for s in sentences]
             if split == "train":  # '_' among tags: unknown (partial labels), None
