@@ -86,8 +86,12 @@ def _scripted(monkeypatch, weights, stop_reason="max_iter"):
             final_max_iter.append(max_iter)
             return real(learner, task, X, y, C, w0, max_iter=max_iter, **kw)
         reason = stop_reason
+
+        def snapshot():  # refit=True (the default) keeps no model of the validation run
+            raise AssertionError("refit=True asked the validation run for a snapshot")
+
         for it, w in enumerate(weights, 1):
-            if after_iteration(it, np.asarray(w, dtype=float)):
+            if after_iteration(it, np.asarray(w, dtype=float), snapshot):
                 reason = "validation"
                 break
 

@@ -296,7 +296,7 @@ def _final_gap(inner_gap: float, tol: float, curve: list, last: bool) -> float:
 def alternating_latent_fit(learner, structure, X, y, C, w0, *, structured: StructuredPart | None = None,
                            random_state=None, desc="latent", monotone=True,
                            session=None, max_iter=None,
-                           after_iteration=None) -> AlternatingResult:
+                           after_iteration=None, after_iteration_state=None) -> AlternatingResult:
     """LCLR Algorithm 1 with Algorithm 2 inside (J-LIS Algorithms 1-2 when ``structured``).
 
     Minimises, over w (squared hinge, grouped DCD for each inner problem)::
@@ -331,9 +331,14 @@ def alternating_latent_fit(learner, structure, X, y, C, w0, *, structured: Struc
     and the loop continues from the saved state.
 
     ``max_iter`` (default ``learner.max_iter``) bounds the outer iterations of this run.
-    ``after_iteration(iteration, w)``, allowed only without ``monotone``, is called after every
-    outer iteration; a true return value ends the run there, with ``stop_reason``
-    "validation" unless another rule ended it (the LCLR-variant's early stopping).
+    ``after_iteration(iteration, w, snapshot)``, allowed only without ``monotone``, is called
+    after every outer iteration; a true return value ends the run there, with
+    ``stop_reason`` "validation" unless another rule ended it (the LCLR-variant's early
+    stopping).  ``snapshot()`` returns, as copies, the :class:`AlternatingResult` that a run
+    with ``max_iter=iteration`` would return (so a caller can keep the model of an
+    iteration without training again).  ``after_iteration_state``, an object with
+    ``state() -> (meta, arrays)`` and ``restore(meta, arrays)``, is what ``after_iteration``
+    keeps: it goes into every checkpoint with the loop's state and is restored on resuming.
     """
     if after_iteration is not None and monotone:
         raise ValueError("after_iteration is only for the non-monotone loop")
@@ -355,11 +360,12 @@ def alternating_latent_fit(learner, structure, X, y, C, w0, *, structured: Struc
                                  random_state=random_state, desc=desc, monotone=monotone,
                                  session=session,
                                  max_iter=learner.max_iter if max_iter is None else max_iter,
-                                 after_iteration=after_iteration)
+                                 after_iteration=after_iteration,
+                                 after_iteration_state=after_iteration_state)
 
 
 def _alternating_loop(learner, structure, X, y, C, w0, data, *, structured, random_state, desc,
-                      monotone, session, max_iter, after_iteration):
+                      monotone, session, max_iter, after_iteration, after_iteration_state=None):
     """``alternating_latent_fit``'s loop; ``data`` is its ``shared`` block."""
     rng = np.random.default_rng(learner.random_state if random_state is None else random_state)
     check = bool(getattr(learner, "check_inference", True))
@@ -390,6 +396,12 @@ def _alternating_loop(learner, structure, X, y, C, w0, data, *, structured, rand
         w, w_init, pool = restored["w"], restored["w_init"], restored["pool"]
         pos_constraint, pos_structure = restored["pos_constraint"], restored["pos_structure"]
         pos_phi, cache, rng = restored["pos_phi"], restored["cache"], restored["rng"]
+        if after_iteration_state is not None:
+            if "after_iteration" not in meta:
+                raise ModelFormatError("the checkpoint's loop state lacks what its validation "
+                                       "hook kept (written by another version?); train afresh")
+            after_iteration_state.restore(meta["after_iteration"],
+                                          unprefixed("after_iteration", arrays))
     tie_break = bool(getattr(learner, "random_tie_break", False))
     n_jobs = learner.n_jobs
     # A structure joins a cache only when its hinge exceeds the cache's by more than eps
@@ -524,7 +536,20 @@ def _alternating_loop(learner, structure, X, y, C, w0, data, *, structured, rand
         meta, arrays = pack_loop(w=w, w_init=w_init, pool=pool, pos_constraint=pos_constraint,
                                  pos_structure=pos_structure, pos_phi=pos_phi, cache=cache,
                                  rng=rng, monitor=monitor, counters=counters)
+        if after_iteration_state is not None:
+            hook_meta, hook_arrays = after_iteration_state.state()
+            meta["after_iteration"] = hook_meta
+            arrays.update(prefixed("after_iteration", hook_arrays))
         session.save(iteration, meta, arrays, done=finished)
+
+    def snapshot(iteration):
+        """The result a run with ``max_iter=iteration`` returns, after that iteration (the
+        non-monotone loop's ``after_iteration``): copies, which later iterations leave
+        alone; ``w_init`` is the run's own."""
+        return AlternatingResult(w.copy(), w_init, iteration, converged, stop_reason,
+                                 list(curve), list(cache_sizes), hits,
+                                 list(monitor.per_iteration), monitor.n_inconsistent, cap_hits,
+                                 inner_not_converged, list(gaps))
 
     bar = tqdm(total=max_iter, initial=min(it, max_iter), desc=desc, unit="iter",
                disable=bar_disable(learner.progress), leave=False)
@@ -641,23 +666,23 @@ def _alternating_loop(learner, structure, X, y, C, w0, data, *, structured, rand
         if not monotone:
             change = abs(new - current) / max(abs(current), 1e-12)
             current = new
-            # scored after every iteration, also the one another rule ends the run at
-            stop_early = after_iteration is not None and bool(after_iteration(it, w))
             if changes == 0:
                 # No completion changed and no cache grew: every later iteration would solve
                 # the same restricted problem again, so this is where the loop ends.
                 converged, stop_reason = True, "fixed_point"
-                checkpoint(it, True)
-                break
-            if stall_tol is not None:
+            elif stall_tol is not None:
                 # Q may rise as well as fall here, so one small step proves nothing: stop
                 # after STALL_PATIENCE consecutive iterations that each moved Q by less
                 # than tol (relative), in either direction.
                 calm = calm + 1 if change < stall_tol else 0
                 if calm >= STALL_PATIENCE:
                     converged, stop_reason = True, "tol"
-                    checkpoint(it, True)
-                    break
+            # scored after every iteration, also the one another rule ends the run at
+            stop_early = after_iteration is not None and bool(
+                after_iteration(it, w, lambda: snapshot(it)))
+            if converged:
+                checkpoint(it, True)
+                break
             if stop_early:
                 stop_reason = "validation"
                 checkpoint(it, True)
