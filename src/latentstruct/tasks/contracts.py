@@ -67,6 +67,7 @@ __all__ = [
     "ClassPosterior",
     "BatchMarginals",
     "CompiledOnline",
+    "CompiledLatentPA",
     "Persistent",
     "Identity",
     "as_structure",
@@ -457,6 +458,31 @@ class CompiledOnline(Protocol):
                     check) -> dict: ...
 
 
+class CompiledLatentPA(Protocol):
+    """A compiled LatentPA pass a latent-binary structure *may* add: ``LatentPA`` runs its
+    passes through it where present (``getattr(structure, "latent_pa_batch", None)``) and
+    no per-step ``callback`` is given, and loops over ``latent_argmax`` and
+    ``latent_feature`` in Python otherwise.
+
+    ``latent_pa_batch(X, y, known)`` prepares examples once (None: not for these, e.g. a
+    decoder that is not compiled), remembering ``known`` ({example: Phi(x, h)} of the
+    structure each was last decoded to); ``latent_pa_pass(batch, w, u, order, pa_type, C,
+    max_rounds, t, check, rtol)`` visits them in ``order`` with the steps of Algorithm 1
+    (the argmax, ``tau`` of ``solvers.online_rules.pa_tau``, a negative re-decoded until it
+    scores below 0 or ``max_rounds`` rounds ran; ``u`` the averaging accumulator, empty
+    without averaging), checking every decode against ``w . Phi`` and the known structure,
+    and returns the pass's statistics (steps, updates, capped visits, first-decode
+    accuracy and loss, decodes, failed checks and the first); ``latent_pa_known(batch)``
+    gives the ``known`` features back (a checkpoint records them)."""
+
+    def latent_pa_batch(self, X, y, known=None) -> Any: ...
+
+    def latent_pa_pass(self, batch, w, u, order, pa_type, C, max_rounds, t, check,
+                       rtol) -> dict: ...
+
+    def latent_pa_known(self, batch) -> dict: ...
+
+
 class Persistent(Protocol):
     """What saving and loading a trained model reads of its task (``learners.persistence``
     and ``learners.checkpoint``): its fitted state and the parameters a file may not set
@@ -490,7 +516,8 @@ def params_from_file(task_cls, params: dict) -> dict:
 #: never a learner; ``Persistent`` is the pipeline's, which saves a pair)
 LEARNER_PROTOCOLS = (Structure, MaxDecodable, LatentBinary, Heuristic, Sized, RandomTies,
                      Marginalizable, LabelFactored, CandidateList, ClassPosterior, KBest,
-                     AllowedLabels, PartialLabels, BatchMarginals, CompiledOnline)
+                     AllowedLabels, PartialLabels, BatchMarginals, CompiledOnline,
+                     CompiledLatentPA)
 
 
 def learner_members() -> dict[str, str]:
@@ -504,12 +531,17 @@ def learner_members() -> dict[str, str]:
 
 def structure_members(capabilities, has=lambda name: False) -> frozenset:
     """The members a structure offering ``capabilities`` shows a learner: the base's, its
-    capabilities' protocols', and the optional batch forms ``has(name)`` says exist."""
+    capabilities' protocols', and the optional batch forms ``has(name)`` says exist.  A
+    latent-binary structure shows the compiled LatentPA pass's members whether or not it
+    has them: ``LatentPA`` looks them up on any (with a default), and one that is absent
+    raises ``AttributeError`` from the structure itself."""
     members = set(protocol_members(Structure))
     for name in capabilities:
         members |= set(protocol_members(capability(name).protocol))
     members |= {m for m in protocol_members(BatchMarginals) if has(m)}
     members |= {m for m in protocol_members(CompiledOnline) if has(m)}
+    members |= {m for m in protocol_members(CompiledLatentPA)
+                if has(m) or LATENT_BINARY in capabilities}
     return frozenset(members)
 
 

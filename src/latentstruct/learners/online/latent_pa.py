@@ -20,10 +20,10 @@ from ..base import check_coef_init, register_learner
 from ..checkpoint import CheckpointSession
 from ..checkpoint_state import (monitor_state, pack_sparse, prefixed, restore_monitor,
                                rng_from_state, rng_state, unpack_sparse, unprefixed)
-from ..inference_check import InferenceMonitor
+from ..inference_check import SCORE_RTOL, InferenceMonitor
 from ..latent.lclr import POSITIVE, LatentBinaryLearner
 from ...solvers.online_rules import PA_TYPES, pa_tau
-from .online import OnlineLearnerMixin, OnlineState, visiting_order
+from .online import EMPTY, OnlineLearnerMixin, OnlineState, visiting_order
 from ...limits import MAX_NEGATIVE_UPDATES
 from ..params import BOOL, CALLABLE, COEF_INIT, NJOBS, PASSES, RANDOM_STATE, Interval, Options, store_init_args
 
@@ -120,6 +120,13 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
     Training stops after ``max_iter`` epochs, or earlier after an epoch in which no step had
     a positive loss (every example then meets its margin).  ``partial_fit`` runs one such
     epoch over a batch per call, continuing from the current weights (incremental learning).
+
+    A structure with a compiled pass (``latent_pa_batch``/``latent_pa_pass``, the
+    :class:`~latentstruct.tasks.contracts.CompiledLatentPA` batch form; the grammaticality
+    task's ``combine="concat"`` views have it) runs each epoch in one call: the same
+    decodes, checks, steps (``solvers.online_rules.pa_tau``) and counters, in the same order,
+    so the model is the Python loop's (to rounding).  Without one, with a per-step
+    ``callback``, or for a structure subclass with its own decoder, the Python loop runs.
 
     Parameters
     ----------
@@ -284,18 +291,20 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
         else:
             state = self._fresh_state(w)
             self.accuracy_curve_, self.loss_curve_ = [], []
+        batch = self._latent_batch(structure, X, y, last_phi)
 
         def save(done):
             if not session.active:
                 return
+            known = last_phi if batch is None else structure.latent_pa_known(batch)
             meta = {"rng": rng_state(state.rng), "step": state.step,
                     "n_updates": state.counters["n_updates"],
                     "cap_hits": state.counters["cap_hits"], "epoch_loss_steps": epoch_loss_steps,
                     "accuracy_curve": self.accuracy_curve_, "loss_curve": self.loss_curve_,
-                    "last_phi_ids": list(last_phi), "monitor": monitor_state(monitor),
+                    "last_phi_ids": list(known), "monitor": monitor_state(monitor),
                     "init_scale": self.init_scale_}
             arrays = {"w": state.w, **({"u": state.u} if average else {}),
-                      **prefixed("last_phi", pack_sparse(list(last_phi.values())))}
+                      **prefixed("last_phi", pack_sparse(list(known.values())))}
             session.save(epoch, meta, arrays, done=done)
 
         bar = tqdm(total=self.max_iter, initial=min(epoch, self.max_iter), desc="latent-pa",
@@ -303,7 +312,8 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
         first, last = epoch + 1, (epoch if session.done else int(self.max_iter))
         for epoch in range(first, last + 1):
             order = visiting_order(state.rng, n, self.shuffle)
-            epoch_loss_steps = self._pass(structure, X, y, order, state, epoch, monitor, last_phi)
+            epoch_loss_steps = self._pass(structure, X, y, order, state, epoch, monitor, last_phi,
+                                          batch)
             bar.set_postfix(acc=f"{self.accuracy_curve_[-1]:.4f}",
                             updates=state.counters["n_updates"])
             bar.update(1)
@@ -375,7 +385,8 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
         elapsed = getattr(self, "fit_time_", 0.0)  # a loaded model has none
         monitor = InferenceMonitor("LatentPA", bool(self.check_inference))
         order = visiting_order(state.rng, len(X), self.shuffle)
-        loss_steps = self._pass(structure, X, y, order, state, self.n_iter_ + 1, monitor, {})
+        loss_steps = self._pass(structure, X, y, order, state, self.n_iter_ + 1, monitor, {},
+                                self._latent_batch(structure, X, y, None))
         self._finish(state, self.n_iter_ + 1, loss_steps, monitor,
                      elapsed + time.perf_counter() - t_start)
         return self
@@ -387,16 +398,35 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
                            rng=np.random.default_rng(self.random_state),
                            counters={"n_updates": 0, "cap_hits": 0})
 
-    def _pass(self, structure, X, y, order, state, epoch, monitor, last_phi) -> int:
+    def _latent_batch(self, structure, X, y, known):
+        """The structure's prepared batch for a compiled pass over ``X``, ``y`` (remembering
+        the ``known`` structures), or None where it offers none for them (no compiled form,
+        decode-then-vote, a subclass with its own decoder) or a per-step ``callback`` is
+        given: the Python loop runs then."""
+        prepare = getattr(structure, "latent_pa_batch", None)
+        if prepare is None or self.callback is not None:
+            return None
+        return prepare(X, y, known)
+
+    def _pass(self, structure, X, y, order, state, epoch, monitor, last_phi, batch=None) -> int:
         """Visit the examples ``order`` of ``X`` once (Algorithm 1 lines 4-10 for each),
         updating ``state``; appends the pass's accuracy and loss to the curves and returns
         the number of steps with a positive loss.  ``last_phi`` maps an example to the
-        features of the structure it was last decoded to (a candidate its argmax must beat)."""
+        features of the structure it was last decoded to (a candidate its argmax must beat).
+        ``batch``: the structure's prepared batch (which remembers those structures itself),
+        to run the pass compiled."""
         variant, C = self.variant, float(self.C)
         cap = int(self.max_negative_updates)
         callback = self.callback
-        maximiser = structure.argmax_is_maximum()  # False for decode-then-vote
         w, u = state.w, state.u
+        if batch is not None:
+            n_correct, loss_sum, loss_steps = self._compiled_pass(structure, batch, order, state,
+                                                                  monitor)
+            n = len(order)
+            self.accuracy_curve_.append(n_correct / n)
+            self.loss_curve_.append(loss_sum / n)
+            return loss_steps
+        maximiser = structure.argmax_is_maximum()  # False for decode-then-vote
         n_correct = 0
         loss_sum = 0.0
         loss_steps = 0
@@ -447,6 +477,29 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
             callback(PAEvent("epoch", epoch, state.step, -1, 0, float("nan"), loss_sum / n,
                              float("nan"), self._current(w, u, state.step)))
         return loss_steps
+
+    def _compiled_pass(self, structure, batch, order, state, monitor) -> tuple[int, float, int]:
+        """One pass through the structure's compiled form (the steps of the Python loop,
+        in one call): the state and counters advanced, the decodes counted and their checks
+        reported to ``monitor`` as the loop reports them; (examples right at their first
+        decode, summed loss of those decodes, steps with a positive loss)."""
+        u = EMPTY if state.u is None else state.u
+        stats = structure.latent_pa_pass(batch, state.w, u, np.asarray(order, np.int64),
+                                         PA_TYPES[self.variant], float(self.C),
+                                         int(self.max_negative_updates), state.step,
+                                         bool(self.check_inference), SCORE_RTOL)
+        state.step = stats["steps"]
+        state.counters["n_updates"] += stats["n_updates"]
+        state.counters["cap_hits"] += stats["cap_hits"]
+        # every decode is Viterbi's, exact; the checks' failures are counted (the first one
+        # raises with check_inference=True, where the pass stopped)
+        monitor.n_decodes += stats["decodes"]
+        kind, example = stats["first_kind"], stats["first_example"]
+        if kind:
+            report = monitor.consistent if kind == 1 else monitor.not_worse
+            report(stats["first_score"], stats["first_other"], "latent argmax", example)
+            monitor.n_inconsistent += stats["n_inconsistent"] - 1
+        return stats["n_correct"], stats["loss_sum"], stats["loss_steps"]
 
     def _finish(self, state, n_passes, loss_steps, monitor, seconds) -> None:
         """The learned attributes after ``n_passes`` passes in all."""

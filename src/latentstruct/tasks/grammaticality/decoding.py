@@ -27,11 +27,17 @@ from ..contracts import HEURISTIC, LATENT_BINARY, MAX_DECODABLE, SIZED
 from ..sequence.corpus import SequenceCorpus, as_corpus
 from ..sequence.encodings import convert, encoding_labels, majority_vote
 from ..sequence.kernels import emission_scores, hamming_augmented, phi_difference
+from .online_kernels import LatentPABatch
 from .views import ViewLayout, view_constraints
 
 __all__ = ["ViewsStructure", "ChunkingView"]
 
 COMBINE = ("concat", "vote")
+
+#: what the compiled LatentPA pass does itself: a subclass overriding one of these decodes,
+#: scores or maps features its own way, and keeps the learner's Python loop
+_COMPILED_AS = ("latent_argmax", "latent_argmax_batch", "latent_feature", "_views_feature",
+                "_decode_views", "_view_weights", "_check_w")
 
 
 class ViewsStructure(LatentBinaryDefaults):
@@ -268,6 +274,48 @@ class ViewsStructure(LatentBinaryDefaults):
         """Phi(x, h): each view's emission, transition, start and end indicators in its own
         block, plus the bias."""
         return self._views_feature(x, h, bias=1.0)
+
+    # --- the compiled LatentPA pass (CompiledLatentPA) -------------------------------------
+    def latent_pa_batch(self, X, y, known=None) -> LatentPABatch | None:
+        """``X`` and its labels ``y`` (+-1) prepared once for :meth:`latent_pa_pass`, with
+        ``known`` ({sentence: Phi(x, h)}, the features of the structure each was last
+        decoded to, as a checkpoint records them) remembered.  None for decode-then-vote
+        (``combine="vote"``: the vote is not compiled) and for a subclass that decodes,
+        scores or maps features its own way (it overrides one of :data:`_COMPILED_AS`):
+        the learner's Python loop handles those."""
+        if self.combine != "concat" or any(
+                getattr(type(self), m) is not getattr(ViewsStructure, m) for m in _COMPILED_AS):
+            return None
+        X = as_corpus(X)
+        y = np.asarray(y, dtype=np.float64)
+        if y.shape != (len(X),):
+            raise InputError(f"{len(X)} sentences but labels of shape {y.shape}")
+        return LatentPABatch(X, y, self.views_, self._n_attributes, known)
+
+    def latent_pa_pass(self, batch: LatentPABatch, w: np.ndarray, u: np.ndarray,
+                       order: np.ndarray, pa_type: int, C: float, max_rounds: int, t: int,
+                       check: bool, rtol: float) -> dict:
+        """One pass of LatentPA (Clifton et al. 2013, Algorithm 1 lines 4-10) over ``batch``
+        in ``order``, compiled (:func:`~latentstruct.tasks.grammaticality.online_kernels.
+        latent_pa_epoch`): for each sentence, every view's Viterbi chunking under the
+        current ``w``, its score ``w . Phi(x, h*)``, the hinge loss, the step
+        ``tau = solvers.online_rules.pa_tau(loss, ||Phi||^2, pa_type, C)`` and
+        ``w += tau y Phi(x, h*)`` (``u += (t - 1) tau y Phi`` where ``u`` is not empty), a
+        negative re-decoded until it scores below 0 or ``max_rounds`` rounds have run.
+        Each decode is checked against ``w . Phi`` and against the structure the sentence
+        was last decoded to (``rtol``); with ``check`` the pass stops at the first failure.
+        Updates ``w``, ``u`` and the batch's memory in place; returns the pass's statistics
+        (:data:`~latentstruct.tasks.grammaticality.online_kernels.PASS_STATS`)."""
+        if w.shape != (self.n_features,) or w.dtype != np.float64 or not w.flags.c_contiguous:
+            raise ValueError(f"latent_pa_pass needs the weights as a contiguous float64 array "
+                             f"of {self.n_features}, got {w.dtype} {w.shape}")
+        return batch.run(w, u, order, pa_type, C, max_rounds, t, check,
+                         self.argmax_is_maximum(), rtol)
+
+    def latent_pa_known(self, batch: LatentPABatch) -> dict:
+        """{sentence: Phi(x, h)} of the structure each sentence of ``batch`` was last decoded
+        to (what ``latent_pa_batch`` takes as ``known``)."""
+        return batch.known_features(self._bias_index)
 
     def encode_chunking(self, tags) -> np.ndarray:
         """A chunking given as IOB2 tags, written in every view: tag ids (n_views, T)."""
