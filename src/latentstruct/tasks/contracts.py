@@ -472,8 +472,10 @@ class CompiledLatentPA(Protocol):
     scores below 0 or ``max_rounds`` rounds ran; ``u`` the averaging accumulator, empty
     without averaging), checking every decode against ``w . Phi`` and the known structure,
     and returns the pass's statistics (steps, updates, capped visits, first-decode
-    accuracy and loss, decodes, failed checks and the first); ``latent_pa_known(batch)``
-    gives the ``known`` features back (a checkpoint records them)."""
+    accuracy and loss, decodes, failed checks and the first: ``first_kind`` 1 for a score
+    that is not ``w . Phi``, 2 for an argmax below the known structure, with its example
+    and the two scores compared); ``latent_pa_known(batch)`` gives the ``known`` features
+    back (a checkpoint records them)."""
 
     def latent_pa_batch(self, X, y, known=None) -> Any: ...
 

@@ -11,7 +11,9 @@ is the latent-binary model of the task; it reads, tags, samples and evaluates no
 ``from_state`` (``task.structure_``; :meth:`ViewsStructure.build` lays the blocks out) and
 replaces it by one with the chunker's weights when they are attached
 (:meth:`ViewsStructure.with_chunker_weights`).  Every view reuses the compiled kernels of
-the sequence tasks.  The structures are described in :mod:`latentstruct.tasks.grammaticality`.
+the sequence tasks; ``LatentPA`` runs its epochs in one compiled call where the views are
+concatenated (``latent_pa_batch``/``latent_pa_pass``,
+:mod:`~latentstruct.tasks.grammaticality.online_kernels`).  The structures are described in :mod:`latentstruct.tasks.grammaticality`.
 """
 
 from __future__ import annotations

@@ -322,19 +322,22 @@ class LatentPABatch:
         n = len(corpus)
         self.last_h = np.zeros((V, corpus.n_tokens), dtype=np.int64)
         self.known = np.zeros(n, dtype=np.int8)
-        vectors = [SparseVector(np.zeros(0, np.int64), np.zeros(0))] * n
-        for i, phi in (known or {}).items():
-            if not 0 <= int(i) < n:
-                raise ValueError(f"a known structure for sentence {i}, but the batch has {n}")
-            vectors[int(i)] = phi
-            self.known[int(i)] = 2
-        lengths = np.array([v.indices.shape[0] for v in vectors], dtype=np.int64)
         self.prior_ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(lengths, out=self.prior_ptr[1:])
-        self.prior_idx = (np.concatenate([v.indices for v in vectors]).astype(np.int64)
-                          if n else np.zeros(0, np.int64))
-        self.prior_val = (np.concatenate([v.values for v in vectors]).astype(np.float64)
-                          if n else np.zeros(0))
+        self.prior_idx, self.prior_val = np.zeros(0, np.int64), np.zeros(0)
+        if known:
+            lengths = np.zeros(n, dtype=np.int64)
+            for i, phi in known.items():
+                if not 0 <= int(i) < n:
+                    raise ValueError(f"a known structure for sentence {i}, but the batch has {n}")
+                lengths[int(i)] = phi.indices.shape[0]
+                self.known[int(i)] = 2
+            np.cumsum(lengths, out=self.prior_ptr[1:])
+            self.prior_idx = np.zeros(self.prior_ptr[-1], np.int64)
+            self.prior_val = np.zeros(self.prior_ptr[-1])
+            for i, phi in known.items():
+                a = self.prior_ptr[int(i)]
+                self.prior_idx[a:a + lengths[int(i)]] = phi.indices
+                self.prior_val[a:a + lengths[int(i)]] = phi.values
 
     def __len__(self) -> int:
         return len(self.corpus)
