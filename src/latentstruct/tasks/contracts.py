@@ -436,6 +436,8 @@ class BatchMarginals(Protocol):
 
     def log_loss_sgd(self, X, Y, support=None) -> Any: ...
 
+    def log_loss_trained(self, X, Y, support) -> Any: ...
+
 
 class CompiledOnline(Protocol):
     """A compiled online pass a max-decodable task *may* add: the online learners (the

@@ -46,7 +46,8 @@ from ...inference.constraints import token_mask
 from ...inference.result import DecodeResult
 from ...inference.viterbi import viterbi, viterbi_batch
 from ..label_factored import LabelFactoredBatch, check_unary, gold_labels
-from .crf_kernels import log_loss_gradient, log_loss_sgd_epoch, node_marginals_batch
+from .crf_kernels import (TrainedLogLoss, log_loss_gradient, log_loss_sgd_epoch, node_marginals_batch,
+                          trained_layout)
 from .kernels import hamming_augmented
 
 __all__ = [
@@ -225,6 +226,26 @@ class MarginalizableSequence(SequencePartScores):
                                            self.n_labels, out=out, attr_values=X.attr_values,
                                            constraints=self.constraints)
         return total, grad
+
+    def log_loss_trained(self, X, Y, support) -> TrainedLogLoss:
+        """The corpus prepared once for the CRF's loss on the trained weights only (what
+        L-BFGS optimises): ``support`` holds the sorted indices of the trained weights, the
+        others being zero.  Returns ``loss(z, out=None) -> (N, g)``, with ``z = w[support]``,
+        ``N`` and ``g`` :meth:`log_loss_batch`'s value at that ``w`` and its gradient's
+        entries on the support (the same numbers, bit for bit), computed from ``z`` alone:
+        each attribute occurrence reads and updates its trained labels only, and nothing as
+        long as the whole layout is built or zeroed per call
+        (:class:`~latentstruct.tasks.sequence.crf_kernels.TrainedLogLoss`).
+        ``loss.part(a, b)``: the same on sentences a..b-1, sharing the prepared arrays.
+        Gold labels −1 and the chain's constraints are handled as :meth:`log_loss_batch`
+        handles them."""
+        self.training_constraints("the CRF's likelihood")
+        X = self.as_batch(X)
+        offsets = X.offsets
+        labels = _rebased(gold_labels(Y, int(offsets[-1] - offsets[0]), self.n_labels), offsets)
+        return TrainedLogLoss(X.attr_indptr, X.attr_ids, offsets, labels,
+                              trained_layout(support, self.n_attributes, self.n_labels),
+                              attr_values=X.attr_values, constraints=self.constraints)
 
     def log_loss_sgd(self, X, Y, support=None):
         """The corpus prepared once for per-example SGD on the CRF's log-loss: returns

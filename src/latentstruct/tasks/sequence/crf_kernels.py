@@ -21,9 +21,25 @@ forward–backward), which is the likelihood of what was observed.
 One call scores every token once (the gather over its attributes' label rows), runs the
 forward–backward of :mod:`latentstruct.inference.chain_fb`, and scatters the marginals back:
 O(Σ_t (|attrs(t)| L + L²)) time, no per-sentence Python.
+
+**On the trained weights only.**  A CRF trained on CRFsuite's feature set (``support_``:
+the (attribute, label) pairs of the training data and the transitions) leaves every other
+weight at zero, and L-BFGS runs on the vector ``z = w[support]``.  :class:`TrainedLogLoss`
+evaluates the same loss and the gradient's entries on the support from ``z``, through an
+internal emission array of about the support's size (:func:`trained_layout`: per
+attribute, its trained weights, or a whole row of L weights, zeros included, for an
+attribute with at least a quarter of the labels trained, where a contiguous loop is
+cheaper than an indirect one): each attribute occurrence reads and updates only its own
+entries there, the small label block (transitions, start, end) is dense, and no vector of
+every feature is built, zeroed or gathered.  Its values are :func:`log_loss_gradient`'s at ``w`` (``w[support] = z``, zero
+elsewhere) with the gradient gathered on the support, bit for bit: the weights it skips are
+zeros, which add nothing to a score, and each trained entry's gradient sums the same terms
+in the same order.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -31,7 +47,8 @@ from numba import njit
 from ...inference.chain_fb import chain_marginals_into, chain_work, transition_exp
 
 __all__ = ["log_loss_gradient", "node_marginals_batch", "token_scores", "longest_sentence",
-           "sgd_epoch", "log_loss_sgd_epoch"]
+           "sgd_epoch", "log_loss_sgd_epoch", "TrainedLayout", "trained_layout",
+           "trained_token_scores", "TrainedLogLoss"]
 
 
 @njit(cache=True, nogil=True)
@@ -200,6 +217,238 @@ def log_loss_gradient(attr_indptr, attr_ids, offsets, labels, w, n_attributes: i
                            np.ascontiguousarray(labels, dtype=np.int64), emission, transition,
                            start, end, g_em, g_tr, g_start, g_end, log_z)
     return float(total), grad, log_z
+
+
+#: an attribute with at least 1/_DENSE_SHARE of the labels trained keeps a whole row of L
+#: weights in the internal layout (the untrained ones zero): a contiguous loop over a row
+#: is cheaper than an indirect one over most of it, and such attributes are few but frequent
+_DENSE_SHARE = 4
+
+
+class TrainedLayout(NamedTuple):
+    """Where the trained weights of a chain sit, in ``z = w[support]`` and in the internal
+    emission array E that :class:`TrainedLogLoss` computes on (:func:`trained_layout`).
+
+    ``z[:n_emission]`` are the trained emission weights (the support's order: attribute by
+    attribute, labels increasing); ``z[q]`` sits at ``E[pos[q]]``.  Attribute a owns
+    ``E[em_ptr[a] : em_ptr[a + 1]]``: a whole row of L weights (label j at ``em_ptr[a] +
+    j``, the untrained ones zero) when that range holds L entries, else its trained weights
+    only, for the labels ``em_label`` there.  ``z[n_emission:]`` are the trained weights of
+    the label block ``[transitions (L x L) | start (L) | end (L)]``, at its positions
+    ``label_block`` (increasing)."""
+
+    em_ptr: np.ndarray       # (n_attributes + 1,) uint64, into E
+    em_label: np.ndarray     # (n_internal,) uint32, the label of each entry of E
+    pos: np.ndarray          # (n_emission,) uint64, E's entry of each z[q]
+    label_block: np.ndarray  # (n_trained - n_emission,) int64
+    n_attributes: int
+    n_labels: int
+
+    @property
+    def n_emission(self) -> int:
+        return int(self.pos.shape[0])
+
+    @property
+    def n_trained(self) -> int:
+        return self.n_emission + int(self.label_block.shape[0])
+
+    @property
+    def n_internal(self) -> int:
+        return int(self.em_label.shape[0])
+
+
+def trained_layout(support, n_attributes: int, n_labels: int) -> TrainedLayout:
+    """The :class:`TrainedLayout` of ``support``: the sorted, distinct indices of the
+    trained weights in the layout of the module docstring (any subset: emissions,
+    transitions, start and end)."""
+    A, L = int(n_attributes), int(n_labels)
+    n_features = A * L + L * L + 2 * L
+    support = np.asarray(support)
+    if support.ndim != 1 or (support.size and support.dtype.kind not in "iu"):
+        raise ValueError(f"support must be a 1-d array of weight indices, got {support.dtype} "
+                         f"values of shape {support.shape}")
+    support = support.astype(np.int64, copy=False)
+    if support.size and (support[0] < 0 or support[-1] >= n_features
+                         or np.any(support[1:] <= support[:-1])):
+        raise ValueError(f"support must hold increasing weight indices in 0..{n_features - 1}")
+    n_em = int(np.searchsorted(support, A * L))
+    attr, label = np.divmod(support[:n_em], L)
+    count = np.bincount(attr, minlength=A)
+    dense = count * _DENSE_SHARE >= L
+    size = np.where(dense, L, count)
+    em_ptr = np.zeros(A + 1, dtype=np.int64)
+    np.cumsum(size, out=em_ptr[1:])
+    # z[q]'s rank among its attribute's trained labels, or its label in a whole row
+    first = np.zeros(A + 1, dtype=np.int64)
+    np.cumsum(count, out=first[1:])
+    rank = np.arange(n_em, dtype=np.int64) - first[attr]
+    pos = em_ptr[attr] + np.where(dense[attr], label, rank)
+    em_label = np.empty(int(em_ptr[-1]), dtype=np.uint32)
+    em_label[pos] = label
+    rows = np.flatnonzero(dense)
+    em_label[(em_ptr[rows][:, None] + np.arange(L)).ravel()] = np.tile(np.arange(L), rows.size)
+    return TrainedLayout(em_ptr.astype(np.uint64), em_label, pos.astype(np.uint64),
+                         support[n_em:] - A * L, A, L)
+
+
+@njit(cache=True, nogil=True)
+def trained_token_scores(attr_indptr, attr_ids, attr_values, E, em_ptr, em_label, start, end,
+                         t0, t1, s):  # pragma: no cover - numba
+    """:func:`token_scores` from the internal emission array ``E`` of a
+    :class:`TrainedLayout` (``em_ptr``, ``em_label``; the weights it leaves out are zero):
+    tokens t0..t1-1 into ``s[:T]``, start and end folded in.  Indices are unsigned, so
+    numba adds no wrap-around test to the inner loops."""
+    L = s.shape[1]
+    row_len = np.uint64(L)
+    T = t1 - t0
+    s[:T] = 0.0
+    for t in range(T):
+        srow = s[t]
+        for p in range(attr_indptr[t0 + t], attr_indptr[t0 + t + 1]):
+            b, e = em_ptr[attr_ids[p]], em_ptr[attr_ids[p] + 1]
+            v = 1.0 if attr_values is None else attr_values[p]
+            if e - b == row_len:  # a whole row: contiguous
+                if attr_values is None:
+                    for q in range(b, e):
+                        srow[q - b] += E[q]
+                else:
+                    for q in range(b, e):
+                        srow[q - b] += v * E[q]
+            elif attr_values is None:
+                for q in range(b, e):
+                    srow[em_label[q]] += E[q]
+            else:
+                for q in range(b, e):
+                    srow[em_label[q]] += v * E[q]
+    for j in range(L):
+        s[0, j] += start[j]
+        s[T - 1, j] += end[j]
+    return s[:T]
+
+
+@njit(cache=True, nogil=True)
+def _trained_loss_gradient(attr_indptr, attr_ids, attr_values, offsets, labels, z_em, pos, E,
+                           em_ptr, em_label, transition, start, end, G, g_em, g_tr, g_start,
+                           g_end):  # pragma: no cover - numba
+    """:func:`_loss_gradient` on the trained weights: ``z_em`` is placed in ``E`` (whose
+    other entries stay zero), the token scores come from :func:`trained_token_scores`,
+    the same :func:`_sentence_nll` runs, each occurrence's gradient goes to its
+    attribute's entries of ``G`` (zeroed here), and ``g_em`` receives ``G`` at ``pos``."""
+    L = transition.shape[0]
+    row_len = np.uint64(L)
+    for q in range(pos.shape[0]):
+        E[pos[q]] = z_em[q]
+    G[:] = 0.0
+    M, m_trans = transition_exp(transition)
+    work, c, s_buf, node_buf, target_buf, edge_scaled = _sentence_buffers(offsets, L)
+    total = 0.0
+    for k in range(offsets.shape[0] - 1):
+        t0, t1 = offsets[k], offsets[k + 1]
+        T = t1 - t0
+        if T == 0:
+            continue
+        s = trained_token_scores(attr_indptr, attr_ids, attr_values, E, em_ptr, em_label,
+                                 start, end, t0, t1, s_buf)
+        node, target = node_buf[:T], target_buf[:T]
+        _, loss = _sentence_nll(s, labels, t0, transition, M, m_trans, node, target, g_tr,
+                                edge_scaled, work, c)
+        total += loss
+        for t in range(T):  # target becomes the gradient of the token's scores
+            for j in range(L):
+                target[t, j] = node[t, j] - target[t, j]
+        for t in range(T):
+            d = target[t]
+            for p in range(attr_indptr[t0 + t], attr_indptr[t0 + t + 1]):
+                b, e = em_ptr[attr_ids[p]], em_ptr[attr_ids[p] + 1]
+                v = 1.0 if attr_values is None else attr_values[p]
+                if e - b == row_len:
+                    if attr_values is None:
+                        for q in range(b, e):
+                            G[q] += d[q - b]
+                    else:
+                        for q in range(b, e):
+                            G[q] += v * d[q - b]
+                elif attr_values is None:
+                    for q in range(b, e):
+                        G[q] += d[em_label[q]]
+                else:
+                    for q in range(b, e):
+                        G[q] += v * d[em_label[q]]
+        for j in range(L):
+            g_start[j] += target[0, j]
+            g_end[j] += target[T - 1, j]
+    for i in range(L):
+        for j in range(L):
+            g_tr[i, j] += M[i, j] * edge_scaled[i, j]
+    for q in range(pos.shape[0]):
+        g_em[q] = G[pos[q]]
+    return total
+
+
+class TrainedLogLoss:
+    """The CRF's negative log-likelihood N and its gradient on the trained weights only,
+    for a corpus prepared once (the corpus arrays are kept, not copied).
+
+    ``loss(z, out=None) -> (N(w), ∇N(w)[support])`` at the ``w`` whose trained weights
+    (``layout``, from :func:`trained_layout` of the support) are ``z`` and whose other
+    weights are zero; :func:`log_loss_gradient`'s values (see the module docstring), the
+    ``labels`` (by absolute token position, −1 unknown), ``attr_values`` and
+    ``constraints`` read as there.  ``out`` (float64, ``(n_trained,)``), when given, is
+    zeroed and receives the gradient.  The object holds its work arrays (the internal
+    emission weights and gradient, ``layout.n_internal`` each), so one call runs at a time
+    on it; ``part(a, b)``: the same loss over sentences a..b-1 of the corpus with work
+    arrays of its own, sharing the rest (the CRF's thread blocks)."""
+
+    def __init__(self, attr_indptr, attr_ids, offsets, labels, layout: TrainedLayout,
+                 attr_values=None, constraints=None):
+        self.attr_indptr, self.attr_ids, self.attr_values = attr_indptr, attr_ids, attr_values
+        self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+        self.labels = np.ascontiguousarray(labels, dtype=np.int64)
+        if self.labels.shape[0] < int(self.offsets[-1]):
+            raise ValueError(f"labels must cover the tokens up to {int(self.offsets[-1])} (by "
+                             f"absolute position); got {self.labels.shape[0]}")
+        self.layout, self.constraints = layout, constraints
+        self._E = np.zeros(layout.n_internal)  # zero where no trained weight sits
+        self._G = np.empty(layout.n_internal)
+
+    @property
+    def n_trained(self) -> int:
+        return self.layout.n_trained
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.offsets[-1] - self.offsets[0])
+
+    def __len__(self) -> int:
+        return self.offsets.shape[0] - 1
+
+    def part(self, a: int, b: int) -> "TrainedLogLoss":
+        """The loss over sentences a..b-1 (0 <= a <= b <= len(self))."""
+        if not 0 <= a <= b <= len(self):
+            raise ValueError(f"sentences {a}..{b} are not a range of 0..{len(self)}")
+        return TrainedLogLoss(self.attr_indptr, self.attr_ids, self.offsets[a : b + 1],
+                              self.labels, self.layout, self.attr_values, self.constraints)
+
+    def __call__(self, z, out=None) -> tuple[float, np.ndarray]:
+        layout = self.layout
+        L, n_em = layout.n_labels, layout.n_emission
+        z = np.ascontiguousarray(z, dtype=np.float64)
+        if z.shape != (layout.n_trained,):
+            raise ValueError(f"z must hold the {layout.n_trained} trained weights; got shape "
+                             f"{z.shape}")
+        # the label block [transitions | start | end] as a weight vector of no attributes
+        block = np.zeros(L * L + 2 * L)
+        block[layout.label_block] = z[n_em:]
+        _, transition, start, end = _label_blocks(block, 0, L, self.constraints)
+        grad = np.empty(layout.n_trained) if out is None else out
+        g_block = np.zeros(L * L + 2 * L)
+        _, g_tr, g_start, g_end = _label_blocks(g_block, 0, L, None)
+        total = _trained_loss_gradient(self.attr_indptr, self.attr_ids, self.attr_values,
+                                       self.offsets, self.labels, z[:n_em], layout.pos,
+                                       self._E, layout.em_ptr, layout.em_label, transition,
+                                       start, end, self._G, grad[:n_em], g_tr, g_start, g_end)
+        grad[n_em:] = g_block[layout.label_block]
+        return float(total), grad
 
 
 @njit(cache=True, nogil=True)
