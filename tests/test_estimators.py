@@ -390,3 +390,27 @@ def test_tagger_with_jlis_draws_binary_examples_from_raw_data(require_data):
     est = quiet_fit(Tagger(learner="jlis", n_structured_tokens=300, n_binary=60, max_iter=3), X, y)
     assert est.learner_.coef_.shape == (est.learner_.coef_size(est.task_),)
     assert 0.3 < est.score(X[150:], y[150:]) <= 1.0
+
+
+# --------------------------------------------------------------------------------------
+# begin_partial_fit: the first partial_fit call's preparation, without its pass
+# --------------------------------------------------------------------------------------
+def test_begin_partial_fit_fixes_the_task_on_all_the_data_and_trains_nothing():
+    X = [["The", "cat", "sat"], ["A", "dog", "ran", "."], ["Dogs", "bark", "."]]
+    y = [["DET", "NOUN", "VERB"], ["DET", "NOUN", "VERB", "PUNCT"], ["NOUN", "VERB", "PUNCT"]]
+    classes = ["DET", "NOUN", "PUNCT", "VERB"]
+    begun = Tagger(learner="perceptron", shuffle=False).begin_partial_fit(X, y, classes=classes)
+    assert begun.classes_ == classes
+    assert getattr(begun.learner_, "coef_", None) is None  # no pass yet
+    # then batch by batch: the feature index of all of X, so the model of one pass over X
+    begun.partial_fit(X[:1], y[:1]).partial_fit(X[1:], y[1:])
+    whole = Tagger(learner="perceptron", shuffle=False).partial_fit(X, y, classes=classes)
+    np.testing.assert_array_equal(begun.learner_.coef_, whole.learner_.coef_)
+    # a first partial_fit on a small batch fixes a smaller index: "bark" has no weight
+    small = Tagger(learner="perceptron", shuffle=False).partial_fit(X[:1], y[:1],
+                                                                    classes=classes)
+    assert small.learner_.coef_.shape[0] < whole.learner_.coef_.shape[0]
+    with pytest.raises(ConfigError, match="fitted already"):
+        begun.begin_partial_fit(X, y, classes=classes)
+    with pytest.raises(AttributeError, match="perceptron"):
+        Tagger().begin_partial_fit(X, y, classes=classes)  # ssvm trains in batch

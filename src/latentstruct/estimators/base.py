@@ -433,44 +433,74 @@ class Estimator(BaseEstimator):
             y = self._encode_known(y, training=True)
             dataset = self.task_.make_dataset(X, y)
         else:
-            task_cls, learner_cls, task_opts, learner_opts = self._routed()
-            plan = plan_training(task_cls, learner_cls, task_opts, learner_opts)
-            declared = declared_classes(classes, type(self).__name__)
-            mode = self._mode(task_cls)
-            if declared is None and mode is not None:
-                raise ConfigError(
-                    f"{type(self).__name__}.partial_fit needs classes=[...] on its first "
-                    f"call: every class of the stream (a batch may hold some of them only)")
-            y = self._encode_y(y, task_cls, declared)
-
-            # the task's labels, in the order of classes= (the task names a bad one by its
-            # position there): a classifier's classes as the strings it takes them as (one
-            # per class by value), a tagger's tags as given (the task checks them)
-            labels = None if declared is None or mode == "binary" else (
-                [label_key(c) for c in label_values(declared, "classes")] if mode
-                else list(declared))
-
-            def first_batch(task):
-                batch = task.make_dataset(X, y)
-                if labels is not None:
-                    batch = replace(batch, labels=tuple(labels))
-                return batch
-
-            started = start_online(plan, first_batch,
-                                   verbose=bool(plan.learner_opts.get("progress", False)))
-            if mode != "binary":  # a binary task's classes are checked above
-                check_declared(started.task, labels, type(self).__name__)
-            self.task_, self.learner_ = started.task, started.learner
-            dataset = started.dataset
-            if mode is None:
-                labels = getattr(started.task, "labels_", None)
-                self.classes_ = None if labels is None else list(labels)
+            dataset = self._start_online(X, y, classes)
         task = self.task_
         # the first call checked every value (plan_training); a later one checks the
         # learner's on entering its partial_fit, as scikit-learn's partial_fit does
         with skip_parameter_validation() if first else contextlib.nullcontext():
             self.learner_.partial_fit(task.featurize(dataset),
                                       task.training_targets(dataset))
+        return self
+
+    def _start_online(self, X, y, classes):
+        """The first ``partial_fit`` call's preparation (the task built from its options and
+        fitted on ``X``, ``y`` with ``classes`` declared; the learner built, not updated);
+        returns the dataset of ``X``, ``y``."""
+        task_cls, learner_cls, task_opts, learner_opts = self._routed()
+        plan = plan_training(task_cls, learner_cls, task_opts, learner_opts)
+        declared = declared_classes(classes, type(self).__name__)
+        mode = self._mode(task_cls)
+        if declared is None and mode is not None:
+            raise ConfigError(
+                f"{type(self).__name__}.partial_fit needs classes=[...] on its first "
+                f"call: every class of the stream (a batch may hold some of them only)")
+        y = self._encode_y(y, task_cls, declared)
+
+        # the task's labels, in the order of classes= (the task names a bad one by its
+        # position there): a classifier's classes as the strings it takes them as (one
+        # per class by value), a tagger's tags as given (the task checks them)
+        labels = None if declared is None or mode == "binary" else (
+            [label_key(c) for c in label_values(declared, "classes")] if mode
+            else list(declared))
+
+        def first_batch(task):
+            batch = task.make_dataset(X, y)
+            if labels is not None:
+                batch = replace(batch, labels=tuple(labels))
+            return batch
+
+        started = start_online(plan, first_batch,
+                               verbose=bool(plan.learner_opts.get("progress", False)))
+        if mode != "binary":  # a binary task's classes are checked above
+            check_declared(started.task, labels, type(self).__name__)
+        self.task_, self.learner_ = started.task, started.learner
+        dataset = started.dataset
+        if mode is None:
+            labels = getattr(started.task, "labels_", None)
+            self.classes_ = None if labels is None else list(labels)
+        return dataset
+
+    @OnlineOnly
+    def begin_partial_fit(self, X, y, classes=None) -> "Estimator":
+        """Fix the model's task on ``X``, ``y`` without training: what the first
+        :meth:`partial_fit` call does before its pass.
+
+        The task is built from its options and fitted on ``X``, ``y`` (the feature index, and
+        the label set: ``classes``, required as in :meth:`partial_fit`, with every label of
+        ``y`` among them), and the learner is built; no weight is set.  Every later
+        :meth:`partial_fit` call then trains, one pass per call, with that feature index: so
+        a stream whose batches are small can have the features of the whole training data
+        (``feature_index="index"`` fixes the index on the data the task is fitted on).
+        ``predict`` needs at least one ``partial_fit`` call after it.  For the online
+        learners only, as :meth:`partial_fit`.  Returns self.
+        """
+        if y is None:
+            raise InputError(f"{type(self).__name__} requires y to be passed, but the target y "
+                             f"is None: begin_partial_fit needs targets y (one per example)")
+        if getattr(self, "learner_", None) is not None:
+            raise ConfigError(f"{type(self).__name__}.begin_partial_fit starts a model; this one "
+                              f"is fitted already: continue it with partial_fit, or clone it")
+        self._start_online(X, y, classes)
         return self
 
     def _check_same_classes(self, classes) -> None:
