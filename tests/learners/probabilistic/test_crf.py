@@ -313,3 +313,119 @@ def test_observed_features_are_crfsuites_set_and_the_rest_stays_zero(chunk):
     assert np.any(model.coef_[support] != 0.0)
     everything = CRF(task, max_iter=50, feature_set="all").fit(X, Y)
     assert everything.support_ is None and np.any(everything.coef_[off] != 0.0)
+
+
+# --- L-BFGS on the trained weights: the compiled loss of a chain's support ----------------
+class WithoutTrainedLoss:
+    """The task's structure without ``log_loss_trained``: the CRF's older path, which
+    expands the trained weights into a whole weight vector at every evaluation and gathers
+    the gradient on the support."""
+
+    def __init__(self, structure):
+        self._structure = structure
+
+    def __getattr__(self, name):
+        if name == "log_loss_trained":
+            raise AttributeError(name)
+        return getattr(self._structure, name)
+
+
+@pytest.fixture(scope="module")
+def iob():
+    """A sequence task (chunk tags: the chain is constrained to well-formed IOB2) on 80
+    random sentences of feature dicts with real values, one gold tag in 15 unknown (−1)."""
+    from latentstruct.tasks import SequenceTask
+
+    rng = np.random.default_rng(31)
+    kinds = ["NP", "VP", "PP"]
+    X_raw, y_raw = [], []
+    for _ in range(80):
+        tags, prev = [], "O"
+        for _ in range(int(rng.integers(1, 12))):
+            r = rng.random()
+            if prev != "O" and r < 0.35:
+                tag = "I-" + prev[2:]
+            elif r < 0.85:
+                tag = "B-" + kinds[int(rng.integers(0, 3))]
+            else:
+                tag = "O"
+            tags.append(tag)
+            prev = tag
+        words = [f"{t[-2:]}{int(rng.integers(0, 6))}" for t in tags]
+        X_raw.append([{"w": w, "w[-1:]": w[-1:], "bias": 1.0, "x": float(rng.normal()),
+                       **({"-1:w": words[i - 1]} if i else {"BOS": True})}
+                      for i, w in enumerate(words)])
+        y_raw.append(tags)
+    task = SequenceTask()
+    data = task.make_dataset(X_raw, y_raw)
+    task.fit(data)
+    assert task.structure_.constraints is not None  # IOB2: constrained
+    X, Y = task.featurize(data), [np.asarray(y).copy() for y in task.encode_targets(data.targets)]
+    for i in range(0, len(Y), 15):
+        Y[i][int(rng.integers(0, Y[i].size))] = -1
+    return task, X, Y
+
+
+@pytest.mark.filterwarnings("ignore:CRF.*stopped at max_iter")
+@pytest.mark.parametrize("kw", [
+    dict(c2=0.3),
+    dict(c2=0.1, possible_states=True),
+    dict(c2=0.5, possible_transitions=False),
+    dict(c1=0.05, c2=0.1),  # OWL-QN
+])
+def test_lbfgs_on_the_trained_weights_learns_the_model_of_the_whole_vector(iob, kw):
+    """The compiled loss on the trained weights (``log_loss_trained``, each thread block
+    its own part) gives the model of the path that expands z into w per evaluation, with
+    one thread or two; and two threads give one thread's model."""
+    task, X, Y = iob
+    structure = task.structure()
+    models = {}
+    for name, struct in (("trained", structure), ("whole", WithoutTrainedLoss(structure))):
+        for n_jobs in (1, 2):
+            models[name, n_jobs] = CRF(struct, max_iter=40, n_jobs=n_jobs, **kw).fit(X, Y)
+    ref = models["whole", 1]
+    assert ref.support_ is not None and ref.n_iter_ > 5
+    for key, model in models.items():
+        np.testing.assert_array_equal(model.support_, ref.support_)
+        np.testing.assert_allclose(model.coef_, ref.coef_, rtol=0, atol=1e-9, err_msg=str(key))
+        assert model.n_iter_ == ref.n_iter_
+        np.testing.assert_allclose(model.objective_curve_, ref.objective_curve_, rtol=1e-12)
+    # one thread: the same numbers, whichever path
+    np.testing.assert_array_equal(models["trained", 1].coef_, ref.coef_)
+    off = np.setdiff1d(np.arange(task.n_features), ref.support_)
+    assert not models["trained", 2].coef_[off].any()
+
+
+def test_thread_blocks_on_the_trained_weights(iob):
+    """With a support, the blocks are parts of the prepared trained loss: buffers the size
+    of the support, the corpus not copied, the blocks summed in order to the serial
+    loss and gradient."""
+    from latentstruct.learners.probabilistic.crf import ThreadBlocks
+
+    task, X, Y = iob
+    structure = task.structure()
+    support = CRF(task)._support(structure, X, Y)
+    loss = structure.log_loss_trained(X, Y, support)
+    z = np.random.default_rng(4).normal(scale=0.5, size=support.size)
+    serial_f, serial_g = loss(z)
+    w = np.zeros(task.n_features)
+    w[support] = z
+    whole_f, whole_g = structure.log_loss_batch(X, Y, w)
+    assert serial_f == whole_f and np.array_equal(serial_g, whole_g[support])
+    with ThreadBlocks.for_fit(structure, X, Y, 3, support=support) as blocks:
+        assert blocks.trained and len(blocks.parts) == 3
+        assert sum(p.n_tokens for p in blocks.parts) == X.n_tokens
+        assert all(b.shape == (support.size,) for b in blocks.buffers)
+        assert all(p.attr_ids is loss.attr_ids for p in blocks.parts)
+        f, g = blocks.loss_grad(z)
+        f2, g2 = blocks.loss_grad(z)
+        assert g2 is not g and f == f2 and np.array_equal(g, g2)
+        with pytest.raises(ValueError, match="without support"):
+            blocks.loss_grad(z, support=support)
+    assert f == pytest.approx(serial_f, rel=1e-12)
+    np.testing.assert_allclose(g, serial_g, rtol=0, atol=1e-10)
+    with ThreadBlocks.for_fit(WithoutTrainedLoss(structure), X, Y, 2, support=support) as old:
+        assert not old.trained and old.buffers[0].shape == (task.n_features,)
+        f_old, g_old = old.loss_grad(w, support=support)
+    assert f_old == pytest.approx(serial_f, rel=1e-12)
+    np.testing.assert_allclose(g_old, serial_g, rtol=0, atol=1e-10)

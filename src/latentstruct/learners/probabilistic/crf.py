@@ -322,7 +322,8 @@ class CRF(LinearStructuredLearner):
         session = CheckpointSession(self, {"X": X, "Y": Y}, checkpoint, resume)
         with shared(structure=structure, X=X, Y=Y) as data:
             if self.solver == "lbfgs":
-                with ThreadBlocks.for_fit(structure, X, Y, self.n_jobs) as blocks:
+                with ThreadBlocks.for_fit(structure, X, Y, self.n_jobs,
+                                          support=self.support_) as blocks:
                     if blocks is not None:  # threads: the corpus cut once, buffers reused
                         data = blocks
                     if self.c1 > 0:
@@ -359,7 +360,13 @@ class CRF(LinearStructuredLearner):
 
     def _trained_problem(self, structure, X, Y, data):
         """(loss_grad, expand, w0): the summed loss and its gradient over the trained
-        weights (all, or ``support_``), the map back to every feature, and the start 0."""
+        weights (all, or ``support_``), the map back to every feature, and the start 0.
+
+        With a support, L-BFGS works on ``z = w[support]``.  A task with the compiled form
+        ``log_loss_trained`` (every sequence task) evaluates the loss from ``z`` directly,
+        serially or in the :class:`ThreadBlocks`; otherwise (or when the blocks go to
+        processes) ``z`` is expanded into a whole ``w`` per call and the gradient gathered
+        on the support.  Both give the same numbers."""
         w0 = np.zeros(structure.n_features)
         support = self.support_
         if support is None:
@@ -368,23 +375,32 @@ class CRF(LinearStructuredLearner):
 
             def expand(v):
                 return v
-        else:  # L-BFGS works on the trained weights only; the others stay zero
-            full = np.zeros(structure.n_features)
-            buffer = np.zeros(structure.n_features)  # the gradient's, reused: only g[support] leaves
 
-            def loss_grad(z):
-                full[support] = z
-                if isinstance(data, ThreadBlocks):  # the blocks summed on the support only
-                    return data.loss_grad(full, support=support)
-                f, g = self._loss_grad(X, Y, full, data, out=buffer)
-                return f, g[support]
+            return loss_grad, expand, w0
 
-            def expand(z):
-                out = np.zeros(structure.n_features)
-                out[support] = z
-                return out
+        def expand(z):
+            out = np.zeros(structure.n_features)
+            out[support] = z
+            return out
 
-            w0 = w0[support]
+        w0 = w0[support]
+        if isinstance(data, ThreadBlocks) and data.trained:
+            return data.loss_grad, expand, w0  # each block on the trained weights
+        trained = getattr(structure, "log_loss_trained", None)
+        serial = min(effective_n_jobs(self.n_jobs), len(X)) <= 1 or data is None
+        if trained is not None and serial:
+            return trained(X, Y, support), expand, w0  # a fresh gradient per call
+        # L-BFGS works on the trained weights only; the others stay zero
+        full = np.zeros(structure.n_features)
+        buffer = np.zeros(structure.n_features)  # the gradient's, reused: only g[support] leaves
+
+        def loss_grad(z):
+            full[support] = z
+            if isinstance(data, ThreadBlocks):  # the blocks summed on the support only
+                return data.loss_grad(full, support=support)
+            f, g = self._loss_grad(X, Y, full, data, out=buffer)
+            return f, g[support]
+
         return loss_grad, expand, w0
 
     def _fit_lbfgs(self, structure, X, Y, data) -> None:
@@ -746,22 +762,36 @@ class ThreadBlocks:
     thread, into the block's own gradient buffer (allocated once), and sums the blocks in
     block order.  The kernels release the GIL, so the blocks run at once; nothing is copied
     or pickled per evaluation (the joblib path cut the corpus and allocated whole-length
-    gradients every time, which made two threads slower than one)."""
+    gradients every time, which made two threads slower than one).
 
-    def __init__(self, structure, X, Y, n_blocks: int):
+    With ``support`` (the trained weights' indices) and a task offering
+    ``log_loss_trained`` (``trained`` is then True), the blocks are parts of that prepared
+    loss: :meth:`loss_grad` takes ``z = w[support]`` and each block reads and writes the
+    trained weights only, into a buffer of their size; otherwise each block is a subset of
+    the corpus evaluated by ``log_loss_batch`` on whole weight vectors."""
+
+    def __init__(self, structure, X, Y, n_blocks: int, support=None):
         from concurrent.futures import ThreadPoolExecutor
 
         self.structure = structure
-        self.parts = [(structure.subset(X, np.arange(a, b)), Y[a:b])
-                      for a, b in balanced_bounds(_example_costs(structure, X), n_blocks)]
-        self.buffers = [np.zeros(structure.n_features) for _ in self.parts]
+        bounds = balanced_bounds(_example_costs(structure, X), n_blocks)
+        prepare = None if support is None else getattr(structure, "log_loss_trained", None)
+        self.trained = prepare is not None
+        if self.trained:
+            loss = prepare(X, Y, support)
+            self.parts = [loss.part(a, b) for a, b in bounds]
+            self.buffers = [np.zeros(loss.n_trained) for _ in self.parts]
+        else:
+            self.parts = [(structure.subset(X, np.arange(a, b)), Y[a:b]) for a, b in bounds]
+            self.buffers = [np.zeros(structure.n_features) for _ in self.parts]
         self.pool = ThreadPoolExecutor(len(self.parts), thread_name_prefix="latentstruct-crf")
 
     @classmethod
     @contextlib.contextmanager
-    def for_fit(cls, structure, X, Y, n_jobs):
+    def for_fit(cls, structure, X, Y, n_jobs, support=None):
         """Blocks for a fit with ``n_jobs`` (None where the gradient runs serially, or where
-        joblib's active backend is not threads: ``parallel_chunks`` serves those)."""
+        joblib's active backend is not threads: ``parallel_chunks`` serves those) and
+        ``support`` (None: every weight trained)."""
         from joblib.parallel import get_active_backend
 
         n = min(effective_n_jobs(n_jobs), len(X))
@@ -769,18 +799,26 @@ class ThreadBlocks:
         if n <= 1 or not getattr(backend, "supports_sharedmem", False):
             yield None
             return
-        blocks = cls(structure, X, list(Y), n)
+        blocks = cls(structure, X, list(Y), n, support=support)
         try:
             yield blocks
         finally:
             blocks.pool.shutdown()
 
     def loss_grad(self, w, out=None, *, support=None) -> tuple[float, np.ndarray]:
-        """The summed loss and gradient at ``w``; with ``support``, the gradient's entries
-        there only (the blocks' buffers are gathered there, not summed whole: the trained
-        weights are a small part of the layout)."""
-        futures = [self.pool.submit(_block_loss, self.structure, Xb, Yb, w, buf)
-                   for (Xb, Yb), buf in zip(self.parts, self.buffers)]
+        """The summed loss and gradient at ``w`` (``trained`` blocks: at the trained weights
+        ``z``, the gradient on them); with ``support``, the gradient's entries there only
+        (the blocks' buffers are gathered there, not summed whole: the trained weights are
+        a small part of the layout)."""
+        if self.trained:
+            if support is not None:
+                raise ValueError("these blocks evaluate the trained weights already; pass z, "
+                                 "without support")
+            futures = [self.pool.submit(part, w, buf)
+                       for part, buf in zip(self.parts, self.buffers)]
+        else:
+            futures = [self.pool.submit(_block_loss, self.structure, Xb, Yb, w, buf)
+                       for (Xb, Yb), buf in zip(self.parts, self.buffers)]
         results = [f.result() for f in futures]
         total = 0.0
         grad = None
