@@ -94,6 +94,7 @@ LAYER_RANK = {
     "pipelines": 6,
     "estimators": 7,
     "crfsuite": 8,  # sklearn-crfsuite's API, over the estimators
+    "spacy": 8,  # latentstruct models as spaCy pipeline components (issue 56)
     "pystruct": 8,  # PyStruct's API (models, learners, inference, utils, datasets), issue 44
     "cli": 8, "__main__": 8, "": 8,  # "": the package's public face (latentstruct/__init__)
 }
