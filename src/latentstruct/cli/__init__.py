@@ -76,7 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
                                            "translit, paraphrase, rte, grammaticality, doccls); "
                                            "optional with --config")
     t.add_argument("--train", help="training data file, or - for standard input (read once "
-                                   "into memory, as is <(...) process substitution)")
+                                   "into memory, as is <(...) process substitution); pos and "
+                                   "chunk also read spaCy's .spacy files (python -m spacy "
+                                   "convert)")
     t.add_argument("--model", required=True, help="output model file (.npz)")
     t.add_argument("--learner", help="learner name (default: the task's)")
     t.add_argument("--option", action="append", metavar="KEY=VALUE",
@@ -127,8 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "read as a 'sequence' model")
     r.add_argument("--input", required=True,
                    help="data to tag, or - for standard input; gold labels may be absent "
-                        "(chunk: 'word POS' lines; pos: "
-                        "CoNLL-U, or plain text with one sentence per line; citations: plain "
+                        "(chunk: 'word POS' lines or a .spacy file; pos: "
+                        "CoNLL-U, a .spacy file (written back as CoNLL-U), or plain text with "
+                        "one sentence per line; citations: plain "
                         "references, one per line; sequence: CRFsuite's data format, "
                         "LABEL<TAB>ATTRIBUTE<TAB>... with the label field present, as for "
                         "crfsuite tag, or empty)")
