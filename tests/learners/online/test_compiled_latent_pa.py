@@ -25,7 +25,9 @@ from latentstruct.tasks import GrammaticalityTask
 from latentstruct.tasks.base import Dataset
 from latentstruct.tasks.grammaticality import Sentence
 from latentstruct.tasks.grammaticality.decoding import ViewsStructure
+from latentstruct.tasks.grammaticality.online_kernels import _features
 from latentstruct.tasks.grammaticality.views import ViewLayout
+from latentstruct.tasks.sequence.corpus import SequenceCorpus
 
 VOCAB = [("the", "DET"), ("a", "DET"), ("dog", "NOUN"), ("cat", "NOUN"), ("market", "NOUN"),
          ("saw", "VERB"), ("rose", "VERB"), ("sharply", "ADV"), ("in", "ADP"), (".", "PUNCT")]
@@ -294,3 +296,52 @@ def test_inconsistent_decodes_are_caught_the_same_way():
         messages.append(found[0])
     assert messages[0] == messages[1]
     assert int(re.search(r"(\d+) decodes were inconsistent", messages[0]).group(1)) > 0
+
+
+# ----------------------------------------------------------------------------------------
+# valued attributes (a corpus built by hand: the task's featurizer gives binary ones)
+# ----------------------------------------------------------------------------------------
+def valued_problem(seed, n=30, n_attr=7, views=("iob2", "oc")):
+    """Sentences whose tokens repeat attributes with real values, some of them cancelling
+    (value +v at one token, -v at another), over a ViewsStructure of ``views``."""
+    rng = np.random.default_rng(seed)
+    indptr, ids, values, offsets = [0], [], [], [0]
+    for _ in range(n):
+        T = int(rng.integers(0, 7)) if rng.random() < 0.9 else 0
+        for _ in range(T):
+            k = int(rng.integers(1, 5))
+            ids.extend(rng.integers(0, n_attr, size=k).tolist())
+            values.extend(rng.choice([-1.5, -1.0, 0.5, 1.0, 2.0], size=k).tolist())
+            indptr.append(len(ids))
+        offsets.append(offsets[-1] + T)
+    X = SequenceCorpus(np.array(indptr), np.array(ids, dtype=np.int64), np.array(offsets),
+                       np.array(values))
+    structure = ViewsStructure.build(list(views), ["NP", "VP"], True, n_attr)
+    return structure, X, np.where(rng.random(n) < 0.5, 1, -1)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_features_are_the_feature_map(seed):
+    """The kernel's Phi(x, h) is ``latent_feature``'s, bit for bit (same indices, values
+    summed in the same order, zero sums dropped), with valued and repeated attributes."""
+    structure, X, _ = valued_problem(seed)
+    batch = structure.latent_pa_batch(X, np.ones(len(X)))
+    rng = np.random.default_rng(seed)
+    for i in range(len(X)):
+        t0, t1 = int(X.offsets[i]), int(X.offsets[i + 1])
+        h = np.stack([rng.integers(0, v.n_labels, size=t1 - t0) for v in structure.views_])
+        idx, val = _features(X.attr_indptr, X.attr_ids, X.attr_values, batch.by_attr, t0, t1,
+                             np.ascontiguousarray(h), batch.view_offsets, batch.view_labels,
+                             structure.n_attributes, structure.n_features - 1)
+        phi = structure.latent_feature(X[i], h)
+        np.testing.assert_array_equal(idx, phi.indices)
+        np.testing.assert_array_equal(val, phi.values)
+
+
+@pytest.mark.parametrize("variant,C", VARIANTS)
+def test_valued_attributes_train_the_same_model(variant, C):
+    structure, X, y = valued_problem(7, n=40)
+    params = dict(variant=variant, C=C, average=True, max_iter=4, random_state=5)
+    fast = quiet(lambda: compiled(LatentPA(structure, **params)).fit(X, y))
+    slow = quiet(lambda: python_loop(LatentPA(structure, **params)).fit(X, y))
+    same_model(fast, slow)

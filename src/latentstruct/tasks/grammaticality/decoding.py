@@ -13,7 +13,8 @@ replaces it by one with the chunker's weights when they are attached
 (:meth:`ViewsStructure.with_chunker_weights`).  Every view reuses the compiled kernels of
 the sequence tasks; ``LatentPA`` runs its epochs in one compiled call where the views are
 concatenated (``latent_pa_batch``/``latent_pa_pass``,
-:mod:`~latentstruct.tasks.grammaticality.online_kernels`).  The structures are described in :mod:`latentstruct.tasks.grammaticality`.
+:mod:`~latentstruct.tasks.grammaticality.online_kernels`).  The structures are described
+in :mod:`latentstruct.tasks.grammaticality`.
 """
 
 from __future__ import annotations

@@ -33,9 +33,9 @@ from ...data.sparse import SparseVector
 from ...inference.viterbi import viterbi_batch_kernel
 from ...solvers.online_rules import pa_tau
 from ..sequence.corpus import SequenceCorpus
-from ..sequence.kernels import coalesced_phi_difference, emission_scores
+from ..sequence.kernels import emission_scores
 
-__all__ = ["latent_pa_epoch", "LatentPABatch", "PASS_STATS"]
+__all__ = ["latent_pa_epoch", "attribute_order", "LatentPABatch", "PASS_STATS"]
 
 #: the entries of ``latent_pa_epoch``'s ``out`` array, in order
 PASS_STATS = ("steps", "n_updates", "cap_hits", "n_correct", "loss_sum", "loss_steps",
@@ -78,25 +78,103 @@ def _decode(attr_indptr, attr_ids, attr_values, t0, t1, w, view_offsets, view_la
 
 
 @njit(cache=True, nogil=True)
-def _features(attr_indptr, attr_ids, attr_values, t0, t1, h, view_offsets, view_labels,
-              n_attr, bias_index):  # pragma: no cover - numba
-    """Phi(x, h) coalesced (sorted indices, summed values, zeros dropped), as
-    ``ViewsStructure.latent_feature`` gives it: each view's block, then the bias."""
+def attribute_order(attr_indptr, attr_ids, offsets):  # pragma: no cover - numba
+    """Every sentence's attribute occurrences in the order of their ids (stable: in
+    position order within one id), as positions within the sentence: entry ``p`` of the
+    result, for ``p`` in sentence s's range ``attr_indptr[offsets[s]]..``, is the local
+    position of its ``(p - start)``-th occurrence by id.  Computed once per batch, it lets
+    :func:`_features` emit Phi(x, h) in sorted order without sorting it per decode."""
+    out = np.zeros(attr_indptr[offsets[-1]], np.int32)
+    for s in range(offsets.shape[0] - 1):
+        a = attr_indptr[offsets[s]]
+        b = attr_indptr[offsets[s + 1]]
+        order = np.argsort(attr_ids[a:b], kind="mergesort")
+        for q in range(b - a):
+            out[a + q] = order[q]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _features(attr_indptr, attr_ids, attr_values, by_attr, t0, t1, h, view_offsets,
+              view_labels, n_attr, bias_index):  # pragma: no cover - numba
+    """Phi(x, h) coalesced, exactly as ``ViewsStructure.latent_feature`` gives it: sorted
+    indices (each view's block, then the bias), the values of one index summed in position
+    order (as ``coalesce_arrays`` sums them), zero sums dropped.
+
+    The emissions are read in the order of ``by_attr`` (:func:`attribute_order`), so only
+    the labels of one repeated attribute, and the transitions, need sorting (by insertion:
+    a few entries each)."""
     T = t1 - t0
     V = view_offsets.shape[0]
-    none = np.full(T, -1, np.int64)
-    size = V * (attr_indptr[t1] - attr_indptr[t0] + T + 2) + 1
+    a0 = attr_indptr[t0]
+    nnz = attr_indptr[t1] - a0
+    token = np.empty(nnz, np.int64)
+    for t in range(T):
+        for p in range(attr_indptr[t0 + t], attr_indptr[t0 + t + 1]):
+            token[p - a0] = t
+    size = V * (nnz + T + 1) + 1
     idx = np.empty(size, np.int64)
     val = np.empty(size)
+    labels = np.empty(max(nnz, T), np.int64)
+    values = np.empty(nnz)
     m = 0
     for k in range(V):
-        i, v = coalesced_phi_difference(attr_indptr, attr_ids, attr_values, t0, t1, h[k],
-                                        none, n_attr, view_labels[k])
+        L = view_labels[k]
         o = view_offsets[k]
-        for q in range(i.shape[0]):
-            idx[m] = i[q] + o
-            val[m] = v[q]
+        q = 0
+        while q < nnz:  # emissions, attribute by attribute
+            attr = attr_ids[a0 + by_attr[a0 + q]]
+            g = 0
+            while q < nnz and attr_ids[a0 + by_attr[a0 + q]] == attr:
+                p = a0 + by_attr[a0 + q]
+                lab = h[k, token[p - a0]]
+                v = 1.0 if attr_values is None else attr_values[p]
+                j = g
+                while j > 0 and labels[j - 1] > lab:
+                    labels[j] = labels[j - 1]
+                    values[j] = values[j - 1]
+                    j -= 1
+                labels[j] = lab
+                values[j] = v
+                g += 1
+                q += 1
+            z = 0
+            while z < g:
+                lab = labels[z]
+                total = 0.0
+                while z < g and labels[z] == lab:
+                    total += values[z]
+                    z += 1
+                if total != 0.0:
+                    idx[m] = o + attr * L + lab
+                    val[m] = total
+                    m += 1
+        trans = o + n_attr * L
+        g = 0
+        for t in range(1, T):  # transitions, sorted
+            key = h[k, t - 1] * L + h[k, t]
+            j = g
+            while j > 0 and labels[j - 1] > key:
+                labels[j] = labels[j - 1]
+                j -= 1
+            labels[j] = key
+            g += 1
+        z = 0
+        while z < g:
+            key = labels[z]
+            total = 0.0
+            while z < g and labels[z] == key:
+                total += 1.0
+                z += 1
+            idx[m] = trans + key
+            val[m] = total
             m += 1
+        if T > 0:
+            idx[m] = trans + L * L + h[k, 0]
+            val[m] = 1.0
+            idx[m + 1] = trans + L * L + L + h[k, T - 1]
+            val[m + 1] = 1.0
+            m += 2
     idx[m] = bias_index
     val[m] = 1.0
     return idx[:m + 1], val[:m + 1]
@@ -140,7 +218,7 @@ def _disagree(a, b, rtol):  # pragma: no cover - numba
 
 
 @njit(cache=True, nogil=True)
-def latent_pa_epoch(attr_indptr, attr_ids, attr_values, offsets, y, order, w, u,
+def latent_pa_epoch(attr_indptr, attr_ids, attr_values, by_attr, offsets, y, order, w, u,
                     view_offsets, view_labels, trans_masks, start_masks, end_masks, n_attr,
                     pa_type, c, max_rounds, t, check, maximiser, rtol, last_h, known,
                     prior_ptr, prior_idx, prior_val, out):  # pragma: no cover - numba
@@ -187,7 +265,7 @@ def latent_pa_epoch(attr_indptr, attr_ids, attr_values, offsets, y, order, w, u,
                                view_labels, trans_masks, start_masks, end_masks, n_attr,
                                pred) + w[bias_index]
             decodes += 1
-            idx, val = _features(attr_indptr, attr_ids, attr_values, t0, t1, pred,
+            idx, val = _features(attr_indptr, attr_ids, attr_values, by_attr, t0, t1, pred,
                                  view_offsets, view_labels, n_attr, bias_index)
             score = np.dot(w[idx], val)  # line 6
             if _disagree(reported, score, rtol):
@@ -263,8 +341,8 @@ def latent_pa_epoch(attr_indptr, attr_ids, attr_values, offsets, y, order, w, u,
 
 
 @njit(cache=True, nogil=True)
-def _known_features(attr_indptr, attr_ids, attr_values, offsets, rows, last_h, view_offsets,
-                    view_labels, n_attr, bias_index):  # pragma: no cover - numba
+def _known_features(attr_indptr, attr_ids, attr_values, by_attr, offsets, rows, last_h,
+                    view_offsets, view_labels, n_attr, bias_index):  # pragma: no cover - numba
     """Phi(x_i, last_h of i) of the sentences ``rows``, as CSR rows (indptr, idx, val)."""
     base = offsets[0]
     n = rows.shape[0]
@@ -282,7 +360,7 @@ def _known_features(attr_indptr, attr_ids, attr_values, offsets, rows, last_h, v
         i = rows[r]
         t0 = offsets[i]
         t1 = offsets[i + 1]
-        a, v = _features(attr_indptr, attr_ids, attr_values, t0, t1,
+        a, v = _features(attr_indptr, attr_ids, attr_values, by_attr, t0, t1,
                          np.ascontiguousarray(last_h[:, t0 - base:t1 - base]), view_offsets,
                          view_labels, n_attr, bias_index)
         idx[m:m + a.shape[0]] = a
@@ -298,13 +376,14 @@ class LatentPABatch:
     remember: the structure each sentence was last decoded to (``last_h`` where ``known`` is
     1), or the features a checkpoint restored for it (``known`` 2, rows of ``prior_*``)."""
 
-    __slots__ = ("corpus", "y", "view_offsets", "view_labels", "trans_masks", "start_masks",
-                 "end_masks", "n_attributes", "last_h", "known", "prior_ptr", "prior_idx",
-                 "prior_val")
+    __slots__ = ("corpus", "by_attr", "y", "view_offsets", "view_labels", "trans_masks",
+                 "start_masks", "end_masks", "n_attributes", "last_h", "known", "prior_ptr",
+                 "prior_idx", "prior_val")
 
     def __init__(self, corpus: SequenceCorpus, y: np.ndarray, views, n_attributes: int,
                  known: dict | None = None):
         self.corpus = corpus
+        self.by_attr = attribute_order(corpus.attr_indptr, corpus.attr_ids, corpus.offsets)
         self.y = np.ascontiguousarray(y, dtype=np.float64)
         V = len(views)
         Lmax = max(v.n_labels for v in views)
@@ -346,9 +425,10 @@ class LatentPABatch:
         """One compiled pass (:func:`latent_pa_epoch`); its :data:`PASS_STATS`."""
         X = self.corpus
         out = np.zeros(len(PASS_STATS))
-        latent_pa_epoch(X.attr_indptr, X.attr_ids, X.attr_values, X.offsets, self.y,
-                        np.ascontiguousarray(order, dtype=np.int64), w, u, self.view_offsets,
-                        self.view_labels, self.trans_masks, self.start_masks, self.end_masks,
+        latent_pa_epoch(X.attr_indptr, X.attr_ids, X.attr_values, self.by_attr, X.offsets,
+                        self.y, np.ascontiguousarray(order, dtype=np.int64), w, u,
+                        self.view_offsets, self.view_labels, self.trans_masks,
+                        self.start_masks, self.end_masks,
                         self.n_attributes, int(pa_type), float(c), int(max_rounds), int(t),
                         bool(check), bool(maximiser), float(rtol), self.last_h, self.known,
                         self.prior_ptr, self.prior_idx, self.prior_val, out)
@@ -364,8 +444,9 @@ class LatentPABatch:
         X = self.corpus
         decoded = np.flatnonzero(self.known == 1).astype(np.int64)
         indptr, idx, val = _known_features(X.attr_indptr, X.attr_ids, X.attr_values,
-                                           X.offsets, decoded, self.last_h, self.view_offsets,
-                                           self.view_labels, self.n_attributes, int(bias_index))
+                                           self.by_attr, X.offsets, decoded, self.last_h,
+                                           self.view_offsets, self.view_labels,
+                                           self.n_attributes, int(bias_index))
         out = {}
         rows = {int(i): r for r, i in enumerate(decoded)}
         for i in np.flatnonzero(self.known).tolist():
