@@ -156,8 +156,11 @@ class CRF(LinearStructuredLearner):
         counts them), each block's gradient goes to its own buffer, reused at every
         iteration, with the GIL released in the compiled kernel, and the blocks are summed
         in order: a given ``n_jobs`` always gives the same model, and another ``n_jobs``
-        the same to rounding.  Under ``joblib.parallel_config`` with a process or cluster
-        backend the blocks go to its workers instead.
+        the same to rounding.  With a feature set (``support_``) on a sequence task, the
+        blocks read and write the trained weights only (the task's ``log_loss_trained``),
+        so a block's buffer is the support's size, as is the serial pass's work.  Under
+        ``joblib.parallel_config`` with a process or cluster backend the blocks go to its
+        workers instead.
     progress : bool, default False
         Show a progress bar over iterations with the objective.
     check_inference : bool, default True
