@@ -513,3 +513,43 @@ def test_whitespace_tokens_are_left_out_of_the_models_input(models):
     assert [doc[i].head.i for i in kept] == [kept[h - 1] if h else i
                                             for i, (h, _) in zip(kept, tree)]
     assert doc[2].head.i == 1 and doc[8].head.i == 7 and doc[2].dep_ == "dep"
+
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_spacy_train_a_tagger_and_chunker_on_conll2000(require_data, tmp_path):
+    src = require_data("conll2000", "train.txt")
+    blocks = [b for b in src.read_text(encoding="utf-8").split("\n\n") if b.strip()]
+    (tmp_path / "train.txt").write_text("\n\n".join(blocks[:300]) + "\n\n", encoding="utf-8")
+    (tmp_path / "dev.txt").write_text("\n\n".join(blocks[300:400]) + "\n\n", encoding="utf-8")
+    for part in ("train", "dev"):
+        _spacy("convert", f"{part}.txt", ".", "--converter", "ner", "--n-sents", "1",
+               cwd=tmp_path)
+    _spacy("train", REPO / "examples" / "spacy" / "chunker.cfg", "--paths.train",
+           "train.spacy", "--paths.dev", "dev.spacy", "--output", "out",
+           "--training.eval_frequency", "2", cwd=tmp_path)
+    _spacy("evaluate", "out/model-last", "dev.spacy", "--gold-preproc", "--output",
+           "scores.json", cwd=tmp_path)
+    import json
+
+    scores = json.loads((tmp_path / "scores.json").read_text())
+    assert scores["spans_chunks_f"] > 0.75 and scores["tag_acc"] > 0.85
+
+    # the pipeline's chunks are the chunker estimator's on the tagger estimator's tags
+    nlp = spacy.load(tmp_path / "out" / "model-last")
+    tagger = nlp.get_pipe("latentstruct_tagger").estimator_
+    chunker = nlp.get_pipe("latentstruct_chunker").estimator_
+    dev = list(DocBin().from_disk(tmp_path / "dev.spacy").get_docs(nlp.vocab))
+    words = [[t.text for t in d] for d in dev]
+    tags = tagger.predict(words)
+    chunks = chunker.predict([list(zip(w, t)) for w, t in zip(words, tags)])
+    docs = list(nlp.pipe(Doc(nlp.vocab, words=w) for w in words))
+    assert [[t.tag_ for t in d] for d in docs] == tags
+    assert [[(s.label_, s.start, s.end - 1) for s in d.spans["chunks"]] for d in docs] == \
+        [sorted(extract_chunks(c), key=lambda x: x[1]) for c in chunks]
+    # spacy evaluate's F1 is conlleval's over the same chunks
+    gold = [[(e.label_, e.start, e.end - 1) for e in d.ents] for d in dev]
+    pred = [sorted(extract_chunks(c), key=lambda x: x[1]) for c in chunks]
+    hits = sum(len(set(g) & set(p)) for g, p in zip(gold, pred))
+    n_gold, n_pred = sum(map(len, gold)), sum(map(len, pred))
+    assert scores["spans_chunks_f"] == pytest.approx(2 * hits / (n_gold + n_pred), abs=1e-9)
