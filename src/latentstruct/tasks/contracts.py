@@ -467,7 +467,8 @@ class CompiledLatentPA(Protocol):
     ``latent_feature`` in Python otherwise.
 
     ``latent_pa_batch(X, y, known)`` prepares examples once (None: not for these, e.g. a
-    decoder that is not compiled), remembering ``known`` ({example: Phi(x, h)} of the
+    decoder that is not compiled, or one that may not be exact: the pass's decodes are
+    all exact), remembering ``known`` ({example: Phi(x, h)} of the
     structure each was last decoded to); ``latent_pa_pass(batch, w, u, order, pa_type, C,
     max_rounds, t, check, rtol)`` visits them in ``order`` with the steps of Algorithm 1
     (the argmax, ``tau`` of ``solvers.online_rules.pa_tau``, a negative re-decoded until it

@@ -415,10 +415,6 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
         features of the structure it was last decoded to (a candidate its argmax must beat).
         ``batch``: the structure's prepared batch (which remembers those structures itself),
         to run the pass compiled."""
-        variant, C = self.variant, float(self.C)
-        cap = int(self.max_negative_updates)
-        callback = self.callback
-        w, u = state.w, state.u
         if batch is not None:
             n_correct, loss_sum, loss_steps = self._compiled_pass(structure, batch, order, state,
                                                                   monitor)
@@ -426,7 +422,11 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
             self.accuracy_curve_.append(n_correct / n)
             self.loss_curve_.append(loss_sum / n)
             return loss_steps
+        variant, C = self.variant, float(self.C)
+        cap = int(self.max_negative_updates)
+        callback = self.callback
         maximiser = structure.argmax_is_maximum()  # False for decode-then-vote
+        w, u = state.w, state.u
         n_correct = 0
         loss_sum = 0.0
         loss_steps = 0
@@ -491,8 +491,9 @@ class LatentPA(OnlineLearnerMixin, LatentBinaryLearner):
         state.step = stats["steps"]
         state.counters["n_updates"] += stats["n_updates"]
         state.counters["cap_hits"] += stats["cap_hits"]
-        # every decode is Viterbi's, exact; the checks' failures are counted (the first one
-        # raises with check_inference=True, where the pass stopped)
+        # a compiled pass decodes exactly (CompiledLatentPA): its decodes are counted, and
+        # its checks' failures too (the first raises with check_inference=True, where the
+        # pass stopped, as the loop raises there)
         monitor.n_decodes += stats["decodes"]
         kind, example = stats["first_kind"], stats["first_example"]
         if kind:
