@@ -347,6 +347,16 @@ def test_an_untrained_component_needs_an_online_learner():
         spacy.blank("en").add_pipe("latentstruct_tagger", config={"learner": "nope"})
 
 
+def test_a_model_of_a_batch_learner_is_not_updated(tmp_path):
+    Tagger().fit(WORDS, UPOS).save(tmp_path / "ssvm.npz")  # learner ssvm
+    nlp = spacy.blank("en")
+    nlp.add_pipe("latentstruct_tagger", config={"model": str(tmp_path / "ssvm.npz")})
+    examples = _examples(nlp, WORDS, UPOS)
+    nlp.initialize(lambda: examples)  # keeps the given model
+    with pytest.raises(ConfigError, match="'ssvm'.*frozen_components"):
+        nlp.update(examples)
+
+
 def test_an_untrained_component_says_how_to_train_it():
     nlp = spacy.blank("en")
     nlp.add_pipe("latentstruct_tagger")

@@ -409,9 +409,10 @@ class LatentstructComponent(Pipe):
         if not hasattr(type(est.learner_), "partial_fit"):
             raise ConfigError(
                 f"{self._who()}: its model's learner {est.learner_.registry_name!r} trains on "
-                f"the whole data at once and cannot be updated; train a component with "
-                f"model = \"\" and an online learner (learner = \"perceptron\"), or a model "
-                f"file trained with --learner perceptron")
+                f"the whole data at once and cannot be updated; to keep the model as it is "
+                f"while spaCy trains other components, list {self.name!r} in [training] "
+                f"frozen_components; to train it, give a model file trained with --learner "
+                f"perceptron, or model = \"\" and an online learner")
         X, y = self._training_data(examples)
         if not X:
             return losses
