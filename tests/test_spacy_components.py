@@ -462,15 +462,55 @@ def _spacy(*args, cwd):
     return done.stdout
 
 
-@pytest.mark.slow
-@pytest.mark.data
-def test_spacy_train_and_evaluate_a_latentstruct_tagger(require_data, tmp_path):
+@pytest.fixture(scope="module")
+def ewt_corpus(tmp_path_factory):
+    """300 training and 100 dev sentences of EWT, as CoNLL-U and as `spacy convert` writes
+    them (train.spacy, dev.spacy), in one folder."""
+    from latentstruct.testing import require_data
+
     train_src = require_data("ud_english_ewt", "en_ewt-ud-train.conllu")
-    _conllu_head(train_src, tmp_path / "train.conllu", 0, 300)
-    _conllu_head(train_src, tmp_path / "dev.conllu", 300, 400)
+    folder = tmp_path_factory.mktemp("ewt")
+    _conllu_head(train_src, folder / "train.conllu", 0, 300)
+    _conllu_head(train_src, folder / "dev.conllu", 300, 400)
     for part in ("train", "dev"):
         _spacy("convert", f"{part}.conllu", ".", "--converter", "conllu", "--n-sents", "1",
-               cwd=tmp_path)
+               cwd=folder)
+    return folder
+
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_a_cli_trained_tagger_scores_in_spacy_as_latentstruct_evaluate(ewt_corpus, tmp_path,
+                                                                       capsys):
+    import json
+
+    from latentstruct.cli import main
+
+    model = tmp_path / "pos.npz"
+    assert main(["train", "pos", "--train", str(ewt_corpus / "train.spacy"), "--learner",
+                 "perceptron", "--model", str(model), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", "--model", str(model), "--test",
+                 str(ewt_corpus / "dev.conllu")]) == 0
+    counts = json.loads(capsys.readouterr().out)["counts"]
+    nlp = spacy.blank("en")
+    nlp.add_pipe("latentstruct_tagger", config={"model": str(model)})
+    dev = list(DocBin().from_disk(ewt_corpus / "dev.spacy").get_docs(nlp.vocab))
+    examples = [Example(Doc(nlp.vocab, words=[t.text for t in d]), d) for d in dev]
+    assert sum(len(d) for d in dev) == counts["tokens"]
+    expected = counts["correct_tokens"] / counts["tokens"]  # to the token
+    assert nlp.evaluate(examples)["pos_acc"] == pytest.approx(expected, abs=1e-12)
+    nlp.to_disk(tmp_path / "pipeline")
+    loaded = spacy.load(tmp_path / "pipeline")
+    again = [Example(Doc(loaded.vocab, words=[t.text for t in d]), d) for d in dev]
+    assert loaded.evaluate(again)["pos_acc"] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.data
+def test_spacy_train_and_evaluate_a_latentstruct_tagger(ewt_corpus, tmp_path):
+    for part in ("train", "dev"):
+        (tmp_path / f"{part}.spacy").write_bytes((ewt_corpus / f"{part}.spacy").read_bytes())
     _spacy("train", TAGGER_CFG, "--paths.train", "train.spacy", "--paths.dev", "dev.spacy",
            "--output", "out", "--training.eval_frequency", "2", cwd=tmp_path)
     best = tmp_path / "out" / "model-best"
