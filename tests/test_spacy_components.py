@@ -297,6 +297,34 @@ def test_tagger_fed_the_pipelines_tensor_matches_the_estimator(sm_nlp, tmp_path)
         nlp.remove_pipe("ls_new")
 
 
+def test_chunker_and_parser_fed_the_pipelines_tensor_match_the_estimators(sm_nlp, tmp_path):
+    from latentstruct.featurizers import SpacyVectors
+
+    vectors = SpacyVectors(cache_dir=tmp_path / "cache")
+    A = vectors.fit_transform(WORDS)
+    chunker = Chunker(learner="perceptron").fit(
+        [(list(zip(w, p)), a) for w, p, a in zip(WORDS, PTB, A)], CHUNKS)
+    parser = DependencyParser(learner="perceptron").fit(
+        [(list(zip(w, p)), a) for w, p, a in zip(WORDS, UPOS, A)], TREES)
+    chunker.save(tmp_path / "chunk.npz")
+    parser.save(tmp_path / "dep.npz")
+    # the pipeline's own tagger sets tag_ and pos_, its tok2vec doc.tensor
+    from latentstruct.data.nlp import resolve_pipeline
+
+    nlp = spacy.load(resolve_pipeline("en_core_web_sm").target,
+                     exclude=["parser", "ner", "lemmatizer", "senter"])
+    nlp.add_pipe("latentstruct_chunker", config={"model": str(tmp_path / "chunk.npz")})
+    nlp.add_pipe("latentstruct_parser", config={"model": str(tmp_path / "dep.npz")})
+    docs = list(nlp.pipe(_docs(nlp, NEW)))
+    B = vectors.transform(NEW)
+    tags, upos = _tags(docs, "tag_"), _tags(docs, "pos_")
+    chunks = chunker.predict([(list(zip(w, p)), b) for w, p, b in zip(NEW, tags, B)])
+    trees = parser.predict([(list(zip(w, p)), b) for w, p, b in zip(NEW, upos, B)])
+    assert [[(s.label_, s.start, s.end - 1) for s in d.spans["chunks"]] for d in docs] == \
+        [sorted(extract_chunks(c), key=lambda x: x[1]) for c in chunks]
+    assert [[(0 if t.head.i == t.i else t.head.i + 1, t.dep_) for t in d] for d in docs] == trees
+
+
 # ------------------------------------------------------------------------- bad inputs
 def test_a_missing_model_file_is_one_clear_error(tmp_path):
     nlp = spacy.blank("en")
