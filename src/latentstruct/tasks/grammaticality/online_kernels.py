@@ -7,9 +7,11 @@ passive-aggressive step ``w += tau y Phi(x, h*)`` (lines 7-9), re-decoding a neg
 it scores below 0 (line 10).  Run from Python, one step is a decode call, a feature map, two
 checks and numpy expressions on small arrays; :func:`latent_pa_epoch` runs the whole pass in
 one call, with the same decoder (``inference.viterbi``'s kernel under the views'
-constraint masks), the same feature map (``sequence.kernels``' coalesced Phi, view by view),
-the same dot products (``np.dot``, BLAS ``ddot`` as in numpy) and the same step size
-(:func:`~latentstruct.solvers.online_rules.pa_tau`, the function the Python loop calls).
+constraint masks), the same feature map (``latent_feature``'s coalesced Phi, emitted in
+sorted order: :func:`_features`), the same dot products (``np.dot``, BLAS ``ddot`` as in
+numpy) and the same step size (:func:`~latentstruct.solvers.online_rules.pa_tau`, the
+function the Python loop calls): the same weights, bit for bit where numba's ``np.dot``
+calls the BLAS numpy calls, and to rounding otherwise.
 
 The weight layout is :class:`~latentstruct.tasks.grammaticality.decoding.ViewsStructure`'s:
 view k's block starts at ``view_offsets[k]``,
