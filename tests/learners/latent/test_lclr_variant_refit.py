@@ -256,3 +256,19 @@ def test_the_floor_slack_matches_choose_iteration():
     losses, accs = [2.0, 1.0], [top, floor]
     assert choose_iteration(losses, accs, n)[0] == 2
     assert 2 in choosable_iterations(losses, accs, n)
+
+
+def test_a_refit_true_checkpoint_is_no_start_for_refit_false(tmp_path):
+    # a checkpoint whose loop state is a final run's (refit=True, or written before refit
+    # existed), recorded as refit=False: refused with the way out, not half-restored
+    from latentstruct.io import load_model, save_model
+    from latentstruct.learners import Checkpoint
+    task, X, y = _problem()
+    path = tmp_path / "run.ckpt.npz"
+    kw = dict(_KW, max_iter=3)
+    LCLRVariant(task, refit=True, **kw).fit(X, y, checkpoint=Checkpoint(path))
+    metadata, arrays = load_model(path)
+    metadata["learner_params"]["refit"] = False
+    save_model(path, metadata, arrays)
+    with pytest.raises(ConfigError, match="resume with refit=True"):
+        LCLRVariant(task, refit=False, **kw).fit(X, y, resume=path)

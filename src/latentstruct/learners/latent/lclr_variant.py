@@ -199,6 +199,14 @@ class LCLRVariant(LCLR):
         (``checkpoint``/``resume`` as for ``LCLR.fit``)."""
         structure, C, X, y, t_start, session = self._fit_start(X, y, checkpoint, resume)
         if self.early_stopping and not self.refit:
+            if session.resuming and "after_iteration" not in session.state[0]:
+                # a checkpoint of a final run on all the data, as every early-stopping fit
+                # made before refit existed (they behaved as refit=True)
+                raise ConfigError(
+                    f"{type(self).__name__}: the checkpoint holds the final run of a "
+                    "refit=True fit (so did every early-stopping checkpoint written before "
+                    "refit existed), not a validation run; resume with refit=True "
+                    "(--option refit=true), or train afresh")
             # one run: the validation run's own model at the iteration chosen (its checkpoints
             # carry the validation record and the kept models, so a resume continues it)
             record = self._validation_run(structure, X, y, C, session=session, keep=True)
