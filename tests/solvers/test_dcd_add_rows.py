@@ -59,7 +59,10 @@ def test_add_rows_builds_the_pool_a_loop_of_add_builds(seed):
             batch.deactivate(k)
     for a, b_ in zip(loop._view(), batch._view()):
         np.testing.assert_array_equal(a, b_)
-    assert loop.n_active == batch.n_active and loop._keys == batch._keys
+    assert loop.n_active == batch.n_active and loop._lookup == batch._lookup
+    n = loop.n_constraints
+    np.testing.assert_array_equal(loop._key[:n], batch._key[:n])
+    np.testing.assert_array_equal(loop._keyed[:n], batch._keyed[:n])
     for g in range(N_GROUPS):
         assert ws_loop.group_constraint_ids([g]).tolist() == \
             ws_batch.group_constraint_ids([g]).tolist()

@@ -26,6 +26,10 @@ from latentstruct.solvers.dcd.validation import (
 
 
 _UINT32_MAX = np.iinfo(np.uint32).max
+#: the dtypes the pool stores the values of the d_k in, narrowest first: each holds every
+#: value the one before it does, and the pool takes the first that holds all of its values
+#: exactly (the kernels widen each value to float64 before they use it)
+VALUE_DTYPES = (np.dtype(np.int8), np.dtype(np.float32), np.dtype(np.float64))
 
 
 class Constraint(NamedTuple):
@@ -41,7 +45,12 @@ class ConstraintPool:
 
     The constraints live in growable CSR arrays (capacity doubles when full) next to their dual
     variables ``alpha``; the pool therefore carries alpha from one :func:`solve_grouped_dcd` call
-    to the next, and a re-solve after :meth:`add` is warm-started.  Constraint ids are stable
+    to the next, and a re-solve after :meth:`add` is warm-started.  The values of the ``d_k``
+    are stored in the narrowest of ``VALUE_DTYPES`` (int8, float32, float64) that holds
+    every one of them exactly, widened when a value needs it: the structural SVM's Phi
+    differences of count features are small integers, so its pool takes 5 bytes per nonzero
+    (a uint32 feature id and an int8) instead of 12.  The kernels widen each value to
+    float64 before they use it, so the stored width never changes a result.  Constraint ids are stable
     (0, 1, 2, ... in order of addition) and are never reused; :meth:`deactivate` switches one off
     (its alpha becomes 0 and it is ignored by later solves and objectives).
 
@@ -65,17 +74,19 @@ class ConstraintPool:
         cap, nnz_cap = 16, 256
         self._indptr = np.zeros(cap + 1, dtype=np.int64)
         self._indices = np.zeros(nnz_cap, dtype=self._index_dtype)
-        self._data = np.zeros(nnz_cap, dtype=np.float64)
+        self._data = np.zeros(nnz_cap, dtype=VALUE_DTYPES[0])  # widened when a value needs it
         self._b = np.zeros(cap, dtype=np.float64)
         self._group = np.zeros(cap, dtype=np.int64)
         self._alpha = np.zeros(cap, dtype=np.float64)
         self._active = np.zeros(cap, dtype=np.bool_)
         self._sqnorm = np.zeros(cap, dtype=np.float64)
         self._n_active = 0
-        # dedupe: (group, b, hash of coalesced index/value bytes) -> ids of active constraints
-        self._lookup: dict[tuple, list[int]] = {}
-        # key of each constraint that was registered in _lookup (None for add_csr rows)
-        self._keys: list[tuple | None] = []
+        # dedupe: the key of every constraint (a hash of its group, b, coalesced indices and
+        # values, _dedupe_key), whether it was registered (add_csr rows are not), and
+        # key -> id of each active registered constraint (a list of ids where keys collide)
+        self._key = np.zeros(cap, dtype=np.int64)
+        self._keyed = np.zeros(cap, dtype=np.bool_)
+        self._lookup: dict[int, int | list[int]] = {}
 
     # ---------------------------------------------------------------- storage helpers
     def _reserve(self, n_more: int, nnz_more: int) -> None:
@@ -89,12 +100,31 @@ class ConstraintPool:
             self._alpha = _grow(self._alpha, new_cap)
             self._active = _grow(self._active, new_cap)
             self._sqnorm = _grow(self._sqnorm, new_cap)
+            self._key = _grow(self._key, new_cap)
+            self._keyed = _grow(self._keyed, new_cap)
         need_nnz = self._nnz + nnz_more
         nnz_cap = self._data.shape[0]
         if need_nnz > nnz_cap:
             new_cap = max(need_nnz, 2 * nnz_cap)
             self._indices = _grow(self._indices, new_cap)
             self._data = _grow(self._data, new_cap)
+
+    def _store_values(self, lo: int, val: np.ndarray) -> None:
+        """``self._data[lo:lo + len(val)] = val`` (float64 values, ``lo`` at or past the
+        stored ones), the storage first widened to the next of ``VALUE_DTYPES`` that holds
+        every one of them exactly when the present one does not."""
+        dtype = self._data.dtype
+        if not _holds(dtype, val):
+            wider = VALUE_DTYPES[VALUE_DTYPES.index(dtype) + 1:]
+            dtype = next(d for d in wider if _holds(d, val))
+            wide = np.empty(self._data.shape[0], dtype=dtype)
+            wide[: self._nnz] = self._data[: self._nnz]
+            self._data = wide
+        self._data[lo : lo + val.shape[0]] = val
+
+    def _values(self, lo, hi) -> np.ndarray:
+        """The stored values ``lo:hi`` as float64 (a copy)."""
+        return self._data[lo:hi].astype(np.float64)
 
     def _view(self):
         """Views (length n_constraints / nnz) of the storage, in kernel argument order."""
@@ -171,20 +201,16 @@ class ConstraintPool:
             raise ValueError("d has non-finite values (nan or inf); features must be finite")
         self._check_indices(idx, "d")
         idx = idx.astype(self._index_dtype, copy=False)
-        key = (g, b, hash((idx.tobytes(), val.tobytes())))
-        ids = self._lookup.get(key)
-        if ids is not None:
-            for k in ids:
-                lo, hi = self._indptr[k], self._indptr[k + 1]
-                if np.array_equal(self._indices[lo:hi], idx) and np.array_equal(
-                    self._data[lo:hi], val
-                ):
-                    return k
+        val = val.astype(np.float64, copy=False)
+        key = _dedupe_key(g, b, idx, val)
+        for k in self._registered(key):
+            if self._stores(k, g, b, idx, val):
+                return k
         m = idx.shape[0]
         self._reserve(1, m)
         k, lo = self._n, self._nnz
         self._indices[lo : lo + m] = idx
-        self._data[lo : lo + m] = val
+        self._store_values(lo, val)
         self._indptr[k + 1] = lo + m
         self._b[k] = b
         self._group[k] = g
@@ -194,8 +220,7 @@ class ConstraintPool:
         self._n += 1
         self._nnz += m
         self._n_active += 1
-        self._keys.append(key)
-        self._lookup.setdefault(key, []).append(k)
+        self._register(k, key)
         return k
 
     def add_rows(self, groups, rows: SparseRows, b) -> np.ndarray:
@@ -226,19 +251,19 @@ class ConstraintPool:
             raise ValueError("d has non-finite values (nan or inf); features must be finite")
         self._check_indices(idx, "d")
         idx = idx.astype(self._index_dtype, copy=False)
+        val = val.astype(np.float64, copy=False)
         # De-duplicate in order, as a loop of add would: a row identical to an active
         # constraint, or to an earlier row of this batch, takes that constraint's id.
         ids = np.empty(m, dtype=np.int64)
-        new_rows, k = [], self._n
+        new_rows, new_keys, k = [], [], self._n
         for i in range(m):
             lo, hi = indptr[i], indptr[i + 1]
-            key = (int(groups[i]), float(b[i]), hash((idx[lo:hi].tobytes(),
-                                                      val[lo:hi].tobytes())))
-            found = self._find(key, idx[lo:hi], val[lo:hi], idx, val, indptr, new_rows)
+            key = _dedupe_key(int(groups[i]), float(b[i]), idx[lo:hi], val[lo:hi])
+            found = self._find(key, i, groups, b, idx, val, indptr, new_rows)
             if found is None:
                 ids[i] = k
-                self._lookup.setdefault(key, []).append(k)
-                self._keys.append(key)
+                self._lookup_add(key, k)
+                new_keys.append(key)
                 new_rows.append(i)
                 k += 1
             else:
@@ -253,35 +278,71 @@ class ConstraintPool:
         self._reserve(n_new, nnz)
         k0, lo = self._n, self._nnz
         self._indices[lo : lo + nnz] = idx[take]
-        self._data[lo : lo + nnz] = val[take]
+        new_val = val[take]
+        self._store_values(lo, new_val)
         self._indptr[k0 + 1 : k0 + n_new + 1] = lo + np.cumsum(sizes)
         self._b[k0 : k0 + n_new] = b[new_rows]
         self._group[k0 : k0 + n_new] = groups[new_rows]
         self._alpha[k0 : k0 + n_new] = 0.0
         self._active[k0 : k0 + n_new] = True
+        self._key[k0 : k0 + n_new] = new_keys
+        self._keyed[k0 : k0 + n_new] = True
+        ends = np.cumsum(sizes)
         for j in range(n_new):  # as add computes it, to the last bit
-            v = self._data[self._indptr[k0 + j] : self._indptr[k0 + j + 1]]
+            v = new_val[ends[j] - sizes[j] : ends[j]]
             self._sqnorm[k0 + j] = float(np.dot(v, v))
         self._n += n_new
         self._nnz += nnz
         self._n_active += n_new
         return ids
 
-    def _find(self, key, d_idx, d_val, idx, val, indptr, new_rows):
-        """The id of an active constraint equal to ``(d_idx, d_val)`` under ``key``: stored
-        in the pool, or row ``new_rows[j]`` of the batch being added (id n + j); None."""
-        for k in self._lookup.get(key, ()):
+    def _find(self, key, i, groups, b, idx, val, indptr, new_rows):
+        """The id of an active constraint equal to row ``i`` of a batch being added, under
+        its ``key``: stored in the pool, or row ``new_rows[j]`` of the batch (id n + j);
+        None."""
+        g, bi = groups[i], b[i]
+        d_idx, d_val = idx[indptr[i]:indptr[i + 1]], val[indptr[i]:indptr[i + 1]]
+        for k in self._registered(key):
             if k < self._n:
-                lo, hi = self._indptr[k], self._indptr[k + 1]
-                same = (np.array_equal(self._indices[lo:hi], d_idx)
-                        and np.array_equal(self._data[lo:hi], d_val))
+                same = self._stores(k, g, bi, d_idx, d_val)
             else:
                 r = new_rows[k - self._n]
-                same = (np.array_equal(idx[indptr[r]:indptr[r + 1]], d_idx)
+                same = (groups[r] == g and b[r] == bi
+                        and np.array_equal(idx[indptr[r]:indptr[r + 1]], d_idx)
                         and np.array_equal(val[indptr[r]:indptr[r + 1]], d_val))
             if same:
                 return k
         return None
+
+    def _stores(self, k, g, b, idx, val) -> bool:
+        """Whether stored constraint k is ``(g, b, idx, val)`` (coalesced)."""
+        lo, hi = self._indptr[k], self._indptr[k + 1]
+        return bool(self._group[k] == g and self._b[k] == b
+                    and np.array_equal(self._indices[lo:hi], idx)
+                    and np.array_equal(self._data[lo:hi], val))
+
+    # ---------------------------------------------------------------- the dedupe index
+    def _registered(self, key) -> tuple | list:
+        """The active registered ids under ``key`` (oldest first)."""
+        ids = self._lookup.get(key)
+        if ids is None:
+            return ()
+        return ids if isinstance(ids, list) else (ids,)
+
+    def _lookup_add(self, key, k: int) -> None:
+        ids = self._lookup.get(key)
+        if ids is None:
+            self._lookup[key] = k  # one int per key: the common case holds no list
+        elif isinstance(ids, list):
+            ids.append(k)
+        else:
+            self._lookup[key] = [ids, k]
+
+    def _register(self, k: int, key) -> None:
+        """Record constraint k's key and enter it into the index (k active)."""
+        self._key[k] = key
+        self._keyed[k] = True
+        self._lookup_add(key, k)
 
     def add_csr(self, X, b, groups) -> np.ndarray:
         """Add one constraint per row of ``X`` (row i: ``w . X[i] >= b[i] - xi_{groups[i]}``).
@@ -316,7 +377,7 @@ class ConstraintPool:
         self._reserve(m, nnz)
         k0, lo = self._n, self._nnz
         self._indices[lo : lo + nnz] = X.indices
-        self._data[lo : lo + nnz] = X.data
+        self._store_values(lo, X.data)
         self._indptr[k0 + 1 : k0 + m + 1] = lo + X.indptr[1:]
         self._b[k0 : k0 + m] = b
         self._group[k0 : k0 + m] = groups
@@ -326,7 +387,7 @@ class ConstraintPool:
         self._n += m
         self._nnz += nnz
         self._n_active += m
-        self._keys.extend([None] * m)
+        self._keyed[k0 : k0 + m] = False
         return np.arange(k0, k0 + m, dtype=np.int64)
 
     def deactivate(self, k: int) -> None:
@@ -341,11 +402,14 @@ class ConstraintPool:
         self._active[k] = False
         self._alpha[k] = 0.0
         self._n_active -= 1
-        key = self._keys[k]
-        if key is not None:
+        if self._keyed[k]:
+            key = int(self._key[k])
             ids = self._lookup[key]
-            ids.remove(k)
-            if not ids:
+            if isinstance(ids, list):
+                ids.remove(k)
+                if len(ids) == 1:
+                    self._lookup[key] = ids[0]
+            else:
                 del self._lookup[key]
 
     # ---------------------------------------------------------------- read access
@@ -407,7 +471,7 @@ class ConstraintPool:
         """``(d, b, group)`` of constraint k (d as stored, i.e. coalesced)."""
         k = self._check_id(k)
         lo, hi = self._indptr[k], self._indptr[k + 1]
-        d = SparseVector(self._indices[lo:hi].astype(np.int64), self._data[lo:hi].copy())
+        d = SparseVector(self._indices[lo:hi].astype(np.int64), self._values(lo, hi))
         return Constraint(d, float(self._b[k]), int(self._group[k]))
 
     def compute_w(self) -> np.ndarray:
@@ -438,7 +502,7 @@ class ConstraintPool:
         """``(meta, arrays)`` from which :meth:`from_state` rebuilds this pool exactly
         (constraints, dual variables, active flags and the dedupe index)."""
         indptr, indices, data, b, group, sqnorm, alpha, active = self._view()
-        keyed = np.array([k is not None for k in self._keys], dtype=np.bool_)
+        keyed = self._keyed[: self._n]
         meta = {"n_features": self._n_features, "n_groups": self._n_groups}
         arrays = {"indptr": indptr, "indices": indices, "data": data, "b": b, "group": group,
                   "sqnorm": sqnorm, "alpha": alpha, "active": active, "keyed": keyed}
@@ -453,7 +517,7 @@ class ConstraintPool:
         pool._reserve(n, nnz)
         pool._indptr[: n + 1] = arrays["indptr"]
         pool._indices[:nnz] = arrays["indices"]
-        pool._data[:nnz] = arrays["data"]
+        pool._store_values(0, np.asarray(arrays["data"], dtype=np.float64))
         for name in ("b", "group", "sqnorm", "alpha", "active"):
             getattr(pool, f"_{name}")[:n] = arrays[name]
         pool._n, pool._nnz = n, nnz
@@ -462,14 +526,14 @@ class ConstraintPool:
         # recompute them here rather than store them
         for k in range(n):
             if not arrays["keyed"][k]:
-                pool._keys.append(None)
+                pool._keyed[k] = False
                 continue
             lo, hi = pool._indptr[k], pool._indptr[k + 1]
-            idx, val = pool._indices[lo:hi], pool._data[lo:hi]
-            key = (int(pool._group[k]), float(pool._b[k]), hash((idx.tobytes(), val.tobytes())))
-            pool._keys.append(key)
+            key = _dedupe_key(int(pool._group[k]), float(pool._b[k]), pool._indices[lo:hi],
+                              pool._values(lo, hi))
+            pool._key[k], pool._keyed[k] = key, True
             if pool._active[k]:
-                pool._lookup.setdefault(key, []).append(k)
+                pool._lookup_add(key, k)
         return pool
 
     def __repr__(self) -> str:
@@ -479,8 +543,30 @@ class ConstraintPool:
         )
 
 
+def _holds(dtype: np.dtype, val: np.ndarray) -> bool:
+    """Whether every value of the float64 array ``val`` is a ``dtype`` exactly."""
+    if dtype == np.float64 or val.size == 0:
+        return True
+    if dtype.kind == "i":
+        info = np.iinfo(dtype)
+        return bool(val.min() >= info.min and val.max() <= info.max
+                    and np.array_equal(np.trunc(val), val))
+    with np.errstate(over="ignore"):  # beyond the dtype's range: inf, which differs
+        return bool(np.array_equal(val.astype(dtype), val))
+
+
+def _dedupe_key(group: int, b: float, idx: np.ndarray, val: np.ndarray) -> int:
+    """The dedupe index's key of a coalesced constraint: a hash (a Python int, which fits
+    int64) of its group, b, indices (in the pool's index dtype) and float64 values.  Keys
+    may collide: a match is confirmed on the stored constraint itself."""
+    return hash((group, b, idx.tobytes(), val.tobytes()))
+
+
 def _grow(arr: np.ndarray, new_len: int) -> np.ndarray:
-    out = np.zeros(new_len, dtype=arr.dtype)
+    """``arr`` in a longer array; the entries past it are not initialised (each insertion
+    writes every field of its constraints), so the memory of the spare capacity is not
+    touched until it is used."""
+    out = np.empty(new_len, dtype=arr.dtype)
     out[: arr.shape[0]] = arr
     return out
 

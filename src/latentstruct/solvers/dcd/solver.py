@@ -390,8 +390,16 @@ class DCDWorkspace:
 
     def solve(self, *, tol: float = 0.1, max_iter: int = 1000, shrinking: bool = True) -> DCDResult:
         """A full :func:`solve_grouped_dcd` over the pool, then the live w is refreshed."""
-        res = solve_grouped_dcd(self.pool, self.C, tol=tol, max_iter=max_iter,
-                                shrinking=shrinking, random_state=self._rng)
+        # The solve recomputes w from alpha and makes its own work row: the live w and the
+        # sweeps' work row go first, so that no more than two weight-length vectors are held
+        # at once (the sweeps make their row again when they next need it).
+        self.w, self._scratch = None, np.zeros(0)
+        try:
+            res = solve_grouped_dcd(self.pool, self.C, tol=tol, max_iter=max_iter,
+                                    shrinking=shrinking, random_state=self._rng)
+        except BaseException:
+            self._refresh()
+            raise
         self.w = res.w
         self._refresh_A()
         return res
