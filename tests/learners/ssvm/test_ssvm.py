@@ -216,3 +216,45 @@ def test_evaluate_option_is_checked(tiny):
     task, X, Y = tiny
     with pytest.raises((ConfigError, ValueError), match="evaluate"):
         StructuredSVM(task, evaluate="sometimes").fit(X, Y)
+
+
+@pytest.mark.parametrize("mode", ["online", "batch"])
+def test_violation_passes_in_blocks_train_the_same_model(tmp_path, monkeypatch, mode):
+    """The violation passes decode in blocks of ``VIOLATION_BLOCK`` examples and the
+    evaluation passes keep no Phi differences (only batch mode adds them): the same
+    model, curves and working set, to the bit, as one block of the whole training set."""
+    from latentstruct.learners.ssvm import ssvm as ssvm_module
+
+    task, X, Y = _noisy_chunks(tmp_path, n=60, seed=2)
+    kw = dict(C=0.1, tol=1e-3, batch_size=16, max_iter=30, random_state=1, mode=mode)
+    fits = {}
+    for block in (3, 10_000):
+        monkeypatch.setattr(ssvm_module, "VIOLATION_BLOCK", block)
+        fits[block] = StructuredSVM(task, **kw).fit(X, Y)
+    a, b = fits[3], fits[10_000]
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert a.objective_curve_ == b.objective_curve_ and a.dual_curve_ == b.dual_curve_
+    assert (a.n_iter_, a.n_constraints_) == (b.n_iter_, b.n_constraints_)
+    assert a.n_iter_ > 2 and a.n_constraints_ > len(X)
+
+
+def test_an_evaluation_pass_drops_the_differences_not_the_violations(tmp_path, monkeypatch):
+    from latentstruct.learners.ssvm import ssvm as ssvm_module
+
+    task, X, Y = _noisy_chunks(tmp_path, n=30, seed=4)
+    monkeypatch.setattr(ssvm_module, "VIOLATION_BLOCK", 7)
+    m = StructuredSVM(task, C=0.1, max_iter=2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        m.fit(X, Y)
+    w = m.coef_
+    losses, diffs, xi = m._violations(X, Y, w)
+    losses_, none, xi_ = m._violations(X, Y, w, keep_diffs=False)
+    np.testing.assert_array_equal(losses, losses_)
+    np.testing.assert_array_equal(xi, xi_)
+    assert all(d is None for d in none)
+    wrong = np.flatnonzero(losses)
+    assert wrong.size and all(diffs[i] is not None for i in wrong)
+    # the violations are the losses less the margins of the differences kept
+    for i in wrong:
+        assert xi[i] == pytest.approx(max(losses[i] - float(diffs[i].dot(w)), 0.0), rel=1e-12)

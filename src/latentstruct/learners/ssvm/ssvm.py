@@ -34,6 +34,10 @@ _INFERENCE_SLACK = 1e-7
 NEAR_FACTOR = 2.0
 #: the most completion rounds of a fit on partial labels (``_fit_partial``)
 MAX_COMPLETIONS = 10
+#: examples decoded per call of the task's batch methods in a violation pass: bounds the
+#: decoder's score tables and the Phi differences held at once (a block of sentences, not
+#: the training set); the results do not depend on it
+VIOLATION_BLOCK = 256
 
 
 @register_learner("ssvm")
@@ -181,16 +185,19 @@ class StructuredSVM(LinearStructuredLearner):
         check_examples(X, Y)
         return structure, C
 
-    def _violations(self, X, Y, w, data=None):
+    def _violations(self, X, Y, w, data=None, *, keep_diffs=True):
         """Loss, Phi difference and violation (Delta - w.d) of each example's loss-augmented
         argmax under ``w``, computed in parallel chunks (workers send back sparse Phi
-        differences); ``data``: the fit's ``shared(task=, X=, Y=)`` block over these X, Y."""
+        differences); ``data``: the fit's ``shared(task=, X=, Y=)`` block over these X, Y.
+        With ``keep_diffs=False`` (an evaluation pass, which needs only the violations) the
+        differences are dropped block by block and None stands for each."""
         if data is None:
             with shared(structure=self._structure()) as block:
                 return self._violations(X, Y, w, {"structure": block["structure"], "X": rows(X),
-                                                  "Y": rows(Y)})
+                                                  "Y": rows(Y)}, keep_diffs=keep_diffs)
         parts = parallel_chunks(_violation_chunk, len(X), self.n_jobs,
-                                args=(data["structure"], data["X"], data["Y"], w))
+                                args=(data["structure"], data["X"], data["Y"], w,
+                                      bool(keep_diffs)))
         losses = np.array([p[0] for p in parts], dtype=float)
         diffs = [p[1] for p in parts]
         margins = np.array([p[2] for p in parts], dtype=float)
@@ -256,7 +263,8 @@ class StructuredSVM(LinearStructuredLearner):
             self._fit_labelled(structure, X, completed, C, None, None, ws=ws, rng=rng)
             inner_iterations += self.n_iter_
             w = self.coef_
-            _, _, xi = self._violations(X, structure.complete_batch(X, w, Y), w)
+            _, _, xi = self._violations(X, structure.complete_batch(X, w, Y), w,
+                                        keep_diffs=False)
             objective = 0.5 * float(w @ w) + C * float(xi @ xi)
             if curve and objective > curve[-1] * (1.0 + self.tol) + 1e-9:
                 message = (f"StructuredSVM on partial labels: the objective rose from "
@@ -347,9 +355,11 @@ class StructuredSVM(LinearStructuredLearner):
             if (not near or it == first or working_set_solved or estimated_gap is None
                     or estimated_gap <= NEAR_FACTOR * self.tol):
                 # Exact evaluation: the primal at the current w, certified against the dual.
-                w = ws.w.copy()
-                losses, diffs, xi = self._violations(X, Y, w, data)
-                primal = 0.5 * float(w @ w) + C * float(xi @ xi)
+                # (ws.w itself: nothing changes it before the pass ends; batch mode adds this
+                # pass's structures, online mode needs only the violations)
+                losses, diffs, xi = self._violations(X, Y, ws.w, data,
+                                                     keep_diffs=self.mode == "batch")
+                primal = 0.5 * float(ws.w @ ws.w) + C * float(xi @ xi)
                 dual = ws.objectives()[1]
                 self.objective_curve_.append(primal)
                 self.dual_curve_.append(dual)
@@ -427,11 +437,23 @@ class StructuredSVM(LinearStructuredLearner):
             "evaluated_iterations_", range(1, len(self.objective_curve_) + 1))]
 
 
-def _violation_chunk(a, b, structure, X, Y, w) -> list:
+def _violation_chunk(a, b, structure, X, Y, w, keep_diffs=True) -> list:
     """(loss, Phi(x, y) - Phi(x, y_hat) or None, margin w.d) of the loss-augmented argmax of
     examples a..b-1 (module level, so that process and cluster workers unpickle it by
     name; only these sparse differences travel back).  The losses, differences and margins
-    come from the task's batch methods: one call per chunk, not per example."""
+    come from the task's batch methods, called on blocks of at most ``VIOLATION_BLOCK``
+    examples: the decoder's score tables and the differences of a whole chunk (the whole
+    training set on one job) are never held at once.  ``keep_diffs=False`` returns None
+    for every difference (its margin is still taken)."""
+    out = []
+    for lo in range(a, b, VIOLATION_BLOCK):
+        out.extend(_violation_block(lo, min(lo + VIOLATION_BLOCK, b), structure, X, Y, w,
+                                    keep_diffs))
+    return out
+
+
+def _violation_block(a, b, structure, X, Y, w, keep_diffs) -> list:
+    """:func:`_violation_chunk` of examples a..b-1 in one call of each batch method."""
     Xb, Yb = X[a:b], Y[a:b]
     Y_hat = structure.argmax_batch(Xb, w, Yb)
     losses = structure.loss_batch(Yb, Y_hat)
@@ -444,5 +466,5 @@ def _violation_chunk(a, b, structure, X, Y, w) -> list:
             Y_hat if every else [Y_hat[i] for i in wrong])
         margins = diffs.dots(w)
         for j, i in enumerate(wrong):
-            out[i] = (float(losses[i]), diffs[j], float(margins[j]))
+            out[i] = (float(losses[i]), diffs[j] if keep_diffs else None, float(margins[j]))
     return out
