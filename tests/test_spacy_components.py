@@ -631,3 +631,211 @@ def test_spacy_train_a_tagger_and_chunker_on_conll2000(require_data, tmp_path):
     hits = sum(len(set(g) & set(p)) for g, p in zip(gold, pred))
     n_gold, n_pred = sum(map(len, gold)), sum(map(len, pred))
     assert scores["spans_chunks_f"] == pytest.approx(2 * hits / (n_gold + n_pred), abs=1e-9)
+
+
+# ------------------------------------------------------------------ latentstruct_crf
+def _crf_features(doc):
+    """sklearn-crfsuite's tutorial features, over a Doc or a sentence Span."""
+    tokens = list(doc)
+    out = []
+    for i, t in enumerate(tokens):
+        f = {"bias": 1.0, "word.lower()": t.lower_, "word[-3:]": t.text[-3:],
+             "word.istitle()": t.text.istitle()}
+        f.update({"-1:word.lower()": tokens[i - 1].lower_} if i else {"BOS": True})
+        f.update({"+1:word.lower()": tokens[i + 1].lower_} if i + 1 < len(tokens)
+                 else {"EOS": True})
+        out.append(f)
+    return out
+
+
+@spacy.registry.misc("latentstruct_test_crf_features.v1")
+def _make_crf_features():
+    return _crf_features
+
+
+@spacy.registry.misc("latentstruct_test_crf_one_short.v1")
+def _make_one_short():
+    return lambda doc: _crf_features(doc)[:-1]
+
+
+FEATURES = {"@misc": "latentstruct_test_crf_features.v1"}
+NER_WORDS = [["Ann", "met", "Bob", "in", "Paris", "."], ["IBM", "hired", "Ann", "Lee", "."],
+             ["Bob", "left", "Paris", "."], ["Lee", "visited", "IBM", "in", "Rome", "."]]
+NER = [["B-PER", "O", "B-PER", "O", "B-LOC", "O"], ["B-ORG", "O", "B-PER", "I-PER", "O"],
+       ["B-PER", "O", "B-LOC", "O"], ["B-PER", "O", "B-ORG", "O", "B-LOC", "O"]]
+
+
+def _dicts(sentences):
+    vocab = spacy.blank("en").vocab
+    return [_crf_features(Doc(vocab, words=w)) for w in sentences]
+
+
+@pytest.fixture(scope="module")
+def crf_models(tmp_path_factory):
+    """CRFs of latentstruct.crfsuite (sklearn-crfsuite's API) on the tutorial features, with
+    their model files (model_filename)."""
+    from latentstruct.crfsuite import CRF
+
+    folder = tmp_path_factory.mktemp("crf")
+    pos = CRF(algorithm="lbfgs", c1=0.1, c2=0.1, max_iterations=50,
+              model_filename=str(folder / "pos.npz")).fit(_dicts(WORDS), UPOS)
+    ner = CRF(algorithm="lbfgs", c2=0.1, max_iterations=50,
+              model_filename=str(folder / "ner.npz")).fit(_dicts(NER_WORDS), NER)
+    return {"pos": (pos, folder / "pos.npz"), "ner": (ner, folder / "ner.npz")}
+
+
+def test_crf_component_tags_as_crf_predict_and_survives_to_disk(crf_models, tmp_path):
+    crf, path = crf_models["pos"]
+    nlp = spacy.blank("en")
+    component = nlp.add_pipe("latentstruct_crf", config={"model": str(path),
+                                                         "features": FEATURES})
+    assert type(component).__name__ == "LatentstructCRF"
+    assert component.writes == "tag_"  # UPOS labels are no entity tags
+    sentences = WORDS + NEW
+    expected = crf.predict(_dicts(sentences))
+    docs = list(nlp.pipe(_docs(nlp, sentences), batch_size=4))
+    assert _tags(docs, "tag_") == expected
+    assert set(component.labels) == set(crf.classes_)
+
+    nlp.to_disk(tmp_path / "pipeline")
+    assert sorted(p.name for p in (tmp_path / "pipeline" / "latentstruct_crf").iterdir()) \
+        == ["cfg.json", "model.npz"]
+    # the feature function is its registry name in the config, not a module or a pickle
+    assert "latentstruct_test_crf_features.v1" in (tmp_path / "pipeline" / "config.cfg").read_text()
+    moved = tmp_path / "moved.npz"
+    path.rename(moved)
+    try:
+        loaded = spacy.load(tmp_path / "pipeline")
+        assert _tags(loaded.pipe(_docs(loaded, sentences)), "tag_") == expected
+        again = loaded(loaded.make_doc("The old dog sat on the mat ."))
+        assert [t.tag_ for t in again] == crf.predict(
+            _dicts([["The", "old", "dog", "sat", "on", "the", "mat", "."]]))[0]
+    finally:
+        moved.rename(path)
+
+    # pos_, and a Doc with sentences: the feature function sees each sentence
+    nlp = spacy.blank("en")
+    nlp.add_pipe("latentstruct_crf", config={"model": str(path), "features": FEATURES,
+                                             "attr": "pos_"})
+    words = NEW[0] + NEW[1]
+    starts = [True] + [False] * (len(NEW[0]) - 1) + [True] + [False] * (len(NEW[1]) - 1)
+    doc = nlp(Doc(nlp.vocab, words=words, sent_starts=starts))
+    assert [t.pos_ for t in doc] == sum(crf.predict(_dicts(NEW[:2])), [])
+    assert [t.tag_ for t in doc] == [""] * len(words)
+    # an in-memory CRF, and bytes
+    blank = spacy.blank("en")
+    blank.add_pipe("latentstruct_crf", config={"features": FEATURES}).set_crf(crf)
+    assert _tags(blank.pipe(_docs(blank, NEW)), "tag_") == crf.predict(_dicts(NEW))
+    other = spacy.blank("en")
+    other.add_pipe("latentstruct_crf", config={"features": FEATURES})
+    other.from_bytes(blank.to_bytes())
+    assert _tags(other.pipe(_docs(other, NEW)), "tag_") == crf.predict(_dicts(NEW))
+
+
+def test_crf_component_writes_entities_for_entity_tags(crf_models, tmp_path):
+    crf, path = crf_models["ner"]
+    nlp = spacy.blank("en")
+    component = nlp.add_pipe("latentstruct_crf", config={"model": str(path),
+                                                         "features": FEATURES})
+    assert component.writes == "ents"
+    sentences = NER_WORDS + [["Ann", "left", "Rome", "."]]
+    predicted = crf.predict(_dicts(sentences))
+    docs = list(nlp.pipe(_docs(nlp, sentences)))
+    assert [[(e.label_, e.start, e.end - 1) for e in d.ents] for d in docs] == \
+        [sorted(extract_chunks(p), key=lambda c: c[1]) for p in predicted]
+    assert [[t.ent_iob_ + ("-" + t.ent_type_ if t.ent_type_ else "") for t in d]
+            for d in docs] == predicted  # IOB2 labels read back as spaCy writes them
+    examples = [Example(Doc(nlp.vocab, words=w), Doc(nlp.vocab, words=w, ents=t))
+                for w, t in zip(NER_WORDS, NER)]
+    gold = [extract_chunks(t) for t in NER]
+    pred = [extract_chunks(p) for p in crf.predict(_dicts(NER_WORDS))]
+    hits = sum(len(g & p) for g, p in zip(gold, pred))
+    f1 = 2 * hits / (sum(map(len, gold)) + sum(map(len, pred)))
+    assert nlp.evaluate(examples)["ents_f"] == pytest.approx(f1)
+    nlp.to_disk(tmp_path / "ner")
+    loaded = spacy.load(tmp_path / "ner")
+    assert [[(e.label_, e.start, e.end) for e in d.ents] for d in loaded.pipe(
+        _docs(loaded, sentences))] == [[(e.label_, e.start, e.end) for e in d.ents] for d in docs]
+    # the same labels as tags, when asked
+    tags = spacy.blank("en")
+    tags.add_pipe("latentstruct_crf", config={"model": str(path), "features": FEATURES,
+                                              "attr": "tag_"})
+    assert _tags(tags.pipe(_docs(tags, sentences)), "tag_") == predicted
+
+
+def test_crf_component_reads_a_crfsuite_model_file(tmp_path):
+    pycrfsuite = pytest.importorskip("pycrfsuite")
+    trainer = pycrfsuite.Trainer(verbose=False)
+    for x, y in zip(_dicts(WORDS), UPOS):
+        trainer.append(x, y)
+    trainer.set_params({"c2": 0.1, "max_iterations": 30})
+    trainer.train(str(tmp_path / "pos.crfsuite"))
+    tagger = pycrfsuite.Tagger()
+    tagger.open(str(tmp_path / "pos.crfsuite"))
+    nlp = spacy.blank("en")
+    nlp.add_pipe("latentstruct_crf", config={"model": str(tmp_path / "pos.crfsuite"),
+                                             "features": FEATURES})
+    assert _tags(nlp.pipe(_docs(nlp, NEW)), "tag_") == [tagger.tag(x) for x in _dicts(NEW)]
+    nlp.to_disk(tmp_path / "pipeline")  # saved in latentstruct's format
+    loaded = spacy.load(tmp_path / "pipeline")
+    assert _tags(loaded.pipe(_docs(loaded, NEW)), "tag_") == [tagger.tag(x) for x in _dicts(NEW)]
+
+
+def test_crf_component_bad_inputs(crf_models, models, tmp_path):
+    _, path = crf_models["pos"]
+    # a feature function that no code registered: spaCy's registry says so, by its name
+    with pytest.raises(ValueError, match="latentstruct_test_nope.v1"):  # RegistryError
+        spacy.blank("en").add_pipe("latentstruct_crf", config={
+            "model": str(path), "features": {"@misc": "latentstruct_test_nope.v1"}})
+    # no feature function at all
+    with pytest.raises(ValueError, match="features"):  # ConfigValidationError
+        spacy.blank("en").add_pipe("latentstruct_crf", config={"model": str(path)})
+    # one dict short
+    nlp = spacy.blank("en")
+    nlp.add_pipe("latentstruct_crf", config={
+        "model": str(path), "features": {"@misc": "latentstruct_test_crf_one_short.v1"}})
+    with pytest.raises(ConfigError, match="returned 6 feature dicts for 7 tokens"):
+        nlp(Doc(nlp.vocab, words=WORDS[0]))
+    # a model that reads words, not dicts: the component that takes it is named
+    _, tagger_path = models["pos"]
+    with pytest.raises(ConfigError, match="latentstruct_tagger") as info:
+        spacy.blank("en").add_pipe("latentstruct_crf", config={"model": str(tagger_path),
+                                                               "features": FEATURES})
+    assert "feature dicts" in str(info.value)
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a model")
+    with pytest.raises(ModelFormatError, match="bad.npz"):
+        spacy.blank("en").add_pipe("latentstruct_crf", config={"model": str(bad),
+                                                               "features": FEATURES})
+    with pytest.raises(ConfigError, match="IOB entity tags"):
+        spacy.blank("en").add_pipe("latentstruct_crf", config={
+            "model": str(path), "features": FEATURES, "attr": "ents"})
+    with pytest.raises(ConfigError, match="attr must be"):
+        spacy.blank("en").add_pipe("latentstruct_crf", config={"features": FEATURES,
+                                                               "attr": "lemma_"})
+    # a missing file, and no model: one clear error each
+    nlp = spacy.blank("en")
+    nlp.add_pipe("latentstruct_crf", config={"model": str(tmp_path / "nope.npz"),
+                                             "features": FEATURES})
+    with pytest.raises(ConfigError, match="nope.npz.*does not exist"):
+        nlp("The cat sat .")
+    nlp = spacy.blank("en")
+    nlp.add_pipe("latentstruct_crf", config={"features": FEATURES})
+    with pytest.raises(ConfigError, match="has no model.*set_crf"):
+        nlp("The cat sat .")
+
+
+def test_crf_component_is_not_updated_by_spacy(crf_models):
+    crf, path = crf_models["pos"]
+    nlp = spacy.blank("en")
+    component = nlp.add_pipe("latentstruct_crf", config={"model": str(path),
+                                                         "features": FEATURES})
+    assert component.is_trainable is False
+    examples = [Example(Doc(nlp.vocab, words=w), Doc(nlp.vocab, words=w, tags=t))
+                for w, t in zip(WORDS, UPOS)]
+    nlp.initialize(lambda: examples)  # keeps the model
+    with pytest.raises(ConfigError, match="frozen_components"):
+        nlp.update(examples)
+    assert nlp.update(examples, exclude=["latentstruct_crf"]) == {}
+    assert _tags(nlp.pipe(_docs(nlp, NEW)), "tag_") == crf.predict(_dicts(NEW))
+    assert nlp.evaluate(examples)["tag_acc"] == pytest.approx(crf.score(_dicts(WORDS), UPOS))
