@@ -36,8 +36,8 @@ from ..exceptions import ConfigError, InputError, ModelFormatError
 from ..learners import get_learner_class
 from ..learners.online.online import online_learner_names
 
-__all__ = ["LatentstructComponent", "sentence_bounds", "sentence_words", "same_tokens", "MODEL_FILE", "CFG_FILE",
-           "SERIAL_FORMAT"]
+__all__ = ["LatentstructComponent", "sentence_bounds", "tokens_of", "sentence_words",
+           "same_tokens", "MODEL_FILE", "CFG_FILE", "SERIAL_FORMAT"]
 
 #: the model file in a component's folder (``nlp.to_disk``)
 MODEL_FILE = "model.npz"
@@ -45,6 +45,12 @@ MODEL_FILE = "model.npz"
 CFG_FILE = "cfg.json"
 #: version of ``cfg.json``'s layout and of ``to_bytes``' message
 SERIAL_FORMAT = 1
+
+
+def tokens_of(doc: Doc, start: int, end: int):
+    """The tokens ``doc[start:end]``: the Doc itself when that is all of it (iterating a Doc
+    is cheaper than slicing it into a Span)."""
+    return doc if start == 0 and end == len(doc) else doc[start:end]
 
 
 def sentence_bounds(doc: Doc) -> list[tuple[int, int]]:
@@ -71,7 +77,7 @@ def sentence_words(doc: Doc, start: int, end: int) -> tuple[list[str], range | l
     them, and the Doc positions they come from.  Whitespace tokens (spaCy makes one of a
     run of spaces or a newline) are left out, and white space inside a token becomes ``_``
     (a model's tokens hold none); ``kept`` is ``range(start, end)`` when nothing is left out."""
-    words = [t.text for t in doc[start:end]]
+    words = [t.text for t in tokens_of(doc, start, end)]
     if not _BLANK.search("".join(words)):
         return words, range(start, end)
     out, kept = [], []

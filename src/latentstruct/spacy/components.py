@@ -19,7 +19,7 @@ from ..exceptions import ConfigError
 from ..tasks.sequence.chunk_metrics import extract_chunks
 from ..tasks.sequence.encodings import tags_from_spans
 from ..tasks.sequence.kinds import ARRAYS, DICTS, TOKENS_ARRAYS
-from .base import LatentstructComponent, sentence_bounds, sentence_words
+from .base import LatentstructComponent, sentence_bounds, sentence_words, tokens_of
 
 __all__ = ["LatentstructTagger", "LatentstructChunker", "LatentstructParser", "make_tagger",
            "make_chunker", "make_parser", "ENTITY_TYPES", "TAG_ATTRS"]
@@ -105,7 +105,7 @@ class LatentstructTagger(LatentstructComponent):
         for doc, sentences in zip(docs, predictions):
             for start, end, kept, tags in sentences:
                 if isinstance(kept, range):
-                    for token, tag in zip(doc[start:end], tags):
+                    for token, tag in zip(tokens_of(doc, start, end), tags):
                         setattr(token, attr, tag)
                     continue
                 space = "SPACE" if attr == "pos_" else "_SP"
@@ -200,7 +200,8 @@ class LatentstructChunker(LatentstructComponent):
 
     def _pos(self, doc: Doc, kept) -> list[str]:
         attr = self.pos_attr
-        tags = ([getattr(t, attr) for t in doc[kept.start:kept.stop]] if isinstance(kept, range)
+        tags = ([getattr(t, attr) for t in tokens_of(doc, kept.start, kept.stop)]
+                if isinstance(kept, range)
                 else [getattr(doc[i], attr) for i in kept])
         if not all(tags):
             raise ConfigError(

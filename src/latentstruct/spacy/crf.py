@@ -45,7 +45,7 @@ from spacy.training import Example
 from ..exceptions import ConfigError, ModelFormatError
 from ..tasks.sequence.chunk_metrics import extract_chunks
 from ..tasks.sequence.kinds import DICTS
-from .base import LatentstructComponent, sentence_bounds
+from .base import LatentstructComponent, sentence_bounds, tokens_of
 from .components import ENTITY_TYPES
 
 __all__ = ["LatentstructCRF", "make_crf", "CRF_ATTRS"]
@@ -251,7 +251,7 @@ class LatentstructCRF(LatentstructComponent):
                             for typ, s, e in sorted(extract_chunks(labels), key=lambda c: c[1])]
                 continue
             for start, end, labels in sentences:
-                for token, label in zip(doc[start:end], labels):
+                for token, label in zip(tokens_of(doc, start, end), labels):
                     setattr(token, attr, label)
 
     # --- training: not by spaCy --------------------------------------------------------------
