@@ -139,7 +139,7 @@ def test_trained_loss_is_the_whole_loss_gathered_on_the_support(values, unknown,
         assert g2 is out and f2 == f and np.array_equal(out, g)
 
 
-def test_a_weight_outside_the_support_is_treated_as_zero_and_parts_sum_to_the_whole():
+def test_blocks_of_sentences_evaluated_apart_sum_to_the_whole():
     rng = np.random.default_rng(5)
     n_attr, L = 25, 4
     corpus = random_corpus(rng, 40, n_attr, L, values=True, unknown=0.1)
@@ -147,24 +147,32 @@ def test_a_weight_outside_the_support_is_treated_as_zero_and_parts_sum_to_the_wh
     support = observed_support(indptr, ids, offsets, labels, n_attr, L, states=False,
                                transitions=True)
     (f, g), loss, z = whole_and_trained(rng, corpus, support, n_attr, L, None)
-    # parts: contiguous sentence ranges, sharing the prepared arrays
+    with pytest.raises(ValueError, match="load"):
+        loss.evaluate(0, 3, np.empty(support.size), loss.work())
+    loss.load(z)
+    # blocks: contiguous sentence ranges, each with its gradient buffer and work array
     cuts = [0, 7, 7, 23, 40]
-    parts = [loss.part(a, b) for a, b in zip(cuts[:-1], cuts[1:])]
-    assert [len(p) for p in parts] == [7, 0, 16, 17]
-    assert sum(p.n_tokens for p in parts) == loss.n_tokens == int(offsets[-1])
-    results = [p(z) for p in parts]
+    results = []
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        out = np.full(support.size, np.nan)
+        results.append((loss.evaluate(a, b, out, loss.work()), out))
+    assert [loss.n_tokens(a, b) for a, b in zip(cuts[:-1], cuts[1:])] == [
+        int(offsets[b] - offsets[a]) for a, b in zip(cuts[:-1], cuts[1:])]
+    assert loss.n_tokens() == int(offsets[-1])
     assert results[1][0] == 0.0 and not results[1][1].any()
     total = sum(r[0] for r in results)
     grad = sum(r[1] for r in results)
     assert total == pytest.approx(f, rel=1e-12)
     np.testing.assert_allclose(grad, g, rtol=0, atol=1e-10)
-    # a corpus view whose offsets do not start at 0 reads labels by absolute position
-    sub = TrainedLogLoss(indptr, ids, offsets[7:], labels, loss.layout, attr_values=vals)
+    # each block is the loss of its sentences alone (their own corpus view, by absolute
+    # token position: its offsets do not start at 0)
+    sub = TrainedLogLoss(indptr, ids, offsets[7:24], labels, loss.layout, attr_values=vals)
     f_sub, g_sub = sub(z)
-    assert f_sub == pytest.approx(results[2][0] + results[3][0], rel=1e-12)
-    np.testing.assert_allclose(g_sub, results[2][1] + results[3][1], atol=1e-10)
+    assert f_sub == results[2][0] and np.array_equal(g_sub, results[2][1])
     with pytest.raises(ValueError, match="not a range"):
-        loss.part(3, 41)
+        loss.evaluate(3, 41, np.empty(support.size), loss.work())
+    with pytest.raises(ValueError, match="out must have shape"):
+        loss.evaluate(0, 3, np.empty(support.size + 1), loss.work())
 
 
 def test_layout_places_every_trained_weight_once():

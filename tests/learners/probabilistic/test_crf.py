@@ -374,14 +374,14 @@ def iob():
     dict(c1=0.05, c2=0.1),  # OWL-QN
 ])
 def test_lbfgs_on_the_trained_weights_learns_the_model_of_the_whole_vector(iob, kw):
-    """The compiled loss on the trained weights (``log_loss_trained``, each thread block
-    its own part) gives the model of the path that expands z into w per evaluation, with
-    one thread or two; and two threads give one thread's model."""
+    """The compiled loss on the trained weights (``log_loss_trained``, in blocks) gives the
+    model of the path that expands z into w per evaluation, with one thread or more; and
+    every n_jobs gives the same model, bit for bit (the same blocks, summed in order)."""
     task, X, Y = iob
     structure = task.structure()
     models = {}
     for name, struct in (("trained", structure), ("whole", WithoutTrainedLoss(structure))):
-        for n_jobs in (1, 2):
+        for n_jobs in (1, 2, 3):
             models[name, n_jobs] = CRF(struct, max_iter=40, n_jobs=n_jobs, **kw).fit(X, Y)
     ref = models["whole", 1]
     assert ref.support_ is not None and ref.n_iter_ > 5
@@ -390,17 +390,20 @@ def test_lbfgs_on_the_trained_weights_learns_the_model_of_the_whole_vector(iob, 
         np.testing.assert_allclose(model.coef_, ref.coef_, rtol=0, atol=1e-9, err_msg=str(key))
         assert model.n_iter_ == ref.n_iter_
         np.testing.assert_allclose(model.objective_curve_, ref.objective_curve_, rtol=1e-12)
-    # one thread: the same numbers, whichever path
-    np.testing.assert_array_equal(models["trained", 1].coef_, ref.coef_)
+    for n_jobs in (2, 3):
+        np.testing.assert_array_equal(models["trained", n_jobs].coef_,
+                                      models["trained", 1].coef_)
+        assert models["trained", n_jobs].objective_curve_ == models["trained", 1].objective_curve_
     off = np.setdiff1d(np.arange(task.n_features), ref.support_)
     assert not models["trained", 2].coef_[off].any()
 
 
 def test_thread_blocks_on_the_trained_weights(iob):
-    """With a support, the blocks are parts of the prepared trained loss: buffers the size
-    of the support, the corpus not copied, the blocks summed in order to the serial
-    loss and gradient."""
-    from latentstruct.learners.probabilistic.crf import ThreadBlocks
+    """With a support, the blocks cut the prepared trained loss into TRAINED_BLOCKS blocks
+    whatever the threads (one thread too), buffers of the support's size, the corpus not
+    copied, summed in order: the serial loss and gradient, the same bits for any number
+    of threads."""
+    from latentstruct.learners.probabilistic.crf import TRAINED_BLOCKS, ThreadBlocks
 
     task, X, Y = iob
     structure = task.structure()
@@ -412,20 +415,31 @@ def test_thread_blocks_on_the_trained_weights(iob):
     w[support] = z
     whole_f, whole_g = structure.log_loss_batch(X, Y, w)
     assert serial_f == whole_f and np.array_equal(serial_g, whole_g[support])
-    with ThreadBlocks.for_fit(structure, X, Y, 3, support=support) as blocks:
-        assert blocks.trained and len(blocks.parts) == 3
-        assert sum(p.n_tokens for p in blocks.parts) == X.n_tokens
-        assert all(b.shape == (support.size,) for b in blocks.buffers)
-        assert all(p.attr_ids is loss.attr_ids for p in blocks.parts)
-        f, g = blocks.loss_grad(z)
-        f2, g2 = blocks.loss_grad(z)
-        assert g2 is not g and f == f2 and np.array_equal(g, g2)
-        with pytest.raises(ValueError, match="without support"):
-            blocks.loss_grad(z, support=support)
-    assert f == pytest.approx(serial_f, rel=1e-12)
-    np.testing.assert_allclose(g, serial_g, rtol=0, atol=1e-10)
+    got = {}
+    for n in (1, 2, 3, TRAINED_BLOCKS + 2):
+        with ThreadBlocks.for_fit(structure, X, Y, n, support=support) as blocks:
+            assert blocks.trained and (blocks.pool is None) == (n == 1)
+            assert len(blocks.bounds) == max(TRAINED_BLOCKS, n)
+            assert len(blocks.groups) == n
+            sizes = [blocks.loss.n_tokens(a, b) for a, b in blocks.bounds]
+            assert sum(sizes) == X.n_tokens
+            assert max(sizes) - min(sizes) <= 2 * int(X.lengths().max())
+            assert all(b.shape == (support.size,) for b in blocks.buffers)
+            assert blocks.loss.attr_ids is X.attr_ids
+            f, g = blocks.loss_grad(z)
+            f2, g2 = blocks.loss_grad(z)
+            assert g2 is not g and f == f2 and np.array_equal(g, g2)
+            with pytest.raises(ValueError, match="without support"):
+                blocks.loss_grad(z, support=support)
+        got[n] = f, g
+        assert f == pytest.approx(serial_f, rel=1e-12)
+        np.testing.assert_allclose(g, serial_g, rtol=0, atol=1e-10)
+    for n in (2, 3):
+        assert got[n][0] == got[1][0] and np.array_equal(got[n][1], got[1][1])
     with ThreadBlocks.for_fit(WithoutTrainedLoss(structure), X, Y, 2, support=support) as old:
         assert not old.trained and old.buffers[0].shape == (task.n_features,)
         f_old, g_old = old.loss_grad(w, support=support)
     assert f_old == pytest.approx(serial_f, rel=1e-12)
     np.testing.assert_allclose(g_old, serial_g, rtol=0, atol=1e-10)
+    with ThreadBlocks.for_fit(WithoutTrainedLoss(structure), X, Y, 1, support=support) as none:
+        assert none is None  # one thread on whole vectors: the serial pass itself

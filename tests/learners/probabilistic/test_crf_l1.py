@@ -93,14 +93,24 @@ def test_c1_zero_is_exactly_the_l2_lbfgs_path(chunk, monkeypatch):
     explicit = CRF(task, c1=0.0, c2=0.1, max_iter=60).fit(X, Y)
     np.testing.assert_array_equal(explicit.coef_, default.coef_)
     assert explicit.objective_curve_ == default.objective_curve_
-    # the L2 path written out: L-BFGS-B on the trained weights with CRFsuite's rule
+    # the L2 path written out: L-BFGS-B on the trained weights with CRFsuite's rule, the
+    # loss summed over the fit's fixed blocks of sentences in order (whatever n_jobs)
+    from latentstruct.learners.probabilistic.crf import TRAINED_BLOCKS
+    from latentstruct.parallel.schedule import balanced_bounds
+
     support, curve = default.support_, []
+    blocks = balanced_bounds(X.lengths(), TRAINED_BLOCKS)
 
     def loss_grad(z):
         w = np.zeros(task.n_features)
         w[support] = z
-        f, g = task.structure_.log_loss_batch(X, Y, w)
-        return f, g[support]
+        f, g = 0.0, None
+        for a, b in blocks:
+            fb, gb = task.structure_.log_loss_batch(task.structure_.subset(X, np.arange(a, b)),
+                                                    Y[a:b], w)
+            f += fb
+            g = gb[support] if g is None else g + gb[support]
+        return f, g
 
     def stop(k, value, w):
         curve.append(value)

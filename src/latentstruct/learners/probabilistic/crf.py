@@ -367,9 +367,10 @@ class CRF(LinearStructuredLearner):
 
         With a support, L-BFGS works on ``z = w[support]``.  A task with the compiled form
         ``log_loss_trained`` (every sequence task) evaluates the loss from ``z`` directly,
-        serially or in the :class:`ThreadBlocks`; otherwise (or when the blocks go to
-        processes) ``z`` is expanded into a whole ``w`` per call and the gradient gathered
-        on the support.  Both give the same numbers."""
+        in the fit's :class:`ThreadBlocks` (one thread or more); otherwise (or when the
+        blocks go to processes) ``z`` is expanded into a whole ``w`` per call and the
+        gradient gathered on the support.  Both give the same numbers up to the summation
+        order."""
         w0 = np.zeros(structure.n_features)
         support = self.support_
         if support is None:
@@ -388,11 +389,7 @@ class CRF(LinearStructuredLearner):
 
         w0 = w0[support]
         if isinstance(data, ThreadBlocks) and data.trained:
-            return data.loss_grad, expand, w0  # each block on the trained weights
-        trained = getattr(structure, "log_loss_trained", None)
-        serial = min(effective_n_jobs(self.n_jobs), len(X)) <= 1 or data is None
-        if trained is not None and serial:
-            return trained(X, Y, support), expand, w0  # a fresh gradient per call
+            return data.loss_grad, expand, w0  # the blocks on the trained weights
         # L-BFGS works on the trained weights only; the others stay zero
         full = np.zeros(structure.n_features)
         buffer = np.zeros(structure.n_features)  # the gradient's, reused: only g[support] leaves
@@ -758,70 +755,106 @@ class CRF(LinearStructuredLearner):
         self.support_ = restore_support(meta, arrays, self.coef_.shape[0])
 
 
-class ThreadBlocks:
-    """The corpus of one L-BFGS fit cut into contiguous blocks, one thread each.
+#: the blocks the trained-weights loss is cut into, whatever ``n_jobs`` (more only for more
+#: threads): the gradient sums the same blocks in the same order, so every ``n_jobs`` up to
+#: this gives the same model, bit for bit
+TRAINED_BLOCKS = 8
 
-    Each gradient evaluation runs the task's compiled batch loss of every block in its own
-    thread, into the block's own gradient buffer (allocated once), and sums the blocks in
-    block order.  The kernels release the GIL, so the blocks run at once; nothing is copied
-    or pickled per evaluation (the joblib path cut the corpus and allocated whole-length
-    gradients every time, which made two threads slower than one).
+
+class ThreadBlocks:
+    """The corpus of one L-BFGS fit cut into contiguous blocks, evaluated by threads.
+
+    Each gradient evaluation runs the task's compiled batch loss of every block into the
+    block's own gradient buffer (allocated once), and sums the blocks in block order.  The
+    kernels release the GIL, so the threads run at once; nothing is copied or pickled per
+    evaluation (the joblib path cut the corpus and allocated whole-length gradients every
+    time, which made two threads slower than one).
 
     With ``support`` (the trained weights' indices) and a task offering
-    ``log_loss_trained`` (``trained`` is then True), the blocks are parts of that prepared
-    loss: :meth:`loss_grad` takes ``z = w[support]`` and each block reads and writes the
-    trained weights only, into a buffer of their size; otherwise each block is a subset of
-    the corpus evaluated by ``log_loss_batch`` on whole weight vectors."""
+    ``log_loss_trained`` (``trained`` is then True), the loss is that prepared one:
+    :meth:`loss_grad` takes ``z = w[support]``, places it once, and the corpus is cut into
+    ``TRAINED_BLOCKS`` blocks of about equal tokens whatever the number of threads (each
+    thread takes a contiguous run of them; one thread, the caller's, evaluates them in
+    turn), each block's gradient in a buffer of the support's size: any ``n_threads`` up
+    to ``TRAINED_BLOCKS`` gives the same numbers, bit for bit.  Otherwise the corpus is
+    cut into ``n_threads`` subsets evaluated by ``log_loss_batch`` on whole weight
+    vectors."""
 
-    def __init__(self, structure, X, Y, n_blocks: int, support=None):
+    def __init__(self, structure, X, Y, n_threads: int, support=None):
         from concurrent.futures import ThreadPoolExecutor
 
         self.structure = structure
-        bounds = balanced_bounds(_example_costs(structure, X), n_blocks)
+        costs = _example_costs(structure, X)
         prepare = None if support is None else getattr(structure, "log_loss_trained", None)
         self.trained = prepare is not None
         if self.trained:
-            loss = prepare(X, Y, support)
-            self.parts = [loss.part(a, b) for a, b in bounds]
-            self.buffers = [np.zeros(loss.n_trained) for _ in self.parts]
+            self.loss = prepare(X, Y, support)
+            self.bounds = balanced_bounds(costs, max(TRAINED_BLOCKS, n_threads))
+            self.buffers = [np.empty(self.loss.n_trained) for _ in self.bounds]
+            n_threads = max(1, min(n_threads, len(self.bounds)))
+            cuts = np.linspace(0, len(self.bounds), n_threads + 1).round().astype(int)
+            self.groups = [range(cuts[k], cuts[k + 1]) for k in range(n_threads)]
+            self.works = [self.loss.work() for _ in self.groups]
         else:
-            self.parts = [(structure.subset(X, np.arange(a, b)), Y[a:b]) for a, b in bounds]
+            self.parts = [(structure.subset(X, np.arange(a, b)), Y[a:b])
+                          for a, b in balanced_bounds(costs, n_threads)]
             self.buffers = [np.zeros(structure.n_features) for _ in self.parts]
-        self.pool = ThreadPoolExecutor(len(self.parts), thread_name_prefix="latentstruct-crf")
+            n_threads = len(self.parts)
+        self.pool = (ThreadPoolExecutor(n_threads, thread_name_prefix="latentstruct-crf")
+                     if n_threads > 1 else None)
 
     @classmethod
     @contextlib.contextmanager
     def for_fit(cls, structure, X, Y, n_jobs, support=None):
-        """Blocks for a fit with ``n_jobs`` (None where the gradient runs serially, or where
-        joblib's active backend is not threads: ``parallel_chunks`` serves those) and
-        ``support`` (None: every weight trained)."""
+        """Blocks for a fit with ``n_jobs`` and ``support`` (None: every weight trained).
+        None where the gradient runs serially on whole weight vectors, or where joblib's
+        active backend is not threads (``parallel_chunks`` serves those); on the trained
+        weights (see the class doc) one thread evaluates the blocks too."""
         from joblib.parallel import get_active_backend
 
         n = min(effective_n_jobs(n_jobs), len(X))
         backend, _ = get_active_backend(prefer="threads")
-        if n <= 1 or not getattr(backend, "supports_sharedmem", False):
+        threads = getattr(backend, "supports_sharedmem", False)
+        trained = (support is not None
+                   and getattr(structure, "log_loss_trained", None) is not None)
+        if not (threads and n > 1) and not (trained and (threads or n <= 1)):
             yield None
             return
-        blocks = cls(structure, X, list(Y), n, support=support)
+        blocks = cls(structure, X, list(Y), max(n, 1), support=support)
         try:
             yield blocks
         finally:
-            blocks.pool.shutdown()
+            if blocks.pool is not None:
+                blocks.pool.shutdown()
+
+    def _trained_run(self, group, work) -> list[float]:
+        return [self.loss.evaluate(*self.bounds[k], self.buffers[k], work) for k in group]
 
     def loss_grad(self, w, out=None, *, support=None) -> tuple[float, np.ndarray]:
         """The summed loss and gradient at ``w`` (``trained`` blocks: at the trained weights
-        ``z``, the gradient on them); with ``support``, the gradient's entries there only
-        (the blocks' buffers are gathered there, not summed whole: the trained weights are
-        a small part of the layout)."""
+        ``z``, the gradient on them, a fresh array); with ``support``, the gradient's
+        entries there only (the blocks' buffers are gathered there, not summed whole: the
+        trained weights are a small part of the layout)."""
         if self.trained:
             if support is not None:
                 raise ValueError("these blocks evaluate the trained weights already; pass z, "
                                  "without support")
-            futures = [self.pool.submit(part, w, buf)
-                       for part, buf in zip(self.parts, self.buffers)]
-        else:
-            futures = [self.pool.submit(_block_loss, self.structure, Xb, Yb, w, buf)
-                       for (Xb, Yb), buf in zip(self.parts, self.buffers)]
+            self.loss.load(w)
+            if self.pool is None:
+                losses = self._trained_run(self.groups[0], self.works[0])
+            else:
+                futures = [self.pool.submit(self._trained_run, group, work)
+                           for group, work in zip(self.groups, self.works)]
+                losses = [f for future in futures for f in future.result()]
+            total = 0.0
+            for f in losses:  # in block order: a fixed summation order
+                total += f
+            grad = self.buffers[0].copy()
+            for g in self.buffers[1:]:
+                grad += g
+            return total, grad
+        futures = [self.pool.submit(_block_loss, self.structure, Xb, Yb, w, buf)
+                   for (Xb, Yb), buf in zip(self.parts, self.buffers)]
         results = [f.result() for f in futures]
         total = 0.0
         grad = None

@@ -233,10 +233,12 @@ class MarginalizableSequence(SequencePartScores):
         others being zero.  Returns ``loss(z, out=None) -> (N, g)``, with ``z = w[support]``,
         ``N`` and ``g`` :meth:`log_loss_batch`'s value at that ``w`` and its gradient's
         entries on the support (the same numbers, bit for bit), computed from ``z`` alone:
-        each attribute occurrence reads and updates its trained labels only, and nothing as
-        long as the whole layout is built or zeroed per call
+        each attribute occurrence reads and updates only its own entries of an internal
+        array about the support's size, and nothing as long as the whole layout is built
+        or zeroed per call
         (:class:`~latentstruct.tasks.sequence.crf_kernels.TrainedLogLoss`).
-        ``loss.part(a, b)``: the same on sentences a..b-1, sharing the prepared arrays.
+        ``loss.load(z)`` then ``loss.evaluate(a, b, out, work)``: the same on sentences
+        a..b-1, blocks of sentences evaluated apart (at once, in threads).
         Gold labels −1 and the chain's constraints are handled as :meth:`log_loss_batch`
         handles them."""
         self.training_constraints("the CRF's likelihood")

@@ -327,17 +327,22 @@ def trained_token_scores(attr_indptr, attr_ids, attr_values, E, em_ptr, em_label
 
 
 @njit(cache=True, nogil=True)
-def _trained_loss_gradient(attr_indptr, attr_ids, attr_values, offsets, labels, z_em, pos, E,
-                           em_ptr, em_label, transition, start, end, G, g_em, g_tr, g_start,
-                           g_end):  # pragma: no cover - numba
-    """:func:`_loss_gradient` on the trained weights: ``z_em`` is placed in ``E`` (whose
-    other entries stay zero), the token scores come from :func:`trained_token_scores`,
-    the same :func:`_sentence_nll` runs, each occurrence's gradient goes to its
-    attribute's entries of ``G`` (zeroed here), and ``g_em`` receives ``G`` at ``pos``."""
-    L = transition.shape[0]
-    row_len = np.uint64(L)
+def _place(z_em, pos, E):  # pragma: no cover - numba
+    """``E[pos[q]] = z_em[q]``: the trained emission weights into the internal array."""
     for q in range(pos.shape[0]):
         E[pos[q]] = z_em[q]
+
+
+@njit(cache=True, nogil=True)
+def _trained_loss_gradient(attr_indptr, attr_ids, attr_values, offsets, labels, pos, E,
+                           em_ptr, em_label, transition, start, end, G, g_em, g_tr, g_start,
+                           g_end):  # pragma: no cover - numba
+    """:func:`_loss_gradient` on the trained weights, placed in ``E`` (:func:`_place`):
+    the token scores come from :func:`trained_token_scores`, the same
+    :func:`_sentence_nll` runs, each occurrence's gradient goes to its attribute's entries
+    of ``G`` (zeroed here), and ``g_em`` receives ``G`` at ``pos``."""
+    L = transition.shape[0]
+    row_len = np.uint64(L)
     G[:] = 0.0
     M, m_trans = transition_exp(transition)
     work, c, s_buf, node_buf, target_buf, edge_scaled = _sentence_buffers(offsets, L)
@@ -393,11 +398,14 @@ class TrainedLogLoss:
     (``layout``, from :func:`trained_layout` of the support) are ``z`` and whose other
     weights are zero; :func:`log_loss_gradient`'s values (see the module docstring), the
     ``labels`` (by absolute token position, −1 unknown), ``attr_values`` and
-    ``constraints`` read as there.  ``out`` (float64, ``(n_trained,)``), when given, is
-    zeroed and receives the gradient.  The object holds its work arrays (the internal
-    emission weights and gradient, ``layout.n_internal`` each), so one call runs at a time
-    on it; ``part(a, b)``: the same loss over sentences a..b-1 of the corpus with work
-    arrays of its own, sharing the rest (the CRF's thread blocks)."""
+    ``constraints`` read as there.  ``out`` (float64, ``(n_trained,)``), when given,
+    receives the gradient.
+
+    In two steps, for blocks of sentences evaluated apart (the CRF's thread blocks):
+    :meth:`load` places ``z`` once, then :meth:`evaluate` gives the loss of sentences
+    a..b-1 and writes their gradient to its ``out``, using a work array of its own
+    (:meth:`work`); calls with distinct ``out`` and work arrays may run at once (they only
+    read what :meth:`load` wrote)."""
 
     def __init__(self, attr_indptr, attr_ids, offsets, labels, layout: TrainedLayout,
                  attr_values=None, constraints=None):
@@ -409,46 +417,66 @@ class TrainedLogLoss:
                              f"absolute position); got {self.labels.shape[0]}")
         self.layout, self.constraints = layout, constraints
         self._E = np.zeros(layout.n_internal)  # zero where no trained weight sits
-        self._G = np.empty(layout.n_internal)
+        self._G = self.work()
+        self._blocks = None  # transition, start, end of the loaded weights
 
     @property
     def n_trained(self) -> int:
         return self.layout.n_trained
 
-    @property
-    def n_tokens(self) -> int:
-        return int(self.offsets[-1] - self.offsets[0])
-
     def __len__(self) -> int:
         return self.offsets.shape[0] - 1
 
-    def part(self, a: int, b: int) -> "TrainedLogLoss":
-        """The loss over sentences a..b-1 (0 <= a <= b <= len(self))."""
-        if not 0 <= a <= b <= len(self):
-            raise ValueError(f"sentences {a}..{b} are not a range of 0..{len(self)}")
-        return TrainedLogLoss(self.attr_indptr, self.attr_ids, self.offsets[a : b + 1],
-                              self.labels, self.layout, self.attr_values, self.constraints)
+    def n_tokens(self, a: int = 0, b: int | None = None) -> int:
+        """The tokens of sentences a..b-1 (default: all)."""
+        b = len(self) if b is None else b
+        return int(self.offsets[b] - self.offsets[a])
 
-    def __call__(self, z, out=None) -> tuple[float, np.ndarray]:
+    def work(self) -> np.ndarray:
+        """A work array for :meth:`evaluate`."""
+        return np.empty(self.layout.n_internal)
+
+    def load(self, z) -> None:
+        """Place the trained weights ``z`` for the next :meth:`evaluate` calls."""
         layout = self.layout
         L, n_em = layout.n_labels, layout.n_emission
         z = np.ascontiguousarray(z, dtype=np.float64)
         if z.shape != (layout.n_trained,):
             raise ValueError(f"z must hold the {layout.n_trained} trained weights; got shape "
                              f"{z.shape}")
+        _place(z[:n_em], layout.pos, self._E)
         # the label block [transitions | start | end] as a weight vector of no attributes
         block = np.zeros(L * L + 2 * L)
         block[layout.label_block] = z[n_em:]
-        _, transition, start, end = _label_blocks(block, 0, L, self.constraints)
-        grad = np.empty(layout.n_trained) if out is None else out
+        self._blocks = _label_blocks(block, 0, L, self.constraints)[1:]
+
+    def evaluate(self, a: int, b: int, out, work) -> float:
+        """N of sentences a..b-1 at the loaded weights; their gradient on the trained
+        weights is written to ``out`` (float64, ``(n_trained,)``); ``work``: from
+        :meth:`work`."""
+        if self._blocks is None:
+            raise ValueError("no weights loaded: call load(z) first")
+        if not 0 <= a <= b <= len(self):
+            raise ValueError(f"sentences {a}..{b} are not a range of 0..{len(self)}")
+        layout = self.layout
+        L, n_em = layout.n_labels, layout.n_emission
+        if out.shape != (layout.n_trained,) or work.shape != (layout.n_internal,):
+            raise ValueError(f"out must have shape ({layout.n_trained},) and work "
+                             f"({layout.n_internal},)")
+        transition, start, end = self._blocks
         g_block = np.zeros(L * L + 2 * L)
         _, g_tr, g_start, g_end = _label_blocks(g_block, 0, L, None)
         total = _trained_loss_gradient(self.attr_indptr, self.attr_ids, self.attr_values,
-                                       self.offsets, self.labels, z[:n_em], layout.pos,
+                                       self.offsets[a : b + 1], self.labels, layout.pos,
                                        self._E, layout.em_ptr, layout.em_label, transition,
-                                       start, end, self._G, grad[:n_em], g_tr, g_start, g_end)
-        grad[n_em:] = g_block[layout.label_block]
-        return float(total), grad
+                                       start, end, work, out[:n_em], g_tr, g_start, g_end)
+        out[n_em:] = g_block[layout.label_block]
+        return float(total)
+
+    def __call__(self, z, out=None) -> tuple[float, np.ndarray]:
+        self.load(z)
+        grad = np.empty(self.layout.n_trained) if out is None else out
+        return self.evaluate(0, len(self), grad, self._G), grad
 
 
 @njit(cache=True, nogil=True)
