@@ -70,6 +70,7 @@ class Steps:
         self.file = work / "steps.json"
         self.done = json.loads(self.file.read_text()) if reuse and self.file.exists() else {}
         self.commands: dict[str, str] = {}
+        self.reused: list[str] = []
 
     def run(self, name: str, args: list[str], output: Path) -> dict:
         """Run ``args`` (``python -m ...`` or ``latentstruct ...``) in the work folder unless
@@ -78,6 +79,7 @@ class Steps:
         self.commands[name] = shown
         if self.reuse and output.exists() and name in self.done:
             print(f"  [{name}] reused", flush=True)
+            self.reused.append(name)
             return self.done[name]
         argv = [sys.executable, *args[1:]] if args[0] == "python" else args
         cpu, wall = _children_cpu(), time.perf_counter()
@@ -233,7 +235,7 @@ def ewt_parts(args, steps: Steps, log: dict) -> None:
     epochs = [line for line in rec_s["stdout"].splitlines() if line.strip()[:1].isdigit()]
     log["b"] = {
         "spacy_train": {"wall_s": rec_s["wall_s"], "cpu_s": rec_s["cpu_s"],
-                        "max_epochs": args.max_epochs or "as the cfg (10)",
+                        "max_epochs": args.max_epochs or "10 (the cfg's)",
                         "log_last_line": epochs[-1] if epochs else None,
                         "spacy_evaluate_pos_acc": scores["pos_acc"],
                         "correct_tokens": correct3, "tokens": tokens3,
@@ -326,7 +328,10 @@ def markdown(log: dict, commands: dict) -> str:
                   f"{p['accuracy']:.4f} ({p['correct_tokens']}/{p['tokens']}) | {p['wall_s']} | "
                   f"{p['cpu_s']} |", "",
                   f"Difference: {b['difference_points']} points. spaCy's last log line: "
-                  f"`{s['log_last_line']}`.", ""]
+                  f"`{s['log_last_line']}`. The spacy train times include spaCy's loop: "
+                  f"reading the corpus every epoch, an evaluation on dev every 50 steps, and "
+                  f"each batch featurized by its partial_fit; latentstruct train featurizes "
+                  f"once.", ""]
     if c:
         lines += ["## (c) Tagging throughput, best of " f"{c['repeats']}", "",
                   f"{c['sentences']} dev sentences, {c['tokens']} tokens; `nlp.pipe` batch size "
@@ -356,6 +361,10 @@ def markdown(log: dict, commands: dict) -> str:
                   f"({json.dumps(ev)}).", ""]
     lines += ["## Commands run (in the work folder)", ""]
     lines += [f"- {name}: `{cmd}`" for name, cmd in commands.items()]
+    if log.get("reused_steps"):
+        lines += ["", f"Reused from an earlier run in the same work folder (`--reuse`), with the "
+                      f"timings recorded when they ran: {', '.join(log['reused_steps'])}. The "
+                      f"scoring in this process, (a) to (d), ran again."]
     return "\n".join(lines) + "\n"
 
 
@@ -389,10 +398,10 @@ def main(argv=None) -> int:
            "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
                       f"{platform.python_version()}, one BLAS thread",
            "spacy": spacy.__version__, "load_start": [round(x, 2) for x in os.getloadavg()],
-           "command": "python experiments/spacy_components.py "
-                      + " ".join(shlex.quote(a) for a in (argv if argv is not None
-                                                          else sys.argv[1:])
-                                 if not str(a).startswith("/"))}
+           # a folder of this machine is shown as DIR (no machine paths in the results)
+           "command": " ".join(["python experiments/spacy_components.py"] + [
+               "DIR" if os.path.isabs(a) else shlex.quote(a)
+               for a in (argv if argv is not None else sys.argv[1:])])}
     tmp = None
     if args.work is None:
         tmp = tempfile.TemporaryDirectory()
@@ -409,6 +418,7 @@ def main(argv=None) -> int:
         log["seconds"] = round(time.perf_counter() - start)
         log["load_end"] = [round(x, 2) for x in os.getloadavg()]
         log["commands"] = steps.commands
+        log["reused_steps"] = steps.reused
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.with_suffix(".json").write_text(json.dumps(log, indent=1) + "\n")
