@@ -159,6 +159,7 @@ def test_blocks_of_sentences_evaluated_apart_sum_to_the_whole():
     assert [loss.n_tokens(a, b) for a, b in zip(cuts[:-1], cuts[1:])] == [
         int(offsets[b] - offsets[a]) for a, b in zip(cuts[:-1], cuts[1:])]
     assert loss.n_tokens() == int(offsets[-1])
+    np.testing.assert_array_equal(loss.sizes(), np.diff(offsets))
     assert results[1][0] == 0.0 and not results[1][1].any()
     total = sum(r[0] for r in results)
     grad = sum(r[1] for r in results)

@@ -158,7 +158,9 @@ class CRF(LinearStructuredLearner):
         in order: a given ``n_jobs`` always gives the same model, and another ``n_jobs``
         the same to rounding.  With a feature set (``support_``) on a sequence task, the
         blocks read and write the trained weights only (the task's ``log_loss_trained``),
-        so a block's buffer is the support's size, as is the serial pass's work.  Under
+        in buffers of the support's size, and the corpus is cut into ``TRAINED_BLOCKS``
+        (8) blocks whatever ``n_jobs`` (each thread takes a contiguous run of them), so
+        every ``n_jobs`` up to 8 gives the same model, bit for bit.  Under
         ``joblib.parallel_config`` with a process or cluster backend the blocks go to its
         workers instead.
     progress : bool, default False
@@ -784,12 +786,11 @@ class ThreadBlocks:
         from concurrent.futures import ThreadPoolExecutor
 
         self.structure = structure
-        costs = _example_costs(structure, X)
         prepare = None if support is None else getattr(structure, "log_loss_trained", None)
         self.trained = prepare is not None
         if self.trained:
             self.loss = prepare(X, Y, support)
-            self.bounds = balanced_bounds(costs, max(TRAINED_BLOCKS, n_threads))
+            self.bounds = balanced_bounds(self.loss.sizes(), max(TRAINED_BLOCKS, n_threads))
             self.buffers = [np.empty(self.loss.n_trained) for _ in self.bounds]
             n_threads = max(1, min(n_threads, len(self.bounds)))
             cuts = np.linspace(0, len(self.bounds), n_threads + 1).round().astype(int)
@@ -797,7 +798,7 @@ class ThreadBlocks:
             self.works = [self.loss.work() for _ in self.groups]
         else:
             self.parts = [(structure.subset(X, np.arange(a, b)), Y[a:b])
-                          for a, b in balanced_bounds(costs, n_threads)]
+                          for a, b in balanced_bounds(_example_costs(structure, X), n_threads)]
             self.buffers = [np.zeros(structure.n_features) for _ in self.parts]
             n_threads = len(self.parts)
         self.pool = (ThreadPoolExecutor(n_threads, thread_name_prefix="latentstruct-crf")

@@ -432,6 +432,10 @@ class TrainedLogLoss:
         b = len(self) if b is None else b
         return int(self.offsets[b] - self.offsets[a])
 
+    def sizes(self) -> np.ndarray:
+        """The tokens of each sentence (the cost of its share of an evaluation)."""
+        return np.diff(self.offsets)
+
     def work(self) -> np.ndarray:
         """A work array for :meth:`evaluate`."""
         return np.empty(self.layout.n_internal)
