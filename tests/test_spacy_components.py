@@ -839,3 +839,28 @@ def test_crf_component_is_not_updated_by_spacy(crf_models):
     assert nlp.update(examples, exclude=["latentstruct_crf"]) == {}
     assert _tags(nlp.pipe(_docs(nlp, NEW)), "tag_") == crf.predict(_dicts(NEW))
     assert nlp.evaluate(examples)["tag_acc"] == pytest.approx(crf.score(_dicts(WORDS), UPOS))
+
+
+def test_a_saved_crf_pipeline_loads_in_a_new_process_only_with_its_feature_function(
+        crf_models, tmp_path):
+    crf, path = crf_models["pos"]
+    nlp = spacy.blank("en")
+    nlp.add_pipe("latentstruct_crf", config={"model": str(path), "features": FEATURES})
+    nlp.to_disk(tmp_path / "pipeline")
+    load = (f"import spacy\nnlp = spacy.load({str(tmp_path / 'pipeline')!r})\n"
+            f"print(' '.join(t.tag_ for t in nlp('The old dog sat on the mat .')))\n")
+    # the registry name in config.cfg is looked up, never a module imported from the folder
+    bare = subprocess.run([sys.executable, "-c", load], capture_output=True, text=True,
+                          timeout=600)
+    assert bare.returncode != 0 and "latentstruct_test_crf_features.v1" in bare.stderr
+    # the user's code registers the function before loading: the pipeline tags as the CRF
+    import inspect
+
+    register = (f"import spacy\n{inspect.getsource(_crf_features)}\n"
+                f"spacy.registry.misc('latentstruct_test_crf_features.v1')"
+                f"(lambda: _crf_features)\n")
+    done = subprocess.run([sys.executable, "-c", register + load], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    words = ["The", "old", "dog", "sat", "on", "the", "mat", "."]
+    assert done.stdout.split() == crf.predict(_dicts([words]))[0]
