@@ -169,3 +169,70 @@ def test_a_workspace_solve_that_fails_keeps_a_live_w():
     res = ws.solve(tol=1e-4, max_iter=300)
     np.testing.assert_array_equal(ws.w, res.w)
     assert ws.objectives() == (res.primal, res.dual)
+
+
+@pytest.fixture(params=["in place", "copied"])
+def growth(request, monkeypatch):
+    """Storage arrays from 1 byte up in maps that grow in place (where the platform has
+    them), or every array numpy's and copied when it grows."""
+    if request.param == "in place":
+        monkeypatch.setattr(pool_module, "_IN_PLACE_MIN_BYTES", 1)
+    else:
+        monkeypatch.setattr(pool_module, "_IN_PLACE", False)
+    return request.param
+
+
+def _in_a_map(arr) -> bool:
+    import mmap
+    return isinstance(arr.base, memoryview) and isinstance(arr.base.obj, mmap.mmap)
+
+
+def test_storage_grows_in_place_or_by_copy_and_keeps_every_constraint(growth):
+    pool = ConstraintPool(N_FEATURES, N_GROUPS)
+    constraints = _integer_constraints(5, n=400)
+    added = [(pool.add(g, d, b), g, d, b) for g, d, b in constraints[:200]]
+    held = pool._view()  # views alive across a growth: that array is copied, not remapped
+    kept = [a.copy() for a in held]
+    added += [(pool.add(g, d, b), g, d, b) for g, d, b in constraints[200:]]
+    for a, b in zip(held, kept):  # the views still read what they read
+        np.testing.assert_array_equal(a, b)
+    del held
+    quarter = SparseVector([0], [0.25])
+    added.append((pool.add_rows([1], SparseRows.from_vectors([quarter]), [1.0])[0], 1,
+                  quarter, 1.0))
+    # more growth, now with no view alive
+    added += [(pool.add(g, d, b), g, d, b) for g, d, b in _integer_constraints(6, n=400)]
+    in_maps = [_in_a_map(pool._indices), _in_a_map(pool._data), _in_a_map(pool._alpha)]
+    if growth == "copied" or not pool_module._IN_PLACE:
+        assert not any(in_maps)
+    else:
+        assert all(in_maps)
+    assert pool._data.dtype == np.float32 and pool.n_constraints > 700
+    for k, g, d, b in added:
+        c = pool.constraint(k)
+        assert (c.group, c.b) == (g, b)
+        assert c.d.indices.tolist() == d.indices.tolist()
+        assert c.d.values.tolist() == d.values.tolist()
+    res = solve_grouped_dcd(pool, 0.5, tol=1e-3, max_iter=100, random_state=0)
+    dense = np.zeros((pool.n_constraints, N_FEATURES))
+    for k, _, d, _ in added:
+        dense[k, d.indices] = d.values
+    np.testing.assert_allclose(res.w, res.alpha @ dense, rtol=1e-12, atol=1e-12)
+    # a checkpoint of it reads back the same
+    again = ConstraintPool.from_state(*pool.get_state())
+    for a, b in zip(pool._view(), again._view()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_the_same_solve_whether_the_storage_grew_in_place_or_by_copy(monkeypatch):
+    results = []
+    for in_place in (True, False):
+        monkeypatch.setattr(pool_module, "_IN_PLACE_MIN_BYTES", 1 if in_place else 1 << 60)
+        pool = ConstraintPool(N_FEATURES, N_GROUPS)
+        for g, d, b in _integer_constraints(9, n=300):
+            pool.add(g, d, b)
+        results.append(solve_grouped_dcd(pool, 1.0, tol=1e-4, max_iter=200, random_state=2))
+    a, b = results
+    np.testing.assert_array_equal(a.alpha, b.alpha)
+    np.testing.assert_array_equal(a.w, b.w)
+    assert (a.primal, a.dual) == (b.primal, b.dual)

@@ -393,16 +393,19 @@ class StructuredSVM(LinearStructuredLearner):
                     xi_seen[idx] = xi_b
                     added += self._add_violated(ws, idx, losses, diffs, xi_b)
                     ws.sweep(idx, n_epochs=self.inner_sweeps)
-            res = ws.solve(tol=self.inner_tol, max_iter=self.inner_max_iter, shrinking=self.shrinking)
+            # (the pass's differences are in the working set now; nothing here keeps the
+            # result or an old w, so the solve holds only its own new w)
+            losses = diffs = None
+            solved = ws.solve(tol=self.inner_tol, max_iter=self.inner_max_iter,
+                              shrinking=self.shrinking).converged
             if near:
                 # The pass's own primal: each example's violation at the w it was decoded
                 # with (not a bound: only the exact evaluation certifies the gap).
-                w_end = ws.w
-                estimate = 0.5 * float(w_end @ w_end) + C * float(xi_seen @ xi_seen)
+                estimate = 0.5 * float(ws.w @ ws.w) + C * float(xi_seen @ xi_seen)
                 estimated_gap = (estimate - ws.objectives()[1]) / max(estimate, 1e-12)
             # Nothing violated beyond the working set, and the working set is solved: the next
             # evaluation is the last (its gap is then only the inner tolerance's).
-            working_set_solved = added == 0 and res.converged
+            working_set_solved = added == 0 and solved
             save(it, it == self.max_iter)
         bar.close()
         self.coef_ = ws.w.copy()
