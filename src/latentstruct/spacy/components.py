@@ -61,7 +61,7 @@ class LatentstructTagger(LatentstructComponent):
         As :class:`~latentstruct.spacy.base.LatentstructComponent`'s; the model file is a
         ``Tagger``'s (``latentstruct train pos``), its input the Doc's words (and
         ``doc.tensor``).
-    attr : {"pos_", "tag_"}
+    attr : {``"pos_"``, ``"tag_"``}
         The attribute written, and trained from (the reference Docs' ``pos_`` or ``tag_``).
         ``pos_`` takes only universal POS tags (spaCy's ``NOUN``, ``VERB``, ...).
     """
@@ -151,7 +151,7 @@ class LatentstructChunker(LatentstructComponent):
     nlp, name, model, use_tensor, learner, options
         As :class:`~latentstruct.spacy.base.LatentstructComponent`'s; the model file is a
         ``Chunker``'s (``latentstruct train chunk``), its input the ``(word, POS)`` pairs.
-    pos_attr : {"tag_", "pos_"}
+    pos_attr : {``"tag_"``, ``"pos_"``}
         The POS each token is read with (a tagger must set it before the chunker; CoNLL-2000
         models take Penn Treebank tags, ``tag_``).
     spans_key : str
@@ -291,7 +291,7 @@ class LatentstructParser(LatentstructComponent):
         As :class:`~latentstruct.spacy.base.LatentstructComponent`'s; the model file is a
         ``DependencyParser``'s (``latentstruct train dep``), its input the ``(word, POS)``
         pairs of each sentence.
-    pos_attr : {"pos_", "tag_"}
+    pos_attr : {``"pos_"``, ``"tag_"``}
         The POS each token is read with (a tagger must set it before the parser).
 
     Each sentence (``doc.sents`` when set, else the whole Doc) gets one tree.  A model

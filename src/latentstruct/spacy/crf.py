@@ -88,7 +88,7 @@ class LatentstructCRF(LatentstructComponent):
         was trained on.  It is called on the Doc, or, when sentence boundaries are set
         (``doc.sents``), on each sentence (a ``Span``); registered with spaCy's registry
         and named in the config (``features = {"@misc": "my_features.v1"}``).
-    attr : {"tag_", "pos_", "ents"} or None
+    attr : {``"tag_"``, ``"pos_"``, ``"ents"``} or None
         What is written: the labels as ``token.tag_`` or ``token.pos_`` (universal POS
         only), or read as IOB entity tags (``B-PER I-PER O``, conlleval's reading) and
         written as ``doc.ents``.  None: ``ents`` when every label is ``O`` or an IOB tag of
