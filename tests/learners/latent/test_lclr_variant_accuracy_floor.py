@@ -87,7 +87,7 @@ def _scripted(monkeypatch, weights, stop_reason="max_iter"):
             return real(learner, task, X, y, C, w0, max_iter=max_iter, **kw)
         reason = stop_reason
 
-        def snapshot():  # refit=True (the default) keeps no model of the validation run
+        def snapshot():  # refit=True keeps no model of the validation run
             raise AssertionError("refit=True asked the validation run for a snapshot")
 
         for it, w in enumerate(weights, 1):
@@ -122,7 +122,7 @@ def test_a_model_far_less_accurate_is_refused_although_its_hinge_is_lowest(monke
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)  # no "first iteration" warning
         m = LCLRVariant(task, init="zeros", tol=None, max_iter=20, early_stopping=True,
-                        validation_fraction=0.25, n_iter_no_change=3).fit(X, y)
+                        validation_fraction=0.25, n_iter_no_change=3, refit=True).fit(X, y)
     L, A = m.validation_loss_curve_, m.validation_scores_
     # the curves are those of the scripted weights on the held-out quarter
     _, val = m._validation_split(y)
@@ -153,7 +153,7 @@ def test_keeping_the_first_iteration_of_an_unfinished_run_warns(monkeypatch):
     with pytest.warns(UserWarning, match=r"early stopping chose the first outer iteration "
                       r"of 5 .*early_stopping=False"):
         m = LCLRVariant(task, init="zeros", tol=None, max_iter=20, early_stopping=True,
-                        validation_fraction=0.25, n_iter_no_change=3).fit(X, y)
+                        validation_fraction=0.25, n_iter_no_change=3, refit=True).fit(X, y)
     L = m.validation_loss_curve_
     assert m.best_iteration_ == 1 and len(L) == 5 and int(np.argmin(L)) == 1
 
@@ -164,5 +164,5 @@ def test_a_run_that_finished_at_its_first_iteration_does_not_warn(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         m = LCLRVariant(task, init="zeros", tol=None, max_iter=20, early_stopping=True,
-                        validation_fraction=0.25, n_iter_no_change=3).fit(X, y)
+                        validation_fraction=0.25, n_iter_no_change=3, refit=True).fit(X, y)
     assert m.best_iteration_ == 1

@@ -1,5 +1,6 @@
 """The LCLR-variant's early stopping: the number of outer iterations chosen on a seeded,
-stratified validation split, then a run on all the data for that many iterations."""
+stratified validation split, then (``refit=True``) a run on all the data for that many
+iterations."""
 
 import numpy as np
 import pytest
@@ -44,7 +45,7 @@ def _replay(task, X, y, n_iter_no_change, max_iter):
 def test_validation_curves_best_iteration_and_the_final_run_match_a_replay():
     task, X, y = _problem()
     m = LCLRVariant(task, init="zeros", tol=None, max_iter=30, random_state=0,
-                    early_stopping=True, n_iter_no_change=3).fit(X, y)
+                    early_stopping=True, n_iter_no_change=3, refit=True).fit(X, y)
     train, val, losses, scores = _replay(task, X, y, 3, 30)
     # stratified, disjoint, all examples, ceil(0.1 n) held out
     assert len(val) == 24 and len(np.intersect1d(train, val)) == 0
@@ -118,7 +119,7 @@ def test_resume_gives_the_uninterrupted_model(tmp_path):
     from latentstruct.learners import Checkpoint
     task, X, y = _problem()
     kw = dict(init="zeros", tol=None, max_iter=20, random_state=0, early_stopping=True,
-              n_iter_no_change=3)
+              n_iter_no_change=3, refit=True)  # refit=False: test_lclr_variant_refit.py
     whole = LCLRVariant(task, **kw).fit(X, y)
     assert whole.best_iteration_ >= 2
 

@@ -201,11 +201,11 @@ def test_refit_false_round_trips_through_a_model_file(tmp_path):
 
 
 def test_refit_is_a_parameter_like_the_others():
-    assert LCLRVariant().get_params()["refit"] is True
-    m = LCLRVariant(refit=False, early_stopping=True)
+    assert LCLRVariant().get_params()["refit"] is False  # scikit-learn's convention
+    m = LCLRVariant(refit=True, early_stopping=True)
     c = clone(m)
-    assert c.get_params()["refit"] is False and c.get_params() == m.get_params()
-    assert m.set_params(refit=True).refit is True
+    assert c.get_params()["refit"] is True and c.get_params() == m.get_params()
+    assert m.set_params(refit=False).refit is False
     task, X, y = _problem()
     with pytest.raises(ConfigError, match="refit"):
         LCLRVariant(task, init="zeros", early_stopping=True, refit="no").fit(X, y)
