@@ -236,3 +236,15 @@ def test_the_same_solve_whether_the_storage_grew_in_place_or_by_copy(monkeypatch
     np.testing.assert_array_equal(a.alpha, b.alpha)
     np.testing.assert_array_equal(a.w, b.w)
     assert (a.primal, a.dual) == (b.primal, b.dual)
+
+
+@pytest.mark.parametrize("last, dtype", [(-7.0, np.int8), (0.5, np.float32), (0.1, np.float64),
+                                         (200.0, np.float32)])
+def test_the_value_check_reads_every_value_of_a_batch(last, dtype):
+    """The one value that needs a wider dtype is the last of a long row."""
+    pool = ConstraintPool(2000, 2)
+    idx = np.arange(1001)
+    pool.add_rows([0], SparseRows.from_vectors([SparseVector(idx, np.r_[np.ones(1000), last])]),
+                  [1.0])
+    assert pool._data.dtype == dtype
+    assert pool.constraint(0).d.values[-1] == last

@@ -294,6 +294,26 @@ def is_coalesced(indices, values):
 
 
 @njit(cache=True, nogil=True)
+def all_int8(values):
+    """Whether every (finite) value is an integer in [-128, 127]: one pass, which stops
+    at the first that is not (a pool's check of the values it stores)."""
+    for p in range(values.shape[0]):
+        v = values[p]
+        if v < -128.0 or v > 127.0 or v != np.floor(v):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def all_float32(values):
+    """Whether every (finite) value is a float32 exactly (stops at the first that is not)."""
+    for p in range(values.shape[0]):
+        if np.float64(np.float32(values[p])) != values[p]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
 def row_sqnorms(indptr, data, out):
     """out[k] = ||d_k||^2 for the first ``out.shape[0]`` rows."""
     for k in range(out.shape[0]):

@@ -14,6 +14,8 @@ import scipy.sparse as sp
 from latentstruct.data.sparse import SparseRows, SparseVector, coalesce_arrays
 from latentstruct.solvers.dcd.kernels import (
     accumulate_w,
+    all_float32,
+    all_int8,
     csr_margins,
     is_coalesced,
     primal_dual_objectives,
@@ -35,6 +37,9 @@ _UINT32_MAX = np.iinfo(np.uint32).max
 _IN_PLACE_MIN_BYTES = 1 << 20
 _IN_PLACE = sys.platform.startswith("linux") and hasattr(mmap, "MAP_ANONYMOUS")
 _PRIVATE_ANONYMOUS = getattr(mmap, "MAP_PRIVATE", 0) | getattr(mmap, "MAP_ANONYMOUS", 0)
+#: transparent huge pages for maps from this size up (numpy's threshold for its arrays)
+_HUGEPAGE = getattr(mmap, "MADV_HUGEPAGE", None)
+_HUGEPAGE_MIN_BYTES = 1 << 22
 #: the dtypes the pool stores the values of the d_k in, narrowest first: each holds every
 #: value the one before it does, and the pool takes the first that holds all of its values
 #: exactly (the kernels widen each value to float64 before they use it)
@@ -580,15 +585,10 @@ class ConstraintPool:
 
 
 def _holds(dtype: np.dtype, val: np.ndarray) -> bool:
-    """Whether every value of the float64 array ``val`` is a ``dtype`` exactly."""
+    """Whether every value of the (finite) float64 array ``val`` is a ``dtype`` exactly."""
     if dtype == np.float64 or val.size == 0:
         return True
-    if dtype.kind == "i":
-        info = np.iinfo(dtype)
-        return bool(val.min() >= info.min and val.max() <= info.max
-                    and np.array_equal(np.trunc(val), val))
-    with np.errstate(over="ignore"):  # beyond the dtype's range: inf, which differs
-        return bool(np.array_equal(val.astype(dtype), val))
+    return bool(all_int8(val) if dtype == np.int8 else all_float32(val))
 
 
 def _dedupe_key(group: int, b: float, idx: np.ndarray, val: np.ndarray) -> int:
@@ -605,9 +605,15 @@ def _empty(n: int, dtype: np.dtype) -> np.ndarray:
     nbytes = n * dtype.itemsize
     if _IN_PLACE and nbytes >= _IN_PLACE_MIN_BYTES:
         try:
-            return np.frombuffer(mmap.mmap(-1, nbytes, flags=_PRIVATE_ANONYMOUS), dtype=dtype)
+            mm = mmap.mmap(-1, nbytes, flags=_PRIVATE_ANONYMOUS)
         except OSError:
-            pass
+            return np.empty(n, dtype=dtype)
+        if _HUGEPAGE is not None and nbytes >= _HUGEPAGE_MIN_BYTES:
+            try:  # as numpy asks for its own large arrays: fewer page faults on first use
+                mm.madvise(_HUGEPAGE)
+            except OSError:
+                pass
+        return np.frombuffer(mm, dtype=dtype)
     return np.empty(n, dtype=dtype)
 
 
