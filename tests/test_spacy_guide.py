@@ -18,17 +18,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "guide" / "spacy.md"
 
-RUN_DOCTESTS = """
-import doctest, sys
-text = open(sys.argv[1], encoding="utf-8").read()
-test = doctest.DocTestParser().get_doctest(text, {"__name__": "spacy_guide"}, "spacy.md",
-                                           sys.argv[1], 0)
-runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
-runner.run(test)
-print(f"attempted={runner.summarize(verbose=False).attempted}")
-sys.exit(1 if runner.failures else 0)
-"""
-
 
 def fenced(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", PAGE.read_text(encoding="utf-8"), flags=re.S)
@@ -42,16 +31,8 @@ def test_every_python_block_is_a_doctest():
 
 
 @pytest.mark.slow  # trains small models and loads en_core_web_sm (about 20 s)
-def test_python_blocks_run_and_print_what_the_page_says(tmp_path, require_spacy):
-    source = tmp_path / "blocks.txt"
-    source.write_text("\n".join(fenced("python")), encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-c", RUN_DOCTESTS, str(source)], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
-    attempted = int(re.search(r"attempted=(\d+)", proc.stdout).group(1))
-    statements = [line for block in fenced("python") for line in block.splitlines()
-                  if line.startswith(">>> ") and not line[4:].lstrip().startswith("#")]
-    assert attempted == len(statements)
+def test_python_blocks_run_and_print_what_the_page_says(run_page_doctests, require_spacy):
+    run_page_doctests(PAGE)
 
 
 def _help(*command: str) -> str:
