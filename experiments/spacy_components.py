@@ -25,7 +25,7 @@ and results/spacy_components.md (``--out`` to choose the stem).
 
     nice -n 10 python experiments/spacy_components.py                       # the reported run
     python experiments/spacy_components.py --n-train 300 --n-dev 100 --n-chunk-train 300 \\
-        --n-chunk-test 100 --out /tmp/sc                                    # smoke
+        --n-chunk-test 100 --out smoke_spacy                                # smoke
 """
 
 from __future__ import annotations
