@@ -108,8 +108,8 @@ class LatentstructComponent(Pipe):
         component: no).  A value the model was not trained with is a ``ConfigError``.
     learner : str
         The online learner an untrained component trains with (``perceptron``,
-        ``latent-pa``, ``sgd-ssvm``, ``pa``, ``arow``, ``crf`` with ``solver="sgd"``
-        in ``options``).
+        ``sgd-ssvm``, ``pa``, ``arow``, or ``crf`` with ``solver="sgd"``, ``eta0`` and
+        ``alpha`` in ``options``).
     options : dict
         Options of the untrained estimator (``{"window": 1}``; ``latentstruct options
         TASK`` lists them).
