@@ -214,3 +214,15 @@ def test_cli_trains_and_evaluates_from_spacy_files(tmp_path, require_data):
                          text=True, env=env)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
     assert "missing.spacy" in bad.stderr
+
+
+def test_predict_refuses_a_spacy_output_before_reading_anything(tmp_path):
+    model, data = tmp_path / "m.npz", tmp_path / "in.spacy"
+    model.write_bytes(b"not read")
+    data.write_bytes(b"not read either")
+    proc = subprocess.run([sys.executable, "-m", "latentstruct", "predict", "--model", str(model),
+                           "--input", str(data), "--output", str(tmp_path / "out.spacy")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "not as a spaCy DocBin" in proc.stderr
+    assert not (tmp_path / "out.spacy").exists()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, InputError
 from .common import load_for, metric_value
 from .compute import check_compute_args, compute_context, learner_n_jobs
 
@@ -49,11 +49,17 @@ def cmd_evaluate(args) -> int:
 
 def cmd_predict(args) -> int:
     from ..data.path_rule import check_paths
+    from ..data.readers.docbin import is_docbin_path
 
     # before the model is loaded or anything is read: a bad --output fails at once, and
     # --output may not be --input or --model ("-" is standard input / standard output)
     check_paths({"--model": args.model, "--input": args.input}, {"--output": args.output},
                 regular={"--model"}, stdin={"--input"}, stdout={"--output"})
+    if is_docbin_path(args.output):
+        raise InputError(f"--output {args.output}: predictions are written as text (CoNLL-U, "
+                         "CoNLL-2000 lines, ...), not as a spaCy DocBin; name the output by "
+                         "its format (e.g. pred.conllu), or tag a pipeline's Docs with the "
+                         "latentstruct spaCy components")
     to_stdout = args.output == "-"
     task, learner = _load(args, "predict")
     with compute_context(args, quiet=args.quiet):
