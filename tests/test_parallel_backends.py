@@ -45,6 +45,16 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 # ------------------------------------------------------------------------------- backends
+@pytest.fixture(autouse=True)
+def split_every_pass(monkeypatch):
+    """The structural SVM decodes a pass of fewer than MIN_PARALLEL_EXAMPLES (512)
+    examples in its own thread; these problems are smaller, so every pass goes to the
+    backend here."""
+    from latentstruct.learners.ssvm import ssvm as ssvm_module
+
+    monkeypatch.setattr(ssvm_module, "MIN_PARALLEL_EXAMPLES", 1)
+
+
 @pytest.fixture(params=["loky", "dask", "ray"])
 def backend(request):
     """The name of a joblib backend with 2 workers, ready to use."""

@@ -14,6 +14,7 @@ import pytest
 
 from latentstruct.exceptions import ConvergenceWarning
 from latentstruct.learners import LCLR, StructuredSVM, TwoStage
+from latentstruct.learners.ssvm import ssvm as ssvm_module
 from latentstruct.tasks import ChunkTask
 from latentstruct.tasks.base import Dataset
 from latentstruct.testing import make_bag_problem
@@ -45,6 +46,14 @@ SSVM_CURVES = ("objective_curve_", "dual_curve_")
 SSVM_COUNTERS = ("n_iter_", "n_constraints_")
 
 
+@pytest.fixture(autouse=True)
+def split_every_pass(monkeypatch):
+    """The structural SVM decodes a pass of fewer than MIN_PARALLEL_EXAMPLES (512)
+    examples in one thread; these problems are smaller, so every pass is split here
+    (what is tested is that a split changes nothing)."""
+    monkeypatch.setattr(ssvm_module, "MIN_PARALLEL_EXAMPLES", 1)
+
+
 def ssvm(task, n_jobs, **kw):
     params = dict(C=0.1, max_iter=6, batch_size=8, random_state=3)
     params.update(kw)
@@ -59,6 +68,32 @@ def test_structured_svm_on_the_tiny_chunk_file(tiny_chunk_file):
     assert len(X) == 3
     serial, parallel = both(lambda j: ssvm(task, j, C=1.0, batch_size=2, max_iter=20), X, Y)
     assert serial.n_iter_ >= 2
+    assert_same_model(serial, parallel, SSVM_CURVES, SSVM_COUNTERS)
+
+
+def test_structured_svm_splits_only_passes_of_min_parallel_examples(tiny_chunk_file,
+                                                                   monkeypatch):
+    """Online mini-batches below the threshold are decoded in the calling thread (split
+    between two threads they were slower than one), the evaluation passes over every
+    example are split, and the model is the same either way."""
+    task = ChunkTask(window=1, affix_length=2)
+    ds = task.read(tiny_chunk_file)
+    task.fit(ds)
+    X, Y = task.featurize(ds), task.encode_targets(ds.targets)
+    monkeypatch.setattr(ssvm_module, "MIN_PARALLEL_EXAMPLES", 3)
+    calls = []
+    real = ssvm_module.parallel_chunks
+
+    def spy(fn, n_items, n_jobs, **kw):
+        calls.append((n_items, n_jobs))
+        return real(fn, n_items, n_jobs, **kw)
+
+    monkeypatch.setattr(ssvm_module, "parallel_chunks", spy)
+    parallel = fit_quietly(lambda: ssvm(task, 2, C=1.0, batch_size=2, max_iter=5), X, Y)
+    assert (3, 2) in calls and (2, 1) in calls and (1, 1) in calls
+    assert all(jobs == (2 if n >= 3 else 1) for n, jobs in calls), calls
+    monkeypatch.setattr(ssvm_module, "parallel_chunks", real)
+    serial = fit_quietly(lambda: ssvm(task, 1, C=1.0, batch_size=2, max_iter=5), X, Y)
     assert_same_model(serial, parallel, SSVM_CURVES, SSVM_COUNTERS)
 
 
