@@ -248,3 +248,27 @@ def test_the_value_check_reads_every_value_of_a_batch(last, dtype):
                   [1.0])
     assert pool._data.dtype == dtype
     assert pool.constraint(0).d.values[-1] == last
+
+
+def test_a_bulk_insertion_into_an_empty_pool_takes_exact_heap_arrays(monkeypatch):
+    """add_csr into an empty pool (a binary SVM's whole problem) allocates exactly what it
+    needs on numpy's heap, already of the value dtype it needs (no full-size narrow array
+    widened afterwards); a later insertion grows it (into a map, above the size limit)
+    and keeps every value."""
+    monkeypatch.setattr(pool_module, "_IN_PLACE_MIN_BYTES", 1)
+    rng = np.random.default_rng(4)
+    X = sp.random(300, N_FEATURES, density=0.3, format="csr", random_state=rng)
+    pool = ConstraintPool(N_FEATURES, 300)
+    pool.add_csr(X, np.ones(300), np.arange(300))
+    assert pool._data.dtype == np.float64
+    assert pool._data.shape == (X.nnz,) and pool._b.shape == (300,)
+    assert not _in_a_map(pool._data) and not _in_a_map(pool._indices)
+    extra = SparseVector([1, 3], [2.0, -1.0])
+    k = pool.add(7, extra, 1.0)
+    assert pool._b.shape[0] >= 301 and _in_a_map(pool._data) == pool_module._IN_PLACE
+    for i in (0, 150, 299):
+        row = X.getrow(i)
+        c = pool.constraint(i)
+        assert c.d.indices.tolist() == sorted(row.indices.tolist())
+        np.testing.assert_array_equal(c.d.values, row.toarray().ravel()[c.d.indices])
+    assert pool.constraint(k).d.values.tolist() == [2.0, -1.0]

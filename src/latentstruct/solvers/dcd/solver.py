@@ -70,7 +70,11 @@ def _pair_groups(sweep: np.ndarray, group: np.ndarray):
     """The swept constraints of every group that has two or more, in order of group and id:
     ``(ptr, members)`` with group q's constraints ``members[ptr[q]:ptr[q + 1]]``.  Built from
     the set of swept ids, not their order, so a resumed run pairs exactly as the first did."""
-    ids = np.sort(np.asarray(sweep, dtype=np.int64))
+    ids = np.asarray(sweep, dtype=np.int64)
+    if ids.size < 2 or np.bincount(group[ids]).max() < 2:
+        # one constraint per group (a binary SVM): no pairs, without the sorts below
+        return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    ids = np.sort(ids)
     members = ids[np.argsort(group[ids], kind="stable")]
     g = group[members]
     starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]]) if g.size else np.zeros(0, np.int64)
