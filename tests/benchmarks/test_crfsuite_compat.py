@@ -15,7 +15,7 @@ def test_the_compat_benchmark_prints_times_tagging_and_threads(require_data, cap
     module = benchmark_script("crfsuite_compat")
     monkeypatch.setattr(sys, "argv", ["crfsuite_compat.py", "--n-train", "80", "--n-test",
                                       "20", "--ud-train", "30", "--algorithms", "lbfgs,ap",
-                                      "--threads"])
+                                      "--threads", "--thread-repeats", "2"])
     module.main()
     out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     conll = out["results"]["conll2000"]
@@ -29,3 +29,4 @@ def test_the_compat_benchmark_prints_times_tagging_and_threads(require_data, cap
     for learner in ("lbfgs", "ssvm"):
         threads = conll["threads"][learner]
         assert threads["speedup"] > 0 and threads["max_abs_weight_difference"] < 1e-6
+        assert len(threads["speedups"]) == len(threads["seconds_n_jobs_2"]) == 2
