@@ -138,6 +138,26 @@ def test_add_csr_sums_repeated_columns_without_touching_input():
     assert X.nnz == 3
 
 
+def test_add_csr_scales_rows_after_summing_repeats_and_refuses_non_finite_values():
+    X = sp.csr_matrix((np.array([1.0, 2.0, 3.0, 0.5]), np.array([2, 0, 2, 1]),
+                       np.array([0, 3, 4])), shape=(2, 4))
+    pool = ConstraintPool(4, 2)
+    pool.add_csr(X, [1.0, 1.0], [0, 1], row_scale=[-1.0, 4.0])
+    np.testing.assert_array_equal(pool.constraint(0).d.to_dense(4), [-2.0, 0.0, -4.0, 0.0])
+    np.testing.assert_array_equal(pool.constraint(1).d.to_dense(4), [0.0, 2.0, 0.0, 0.0])
+    w = np.array([1.0, 2.0, 3.0, 4.0])
+    # the squared norms the kernel's steps use are those of the scaled, summed rows
+    np.testing.assert_array_equal(pool._view()[5], [20.0, 4.0])
+    np.testing.assert_array_equal(pool.margins(w), [-14.0, 4.0])
+    for bad in (np.inf, np.nan):
+        Y = X.copy()
+        Y.data[3] = bad
+        with pytest.raises(ValueError, match="finite"):
+            ConstraintPool(4, 2).add_csr(Y, [1.0, 1.0], [0, 1])
+    with pytest.raises(ValueError, match="row_scale"):
+        pool.add_csr(X, [1.0, 1.0], [0, 1], row_scale=[1.0])
+
+
 def test_compute_w_and_margins():
     cons = random_constraints(2)
     pool, _ = make_pool(cons)

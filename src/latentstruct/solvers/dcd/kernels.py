@@ -259,28 +259,33 @@ def accumulate_w(indptr, indices, data, alpha, active, w):
 
 
 @njit(cache=True, nogil=True)
-def csr_has_repeats(indptr, indices, n_cols):
-    """Whether some row of a CSR matrix lists a column twice (no sorting needed)."""
-    last_row = np.full(n_cols, -1, dtype=np.int64)
-    for r in range(indptr.shape[0] - 1):
-        for p in range(indptr[r], indptr[r + 1]):
-            c = indices[p]
-            if last_row[c] == r:
-                return True
-            last_row[c] = r
-    return False
-
-
-@njit(cache=True, nogil=True)
-def scaled_rows(indptr, data, scale):
-    """A CSR matrix's values with row k multiplied by ``scale[k]`` (a new array; what
-    ``data * np.repeat(scale, np.diff(indptr))`` gives, without its two temporaries)."""
+def csr_rows_scaled(indptr, indices, data, scale, n_cols, check_repeats):
+    """One pass over a CSR matrix for a bulk insertion: ``(values, sqnorm, finite,
+    repeats)``, the values with row k multiplied by ``scale[k]`` (a new array), each row's
+    squared norm of those values, whether every value is finite, and (``check_repeats``)
+    whether some row lists a column twice, in one read of the matrix."""
+    n = indptr.shape[0] - 1
     out = np.empty(data.shape[0])
-    for k in range(indptr.shape[0] - 1):
-        s = scale[k]
-        for p in range(indptr[k], indptr[k + 1]):
-            out[p] = s * data[p]
-    return out
+    sqnorm = np.empty(n)
+    finite = True
+    repeats = False
+    last_row = np.full(n_cols if check_repeats else 0, -1, dtype=np.int64)
+    for r in range(n):
+        s = scale[r]
+        acc = 0.0
+        for p in range(indptr[r], indptr[r + 1]):
+            v = s * data[p]
+            out[p] = v
+            acc += v * v
+            if not np.isfinite(v):
+                finite = False
+            if check_repeats:
+                c = indices[p]
+                if last_row[c] == r:
+                    repeats = True
+                last_row[c] = r
+        sqnorm[r] = acc
+    return out, sqnorm, finite, repeats
 
 
 @njit(cache=True, nogil=True)
@@ -311,16 +316,6 @@ def all_float32(values):
         if np.float64(np.float32(values[p])) != values[p]:
             return False
     return True
-
-
-@njit(cache=True, nogil=True)
-def row_sqnorms(indptr, data, out):
-    """out[k] = ||d_k||^2 for the first ``out.shape[0]`` rows."""
-    for k in range(out.shape[0]):
-        acc = 0.0
-        for p in range(np.uint64(indptr[k]), np.uint64(indptr[k + 1])):
-            acc += data[p] * data[p]
-        out[k] = acc
 
 
 @njit(cache=True, nogil=True)

@@ -17,15 +17,14 @@ from latentstruct.solvers.dcd.kernels import (
     all_float32,
     all_int8,
     csr_margins,
+    csr_rows_scaled,
     is_coalesced,
     primal_dual_objectives,
-    row_sqnorms,
 )
 from latentstruct.solvers.dcd.validation import (
     as_weight_vector,
     check_C,
     check_arguments,
-    without_repeated_columns,
 )
 
 
@@ -395,13 +394,15 @@ class ConstraintPool:
         self._keyed[k] = True
         self._lookup_add(key, k)
 
-    def add_csr(self, X, b, groups) -> np.ndarray:
+    def add_csr(self, X, b, groups, *, row_scale=None) -> np.ndarray:
         """Add one constraint per row of ``X`` (row i: ``w . X[i] >= b[i] - xi_{groups[i]}``).
 
         Vectorised bulk insertion for the binary / one-constraint-per-example case.  Rows are
         *not* checked against existing constraints (no dedupe) and are not registered for
         dedupe by later :meth:`add` calls.  Duplicate column entries within a row are summed;
-        ``X`` itself is not modified.  Returns the new ids (int64 array).
+        ``X`` itself is not modified.  ``row_scale`` (one float per row) multiplies row i
+        by ``row_scale[i]`` first, in the same pass as the checks (a binary SVM's
+        ``d_i = y_i x_i``).  Returns the new ids (int64 array).
         """
         if not sp.issparse(X):
             raise TypeError(f"X must be a scipy.sparse matrix (CSR), got {type(X).__name__}")
@@ -413,29 +414,39 @@ class ConstraintPool:
             raise ValueError(
                 f"X has {X.shape[1]} columns but the pool has n_features={self._n_features}"
             )
-        X = without_repeated_columns(X)
         b = np.asarray(b, dtype=np.float64).reshape(-1)
         groups = np.asarray(groups)
-        if b.shape != (m,) or groups.shape != (m,):
+        scale = np.ones(m) if row_scale is None else np.asarray(row_scale, dtype=np.float64)
+        if b.shape != (m,) or groups.shape != (m,) or scale.shape != (m,):
             raise ValueError(
-                f"b and groups must have one entry per row of X ({m}), got shapes "
-                f"{b.shape} and {groups.shape}"
+                f"b, groups and row_scale must have one entry per row of X ({m}), got shapes "
+                f"{b.shape}, {groups.shape} and {scale.shape}"
             )
-        if not np.all(np.isfinite(b)) or not np.all(np.isfinite(X.data)):
+        if not np.all(np.isfinite(b)):
             raise ValueError("b and X must be finite (no nan or inf)")
         groups = self._checked_groups(groups)
+        canonical = X.has_canonical_format
+        values, sqnorm, finite, repeats = csr_rows_scaled(X.indptr, X.indices, X.data, scale,
+                                                          X.shape[1], not canonical)
+        if repeats:  # sum a row's repeated columns (a copy), then scale
+            X = X.copy()
+            X.sum_duplicates()
+            values, sqnorm, finite, _ = csr_rows_scaled(X.indptr, X.indices, X.data, scale,
+                                                        X.shape[1], False)
+        if not finite:
+            raise ValueError("b and X must be finite (no nan or inf)")
         nnz = X.nnz
-        self._widen_for(X.data)
+        self._widen_for(values)
         self._reserve(m, nnz, exact=self._n == 0)
         k0, lo = self._n, self._nnz
         self._indices[lo : lo + nnz] = X.indices
-        self._store_values(lo, X.data)
+        self._store_values(lo, values)
         self._indptr[k0 + 1 : k0 + m + 1] = lo + X.indptr[1:]
         self._b[k0 : k0 + m] = b
         self._group[k0 : k0 + m] = groups
         self._alpha[k0 : k0 + m] = 0.0
         self._active[k0 : k0 + m] = True
-        row_sqnorms(X.indptr, X.data, self._sqnorm[k0 : k0 + m])
+        self._sqnorm[k0 : k0 + m] = sqnorm
         self._n += m
         self._nnz += nnz
         self._n_active += m

@@ -11,8 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from latentstruct.data.sparse import SparseVector
-from latentstruct.solvers.dcd.kernels import (dcd_epochs, group_slacks, primal_dual_objectives,
-                                              scaled_rows)
+from latentstruct.solvers.dcd.kernels import dcd_epochs, group_slacks, primal_dual_objectives
 from latentstruct.solvers.dcd.pool import ConstraintPool
 from latentstruct.solvers.dcd.validation import (
     check_C,
@@ -448,12 +447,9 @@ def fit_binary_squared_hinge(
     if not np.all((y == 1.0) | (y == -1.0)):
         bad = np.unique(y[(y != 1.0) & (y != -1.0)])[:5]
         raise ValueError(f"y must contain only -1 and +1, got other values such as {bad}")
-    X = X.astype(np.float64, copy=False)
-    # d_i = y_i x_i: scale each row's values, keep its column indices (a row's repeated
-    # columns, scaled alike, are summed by add_csr)
-    D = sp.csr_matrix((scaled_rows(X.indptr, X.data, y), X.indices, X.indptr), shape=X.shape)
+    # d_i = y_i x_i: add_csr scales each row in the pass that checks it
     pool = ConstraintPool(max(X.shape[1], 1), X.shape[0])
-    pool.add_csr(D, np.ones(X.shape[0]), np.arange(X.shape[0]))
+    pool.add_csr(X, np.ones(X.shape[0]), np.arange(X.shape[0]), row_scale=y)
     return solve_grouped_dcd(
         pool, C, tol=tol, max_iter=max_iter, shrinking=shrinking, random_state=random_state
     )

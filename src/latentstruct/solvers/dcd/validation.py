@@ -1,5 +1,5 @@
 """Argument checks shared by the constraint pool and the DCD solvers (``C``, ``tol``, counts,
-``w``), and the coalescing of repeated CSR columns."""
+``w``)."""
 
 from __future__ import annotations
 
@@ -7,17 +7,6 @@ import numpy as np
 
 from latentstruct.exceptions import ConfigError
 from latentstruct.params import POSITIVE, Interval, parameter_validation_skipped, validate_params
-from latentstruct.solvers.dcd.kernels import csr_has_repeats
-
-
-def without_repeated_columns(X):
-    """X itself if no row repeats a column (order within a row does not matter), else a
-    copy with the repeats summed."""
-    if X.has_canonical_format or not csr_has_repeats(X.indptr, X.indices, X.shape[1]):
-        return X
-    X = X.copy()
-    X.sum_duplicates()
-    return X
 
 
 def as_weight_vector(w, n_features: int) -> np.ndarray:
