@@ -40,7 +40,7 @@ MAX_COMPLETIONS = 10
 VIOLATION_BLOCK = 256
 #: a violation pass is split between workers only when it has at least this many examples.
 #: Measured on CoNLL-2000 (2 cores, Tagger()): the online mode's mini-batches of 64 split
-#: between two threads made the whole fit 1.2x slower than one thread (the examples'
+#: between two threads made the whole fit about 1.1x slower than one thread (the examples'
 #: Python work contends for the GIL and each thread's decoder batch halves), while the
 #: evaluation passes over all 7,936 sentences run 1.7-1.9x faster on two.  The result
 #: never depends on the split.
