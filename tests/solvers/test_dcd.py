@@ -156,6 +156,8 @@ def test_add_csr_scales_rows_after_summing_repeats_and_refuses_non_finite_values
             ConstraintPool(4, 2).add_csr(Y, [1.0, 1.0], [0, 1])
     with pytest.raises(ValueError, match="row_scale"):
         pool.add_csr(X, [1.0, 1.0], [0, 1], row_scale=[1.0])
+    with pytest.raises(ValueError, match="row_scale must be finite"):
+        ConstraintPool(4, 2).add_csr(X, [1.0, 1.0], [0, 1], row_scale=[np.inf, 1.0])
 
 
 def test_compute_w_and_margins():

@@ -434,7 +434,8 @@ class ConstraintPool:
             values, sqnorm, finite, _ = csr_rows_scaled(X.indptr, X.indices, X.data, scale,
                                                         X.shape[1], False)
         if not finite:
-            raise ValueError("b and X must be finite (no nan or inf)")
+            raise ValueError("X and row_scale must be finite (no nan or inf), and so must "
+                             "their products")
         nnz = X.nnz
         self._widen_for(values)
         self._reserve(m, nnz, exact=self._n == 0)
