@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+from abc import ABCMeta, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
@@ -88,7 +89,7 @@ def sentence_words(doc: Doc, start: int, end: int) -> tuple[list[str], range | l
     return out, kept
 
 
-class LatentstructComponent(Pipe):
+class LatentstructComponent(Pipe, metaclass=ABCMeta):
     """Base of the latentstruct components: a latentstruct estimator inside a pipeline.
 
     Parameters
@@ -173,18 +174,18 @@ class LatentstructComponent(Pipe):
     def _check_labels(self, labels) -> None:
         """ConfigError for labels the component cannot write (the tagger's ``pos_``)."""
 
+    @abstractmethod
     def _gold(self, example: Example, start: int, end: int, same: bool):
         """(x, y) of one sentence of an example for training, or None to skip it; ``same``:
         the predicted and the reference Doc have the same tokens."""
-        raise NotImplementedError
 
+    @abstractmethod
     def set_annotations(self, docs: list[Doc], predictions: list[list]) -> None:
         """Write the predictions (one list per Doc, one entry per sentence) to the Docs."""
-        raise NotImplementedError
 
+    @abstractmethod
     def score(self, examples: Iterable[Example], **kwargs) -> dict[str, Any]:
         """The component's scores through spaCy's ``Scorer``."""
-        raise NotImplementedError
 
     # --- messages ------------------------------------------------------------------------
     def _who(self) -> str:
@@ -212,9 +213,9 @@ class LatentstructComponent(Pipe):
                 f"{self.estimator_class.__name__} for {self.factory}")
         return est
 
+    @abstractmethod
     def _model_tensor_kind(self, est) -> str:
         """How the model's sentences are made: "words", "words+tensor" or "tensor"."""
-        raise NotImplementedError
 
     def _set_estimator(self, est) -> None:
         kind = self._model_tensor_kind(est)
@@ -295,8 +296,19 @@ class LatentstructComponent(Pipe):
         return (rows if kind == "tensor" else (words, rows)), kept
 
     def _pos(self, doc: Doc, kept) -> list[str]:
-        """The POS of the tokens at ``kept`` (the chunker and the parser read them)."""
-        raise NotImplementedError
+        """The POS of the tokens at ``kept``, from ``token.<pos_attr>`` (the components whose
+        ``input_form`` is "pairs", the chunker and the parser, read them)."""
+        attr = self.pos_attr
+        tags = ([getattr(t, attr) for t in tokens_of(doc, kept.start, kept.stop)]
+                if isinstance(kept, range)
+                else [getattr(doc[i], attr) for i in kept])
+        if not all(tags):
+            raise ConfigError(
+                f"{self._who()} reads each token's POS from token.{attr}, which is empty here "
+                f"(the Doc {doc.text[:40]!r}); put a tagger that sets it before "
+                f"{self.factory} (en_core_web_sm's, or latentstruct_tagger with attr = "
+                f"\"{attr}\"), or set pos_attr")
+        return tags
 
     # --- tagging -----------------------------------------------------------------------------
     def predict(self, docs: list[Doc]) -> list[list]:

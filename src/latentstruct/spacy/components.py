@@ -198,19 +198,6 @@ class LatentstructChunker(LatentstructComponent):
     def _model_tensor_kind(self, est) -> str:
         return _sequence_kind(self._who(), est)
 
-    def _pos(self, doc: Doc, kept) -> list[str]:
-        attr = self.pos_attr
-        tags = ([getattr(t, attr) for t in tokens_of(doc, kept.start, kept.stop)]
-                if isinstance(kept, range)
-                else [getattr(doc[i], attr) for i in kept])
-        if not all(tags):
-            raise ConfigError(
-                f"{self._who()} reads each token's POS from token.{attr}, which is empty here "
-                f"(the Doc {doc.text[:40]!r}); put a tagger that sets it before "
-                f"{self.factory} (en_core_web_sm's, or latentstruct_tagger with attr = "
-                f"\"{attr}\"), or set pos_attr")
-        return tags
-
     def set_annotations(self, docs: list[Doc], predictions: list[list]) -> None:
         """Write the chunks of each sentence's tags (conlleval's reading of IOB tags) to
         ``doc.spans[spans_key]``, and to ``doc.ents`` in entity mode."""
@@ -314,8 +301,6 @@ class LatentstructParser(LatentstructComponent):
 
     def _model_tensor_kind(self, est) -> str:
         return "words+tensor" if est.task_.input_kind_ == "numbers" else "words"
-
-    _pos = LatentstructChunker._pos
 
     def set_annotations(self, docs: list[Doc], predictions: list[list]) -> None:
         """Write each sentence's tree (``doc.from_array`` of ``HEAD`` and ``DEP``); a

@@ -267,7 +267,14 @@ class LatentstructCRF(LatentstructComponent):
     def update(self, examples: Iterable[Example], *, drop: float = 0.0, sgd=None,
                losses: dict[str, float] | None = None) -> dict[str, float]:
         """Refused: the component applies a trained CRF (``ConfigError``)."""
-        raise ConfigError(
+        raise self._not_trainable()
+
+    def _gold(self, example: Example, start: int, end: int, same: bool):
+        """Refused as :meth:`update` is: no sentence of this component is trained here."""
+        raise self._not_trainable()
+
+    def _not_trainable(self) -> ConfigError:
+        return ConfigError(
             f"{self._who()} applies a trained latentstruct.crfsuite CRF and cannot be "
             f"updated (CRF has no online update; its fit trains on the whole data): list "
             f"{self.name!r} in [training] frozen_components while spaCy trains the other "
