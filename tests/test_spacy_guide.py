@@ -19,12 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "guide" / "spacy.md"
 
 
-def fenced(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", PAGE.read_text(encoding="utf-8"), flags=re.S)
-
-
-def test_every_python_block_is_a_doctest():
-    blocks = fenced("python")
+def test_every_python_block_is_a_doctest(fenced_blocks):
+    blocks = fenced_blocks(PAGE, "python")
     assert len(blocks) >= 6
     for block in blocks:
         assert block.lstrip().startswith(">>>"), block[:200]
@@ -40,8 +36,8 @@ def _help(*command: str) -> str:
                           text=True, timeout=120).stdout
 
 
-def test_shell_commands_name_options_that_exist():
-    lines = [line.split("#")[0].split() for block in fenced("bash")
+def test_shell_commands_name_options_that_exist(fenced_blocks):
+    lines = [line.split("#")[0].split() for block in fenced_blocks(PAGE, "bash")
              for line in block.splitlines() if line.strip()]
     assert len(lines) >= 6
     helps: dict[tuple, str] = {}
