@@ -97,6 +97,39 @@ def attribute_order(attr_indptr, attr_ids, offsets):  # pragma: no cover - numba
 
 
 @njit(cache=True, nogil=True)
+def _insert_sorted(labels, values, g, key, v):  # pragma: no cover - numba
+    """Insert ``(key, v)`` among the first ``g`` entries of ``labels`` / ``values``, kept
+    sorted by key; after the entries of an equal key (so their values keep the order they
+    came in)."""
+    j = g
+    while j > 0 and labels[j - 1] > key:
+        labels[j] = labels[j - 1]
+        values[j] = values[j - 1]
+        j -= 1
+    labels[j] = key
+    values[j] = v
+
+
+@njit(cache=True, nogil=True)
+def _append_runs(labels, values, g, base, idx, val, m):  # pragma: no cover - numba
+    """Append to ``idx`` / ``val`` from position ``m`` each run of one key among the first
+    ``g`` (sorted) entries: ``base + key`` and the run's values summed in order, a zero sum
+    dropped; returns the new ``m``."""
+    z = 0
+    while z < g:
+        key = labels[z]
+        total = 0.0
+        while z < g and labels[z] == key:
+            total += values[z]
+            z += 1
+        if total != 0.0:
+            idx[m] = base + key
+            val[m] = total
+            m += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
 def _features(attr_indptr, attr_ids, attr_values, by_attr, t0, t1, h, view_offsets,
               view_labels, n_attr, bias_index):  # pragma: no cover - numba
     """Phi(x, h) coalesced, exactly as ``ViewsStructure.latent_feature`` gives it: sorted
@@ -105,7 +138,7 @@ def _features(attr_indptr, attr_ids, attr_values, by_attr, t0, t1, h, view_offse
 
     The emissions are read in the order of ``by_attr`` (:func:`attribute_order`), so only
     the labels of one repeated attribute, and the transitions, need sorting (by insertion:
-    a few entries each)."""
+    a few entries each; a transition's count is never 0, so none is dropped)."""
     T = t1 - t0
     V = view_offsets.shape[0]
     a0 = attr_indptr[t0]
@@ -118,7 +151,7 @@ def _features(attr_indptr, attr_ids, attr_values, by_attr, t0, t1, h, view_offse
     idx = np.empty(size, np.int64)
     val = np.empty(size)
     labels = np.empty(max(nnz, T), np.int64)
-    values = np.empty(nnz)
+    values = np.empty(max(nnz, T))
     m = 0
     for k in range(V):
         L = view_labels[k]
@@ -129,48 +162,15 @@ def _features(attr_indptr, attr_ids, attr_values, by_attr, t0, t1, h, view_offse
             g = 0
             while q < nnz and attr_ids[a0 + by_attr[a0 + q]] == attr:
                 p = a0 + by_attr[a0 + q]
-                lab = h[k, token[p - a0]]
-                v = 1.0 if attr_values is None else attr_values[p]
-                j = g
-                while j > 0 and labels[j - 1] > lab:
-                    labels[j] = labels[j - 1]
-                    values[j] = values[j - 1]
-                    j -= 1
-                labels[j] = lab
-                values[j] = v
+                _insert_sorted(labels, values, g, h[k, token[p - a0]],
+                               1.0 if attr_values is None else attr_values[p])
                 g += 1
                 q += 1
-            z = 0
-            while z < g:
-                lab = labels[z]
-                total = 0.0
-                while z < g and labels[z] == lab:
-                    total += values[z]
-                    z += 1
-                if total != 0.0:
-                    idx[m] = o + attr * L + lab
-                    val[m] = total
-                    m += 1
+            m = _append_runs(labels, values, g, o + attr * L, idx, val, m)
         trans = o + n_attr * L
-        g = 0
         for t in range(1, T):  # transitions, sorted
-            key = h[k, t - 1] * L + h[k, t]
-            j = g
-            while j > 0 and labels[j - 1] > key:
-                labels[j] = labels[j - 1]
-                j -= 1
-            labels[j] = key
-            g += 1
-        z = 0
-        while z < g:
-            key = labels[z]
-            total = 0.0
-            while z < g and labels[z] == key:
-                total += 1.0
-                z += 1
-            idx[m] = trans + key
-            val[m] = total
-            m += 1
+            _insert_sorted(labels, values, t - 1, h[k, t - 1] * L + h[k, t], 1.0)
+        m = _append_runs(labels, values, max(T - 1, 0), trans, idx, val, m)
         if T > 0:
             idx[m] = trans + L * L + h[k, 0]
             val[m] = 1.0
