@@ -83,6 +83,10 @@ def exact_grouped_qp(D, b, groups, C_g):
     model.hessian_ = hess
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
+    # one thread, as latentstruct's own HiGHS runs (solvers/qp.py): HiGHS sizes its thread
+    # pool by a process's first run, and a later run asking for another size fails, so a
+    # default-threads reference here broke the L1 learners' QPs run after it in one worker
+    h.setOptionValue("threads", 1)
     h.setOptionValue("primal_feasibility_tolerance", 1e-10)
     h.setOptionValue("dual_feasibility_tolerance", 1e-10)
     assert h.passModel(model) == highspy.HighsStatus.kOk
