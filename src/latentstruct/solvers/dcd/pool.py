@@ -152,10 +152,11 @@ class ConstraintPool:
 
     def _widen_for(self, val: np.ndarray) -> None:
         """Widen the value storage to the next of ``VALUE_DTYPES`` that holds every value
-        of ``val`` (float64) exactly, when the present one does not.  Called before
-        :meth:`_reserve`: the growth then allocates the wide array once, where widening
-        after it would fill a full-size narrow array and copy it (on a fresh pool of
-        20 Newsgroups documents that copy took an eighth of the whole binary fit)."""
+        of ``val`` (float64) exactly, when the present one does not.  Every insertion calls
+        it before :meth:`_reserve`, then writes its values: the growth allocates the wide
+        array once, where widening after it would fill a full-size narrow array and copy
+        it (on a fresh pool of 20 Newsgroups documents that copy took an eighth of the
+        whole binary fit).  Values are checked once, here."""
         dtype = self._data.dtype
         if not _holds(dtype, val):
             wider = VALUE_DTYPES[VALUE_DTYPES.index(dtype) + 1:]
@@ -163,12 +164,6 @@ class ConstraintPool:
             wide = _empty(self._data.shape[0], dtype)
             wide[: self._nnz] = self._data[: self._nnz]
             self._data = wide
-
-    def _store_values(self, lo: int, val: np.ndarray) -> None:
-        """``self._data[lo:lo + len(val)] = val`` (float64 values, ``lo`` at or past the
-        stored ones), the storage widened first where it must be (:meth:`_widen_for`)."""
-        self._widen_for(val)
-        self._data[lo : lo + val.shape[0]] = val
 
     def _values(self, lo, hi) -> np.ndarray:
         """The stored values ``lo:hi`` as float64 (a copy)."""
@@ -259,7 +254,7 @@ class ConstraintPool:
         self._reserve(1, m)
         k, lo = self._n, self._nnz
         self._indices[lo : lo + m] = idx
-        self._store_values(lo, val)
+        self._data[lo : lo + m] = val
         self._indptr[k + 1] = lo + m
         self._b[k] = b
         self._group[k] = g
@@ -329,7 +324,7 @@ class ConstraintPool:
         self._reserve(n_new, nnz)
         k0, lo = self._n, self._nnz
         self._indices[lo : lo + nnz] = idx[take]
-        self._store_values(lo, new_val)
+        self._data[lo : lo + nnz] = new_val
         self._indptr[k0 + 1 : k0 + n_new + 1] = lo + np.cumsum(sizes)
         self._b[k0 : k0 + n_new] = b[new_rows]
         self._group[k0 : k0 + n_new] = groups[new_rows]
@@ -441,7 +436,7 @@ class ConstraintPool:
         self._reserve(m, nnz, exact=self._n == 0)
         k0, lo = self._n, self._nnz
         self._indices[lo : lo + nnz] = X.indices
-        self._store_values(lo, values)
+        self._data[lo : lo + nnz] = values
         self._indptr[k0 + 1 : k0 + m + 1] = lo + X.indptr[1:]
         self._b[k0 : k0 + m] = b
         self._group[k0 : k0 + m] = groups
@@ -583,7 +578,7 @@ class ConstraintPool:
         pool._reserve(n, nnz)
         pool._indptr[: n + 1] = arrays["indptr"]
         pool._indices[:nnz] = arrays["indices"]
-        pool._store_values(0, data)
+        pool._data[:nnz] = data
         for name in ("b", "group", "sqnorm", "alpha", "active"):
             getattr(pool, f"_{name}")[:n] = arrays[name]
         pool._n, pool._nnz = n, nnz
